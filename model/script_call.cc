@@ -1,0 +1,67 @@
+#include "model/script_call.h"
+
+#include <array>
+#include <cassert>
+
+namespace locksim {
+
+namespace {
+constexpr std::array<std::string_view, kScriptKindCount> kNames = {
+    "rlock_acquire",  "rlock_release",  "rlock_renew",
+    "rlock_force_release", "fair_acquire", "fair_try_once",
+    "fair_release",   "fair_acquire_failed", "fair_force_release",
+};
+}  // namespace
+
+std::string_view script_name(ScriptKind kind) {
+  const auto i = static_cast<size_t>(kind);
+  assert(i < kNames.size());
+  return kNames[i];
+}
+
+std::optional<ScriptKind> script_from_name(std::string_view name) {
+  for (size_t i = 0; i < kNames.size(); ++i) {
+    if (kNames[i] == name) return static_cast<ScriptKind>(i);
+  }
+  return std::nullopt;
+}
+
+std::vector<ScriptKind> all_script_kinds() {
+  std::vector<ScriptKind> out;
+  for (int i = 0; i < kScriptKindCount; ++i) out.push_back(static_cast<ScriptKind>(i));
+  return out;
+}
+
+const std::vector<std::string>& param_names() {
+  static const std::vector<std::string> kParams = {
+      "lock", "owner", "channel", "channel_prefix", "line", "deadlines", "latch",
+      "message", "lease_ms", "wait_ms", "now_ms", "latch_ttl_ms"};
+  return kParams;
+}
+
+bool param_is_integer(std::string_view name) {
+  return name == "lease_ms" || name == "wait_ms" || name == "now_ms" || name == "latch_ttl_ms";
+}
+
+std::optional<int64_t> param_integer(const ScriptParams& p, std::string_view name) {
+  if (name == "lease_ms") return p.lease_ms;
+  if (name == "wait_ms") return p.wait_ms;
+  if (name == "now_ms") return p.now_ms;
+  if (name == "latch_ttl_ms") return p.latch_ttl_ms;
+  return std::nullopt;
+}
+
+std::optional<std::string> param_value(const ScriptParams& p, std::string_view name) {
+  if (auto v = param_integer(p, name)) return std::to_string(*v);
+  if (name == "lock") return p.lock;
+  if (name == "owner") return p.owner;
+  if (name == "channel") return p.channel;
+  if (name == "channel_prefix") return p.channel_prefix;
+  if (name == "line") return p.line;
+  if (name == "deadlines") return p.deadlines;
+  if (name == "latch") return p.latch;
+  if (name == "message") return p.message;
+  return std::nullopt;
+}
+
+}  // namespace locksim

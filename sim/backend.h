@@ -1,0 +1,39 @@
+// Backend: where lock scripts execute. One interface, two implementations:
+// ModelBackend (model/, embedded, default) and LiveBackend (script pack on a
+// live redis-server whose clock we set before every command). The simulator
+// and `locksim diff` drive both the same way: one script at a time, in
+// virtual-time order, each at an explicit server time.
+//
+// Contract:
+//  - execute() runs one script atomically at server time `server_now_us`
+//    (Redis sees now_ms = server_now_us / 1000) and returns the reply, the
+//    messages published by that script in order, and the owner fields of the
+//    lock hash right after it (server truth for the exclusive-ownership check).
+//  - snapshot() lists every key under the backend's key prefix, sorted by name.
+//  - Several servers: `server` is an index in [0, server_count()).
+//  - restart() models a server restart without persistence: all data lost.
+//  - Deterministic: same calls, same results, byte for byte.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/exec_result.h"  // Published, ExecResult, KeyState
+#include "model/reply.h"
+#include "model/script_call.h"
+
+namespace locksim {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;  // "model" or "live"
+  virtual int server_count() const = 0;
+  virtual ExecResult execute(int server, const ScriptCall& call, int64_t server_now_us) = 0;
+  virtual std::vector<KeyState> snapshot(int server, int64_t server_now_us) = 0;
+  virtual void restart(int server) = 0;
+};
+
+}  // namespace locksim

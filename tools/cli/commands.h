@@ -1,0 +1,18 @@
+// The locksim subcommands. Each lives in its own cmd_<name>.cc and registers
+// itself on the CLI11 app with an add_<name>_command() function; the callback
+// stores the command's exit code in *exit_code (0 ok, 1 check failed,
+// 2 bad input / environment error).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace locksim::cli {
+
+void add_doctor_command(CLI::App& app, int* exit_code);
+
+// Thrown by a command on bad input; main prints "locksim: <what>" and exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace locksim::cli

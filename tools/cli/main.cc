@@ -1,0 +1,31 @@
+// locksim: command-line entry point. Dispatches to the subcommands of
+// commands.h; maps CLI11 parse errors and UsageError to exit code 2.
+#include <cstdio>
+#include <exception>
+
+#include "tools/cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"locksim: deterministic virtual-time verification harness for Redis locks"};
+  app.require_subcommand(1);
+  int exit_code = 0;
+  locksim::cli::add_doctor_command(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line, exit 2: bad input is never a crash.
+    std::fprintf(stderr, "locksim: %s (see --help)\n", e.what());
+    return 2;
+  } catch (const locksim::cli::UsageError& e) {
+    std::fprintf(stderr, "locksim: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "locksim: error: %s\n", e.what());
+    return 2;
+  }
+  return exit_code;
+}

@@ -1,0 +1,233 @@
+#include "tools/server/redis_server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cassert>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "impl/redis_conn.h"
+
+namespace locksim {
+
+namespace {
+
+// Asks the kernel for a free loopback port. Another process could take it
+// before redis-server binds it; start() retries on a failed start-up.
+int pick_free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw RedisError(std::string("redis-server: socket: ") + std::strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    throw RedisError(std::string("redis-server: bind to a free port: ") + std::strerror(errno));
+  }
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+std::string log_tail(const std::string& path, size_t max_lines) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    lines.push_back(line);
+    if (lines.size() > max_lines) lines.erase(lines.begin());
+  }
+  std::string out;
+  for (const auto& l : lines) out += "\n  | " + l;
+  return out;
+}
+
+bool process_alive(pid_t pid) {
+  int status = 0;
+  return ::waitpid(pid, &status, WNOHANG) == 0;
+}
+
+}  // namespace
+
+std::string default_vclock_shim_path() {
+  if (const char* env = std::getenv("LOCKSIM_VCLOCK_SHIM"); env && env[0]) return env;
+#ifdef LOCKSIM_VCLOCK_SHIM_PATH
+  return LOCKSIM_VCLOCK_SHIM_PATH;
+#else
+  return "";
+#endif
+}
+
+RedisServer::RedisServer(RedisServerOptions options) : options_(std::move(options)) {
+  if (options_.shim_path.empty()) options_.shim_path = default_vclock_shim_path();
+  if (options_.shim_path.empty() || !std::filesystem::exists(options_.shim_path)) {
+    throw RedisError("redis-server: vclock shim not found at '" + options_.shim_path +
+                     "' (build the locksim_vclock target or set LOCKSIM_VCLOCK_SHIM)");
+  }
+  char tmpl[] = "/tmp/locksim-redis-XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) {
+    throw RedisError(std::string("redis-server: mkdtemp: ") + std::strerror(errno));
+  }
+  dir_ = tmpl;
+  const std::string clock_path = dir_ + "/clock";
+  clock_fd_ = ::open(clock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (clock_fd_ < 0 || ::ftruncate(clock_fd_, 4096) != 0) {
+    std::filesystem::remove_all(dir_);
+    throw RedisError("redis-server: cannot create clock file " + clock_path);
+  }
+  void* addr = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, clock_fd_, 0);
+  if (addr == MAP_FAILED) {
+    ::close(clock_fd_);
+    std::filesystem::remove_all(dir_);
+    throw RedisError("redis-server: cannot map clock file " + clock_path);
+  }
+  clock_word_ = static_cast<volatile int64_t*>(addr);
+  set_clock_us(options_.initial_clock_us);
+  try {
+    start();
+  } catch (...) {
+    stop();
+    ::munmap(const_cast<int64_t*>(clock_word_), 4096);
+    ::close(clock_fd_);
+    std::filesystem::remove_all(dir_);
+    throw;
+  }
+}
+
+RedisServer::~RedisServer() {
+  stop();
+  if (clock_word_) ::munmap(const_cast<int64_t*>(clock_word_), 4096);
+  if (clock_fd_ >= 0) ::close(clock_fd_);
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+void RedisServer::set_clock_us(int64_t now_us) {
+  assert(clock_word_ != nullptr);
+  __atomic_store_n(clock_word_, now_us, __ATOMIC_RELEASE);
+}
+
+int64_t RedisServer::clock_us() const {
+  assert(clock_word_ != nullptr);
+  return __atomic_load_n(clock_word_, __ATOMIC_ACQUIRE);
+}
+
+// Starts redis-server and waits until it answers PING. Retries with another
+// port when the start fails (the chosen port may have been taken meanwhile),
+// unless a port is already fixed (restart keeps its port).
+void RedisServer::start() {
+  const bool keep_port = port_ != 0;
+  const int attempts = keep_port ? 1 : 3;
+  std::string last_error;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    if (!keep_port) port_ = pick_free_port();
+    const std::string log_path = dir_ + "/redis.log";
+    const std::string port_text = std::to_string(port_);
+    const std::string clock_path = dir_ + "/clock";
+    std::vector<std::string> args = {
+        options_.redis_server_path, "--port", port_text, "--bind", "127.0.0.1",
+        "--save", "", "--appendonly", "no", "--dir", dir_, "--daemonize", "no",
+        "--protected-mode", "no", "--logfile", "", "--databases", "1"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) throw RedisError(std::string("redis-server: fork: ") + std::strerror(errno));
+    if (pid == 0) {
+      // Child: die with the parent, even if the parent is SIGKILLed.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+      ::setpgid(0, 0);
+      int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+      if (log_fd >= 0) {
+        ::dup2(log_fd, 1);
+        ::dup2(log_fd, 2);
+      }
+      int null_fd = ::open("/dev/null", O_RDONLY);
+      if (null_fd >= 0) ::dup2(null_fd, 0);
+      ::setenv("LD_PRELOAD", options_.shim_path.c_str(), 1);
+      ::setenv("LOCKSIM_VCLOCK_FILE", clock_path.c_str(), 1);
+      ::execvp(argv[0], argv.data());
+      std::fprintf(stderr, "exec %s: %s\n", argv[0], std::strerror(errno));
+      ::_exit(127);
+    }
+    pid_ = pid;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.startup_timeout_ms);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (!process_alive(pid_)) {
+        pid_ = -1;
+        last_error = "redis-server exited during start-up on port " + port_text + log_tail(log_path, 8);
+        break;
+      }
+      try {
+        RedisConnOptions opts;
+        opts.port = port_;
+        opts.connect_timeout_ms = 200;
+        opts.io_timeout_ms = 1000;
+        auto conn = RedisConn::connect(opts);
+        if (conn.command({"PING"}) == Reply::bulk("PONG")) return;
+      } catch (const RedisError&) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (pid_ > 0) {
+      last_error = "redis-server did not answer PING within " +
+                   std::to_string(options_.startup_timeout_ms) + " ms on port " + port_text +
+                   log_tail(log_path, 8);
+      stop();
+    }
+  }
+  throw RedisError(last_error);
+}
+
+void RedisServer::stop() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+}
+
+void RedisServer::restart() {
+  stop();
+  start();
+}
+
+std::string RedisServer::version() {
+  RedisConnOptions opts;
+  opts.port = port_;
+  auto conn = RedisConn::connect(opts);
+  Reply info = conn.command({"INFO", "server"});
+  std::istringstream in(info.text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("redis_version:", 0) == 0) {
+      std::string v = line.substr(14);
+      while (!v.empty() && (v.back() == '\r' || v.back() == '\n')) v.pop_back();
+      return v;
+    }
+  }
+  return "unknown";
+}
+
+}  // namespace locksim

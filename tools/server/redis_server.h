@@ -1,0 +1,59 @@
+// RedisServer: a redis-server child process on a free loopback port, with
+// persistence off, running under the vclock shim so that its clock is
+// whatever set_clock_us() last stored (frozen between calls). The process is
+// stopped on every exit path: destructor, exception unwinding, and the parent
+// dying (PR_SET_PDEATHSIG=SIGKILL in the child). Several servers may run at
+// once, each with its own clock. Start-up failures throw RedisError with the
+// server's own log tail.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "impl/server_control.h"
+
+namespace locksim {
+
+struct RedisServerOptions {
+  std::string redis_server_path = "redis-server";  // looked up in PATH
+  std::string shim_path;          // empty: LOCKSIM_VCLOCK_SHIM env, else the built one
+  int64_t initial_clock_us = 1'000'000'000'000'000;  // ~2001-09-09 in µs
+  int64_t startup_timeout_ms = 5000;
+};
+
+class RedisServer final : public ServerControl {
+ public:
+  explicit RedisServer(RedisServerOptions options = {});
+  ~RedisServer() override;
+  RedisServer(const RedisServer&) = delete;
+  RedisServer& operator=(const RedisServer&) = delete;
+
+  std::string host() const override { return "127.0.0.1"; }
+  int port() const override { return port_; }
+  void set_clock_us(int64_t now_us) override;
+  int64_t clock_us() const override;
+  void restart() override;
+
+  pid_t pid() const { return pid_; }
+  // "7.0.15" as reported by INFO server.
+  std::string version();
+  // Stops the server now (idempotent).
+  void stop();
+
+ private:
+  void start();
+  RedisServerOptions options_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+  std::string dir_;       // private temp dir: clock file, log
+  int clock_fd_ = -1;
+  volatile int64_t* clock_word_ = nullptr;  // shared with the shim (mmap)
+};
+
+// Path of the vclock shim that RedisServer preloads by default.
+std::string default_vclock_shim_path();
+
+}  // namespace locksim

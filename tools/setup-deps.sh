@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages locksim needs, only when some are missing
+# (a no-op taking well under a second when everything is present).
+# Usage: bash tools/setup-deps.sh   (as root, or with sudo available)
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config   # toolchain
+  libgtest-dev libgmock-dev                      # GoogleTest: unit tests
+  librapidcheck-dev                              # RapidCheck: property tests with shrinking
+  libbenchmark-dev                               # Google Benchmark: bench/
+  libhiredis-dev                                 # hiredis: the live Redis backend
+  redis-server                                   # the live backend's server (run under our clock shim)
+  graphviz                                       # dot: timeline diagrams
+  nlohmann-json3-dev                             # JSON: traces, manifests, reports
+  libcli11-dev                                   # CLI11: the locksim command line
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "setup-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The Debian package may start a system redis-server; locksim never uses it
+# (it starts its own on a free port), so it is left alone.
+echo "setup-deps: done"

@@ -1,0 +1,95 @@
+// Event: one entry of a run's history, in true virtual time. The vocabulary is
+// Jepsen's: a client *invokes* an operation that completes *ok*, *fail* or
+// *info* (outcome unknown / client-side notice); *script* events are script
+// executions on a server (the server's truth); *deliver* is a pub/sub message
+// reaching a client; *fault* is a nemesis action; *verdict* a checker result.
+//
+// History contract (what the simulator emits; what checkers rely on):
+//  - Invoke  {op: lock|try_lock|unlock|force_unlock, client, owner, lock,
+//             wait_ms, lease_ms, op_id (unique per operation, > 0), local_ms}
+//  - Ok      {same op_id/op/owner/lock}: lock/try_lock: value=1, acquired (the
+//             believed hold starts here). unlock: value = release reply (0 still
+//             held, 1 released). force_unlock: value = reply.
+//  - Fail    acquire gave up (value=0, detail says why: "wait budget exhausted");
+//             unlock answered nil (detail "illegal monitor state").
+//  - Info    outcome unknown (detail: "timeout", "crashed") for an op_id; or a
+//             client-side notice with its own op: "hold_lost" (the client learns
+//             its lock is gone: renew answered 0), "watchdog_stop",
+//             "acquire_failed" sent by a fair waiter giving up.
+//  - Script  one script execution on `server` at `server_ms` (true time =
+//             arrival at the server): script, owner, lock, op_id of the causing
+//             operation (watchdog renewals use op "renew" and their own op_id),
+//             lease_ms, wait_ms, request_id, reply, holders_after, published.
+//             client = the requesting client.
+//  - Deliver a pub/sub message reaching `client`: published = {"channel payload"}.
+//  - Fault   op: crash (target client; all its believed holds end), restart
+//             (target client, detail = new client uuid), pause (target client,
+//             duration_ms; the client does nothing until "resume"), resume,
+//             clock_jump (client >= 0: that client's clock, else server;
+//             duration_ms signed), partition (target client, duration_ms),
+//             heal, redis_restart (target server; all data lost).
+//  - A believed hold of `owner` on `lock` runs from the Ok of its first
+//    acquire (hold count 0 -> 1) to the Invoke of the unlock that brings the
+//    count to 0, or to hold_lost, or to the owner's client crashing.
+//
+// The struct is flat on purpose: checkers make one pass over a stream of these
+// with bounded memory, and the trace writer omits fields left at their defaults.
+// Times: `true_us` is the simulator's true time; `local_ms` the acting node's
+// own (skewed) clock; `server_ms` the Redis clock a script saw.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace locksim {
+
+enum class EventKind { Invoke, Ok, Fail, Info, Script, Deliver, Fault, Verdict };
+std::string_view event_kind_name(EventKind kind);
+bool event_kind_from_name(std::string_view name, EventKind* out);
+
+// Client operations (Invoke/Ok/Fail/Info `op`), watchdog actions and faults
+// are named by short stable strings:
+//   ops:     "lock", "try_lock", "unlock", "force_unlock", "renew" (watchdog),
+//            "acquire_failed", "hold_lost" (client learns its hold is gone),
+//            "watchdog_stop"
+//   faults:  "crash", "restart", "pause", "resume", "clock_jump", "partition",
+//            "heal", "redis_restart"
+struct Event {
+  uint64_t id = 0;          // position in the history, from 0, strictly increasing
+  int64_t true_us = 0;      // true virtual time
+  EventKind kind = EventKind::Info;
+
+  // Who acted. client = simulated client node index (-1: none);
+  // server = Redis server index (-1: none).
+  int client = -1;
+  int server = -1;
+  std::string owner;        // "<client-uuid>:<task>" for lock operations
+  std::string lock;         // lock name
+  std::string op;           // operation / fault name (see above)
+  uint64_t op_id = 0;       // links invoke -> completion -> scripts it caused (0: none)
+  int64_t local_ms = 0;     // acting client's local clock at the event
+
+  // Operation parameters and outcome.
+  int64_t wait_ms = -1;     // -1: no wait given (lock() / tryLock() without wait)
+  int64_t lease_ms = -1;    // -1: default lease with watchdog
+  int64_t value = 0;        // ok: 1 acquired / 0 not; unlock: script reply
+  std::string detail;       // human-readable note (errors, fault description)
+
+  // Script events.
+  std::string script;                 // script name (model/script_call.h)
+  std::string request_id;             // release latch request id
+  std::string reply;                  // Reply::to_string()
+  int64_t server_ms = 0;              // server clock when the script ran
+  std::vector<std::string> holders_after;  // owner fields of `lock` after the script
+  std::vector<std::string> published;      // "channel payload" per message, in order
+
+  // Fault events.
+  int64_t duration_ms = 0;  // pause length, partition length, clock jump size (signed)
+  int target = -1;          // client/server index the fault acts on
+
+  bool operator==(const Event&) const = default;
+};
+
+}  // namespace locksim
