@@ -1,0 +1,89 @@
+// Timelines: deterministic Graphviz text with one lane per client/server,
+// highlighted counterexample events, and a real `dot` rendering.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "reports/timeline.h"
+
+namespace locksim {
+namespace {
+
+std::vector<Event> small_history() {
+  std::vector<Event> h;
+  auto add = [&](EventKind kind, int client, const std::string& op) -> Event& {
+    Event e;
+    e.id = h.size();
+    e.true_us = static_cast<int64_t>(h.size()) * 1000;
+    e.kind = kind;
+    e.client = client;
+    e.op = op;
+    e.owner = "c" + std::to_string(client) + ":1";
+    e.lock = "L0";
+    e.op_id = 1;
+    h.push_back(e);
+    return h.back();
+  };
+  add(EventKind::Invoke, 0, "lock");
+  Event& s = add(EventKind::Script, 0, "lock");
+  s.script = "rlock_acquire";
+  s.server = 0;
+  s.reply = "nil";
+  add(EventKind::Ok, 0, "lock").value = 1;
+  Event& f = add(EventKind::Fault, -1, "pause");
+  f.target = 0;
+  f.duration_ms = 41000;
+  f.op_id = 0;
+  add(EventKind::Invoke, 1, "lock").op_id = 2;
+  return h;
+}
+
+TEST(Timeline, LanesRowsAndHighlights) {
+  TimelineOptions opts;
+  opts.title = "example";
+  opts.highlight_ids = {3};
+  const std::string dot = timeline_dot(small_history(), opts);
+  EXPECT_NE(dot.find("label=\"client 0\""), std::string::npos);
+  EXPECT_NE(dot.find("label=\"client 1\""), std::string::npos);
+  EXPECT_NE(dot.find("label=\"redis 0\""), std::string::npos);
+  EXPECT_NE(dot.find("pause 41000 ms"), std::string::npos);
+  // Event 3 (the pause) is highlighted, event 2 is not.
+  const auto e3 = dot.find("e3 [label=");
+  ASSERT_NE(e3, std::string::npos);
+  EXPECT_NE(dot.substr(e3, 200).find("tomato"), std::string::npos);
+  const auto e2 = dot.find("e2 [label=");
+  ASSERT_NE(e2, std::string::npos);
+  EXPECT_EQ(dot.substr(e2, 120).find("tomato"), std::string::npos);
+  // Deterministic.
+  EXPECT_EQ(dot, timeline_dot(small_history(), opts));
+}
+
+TEST(Timeline, LongHistoriesAreCutAndSaySo) {
+  std::vector<Event> h = small_history();
+  TimelineOptions opts;
+  opts.max_events = 2;
+  const std::string dot = timeline_dot(h, opts);
+  EXPECT_NE(dot.find("first 2 of 5 events"), std::string::npos);
+  EXPECT_EQ(dot.find("e4 [label="), std::string::npos);
+}
+
+TEST(Timeline, RendersSvgWithDot) {
+  const auto dir = std::filesystem::temp_directory_path() / "locksim-timeline-test";
+  std::filesystem::create_directories(dir);
+  const std::string out = (dir / "t.svg").string();
+  std::filesystem::remove(out);
+  render_timeline(timeline_dot(small_history(), {}), out, "svg");
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("<svg"), std::string::npos);
+  EXPECT_NE(text.str().find("client 1"), std::string::npos);
+  EXPECT_THROW(render_timeline("digraph {", (dir / "bad.svg").string(), "svg"), std::runtime_error);
+  EXPECT_THROW(render_timeline("digraph {}", (dir / "x.gif").string(), "gif"), std::runtime_error);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace locksim
