@@ -1,0 +1,42 @@
+// ExecResult, Published, KeyState: what one script execution produces and how
+// a key looks from outside. Shared by the model (model/scripts.h) and every
+// Backend (sim/backend.h); they live in model/ so that model/ depends on
+// nothing of ours.
+//  - ExecResult: the reply, the messages PUBLISHed by that one execution in
+//    order (kept even when the script later fails: Redis has no rollback), and
+//    the owner fields of params.lock right after it, sorted.
+//  - KeyState: one key with its type, canonical value rendering (see
+//    model/store.h for the rendering rules) and PTTL (-1: no expiry).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/reply.h"
+
+namespace locksim {
+
+struct Published {
+  std::string channel;
+  std::string payload;
+  bool operator==(const Published&) const = default;
+};
+
+struct ExecResult {
+  Reply reply;
+  std::vector<Published> published;
+  std::vector<std::string> holders_after;  // owner fields of params.lock, sorted
+};
+
+// One key as seen by a client: type ("string", "hash", "list", "zset"), a
+// canonical value rendering, and PTTL (-1 no expiry).
+struct KeyState {
+  std::string key;
+  std::string type;
+  std::string value;
+  int64_t pttl_ms = -1;
+  bool operator==(const KeyState&) const = default;
+};
+
+}  // namespace locksim

@@ -1,0 +1,245 @@
+#include "model/scripts.h"
+
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <string>
+
+namespace locksim {
+
+namespace {
+
+// A Lua number returned from a script becomes an integer reply, truncated
+// toward zero.
+Reply lua_number_reply(double v) {
+  assert(std::isfinite(v) && std::fabs(v) < 9.2e18);
+  return Reply::of_int(static_cast<int64_t>(std::trunc(v)));
+}
+
+// `return tonumber(GET(latch))`: an integer for the "0"/"1" the scripts
+// write; anything that is not a plain integer (never written by the scripts)
+// is answered as nil.
+Reply latch_reply(const std::string& value) {
+  int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || ptr != value.data() + value.size() || value.empty()) return Reply::nil();
+  return Reply::of_int(v);
+}
+
+// One script execution: the store, the frozen server clock, the parameters and
+// the variant. Each method is one script of scripts.h, step by step.
+class Execution {
+ public:
+  Execution(Store& store, const ScriptParams& p, int64_t server_now_ms, ModelVariant variant)
+      : s_(store), p_(p), now_(server_now_ms), variant_(variant) {}
+
+  Reply run(ScriptKind kind) {
+    switch (kind) {
+      case ScriptKind::RlockAcquire: return rlock_acquire();
+      case ScriptKind::RlockRelease: return rlock_release();
+      case ScriptKind::RlockRenew: return rlock_renew();
+      case ScriptKind::RlockForceRelease: return rlock_force_release();
+      case ScriptKind::FairAcquire: return fair_acquire(/*try_once=*/false);
+      case ScriptKind::FairTryOnce: return fair_acquire(/*try_once=*/true);
+      case ScriptKind::FairRelease: return fair_release();
+      case ScriptKind::FairAcquireFailed: return fair_acquire_failed();
+      case ScriptKind::FairForceRelease: return fair_force_release();
+    }
+    assert(false && "unknown script kind");
+    return Reply::error("ERR unknown script");
+  }
+
+ private:
+  bool is(ModelVariant v) const { return variant_ == v; }
+
+  void set_latch(const char* value) { s_.set(p_.latch, value, p_.latch_ttl_ms, now_); }
+
+  // ---- reentrant lock ----
+
+  Reply rlock_acquire() {
+    const bool absent = !s_.exists(p_.lock, now_);
+    if (absent || s_.hexists(p_.lock, p_.owner, now_)) {
+      s_.hincrby(p_.lock, p_.owner, 1, now_);
+      if (absent || !is(ModelVariant::ReentryNoExpiryReset)) s_.pexpire(p_.lock, p_.lease_ms, now_);
+      return Reply::nil();
+    }
+    return Reply::of_int(s_.pttl(p_.lock, now_));
+  }
+
+  Reply rlock_release() {
+    if (auto v = s_.get(p_.latch, now_)) return latch_reply(*v);  // step 1
+    if (!is(ModelVariant::ReleaseNoOwnerCheck) && !s_.hexists(p_.lock, p_.owner, now_)) {
+      return Reply::nil();  // step 2
+    }
+    if (s_.hincrby(p_.lock, p_.owner, -1, now_) > 0) {  // step 3
+      s_.pexpire(p_.lock, p_.lease_ms, now_);
+      set_latch("0");
+      return Reply::of_int(0);
+    }
+    s_.del(p_.lock, now_);  // step 4
+    if (!is(ModelVariant::ReleaseNoPublish)) s_.publish(p_.channel, p_.message);
+    set_latch("1");
+    return Reply::of_int(1);
+  }
+
+  Reply rlock_renew() {
+    if (is(ModelVariant::RenewNoOwnerCheck)) return Reply::of_int(s_.pexpire(p_.lock, p_.lease_ms, now_));
+    if (s_.hexists(p_.lock, p_.owner, now_)) {
+      s_.pexpire(p_.lock, p_.lease_ms, now_);
+      return Reply::of_int(1);
+    }
+    return Reply::of_int(0);
+  }
+
+  Reply rlock_force_release() {
+    if (s_.del(p_.lock, now_) == 1) {
+      s_.publish(p_.channel, p_.message);
+      return Reply::of_int(1);
+    }
+    return Reply::of_int(0);
+  }
+
+  // ---- fair lock ----
+
+  // Pops waiters whose deadline (client clock) is <= now_ms, stopping at the
+  // first live head or at a head without a deadline. Bounded by the line's length.
+  void purge_stale_waiters() {
+    const int64_t limit = s_.llen(p_.line, now_);
+    for (int64_t i = 0; i < limit; ++i) {
+      const auto head = s_.lindex(p_.line, 0, now_);
+      if (!head) return;
+      const auto deadline = s_.zscore(p_.deadlines, *head, now_);
+      if (!deadline || *deadline > static_cast<double>(p_.now_ms)) return;
+      s_.zrem(p_.deadlines, *head, now_);
+      s_.lpop(p_.line, now_);
+    }
+  }
+
+  void publish_to_head() {
+    if (is(ModelVariant::ReleaseNoPublish)) return;
+    publish_to_head_always();
+  }
+  void publish_to_head_always() {
+    if (auto head = s_.lindex(p_.line, 0, now_)) s_.publish(p_.channel_prefix + ":" + *head, p_.message);
+  }
+
+  Reply fair_acquire(bool try_once) {
+    const double now_client = static_cast<double>(p_.now_ms);
+    const double wait = static_cast<double>(p_.wait_ms);
+    // 1.
+    if (try_once || !is(ModelVariant::FairNoStalePurge)) purge_stale_waiters();
+    // 2.
+    if (!s_.exists(p_.lock, now_)) {
+      const bool line_free = !s_.exists(p_.line, now_) || s_.lindex(p_.line, 0, now_) == p_.owner;
+      if (line_free) {
+        s_.lpop(p_.line, now_);
+        s_.zrem(p_.deadlines, p_.owner, now_);
+        for (const std::string& m : s_.zrange_all(p_.deadlines, now_)) {
+          s_.zincrby(p_.deadlines, -wait, m, now_);
+        }
+        s_.hset(p_.lock, p_.owner, "1", now_);
+        s_.pexpire(p_.lock, p_.lease_ms, now_);
+        return Reply::nil();
+      }
+    }
+    // 3.
+    if (s_.hexists(p_.lock, p_.owner, now_)) {
+      s_.hincrby(p_.lock, p_.owner, 1, now_);
+      s_.pexpire(p_.lock, p_.lease_ms, now_);
+      return Reply::nil();
+    }
+    if (try_once) return Reply::of_int(1);
+
+    const bool same_deadline = is(ModelVariant::FairSameDeadline);
+    // 4.
+    if (s_.zscore(p_.deadlines, p_.owner, now_)) {
+      if (same_deadline) s_.zadd(p_.deadlines, now_client + wait, p_.owner, now_);
+      return Reply::of_int(std::max<int64_t>(0, s_.pttl(p_.lock, now_)));
+    }
+    // 5.
+    double ttl = 0;
+    double deadline = 0;
+    if (same_deadline) {
+      ttl = static_cast<double>(s_.pttl(p_.lock, now_));
+      deadline = now_client + wait;
+    } else {
+      const auto last = s_.lindex(p_.line, -1, now_);
+      std::optional<double> last_deadline;
+      if (last && *last != p_.owner) last_deadline = s_.zscore(p_.deadlines, *last, now_);
+      ttl = last_deadline ? *last_deadline - now_client : static_cast<double>(s_.pttl(p_.lock, now_));
+      deadline = ttl + wait + now_client;
+    }
+    if (s_.zadd(p_.deadlines, deadline, p_.owner, now_) == 1) s_.rpush(p_.line, p_.owner, now_);
+    return lua_number_reply(ttl);
+  }
+
+  Reply fair_release() {
+    if (auto v = s_.get(p_.latch, now_)) return latch_reply(*v);  // 1.
+    purge_stale_waiters();                                        // 2.
+    if (!s_.exists(p_.lock, now_)) {                              // 3.
+      publish_to_head();
+      set_latch("1");
+      return Reply::of_int(1);
+    }
+    if (!s_.hexists(p_.lock, p_.owner, now_)) return Reply::nil();  // 4.
+    if (s_.hincrby(p_.lock, p_.owner, -1, now_) > 0) {              // 5.
+      s_.pexpire(p_.lock, p_.lease_ms, now_);
+      set_latch("0");
+      return Reply::of_int(0);
+    }
+    s_.del(p_.lock, now_);  // 6.
+    set_latch("1");
+    publish_to_head();
+    return Reply::of_int(1);
+  }
+
+  Reply fair_force_release() {
+    purge_stale_waiters();
+    if (s_.del(p_.lock, now_) == 1) {
+      publish_to_head_always();
+      return Reply::of_int(1);
+    }
+    return Reply::of_int(0);
+  }
+
+  Reply fair_acquire_failed() {
+    const std::vector<std::string> members = s_.lrange_all(p_.line, now_);
+    const auto first = std::find(members.begin(), members.end(), p_.owner);
+    if (first != members.end()) {
+      for (auto it = first + 1; it != members.end(); ++it) {
+        s_.zincrby(p_.deadlines, -static_cast<double>(p_.wait_ms), *it, now_);
+      }
+    }
+    s_.zrem(p_.deadlines, p_.owner, now_);
+    s_.lrem(p_.line, 0, p_.owner, now_);
+    return Reply::nil();
+  }
+
+  Store& s_;
+  const ScriptParams& p_;
+  const int64_t now_;
+  const ModelVariant variant_;
+};
+
+}  // namespace
+
+ExecResult run_script(Store& store, const ScriptCall& call, int64_t server_now_ms,
+                      ModelVariant variant) {
+  const std::vector<Published> leftover = store.take_published();
+  assert(leftover.empty());
+  (void)leftover;
+  ExecResult result;
+  Execution execution(store, call.params, server_now_ms, variant);
+  try {
+    result.reply = execution.run(call.kind);
+  } catch (const StoreError& e) {
+    result.reply = Reply::error(e.what());
+  }
+  result.published = store.take_published();
+  result.holders_after = store.holders(call.params.lock, server_now_ms);
+  return result;
+}
+
+}  // namespace locksim

@@ -1,0 +1,139 @@
+// Store: an in-memory subset of Redis over virtual milliseconds, just enough
+// to run the lock scripts with Redis 7.0's exact rules (docs/redis-facts.md).
+//
+// Contract:
+//  - Every operation takes the server time `now_ms`; inside one script the
+//    caller passes the same value to every call (Redis freezes time per script).
+//  - A key with an expiry is gone once now_ms > expire_at_ms (strict). An
+//    expired key is deleted when an operation touches it (Redis's lazy expiry);
+//    sweep_expired() deletes every due key at once (Redis's active expiry) so a
+//    long run does not accumulate dead latch keys. Neither is visible to a
+//    script when server time never goes backwards.
+//  - Types: string, hash (fields kept sorted), list, sorted set (double scores,
+//    ordered by (score, member bytewise)). An operation on a key of another type
+//    throws StoreError with Redis's WRONGTYPE text; a bad argument (SET PX <= 0)
+//    throws StoreError with Redis's error text. Writes done before the throw stay.
+//  - Writes that create or replace a value drop the expiry like Redis (SET);
+//    HINCRBY / HSET / RPUSH / ZADD / ZINCRBY keep it; a container whose last
+//    element is removed is deleted.
+//  - PUBLISH appends to a log that the caller drains with take_published().
+//  - snapshot(now_ms): every live key sorted by name, values rendered as
+//    string -> raw value; hash -> "f=v" joined by "," in field order;
+//    list -> elements joined by "," head first; zset -> "member:score" joined
+//    by "," in ZRANGE order, score via format_score(). Does not delete anything.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/exec_result.h"
+
+namespace locksim {
+
+struct StoreError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Store {
+ public:
+  enum class Type { String, Hash, List, ZSet };
+
+  // --- keyspace ---
+  bool exists(const std::string& key, int64_t now_ms);
+  std::optional<Type> type(const std::string& key, int64_t now_ms);
+  int64_t del(const std::string& key, int64_t now_ms);  // 1 if deleted, else 0
+  // PTTL: remaining ms (expire_at - now), -1 no expiry, -2 no such key.
+  int64_t pttl(const std::string& key, int64_t now_ms);
+  // PEXPIRE: 0 if the key is absent; ms <= 0 deletes it and returns 1; else
+  // sets expire_at = now_ms + ms and returns 1.
+  int64_t pexpire(const std::string& key, int64_t ms, int64_t now_ms);
+  std::optional<int64_t> expire_at_ms(const std::string& key, int64_t now_ms);
+
+  // --- strings ---
+  std::optional<std::string> get(const std::string& key, int64_t now_ms);
+  // SET key value [PX px_ms]: replaces any value of any type; with px_ms the
+  // key expires at now + px_ms, and px_ms <= 0 throws
+  // "ERR invalid expire time in 'set' command" without touching the key.
+  void set(const std::string& key, const std::string& value, std::optional<int64_t> px_ms,
+           int64_t now_ms);
+
+  // --- hashes ---
+  // HINCRBY: creates the key / field (from 0) as needed; a field at 0 stays.
+  // Throws "ERR hash value is not an integer" if the field is not an integer.
+  int64_t hincrby(const std::string& key, const std::string& field, int64_t delta, int64_t now_ms);
+  int64_t hset(const std::string& key, const std::string& field, const std::string& value,
+               int64_t now_ms);  // 1 if the field is new
+  bool hexists(const std::string& key, const std::string& field, int64_t now_ms);
+  std::optional<std::string> hget(const std::string& key, const std::string& field, int64_t now_ms);
+  std::vector<std::string> hkeys(const std::string& key, int64_t now_ms);  // sorted
+
+  // --- lists ---
+  std::optional<std::string> lindex(const std::string& key, int64_t index, int64_t now_ms);
+  std::optional<std::string> lpop(const std::string& key, int64_t now_ms);
+  int64_t rpush(const std::string& key, const std::string& value, int64_t now_ms);  // new length
+  // LREM key count value: count > 0 from the head, < 0 from the tail, 0 all.
+  int64_t lrem(const std::string& key, int64_t count, const std::string& value, int64_t now_ms);
+  std::vector<std::string> lrange_all(const std::string& key, int64_t now_ms);
+  int64_t llen(const std::string& key, int64_t now_ms);
+
+  // --- sorted sets ---
+  std::optional<double> zscore(const std::string& key, const std::string& member, int64_t now_ms);
+  int64_t zadd(const std::string& key, double score, const std::string& member,
+               int64_t now_ms);  // 1 if the member is new
+  double zincrby(const std::string& key, double delta, const std::string& member, int64_t now_ms);
+  int64_t zrem(const std::string& key, const std::string& member, int64_t now_ms);  // 1 if removed
+  std::vector<std::string> zrange_all(const std::string& key, int64_t now_ms);  // members in order
+
+  // --- pub/sub ---
+  void publish(const std::string& channel, const std::string& payload);
+  std::vector<Published> take_published();
+
+  // --- whole store ---
+  // Names of the fields of hash `lock`, sorted; empty if absent/expired/not a hash.
+  std::vector<std::string> holders(const std::string& lock, int64_t now_ms) const;
+  std::vector<KeyState> snapshot(int64_t now_ms) const;
+  void sweep_expired(int64_t now_ms);  // delete every key with expire_at < now_ms
+  void clear();                        // server restart without persistence
+  size_t key_count() const { return keys_.size(); }  // including not-yet-swept expired keys
+
+ private:
+  struct ZSet {
+    std::map<std::string, double> score_of;
+    std::set<std::pair<double, std::string>> ordered;
+  };
+  struct Value {
+    Type type = Type::String;
+    std::string str;
+    std::map<std::string, std::string> hash;
+    std::vector<std::string> list;  // head first (lists stay short: waiting lines)
+    ZSet zset;
+    std::optional<int64_t> expire_at_ms;
+  };
+
+  static bool expired(const Value& v, int64_t now_ms) {
+    return v.expire_at_ms && now_ms > *v.expire_at_ms;
+  }
+  static std::string render(const Value& v);
+
+  // Live value of `key`, deleting it first if it has expired.
+  Value* lookup(const std::string& key, int64_t now_ms);
+  // Like lookup, but throws WRONGTYPE if it exists with another type.
+  Value* lookup_typed(const std::string& key, Type type, int64_t now_ms);
+  // Live value of `type`, created empty (no expiry) if absent.
+  Value& lookup_or_create(const std::string& key, Type type, int64_t now_ms);
+  void erase(const std::string& key);
+  void set_expiry(const std::string& key, Value& v, std::optional<int64_t> expire_at_ms);
+  void erase_if_empty(const std::string& key, const Value& v);
+
+  std::map<std::string, Value> keys_;
+  std::set<std::pair<int64_t, std::string>> expiry_index_;  // (expire_at_ms, key)
+  std::vector<Published> published_;
+};
+
+}  // namespace locksim

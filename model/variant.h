@@ -1,0 +1,69 @@
+// ModelVariant: which version of the lock scripts the model runs. `Correct` is
+// lock-semantics.md sections 2-3 exactly (see model/scripts.h for the precise
+// command sequence of each script). Every other variant is a deliberately
+// broken script, mirrored by a Lua mutant pack in impl/mutants/; the model and
+// the mutant must behave identically (same replies, same writes, same
+// publishes, in the same order), so each variant is specified here exactly.
+// A variant changes only the scripts it names; all others run as Correct.
+//
+// RenewNoOwnerCheck (rlock_renew; also the fair lock's watchdog):
+//     return PEXPIRE(lock, lease_ms)
+//   i.e. 1 if the lock key exists (whoever holds it; lease_ms <= 0 deletes it),
+//   0 if it does not. The owner field is never looked at.
+//
+// ReleaseNoOwnerCheck (rlock_release only; fair_release stays Correct):
+//   step 2 (owner check) is skipped:
+//     1. latch exists -> return its integer value.
+//     2. n = HINCRBY(lock, owner, -1)   -- creates the hash / field if missing
+//     3. n > 0 -> PEXPIRE(lock, lease_ms); SET latch "0" PX latch_ttl_ms; return 0
+//     4. else  -> DEL(lock); PUBLISH(channel, message); SET latch "1" PX latch_ttl_ms; return 1
+//   So a non-owner's release of a held lock decrements nothing of the holder's
+//   but creates its own field at -1 and then deletes the whole lock (and a
+//   release of a free lock creates and deletes it, and publishes).
+//
+// ReentryNoExpiryReset (rlock_acquire only; fair_acquire stays Correct):
+//     lock absent          -> HINCRBY(lock, owner, 1); PEXPIRE(lock, lease_ms); return nil
+//     lock has field owner -> HINCRBY(lock, owner, 1); return nil   (expiry NOT reset)
+//     else                 -> return PTTL(lock)
+//
+// FairNoStalePurge (fair_acquire only): step 1 (purge stale waiters) is skipped;
+//   steps 2-5 unchanged. fair_try_once, fair_release and fair_force_release
+//   still purge.
+//
+// FairSameDeadline (fair_acquire only): every waiter gets deadline
+//   now_ms + wait_ms, rewritten on every poll; the previous waiter's deadline
+//   is ignored. Steps 1-3 unchanged; then
+//     4'. owner has a deadline -> ZADD(deadlines, now_ms + wait_ms, owner);
+//         return max(0, PTTL(lock))
+//     5'. ttl = PTTL(lock); if ZADD(deadlines, now_ms + wait_ms, owner) == 1
+//         then RPUSH(line, owner); return ttl
+//
+// ReleaseNoPublish (rlock_release and fair_release): every PUBLISH of the
+//   release scripts is left out; everything else unchanged. The
+//   force_release scripts still publish.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace locksim {
+
+enum class ModelVariant {
+  Correct,
+  RenewNoOwnerCheck,
+  ReleaseNoOwnerCheck,
+  ReentryNoExpiryReset,
+  FairNoStalePurge,
+  FairSameDeadline,
+  ReleaseNoPublish,
+};
+
+// Stable snake_case names: "correct", "renew_no_owner_check",
+// "release_no_owner_check", "reentry_no_expiry_reset", "fair_no_stale_purge",
+// "fair_same_deadline", "release_no_publish".
+std::string_view variant_name(ModelVariant variant);
+std::optional<ModelVariant> variant_from_name(std::string_view name);
+std::vector<ModelVariant> all_variants();  // Correct first, then declaration order
+
+}  // namespace locksim

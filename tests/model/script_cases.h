@@ -1,0 +1,495 @@
+// Script case table: named sequences of script executions with the replies,
+// publishes and final keys that lock-semantics.md (as pinned down in
+// model/scripts.h and model/variant.h) requires. tests/model/ runs them on the
+// model; tests/impl/ replays the same table on a live redis-server (fresh,
+// empty server per case, clock set to each step's server_now_ms) against the
+// Lua script packs, so the two are held to one standard.
+//
+// Conventions:
+//  - Key names are unprefixed: lock "L", keys from LockKeys (model/script_call.h).
+//    A replayer that prefixes keys must prefix the expectations the same way.
+//  - An expected Reply of kind Error matches any error (text is not compared):
+//    use reply_matches().
+//  - `final_state`, when present, is the full snapshot (every key) at its time.
+//  - `differs_from_correct` (variant cases only): running the same steps with
+//    the Correct scripts must NOT meet the expectations.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "model/exec_result.h"
+#include "model/reply.h"
+#include "model/score_format.h"
+#include "model/script_call.h"
+#include "model/variant.h"
+
+namespace locksim::cases {
+
+struct CaseStep {
+  ScriptCall call;
+  int64_t server_now_ms = 0;
+  Reply expected;
+  std::vector<Published> published;
+};
+
+struct FinalState {
+  int64_t server_now_ms = 0;
+  std::vector<KeyState> keys;  // sorted by key
+};
+
+struct ScriptCase {
+  std::string name;
+  ModelVariant variant = ModelVariant::Correct;
+  std::vector<CaseStep> steps;
+  std::optional<FinalState> final_state;
+  bool differs_from_correct = false;
+};
+
+// Test names print as the case name (GoogleTest looks this up).
+inline void PrintTo(const ScriptCase& c, std::ostream* os) { *os << c.name; }
+
+// Error replies match any error; everything else must be equal.
+inline bool reply_matches(const Reply& expected, const Reply& actual) {
+  if (expected.is_error()) return actual.is_error();
+  return expected == actual;
+}
+
+// ---- builders -------------------------------------------------------------
+
+inline constexpr int64_t kT = 1'700'000'000'000;  // base server time (ms)
+inline constexpr int64_t kC = 1'800'000'000'000;  // base client clock (ms), fair lock now_ms
+inline constexpr int64_t kLease = 30'000;
+inline constexpr int64_t kWait = 5'000;
+inline constexpr int64_t kLatchTtl = 10'000;
+inline const std::string kLock = "L";
+inline const std::string kA = "A:1";
+inline const std::string kB = "B:1";
+inline const std::string kCo = "C:1";  // third owner
+inline const std::string kD = "D:1";
+
+inline std::string channel() { return LockKeys::channel(kLock); }
+inline std::string line() { return LockKeys::line(kLock); }
+inline std::string deadlines() { return LockKeys::deadlines(kLock); }
+inline std::string latch(const std::string& rid) { return LockKeys::latch(kLock, rid); }
+inline std::string waiter_channel(const std::string& owner) { return LockKeys::waiter_channel(kLock, owner); }
+
+inline ScriptCall make(ScriptKind kind, ScriptParams p) { return ScriptCall{kind, std::move(p)}; }
+
+inline ScriptCall acquire(const std::string& owner, int64_t lease_ms = kLease) {
+  ScriptParams p;
+  p.lock = kLock;
+  p.owner = owner;
+  p.lease_ms = lease_ms;
+  return make(ScriptKind::RlockAcquire, p);
+}
+inline ScriptCall release(const std::string& owner, const std::string& rid, int64_t lease_ms = kLease,
+                          int64_t latch_ttl_ms = kLatchTtl) {
+  ScriptParams p;
+  p.lock = kLock;
+  p.channel = channel();
+  p.latch = latch(rid);
+  p.owner = owner;
+  p.lease_ms = lease_ms;
+  p.latch_ttl_ms = latch_ttl_ms;
+  return make(ScriptKind::RlockRelease, p);
+}
+inline ScriptCall renew(const std::string& owner, int64_t lease_ms = kLease) {
+  ScriptParams p;
+  p.lock = kLock;
+  p.owner = owner;
+  p.lease_ms = lease_ms;
+  return make(ScriptKind::RlockRenew, p);
+}
+inline ScriptCall force_release() {
+  ScriptParams p;
+  p.lock = kLock;
+  p.channel = channel();
+  return make(ScriptKind::RlockForceRelease, p);
+}
+inline ScriptParams fair_params(const std::string& owner, int64_t client_now_ms, int64_t lease_ms,
+                                int64_t wait_ms) {
+  ScriptParams p;
+  p.lock = kLock;
+  p.line = line();
+  p.deadlines = deadlines();
+  p.owner = owner;
+  p.lease_ms = lease_ms;
+  p.wait_ms = wait_ms;
+  p.now_ms = client_now_ms;
+  return p;
+}
+inline ScriptCall fair_acquire(const std::string& owner, int64_t client_now_ms, int64_t lease_ms = kLease,
+                               int64_t wait_ms = kWait) {
+  return make(ScriptKind::FairAcquire, fair_params(owner, client_now_ms, lease_ms, wait_ms));
+}
+inline ScriptCall fair_try_once(const std::string& owner, int64_t client_now_ms, int64_t lease_ms = kLease,
+                                int64_t wait_ms = kWait) {
+  return make(ScriptKind::FairTryOnce, fair_params(owner, client_now_ms, lease_ms, wait_ms));
+}
+inline ScriptCall fair_release(const std::string& owner, int64_t client_now_ms, const std::string& rid,
+                               int64_t lease_ms = kLease, int64_t latch_ttl_ms = kLatchTtl) {
+  ScriptParams p = fair_params(owner, client_now_ms, lease_ms, 0);
+  p.channel_prefix = channel();
+  p.latch = latch(rid);
+  p.latch_ttl_ms = latch_ttl_ms;
+  return make(ScriptKind::FairRelease, p);
+}
+inline ScriptCall fair_acquire_failed(const std::string& owner, int64_t wait_ms = kWait) {
+  ScriptParams p;
+  p.line = line();
+  p.deadlines = deadlines();
+  p.owner = owner;
+  p.wait_ms = wait_ms;
+  return make(ScriptKind::FairAcquireFailed, p);
+}
+inline ScriptCall fair_force_release(int64_t client_now_ms) {
+  ScriptParams p;
+  p.lock = kLock;
+  p.line = line();
+  p.deadlines = deadlines();
+  p.channel_prefix = channel();
+  p.now_ms = client_now_ms;
+  return make(ScriptKind::FairForceRelease, p);
+}
+
+inline CaseStep step(ScriptCall call, int64_t server_now_ms, Reply expected,
+                     std::vector<Published> published = {}) {
+  return CaseStep{std::move(call), server_now_ms, std::move(expected), std::move(published)};
+}
+inline Reply nil() { return Reply::nil(); }
+inline Reply num(int64_t v) { return Reply::of_int(v); }
+inline Reply err() { return Reply::error("any error"); }
+inline Published unlocked(std::string ch) { return Published{std::move(ch), "0"}; }
+
+inline KeyState hash_key(std::string key, std::string value, int64_t pttl_ms) {
+  return KeyState{std::move(key), "hash", std::move(value), pttl_ms};
+}
+inline KeyState string_key(std::string key, std::string value, int64_t pttl_ms) {
+  return KeyState{std::move(key), "string", std::move(value), pttl_ms};
+}
+inline KeyState list_key(std::string key, std::string value) {
+  return KeyState{std::move(key), "list", std::move(value), -1};
+}
+inline KeyState zset_key(std::string key, std::string value) {
+  return KeyState{std::move(key), "zset", std::move(value), -1};
+}
+inline std::string at(const std::string& member, int64_t score) {
+  return member + ":" + format_score(static_cast<double>(score));
+}
+inline FinalState final_at(int64_t server_now_ms, std::vector<KeyState> keys) {
+  return FinalState{server_now_ms, std::move(keys)};
+}
+
+// ---- the table ------------------------------------------------------------
+// Key-name order in final states is bytewise: "L" < "redisson_lock_queue..."
+// < "redisson_lock_timeout..." < "redisson_unlock_latch...".
+
+inline std::vector<ScriptCase> reentrant_cases() {
+  std::vector<ScriptCase> c;
+  // -- rlock_acquire
+  c.push_back({"RlockAcquire_Step1_FreeLockIsTakenWithLease", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil())},
+               final_at(kT + 100, {hash_key(kLock, "A:1=1", kLease - 100)})});
+  c.push_back({"RlockAcquire_Step1_ReentryIncrementsAndResetsExpiry", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(acquire(kA), kT + 10'000, nil())},
+               final_at(kT + 10'000, {hash_key(kLock, "A:1=2", kLease)})});
+  c.push_back({"RlockAcquire_Step2_HeldByOtherReturnsPttl", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(acquire(kB), kT + 1'000, num(kLease - 1'000))},
+               final_at(kT + 1'000, {hash_key(kLock, "A:1=1", kLease - 1'000)})});
+  c.push_back({"RlockAcquire_Step2_ExpiryBoundaryHeldAtExpireAtFreeOneMsLater", ModelVariant::Correct,
+               {step(acquire(kA, 1'000), kT, nil()), step(acquire(kB), kT + 1'000, num(0)),
+                step(acquire(kB), kT + 1'001, nil())},
+               final_at(kT + 1'001, {hash_key(kLock, "B:1=1", kLease)})});
+  c.push_back({"RlockAcquire_Step1_ZeroLeaseDeletesTheLockAtOnce", ModelVariant::Correct,
+               {step(acquire(kA, 0), kT, nil()), step(acquire(kB), kT, nil())},
+               final_at(kT, {hash_key(kLock, "B:1=1", kLease)})});
+  // -- rlock_release
+  c.push_back({"RlockRelease_Step1_LatchReplaysReleasedWithoutSideEffects", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()),
+                step(release(kA, "r1"), kT + 100, num(1), {unlocked(channel())}),
+                step(acquire(kB), kT + 200, nil()),
+                step(release(kA, "r1"), kT + 300, num(1))},
+               final_at(kT + 300, {hash_key(kLock, "B:1=1", kLease - 100),
+                                   string_key(latch("r1"), "1", kLatchTtl - 200)})});
+  c.push_back({"RlockRelease_Step1_LatchReplaysStillHeldWithoutDecrementing", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(acquire(kA), kT, nil()),
+                step(release(kA, "r1"), kT + 100, num(0)),
+                step(release(kA, "r1"), kT + 200, num(0))},
+               final_at(kT + 200, {hash_key(kLock, "A:1=1", kLease - 100),
+                                   string_key(latch("r1"), "0", kLatchTtl - 100)})});
+  c.push_back({"RlockRelease_Step1_ExpiredLatchNoLongerAnswers", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()),
+                step(release(kA, "r1"), kT, num(1), {unlocked(channel())}),
+                step(release(kA, "r1"), kT + kLatchTtl, num(1)),
+                step(release(kA, "r1"), kT + kLatchTtl + 1, nil())},
+               final_at(kT + kLatchTtl + 1, {})});
+  c.push_back({"RlockRelease_Step2_NonOwnerGetsNilAndChangesNothing", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(release(kB, "r1"), kT + 100, nil())},
+               final_at(kT + 100, {hash_key(kLock, "A:1=1", kLease - 100)})});
+  c.push_back({"RlockRelease_Step2_FreeLockGetsNil", ModelVariant::Correct,
+               {step(release(kA, "r1"), kT, nil())}, final_at(kT, {})});
+  c.push_back({"RlockRelease_Step3_DecrementAboveZeroResetsExpiry", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(acquire(kA), kT + 10, nil()),
+                step(release(kA, "r1", 20'000), kT + 5'000, num(0))},
+               final_at(kT + 5'000, {hash_key(kLock, "A:1=1", 20'000),
+                                     string_key(latch("r1"), "0", kLatchTtl)})});
+  c.push_back({"RlockRelease_Step4_LastReleaseDeletesPublishesAndLatches", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()),
+                step(release(kA, "r1"), kT + 100, num(1), {unlocked(channel())})},
+               final_at(kT + 100, {string_key(latch("r1"), "1", kLatchTtl)})});
+  c.push_back({"RlockRelease_Step4_ZeroLatchTtlFailsAfterDeletingAndPublishing", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()),
+                step(release(kA, "r1", kLease, 0), kT + 100, err(), {unlocked(channel())}),
+                step(release(kA, "r1", kLease, 0), kT + 200, nil())},
+               final_at(kT + 200, {})});
+  c.push_back({"RlockRelease_Step3_NegativeLatchTtlFailsAfterDecrementing", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(acquire(kA), kT, nil()),
+                step(release(kA, "r1", 20'000, -5), kT + 100, err())},
+               final_at(kT + 100, {hash_key(kLock, "A:1=1", 20'000)})});
+  // -- rlock_renew
+  c.push_back({"RlockRenew_OwnerResetsExpiry", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(renew(kA), kT + 10'000, num(1))},
+               final_at(kT + 10'000, {hash_key(kLock, "A:1=1", kLease)})});
+  c.push_back({"RlockRenew_NonOwnerGetsZeroAndChangesNothing", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(renew(kB), kT + 10'000, num(0))},
+               final_at(kT + 10'000, {hash_key(kLock, "A:1=1", kLease - 10'000)})});
+  c.push_back({"RlockRenew_ExpiredLockGetsZero", ModelVariant::Correct,
+               {step(acquire(kA, 1'000), kT, nil()), step(renew(kA), kT + 1'001, num(0))},
+               final_at(kT + 1'001, {})});
+  // -- rlock_force_release
+  c.push_back({"RlockForceRelease_HeldLockIsDeletedAndPublished", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(acquire(kA), kT, nil()),
+                step(force_release(), kT + 100, num(1), {unlocked(channel())})},
+               final_at(kT + 100, {})});
+  c.push_back({"RlockForceRelease_FreeLockGetsZero", ModelVariant::Correct,
+               {step(force_release(), kT, num(0))}, final_at(kT, {})});
+  return c;
+}
+
+// Fair-lock timeline used by several cases (server and client clocks run in
+// step, client clock = kC + (server - kT)):
+//   A holds from kT (lease 30 s). B polls at +1000: ttl = PTTL = 29000,
+//   deadline(B) = kC + 1000 + 29000 + 5000 = kC + 35000.
+//   C polls at +2000: ttl = deadline(B) - now = 33000,
+//   deadline(C) = kC + 2000 + 33000 + 5000 = kC + 40000.
+inline std::vector<CaseStep> fair_line_abc() {
+  return {step(fair_acquire(kA, kC), kT, nil()),
+          step(fair_acquire(kB, kC + 1'000), kT + 1'000, num(29'000)),
+          step(fair_acquire(kCo, kC + 2'000), kT + 2'000, num(33'000))};
+}
+inline std::vector<CaseStep> with(std::vector<CaseStep> head, std::vector<CaseStep> tail) {
+  for (auto& s : tail) head.push_back(std::move(s));
+  return head;
+}
+
+inline std::vector<ScriptCase> fair_cases() {
+  std::vector<ScriptCase> c;
+  const std::string both_waiting = "B:1,C:1";
+  const std::string both_deadlines = at(kB, kC + 35'000) + "," + at(kCo, kC + 40'000);
+  // -- fair_acquire
+  c.push_back({"FairAcquire_Step2_FreeLockEmptyLineIsTaken", ModelVariant::Correct,
+               {step(fair_acquire(kA, kC), kT, nil())},
+               final_at(kT, {hash_key(kLock, "A:1=1", kLease)})});
+  c.push_back({"FairAcquire_Step3_ReentryIncrementsAndResetsExpiry", ModelVariant::Correct,
+               {step(fair_acquire(kA, kC), kT, nil()),
+                step(fair_acquire(kA, kC + 5'000), kT + 5'000, nil())},
+               final_at(kT + 5'000, {hash_key(kLock, "A:1=2", kLease)})});
+  c.push_back({"FairAcquire_Step5_EnqueueTtlFromPttlThenFromLastDeadline", ModelVariant::Correct,
+               fair_line_abc(),
+               final_at(kT + 2'000, {hash_key(kLock, "A:1=1", kLease - 2'000),
+                                     list_key(line(), both_waiting),
+                                     zset_key(deadlines(), both_deadlines)})});
+  c.push_back({"FairAcquire_Step4_AlreadyWaitingReturnsPttlAndKeepsDeadline", ModelVariant::Correct,
+               with(fair_line_abc(), {step(fair_acquire(kB, kC + 3'000), kT + 3'000, num(27'000))}),
+               final_at(kT + 3'000, {hash_key(kLock, "A:1=1", kLease - 3'000),
+                                     list_key(line(), both_waiting),
+                                     zset_key(deadlines(), both_deadlines)})});
+  c.push_back({"FairAcquire_Step2_HeadTakesFreedLockAndOthersDeadlinesDrop", ModelVariant::Correct,
+               with(fair_line_abc(),
+                    {step(fair_release(kA, kC + 3'000, "r1"), kT + 3'000, num(1), {unlocked(waiter_channel(kB))}),
+                     step(fair_acquire(kB, kC + 3'100), kT + 3'100, nil())}),
+               final_at(kT + 3'100, {hash_key(kLock, "B:1=1", kLease), list_key(line(), "C:1"),
+                                     zset_key(deadlines(), at(kCo, kC + 35'000)),
+                                     string_key(latch("r1"), "1", kLatchTtl - 100)})});
+  c.push_back({"FairAcquire_Step4_NonHeadWaitsForFreeLockWithZero", ModelVariant::Correct,
+               with(fair_line_abc(),
+                    {step(fair_release(kA, kC + 3'000, "r1"), kT + 3'000, num(1), {unlocked(waiter_channel(kB))}),
+                     step(fair_acquire(kCo, kC + 3'100), kT + 3'100, num(0))}),
+               final_at(kT + 3'100, {list_key(line(), both_waiting), zset_key(deadlines(), both_deadlines),
+                                     string_key(latch("r1"), "1", kLatchTtl - 100)})});
+  c.push_back({"FairAcquire_Step5_NewcomerBehindFreeLockLineQueuesBehindLast", ModelVariant::Correct,
+               with(fair_line_abc(),
+                    {step(fair_release(kA, kC + 3'000, "r1"), kT + 3'000, num(1), {unlocked(waiter_channel(kB))}),
+                     step(fair_acquire(kD, kC + 4'000), kT + 4'000, num(36'000))}),
+               final_at(kT + 4'000, {list_key(line(), "B:1,C:1,D:1"),
+                                     zset_key(deadlines(), both_deadlines + "," + at(kD, kC + 45'000)),
+                                     string_key(latch("r1"), "1", kLatchTtl - 1'000)})});
+  c.push_back({"FairAcquire_Step1_PurgeStopsAtFirstLiveHead", ModelVariant::Correct,
+               // Lock expires at kT+30000; B's slot ends at kC+35000, C's at kC+40000.
+               // D polls at client time kC+35000: B (deadline <= now) is purged,
+               // C is live so the purge stops; C heads the line, D queues.
+               with(fair_line_abc(), {step(fair_acquire(kD, kC + 35'000), kT + 35'000, num(5'000))}),
+               final_at(kT + 35'000, {list_key(line(), "C:1,D:1"),
+                                      zset_key(deadlines(), at(kCo, kC + 40'000) + "," + at(kD, kC + 45'000))})});
+  c.push_back({"FairAcquire_Step1_DeadlineOneMsAheadIsNotPurged", ModelVariant::Correct,
+               with(fair_line_abc(), {step(fair_acquire(kCo, kC + 34'999), kT + 34'999, num(0))}),
+               final_at(kT + 34'999, {list_key(line(), both_waiting), zset_key(deadlines(), both_deadlines)})});
+  c.push_back({"FairAcquire_Step1_PurgeThenStep2_NextWaiterTakesLock", ModelVariant::Correct,
+               with(fair_line_abc(), {step(fair_acquire(kCo, kC + 35'000), kT + 35'000, nil())}),
+               final_at(kT + 35'000, {hash_key(kLock, "C:1=1", kLease)})});
+  // -- fair_try_once
+  c.push_back({"FairTryOnce_Step2_FreeLockIsTaken", ModelVariant::Correct,
+               {step(fair_try_once(kA, kC), kT, nil())},
+               final_at(kT, {hash_key(kLock, "A:1=1", kLease)})});
+  c.push_back({"FairTryOnce_Step3_ReentryIncrements", ModelVariant::Correct,
+               {step(fair_try_once(kA, kC), kT, nil()), step(fair_try_once(kA, kC + 10), kT + 10, nil())},
+               final_at(kT + 10, {hash_key(kLock, "A:1=2", kLease)})});
+  c.push_back({"FairTryOnce_HeldReturnsOneWithoutEnqueuing", ModelVariant::Correct,
+               {step(fair_acquire(kA, kC), kT, nil()), step(fair_try_once(kB, kC + 10), kT + 10, num(1))},
+               final_at(kT + 10, {hash_key(kLock, "A:1=1", kLease - 10)})});
+  c.push_back({"FairTryOnce_Step2_FreeLockBehindLineReturnsOne", ModelVariant::Correct,
+               with(fair_line_abc(),
+                    {step(fair_release(kA, kC + 3'000, "r1"), kT + 3'000, num(1), {unlocked(waiter_channel(kB))}),
+                     step(fair_try_once(kD, kC + 3'100), kT + 3'100, num(1))}),
+               final_at(kT + 3'100, {list_key(line(), both_waiting), zset_key(deadlines(), both_deadlines),
+                                     string_key(latch("r1"), "1", kLatchTtl - 100)})});
+  c.push_back({"FairTryOnce_Step1_PurgesStaleWaiters", ModelVariant::Correct,
+               with(fair_line_abc(), {step(fair_try_once(kCo, kC + 35'000), kT + 35'000, nil())}),
+               final_at(kT + 35'000, {hash_key(kLock, "C:1=1", kLease)})});
+  // -- fair_release
+  c.push_back({"FairRelease_Step1_LatchReplaysWithoutSideEffects", ModelVariant::Correct,
+               with(fair_line_abc(),
+                    {step(fair_release(kA, kC + 3'000, "r1"), kT + 3'000, num(1), {unlocked(waiter_channel(kB))}),
+                     step(fair_release(kA, kC + 3'100, "r1"), kT + 3'100, num(1))}),
+               final_at(kT + 3'100, {list_key(line(), both_waiting), zset_key(deadlines(), both_deadlines),
+                                     string_key(latch("r1"), "1", kLatchTtl - 100)})});
+  c.push_back({"FairRelease_Step3_FreeLockWakesHeadAndAnswersOne", ModelVariant::Correct,
+               with(fair_line_abc(),
+                    {step(fair_release(kA, kC + 30'001, "r1"), kT + 30'001, num(1), {unlocked(waiter_channel(kB))})}),
+               final_at(kT + 30'001, {list_key(line(), both_waiting), zset_key(deadlines(), both_deadlines),
+                                      string_key(latch("r1"), "1", kLatchTtl)})});
+  c.push_back({"FairRelease_Step3_FreeLockEmptyLineAnswersOneSilently", ModelVariant::Correct,
+               {step(fair_release(kA, kC, "r1"), kT, num(1))},
+               final_at(kT, {string_key(latch("r1"), "1", kLatchTtl)})});
+  c.push_back({"FairRelease_Step2_PurgedLineLeavesNobodyToWake", ModelVariant::Correct,
+               with(fair_line_abc(), {step(fair_release(kA, kC + 40'000, "r1"), kT + 40'000, num(1))}),
+               final_at(kT + 40'000, {string_key(latch("r1"), "1", kLatchTtl)})});
+  c.push_back({"FairRelease_Step4_NonOwnerGetsNil", ModelVariant::Correct,
+               {step(fair_acquire(kA, kC), kT, nil()), step(fair_release(kB, kC + 10, "r1"), kT + 10, nil())},
+               final_at(kT + 10, {hash_key(kLock, "A:1=1", kLease - 10)})});
+  c.push_back({"FairRelease_Step5_DecrementAboveZeroResetsExpiry", ModelVariant::Correct,
+               {step(fair_acquire(kA, kC), kT, nil()), step(fair_acquire(kA, kC), kT, nil()),
+                step(fair_release(kA, kC + 10, "r1", 20'000), kT + 10, num(0))},
+               final_at(kT + 10, {hash_key(kLock, "A:1=1", 20'000), string_key(latch("r1"), "0", kLatchTtl)})});
+  c.push_back({"FairRelease_Step6_LastReleaseDeletesLatchesAndWakesHead", ModelVariant::Correct,
+               with(fair_line_abc(),
+                    {step(fair_release(kA, kC + 3'000, "r1"), kT + 3'000, num(1), {unlocked(waiter_channel(kB))})}),
+               final_at(kT + 3'000, {list_key(line(), both_waiting), zset_key(deadlines(), both_deadlines),
+                                     string_key(latch("r1"), "1", kLatchTtl)})});
+  c.push_back({"FairRelease_Step6_ZeroLatchTtlFailsAfterDeleteBeforePublish", ModelVariant::Correct,
+               with(fair_line_abc(), {step(fair_release(kA, kC + 3'000, "r1", kLease, 0), kT + 3'000, err())}),
+               final_at(kT + 3'000, {list_key(line(), both_waiting), zset_key(deadlines(), both_deadlines)})});
+  c.push_back({"FairRelease_Step3_ZeroLatchTtlFailsAfterPublish", ModelVariant::Correct,
+               with(fair_line_abc(),
+                    {step(fair_release(kA, kC + 30'001, "r1", kLease, 0), kT + 30'001, err(),
+                          {unlocked(waiter_channel(kB))})}),
+               final_at(kT + 30'001, {list_key(line(), both_waiting), zset_key(deadlines(), both_deadlines)})});
+  // -- fair_force_release
+  c.push_back({"FairForceRelease_HeldLockIsDeletedAndHeadWoken", ModelVariant::Correct,
+               with(fair_line_abc(),
+                    {step(fair_force_release(kC + 3'000), kT + 3'000, num(1), {unlocked(waiter_channel(kB))})}),
+               final_at(kT + 3'000, {list_key(line(), both_waiting), zset_key(deadlines(), both_deadlines)})});
+  c.push_back({"FairForceRelease_PurgesBeforeChoosingWhomToWake", ModelVariant::Correct,
+               with(fair_line_abc(),
+                    {step(fair_acquire(kA, kC + 29'000), kT + 29'000, nil()),
+                     step(fair_force_release(kC + 35'000), kT + 35'000, num(1), {unlocked(waiter_channel(kCo))})}),
+               final_at(kT + 35'000, {list_key(line(), "C:1"), zset_key(deadlines(), at(kCo, kC + 40'000))})});
+  c.push_back({"FairForceRelease_FreeLockGetsZero", ModelVariant::Correct,
+               {step(fair_force_release(kC), kT, num(0))}, final_at(kT, {})});
+  // -- fair_acquire_failed
+  c.push_back({"FairAcquireFailed_LowersDeadlinesBehindAndLeavesLine", ModelVariant::Correct,
+               with(fair_line_abc(), {step(fair_acquire(kD, kC + 2'500), kT + 2'500, num(37'500)),
+                                      step(fair_acquire_failed(kB), kT + 3'000, nil())}),
+               final_at(kT + 3'000, {hash_key(kLock, "A:1=1", kLease - 3'000), list_key(line(), "C:1,D:1"),
+                                     zset_key(deadlines(), at(kCo, kC + 35'000) + "," + at(kD, kC + 40'000))})});
+  c.push_back({"FairAcquireFailed_LastWaiterLowersNobody", ModelVariant::Correct,
+               with(fair_line_abc(), {step(fair_acquire_failed(kCo), kT + 3'000, nil())}),
+               final_at(kT + 3'000, {hash_key(kLock, "A:1=1", kLease - 3'000), list_key(line(), "B:1"),
+                                     zset_key(deadlines(), at(kB, kC + 35'000))})});
+  c.push_back({"FairAcquireFailed_OwnerNotInLineChangesNothing", ModelVariant::Correct,
+               with(fair_line_abc(), {step(fair_acquire_failed(kD), kT + 3'000, nil())}),
+               final_at(kT + 3'000, {hash_key(kLock, "A:1=1", kLease - 3'000), list_key(line(), both_waiting),
+                                     zset_key(deadlines(), both_deadlines)})});
+  return c;
+}
+
+inline std::vector<ScriptCase> variant_cases() {
+  std::vector<ScriptCase> c;
+  c.push_back({"Variant_RenewNoOwnerCheck_NonOwnerKeepsLockAlive", ModelVariant::RenewNoOwnerCheck,
+               {step(acquire(kA), kT, nil()), step(renew(kB), kT + 10'000, num(1)),
+                step(renew(kB), kT + 40'000, num(1)), step(renew(kB), kT + 70'001, num(0))},
+               final_at(kT + 70'001, {}), true});
+  c.push_back({"Variant_ReleaseNoOwnerCheck_NonOwnerDeletesLock", ModelVariant::ReleaseNoOwnerCheck,
+               {step(acquire(kA), kT, nil()),
+                step(release(kB, "r1"), kT + 100, num(1), {unlocked(channel())}),
+                step(release(kB, "r2"), kT + 200, num(1), {unlocked(channel())})},
+               final_at(kT + 200, {string_key(latch("r1"), "1", kLatchTtl - 100),
+                                   string_key(latch("r2"), "1", kLatchTtl)}),
+               true});
+  c.push_back({"Variant_ReleaseNoOwnerCheck_OwnerReleaseUnchanged", ModelVariant::ReleaseNoOwnerCheck,
+               {step(acquire(kA), kT, nil()), step(acquire(kA), kT, nil()),
+                step(release(kA, "r1"), kT + 100, num(0)),
+                step(release(kA, "r2"), kT + 200, num(1), {unlocked(channel())})},
+               final_at(kT + 200, {string_key(latch("r1"), "0", kLatchTtl - 100),
+                                   string_key(latch("r2"), "1", kLatchTtl)}),
+               false});
+  c.push_back({"Variant_ReentryNoExpiryReset_ReentryKeepsOldExpiry", ModelVariant::ReentryNoExpiryReset,
+               {step(acquire(kA), kT, nil()), step(acquire(kA), kT + 10'000, nil())},
+               final_at(kT + 10'000, {hash_key(kLock, "A:1=2", kLease - 10'000)}), true});
+  c.push_back({"Variant_ReentryNoExpiryReset_FirstAcquireSetsExpiry", ModelVariant::ReentryNoExpiryReset,
+               {step(acquire(kA), kT, nil())}, final_at(kT + 5, {hash_key(kLock, "A:1=1", kLease - 5)}), false});
+  c.push_back({"Variant_FairNoStalePurge_StaleHeadBlocksNextWaiter", ModelVariant::FairNoStalePurge,
+               with(fair_line_abc(), {step(fair_acquire(kCo, kC + 35'000), kT + 35'000, num(0))}),
+               final_at(kT + 35'000, {list_key(line(), "B:1,C:1"),
+                                      zset_key(deadlines(), at(kB, kC + 35'000) + "," + at(kCo, kC + 40'000))}),
+               true});
+  c.push_back({"Variant_FairNoStalePurge_TryOnceStillPurges", ModelVariant::FairNoStalePurge,
+               with(fair_line_abc(), {step(fair_try_once(kCo, kC + 35'000), kT + 35'000, nil())}),
+               final_at(kT + 35'000, {hash_key(kLock, "C:1=1", kLease)}), false});
+  c.push_back({"Variant_FairSameDeadline_EveryWaiterGetsNowPlusWaitRewrittenOnPoll",
+               ModelVariant::FairSameDeadline,
+               {step(fair_acquire(kA, kC), kT, nil()),
+                step(fair_acquire(kB, kC + 1'000), kT + 1'000, num(29'000)),
+                step(fair_acquire(kCo, kC + 2'000), kT + 2'000, num(28'000)),
+                step(fair_acquire(kB, kC + 3'000), kT + 3'000, num(27'000))},
+               final_at(kT + 3'000, {hash_key(kLock, "A:1=1", kLease - 3'000), list_key(line(), "B:1,C:1"),
+                                     zset_key(deadlines(), at(kCo, kC + 7'000) + "," + at(kB, kC + 8'000))}),
+               true});
+  c.push_back({"Variant_ReleaseNoPublish_ReleaseIsSilent", ModelVariant::ReleaseNoPublish,
+               {step(acquire(kA), kT, nil()), step(release(kA, "r1"), kT + 100, num(1))},
+               final_at(kT + 100, {string_key(latch("r1"), "1", kLatchTtl)}), true});
+  c.push_back({"Variant_ReleaseNoPublish_FairReleaseIsSilent", ModelVariant::ReleaseNoPublish,
+               with(fair_line_abc(), {step(fair_release(kA, kC + 3'000, "r1"), kT + 3'000, num(1))}),
+               final_at(kT + 3'000, {list_key(line(), "B:1,C:1"),
+                                     zset_key(deadlines(), at(kB, kC + 35'000) + "," + at(kCo, kC + 40'000)),
+                                     string_key(latch("r1"), "1", kLatchTtl)}),
+               true});
+  c.push_back({"Variant_ReleaseNoPublish_ForceReleaseStillPublishes", ModelVariant::ReleaseNoPublish,
+               {step(acquire(kA), kT, nil()), step(force_release(), kT + 100, num(1), {unlocked(channel())})},
+               final_at(kT + 100, {}), false});
+  return c;
+}
+
+// Every case: reentrant, fair, then variants.
+inline std::vector<ScriptCase> all_cases() {
+  std::vector<ScriptCase> out = reentrant_cases();
+  for (auto& c : fair_cases()) out.push_back(std::move(c));
+  for (auto& c : variant_cases()) out.push_back(std::move(c));
+  return out;
+}
+
+}  // namespace locksim::cases

@@ -1,0 +1,166 @@
+// Script behaviours that need a hand-built store (states the scripts alone
+// cannot reach), variant naming, and properties over random script sequences.
+#include "model/scripts.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "tests/model/script_cases.h"
+
+namespace locksim {
+namespace {
+
+using namespace cases;  // builders: fair_acquire, kA, ...
+
+TEST(FairAcquire, Step5_FractionalTtlIsTruncatedTowardZero) {
+  for (const auto& [deadline, now, want] :
+       std::vector<std::tuple<double, int64_t, int64_t>>{{1000.9, 100, 900}, {1000.9, 2000, -999}}) {
+    Store s;
+    s.hset(kLock, kA, "1", kT);  // held, no expiry
+    s.rpush(line(), kB, kT);
+    s.rpush(line(), kCo, kT);
+    s.zadd(deadlines(), 1e15, kB, kT);  // live head
+    s.zadd(deadlines(), deadline, kCo, kT);
+    const ExecResult r = run_script(s, fair_acquire(kD, now, kLease, 10), kT);
+    EXPECT_EQ(r.reply, Reply::of_int(want)) << deadline << " " << now;
+    const double want_deadline = (deadline - static_cast<double>(now)) + 10.0 + static_cast<double>(now);
+    EXPECT_EQ(s.zscore(deadlines(), kD, kT), want_deadline);
+  }
+}
+
+TEST(FairAcquire, Step5_LockWithoutExpiryAndEmptyLineGivesMinusOne) {
+  Store s;
+  s.hset(kLock, kA, "1", kT);
+  const ExecResult r = run_script(s, fair_acquire(kB, 500), kT);
+  EXPECT_EQ(r.reply, Reply::of_int(-1));
+  EXPECT_EQ(s.zscore(deadlines(), kB, kT), -1.0 + kWait + 500);
+}
+
+TEST(FairAcquire, Step1_HeadWithoutDeadlineStopsPurgeAndBlocksFreeLock) {
+  Store s;
+  s.rpush(line(), kB, kT);  // B in line but no deadline
+  s.rpush(line(), kCo, kT);
+  s.zadd(deadlines(), 0, kCo, kT);  // stale, but behind B
+  const ExecResult r = run_script(s, fair_acquire(kCo, 1'000'000), kT);
+  EXPECT_EQ(r.reply, Reply::of_int(0));  // step 4: already waiting, lock absent
+  EXPECT_EQ(s.lrange_all(line(), kT), (std::vector<std::string>{kB, kCo}));
+  EXPECT_TRUE(r.holders_after.empty());
+}
+
+TEST(FairAcquire, Step5_OwnerInLineWithoutDeadlineIsPushedAgain) {
+  Store s;
+  s.hset(kLock, kA, "1", kT);
+  s.pexpire(kLock, 100, kT);
+  s.rpush(line(), kB, kT);  // B in line, no deadline
+  const ExecResult r = run_script(s, fair_acquire(kB, 0), kT);
+  EXPECT_EQ(r.reply, Reply::of_int(100));  // last == owner -> ttl = PTTL
+  EXPECT_EQ(s.lrange_all(line(), kT), (std::vector<std::string>{kB, kB}));
+}
+
+TEST(Scripts, WrongTypeLockIsAnErrorReply) {
+  Store s;
+  s.set(kLock, "not a hash", std::nullopt, kT);
+  const ExecResult r = run_script(s, acquire(kA), kT);
+  EXPECT_TRUE(r.reply.is_error());
+  EXPECT_TRUE(r.holders_after.empty());
+  EXPECT_EQ(s.get(kLock, kT), "not a hash");
+}
+
+TEST(Scripts, HoldersAfterListsOwnerFieldsSorted) {
+  Store s;
+  s.hset(kLock, kB, "1", kT);
+  const ExecResult r = run_script(s, renew(kB), kT);
+  EXPECT_EQ(r.holders_after, (std::vector<std::string>{kB}));
+}
+
+TEST(Variant, NamesRoundTripAndAreSnakeCase) {
+  const std::vector<std::string> want = {"correct",
+                                         "renew_no_owner_check",
+                                         "release_no_owner_check",
+                                         "reentry_no_expiry_reset",
+                                         "fair_no_stale_purge",
+                                         "fair_same_deadline",
+                                         "release_no_publish"};
+  std::vector<std::string> got;
+  for (ModelVariant v : all_variants()) {
+    got.emplace_back(variant_name(v));
+    EXPECT_EQ(variant_from_name(variant_name(v)), v);
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(variant_from_name("Correct"), std::nullopt);
+  EXPECT_EQ(variant_from_name(""), std::nullopt);
+}
+
+// ---- properties over random sequences ------------------------------------
+
+struct RandomStep {
+  int kind = 0;
+  int owner = 0;
+  int64_t advance_ms = 0;
+  int64_t lease_ms = 0;
+  int64_t latch_ttl_ms = 0;
+  int rid = 0;
+};
+
+ScriptCall to_call(const RandomStep& r, int64_t now_ms) {
+  static const std::string owners[] = {kA, kB, kCo};
+  const std::string& o = owners[r.owner];
+  const std::string rid = "r" + std::to_string(r.rid);
+  switch (static_cast<ScriptKind>(r.kind)) {
+    case ScriptKind::RlockAcquire: return acquire(o, r.lease_ms);
+    case ScriptKind::RlockRelease: return release(o, rid, r.lease_ms, r.latch_ttl_ms);
+    case ScriptKind::RlockRenew: return renew(o, r.lease_ms);
+    case ScriptKind::RlockForceRelease: return force_release();
+    case ScriptKind::FairAcquire: return fair_acquire(o, now_ms, r.lease_ms);
+    case ScriptKind::FairTryOnce: return fair_try_once(o, now_ms, r.lease_ms);
+    case ScriptKind::FairRelease: return fair_release(o, now_ms, rid, r.lease_ms, r.latch_ttl_ms);
+    case ScriptKind::FairAcquireFailed: return fair_acquire_failed(o);
+    case ScriptKind::FairForceRelease: return fair_force_release(now_ms);
+  }
+  return acquire(o);
+}
+
+rc::Gen<RandomStep> gen_step() {
+  return rc::gen::build<RandomStep>(
+      rc::gen::set(&RandomStep::kind, rc::gen::inRange(0, kScriptKindCount)),
+      rc::gen::set(&RandomStep::owner, rc::gen::inRange(0, 3)),
+      rc::gen::set(&RandomStep::advance_ms, rc::gen::element<int64_t>(0, 1, 999, 5'000, 31'000)),
+      rc::gen::set(&RandomStep::lease_ms, rc::gen::element<int64_t>(0, 1'000, 30'000)),
+      rc::gen::set(&RandomStep::latch_ttl_ms, rc::gen::element<int64_t>(0, 1, 10'000)),
+      rc::gen::set(&RandomStep::rid, rc::gen::inRange(0, 4)));
+}
+
+// Server truth: no script of any variant ever leaves two owner fields.
+RC_GTEST_PROP(ScriptsProperty, AtMostOneHolderAfterEveryScript, ()) {
+  const auto steps = *rc::gen::container<std::vector<RandomStep>>(gen_step());
+  const auto variant = *rc::gen::elementOf(all_variants());
+  Store s;
+  int64_t now = kT;
+  for (const auto& st : steps) {
+    now += st.advance_ms;
+    const ExecResult r = run_script(s, to_call(st, now), now, variant);
+    RC_ASSERT(r.holders_after.size() <= 1u);
+  }
+}
+
+// Same calls, same results and same final keys (no hidden state), and the
+// active sweep is invisible while time moves forward.
+RC_GTEST_PROP(ScriptsProperty, DeterministicAndSweepInvisible, ()) {
+  const auto steps = *rc::gen::container<std::vector<RandomStep>>(gen_step());
+  Store a;
+  Store b;
+  int64_t now = kT;
+  for (const auto& st : steps) {
+    now += st.advance_ms;
+    b.sweep_expired(now);
+    const ExecResult ra = run_script(a, to_call(st, now), now);
+    const ExecResult rb = run_script(b, to_call(st, now), now);
+    RC_ASSERT(ra.reply == rb.reply);
+    RC_ASSERT(ra.published == rb.published);
+    RC_ASSERT(ra.holders_after == rb.holders_after);
+  }
+  RC_ASSERT(a.snapshot(now) == b.snapshot(now));
+}
+
+}  // namespace
+}  // namespace locksim

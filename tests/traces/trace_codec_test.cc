@@ -1,0 +1,326 @@
+// Trace format v1: encoding, round trips, determinism, and the error messages
+// a user sees for a wrong or damaged file.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "traces/trace_format.h"
+#include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
+
+namespace locksim {
+namespace {
+
+TraceHeader sample_header() {
+  TraceHeader h;
+  h.seed = 18446744073709551615ull;
+  h.build = "0.1.0";
+  h.backend = "model";
+  h.scenario = nlohmann::json{{"clients", 3}, {"faults", {{"pause", true}}}, {"locks", {"L0", "L1"}}};
+  return h;
+}
+
+// Every field set away from its default.
+Event full_event() {
+  Event e;
+  e.id = 7;
+  e.true_us = -12;
+  e.kind = EventKind::Script;
+  e.client = 2;
+  e.server = 1;
+  e.owner = "uuid-1:3";
+  e.lock = "L0";
+  e.op = "unlock";
+  e.op_id = 99;
+  e.local_ms = 1'800'000'000'123;
+  e.wait_ms = 5'000;
+  e.lease_ms = 0;
+  e.value = -3;
+  e.detail = "quote \" backslash \\ newline \n tab \t ctrl \x01 utf8 \xc3\xa9";
+  e.script = "rlock_release";
+  e.request_id = "r-1";
+  e.reply = "\"text\"";
+  e.server_ms = 1'700'000'000'000;
+  e.holders_after = {"a:1", "b:2"};
+  e.published = {"redisson_lock__channel:{L0} 0", ""};
+  e.duration_ms = -250;
+  e.target = 0;
+  return e;
+}
+
+TEST(EventKind, NamesRoundTrip) {
+  const std::vector<std::string> want = {"invoke", "ok", "fail", "info", "script", "deliver", "fault", "verdict"};
+  for (size_t i = 0; i < want.size(); ++i) {
+    const auto kind = static_cast<EventKind>(i);
+    EXPECT_EQ(event_kind_name(kind), want[i]);
+    EventKind back = EventKind::Info;
+    ASSERT_TRUE(event_kind_from_name(want[i], &back));
+    EXPECT_EQ(back, kind);
+  }
+  EventKind k;
+  EXPECT_FALSE(event_kind_from_name("Invoke", &k));
+}
+
+TEST(TraceFormat, DefaultEventWritesOnlyIdTimeKind) {
+  Event e;
+  e.id = 3;
+  e.true_us = 1500;
+  e.kind = EventKind::Invoke;
+  EXPECT_EQ(encode_event(e), R"({"id":3,"t":1500,"k":"invoke"})");
+}
+
+TEST(TraceFormat, FullEventUsesFixedKeyOrder) {
+  EXPECT_EQ(encode_event(full_event()),
+            R"({"id":7,"t":-12,"k":"script","c":2,"s":1,"o":"uuid-1:3","l":"L0","op":"unlock","opid":99,)"
+            R"("lms":1800000000123,"wait":5000,"lease":0,"v":-3,)"
+            R"("d":"quote \" backslash \\ newline \n tab \t ctrl \u0001 utf8 )"
+            "\xc3\xa9"
+            R"(","sc":"rlock_release","rid":"r-1","r":"\"text\"","sms":1700000000000,)"
+            R"("h":["a:1","b:2"],"p":["redisson_lock__channel:{L0} 0",""],"dur":-250,"tg":0})");
+}
+
+TEST(TraceFormat, HeaderLine) {
+  EXPECT_EQ(encode_header(sample_header()),
+            R"({"format":"locksim-trace","version":1,"seed":18446744073709551615,"build":"0.1.0",)"
+            R"("backend":"model","scenario":{"clients":3,"faults":{"pause":true},"locks":["L0","L1"]}})");
+}
+
+TEST(TraceFormat, EveryFieldRoundTrips) {
+  const Event e = full_event();
+  Event back;
+  std::string error;
+  ASSERT_TRUE(decode_event(encode_event(e), &back, &error)) << error;
+  EXPECT_EQ(back, e);
+  // And each field alone (the others at their defaults).
+  const Event defaults;
+  Event single;
+  single.id = 1;
+  const auto check = [&](const char* what) {
+    Event got;
+    ASSERT_TRUE(decode_event(encode_event(single), &got, &error)) << what << ": " << error;
+    EXPECT_EQ(got, single) << what;
+    single = defaults;
+    single.id = 1;
+  };
+  single.client = 0; check("client");
+  single.server = 0; check("server");
+  single.wait_ms = 0; check("wait_ms");
+  single.lease_ms = 30'000; check("lease_ms");
+  single.target = 5; check("target");
+  single.value = 1; check("value");
+  single.kind = EventKind::Verdict; check("kind");
+  single.holders_after = {""}; check("holders_after");
+}
+
+RC_GTEST_PROP(TraceFormatProperty, RoundTripIsExactAndEncodingDeterministic,
+              (int64_t t, int64_t lms, int64_t v, int client, std::string owner, std::string detail,
+               std::vector<std::string> holders)) {
+  Event e;
+  e.id = 42;
+  e.true_us = t;
+  e.local_ms = lms;
+  e.value = v;
+  e.client = client;
+  // Strings in traces are UTF-8; keep the generated ones ASCII.
+  for (auto* s : {&owner, &detail}) {
+    for (char& c : *s) c = static_cast<char>(static_cast<unsigned char>(c) & 0x7f);
+  }
+  for (auto& h : holders) {
+    for (char& c : h) c = static_cast<char>(static_cast<unsigned char>(c) & 0x7f);
+  }
+  e.owner = owner;
+  e.detail = detail;
+  e.holders_after = holders;
+  const std::string line = encode_event(e);
+  RC_ASSERT(line.find('\n') == std::string::npos);
+  RC_ASSERT(encode_event(e) == line);
+  Event back;
+  std::string error;
+  RC_ASSERT(decode_event(line, &back, &error));
+  RC_ASSERT(back == e);
+}
+
+std::string write_trace(const std::vector<Event>& events) {
+  std::ostringstream out;
+  TraceWriter w(out, sample_header());
+  for (const auto& e : events) w.write(e);
+  w.close();
+  return out.str();
+}
+
+std::vector<Event> sample_events() {
+  std::vector<Event> events;
+  for (uint64_t i = 0; i < 5; ++i) {
+    Event e = i == 3 ? full_event() : Event{};
+    e.id = i;
+    e.true_us = static_cast<int64_t>(i * 1000);
+    events.push_back(e);
+  }
+  return events;
+}
+
+TEST(TraceWriterReader, StreamRoundTripWithHeader) {
+  const auto events = sample_events();
+  std::istringstream in(write_trace(events));
+  TraceReader r(in, "mem.jsonl");
+  EXPECT_EQ(r.header(), sample_header());
+  std::vector<Event> back;
+  Event e;
+  while (r.next(e)) back.push_back(e);
+  EXPECT_EQ(back, events);
+  EXPECT_EQ(r.events_read(), events.size());
+  EXPECT_FALSE(r.next(e));
+}
+
+TEST(TraceWriterReader, SameEventsSameBytes) {
+  const auto events = sample_events();
+  const std::string a = write_trace(events);
+  EXPECT_EQ(write_trace(events), a);
+  EXPECT_EQ(std::count(a.begin(), a.end(), '\n'), static_cast<long>(events.size() + 1));
+  EXPECT_EQ(a.back(), '\n');
+}
+
+TEST(TraceWriterReader, FileRoundTripAndEventSink) {
+  const std::string path = std::string(LOCKSIM_BINARY_DIR) + "/trace_codec_test.jsonl";
+  {
+    TraceWriter w(path, sample_header());
+    EventSink& sink = w;
+    for (const auto& e : sample_events()) sink.on_event(e);
+    EXPECT_EQ(w.events_written(), 5u);
+  }  // destructor flushes and closes
+  TraceReader r(path);
+  Event e;
+  uint64_t n = 0;
+  while (r.next(e)) ++n;
+  EXPECT_EQ(n, 5u);
+  std::remove(path.c_str());
+}
+
+TEST(TraceWriterReader, UnopenableFilesAreReported) {
+  EXPECT_THROW(TraceWriter("/nonexistent-dir/x.jsonl", sample_header()), TraceError);
+  try {
+    TraceReader r("/nonexistent-dir/x.jsonl");
+    FAIL() << "no error";
+  } catch (const TraceError& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent-dir/x.jsonl: cannot open trace file");
+  }
+}
+
+// The error message a reader gives for `text` (named trace.jsonl), reading
+// to the end.
+std::string read_error(const std::string& text) {
+  std::istringstream in(text);
+  try {
+    TraceReader r(in, "trace.jsonl");
+    Event e;
+    while (r.next(e)) {
+    }
+  } catch (const TraceError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::string kHeader = R"({"format":"locksim-trace","version":1,"seed":1,"build":"b","backend":"model","scenario":{}})";
+
+TEST(TraceReaderErrors, UnknownVersionRejected) {
+  EXPECT_EQ(read_error(R"({"format":"locksim-trace","version":7,"seed":1})"),
+            "trace.jsonl:1: unsupported trace version 7 (this build reads version 1)");
+  EXPECT_EQ(read_error(R"({"format":"locksim-trace","version":0})"),
+            "trace.jsonl:1: unsupported trace version 0 (this build reads version 1)");
+  EXPECT_EQ(read_error(R"({"format":"locksim-trace"})"),
+            "trace.jsonl:1: trace header has no integer \"version\" (this build reads version 1)");
+}
+
+TEST(TraceReaderErrors, UnknownFormatRejected) {
+  EXPECT_EQ(read_error(R"({"format":"jepsen-history","version":1})"),
+            "trace.jsonl:1: not a locksim trace: format \"jepsen-history\" (expected \"locksim-trace\")");
+}
+
+TEST(TraceReaderErrors, MissingHeader) {
+  EXPECT_EQ(read_error(""), "trace.jsonl: empty file (expected a locksim trace header on line 1)");
+  EXPECT_EQ(read_error(R"({"id":0,"t":0,"k":"invoke"})" "\n"),
+            "trace.jsonl:1: missing trace header (expected {\"format\":\"locksim-trace\",\"version\":1,...} "
+            "on the first line)");
+  EXPECT_EQ(read_error("hello\n"),
+            "trace.jsonl:1: missing trace header: malformed JSON at column 1 (expected one JSON object per line)");
+}
+
+TEST(TraceReaderErrors, MalformedLineReportedWithItsLineNumber) {
+  const std::string good = R"({"id":0,"t":0,"k":"invoke"})";
+  EXPECT_EQ(read_error(kHeader + "\n" + good + "\n" + R"({"id":1,"t":5,"k":"ok")" + "\n"),
+            "trace.jsonl:3: malformed JSON at column 23 (expected one JSON object per line)");
+  EXPECT_EQ(read_error(kHeader + "\n" + good + "\n\n"),
+            "trace.jsonl:3: empty line (expected one event per line)");
+  EXPECT_EQ(read_error(kHeader + "\n[1,2]\n"), "trace.jsonl:2: expected a JSON object");
+}
+
+TEST(TraceReaderErrors, BadFieldsReportedWithItsLineNumber) {
+  const auto at_line2 = [](const std::string& event) { return read_error(kHeader + "\n" + event + "\n"); };
+  EXPECT_EQ(at_line2(R"({"id":0,"t":0,"k":"nope"})"), "trace.jsonl:2: unknown event kind \"nope\"");
+  EXPECT_EQ(at_line2(R"({"id":0,"t":0})"), "trace.jsonl:2: event has no string field \"k\" (kind)");
+  EXPECT_EQ(at_line2(R"({"id":0,"t":0,"k":"ok","zz":1})"), "trace.jsonl:2: unknown event field \"zz\"");
+  EXPECT_EQ(at_line2(R"({"id":0,"t":1.5,"k":"ok"})"), "trace.jsonl:2: field \"t\" must be an integer");
+  EXPECT_EQ(at_line2(R"({"id":-1,"t":0,"k":"ok"})"), "trace.jsonl:2: field \"id\" must be a non-negative integer");
+  EXPECT_EQ(at_line2(R"({"id":0,"t":0,"k":"ok","c":4294967296})"), "trace.jsonl:2: field \"c\" is out of range");
+  EXPECT_EQ(at_line2(R"({"id":0,"t":9223372036854775808,"k":"ok"})"),
+            "trace.jsonl:2: field \"t\" is out of range");
+  EXPECT_EQ(at_line2(R"({"id":0,"t":0,"k":"ok","o":3})"), "trace.jsonl:2: field \"o\" must be a string");
+  EXPECT_EQ(at_line2(R"({"id":0,"t":0,"k":"ok","h":["a",1]})"),
+            "trace.jsonl:2: field \"h\" must be an array of strings");
+}
+
+TEST(TraceReaderErrors, IdsMustIncrease) {
+  EXPECT_EQ(read_error(kHeader + "\n" + R"({"id":4,"t":0,"k":"ok"})" + "\n" + R"({"id":4,"t":0,"k":"ok"})" + "\n"),
+            "trace.jsonl:3: event id 4 does not follow 4 (ids must increase)");
+}
+
+TEST(TraceReaderErrors, GoodTraceHasNoError) {
+  EXPECT_EQ(read_error(kHeader + "\n" + R"({"id":0,"t":0,"k":"ok"})" + "\n"), "");
+}
+
+TEST(FirstDifference, IdenticalTracesHaveNone) {
+  std::istringstream a(write_trace(sample_events()));
+  std::istringstream b(write_trace(sample_events()));
+  TraceReader ra(a, "a");
+  TraceReader rb(b, "b");
+  EXPECT_FALSE(first_difference(ra, rb).has_value());
+}
+
+TEST(FirstDifference, ReportsIndexAndBothLines) {
+  auto other = sample_events();
+  other[2].value = 1;
+  std::istringstream a(write_trace(sample_events()));
+  std::istringstream b(write_trace(other));
+  TraceReader ra(a, "a");
+  TraceReader rb(b, "b");
+  const auto d = first_difference(ra, rb);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->index, 2u);
+  EXPECT_EQ(d->line_a, R"({"id":2,"t":2000,"k":"info"})");
+  EXPECT_EQ(d->line_b, R"({"id":2,"t":2000,"k":"info","v":1})");
+  EXPECT_EQ(d->line_number_a, 4u);
+  EXPECT_EQ(d->line_number_b, 4u);
+}
+
+TEST(FirstDifference, ShorterTraceEndsFirst) {
+  auto shorter = sample_events();
+  shorter.pop_back();
+  std::istringstream a(write_trace(shorter));
+  std::istringstream b(write_trace(sample_events()));
+  TraceReader ra(a, "a");
+  TraceReader rb(b, "b");
+  const auto d = first_difference(ra, rb);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->index, 4u);
+  EXPECT_FALSE(d->a.has_value());
+  EXPECT_EQ(d->line_a, "<end of trace>");
+  ASSERT_TRUE(d->b.has_value());
+  EXPECT_EQ(d->b->id, 4u);
+}
+
+}  // namespace
+}  // namespace locksim

@@ -1,0 +1,311 @@
+#include "traces/trace_format.h"
+
+#include <cassert>
+#include <climits>
+#include <cstdio>
+#include <limits>
+
+#ifndef LOCKSIM_BUILD_ID
+#define LOCKSIM_BUILD_ID "unknown"
+#endif
+
+namespace locksim {
+
+using nlohmann::json;
+
+std::string_view trace_build_id() { return LOCKSIM_BUILD_ID; }
+
+namespace {
+
+// ---- encoding: hand-written so the bytes are fixed and it is fast ----
+
+void append_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += '"';
+}
+
+// Writes `"key":` preceded by a comma unless it opens the object.
+void append_key(std::string& out, std::string_view key) {
+  if (out.size() > 1) out += ',';
+  out += '"';
+  out += key;
+  out += "\":";
+}
+
+void put_int(std::string& out, std::string_view key, int64_t v) {
+  append_key(out, key);
+  out += std::to_string(v);
+}
+void put_uint(std::string& out, std::string_view key, uint64_t v) {
+  append_key(out, key);
+  out += std::to_string(v);
+}
+void put_int_unless(std::string& out, std::string_view key, int64_t v, int64_t default_value) {
+  if (v != default_value) put_int(out, key, v);
+}
+void put_str_unless_empty(std::string& out, std::string_view key, const std::string& v) {
+  if (v.empty()) return;
+  append_key(out, key);
+  append_string(out, v);
+}
+void put_list_unless_empty(std::string& out, std::string_view key, const std::vector<std::string>& v) {
+  if (v.empty()) return;
+  append_key(out, key);
+  out += '[';
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ',';
+    append_string(out, v[i]);
+  }
+  out += ']';
+}
+
+// ---- decoding ----
+
+// Every key of version 1, in the order encode_event writes them.
+constexpr std::string_view kEventKeys[] = {"id", "t", "k", "c", "s", "o", "l", "op", "opid", "lms", "wait",
+                                           "lease", "v", "d", "sc", "rid", "r", "sms", "h", "p", "dur", "tg"};
+constexpr std::string_view kHeaderKeys[] = {"format", "version", "seed", "build", "backend", "scenario"};
+
+template <size_t N>
+bool known(const std::string_view (&keys)[N], const std::string& key) {
+  for (const auto& k : keys) {
+    if (k == key) return true;
+  }
+  return false;
+}
+
+bool get_int64(const json& j, const char* key, int64_t* out, std::string* error) {
+  auto it = j.find(key);
+  if (it == j.end()) return true;
+  if (it->is_number_unsigned()) {
+    const auto v = it->get<uint64_t>();
+    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      *error = std::string("field \"") + key + "\" is out of range";
+      return false;
+    }
+    *out = static_cast<int64_t>(v);
+    return true;
+  }
+  if (!it->is_number_integer()) {
+    *error = std::string("field \"") + key + "\" must be an integer";
+    return false;
+  }
+  *out = it->get<int64_t>();
+  return true;
+}
+
+bool get_uint64(const json& j, const char* key, uint64_t* out, std::string* error) {
+  auto it = j.find(key);
+  if (it == j.end()) return true;
+  if (!it->is_number_unsigned()) {
+    *error = std::string("field \"") + key + "\" must be a non-negative integer";
+    return false;
+  }
+  *out = it->get<uint64_t>();
+  return true;
+}
+
+bool get_int(const json& j, const char* key, int* out, std::string* error) {
+  int64_t v = *out;
+  if (!get_int64(j, key, &v, error)) return false;
+  if (v < INT_MIN || v > INT_MAX) {
+    *error = std::string("field \"") + key + "\" is out of range";
+    return false;
+  }
+  *out = static_cast<int>(v);
+  return true;
+}
+
+bool get_string(const json& j, const char* key, std::string* out, std::string* error) {
+  auto it = j.find(key);
+  if (it == j.end()) return true;
+  if (!it->is_string()) {
+    *error = std::string("field \"") + key + "\" must be a string";
+    return false;
+  }
+  *out = it->get<std::string>();
+  return true;
+}
+
+bool get_strings(const json& j, const char* key, std::vector<std::string>* out, std::string* error) {
+  auto it = j.find(key);
+  if (it == j.end()) return true;
+  if (!it->is_array()) {
+    *error = std::string("field \"") + key + "\" must be an array of strings";
+    return false;
+  }
+  out->clear();
+  for (const auto& e : *it) {
+    if (!e.is_string()) {
+      *error = std::string("field \"") + key + "\" must be an array of strings";
+      return false;
+    }
+    out->push_back(e.get<std::string>());
+  }
+  return true;
+}
+
+bool parse_object(std::string_view line, json* out, std::string* error) {
+  try {
+    *out = json::parse(line.begin(), line.end());
+  } catch (const json::parse_error& e) {
+    // e.byte is the 1-based position of the problem within the line.
+    *error = "malformed JSON at column " + std::to_string(e.byte) + " (expected one JSON object per line)";
+    return false;
+  }
+  if (!out->is_object()) {
+    *error = "expected a JSON object";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string encode_header(const TraceHeader& header) {
+  std::string out = "{";
+  append_key(out, "format");
+  append_string(out, kTraceFormatName);
+  put_int(out, "version", kTraceVersion);
+  put_uint(out, "seed", header.seed);
+  append_key(out, "build");
+  append_string(out, header.build);
+  append_key(out, "backend");
+  append_string(out, header.backend);
+  append_key(out, "scenario");
+  // nlohmann::json objects keep keys sorted: dump() is deterministic.
+  out += header.scenario.dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
+  out += '}';
+  return out;
+}
+
+std::string encode_event(const Event& e) {
+  std::string out = "{";
+  out.reserve(160);
+  put_uint(out, "id", e.id);
+  put_int(out, "t", e.true_us);
+  append_key(out, "k");
+  append_string(out, event_kind_name(e.kind));
+  put_int_unless(out, "c", e.client, -1);
+  put_int_unless(out, "s", e.server, -1);
+  put_str_unless_empty(out, "o", e.owner);
+  put_str_unless_empty(out, "l", e.lock);
+  put_str_unless_empty(out, "op", e.op);
+  if (e.op_id != 0) put_uint(out, "opid", e.op_id);
+  put_int_unless(out, "lms", e.local_ms, 0);
+  put_int_unless(out, "wait", e.wait_ms, -1);
+  put_int_unless(out, "lease", e.lease_ms, -1);
+  put_int_unless(out, "v", e.value, 0);
+  put_str_unless_empty(out, "d", e.detail);
+  put_str_unless_empty(out, "sc", e.script);
+  put_str_unless_empty(out, "rid", e.request_id);
+  put_str_unless_empty(out, "r", e.reply);
+  put_int_unless(out, "sms", e.server_ms, 0);
+  put_list_unless_empty(out, "h", e.holders_after);
+  put_list_unless_empty(out, "p", e.published);
+  put_int_unless(out, "dur", e.duration_ms, 0);
+  put_int_unless(out, "tg", e.target, -1);
+  out += '}';
+  return out;
+}
+
+bool decode_header(std::string_view line, TraceHeader* out, std::string* error) {
+  json j;
+  if (!parse_object(line, &j, error)) {
+    *error = "missing trace header: " + *error;
+    return false;
+  }
+  auto format = j.find("format");
+  if (format == j.end()) {
+    *error = "missing trace header (expected {\"format\":\"" + std::string(kTraceFormatName) +
+             "\",\"version\":" + std::to_string(kTraceVersion) + ",...} on the first line)";
+    return false;
+  }
+  if (!format->is_string() || format->get<std::string>() != kTraceFormatName) {
+    *error = "not a locksim trace: format " + format->dump() + " (expected \"" + std::string(kTraceFormatName) + "\")";
+    return false;
+  }
+  auto version = j.find("version");
+  if (version == j.end() || !version->is_number_integer()) {
+    *error = "trace header has no integer \"version\" (this build reads version " +
+             std::to_string(kTraceVersion) + ")";
+    return false;
+  }
+  if (!version->is_number_unsigned() || version->get<uint64_t>() != static_cast<uint64_t>(kTraceVersion)) {
+    *error = "unsupported trace version " + version->dump() + " (this build reads version " +
+             std::to_string(kTraceVersion) + ")";
+    return false;
+  }
+  for (const auto& [key, value] : j.items()) {
+    if (!known(kHeaderKeys, key)) {
+      *error = "unknown trace header field \"" + key + "\"";
+      return false;
+    }
+  }
+  TraceHeader h;
+  h.version = kTraceVersion;
+  if (!get_uint64(j, "seed", &h.seed, error) || !get_string(j, "build", &h.build, error) ||
+      !get_string(j, "backend", &h.backend, error)) {
+    return false;
+  }
+  if (auto it = j.find("scenario"); it != j.end()) h.scenario = *it;
+  *out = std::move(h);
+  return true;
+}
+
+bool decode_event(std::string_view line, Event* out, std::string* error) {
+  json j;
+  if (!parse_object(line, &j, error)) return false;
+  for (const auto& [key, value] : j.items()) {
+    if (!known(kEventKeys, key)) {
+      *error = "unknown event field \"" + key + "\"";
+      return false;
+    }
+  }
+  Event e;
+  auto kind = j.find("k");
+  if (kind == j.end() || !kind->is_string()) {
+    *error = "event has no string field \"k\" (kind)";
+    return false;
+  }
+  if (!event_kind_from_name(kind->get<std::string>(), &e.kind)) {
+    *error = "unknown event kind " + kind->dump();
+    return false;
+  }
+  const bool ok = get_uint64(j, "id", &e.id, error) && get_int64(j, "t", &e.true_us, error) &&
+                  get_int(j, "c", &e.client, error) && get_int(j, "s", &e.server, error) &&
+                  get_string(j, "o", &e.owner, error) && get_string(j, "l", &e.lock, error) &&
+                  get_string(j, "op", &e.op, error) && get_uint64(j, "opid", &e.op_id, error) &&
+                  get_int64(j, "lms", &e.local_ms, error) && get_int64(j, "wait", &e.wait_ms, error) &&
+                  get_int64(j, "lease", &e.lease_ms, error) && get_int64(j, "v", &e.value, error) &&
+                  get_string(j, "d", &e.detail, error) && get_string(j, "sc", &e.script, error) &&
+                  get_string(j, "rid", &e.request_id, error) && get_string(j, "r", &e.reply, error) &&
+                  get_int64(j, "sms", &e.server_ms, error) && get_strings(j, "h", &e.holders_after, error) &&
+                  get_strings(j, "p", &e.published, error) && get_int64(j, "dur", &e.duration_ms, error) &&
+                  get_int(j, "tg", &e.target, error);
+  if (!ok) return false;
+  *out = std::move(e);
+  return true;
+}
+
+}  // namespace locksim

@@ -1,0 +1,52 @@
+// TraceWriter: streams a run's history into a trace (traces/trace_format.h).
+// The header line is written on construction; each event is encoded and
+// written at once, so memory stays bounded however long the run. Also an
+// EventSink, so a run can stream into it directly.
+//
+// Contract: events must arrive with strictly increasing ids. close() flushes
+// (and closes an owned file) and throws TraceError if any write failed; it is
+// idempotent, and the destructor calls it without throwing. Writing after
+// close() is a programming error.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "traces/event.h"
+#include "traces/event_sink.h"
+#include "traces/trace_format.h"
+
+namespace locksim {
+
+class TraceWriter final : public EventSink {
+ public:
+  // Writes to `out`, which must outlive the writer; `name` appears in errors.
+  TraceWriter(std::ostream& out, const TraceHeader& header, std::string name = "<stream>");
+  // Creates (truncates) the file at `path`; throws TraceError if it cannot.
+  TraceWriter(const std::string& path, const TraceHeader& header);
+  ~TraceWriter() override;
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+
+  void write(const Event& event);
+  void on_event(const Event& event) override { write(event); }
+  void close();
+
+  uint64_t events_written() const { return events_written_; }
+
+ private:
+  void write_line(const std::string& line);
+
+  std::unique_ptr<std::ofstream> file_;  // set when the writer owns the file
+  std::ostream* out_ = nullptr;
+  std::string name_;
+  uint64_t events_written_ = 0;
+  std::optional<uint64_t> last_id_;
+  bool closed_ = false;
+};
+
+}  // namespace locksim
