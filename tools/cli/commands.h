@@ -9,6 +9,11 @@
 namespace locksim::cli {
 
 void add_doctor_command(CLI::App& app, int* exit_code);
+void add_run_command(CLI::App& app, int* exit_code);
+void add_replay_command(CLI::App& app, int* exit_code);
+void add_campaign_command(CLI::App& app, int* exit_code);
+void add_mutants_command(CLI::App& app, int* exit_code);
+void add_diff_command(CLI::App& app, int* exit_code);
 
 // Thrown by a command on bad input; main prints "locksim: <what>" and exits 2.
 struct UsageError : std::runtime_error {

@@ -10,6 +10,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   locksim::cli::add_doctor_command(app, &exit_code);
+  locksim::cli::add_run_command(app, &exit_code);
+  locksim::cli::add_replay_command(app, &exit_code);
+  locksim::cli::add_campaign_command(app, &exit_code);
+  locksim::cli::add_diff_command(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,410 @@
+#include "impl/client.h"
+
+#include <algorithm>
+#include <cassert>
+#include <vector>
+
+namespace locksim {
+
+struct LockClient::AcquireOp {
+  uint64_t op_id = 0;
+  int task = 0;
+  LockRef lock;
+  std::string owner;
+  std::string op_name;  // "lock" or "try_lock"
+  int64_t wait_ms = -1;   // -1: no budget (lock())
+  int64_t lease_ms = -1;  // -1: default lease + watchdog
+  bool once = false;      // tryLock(): exactly one attempt
+  int64_t start_ms = 0;   // local wall clock at the start (budget accounting)
+  std::string channel;
+  ClientEnv::SubscriptionId sub = 0;
+  bool subscribed = false;  // requested (confirmed or not)
+  ClientEnv::TimerId wait_timer = 0;
+  bool waiting = false;
+  int64_t rounds = 0;
+  bool finished = false;
+  AcquireDone done;
+
+  bool has_budget() const { return wait_ms >= 0; }
+};
+
+LockClient::LockClient(ClientEnv& env, ClientConfig config)
+    : env_(env), config_(std::move(config)), watchdog_(env_, config_) {
+  assert(!config_.client_uuid.empty());
+  assert(config_.request_timeout_ms > 0);
+  assert(config_.retry_attempts >= 0);
+  assert(config_.latch_ttl_ms() >= 1);
+}
+
+LockClient::~LockClient() = default;
+
+Event LockClient::op_event(EventKind kind, const std::string& op, uint64_t op_id,
+                           const std::string& owner, const std::string& lock) const {
+  Event e;
+  e.kind = kind;
+  e.op = op;
+  e.op_id = op_id;
+  e.owner = owner;
+  e.lock = lock;
+  return e;
+}
+
+std::string LockClient::channel_of(const LockRef& lock, const std::string& owner) const {
+  if (lock.kind == LockKind::Fair) return LockKeys::waiter_channel(lock.name, owner);
+  return LockKeys::channel(lock.name);
+}
+
+void LockClient::lock(int task, const LockRef& lock, int64_t lease_ms, AcquireDone done) {
+  start_acquire(task, lock, -1, lease_ms, false, std::move(done));
+}
+
+void LockClient::try_lock(int task, const LockRef& lock, int64_t wait_ms, int64_t lease_ms,
+                          AcquireDone done) {
+  assert(wait_ms >= 0);
+  start_acquire(task, lock, wait_ms, lease_ms, false, std::move(done));
+}
+
+void LockClient::try_lock_once(int task, const LockRef& lock, int64_t lease_ms, AcquireDone done) {
+  start_acquire(task, lock, 0, lease_ms, true, std::move(done));
+}
+
+void LockClient::start_acquire(int task, const LockRef& lock, int64_t wait_ms, int64_t lease_ms,
+                               bool once, AcquireDone done) {
+  assert(!dead_);
+  assert(lease_ms == -1 || lease_ms > 0);
+  auto op = std::make_shared<AcquireOp>();
+  op->op_id = env_.new_op_id();
+  op->task = task;
+  op->lock = lock;
+  op->owner = owner(task);
+  op->op_name = (wait_ms < 0 && !once) ? "lock" : "try_lock";
+  op->wait_ms = wait_ms;
+  op->lease_ms = lease_ms;
+  op->once = once;
+  op->start_ms = env_.now_ms();
+  op->channel = channel_of(lock, op->owner);
+  op->done = std::move(done);
+  acquires_.emplace(op->op_id, op);
+
+  Event e = op_event(EventKind::Invoke, op->op_name, op->op_id, op->owner, lock.name);
+  e.wait_ms = wait_ms;
+  e.lease_ms = lease_ms;
+  if (once) e.detail = "once";
+  env_.emit(std::move(e));
+  attempt(op);
+}
+
+// Remaining budget after the time spent since the start. Redisson subtracts
+// each stretch (attempt, wait) as measured on the wall clock; the stretches
+// are contiguous, so the sum is simply now - start.
+bool LockClient::spend_budget(const std::shared_ptr<AcquireOp>& op) {
+  if (!op->has_budget()) return true;
+  return op->wait_ms - (env_.now_ms() - op->start_ms) > 0;
+}
+
+void LockClient::attempt(const std::shared_ptr<AcquireOp>& op) {
+  assert(!op->finished);
+  if (++op->rounds > config_.max_wait_rounds) {
+    if (op->has_budget()) {
+      give_up(op, "wait rounds exhausted");
+    } else {
+      finish(op, EventKind::Fail, 0, "wait rounds exhausted", AcquireResult::NotAcquired);
+    }
+    return;
+  }
+  ScriptCall call;
+  ScriptParams& p = call.params;
+  p.lock = op->lock.name;
+  p.owner = op->owner;
+  if (op->lease_ms < 0) {
+    p.lease_ms = config_.watchdog_lease_ms;
+  } else if (config_.mutant == ClientMutant::LeaseUnitSeconds) {
+    p.lease_ms = op->lease_ms / 1000;  // the bug: a unit mix-up
+  } else {
+    p.lease_ms = op->lease_ms;
+  }
+  if (op->lock.kind == LockKind::Fair) {
+    call.kind = op->once ? ScriptKind::FairTryOnce : ScriptKind::FairAcquire;
+    p.line = LockKeys::line(op->lock.name);
+    p.deadlines = LockKeys::deadlines(op->lock.name);
+    p.wait_ms = op->wait_ms > 0 ? op->wait_ms : config_.fair_wait_default_ms;
+    p.now_ms = env_.now_ms();
+  } else {
+    call.kind = ScriptKind::RlockAcquire;
+  }
+  env_.send_script(op->lock.server, call, ScriptTag{op->op_name, op->op_id, ""},
+                   config_.request_timeout_ms,
+                   [this, op](const ScriptOutcome& out) { on_acquire_reply(op, out); });
+}
+
+void LockClient::on_acquire_reply(const std::shared_ptr<AcquireOp>& op, const ScriptOutcome& out) {
+  if (dead_ || op->finished) return;
+  if (out.timed_out) {
+    // Outcome unknown. A fair waiter may now sit in the line: leave it, as on
+    // any give-up, so it does not block everyone behind it until its slot ends.
+    send_acquire_failed(op);
+    finish(op, EventKind::Info, 0, "timeout", AcquireResult::Unknown);
+    return;
+  }
+  const Reply& r = out.reply;
+  if (r.is_nil()) {
+    if (op->lease_ms < 0) watchdog_.arm(op->lock, op->owner);
+    finish(op, EventKind::Ok, 1, "", AcquireResult::Acquired);
+    return;
+  }
+  if (!r.is_int()) {
+    finish(op, EventKind::Info, 0, "error: " + r.to_string(), AcquireResult::Unknown);
+    return;
+  }
+  if (op->once) {
+    finish(op, EventKind::Fail, 0, "not acquired", AcquireResult::NotAcquired);
+    return;
+  }
+  if (!spend_budget(op)) {
+    give_up(op, "wait budget exhausted");
+    return;
+  }
+  if (!op->subscribed) {
+    op->subscribed = true;
+    const int64_t remaining = op->wait_ms - (env_.now_ms() - op->start_ms);
+    const int64_t timeout_ms = op->has_budget() ? remaining : config_.request_timeout_ms;
+    op->sub = env_.subscribe(op->lock.server, op->channel, timeout_ms, [this, op](bool ok) {
+      if (dead_ || op->finished) return;
+      if (!ok) {
+        give_up(op, "subscribe timeout");
+        return;
+      }
+      if (!spend_budget(op)) {
+        give_up(op, "wait budget exhausted");
+        return;
+      }
+      attempt(op);
+    });
+    return;
+  }
+  wait_for_wake(op, r.integer);
+}
+
+void LockClient::wait_for_wake(const std::shared_ptr<AcquireOp>& op, int64_t ttl_ms) {
+  assert(!op->waiting);
+  op->waiting = true;
+  int64_t wait_ms = -1;  // -1: until a message
+  if (op->has_budget()) {
+    const int64_t remaining = op->wait_ms - (env_.now_ms() - op->start_ms);
+    wait_ms = ttl_ms >= 0 ? std::min(ttl_ms, remaining) : remaining;
+  } else if (ttl_ms >= 0) {
+    wait_ms = ttl_ms;
+  }
+  if (wait_ms >= 0) {
+    op->wait_timer = env_.start_timer(wait_ms, [this, op] { wake(op); });
+  }
+}
+
+void LockClient::wake(const std::shared_ptr<AcquireOp>& op) {
+  if (dead_ || op->finished || !op->waiting) return;
+  op->waiting = false;
+  env_.cancel_timer(op->wait_timer);
+  if (!spend_budget(op)) {
+    give_up(op, "wait budget exhausted");
+    return;
+  }
+  attempt(op);
+}
+
+void LockClient::on_message(const std::string& channel, const std::string& /*payload*/) {
+  if (dead_) return;
+  std::vector<std::shared_ptr<AcquireOp>> woken;
+  for (const auto& [id, op] : acquires_) {
+    if (op->waiting && op->channel == channel) woken.push_back(op);
+  }
+  for (const auto& op : woken) wake(op);
+}
+
+void LockClient::send_acquire_failed(const std::shared_ptr<AcquireOp>& op) {
+  if (op->lock.kind != LockKind::Fair || op->once ||
+      config_.mutant == ClientMutant::FairGiveupNoAcquireFailed) {
+    return;
+  }
+  ScriptCall call;
+  call.kind = ScriptKind::FairAcquireFailed;
+  call.params.line = LockKeys::line(op->lock.name);
+  call.params.deadlines = LockKeys::deadlines(op->lock.name);
+  call.params.owner = op->owner;
+  call.params.wait_ms = op->wait_ms > 0 ? op->wait_ms : config_.fair_wait_default_ms;
+  call.params.lock = op->lock.name;
+  env_.send_script(op->lock.server, call, ScriptTag{"acquire_failed", op->op_id, ""},
+                   config_.request_timeout_ms, [](const ScriptOutcome&) {});
+  env_.emit(op_event(EventKind::Info, "acquire_failed", op->op_id, op->owner, op->lock.name));
+}
+
+void LockClient::give_up(const std::shared_ptr<AcquireOp>& op, const std::string& detail) {
+  send_acquire_failed(op);
+  finish(op, EventKind::Fail, 0, detail, AcquireResult::NotAcquired);
+}
+
+void LockClient::finish(const std::shared_ptr<AcquireOp>& op, EventKind kind, int64_t value,
+                        const std::string& detail, AcquireResult result) {
+  assert(!op->finished);
+  op->finished = true;
+  if (op->waiting) {
+    op->waiting = false;
+    env_.cancel_timer(op->wait_timer);
+  }
+  if (op->subscribed) env_.unsubscribe(op->sub);  // always unsubscribe when leaving
+  acquires_.erase(op->op_id);
+  Event e = op_event(kind, op->op_name, op->op_id, op->owner, op->lock.name);
+  e.wait_ms = op->wait_ms;
+  e.lease_ms = op->lease_ms;
+  e.value = value;
+  e.detail = detail;
+  env_.emit(std::move(e));
+  if (result == AcquireResult::Acquired) {
+    last_lease_[op->owner + "\n" + op->lock.name] =
+        op->lease_ms < 0 ? config_.watchdog_lease_ms
+                         : (config_.mutant == ClientMutant::LeaseUnitSeconds ? op->lease_ms / 1000
+                                                                             : op->lease_ms);
+  }
+  AcquireDone done = std::move(op->done);
+  if (done) done(result);
+}
+
+void LockClient::unlock(int task, const LockRef& lock, UnlockDone done) {
+  assert(!dead_);
+  const uint64_t op_id = env_.new_op_id();
+  const std::string who = owner(task);
+  others_[op_id] = OtherOp{"unlock", who, lock.name};
+  env_.emit(op_event(EventKind::Invoke, "unlock", op_id, who, lock.name));
+  // Deterministic request id: client uuid + a per-client counter.
+  const std::string request_id = config_.client_uuid + "-" + std::to_string(next_request_++);
+  send_release(op_id, task, lock, request_id, 0, std::move(done));
+}
+
+void LockClient::send_release(uint64_t op_id, int task, const LockRef& lock,
+                              const std::string& request_id, int attempt, UnlockDone done) {
+  const std::string who = owner(task);
+  ScriptCall call;
+  ScriptParams& p = call.params;
+  p.lock = lock.name;
+  p.owner = who;
+  p.latch = LockKeys::latch(lock.name, request_id);
+  auto lease = last_lease_.find(who + "\n" + lock.name);
+  p.lease_ms = lease == last_lease_.end() ? config_.watchdog_lease_ms : lease->second;
+  p.latch_ttl_ms = config_.latch_ttl_ms();
+  p.message = "0";
+  const std::string wrong = config_.mutant == ClientMutant::UnlockNoWake ? ":nowake" : "";
+  if (lock.kind == LockKind::Fair) {
+    call.kind = ScriptKind::FairRelease;
+    p.line = LockKeys::line(lock.name);
+    p.deadlines = LockKeys::deadlines(lock.name);
+    p.channel_prefix = LockKeys::channel(lock.name) + wrong;
+    p.now_ms = env_.now_ms();
+  } else {
+    call.kind = ScriptKind::RlockRelease;
+    p.channel = LockKeys::channel(lock.name) + wrong;
+  }
+  env_.send_script(lock.server, call, ScriptTag{"unlock", op_id, request_id},
+                   config_.request_timeout_ms,
+                   [this, op_id, task, lock, request_id, attempt,
+                    done = std::move(done)](const ScriptOutcome& out) mutable {
+    if (dead_) return;
+    if (out.timed_out && attempt < config_.retry_attempts) {
+      send_release(op_id, task, lock, request_id, attempt + 1, std::move(done));  // same id
+      return;
+    }
+    const std::string who = owner(task);
+    others_.erase(op_id);
+    Event e = op_event(EventKind::Info, "unlock", op_id, who, lock.name);
+    UnlockResult result = UnlockResult::Unknown;
+    if (out.timed_out) {
+      e.detail = "timeout";
+      watchdog_.release_one(lock.name, who);
+    } else if (out.reply.is_nil()) {
+      e.kind = EventKind::Fail;
+      e.detail = "illegal monitor state";
+      result = UnlockResult::NotHeld;
+      watchdog_.drop_owner(lock.name, who);
+    } else if (out.reply.is_int() && (out.reply.integer == 0 || out.reply.integer == 1)) {
+      e.kind = EventKind::Ok;
+      e.value = out.reply.integer;
+      if (out.reply.integer == 0) {
+        result = UnlockResult::StillHeld;
+        watchdog_.release_one(lock.name, who);
+      } else {
+        result = UnlockResult::Released;
+        if (config_.mutant != ClientMutant::WatchdogNotCancelled) watchdog_.drop_owner(lock.name, who);
+        last_lease_.erase(who + "\n" + lock.name);
+      }
+    } else {
+      e.detail = "error: " + out.reply.to_string();
+      watchdog_.release_one(lock.name, who);
+    }
+    env_.emit(std::move(e));
+    if (done) done(result);
+  });
+}
+
+void LockClient::force_unlock(int task, const LockRef& lock, std::function<void(bool)> done) {
+  assert(!dead_);
+  const uint64_t op_id = env_.new_op_id();
+  const std::string who = owner(task);
+  others_[op_id] = OtherOp{"force_unlock", who, lock.name};
+  env_.emit(op_event(EventKind::Invoke, "force_unlock", op_id, who, lock.name));
+  ScriptCall call;
+  ScriptParams& p = call.params;
+  p.lock = lock.name;
+  p.message = "0";
+  if (lock.kind == LockKind::Fair) {
+    call.kind = ScriptKind::FairForceRelease;
+    p.line = LockKeys::line(lock.name);
+    p.deadlines = LockKeys::deadlines(lock.name);
+    p.channel_prefix = LockKeys::channel(lock.name);
+    p.now_ms = env_.now_ms();
+  } else {
+    call.kind = ScriptKind::RlockForceRelease;
+    p.channel = LockKeys::channel(lock.name);
+  }
+  env_.send_script(lock.server, call, ScriptTag{"force_unlock", op_id, ""},
+                   config_.request_timeout_ms,
+                   [this, op_id, who, lock, done = std::move(done)](const ScriptOutcome& out) {
+    if (dead_) return;
+    others_.erase(op_id);
+    Event e = op_event(EventKind::Info, "force_unlock", op_id, who, lock.name);
+    bool released = false;
+    if (out.timed_out) {
+      e.detail = "timeout";
+    } else if (out.reply.is_int()) {
+      e.kind = EventKind::Ok;
+      e.value = out.reply.integer;
+      released = out.reply.integer == 1;
+      watchdog_.cancel(lock.name);
+    } else {
+      e.detail = "error: " + out.reply.to_string();
+    }
+    env_.emit(std::move(e));
+    if (done) done(released);
+  });
+}
+
+void LockClient::crash() {
+  if (dead_) return;
+  dead_ = true;
+  // Every pending operation's outcome is unknown, in op_id order.
+  std::map<uint64_t, Event> notes;
+  for (const auto& [id, op] : acquires_) {
+    Event e = op_event(EventKind::Info, op->op_name, id, op->owner, op->lock.name);
+    e.wait_ms = op->wait_ms;
+    e.lease_ms = op->lease_ms;
+    e.detail = "crashed";
+    notes.emplace(id, std::move(e));
+  }
+  for (const auto& [id, other] : others_) {
+    Event e = op_event(EventKind::Info, other.op, id, other.owner, other.lock);
+    e.detail = "crashed";
+    notes.emplace(id, std::move(e));
+  }
+  for (auto& [id, e] : notes) env_.emit(std::move(e));
+  acquires_.clear();
+  others_.clear();
+}
+
+}  // namespace locksim

@@ -1,0 +1,99 @@
+// LockClient: the Redisson-style lock client of lock-semantics.md sections 2-3
+// (reentrant and fair lock), event-driven over a ClientEnv. One LockClient is
+// one client process (one uuid); `task` numbers its threads, so an owner id is
+// "<uuid>:<task>". Every operation completes through its callback, later,
+// never inside the call; it records Invoke and exactly one of Ok / Fail /
+// Info in the history (or Info "crashed" via crash()).
+//
+//  lock(lease_ms = -1)             wait without budget
+//  try_lock(wait_ms, lease_ms=-1)  wait at most wait_ms (budget accounting on
+//                                  the local wall clock, as Redisson does)
+//  try_lock_once(lease_ms = -1)    exactly one attempt (fair: try_once script)
+//  unlock()                        release with a fresh request id; retried
+//                                  on timeout with the same id
+//  force_unlock()                  force_release, not retried
+// lease_ms = -1: default lease + watchdog; else an explicit lease, no watchdog.
+// The acquire script is never retried (a lost reply would count twice).
+// A fair waiter leaves the line with acquire_failed whenever it stops waiting
+// without the lock: budget exhausted, subscribe timeout, acquire timeout.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "impl/client_config.h"
+#include "impl/client_env.h"
+#include "impl/watchdog.h"
+
+namespace locksim {
+
+enum class AcquireResult { Acquired, NotAcquired, Unknown };
+// Released: reply 1; StillHeld: reply 0; NotHeld: nil (illegal monitor
+// state); Unknown: timed out after every retry, an error, or a crash.
+enum class UnlockResult { Released, StillHeld, NotHeld, Unknown };
+
+class LockClient {
+ public:
+  using AcquireDone = std::function<void(AcquireResult)>;
+  using UnlockDone = std::function<void(UnlockResult)>;
+
+  LockClient(ClientEnv& env, ClientConfig config);
+  ~LockClient();
+  LockClient(const LockClient&) = delete;
+  LockClient& operator=(const LockClient&) = delete;
+
+  void lock(int task, const LockRef& lock, int64_t lease_ms, AcquireDone done);
+  void try_lock(int task, const LockRef& lock, int64_t wait_ms, int64_t lease_ms, AcquireDone done);
+  void try_lock_once(int task, const LockRef& lock, int64_t lease_ms, AcquireDone done);
+  void unlock(int task, const LockRef& lock, UnlockDone done);
+  void force_unlock(int task, const LockRef& lock, std::function<void(bool released)> done);
+
+  // A pub/sub message reached this client: wakes every waiter of `channel`.
+  void on_message(const std::string& channel, const std::string& payload);
+  // The process dies: every pending operation gets Info "crashed" (in op_id
+  // order); no callback is called afterwards.
+  void crash();
+
+  std::string owner(int task) const { return config_.client_uuid + ":" + std::to_string(task); }
+  const ClientConfig& config() const { return config_; }
+  const Watchdog& watchdog() const { return watchdog_; }
+  size_t pending_operations() const { return acquires_.size() + others_.size(); }
+
+ private:
+  struct AcquireOp;
+  struct OtherOp {  // unlock / force_unlock in flight
+    std::string op, owner, lock;
+  };
+
+  void start_acquire(int task, const LockRef& lock, int64_t wait_ms, int64_t lease_ms, bool once,
+                     AcquireDone done);
+  void attempt(const std::shared_ptr<AcquireOp>& op);
+  void on_acquire_reply(const std::shared_ptr<AcquireOp>& op, const ScriptOutcome& out);
+  void wait_for_wake(const std::shared_ptr<AcquireOp>& op, int64_t ttl_ms);
+  void wake(const std::shared_ptr<AcquireOp>& op);
+  bool spend_budget(const std::shared_ptr<AcquireOp>& op);  // false: exhausted
+  void give_up(const std::shared_ptr<AcquireOp>& op, const std::string& detail);
+  // Fair lock, not tryLock(): leave the line (acquire_failed + its notice).
+  void send_acquire_failed(const std::shared_ptr<AcquireOp>& op);
+  void finish(const std::shared_ptr<AcquireOp>& op, EventKind kind, int64_t value,
+              const std::string& detail, AcquireResult result);
+  void send_release(uint64_t op_id, int task, const LockRef& lock, const std::string& request_id,
+                    int attempt, UnlockDone done);
+  std::string channel_of(const LockRef& lock, const std::string& owner) const;
+  Event op_event(EventKind kind, const std::string& op, uint64_t op_id, const std::string& owner,
+                 const std::string& lock) const;
+
+  ClientEnv& env_;
+  ClientConfig config_;
+  Watchdog watchdog_;
+  std::map<uint64_t, std::shared_ptr<AcquireOp>> acquires_;  // by op_id
+  std::map<uint64_t, OtherOp> others_;                       // by op_id
+  std::map<std::string, int64_t> last_lease_;  // "<owner>\n<lock>" -> lease of its last acquire
+  uint64_t next_request_ = 1;
+  bool dead_ = false;
+};
+
+}  // namespace locksim

@@ -1,0 +1,35 @@
+// ClientConfig, LockRef: how a lock client is set up (its identity, timeouts,
+// retry policy, defaults of lock-semantics.md section 2) and how it names a
+// lock (name, kind, server). Plain data, no behaviour.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "impl/client_mutant.h"
+
+namespace locksim {
+
+enum class LockKind { Reentrant, Fair };
+
+struct LockRef {
+  std::string name;  // the lock hash key, e.g. "L0"
+  LockKind kind = LockKind::Reentrant;
+  int server = 0;    // Redis server index
+};
+
+struct ClientConfig {
+  std::string client_uuid;                 // owner ids are "<uuid>:<task>"
+  int64_t watchdog_lease_ms = 30'000;      // default lease ("watchdog timeout")
+  int64_t fair_wait_default_ms = 300'000;  // fair-lock slot when no wait is given
+  int64_t request_timeout_ms = 3'000;      // per script round trip
+  int retry_attempts = 3;                  // extra tries of release / renew after a timeout
+  int64_t max_wait_rounds = 1'000'000;     // bound on one acquire's poll loop
+  ClientMutant mutant = ClientMutant::None;
+
+  // Lifetime of the unlock latch: it must outlive every retry of one release
+  // (timeout x (1 + retries)), with one timeout of margin. Never 0.
+  int64_t latch_ttl_ms() const { return request_timeout_ms * (retry_attempts + 2); }
+};
+
+}  // namespace locksim

@@ -1,0 +1,13 @@
+-- rlock_renew: the watchdog's renewal; only the holder may extend the lease.
+-- KEYS[1] lock hash
+-- ARGV[1] lease_ms, ARGV[2] owner
+-- Returns 1 when renewed, 0 when the caller does not hold the lock.
+local lock = KEYS[1]
+local lease_ms = ARGV[1]
+local owner = ARGV[2]
+
+if redis.call('hexists', lock, owner) == 1 then
+  redis.call('pexpire', lock, lease_ms)
+  return 1
+end
+return 0

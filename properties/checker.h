@@ -1,0 +1,53 @@
+// Checker: one property, checked in one pass over a history stream with
+// memory bounded per lock and per client (never the whole history).
+// Feed every event in history order with on_event(), then call finish() with
+// the true time the history ends at; violations() lists what was found (at
+// most CheckConfig::max_violations_per_checker, the first ones).
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "properties/check_config.h"
+#include "properties/violation.h"
+#include "traces/event.h"
+
+namespace locksim {
+
+class Checker {
+ public:
+  explicit Checker(const CheckConfig& config) : config_(config) {}
+  virtual ~Checker() = default;
+  Checker(const Checker&) = delete;
+  Checker& operator=(const Checker&) = delete;
+
+  virtual std::string_view name() const = 0;  // a property::k* name
+  virtual void on_event(const Event& event) = 0;
+  virtual void finish(int64_t end_true_us) { (void)end_true_us; }
+
+  const std::vector<Violation>& violations() const { return violations_; }
+  bool ok() const { return violations_.empty(); }
+
+ protected:
+  // Records a violation (dropped once the per-checker cap is reached).
+  void report(Violation v) {
+    if (static_cast<int>(violations_.size()) >= config_.max_violations_per_checker) return;
+    if (v.property.empty()) v.property = std::string(name());
+    violations_.push_back(std::move(v));
+  }
+  const CheckConfig& config() const { return config_; }
+
+ private:
+  CheckConfig config_;
+  std::vector<Violation> violations_;
+};
+
+// Helpers shared by the checkers (pure functions of one event).
+bool is_acquire_op(const Event& e);        // op lock / try_lock
+bool is_script(const Event& e, std::string_view script);
+bool holders_contain(const Event& e, const std::string& owner);
+// Integer value of a Script reply ("123" -> 123); false for nil/errors/bulk.
+bool reply_integer(const Event& e, int64_t* out);
+bool reply_is_nil(const Event& e);
+
+}  // namespace locksim

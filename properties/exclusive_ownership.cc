@@ -1,0 +1,25 @@
+#include "properties/exclusive_ownership.h"
+
+namespace locksim {
+
+void ExclusiveOwnershipChecker::on_event(const Event& e) {
+  if (e.kind != EventKind::Script) return;
+  const auto key = std::make_pair(e.server, e.lock);
+  if (e.holders_after.size() <= 1) {
+    over_owned_.erase(key);
+    return;
+  }
+  if (!over_owned_.insert(key).second) return;  // already reported this episode
+  Violation v;
+  v.lock = e.lock;
+  std::string names;
+  for (const std::string& o : e.holders_after) names += (names.empty() ? "" : ", ") + o;
+  v.message = "after " + e.script + " by " + e.owner + " on server " + std::to_string(e.server) +
+              " the lock hash has " + std::to_string(e.holders_after.size()) + " owners: " + names;
+  v.event_ids = {e.id};
+  v.true_us = {e.true_us};
+  v.owners = e.holders_after;
+  report(std::move(v));
+}
+
+}  // namespace locksim

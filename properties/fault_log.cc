@@ -1,0 +1,94 @@
+#include "properties/fault_log.h"
+
+#include <cstdlib>
+
+namespace locksim {
+
+namespace {
+int64_t floor_ms(int64_t true_us) { return true_us >= 0 ? true_us / 1000 : -((-true_us + 999) / 1000); }
+}  // namespace
+
+void FaultLog::push(PerClient& c, ClientFault f) {
+  c.recent.push_back(std::move(f));
+  while (c.recent.size() > kFaultsPerClient) c.recent.pop_front();
+}
+
+void FaultLog::on_event(const Event& e) {
+  if (e.kind == EventKind::Fault) {
+    if (e.op == "clock_jump" && e.client < 0) {
+      server_recent_.push_back({"server_clock_jump", e.id, e.true_us, e.duration_ms});
+    } else if (e.op == "redis_restart") {
+      server_recent_.push_back({"redis_restart", e.id, e.true_us, 0});
+    }
+    while (server_recent_.size() > kFaultsPerClient) server_recent_.pop_front();
+
+    const int who = e.op == "clock_jump" ? e.client : e.target;
+    if (who < 0) return;
+    PerClient& c = clients_[who];
+    if (e.op == "pause") {
+      c.paused_total_ms += e.duration_ms > 0 ? e.duration_ms : 0;
+      push(c, {"pause", e.id, e.true_us, e.duration_ms});
+    } else if (e.op == "partition") {
+      push(c, {"partition", e.id, e.true_us, e.duration_ms});
+    } else if (e.op == "clock_jump") {
+      if (c.has_offset) c.offset_ms += e.duration_ms;
+      push(c, {"clock_jump", e.id, e.true_us, e.duration_ms});
+    } else if (e.op == "crash") {
+      push(c, {"crash", e.id, e.true_us, 0});
+    }
+    return;
+  }
+  if (e.client < 0) return;
+  if (e.kind == EventKind::Info && e.detail == "timeout") {
+    push(clients_[e.client], {"lost_reply", e.id, e.true_us, 0});
+  }
+  if (e.kind == EventKind::Invoke || e.kind == EventKind::Ok || e.kind == EventKind::Fail) {
+    PerClient& c = clients_[e.client];
+    c.has_offset = true;
+    c.offset_ms = e.local_ms - clock_epoch_ms_ - floor_ms(e.true_us);
+  }
+}
+
+std::deque<ClientFault> FaultLog::faults_between(int client, int64_t from_us, int64_t to_us) const {
+  std::deque<ClientFault> out;
+  auto it = clients_.find(client);
+  if (it == clients_.end()) return out;
+  for (const ClientFault& f : it->second.recent) {
+    const int64_t end_us =
+        (f.kind == "pause" || f.kind == "partition") ? f.true_us + f.duration_ms * 1000 : f.true_us;
+    if (end_us >= from_us && f.true_us <= to_us) out.push_back(f);
+  }
+  return out;
+}
+
+std::deque<ClientFault> FaultLog::server_faults_between(int64_t from_us, int64_t to_us) const {
+  std::deque<ClientFault> out;
+  for (const ClientFault& f : server_recent_) {
+    if (f.true_us >= from_us && f.true_us <= to_us) out.push_back(f);
+  }
+  return out;
+}
+
+int64_t FaultLog::paused_total_ms(int client) const {
+  auto it = clients_.find(client);
+  return it == clients_.end() ? 0 : it->second.paused_total_ms;
+}
+
+std::optional<int64_t> FaultLog::clock_offset_ms(int client) const {
+  auto it = clients_.find(client);
+  if (it == clients_.end() || !it->second.has_offset) return std::nullopt;
+  return it->second.offset_ms;
+}
+
+std::optional<int> FaultLog::most_skewed_client() const {
+  std::optional<int> best;
+  int64_t best_abs = 0;
+  for (const auto& [client, c] : clients_) {
+    if (!c.has_offset) continue;
+    const int64_t a = std::llabs(c.offset_ms);
+    if (a > best_abs) { best_abs = a; best = client; }
+  }
+  return best;
+}
+
+}  // namespace locksim

@@ -1,0 +1,58 @@
+// FaultLog: per client, a short record of the faults that hit it recently
+// (pauses with their length, clock jumps, partitions, lost or late replies,
+// crashes) plus its running pause total and its clock offset (local_ms minus
+// true ms, from the latest client event). Checkers use it to blame a fault for
+// a violation. Memory: at most kFaultsPerClient entries per client.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "traces/event.h"
+
+namespace locksim {
+
+struct ClientFault {
+  std::string kind;        // pause, clock_jump, partition, lost_reply, crash, redis_restart
+  uint64_t event_id = 0;
+  int64_t true_us = 0;     // when it happened
+  int64_t duration_ms = 0; // pause / partition length, clock jump size (signed)
+};
+
+class FaultLog {
+ public:
+  explicit FaultLog(int64_t clock_epoch_ms = 0) : clock_epoch_ms_(clock_epoch_ms) {}
+  static constexpr size_t kFaultsPerClient = 16;
+
+  // Observes every event; records faults and client clock offsets.
+  void on_event(const Event& e);
+
+  // Faults of `client` that overlap [from_us, to_us] (a pause or partition
+  // overlaps when its interval does), oldest first.
+  std::deque<ClientFault> faults_between(int client, int64_t from_us, int64_t to_us) const;
+  // Server faults (redis_restart, server clock_jump) in [from_us, to_us].
+  std::deque<ClientFault> server_faults_between(int64_t from_us, int64_t to_us) const;
+  // Total ms this client has been paused so far (pause durations as announced).
+  int64_t paused_total_ms(int client) const;
+  // Latest known clock offset of `client` (local_ms - true ms); nullopt if unseen.
+  std::optional<int64_t> clock_offset_ms(int client) const;
+  // The client with the largest |offset|, if any offset is non-zero.
+  std::optional<int> most_skewed_client() const;
+
+ private:
+  struct PerClient {
+    std::deque<ClientFault> recent;
+    int64_t paused_total_ms = 0;
+    bool has_offset = false;
+    int64_t offset_ms = 0;
+  };
+  void push(PerClient& c, ClientFault f);
+  int64_t clock_epoch_ms_ = 0;
+  std::map<int, PerClient> clients_;
+  std::deque<ClientFault> server_recent_;
+};
+
+}  // namespace locksim

@@ -1,0 +1,102 @@
+#include "properties/fifo_fairness.h"
+
+namespace locksim {
+
+void FifoFairnessChecker::on_event(const Event& e) {
+  faults_.on_event(e);
+  expire_give_ups(e.true_us, false);
+  if (e.kind == EventKind::Script && e.script.rfind("fair_", 0) == 0) {
+    script_clients_[e.lock].insert(e.client);
+    int64_t ttl_ms = 0;
+    if (e.script == "fair_acquire" && e.op_id != 0 && reply_integer(e, &ttl_ms)) enqueued_ops_[e.op_id] = e.lock;
+    if (e.script == "fair_acquire_failed") give_ups_.erase(e.owner);
+  }
+  if (e.kind == EventKind::Info && e.op == "acquire_failed") {
+    give_ups_.erase(e.owner);
+    if (e.op_id != 0) failed_sent_.insert(e.op_id);
+  }
+  if (e.kind == EventKind::Fail && is_acquire_op(e)) {
+    auto it = enqueued_ops_.find(e.op_id);
+    if (it != enqueued_ops_.end() && !failed_sent_.count(e.op_id))
+      give_ups_[e.owner] = GiveUp{it->second, e.client, e.id, e.true_us};
+  }
+  if ((e.kind == EventKind::Ok || e.kind == EventKind::Fail || e.kind == EventKind::Info) && e.op_id != 0 &&
+      e.op != "acquire_failed") {
+    enqueued_ops_.erase(e.op_id);
+    failed_sent_.erase(e.op_id);
+  }
+  if (e.kind == EventKind::Fault && e.op == "crash") {
+    std::erase_if(give_ups_, [&](const auto& kv) { return kv.second.client == e.target; });
+  }
+  if (auto grant = line_.on_event(e)) check_grant(*grant);
+}
+
+void FifoFairnessChecker::check_grant(const FairLineMirror::Grant& g) {
+  const int64_t now_ms = g.true_us / 1000;
+  for (const FairLineMirror::Waiter& w : g.skipped) {
+    if (w.deadline_ms <= now_ms + config().purge_tolerance_ms) continue;  // stale: legitimately purged
+    if (!line_.is_waiting(w.owner, g.lock)) continue;                      // gave up or crashed
+    Violation v;
+    v.lock = g.lock;
+    v.message = g.owner + " (client " + std::to_string(g.client) + ") was granted at event #" +
+                std::to_string(g.event_id) + " ahead of " + w.owner + " (client " + std::to_string(w.client) +
+                "), who joined the line earlier at event #" + std::to_string(w.enqueue_event) +
+                " and was still waiting with " + format_ms(w.deadline_ms - now_ms) + " of its slot left";
+    v.event_ids = {w.enqueue_event, g.event_id};
+    v.true_us = {w.enqueue_us, g.true_us};
+    v.owners = {w.owner, g.owner};
+    v.blamed_fault = explain_skew(w.client, g.lock);
+    report(std::move(v));
+    return;  // one violation per grant
+  }
+}
+
+// Skew explains a premature purge when some client that ran a fair script on
+// this lock has a clock ahead of the purged waiter's by more than the
+// tolerance: its now_ms made the waiter's deadline look past.
+std::string FifoFairnessChecker::explain_skew(int purged_client, const std::string& lock) const {
+  const int64_t waiter_offset = faults_.clock_offset_ms(purged_client).value_or(0);
+  int best_client = -1;
+  int64_t best_offset = 0;
+  auto it = script_clients_.find(lock);
+  if (it != script_clients_.end()) {
+    for (int c : it->second) {
+      if (c == purged_client) continue;
+      const int64_t off = faults_.clock_offset_ms(c).value_or(0);
+      if (best_client < 0 || off > best_offset) { best_client = c; best_offset = off; }
+    }
+  }
+  if (best_client < 0 || best_offset - waiter_offset <= config().purge_tolerance_ms) return "";
+  const std::string waiter = "client " + std::to_string(purged_client);
+  if (best_offset >= -waiter_offset)
+    return "client " + std::to_string(best_client) + "'s clock is " + format_ms(best_offset) +
+           " ahead: its deadline purged " + waiter + ", who was still waiting";
+  return waiter + "'s clock is " + format_ms(-waiter_offset) +
+         " behind: its slot deadline looked past to the others, so it was purged while still waiting";
+}
+
+void FifoFairnessChecker::expire_give_ups(int64_t now_us, bool at_end) {
+  const int64_t grace_us = 2 * config().request_timeout_ms * 1000;
+  for (auto it = give_ups_.begin(); it != give_ups_.end();) {
+    if (!at_end && now_us <= it->second.true_us + grace_us) { ++it; continue; }
+    Violation v;
+    v.lock = it->second.lock;
+    v.message = it->first + " (client " + std::to_string(it->second.client) +
+                ") gave up waiting at event #" + std::to_string(it->second.event_id) +
+                " without acquire_failed: it blocks every waiter behind it until its slot ends";
+    v.event_ids = {it->second.event_id};
+    v.true_us = {it->second.true_us};
+    v.owners = {it->first};
+    report(std::move(v));
+    it = give_ups_.erase(it);
+  }
+}
+
+void FifoFairnessChecker::finish(int64_t end_true_us) {
+  // A give-up whose acquire_failed had no time to arrive before the end is not blamed.
+  const int64_t grace_us = 2 * config().request_timeout_ms * 1000;
+  std::erase_if(give_ups_, [&](const auto& kv) { return end_true_us <= kv.second.true_us + grace_us; });
+  expire_give_ups(end_true_us, true);
+}
+
+}  // namespace locksim

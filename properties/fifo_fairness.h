@@ -1,0 +1,50 @@
+// FifoFairnessChecker: on a fair lock, waiters that were never purged (their
+// slot deadline had not passed, in true time, give or take
+// CheckConfig::purge_tolerance_ms) and did not give up are granted in line
+// order. Line order and deadlines come from FairLineMirror. When a later
+// waiter is granted while an earlier one is still waiting inside its slot, the
+// checker reports both and explains clock skew when that is the cause ("client
+// 2's clock is 4 000 ms ahead: its deadline purged client 5, who was still
+// waiting"). It also checks that a fair waiter that gives up sends
+// acquire_failed (otherwise it blocks everyone behind it until its slot ends).
+// Memory: the mirror's lines, per client a fault log, per fair lock the
+// clients that ran scripts on it, per owner at most one give-up to confirm.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "properties/checker.h"
+#include "properties/fair_line.h"
+#include "properties/fault_log.h"
+
+namespace locksim {
+
+class FifoFairnessChecker : public Checker {
+ public:
+  explicit FifoFairnessChecker(const CheckConfig& config) : Checker(config), line_(config.purge_tolerance_ms), faults_(config.clock_epoch_ms) {}
+  std::string_view name() const override { return property::kFifoFairness; }
+  void on_event(const Event& e) override;
+  void finish(int64_t end_true_us) override;
+
+ private:
+  struct GiveUp {
+    std::string lock;
+    int client = -1;
+    uint64_t event_id = 0;
+    int64_t true_us = 0;
+  };
+  void check_grant(const FairLineMirror::Grant& g);
+  std::string explain_skew(int purged_client, const std::string& lock) const;
+  void expire_give_ups(int64_t now_us, bool at_end);
+
+  FairLineMirror line_;
+  FaultLog faults_;
+  std::map<std::string, std::set<int>> script_clients_;  // fair lock -> clients that ran scripts
+  std::map<uint64_t, std::string> enqueued_ops_;         // op_id -> lock, for ops that joined a line
+  std::set<uint64_t> failed_sent_;                        // op_ids that sent acquire_failed
+  std::map<std::string, GiveUp> give_ups_;                // owner -> unconfirmed give-up
+};
+
+}  // namespace locksim

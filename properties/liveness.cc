@@ -1,0 +1,111 @@
+#include "properties/liveness.h"
+
+#include <algorithm>
+
+namespace locksim {
+
+void LivenessChecker::on_event(const Event& e) {
+  faults_.on_event(e);
+  line_.on_event(e);
+  switch (e.kind) {
+    case EventKind::Invoke:
+      if (is_acquire_op(e))
+        waiters_[e.op_id] = Waiter{e.owner, e.lock, e.client, e.id, e.true_us, e.wait_ms,
+                                   faults_.paused_total_ms(e.client), false};
+      break;
+    case EventKind::Ok:
+    case EventKind::Fail:
+    case EventKind::Info: {
+      auto it = waiters_.find(e.op_id);
+      if (e.op_id == 0 || it == waiters_.end()) break;
+      if (e.detail != "crashed") check_budget(it->second, e.true_us, e.id, true);
+      waiters_.erase(it);
+      break;
+    }
+    case EventKind::Script:
+      if (e.holders_after.empty()) {
+        if (!free_since_us_.count(e.lock)) {
+          free_since_us_[e.lock] = e.true_us;
+          free_event_[e.lock] = e.id;
+        }
+      } else {
+        free_since_us_.erase(e.lock);
+        free_event_.erase(e.lock);
+      }
+      break;
+    case EventKind::Fault:
+      if (e.op == "crash") {
+        std::erase_if(waiters_, [&](const auto& kv) { return kv.second.client == e.target; });
+      } else if (e.op == "redis_restart") {
+        for (const auto& [op_id, w] : waiters_) {
+          if (!free_since_us_.count(w.lock)) {
+            free_since_us_[w.lock] = e.true_us;
+            free_event_[w.lock] = e.id;
+          }
+        }
+      }
+      break;
+    default:
+      break;
+  }
+  if (e.true_us - last_scan_us_ >= 1000 * 1000) {
+    last_scan_us_ = e.true_us;
+    check_free_waits(e.true_us);
+  }
+}
+
+void LivenessChecker::check_budget(const Waiter& w, int64_t now_us, uint64_t completion_event, bool completed) {
+  if (w.wait_ms < 0) return;
+  const int64_t paused_ms = faults_.paused_total_ms(w.client) - w.paused_at_invoke_ms;
+  const int64_t bound_ms = w.wait_ms + config().wait_slack_ms + paused_ms;
+  const int64_t elapsed_ms = (now_us - w.invoke_us) / 1000;
+  if (elapsed_ms <= bound_ms) return;
+  Violation v;
+  v.property = property::kLiveness;
+  v.lock = w.lock;
+  v.message = w.owner + " (client " + std::to_string(w.client) + ") invoked an acquire with wait budget " +
+              format_ms(w.wait_ms) + " at event #" + std::to_string(w.invoke_event) +
+              (completed ? " and returned after " : " and had not returned after ") + format_ms(elapsed_ms) +
+              " (bound " + format_ms(bound_ms) + ")";
+  v.event_ids = {w.invoke_event};
+  v.true_us = {w.invoke_us};
+  if (completed) {
+    v.event_ids.push_back(completion_event);
+    v.true_us.push_back(now_us);
+  }
+  v.owners = {w.owner};
+  report(std::move(v));
+}
+
+void LivenessChecker::check_free_waits(int64_t now_us) {
+  for (auto& [op_id, w] : waiters_) {
+    if (w.free_reported) continue;
+    auto free_it = free_since_us_.find(w.lock);
+    if (free_it == free_since_us_.end()) continue;
+    int64_t since_us = std::max(free_it->second, w.invoke_us);
+    if (line_.is_fair(w.lock)) {
+      if (auto ahead_ms = line_.latest_deadline_ahead_ms(w.lock, w.owner))
+        since_us = std::max(since_us, *ahead_ms * 1000);
+    }
+    const int64_t paused_ms = faults_.paused_total_ms(w.client) - w.paused_at_invoke_ms;
+    const int64_t waited_ms = (now_us - since_us) / 1000 - paused_ms;
+    if (waited_ms <= config().free_lock_bound_ms) continue;
+    w.free_reported = true;
+    Violation v;
+    v.lock = w.lock;
+    v.message = w.owner + " (client " + std::to_string(w.client) + ") has waited " + format_ms(waited_ms) +
+                " for a lock the server shows free since event #" + std::to_string(free_event_[w.lock]) +
+                " (bound " + format_ms(config().free_lock_bound_ms) + ")";
+    v.event_ids = {w.invoke_event, free_event_[w.lock]};
+    v.true_us = {w.invoke_us, free_it->second};
+    v.owners = {w.owner};
+    report(std::move(v));
+  }
+}
+
+void LivenessChecker::finish(int64_t end_true_us) {
+  check_free_waits(end_true_us);
+  for (const auto& [op_id, w] : waiters_) check_budget(w, end_true_us, 0, false);
+}
+
+}  // namespace locksim

@@ -1,0 +1,54 @@
+// LivenessChecker: waiters make progress.
+//  1. A waiter with a wait budget w (lock/try_lock Invoke with wait_ms >= 0)
+//     completes within w + CheckConfig::wait_slack_ms + the time its client was
+//     paused meanwhile (a paused client is not blamed). Checked at completion
+//     and, for waiters still pending, at finish().
+//  2. No waiter stays pending on a lock the server shows free (the latest
+//     script on it left no owner) for longer than free_lock_bound_ms; on a fair
+//     lock it may in addition wait out the slots of the waiters ahead of it
+//     (FairLineMirror, true time), since dead waiters block until purged.
+//     Checked as true time advances (every second) and at finish().
+// Crashed clients' operations are dropped. Memory: per pending operation one
+// record, per lock one "free since" time, the fair-line mirror.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "properties/checker.h"
+#include "properties/fair_line.h"
+#include "properties/fault_log.h"
+
+namespace locksim {
+
+class LivenessChecker : public Checker {
+ public:
+  explicit LivenessChecker(const CheckConfig& config) : Checker(config), line_(config.purge_tolerance_ms), faults_(config.clock_epoch_ms) {}
+  std::string_view name() const override { return property::kLiveness; }
+  void on_event(const Event& e) override;
+  void finish(int64_t end_true_us) override;
+
+ private:
+  struct Waiter {
+    std::string owner;
+    std::string lock;
+    int client = -1;
+    uint64_t invoke_event = 0;
+    int64_t invoke_us = 0;
+    int64_t wait_ms = -1;
+    int64_t paused_at_invoke_ms = 0;
+    bool free_reported = false;
+  };
+  void check_budget(const Waiter& w, int64_t now_us, uint64_t completion_event, bool completed);
+  void check_free_waits(int64_t now_us);
+
+  FairLineMirror line_;
+  FaultLog faults_;
+  std::map<uint64_t, Waiter> waiters_;                  // op_id -> pending acquire
+  std::map<std::string, int64_t> free_since_us_;        // lock -> server showed it free since
+  std::map<std::string, uint64_t> free_event_;          // lock -> the event that showed it
+  int64_t last_scan_us_ = 0;
+};
+
+}  // namespace locksim

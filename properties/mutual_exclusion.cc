@@ -1,0 +1,128 @@
+#include "properties/mutual_exclusion.h"
+
+#include <cassert>
+
+namespace locksim {
+
+void MutualExclusionChecker::on_event(const Event& e) {
+  faults_.on_event(e);
+  switch (e.kind) {
+    case EventKind::Invoke:
+      if (is_acquire_op(e)) {
+        pending_[e.op_id] = {e.client, e.lease_ms};
+      } else if (e.op == "unlock") {
+        auto lock_it = holds_.find(e.lock);
+        if (lock_it == holds_.end()) break;
+        auto it = lock_it->second.find(e.owner);
+        if (it == lock_it->second.end()) break;
+        assert(it->second.count > 0);
+        if (--it->second.count == 0) lock_it->second.erase(it);
+      }
+      break;
+    case EventKind::Ok:
+      if (is_acquire_op(e)) {
+        auto p = pending_.find(e.op_id);
+        const int64_t lease_ms = p == pending_.end() ? e.lease_ms : p->second.lease_ms;
+        if (p != pending_.end()) pending_.erase(p);
+        if (e.value == 1) start_or_reenter(e, lease_ms);
+      } else if (e.op == "force_unlock" && e.value == 1) {
+        last_force_unlock_[e.lock] = {e.id, e.true_us, e.client};
+      }
+      break;
+    case EventKind::Fail:
+      pending_.erase(e.op_id);
+      break;
+    case EventKind::Info:
+      if (e.op == "hold_lost") {
+        auto lock_it = holds_.find(e.lock);
+        if (lock_it != holds_.end()) lock_it->second.erase(e.owner);
+      } else if (e.op_id != 0 && is_acquire_op(e)) {
+        pending_.erase(e.op_id);
+      }
+      break;
+    case EventKind::Fault:
+      if (e.op == "crash" && e.target >= 0) {
+        for (auto& [lock, by_owner] : holds_) {
+          std::erase_if(by_owner, [&](const auto& kv) { return kv.second.client == e.target; });
+        }
+        std::erase_if(pending_, [&](const auto& kv) { return kv.second.client == e.target; });
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+void MutualExclusionChecker::start_or_reenter(const Event& ok, int64_t lease_ms) {
+  auto& by_owner = holds_[ok.lock];
+  auto it = by_owner.find(ok.owner);
+  if (it != by_owner.end()) {
+    ++it->second.count;  // reentry: the believed hold continues
+    return;
+  }
+  for (const auto& [other_owner, other] : by_owner) {
+    Violation v;
+    v.lock = ok.lock;
+    v.message = "believed holds overlap: " + other_owner + " (client " + std::to_string(other.client) +
+                ") holds since event #" + std::to_string(other.start_event) + " and " + ok.owner +
+                " (client " + std::to_string(ok.client) + ") acquired at event #" + std::to_string(ok.id);
+    v.event_ids = {other.start_event, ok.id};
+    v.true_us = {other.start_us, ok.true_us};
+    v.owners = {other_owner, ok.owner};
+    v.blamed_fault = blame(other, ok.lock, ok.true_us);
+    report(std::move(v));
+  }
+  by_owner[ok.owner] = Hold{ok.client, 1, ok.id, ok.true_us, lease_ms};
+}
+
+// Picks the fault that best explains how `earlier` lost the lock before now:
+// a pause or partition longer than the lease first, then server restarts and
+// server clock jumps, then shorter pauses/partitions and lost replies.
+std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string& lock,
+                                          int64_t now_us) const {
+  const int64_t lease_ms = earlier.lease_ms >= 0 ? earlier.lease_ms : config().default_lease_ms;
+  const std::string lease_text = "lease " + format_ms(lease_ms);
+  const std::string who = "client " + std::to_string(earlier.client);
+  const auto faults = faults_.faults_between(earlier.client, earlier.start_us, now_us);
+
+  const ClientFault* longest_pause = nullptr;
+  const ClientFault* longest_partition = nullptr;
+  int lost_replies = 0;
+  const ClientFault* clock_jump = nullptr;
+  for (const ClientFault& f : faults) {
+    if (f.kind == "pause" && (!longest_pause || f.duration_ms > longest_pause->duration_ms)) longest_pause = &f;
+    if (f.kind == "partition" && (!longest_partition || f.duration_ms > longest_partition->duration_ms))
+      longest_partition = &f;
+    if (f.kind == "lost_reply") ++lost_replies;
+    if (f.kind == "clock_jump") clock_jump = &f;
+  }
+  if (longest_pause && longest_pause->duration_ms > lease_ms)
+    return who + " paused " + format_ms(longest_pause->duration_ms) + " > " + lease_text;
+  if (longest_partition && longest_partition->duration_ms > lease_ms)
+    return who + " partitioned " + format_ms(longest_partition->duration_ms) + " > " + lease_text;
+  for (const ClientFault& f : faults_.server_faults_between(earlier.start_us, now_us)) {
+    if (f.kind == "redis_restart")
+      return "redis server restarted without persistence at event #" + std::to_string(f.event_id) +
+             ", losing the lock";
+    if (f.kind == "server_clock_jump" && f.duration_ms > 0)
+      return "the redis server's clock jumped " + format_ms(f.duration_ms) + " forward (" + lease_text + ")";
+  }
+  if (auto fu = last_force_unlock_.find(lock);
+      fu != last_force_unlock_.end() && fu->second.true_us >= earlier.start_us)
+    return "client " + std::to_string(fu->second.client) + " force-unlocked it at event #" +
+           std::to_string(fu->second.event_id);
+  if (earlier.lease_ms >= 0 && now_us - earlier.start_us > earlier.lease_ms * 1000)
+    return who + " kept a hold with explicit " + lease_text + " for " +
+           format_ms((now_us - earlier.start_us) / 1000);
+  if (longest_pause)
+    return who + " paused " + format_ms(longest_pause->duration_ms) + " (" + lease_text +
+           ", renewal every " + format_ms(lease_ms / 3) + ")";
+  if (longest_partition)
+    return who + " partitioned " + format_ms(longest_partition->duration_ms) + " (" + lease_text + ")";
+  if (lost_replies > 0)
+    return who + " lost " + std::to_string(lost_replies) + " replies (renewals did not get through)";
+  if (clock_jump) return who + "'s clock jumped " + format_ms(clock_jump->duration_ms);
+  return "";
+}
+
+}  // namespace locksim

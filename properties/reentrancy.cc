@@ -1,0 +1,147 @@
+#include "properties/reentrancy.h"
+
+#include <algorithm>
+
+namespace locksim {
+
+namespace {
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+}  // namespace
+
+void ReentrancyChecker::violation(const Event& e, std::string message, std::vector<uint64_t> ids,
+                                  std::vector<int64_t> times) {
+  Violation v;
+  v.lock = e.lock;
+  v.message = std::move(message);
+  ids.push_back(e.id);
+  times.push_back(e.true_us);
+  v.event_ids = std::move(ids);
+  v.true_us = std::move(times);
+  v.owners = {e.owner};
+  report(std::move(v));
+}
+
+void ReentrancyChecker::on_event(const Event& e) {
+  const auto key = std::make_pair(e.lock, e.owner);
+  switch (e.kind) {
+    case EventKind::Script:
+      on_script(e);
+      break;
+    case EventKind::Ok:
+      if (is_acquire_op(e) && e.value == 1) {
+        Count& c = counts_[key];
+        c.client = e.client;
+        ++c.count;
+      } else if (e.op == "unlock") {
+        // Judge by the count when the unlock was invoked (a hold_lost notice
+        // may arrive while the release is in flight).
+        auto snap = unlock_snapshots_.find(e.op_id);
+        Count at_invoke = snap != unlock_snapshots_.end() ? snap->second : Count{e.client, 0, true};
+        if (snap != unlock_snapshots_.end()) unlock_snapshots_.erase(snap);
+        if (absent_lock_releases_.erase(e.op_id) > 0) at_invoke.unknown = true;
+        if (!at_invoke.unknown) {
+          if (at_invoke.count == 0) {
+            violation(e, "unlock by " + e.owner + ", which holds nothing, answered " + std::to_string(e.value) +
+                             " instead of illegal monitor state");
+          } else if (at_invoke.count > 1 && e.value != 0) {
+            violation(e, "unlock of a hold nested " + std::to_string(at_invoke.count) + " deep answered " +
+                             std::to_string(e.value) + " (released) instead of 0 (still held)");
+          } else if (at_invoke.count == 1 && e.value != 1) {
+            violation(e, "unlock of the outermost hold answered " + std::to_string(e.value) +
+                             " instead of 1 (released): the server counts more holds than the client");
+          }
+        }
+        auto it = counts_.find(key);
+        if (it != counts_.end()) {
+          if (it->second.count > 0) --it->second.count;
+          if (e.value == 1 || (it->second.count == 0 && !it->second.unknown)) counts_.erase(it);
+        }
+      }
+      break;
+    case EventKind::Invoke:
+      if (e.op == "unlock") {
+        auto it = counts_.find(key);
+        unlock_snapshots_[e.op_id] = it != counts_.end() ? it->second : Count{e.client, 0, false};
+      }
+      break;
+    case EventKind::Fail:
+      if (e.op == "unlock") {
+        counts_.erase(key);  // illegal monitor state: nothing held
+        unlock_snapshots_.erase(e.op_id);
+      }
+      break;
+    case EventKind::Info:
+      if (e.op == "unlock") {
+        unlock_snapshots_.erase(e.op_id);  // outcome unknown
+        auto it = counts_.find(key);
+        if (it != counts_.end()) it->second.unknown = true;
+      } else if (e.op == "hold_lost") {
+        counts_.erase(key);
+      } else if (is_acquire_op(e) && e.detail == "timeout") {
+        Count& c = counts_[key];
+        c.client = e.client;
+        c.unknown = true;
+      }
+      break;
+    case EventKind::Fault:
+      if (e.op == "crash") {
+        std::erase_if(counts_, [&](const auto& kv) { return kv.second.client == e.target; });
+        std::erase_if(unlock_snapshots_, [&](const auto& kv) { return kv.second.client == e.target; });
+      } else if (e.op == "redis_restart") {
+        std::erase_if(server_, [&](const auto& kv) { return kv.first.first == e.target; });
+        for (auto& [k, c] : counts_) c.unknown = true;  // holds vanished with the data
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+void ReentrancyChecker::on_script(const Event& e) {
+  ServerLock& s = server_[{e.server, e.lock}];
+  if (e.server_ms > s.expire_at_ms) s.holders.clear();  // the key expired meanwhile
+  const bool release = e.script == "rlock_release" || e.script == "fair_release";
+  if (release && !e.request_id.empty()) {
+    auto first = std::find_if(s.releases.begin(), s.releases.end(),
+                              [&](const Release& r) { return r.request_id == e.request_id; });
+    if (first != s.releases.end()) {
+      if (first->reply != e.reply)
+        violation(e, "retried release " + e.request_id + " answered " + e.reply + " but the first answered " +
+                         first->reply, {first->event_id}, {first->true_us});
+      for (const std::string& h : e.holders_after)
+        if (!contains(s.holders, h))
+          violation(e, "retried release " + e.request_id + " changed the owners (added " + h + ")",
+                    {first->event_id}, {first->true_us});
+    } else {
+      const bool fair_absent = e.script == "fair_release" && s.holders.empty();
+      if (fair_absent && e.op_id != 0) {
+        absent_lock_releases_.insert(e.op_id);
+        while (absent_lock_releases_.size() > kRequestsPerLock) absent_lock_releases_.erase(absent_lock_releases_.begin());
+      }
+      if (!contains(s.holders, e.owner) && !fair_absent && !s.holders.empty() && !reply_is_nil(e))
+        violation(e, "release by non-owner " + e.owner + " (held by " + s.holders.front() + ") answered " +
+                         e.reply + " instead of nil");
+      else if (!contains(s.holders, e.owner) && s.holders.empty() && e.script == "rlock_release" &&
+               !reply_is_nil(e))
+        violation(e, "release by " + e.owner + " of a free lock answered " + e.reply + " instead of nil");
+      if (!contains(s.holders, e.owner))
+        for (const std::string& h : e.holders_after)
+          if (!contains(s.holders, h))
+            violation(e, "release by non-owner " + e.owner + " changed the owners (added " + h + ")");
+      s.releases.push_back(Release{e.request_id, e.reply, e.id, e.true_us});
+      while (s.releases.size() > kRequestsPerLock) s.releases.pop_front();
+    }
+  }
+  s.holders = e.holders_after;
+  int64_t reply = 0;
+  const bool granted = (e.script == "rlock_acquire" || e.script == "fair_acquire" || e.script == "fair_try_once") &&
+                       reply_is_nil(e) && holders_contain(e, e.owner);
+  const bool refreshed = granted || (e.script == "rlock_renew" && reply_integer(e, &reply) && reply == 1) ||
+                         (release && reply_integer(e, &reply) && reply == 0);
+  if (e.holders_after.empty()) s.expire_at_ms = INT64_MAX;
+  else if (refreshed && e.lease_ms >= 0) s.expire_at_ms = e.server_ms + e.lease_ms;
+}
+
+}  // namespace locksim

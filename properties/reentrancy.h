@@ -1,0 +1,66 @@
+// ReentrancyChecker: hold counts and release ownership.
+//  1. The hold count follows nested lock/unlock: per (lock, owner) the checker
+//     counts successful acquires; an unlock that leaves the client count above
+//     0 must answer 0 (still held) and the one that brings it to 0 must answer
+//     1 (released). Counts become unknown after an acquire whose outcome is
+//     unknown (timeout) until the hold ends.
+//  2. A release by a non-owner changes nothing: a release script by an owner
+//     that the server's last known holders (latest script on that server and
+//     lock) do not include must answer nil and add no owner (a fair release on
+//     an absent lock answers 1 by design, so such an answer says nothing about
+//     the count); an unlock by an owner that never acquired must fail with
+//     "illegal monitor state". The last known holders forget a key once its
+//     expiry (from the lease of its last acquire/renewal) has passed.
+//  3. A retried release (same request id) is idempotent: same reply as the
+//     first, and no owner added.
+// Memory: per (lock, owner) a count; per (server, lock) the last holders and
+// the replies of its latest kRequestsPerLock release request ids.
+#pragma once
+
+#include <deque>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "properties/checker.h"
+
+namespace locksim {
+
+class ReentrancyChecker : public Checker {
+ public:
+  static constexpr size_t kRequestsPerLock = 256;
+  using Checker::Checker;
+  std::string_view name() const override { return property::kReentrancy; }
+  void on_event(const Event& e) override;
+
+ private:
+  struct Count {
+    int client = -1;
+    int64_t count = 0;
+    bool unknown = false;
+  };
+  struct Release {
+    std::string request_id;
+    std::string reply;
+    uint64_t event_id = 0;
+    int64_t true_us = 0;
+  };
+  struct ServerLock {
+    std::vector<std::string> holders;
+    int64_t expire_at_ms = INT64_MAX;  // server ms after which the key is gone
+    std::deque<Release> releases;
+  };
+  void on_script(const Event& e);
+  void violation(const Event& e, std::string message, std::vector<uint64_t> ids = {},
+                 std::vector<int64_t> times = {});
+
+  std::map<std::pair<std::string, std::string>, Count> counts_;  // (lock, owner)
+  std::map<std::pair<int, std::string>, ServerLock> server_;     // (server, lock)
+  std::map<uint64_t, Count> unlock_snapshots_;                   // unlock op_id -> count at invoke
+  std::set<uint64_t> absent_lock_releases_;                      // fair releases of an absent lock
+};
+
+}  // namespace locksim

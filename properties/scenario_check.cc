@@ -1,0 +1,40 @@
+#include "properties/scenario_check.h"
+
+#include "impl/client_config.h"
+#include "model/variant.h"
+#include "properties/checker_suite.h"
+#include "sim/model_backend.h"
+#include "sim/node_clock.h"
+
+namespace locksim {
+
+CheckConfig default_check_config() {
+  const ClientConfig client;
+  CheckConfig c;
+  c.default_lease_ms = client.watchdog_lease_ms;
+  c.request_timeout_ms = client.request_timeout_ms;
+  c.wait_slack_ms = 2 * client.request_timeout_ms + 1000;
+  // A lost wake-up costs a waiter at most one lease of sleep before it polls.
+  c.free_lock_bound_ms = client.watchdog_lease_ms + c.wait_slack_ms;
+  c.renew_grace_ms = client.request_timeout_ms + 1000;
+  c.clock_epoch_ms = kEpochUs / 1000;
+  return c;
+}
+
+ScenarioVerdict check_scenario(const Scenario& scenario, const CheckConfig& config, EventSink* also) {
+  validate_scenario(scenario);
+  const auto variant = variant_from_name(scenario.model_variant);
+  ModelBackend backend(scenario.servers, variant.value_or(ModelVariant::Correct));
+  CheckerSuite suite(config);
+  FanoutSink fanout;
+  fanout.add(&suite);
+  if (also != nullptr) fanout.add(also);
+  Simulator sim(scenario, backend, fanout);
+  ScenarioVerdict verdict;
+  verdict.summary = sim.run();
+  suite.finish(verdict.summary.end_true_us);
+  verdict.violations = suite.violations();
+  return verdict;
+}
+
+}  // namespace locksim

@@ -1,0 +1,31 @@
+// Scenario checks: run one Scenario on the model backend (its model_variant
+// selects mutant scripts) and stream the history through a CheckerSuite,
+// without storing it. Optionally the history also goes to `also` (a trace
+// writer, or a VectorSink for shrinking). The checker configuration follows
+// the client's defaults (impl/client_config.h).
+#pragma once
+
+#include <vector>
+
+#include "properties/check_config.h"
+#include "properties/violation.h"
+#include "sim/scenario.h"
+#include "sim/simulator.h"
+#include "traces/event_sink.h"
+
+namespace locksim {
+
+struct ScenarioVerdict {
+  RunSummary summary;
+  std::vector<Violation> violations;  // in history order
+  bool ok() const { return violations.empty(); }
+};
+
+// CheckConfig matching ClientConfig's defaults.
+CheckConfig default_check_config();
+
+// Throws ScenarioError on an invalid scenario.
+ScenarioVerdict check_scenario(const Scenario& scenario, const CheckConfig& config = default_check_config(),
+                               EventSink* also = nullptr);
+
+}  // namespace locksim

@@ -1,0 +1,173 @@
+#include "properties/shrink.h"
+
+#include <algorithm>
+
+#include "model/variant.h"
+#include "properties/checker_suite.h"
+#include "properties/scenario_check.h"
+#include "sim/model_backend.h"
+
+namespace locksim {
+
+std::string violation_signature(const Violation& v) {
+  const std::string& b = v.blamed_fault;
+  std::string kind = "none";
+  if (b.find("paused") != std::string::npos) kind = "pause";
+  else if (b.find("partitioned") != std::string::npos) kind = "partition";
+  else if (b.find("restarted") != std::string::npos) kind = "redis_restart";
+  else if (b.find("clock") != std::string::npos) kind = "clock";
+  else if (b.find("force-unlocked") != std::string::npos) kind = "force_unlock";
+  else if (b.find("lost") != std::string::npos) kind = "lost_reply";
+  else if (b.find("explicit") != std::string::npos) kind = "explicit_lease";
+  return v.property + "/" + kind;
+}
+
+std::optional<Counterexample> check_plan(const ExplicitPlan& plan, const CheckConfig& config,
+                                         const std::string& signature) {
+  ModelBackend backend(plan.scenario.servers,
+                       variant_from_name(plan.scenario.model_variant).value_or(ModelVariant::Correct));
+  CheckerSuite suite(config);
+  VectorSink history;
+  FanoutSink fanout;
+  fanout.add(&suite);
+  fanout.add(&history);
+  const RunSummary summary = run_explicit(plan, backend, fanout);
+  suite.finish(summary.end_true_us);
+  for (const Violation& v : suite.violations()) {
+    if (!signature.empty() && violation_signature(v) != signature) continue;
+    Counterexample cx;
+    const size_t end = std::min<size_t>(history.events.size(), v.detected_at_event + 1);
+    cx.events.assign(history.events.begin(), history.events.begin() + static_cast<std::ptrdiff_t>(end));
+    cx.violation = v;
+    return cx;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+class Shrinker {
+ public:
+  Shrinker(ExplicitPlan* plan, const CheckConfig& config, std::string signature, Counterexample best)
+      : plan_(plan), config_(config), signature_(std::move(signature)), best_(std::move(best)) {}
+
+  // Keeps `candidate` if it still fails the same way without growing.
+  bool attempt(const ExplicitPlan& candidate) {
+    if (runs_ >= kMaxShrinkRuns) return false;
+    runs_++;
+    auto cx = check_plan(candidate, config_, signature_);
+    if (!cx || cx->events.size() > best_.events.size()) return false;
+    *plan_ = candidate;
+    best_ = std::move(*cx);
+    return true;
+  }
+
+  void run() {
+    bool progress = true;
+    while (progress && runs_ < kMaxShrinkRuns) {
+      progress = false;
+      progress |= drop_tasks();
+      progress |= drop_faults();
+      progress |= drop_ops();
+      progress |= shorten_delays();
+    }
+  }
+
+  Counterexample best() const { return best_; }
+
+ private:
+  bool drop_tasks() {
+    bool any = false;
+    for (size_t i = plan_->tasks.size(); i-- > 0;) {
+      ExplicitPlan c = *plan_;
+      c.tasks.erase(c.tasks.begin() + static_cast<std::ptrdiff_t>(i));
+      any |= attempt(c);
+    }
+    return any;
+  }
+
+  bool drop_faults() {
+    bool any = false;
+    auto& actions = plan_->faults.actions;
+    // Halves first, then single actions.
+    for (size_t chunk = std::max<size_t>(actions.size() / 2, 1); chunk >= 1; chunk /= 2) {
+      for (size_t start = 0; start < plan_->faults.actions.size();) {
+        ExplicitPlan c = *plan_;
+        auto& a = c.faults.actions;
+        const size_t end = std::min(a.size(), start + chunk);
+        a.erase(a.begin() + static_cast<std::ptrdiff_t>(start), a.begin() + static_cast<std::ptrdiff_t>(end));
+        if (attempt(c)) any = true;
+        else start += chunk;
+      }
+      if (chunk == 1) break;
+    }
+    return any;
+  }
+
+  bool drop_ops() {
+    bool any = false;
+    for (size_t t = 0; t < plan_->tasks.size(); ++t) {
+      for (size_t chunk = std::max<size_t>(plan_->tasks[t].ops.size() / 2, 1); chunk >= 1; chunk /= 2) {
+        for (size_t start = 0; start < plan_->tasks[t].ops.size();) {
+          ExplicitPlan c = *plan_;
+          auto& ops = c.tasks[t].ops;
+          const size_t end = std::min(ops.size(), start + chunk);
+          // Keep the first surviving op's start time: fold the removed delays into it.
+          int64_t removed_delay_us = 0;
+          for (size_t k = start; k < end; ++k) removed_delay_us += ops[k].delay_us;
+          ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(start), ops.begin() + static_cast<std::ptrdiff_t>(end));
+          if (start < ops.size()) ops[start].delay_us += removed_delay_us;
+          if (attempt(c)) any = true;
+          else start += chunk;
+        }
+        if (chunk == 1) break;
+      }
+    }
+    return any;
+  }
+
+  bool shorten_delays() {
+    bool any = false;
+    for (size_t t = 0; t < plan_->tasks.size(); ++t) {
+      for (size_t k = 0; k < plan_->tasks[t].ops.size(); ++k) {
+        if (plan_->tasks[t].ops[k].delay_us < 2000) continue;
+        ExplicitPlan c = *plan_;
+        c.tasks[t].ops[k].delay_us /= 2;
+        any |= attempt(c);
+      }
+    }
+    return any;
+  }
+
+  ExplicitPlan* plan_;
+  const CheckConfig& config_;
+  std::string signature_;
+  Counterexample best_;
+  int runs_ = 0;
+};
+
+}  // namespace
+
+Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature) {
+  auto first = check_plan(*plan, config, signature);
+  if (!first) return Counterexample{};
+  Shrinker shrinker(plan, config, signature, std::move(*first));
+  shrinker.run();
+  return shrinker.best();
+}
+
+Counterexample shrink_scenario(const Scenario& scenario, const Violation& violation, const CheckConfig& config) {
+  VectorSink history;
+  check_scenario(scenario, config, &history);
+  const std::string signature = violation_signature(violation);
+  ExplicitPlan plan = plan_from_history(scenario, history.events);
+  if (check_plan(plan, config, signature)) return shrink_plan(&plan, config, signature);
+  // Not reproducible as an explicit plan: the original history up to the violation.
+  Counterexample cx;
+  const size_t end = std::min<size_t>(history.events.size(), violation.detected_at_event + 1);
+  cx.events.assign(history.events.begin(), history.events.begin() + static_cast<std::ptrdiff_t>(end));
+  cx.violation = violation;
+  return cx;
+}
+
+}  // namespace locksim

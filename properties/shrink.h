@@ -1,0 +1,39 @@
+// Shrinking: turns a failing run into a short counterexample. The failing
+// scenario is re-run to record its history, which becomes an ExplicitPlan
+// (sim/explicit_plan.h: exact operations per task plus exact fault actions).
+// The shrinker then deletes whole tasks, fault actions, chunks of operations
+// and single operations, and shortens delays, keeping each change only if
+// the run still shows a violation with the same signature (property plus the
+// kind of fault blamed) and the counterexample does not grow. The
+// counterexample is the shrunk history up to the event at which that
+// violation was detected. Deterministic; bounded by kMaxShrinkRuns runs.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "properties/campaign.h"
+#include "properties/check_config.h"
+#include "sim/explicit_plan.h"
+
+namespace locksim {
+
+constexpr int kMaxShrinkRuns = 600;
+
+// "mutual_exclusion/pause": the property and the kind of fault blamed.
+std::string violation_signature(const Violation& v);
+
+// Runs an explicit plan; returns the counterexample for the first violation
+// with `signature` (any violation when empty), if there is one.
+std::optional<Counterexample> check_plan(const ExplicitPlan& plan, const CheckConfig& config,
+                                         const std::string& signature);
+
+// Shrinks `plan` (which must fail with `signature`). Returns the shortest
+// counterexample found and leaves the shrunk plan in *plan.
+Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature);
+
+// The whole path from a failing seed: record, convert, shrink. If the plan
+// does not reproduce the violation, returns the original history up to it.
+Counterexample shrink_scenario(const Scenario& scenario, const Violation& violation, const CheckConfig& config);
+
+}  // namespace locksim

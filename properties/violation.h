@@ -1,0 +1,43 @@
+// Violation: one property failure found by a checker in a history. It names
+// the property, explains it in one sentence, and points at the evidence: the
+// event ids involved, their true times, the owners involved and, where a fault
+// made the failure possible, that fault ("client 3 paused 41 000 ms > lease
+// 30 000 ms"). An empty `blamed_fault` means no recorded fault explains it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace locksim {
+
+// Stable property names (used in reports, JSON and mutant results).
+namespace property {
+inline constexpr const char* kExclusiveOwnership = "exclusive_ownership";
+inline constexpr const char* kMutualExclusion = "mutual_exclusion";
+inline constexpr const char* kFifoFairness = "fifo_fairness";
+inline constexpr const char* kWatchdogExpiry = "watchdog_expiry";
+inline constexpr const char* kLiveness = "liveness";
+inline constexpr const char* kReentrancy = "reentrancy";
+}  // namespace property
+
+struct Violation {
+  std::string property;               // one of property::k*
+  std::string lock;                   // lock concerned ("" if none)
+  std::string message;                // one-sentence explanation
+  std::vector<uint64_t> event_ids;    // evidence, in history order
+  std::vector<int64_t> true_us;       // true time of each evidence event
+  std::vector<std::string> owners;    // owners involved
+  std::string blamed_fault;           // fault that made it possible, or ""
+  uint64_t detected_at_event = 0;     // id of the event at which it was found
+                                      // (set by CheckerSuite; the last event at finish)
+
+  // "property [lock]: message (events #1 @1.000s, #7 @31.200s) blamed: ...".
+  std::string to_string() const;
+  bool operator==(const Violation&) const = default;
+};
+
+// "41 000 ms": milliseconds with thousands grouped by spaces (reports only).
+std::string format_ms(int64_t ms);
+
+}  // namespace locksim

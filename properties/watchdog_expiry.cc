@@ -1,0 +1,208 @@
+#include "properties/watchdog_expiry.h"
+
+namespace locksim {
+
+namespace {
+bool is_acquire_script(const Event& e) {
+  return e.script == "rlock_acquire" || e.script == "fair_acquire" || e.script == "fair_try_once";
+}
+bool is_release_script(const Event& e) { return e.script == "rlock_release" || e.script == "fair_release"; }
+}  // namespace
+
+void WatchdogExpiryChecker::on_event(const Event& e) {
+  faults_.on_event(e);
+  prune(e.true_us);
+  const uint64_t op_floor = max_op_id_;  // newest op_id before this event
+  if (e.op_id > max_op_id_) max_op_id_ = e.op_id;
+  const auto key = std::make_pair(e.lock, e.owner);
+  switch (e.kind) {
+    case EventKind::Script:
+      on_script(e);
+      break;
+    case EventKind::Invoke:
+      if (is_acquire_op(e)) {
+        pending_[e.op_id] = {e.lease_ms};
+      } else if (e.op == "unlock") {
+        auto it = owners_.find(key);
+        if (it != owners_.end() && it->second.count > 0) --it->second.count;
+      }
+      break;
+    case EventKind::Ok:
+      if (is_acquire_op(e) && e.value == 1) {
+        auto p = pending_.find(e.op_id);
+        const int64_t lease_ms = p == pending_.end() ? e.lease_ms : p->second.lease_ms;
+        OwnerState& s = owners_[key];
+        if (s.count == 0) {
+          s = OwnerState{};
+          s.client = e.client;
+          s.hold_event = e.id;
+          s.hold_start_us = e.true_us;
+          s.hold_op_floor = op_floor;
+        }
+        ++s.count;
+        s.lease_ms = lease_ms;
+        if (lease_ms < 0) s.watchdog = true;
+        else s.lease_expiry_us = e.true_us + lease_ms * 1000;
+      } else if (e.op == "unlock" && e.value == 1) {
+        auto it = owners_.find(key);
+        if (it != owners_.end() && it->second.count == 0) {
+          it->second.released = true;
+          it->second.release_event = e.id;
+          it->second.release_us = e.true_us;
+          it->second.release_op_floor = op_floor;
+        }
+      } else if (e.op == "unlock" && e.value == 0) {
+        auto it = owners_.find(key);
+        if (it != owners_.end() && it->second.lease_ms >= 0) {
+          // A partial release resets the expiry to the client's lease.
+          it->second.lease_expiry_us = e.true_us + it->second.lease_ms * 1000;
+        }
+      }
+      pending_.erase(e.op_id);
+      break;
+    case EventKind::Fail:
+      if (e.op == "unlock" && e.detail.find("illegal monitor state") != std::string::npos) {
+        on_hold_lost(e, "its unlock answered illegal monitor state");
+      }
+      pending_.erase(e.op_id);
+      break;
+    case EventKind::Info:
+      if (e.op == "hold_lost") on_hold_lost(e, "hold_lost (renewal answered 0)");
+      else if (e.detail == "timeout" && is_acquire_op(e)) {
+        auto it = owners_.find(key);
+        if (it != owners_.end()) it->second.counts_unknown = true;
+      }
+      if (e.op_id != 0 && is_acquire_op(e)) pending_.erase(e.op_id);
+      break;
+    case EventKind::Fault:
+      if (e.op == "crash") crashed_[e.target] = true;
+      if (e.op == "restart") crashed_[e.target] = false;
+      if (e.op == "redis_restart") {
+        std::erase_if(keys_, [&](const auto& kv) { return kv.first.first == e.target; });
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+void WatchdogExpiryChecker::on_script(const Event& e) {
+  const auto key_id = std::make_pair(e.server, e.lock);
+  auto key_it = keys_.find(key_id);
+  const bool granted_now = is_acquire_script(e) && e.reply == "nil" && holders_contain(e, e.owner);
+
+  // 1. The key must be gone once the server clock passed its expiry.
+  if (key_it != keys_.end() && e.server_ms > key_it->second.expire_at_ms) {
+    for (const std::string& holder : e.holders_after) {
+      if (granted_now && holder == e.owner) continue;
+      const KeyLease& k = key_it->second;
+      Violation v;
+      v.lock = e.lock;
+      auto os = owners_.find({e.lock, holder});
+      const bool crashed = os != owners_.end() && crashed_[os->second.client];
+      v.message = std::string(crashed ? "crashed holder " : "holder ") + holder +
+                  " still holds the lock at server time " + std::to_string(e.server_ms) +
+                  " ms, past its expiry at " + std::to_string(k.expire_at_ms) +
+                  " ms (last acquire/renewal at event #" + std::to_string(k.refresh_event) + ")";
+      v.event_ids = {k.refresh_event, e.id};
+      v.true_us = {k.refresh_us, e.true_us};
+      v.owners = {holder};
+      report(std::move(v));
+      break;
+    }
+    if (!granted_now) keys_.erase(key_it);
+    key_it = keys_.end();
+  }
+
+  // Refreshes of the key's expiry.
+  int64_t reply = 0;
+  const bool renewed = e.script == "rlock_renew" && reply_integer(e, &reply) && reply == 1;
+  const bool partial_release = is_release_script(e) && reply_integer(e, &reply) && reply == 0;
+  if (granted_now || renewed || partial_release) {
+    keys_[key_id] = KeyLease{e.server_ms + e.lease_ms, e.id, e.true_us, e.owner};
+  } else if (e.holders_after.empty()) {
+    keys_.erase(key_id);
+  }
+
+  if (e.script != "rlock_renew") return;
+  // 2. Renewal succeeds only for a holder.
+  if (renewed && !holders_contain(e, e.owner)) {
+    Violation v;
+    v.lock = e.lock;
+    v.message = "renewal by " + e.owner + " answered 1 but it does not hold the lock" +
+                (e.holders_after.empty() ? std::string() : " (held by " + e.holders_after.front() + ")");
+    v.event_ids = {e.id};
+    v.true_us = {e.true_us};
+    v.owners = {e.owner};
+    report(std::move(v));
+  }
+  // 4. No renewal after the final release; none for explicit-lease holds.
+  auto os = owners_.find({e.lock, e.owner});
+  if (os == owners_.end()) return;
+  const OwnerState& s = os->second;
+  const bool started_after_release =
+      e.op_id > s.release_op_floor && e.true_us > s.release_us + config().renew_grace_ms * 1000;
+  if (s.released && (renewed || started_after_release)) {
+    Violation v;
+    v.lock = e.lock;
+    v.message = std::string(renewed ? "renewal succeeded " : "a watchdog renewal was started ") +
+                format_ms((e.true_us - s.release_us) / 1000) + " after " + e.owner +
+                "'s final release completed at event #" + std::to_string(s.release_event) +
+                " (the watchdog was not cancelled)";
+    v.event_ids = {s.release_event, e.id};
+    v.true_us = {s.release_us, e.true_us};
+    v.owners = {e.owner};
+    report(std::move(v));
+    os->second.released = false;  // one report per release
+  } else if (!s.released && s.count > 0 && !s.watchdog && e.op_id > s.hold_op_floor) {
+    Violation v;
+    v.lock = e.lock;
+    v.message = "hold of " + e.owner + " taken with an explicit lease at event #" +
+                std::to_string(s.hold_event) + " was renewed by the watchdog";
+    v.event_ids = {s.hold_event, e.id};
+    v.true_us = {s.hold_start_us, e.true_us};
+    v.owners = {e.owner};
+    report(std::move(v));
+    os->second.watchdog = true;  // one report per hold
+  }
+}
+
+// The client learned its hold is gone. Legitimate when a fault hit it (or
+// the server) during the hold, or when an explicit lease ran out.
+void WatchdogExpiryChecker::on_hold_lost(const Event& e, const std::string& how) {
+  auto it = owners_.find({e.lock, e.owner});
+  if (it == owners_.end()) return;
+  OwnerState& s = it->second;
+  // An unlock answering nil for the outermost hold: the count already went to
+  // 0 at its invoke, the hold was still believed until then.
+  const bool was_held = !s.lost && (s.count > 0 || (e.kind == EventKind::Fail && !s.released));
+  s.lost = true;
+  if (!was_held || s.counts_unknown) { s.count = 0; return; }
+  const bool faulted = !faults_.faults_between(s.client, s.hold_start_us, e.true_us).empty() ||
+                       !faults_.server_faults_between(s.hold_start_us, e.true_us).empty();
+  const int64_t slack_us = config().request_timeout_ms * 1000;
+  const bool lease_ran_out = !s.watchdog && e.true_us + slack_us >= s.lease_expiry_us;
+  if (!faulted && !lease_ran_out) {
+    Violation v;
+    v.lock = e.lock;
+    v.message = e.owner + " (client " + std::to_string(s.client) + ") held the lock since event #" +
+                std::to_string(s.hold_event) + (s.watchdog ? " with the watchdog" : " with an explicit lease") +
+                " and no fault hit it, yet lost it: " + how;
+    v.event_ids = {s.hold_event, e.id};
+    v.true_us = {s.hold_start_us, e.true_us};
+    v.owners = {e.owner};
+    report(std::move(v));
+  }
+  s.count = 0;
+}
+
+void WatchdogExpiryChecker::prune(int64_t now_us) {
+  const int64_t horizon_us = 4 * config().default_lease_ms * 1000;
+  if (now_us - last_prune_us_ < horizon_us) return;
+  last_prune_us_ = now_us;
+  std::erase_if(owners_, [&](const auto& kv) {
+    return kv.second.count == 0 && kv.second.release_us + horizon_us < now_us;
+  });
+}
+
+}  // namespace locksim

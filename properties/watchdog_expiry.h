@@ -1,0 +1,75 @@
+// WatchdogExpiryChecker: leases and the watchdog behave as specified.
+//  1. A lock key never outlives its lease: once the server clock passes the
+//     last successful acquire / renewal / partial release plus its lease_ms, no
+//     later script may still see that hold (in particular a crashed holder's
+//     lock is free within lease ms, server time).
+//  2. A renewal answers 1 only for an owner that holds the lock.
+//  3. A live holder whose renewals get through never loses the lock: a hold
+//     with the watchdog that is lost (hold_lost, or unlock answering "illegal
+//     monitor state") without any fault hitting its client or the server is a
+//     violation; so is an explicit-lease hold lost before its lease ran out.
+//  4. No renewal is started after the owner's final release completed (its
+//     op_id, allocated when the renewal starts, is newer than every op_id seen
+//     by then, and it reaches the server more than renew_grace_ms later: the
+//     watchdog must be cancelled), and none succeeds after it; a hold taken
+//     only with explicit leases never gets a renewal started.
+// Memory: per (server, lock) its expected expiry; per (lock, owner) one record,
+// dropped some leases after its final release; per client a fault log.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+
+#include "properties/checker.h"
+#include "properties/fault_log.h"
+
+namespace locksim {
+
+class WatchdogExpiryChecker : public Checker {
+ public:
+  explicit WatchdogExpiryChecker(const CheckConfig& config) : Checker(config), faults_(config.clock_epoch_ms) {}
+  std::string_view name() const override { return property::kWatchdogExpiry; }
+  void on_event(const Event& e) override;
+
+ private:
+  struct KeyLease {            // server truth for one (server, lock)
+    int64_t expire_at_ms = 0;  // server ms after which the key must be gone
+    uint64_t refresh_event = 0;
+    int64_t refresh_us = 0;
+    std::string refreshed_by;
+  };
+  struct OwnerState {          // client view of one (lock, owner)
+    int client = -1;
+    int64_t count = 0;
+    bool watchdog = false;         // some acquire of the current hold armed it
+    bool counts_unknown = false;
+    uint64_t hold_event = 0;
+    int64_t hold_start_us = 0;
+    int64_t lease_ms = -1;         // lease of the latest acquire (-1: watchdog)
+    int64_t lease_expiry_us = 0;   // explicit lease: last refresh + lease
+    uint64_t hold_op_floor = 0;    // newest op_id seen when the hold began
+    bool lost = false;             // the client learned the hold is gone
+    bool released = false;         // an unlock answered 1 (released)
+    uint64_t release_event = 0;
+    int64_t release_us = 0;
+    uint64_t release_op_floor = 0; // newest op_id seen at that answer
+  };
+  struct PendingOp {
+    int64_t lease_ms = -1;
+  };
+
+  void on_script(const Event& e);
+  void on_hold_lost(const Event& e, const std::string& how);
+  void prune(int64_t now_us);
+
+  FaultLog faults_;
+  std::map<std::pair<int, std::string>, KeyLease> keys_;
+  std::map<std::pair<std::string, std::string>, OwnerState> owners_;  // (lock, owner)
+  std::map<uint64_t, PendingOp> pending_;                             // op_id -> acquire
+  std::map<int, bool> crashed_;                                       // client -> crashed
+  int64_t last_prune_us_ = 0;
+  uint64_t max_op_id_ = 0;
+};
+
+}  // namespace locksim

@@ -1,0 +1,90 @@
+// Differential engine: runs random script-call sequences (sim/diff_sequence.h)
+// in lockstep on a *reference* backend (the model) and a *candidate* backend
+// (typically a script pack on live Redis) and reports the first divergence,
+// shrunk to a minimal sequence.
+//
+// After every step it compares: the reply (errors only as "is an error"), the
+// published messages (channel + payload, in order), the lock's holders, and
+// the full snapshot of both backends. Both backends are wiped before every
+// sequence run, and every sequence starts at server time kDiffEpochUs.
+//
+// Shrinking: greedy, deterministic, RapidCheck-style: remove chunks of steps
+// (halves, quarters, ... single steps), then replace single steps by their
+// RapidCheck shrinks, then lower the lock/owner counts; keep any change after
+// which the run still diverges (anywhere); repeat until nothing helps or the
+// run budget is spent.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/backend.h"
+#include "sim/diff_sequence.h"
+
+namespace locksim {
+
+// One side of the comparison: a backend and how to empty it.
+struct DiffSide {
+  Backend* backend = nullptr;
+  std::function<void()> wipe;
+};
+
+struct StepRecord {
+  DiffStep step;
+  ResolvedStep resolved;
+  ExecResult reference;
+  ExecResult candidate;
+  std::vector<KeyState> reference_state;
+  std::vector<KeyState> candidate_state;
+};
+
+struct LockstepResult {
+  size_t steps_run = 0;
+  std::optional<size_t> diverged_at;  // index of the first diverging step
+  std::string divergence;             // what differs, one line
+  std::vector<StepRecord> records;    // filled only with keep_records
+};
+
+// "" when the two agree, else a one-line description of the first difference.
+std::string compare_step(const ExecResult& reference, const ExecResult& candidate,
+                         const std::vector<KeyState>& reference_state,
+                         const std::vector<KeyState>& candidate_state);
+
+LockstepResult run_lockstep(const DiffSequence& seq, const DiffSide& reference, const DiffSide& candidate,
+                            bool keep_records);
+
+// Shrinks a sequence on which `diverges` (returns the diverging step index)
+// answers a value; returns the smallest failing sequence found. `runs` counts
+// calls of `diverges`.
+ShrinkableSequence shrink_sequence(ShrinkableSequence failing,
+                                   const std::function<std::optional<size_t>(const DiffSequence&)>& diverges,
+                                   size_t max_runs, size_t* runs);
+
+struct DiffOptions {
+  int sequences = 200;
+  int length = 50;
+  uint64_t seed = 1;
+  size_t max_shrink_runs = 2000;
+};
+
+struct DiffReport {
+  int sequences_run = 0;
+  int64_t steps_run = 0;
+  int divergences = 0;           // 0 or 1: the campaign stops at the first
+  int diverging_sequence = -1;   // index of the sequence that diverged
+  size_t original_length = 0;    // steps up to the divergence, before shrinking
+  size_t shrink_runs = 0;
+  std::optional<DiffSequence> counterexample;
+  LockstepResult counterexample_run;  // with records
+};
+
+DiffReport run_differential(const DiffOptions& options, const DiffSide& reference, const DiffSide& candidate);
+
+// Human-readable step-by-step account of a report's counterexample.
+std::string format_counterexample(const DiffReport& report, const std::string& reference_name,
+                                  const std::string& candidate_name);
+
+}  // namespace locksim

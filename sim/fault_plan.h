@@ -1,0 +1,32 @@
+// FaultPlan: everything a profile decides about a run's environment, fixed
+// before the run starts: the link behaviour, each node's clock setup, and a
+// time-ordered list of nemesis actions. Plain data; built by
+// make_fault_plan (sim/profiles.h), executed by the Simulator.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/network.h"
+#include "sim/node_clock.h"
+
+namespace locksim {
+
+enum class FaultKind { Crash, Pause, ClientClockJump, ServerClockJump, Partition, RedisRestart };
+
+struct FaultAction {
+  int64_t at_us = 0;
+  FaultKind kind = FaultKind::Crash;
+  int target = 0;              // client index, or server index for server faults
+  int64_t duration_ms = 0;     // pause / partition length, clock jump (signed)
+  int64_t restart_after_ms = -1;  // crash: restart after this long; -1 never
+};
+
+struct FaultPlan {
+  LinkProfile link;
+  std::vector<ClockSetup> client_clocks;  // one per client
+  std::vector<ClockSetup> server_clocks;  // one per server
+  std::vector<FaultAction> actions;       // sorted by at_us (stable)
+};
+
+}  // namespace locksim

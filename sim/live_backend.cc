@@ -1,0 +1,256 @@
+#include "sim/live_backend.h"
+
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+#include "model/score_format.h"
+
+namespace locksim {
+
+namespace {
+
+// Lists every key matching ARGV[1] as {key, type, pttl, {raw values}}; runs
+// at one frozen instant, so types and TTLs are consistent with each other.
+constexpr const char* kSnapshotLua = R"lua(
+local out = {}
+local keys = redis.call('keys', ARGV[1])
+for i = 1, #keys do
+  local k = keys[i]
+  local t = redis.call('type', k)['ok']
+  local v = {}
+  if t == 'hash' then v = redis.call('hgetall', k)
+  elseif t == 'list' then v = redis.call('lrange', k, 0, -1)
+  elseif t == 'zset' then v = redis.call('zrange', k, 0, -1, 'withscores')
+  elseif t == 'string' then v = {redis.call('get', k)}
+  end
+  out[#out + 1] = {k, t, redis.call('pttl', k), v}
+end
+return out
+)lua";
+
+constexpr size_t kMaxMessagesPerScript = 100000;  // bound on messages read around one script
+
+// Escapes glob metacharacters so the prefix matches literally in KEYS.
+std::string glob_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+[[noreturn]] void unexpected(const std::string& where, const std::string& what, const Reply& r) {
+  throw RedisError(where + ": " + what + ": unexpected reply " + r.to_string());
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += ',';
+    out += parts[i];
+  }
+  return out;
+}
+
+// Renders raw Redis values like Store::snapshot (model/store.h).
+std::string render(const std::string& where, const std::string& type, const Reply& values) {
+  std::vector<std::string> raw;
+  for (const Reply& e : values.elements) {
+    if (e.kind != Reply::Kind::Bulk) unexpected(where, "snapshot value", values);
+    raw.push_back(e.text);
+  }
+  if (type == "string") return raw.empty() ? std::string() : raw[0];
+  if (type == "list") return join(raw);
+  if (type == "hash") {
+    std::vector<std::pair<std::string, std::string>> fields;
+    for (size_t i = 0; i + 1 < raw.size(); i += 2) fields.emplace_back(raw[i], raw[i + 1]);
+    std::sort(fields.begin(), fields.end());
+    std::vector<std::string> parts;
+    for (auto& [f, v] : fields) parts.push_back(f + "=" + v);
+    return join(parts);
+  }
+  if (type == "zset") {
+    std::vector<std::string> parts;
+    for (size_t i = 0; i + 1 < raw.size(); i += 2) {
+      double score = 0;
+      if (!parse_score(raw[i + 1], &score)) unexpected(where, "zset score", values);
+      parts.push_back(raw[i] + ":" + format_score(score));
+    }
+    return join(parts);
+  }
+  return "<" + type + ">";
+}
+
+}  // namespace
+
+LiveBackend::LiveBackend(std::vector<ServerControl*> servers, ScriptPack pack, std::string key_prefix)
+    : pack_(std::move(pack)), key_prefix_(std::move(key_prefix)) {
+  assert(!servers.empty());
+  servers_.resize(servers.size());
+  for (size_t i = 0; i < servers.size(); ++i) {
+    assert(servers[i] != nullptr);
+    servers_[i].control = servers[i];
+    connect(servers_[i]);
+  }
+}
+
+LiveBackend::Server& LiveBackend::at(int server) {
+  assert(server >= 0 && server < server_count());
+  return servers_[static_cast<size_t>(server)];
+}
+
+void LiveBackend::connect(Server& s) {
+  RedisConnOptions options;
+  options.host = s.control->host();
+  options.port = s.control->port();
+  s.cmd.reset();
+  s.sub.reset();
+  s.cmd.emplace(RedisConn::connect(options));
+  s.sub.emplace(RedisConn::connect(options));
+  const Reply id = s.sub->command({"CLIENT", "ID"});
+  if (!id.is_int()) unexpected(s.sub->where(), "CLIENT ID", id);
+  s.marker_channel = "__locksim_live_marker__:" + std::to_string(id.integer);
+  s.marker_seq = 0;
+  const Reply r = s.sub->command({"PSUBSCRIBE", "*"});
+  if (r.kind != Reply::Kind::Array || r.elements.empty() || r.elements[0].text != "psubscribe") {
+    unexpected(s.sub->where(), "PSUBSCRIBE", r);
+  }
+  load_scripts(s);
+}
+
+void LiveBackend::load_scripts(Server& s) {
+  for (ScriptKind kind : all_script_kinds()) {
+    const PackScript& script = pack_.script(kind);
+    const Reply r = s.cmd->command({"SCRIPT", "LOAD", script.source});
+    if (r.is_error()) {
+      throw ScriptPackError(script.path + ": Redis rejected the script: " + r.text);
+    }
+    if (r.kind != Reply::Kind::Bulk) unexpected(s.cmd->where(), "SCRIPT LOAD", r);
+    s.sha[static_cast<size_t>(kind)] = r.text;
+  }
+  const Reply r = s.cmd->command({"SCRIPT", "LOAD", kSnapshotLua});
+  if (r.kind != Reply::Kind::Bulk) unexpected(s.cmd->where(), "SCRIPT LOAD (snapshot)", r);
+  s.snapshot_sha = r.text;
+}
+
+std::vector<Published> LiveBackend::drain_published(Server& s, const std::string& begin,
+                                                    const std::string& end) {
+  std::vector<Published> out;
+  bool inside = false;
+  for (size_t n = 0; n <= kMaxMessagesPerScript; ++n) {
+    const Reply r = s.sub->read_reply();
+    if (r.kind != Reply::Kind::Array || r.elements.size() != 4 || r.elements[0].text != "pmessage") {
+      unexpected(s.sub->where(), "pub/sub", r);
+    }
+    const std::string& channel = r.elements[2].text;
+    const std::string& payload = r.elements[3].text;
+    if (channel == s.marker_channel) {
+      if (payload == begin) {
+        inside = true;
+        out.clear();
+      } else if (payload == end && inside) {
+        return out;
+      }
+      continue;  // an older marker (e.g. of a NOSCRIPT retry)
+    }
+    if (inside) out.push_back(Published{channel, payload});
+    // else: published before our script by someone else: not ours.
+  }
+  throw RedisError(s.sub->where() + ": more than " + std::to_string(kMaxMessagesPerScript) +
+                   " messages around one script");
+}
+
+ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t server_now_us) {
+  Server& s = at(server);
+  s.control->set_clock_us(server_now_us);
+  const ScriptArgs args = pack_.build_args(call);
+  ExecResult out;
+  std::string begin;
+  std::string end;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    // One pipeline: marker, script, holders, marker. Redis runs a client's
+    // pipelined commands in order, so the messages the subscriber sees
+    // between the two markers are exactly the script's publishes.
+    ++s.marker_seq;
+    begin = "begin:" + std::to_string(s.marker_seq);
+    end = "end:" + std::to_string(s.marker_seq);
+    std::vector<std::string> argv;
+    argv.reserve(3 + args.keys.size() + args.argv.size());
+    argv.push_back("EVALSHA");
+    argv.push_back(s.sha[static_cast<size_t>(call.kind)]);
+    argv.push_back(std::to_string(args.keys.size()));
+    argv.insert(argv.end(), args.keys.begin(), args.keys.end());
+    argv.insert(argv.end(), args.argv.begin(), args.argv.end());
+    s.cmd->append({"PUBLISH", s.marker_channel, begin});
+    s.cmd->append(argv);
+    s.cmd->append({"HKEYS", call.params.lock});
+    s.cmd->append({"PUBLISH", s.marker_channel, end});
+    const Reply begin_reply = s.cmd->read_reply();
+    out.reply = s.cmd->read_reply();
+    const Reply holders = s.cmd->read_reply();
+    const Reply end_reply = s.cmd->read_reply();
+    if (!begin_reply.is_int() || !end_reply.is_int() || begin_reply.integer < 1) {
+      unexpected(s.cmd->where(), "PUBLISH marker", begin_reply.is_int() ? end_reply : begin_reply);
+    }
+    if (out.reply.is_error() && out.reply.text.rfind("NOSCRIPT", 0) == 0 && attempt == 0) {
+      load_scripts(s);  // the server lost its script cache (restarted behind our back)
+      continue;
+    }
+    out.holders_after.clear();
+    if (holders.kind == Reply::Kind::Array) {
+      for (const Reply& h : holders.elements) out.holders_after.push_back(h.text);
+    } else if (!holders.is_error()) {  // WRONGTYPE: not a hash, no holders
+      unexpected(s.cmd->where(), "HKEYS", holders);
+    }
+    std::sort(out.holders_after.begin(), out.holders_after.end());
+    break;
+  }
+  out.published = drain_published(s, begin, end);
+  return out;
+}
+
+std::vector<KeyState> LiveBackend::snapshot(int server, int64_t server_now_us) {
+  Server& s = at(server);
+  s.control->set_clock_us(server_now_us);
+  const std::string pattern = key_prefix_.empty() ? "*" : "*" + glob_escape(key_prefix_) + "*";
+  Reply r = s.cmd->command({"EVALSHA", s.snapshot_sha, "0", pattern});
+  if (r.is_error() && r.text.rfind("NOSCRIPT", 0) == 0) {
+    load_scripts(s);
+    r = s.cmd->command({"EVALSHA", s.snapshot_sha, "0", pattern});
+  }
+  if (r.kind != Reply::Kind::Array) unexpected(s.cmd->where(), "snapshot", r);
+  std::vector<KeyState> out;
+  out.reserve(r.elements.size());
+  for (const Reply& e : r.elements) {
+    if (e.kind != Reply::Kind::Array || e.elements.size() != 4 || !e.elements[2].is_int()) {
+      unexpected(s.cmd->where(), "snapshot entry", e);
+    }
+    KeyState k;
+    k.key = e.elements[0].text;
+    k.type = e.elements[1].text;
+    k.pttl_ms = e.elements[2].integer;
+    k.value = render(s.cmd->where(), k.type, e.elements[3]);
+    out.push_back(std::move(k));
+  }
+  std::sort(out.begin(), out.end(), [](const KeyState& a, const KeyState& b) { return a.key < b.key; });
+  return out;
+}
+
+void LiveBackend::restart(int server) {
+  Server& s = at(server);
+  s.cmd.reset();
+  s.sub.reset();
+  s.control->restart();
+  connect(s);
+}
+
+void LiveBackend::wipe() {
+  for (Server& s : servers_) {
+    const Reply r = s.cmd->command({"FLUSHALL"});
+    if (r.is_error()) unexpected(s.cmd->where(), "FLUSHALL", r);
+  }
+}
+
+}  // namespace locksim

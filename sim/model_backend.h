@@ -1,0 +1,43 @@
+// ModelBackend: the Backend of sim/backend.h over the in-memory reference
+// model (model/store.h + model/scripts.h). One Store per server; the server
+// clock in µs becomes Redis's ms by floor division. A ModelVariant selects
+// deliberately broken scripts (mutants) for checking the checkers.
+//
+// Contract: as Backend. Server time may go backwards only across restart()
+// or wipe() (the model, like Redis, assumes a monotonic clock otherwise).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/store.h"
+#include "model/variant.h"
+#include "sim/backend.h"
+
+namespace locksim {
+
+class ModelBackend final : public Backend {
+ public:
+  explicit ModelBackend(int server_count = 1, ModelVariant variant = ModelVariant::Correct);
+
+  std::string name() const override { return "model"; }
+  int server_count() const override { return static_cast<int>(stores_.size()); }
+  ExecResult execute(int server, const ScriptCall& call, int64_t server_now_us) override;
+  std::vector<KeyState> snapshot(int server, int64_t server_now_us) override;
+  void restart(int server) override;
+
+  ModelVariant variant() const { return variant_; }
+  // Deletes every key of every server (FLUSHALL).
+  void wipe();
+
+ private:
+  Store& store(int server);
+  ModelVariant variant_;
+  std::vector<Store> stores_;
+};
+
+// Server time in µs -> Redis ms (floor division, also for negative times).
+int64_t server_ms_of_us(int64_t server_now_us);
+
+}  // namespace locksim

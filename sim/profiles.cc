@@ -1,0 +1,107 @@
+#include "sim/profiles.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace locksim {
+
+namespace {
+
+constexpr int64_t kMinuteUs = 60'000'000;
+
+struct Rates {  // per client (or per server) per minute
+  double crash = 0, pause = 0, client_jump = 0, server_jump = 0, partition = 0, redis_restart = 0;
+};
+
+// Poisson arrival times in [0, duration_us) at `per_minute` per minute.
+template <typename Fn>
+void arrivals(Rng& rng, double per_minute, int64_t duration_us, Fn&& fn) {
+  if (per_minute <= 0) return;
+  const double mean_us = static_cast<double>(kMinuteUs) / per_minute;
+  int64_t t = 0;
+  for (int i = 0; i < 100'000; ++i) {  // bound
+    t += 1 + rng.exponential(mean_us);
+    if (t >= duration_us) return;
+    fn(t);
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& profile_names() {
+  static const std::vector<std::string> kNames = {"none", "safe", "pauses", "skew", "hostile"};
+  return kNames;
+}
+
+bool is_profile(const std::string& name) {
+  const auto& names = profile_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+FaultPlan make_fault_plan(const std::string& profile, int clients, int servers,
+                          int64_t duration_us, const Rng& rng) {
+  if (!is_profile(profile)) throw std::invalid_argument("unknown profile '" + profile + "'");
+  assert(clients >= 1 && servers >= 1 && duration_us >= 0);
+  FaultPlan plan;
+  plan.link = LinkProfile{100, 1'000, 0.0, 0, 0.0};
+  plan.client_clocks.assign(clients, ClockSetup{});
+  plan.server_clocks.assign(servers, ClockSetup{});
+  Rates rates;
+  Rng clocks = rng.split("clocks");
+
+  if (profile == "safe") {
+    plan.link = LinkProfile{100, 3'000, 0.01, 2'000, 0.002};
+    for (auto& c : plan.client_clocks) c = ClockSetup{clocks.uniform(-3'000, 3'000), clocks.uniform(-50, 50)};
+    for (auto& s : plan.server_clocks) s = ClockSetup{0, clocks.uniform(-20, 20)};
+    rates.crash = 0.05;
+    rates.pause = 0.5;
+    rates.client_jump = 0.2;
+  } else if (profile == "pauses") {
+    rates.pause = 0.5;
+  } else if (profile == "skew") {
+    for (auto& c : plan.client_clocks) c = ClockSetup{clocks.uniform(-5'000'000, 5'000'000), 0};
+  } else if (profile == "hostile") {
+    plan.link = LinkProfile{100, 20'000, 0.05, 50'000, 0.02};
+    for (auto& c : plan.client_clocks) {
+      c = ClockSetup{clocks.uniform(-2'000'000, 2'000'000), clocks.uniform(-500, 500)};
+    }
+    for (auto& s : plan.server_clocks) s = ClockSetup{0, clocks.uniform(-100, 100)};
+    rates = Rates{0.1, 0.5, 0.2, 0.05, 0.2, 0.02};
+  }
+
+  for (int c = 0; c < clients; ++c) {
+    Rng r = rng.split("client").split(static_cast<uint64_t>(c));
+    arrivals(r, rates.crash, duration_us, [&](int64_t t) {
+      const bool restart = profile == "safe" ? r.chance(0.9) : r.chance(0.7);
+      plan.actions.push_back(FaultAction{t, FaultKind::Crash, c, 0, restart ? r.uniform(500, 10'000) : -1});
+    });
+    arrivals(r, rates.pause, duration_us, [&](int64_t t) {
+      int64_t ms = 0;
+      if (profile == "safe") ms = r.uniform(10, 300);
+      else if (profile == "pauses") ms = r.uniform(31'000, 60'000);
+      else ms = std::min<int64_t>(1 + r.exponential(5'000.0), 120'000);
+      plan.actions.push_back(FaultAction{t, FaultKind::Pause, c, ms, -1});
+    });
+    arrivals(r, rates.client_jump, duration_us, [&](int64_t t) {
+      const int64_t ms = profile == "safe" ? r.uniform(-5, 5) : r.uniform(-5'000, 5'000);
+      plan.actions.push_back(FaultAction{t, FaultKind::ClientClockJump, c, ms, -1});
+    });
+    arrivals(r, rates.partition, duration_us, [&](int64_t t) {
+      plan.actions.push_back(FaultAction{t, FaultKind::Partition, c, r.uniform(100, 20'000), -1});
+    });
+  }
+  for (int s = 0; s < servers; ++s) {
+    Rng r = rng.split("server").split(static_cast<uint64_t>(s));
+    arrivals(r, rates.server_jump, duration_us, [&](int64_t t) {
+      plan.actions.push_back(FaultAction{t, FaultKind::ServerClockJump, s, r.uniform(1, 5'000), -1});
+    });
+    arrivals(r, rates.redis_restart, duration_us, [&](int64_t t) {
+      plan.actions.push_back(FaultAction{t, FaultKind::RedisRestart, s, 0, -1});
+    });
+  }
+  std::stable_sort(plan.actions.begin(), plan.actions.end(),
+                   [](const FaultAction& a, const FaultAction& b) { return a.at_us < b.at_us; });
+  return plan;
+}
+
+}  // namespace locksim

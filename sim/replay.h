@@ -1,0 +1,34 @@
+// Replay: re-runs a trace's scenario (from its header) on a backend and
+// compares the new history with the file event by event (as decoded Events;
+// the lines are kept for the report). Stops at the first difference: its
+// 0-based index, the expected line (from the file, or "<end of trace>") and
+// the actual line (encoded from the run, or "<end of run>").
+// The caller builds the backend the header asks for (model or live).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "sim/backend.h"
+#include "traces/trace_reader.h"
+
+namespace locksim {
+
+struct ReplayMismatch {
+  uint64_t index = 0;
+  std::string expected_line;
+  std::string actual_line;
+};
+
+struct ReplayResult {
+  uint64_t events_compared = 0;
+  std::optional<ReplayMismatch> mismatch;
+  bool identical() const { return !mismatch.has_value(); }
+};
+
+// Throws ScenarioError for a bad scenario in the header, TraceError for a
+// malformed trace line.
+ReplayResult replay_trace(TraceReader& reader, Backend& backend);
+
+}  // namespace locksim

@@ -1,0 +1,63 @@
+#include "sim/run.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include "model/variant.h"
+
+namespace locksim {
+
+namespace {
+bool same_dir(const std::string& a, const std::string& b) {
+  std::error_code ec1, ec2;
+  const auto ca = std::filesystem::weakly_canonical(a, ec1);
+  const auto cb = std::filesystem::weakly_canonical(b, ec2);
+  if (ec1 || ec2) return a == b;
+  return ca == cb;
+}
+}  // namespace
+
+ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backend_kind) {
+  if (backend_kind != "model" && backend_kind != "live") {
+    throw ScenarioError("unknown backend '" + backend_kind + "' (model, live)");
+  }
+  const std::string dir = scenario->scripts.empty() ? ScriptPack::default_dir() : scenario->scripts;
+  ScriptPack pack = ScriptPack::load(dir);
+  if (pack.model_variant()) {
+    scenario->model_variant = std::string(variant_name(*pack.model_variant()));
+  } else if (scenario->scripts.empty() || same_dir(dir, ScriptPack::default_dir())) {
+    scenario->model_variant = std::string(variant_name(ModelVariant::Correct));
+  } else if (backend_kind == "model") {
+    throw ScenarioError("script pack " + dir +
+                        " has no \"model_variant\" in its manifest: it only runs with --backend live");
+  }
+  return pack;
+}
+
+TraceHeader make_trace_header(const Scenario& scenario, const std::string& backend_kind) {
+  TraceHeader h;
+  h.seed = scenario.seed;
+  h.build = std::string(trace_build_id());
+  h.backend = backend_kind;
+  h.scenario = scenario_to_json(scenario);
+  return h;
+}
+
+Scenario scenario_from_header(const TraceHeader& header) {
+  Scenario s = scenario_from_json(header.scenario);
+  if (s.seed != header.seed) throw ScenarioError("trace header: seed differs from the scenario's seed");
+  return s;
+}
+
+std::string summary_line(const Scenario& scenario, const RunSummary& summary) {
+  std::ostringstream out;
+  out << "seed=" << scenario.seed << " clients=" << scenario.clients << " locks=" << scenario.locks
+      << " lock=" << scenario.lock_kind << " profile=" << scenario.profile
+      << " events=" << summary.events << " scripts=" << summary.scripts
+      << " ops=" << summary.invokes << " ok=" << summary.oks << " fail=" << summary.fails
+      << " info=" << summary.infos << " faults=" << summary.faults
+      << " end_ms=" << summary.end_true_us / 1000;
+  return out.str();
+}
+
+}  // namespace locksim

@@ -1,0 +1,33 @@
+// Running a Scenario end to end: resolving its script pack into the model
+// variant, building the trace header, and running the Simulator into a sink.
+//
+// Script packs: an empty `scripts` means the default pack (impl/lua, Correct).
+// A pack with "model_variant" in its manifest is modelled by that variant; a
+// pack other than the default one without it can only run live:
+// resolve_scenario_scripts(..., "model") throws ScenarioError for it.
+#pragma once
+
+#include <string>
+
+#include "impl/script_pack.h"
+#include "sim/backend.h"
+#include "sim/scenario.h"
+#include "sim/simulator.h"
+#include "traces/event_sink.h"
+#include "traces/trace_format.h"
+
+namespace locksim {
+
+// Loads the scenario's pack (throws ScriptPackError), sets
+// scenario->model_variant from it, and checks it can run on `backend_kind`
+// ("model" or "live"; anything else throws ScenarioError).
+ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backend_kind);
+
+TraceHeader make_trace_header(const Scenario& scenario, const std::string& backend_kind);
+// The scenario stored in a trace header (throws ScenarioError).
+Scenario scenario_from_header(const TraceHeader& header);
+
+// One line for humans: "seed=1 events=... ops=... ok=... fail=... info=... faults=... end_ms=...".
+std::string summary_line(const Scenario& scenario, const RunSummary& summary);
+
+}  // namespace locksim

@@ -1,0 +1,56 @@
+// Scenario: everything that determines a run, apart from the backend (which
+// the trace header records separately, so a model run and a live run of the
+// same scenario have identical histories). Serialised as the trace header's
+// `scenario` object:
+//   {"seed":S,"clients":N,"locks":K,"servers":M,"lock":"rlock|fair|mixed",
+//    "duration_ms":D,"profile":"none","mutant":"none","scripts":"<dir or empty>",
+//    "model_variant":"correct"}
+// Locks are named "lsim:L<i>"; lock i lives on server i % servers; with
+// "mixed", even locks are reentrant and odd locks fair.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "impl/client_config.h"
+
+namespace locksim {
+
+struct ScenarioError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+struct Scenario {
+  uint64_t seed = 1;
+  int clients = 4;
+  int locks = 1;
+  int servers = 1;
+  std::string lock_kind = "rlock";
+  int64_t duration_ms = 60'000;
+  std::string profile = "none";
+  std::string mutant = "none";        // client mutant (impl/client_mutant.h)
+  std::string scripts;                // script pack dir; empty: the default pack
+  std::string model_variant = "correct";
+
+  bool operator==(const Scenario&) const = default;
+};
+
+constexpr int kMaxClients = 4096;
+constexpr int kMaxLocks = 1024;
+constexpr int kMaxServers = 16;
+
+// Throws ScenarioError naming the first bad field.
+void validate_scenario(const Scenario& s);
+nlohmann::json scenario_to_json(const Scenario& s);
+// Throws ScenarioError on a missing or mistyped field, or an invalid scenario.
+Scenario scenario_from_json(const nlohmann::json& j);
+
+std::string lock_name(int index);  // "lsim:L<index>"
+constexpr const char* kKeyPrefix = "lsim:";
+std::vector<LockRef> scenario_locks(const Scenario& s);
+
+}  // namespace locksim

@@ -1,0 +1,122 @@
+#include "sim/workload.h"
+
+#include <cassert>
+
+namespace locksim {
+
+Workload::Workload(World& world, std::vector<LockRef> locks, int64_t stop_us, const Rng& rng)
+    : world_(world), locks_(std::move(locks)), stop_us_(stop_us), rng_(rng) {
+  assert(!locks_.empty());
+  incarnations_.assign(world_.client_count(), 0);
+  tasks_.resize(world_.client_count());
+}
+
+void Workload::start_client(int c) {
+  assert(c >= 0 && c < world_.client_count());
+  const uint64_t incarnation = incarnations_[c]++;
+  const int task_count = 1 + static_cast<int>(rng_.split("tasks").split(static_cast<uint64_t>(c)).below(3));
+  tasks_[c].clear();
+  const Rng base = rng_.split("client").split(static_cast<uint64_t>(c)).split(incarnation);
+  for (int i = 0; i < task_count; ++i) {
+    auto t = std::make_shared<Task>();
+    t->client = c;
+    t->task = i + 1;
+    t->rng = base.split(static_cast<uint64_t>(i));
+    t->busy = true;
+    tasks_[c].push_back(t);
+    // Stagger the start a little so tasks do not all fire at one instant.
+    world_.after_client(c, t->rng.uniform(0, 500), [this, t] { next(t); });
+  }
+}
+
+bool Workload::idle() const {
+  for (size_t c = 0; c < tasks_.size(); ++c) {
+    if (!world_.client_alive(static_cast<int>(c))) continue;
+    for (const auto& t : tasks_[c]) {
+      if (t->busy) return false;
+    }
+  }
+  return true;
+}
+
+void Workload::next(const TaskPtr& t) {
+  if (world_.now_us() >= stop_us_) {
+    t->busy = false;
+    return;
+  }
+  Rng& r = t->rng;
+  t->lock = locks_[r.below(locks_.size())];
+  t->depth = 0;
+  t->lease_ms = -1;
+  t->reentries = r.chance(0.2) ? 1 + static_cast<int>(r.below(2)) : 0;
+  LockClient& client = world_.client(t->client);
+  auto done = [this, t](AcquireResult result) { after_acquire(t, result); };
+  operations_++;
+  const uint64_t pick = r.below(100);
+  if (pick < 25) {
+    client.lock(t->task, t->lock, -1, done);
+  } else if (pick < 40) {
+    t->lease_ms = r.uniform(2'000, 10'000);
+    client.lock(t->task, t->lock, t->lease_ms, done);
+  } else if (pick < 65) {
+    client.try_lock(t->task, t->lock, r.uniform(1, 5'000), -1, done);
+  } else if (pick < 80) {
+    t->lease_ms = r.uniform(2'000, 10'000);
+    client.try_lock(t->task, t->lock, r.uniform(1, 5'000), t->lease_ms, done);
+  } else {
+    if (r.chance(0.5)) t->lease_ms = r.uniform(2'000, 10'000);
+    client.try_lock_once(t->task, t->lock, t->lease_ms, done);
+  }
+}
+
+void Workload::after_acquire(const TaskPtr& t, AcquireResult result) {
+  if (result == AcquireResult::Acquired) {
+    t->depth += 1;
+    reenter_or_hold(t);
+    return;
+  }
+  if (t->depth > 0) {  // a nested acquire failed: release what is held
+    t->reentries = 0;
+    reenter_or_hold(t);
+    return;
+  }
+  think(t);
+}
+
+void Workload::reenter_or_hold(const TaskPtr& t) {
+  if (t->reentries > 0) {
+    t->reentries -= 1;
+    operations_++;
+    world_.client(t->client).lock(t->task, t->lock, t->lease_ms,
+                                  [this, t](AcquireResult result) { after_acquire(t, result); });
+    return;
+  }
+  Rng& r = t->rng;
+  int64_t hold_ms = 0;
+  if (t->lease_ms > 0) {
+    hold_ms = r.uniform(0, t->lease_ms / 2);
+  } else if (r.chance(0.9)) {
+    hold_ms = r.uniform(0, 3'000);
+  } else {
+    hold_ms = r.uniform(10'000, 45'000);  // long enough for watchdog renewals
+  }
+  world_.after_client(t->client, hold_ms, [this, t] { release(t); });
+}
+
+void Workload::release(const TaskPtr& t) {
+  if (t->depth == 0) {
+    think(t);
+    return;
+  }
+  operations_++;
+  world_.client(t->client).unlock(t->task, t->lock, [this, t](UnlockResult) {
+    t->depth -= 1;
+    release(t);
+  });
+}
+
+void Workload::think(const TaskPtr& t) {
+  world_.after_client(t->client, t->rng.uniform(0, 1'000), [this, t] { next(t); });
+}
+
+}  // namespace locksim

@@ -1,0 +1,499 @@
+#include "sim/world.h"
+
+#include <cassert>
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+namespace locksim {
+
+struct World::Node {
+  int index = -1;
+  uint64_t incarnation = 0;
+  bool alive = false;
+  int64_t paused_until_us = 0;
+  NodeClock clock;
+  Rng net_rng{0};
+  std::string uuid;
+  std::unique_ptr<NodeEnv> env;
+  std::unique_ptr<LockClient> client;
+  std::unordered_set<uint64_t> live_timers;  // membership only, never iterated
+  uint64_t next_timer = 1;
+};
+
+// The ClientEnv of one client node, backed by the world's event loop.
+class World::NodeEnv final : public ClientEnv {
+ public:
+  NodeEnv(World& world, int c) : world_(world), c_(c) {}
+
+  int64_t now_ms() const override { return world_.node(c_).clock.local_ms(world_.now_us_); }
+
+  TimerId start_timer(int64_t delay_ms, std::function<void()> fire) override {
+    assert(delay_ms >= 0);
+    Node& n = world_.node(c_);
+    const TimerId id = n.next_timer++;
+    n.live_timers.insert(id);
+    const int64_t at_us = world_.now_us_ + n.clock.true_delay_us(delay_ms * 1000);
+    world_.at_client(c_, at_us, [this, id, fire = std::move(fire)] {
+      if (world_.node(c_).live_timers.erase(id) != 0) fire();
+    });
+    return id;
+  }
+
+  void cancel_timer(TimerId id) override { world_.node(c_).live_timers.erase(id); }
+
+  void send_script(int server, const ScriptCall& call, const ScriptTag& tag, int64_t timeout_ms,
+                   std::function<void(const ScriptOutcome&)> done) override {
+    assert(server >= 0 && server < world_.server_count());
+    struct Pending {
+      bool finished = false;
+      TimerId timer = 0;
+      std::function<void(const ScriptOutcome&)> done;
+    };
+    auto pending = std::make_shared<Pending>();
+    pending->done = std::move(done);
+    pending->timer = start_timer(timeout_ms, [pending] {
+      if (pending->finished) return;
+      pending->finished = true;
+      ScriptOutcome out;
+      out.timed_out = true;
+      pending->done(out);
+    });
+    Node& n = world_.node(c_);
+    const uint64_t incarnation = n.incarnation;
+    if (world_.link_down(c_) || draw_lost(world_.config_.link, n.net_rng)) {
+      world_.stats_.messages_lost++;
+      return;
+    }
+    const int64_t arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, n.net_rng);
+    const int c = c_;
+    World& world = world_;
+    world_.at(arrive_us, [&world, c, server, call, tag, incarnation, pending, this] {
+      world.execute_at_server(c, server, call, tag, [&world, c, incarnation, pending, this](
+                                                        const Reply& reply, int64_t back_us) {
+        world.at_client_incarnation(c, incarnation, [&world, c, pending, reply, this] {
+          if (world.link_down(c)) {
+            world.stats_.messages_lost++;
+            return;
+          }
+          if (pending->finished) return;  // late reply after a timeout
+          pending->finished = true;
+          cancel_timer(pending->timer);
+          ScriptOutcome out;
+          out.reply = reply;
+          pending->done(out);
+        }, back_us);
+      });
+    });
+  }
+
+  SubscriptionId subscribe(int server, const std::string& channel, int64_t timeout_ms,
+                           std::function<void(bool)> done) override {
+    struct Pending {
+      bool finished = false;
+      TimerId timer = 0;
+      std::function<void(bool)> done;
+    };
+    auto pending = std::make_shared<Pending>();
+    pending->done = std::move(done);
+    pending->timer = start_timer(timeout_ms > 0 ? timeout_ms : 0, [pending] {
+      if (pending->finished) return;
+      pending->finished = true;
+      pending->done(false);
+    });
+    const SubscriptionId id = world_.next_sub_id_++;
+    world_.subs_[id] = Subscription{c_, server, channel, false};
+    Node& n = world_.node(c_);
+    const uint64_t incarnation = n.incarnation;
+    if (world_.link_down(c_) || draw_lost(world_.config_.link, n.net_rng)) {
+      world_.stats_.messages_lost++;
+      return id;
+    }
+    const int c = c_;
+    World& world = world_;
+    const int64_t arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, n.net_rng);
+    world_.at(arrive_us, [&world, c, id, incarnation, pending, this] {
+      auto it = world.subs_.find(id);
+      if (it == world.subs_.end()) return;  // cancelled before it arrived, or crashed
+      if (world.link_down(c)) return;
+      it->second.active = true;
+      world.channels_[it->second.server][it->second.channel][c] += 1;
+      Node& n = world.node(c);
+      if (draw_lost(world.config_.link, n.net_rng)) {
+        world.stats_.messages_lost++;
+        return;
+      }
+      const int64_t back_us = world.now_us_ + draw_delay_us(world.config_.link, n.net_rng);
+      world.at_client_incarnation(c, incarnation, [&world, c, pending, this] {
+        if (world.link_down(c)) return;
+        if (pending->finished) return;
+        pending->finished = true;
+        cancel_timer(pending->timer);
+        pending->done(true);
+      }, back_us);
+    });
+    return id;
+  }
+
+  void unsubscribe(SubscriptionId id) override {
+    auto it = world_.subs_.find(id);
+    if (it == world_.subs_.end()) return;
+    const Subscription sub = it->second;
+    world_.subs_.erase(it);
+    if (!sub.active) return;
+    Node& n = world_.node(c_);
+    const uint64_t incarnation = n.incarnation;
+    const int64_t arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, n.net_rng);
+    World& world = world_;
+    world_.at(arrive_us, [&world, sub, incarnation] {
+      if (world.node(sub.client).incarnation != incarnation) return;  // crash dropped it already
+      auto& clients = world.channels_[sub.server][sub.channel];
+      auto it = clients.find(sub.client);
+      if (it == clients.end()) return;
+      if (--it->second == 0) clients.erase(it);
+      if (clients.empty()) world.channels_[sub.server].erase(sub.channel);
+    });
+  }
+
+  uint64_t new_op_id() override { return world_.next_op_id_++; }
+
+  void emit(Event event) override {
+    event.client = c_;
+    event.local_ms = now_ms();
+    world_.emit(std::move(event));
+  }
+
+ private:
+  World& world_;
+  int c_;
+};
+
+World::World(WorldConfig config, Backend& backend, EventSink& sink)
+    : config_(std::move(config)), backend_(backend), sink_(sink), uuid_rng_(Rng(config_.seed).split("uuid")) {
+  assert(config_.clients >= 1);
+  const int servers = backend_.server_count();
+  assert(servers >= 1);
+  assert(config_.client_clocks.empty() || static_cast<int>(config_.client_clocks.size()) == config_.clients);
+  assert(config_.server_clocks.empty() || static_cast<int>(config_.server_clocks.size()) == servers);
+  const Rng net = Rng(config_.seed).split("net");
+  for (int c = 0; c < config_.clients; ++c) {
+    auto n = std::make_unique<Node>();
+    n->index = c;
+    n->clock = NodeClock(config_.client_clocks.empty() ? ClockSetup{} : config_.client_clocks[c]);
+    n->net_rng = net.split(static_cast<uint64_t>(c));
+    nodes_.push_back(std::move(n));
+  }
+  for (int s = 0; s < servers; ++s) {
+    server_clocks_.emplace_back(config_.server_clocks.empty() ? ClockSetup{} : config_.server_clocks[s]);
+  }
+  partition_gen_.assign(config_.clients, 0);
+  channels_.resize(servers);
+  for (int c = 0; c < config_.clients; ++c) start_client(c);
+}
+
+World::~World() = default;
+
+World::Node& World::node(int c) {
+  assert(c >= 0 && c < static_cast<int>(nodes_.size()));
+  return *nodes_[c];
+}
+
+bool World::client_alive(int c) const { return nodes_.at(c)->alive; }
+
+LockClient& World::client(int c) {
+  Node& n = node(c);
+  assert(n.alive && n.client);
+  return *n.client;
+}
+
+int64_t World::client_local_ms(int c) const { return nodes_.at(c)->clock.local_ms(now_us_); }
+int64_t World::server_now_us(int s) const { return server_clocks_.at(s).local_us(now_us_); }
+
+std::string World::make_uuid(int c) {
+  Node& n = node(c);
+  Rng r = uuid_rng_.split(static_cast<uint64_t>(c)).split(n.incarnation);
+  const uint64_t a = r.next_u64();
+  const uint64_t b = r.next_u64();
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
+                static_cast<unsigned>(b >> 48),
+                static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return buf;
+}
+
+void World::start_client(int c) {
+  Node& n = node(c);
+  assert(!n.alive);
+  n.incarnation += 1;
+  n.alive = true;
+  n.paused_until_us = 0;
+  n.live_timers.clear();
+  n.uuid = make_uuid(c);
+  n.env = std::make_unique<NodeEnv>(*this, c);
+  ClientConfig cc = config_.client;
+  cc.client_uuid = n.uuid;
+  n.client = std::make_unique<LockClient>(*n.env, cc);
+}
+
+void World::at(int64_t at_us, std::function<void()> action) {
+  assert(at_us >= now_us_);
+  queue_.push(at_us, std::move(action));
+}
+
+void World::at_client(int c, int64_t at_us, std::function<void()> action) {
+  at_client_incarnation(c, node(c).incarnation, std::move(action), at_us);
+}
+
+void World::at_client_incarnation(int c, uint64_t incarnation, std::function<void()> action,
+                                  int64_t at_us) {
+  if (at_us < 0) at_us = now_us_;
+  at(at_us, [this, c, incarnation, action = std::move(action)]() mutable {
+    Node& n = node(c);
+    if (!n.alive || n.incarnation != incarnation) return;
+    if (n.paused_until_us > now_us_) {
+      // Deferred to the end of the pause, after the resume, in arrival order.
+      at_client_incarnation(c, incarnation, std::move(action), n.paused_until_us);
+      return;
+    }
+    action();
+  });
+}
+
+void World::after_client(int c, int64_t delay_ms, std::function<void()> action) {
+  assert(delay_ms >= 0);
+  at_client(c, now_us_ + node(c).clock.true_delay_us(delay_ms * 1000), std::move(action));
+}
+
+bool World::link_down(int c) const { return (partition_gen_.at(c) & 1) != 0; }
+
+void World::execute_at_server(int c, int s, const ScriptCall& call, const ScriptTag& tag,
+                              std::function<void(const Reply&, int64_t)> on_reply) {
+  if (link_down(c)) {
+    stats_.messages_lost++;
+    return;
+  }
+  const int64_t server_us = server_clocks_[s].local_us(now_us_);
+  ExecResult result = backend_.execute(s, call, server_us);
+  stats_.scripts++;
+  Event e;
+  e.kind = EventKind::Script;
+  e.client = c;
+  e.server = s;
+  e.owner = call.params.owner;
+  e.lock = call.params.lock;
+  e.op = tag.op;
+  e.op_id = tag.op_id;
+  e.script = std::string(script_name(call.kind));
+  e.request_id = tag.request_id;
+  e.reply = result.reply.to_string();
+  e.server_ms = server_us >= 0 ? server_us / 1000 : -((-server_us + 999) / 1000);
+  e.holders_after = result.holders_after;
+  for (const auto& p : result.published) e.published.push_back(p.channel + " " + p.payload);
+  switch (call.kind) {
+    case ScriptKind::RlockAcquire:
+    case ScriptKind::RlockRelease:
+    case ScriptKind::RlockRenew:
+      e.lease_ms = call.params.lease_ms;
+      break;
+    case ScriptKind::FairAcquire:
+    case ScriptKind::FairTryOnce:
+    case ScriptKind::FairRelease:
+      e.lease_ms = call.params.lease_ms;
+      e.wait_ms = call.kind == ScriptKind::FairRelease ? -1 : call.params.wait_ms;
+      break;
+    case ScriptKind::FairAcquireFailed:
+      e.wait_ms = call.params.wait_ms;
+      break;
+    default:
+      break;
+  }
+  const bool lose = lose_reply && lose_reply(e);
+  emit(std::move(e));
+  route_published(s, result.published);
+  Node& n = node(c);
+  if (lose || draw_lost(config_.link, n.net_rng)) {
+    stats_.messages_lost++;
+    return;
+  }
+  const int64_t back_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
+  on_reply(result.reply, back_us);
+}
+
+void World::route_published(int s, const std::vector<Published>& published) {
+  for (const Published& msg : published) {
+    auto ch = channels_[s].find(msg.channel);
+    if (ch == channels_[s].end()) continue;
+    for (const auto& [c, count] : ch->second) {
+      assert(count > 0);
+      Node& n = node(c);
+      if (!n.alive || link_down(c) || draw_lost(config_.link, n.net_rng)) {
+        stats_.messages_lost++;
+        continue;
+      }
+      const int64_t arrive_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
+      const int target = c;
+      at_client(c, arrive_us, [this, target, s, msg] {
+        if (link_down(target)) {
+          stats_.messages_lost++;
+          return;
+        }
+        Node& n = node(target);
+        Event d;
+        d.kind = EventKind::Deliver;
+        d.client = target;
+        d.server = s;
+        d.local_ms = n.clock.local_ms(now_us_);
+        d.published.push_back(msg.channel + " " + msg.payload);
+        emit(std::move(d));
+        n.client->on_message(msg.channel, msg.payload);
+      });
+    }
+  }
+}
+
+void World::drop_subscriptions(int c) {
+  for (auto it = subs_.begin(); it != subs_.end();) {
+    if (it->second.client == c) {
+      it = subs_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto& server : channels_) {
+    for (auto it = server.begin(); it != server.end();) {
+      it->second.erase(c);
+      if (it->second.empty()) {
+        it = server.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+}
+
+void World::emit(Event event) {
+  event.id = next_event_id_++;
+  event.true_us = now_us_;
+  stats_.events++;
+  sink_.on_event(event);
+}
+
+static Event fault_event(const std::string& op, int target) {
+  Event e;
+  e.kind = EventKind::Fault;
+  e.op = op;
+  e.target = target;
+  return e;
+}
+
+void World::crash(int c) {
+  Node& n = node(c);
+  if (!n.alive) return;
+  Event e = fault_event("crash", c);
+  e.client = c;
+  e.local_ms = n.clock.local_ms(now_us_);
+  emit(std::move(e));
+  n.client->crash();
+  n.alive = false;
+  n.incarnation += 1;  // every pending action of the old process is dropped
+  n.live_timers.clear();
+  drop_subscriptions(c);
+  // The LockClient's callbacks may still sit in the queue; they are dropped by
+  // the incarnation check, never called. Keep the objects until restart.
+}
+
+void World::restart(int c) {
+  Node& n = node(c);
+  if (n.alive) return;
+  start_client(c);
+  Event e = fault_event("restart", c);
+  e.client = c;
+  e.detail = n.uuid;
+  e.local_ms = n.clock.local_ms(now_us_);
+  emit(std::move(e));
+  if (on_client_started) on_client_started(c);
+}
+
+void World::pause(int c, int64_t duration_ms) {
+  assert(duration_ms >= 0);
+  Node& n = node(c);
+  if (!n.alive) return;
+  Event e = fault_event("pause", c);
+  e.client = c;
+  e.duration_ms = duration_ms;
+  e.local_ms = n.clock.local_ms(now_us_);
+  emit(std::move(e));
+  const int64_t until_us = std::max(n.paused_until_us, now_us_ + duration_ms * 1000);
+  n.paused_until_us = until_us;
+  const uint64_t incarnation = n.incarnation;
+  at(until_us, [this, c, until_us, incarnation] {
+    Node& n = node(c);
+    if (!n.alive || n.incarnation != incarnation || n.paused_until_us != until_us) return;
+    Event r = fault_event("resume", c);
+    r.client = c;
+    r.local_ms = n.clock.local_ms(now_us_);
+    emit(std::move(r));
+  });
+}
+
+void World::jump_client_clock(int c, int64_t delta_ms) {
+  Node& n = node(c);
+  n.clock.jump(delta_ms * 1000);
+  Event e = fault_event("clock_jump", c);
+  e.client = c;
+  e.duration_ms = delta_ms;
+  e.local_ms = n.clock.local_ms(now_us_);
+  emit(std::move(e));
+}
+
+void World::jump_server_clock(int s, int64_t delta_ms) {
+  server_clocks_.at(s).jump(delta_ms * 1000);
+  Event e = fault_event("clock_jump", s);
+  e.server = s;
+  e.duration_ms = delta_ms;
+  emit(std::move(e));
+}
+
+void World::partition(int c, int64_t duration_ms) {
+  assert(duration_ms >= 0);
+  uint64_t& gen = partition_gen_.at(c);
+  gen += (gen & 1) == 0 ? 1 : 2;  // down (a new generation: the earlier heal is void)
+  Event e = fault_event("partition", c);
+  e.client = c;
+  e.duration_ms = duration_ms;
+  emit(std::move(e));
+  const uint64_t mine = gen;
+  at(now_us_ + duration_ms * 1000, [this, c, mine] {
+    uint64_t& gen = partition_gen_.at(c);
+    if (gen != mine) return;
+    gen += 1;  // up
+    Event h = fault_event("heal", c);
+    h.client = c;
+    emit(std::move(h));
+  });
+}
+
+void World::redis_restart(int s) {
+  backend_.restart(s);
+  Event e = fault_event("redis_restart", s);
+  e.server = s;
+  emit(std::move(e));
+}
+
+bool World::step() {
+  if (queue_.empty()) return false;
+  EventQueue::Item item = queue_.pop();
+  assert(item.at_us >= now_us_);
+  now_us_ = item.at_us;
+  stats_.actions++;
+  item.action();
+  return true;
+}
+
+void World::run_until(int64_t until_us) {
+  while (!queue_.empty() && queue_.next_at_us() <= until_us) step();
+  if (until_us > now_us_) now_us_ = until_us;
+}
+
+}  // namespace locksim

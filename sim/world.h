@@ -1,0 +1,147 @@
+// World: the simulated system without its workload — the event loop in true
+// virtual time (µs), client nodes running impl/'s LockClient over a ClientEnv,
+// per-node clocks, the client<->server network, pub/sub routing, and the
+// fault actions (each records a Fault event). Scripts execute on the Backend
+// when a request *arrives* at the server, strictly in true-time order.
+//
+// Client-bound actions (timers, replies, deliveries) are dropped once the
+// node has crashed (incarnation check) and deferred while it is paused.
+// Subscriptions are server state: a subscribe request activates on arrival,
+// unsubscribe removes it after one link delay; a crash drops them all; a Redis
+// restart keeps them (the client is assumed to resubscribe at once).
+// Every history Event goes to the EventSink with consecutive ids.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "impl/client.h"
+#include "sim/backend.h"
+#include "sim/event_queue.h"
+#include "sim/network.h"
+#include "sim/node_clock.h"
+#include "sim/rng.h"
+#include "traces/event_sink.h"
+
+namespace locksim {
+
+struct WorldConfig {
+  uint64_t seed = 1;
+  int clients = 1;
+  LinkProfile link;
+  std::vector<ClockSetup> client_clocks;  // empty: all exact
+  std::vector<ClockSetup> server_clocks;  // empty: all exact
+  ClientConfig client;                    // template; client_uuid is generated
+};
+
+struct WorldStats {
+  uint64_t events = 0;
+  uint64_t scripts = 0;
+  uint64_t actions = 0;   // queue items processed
+  uint64_t messages_lost = 0;
+};
+
+class World {
+ public:
+  World(WorldConfig config, Backend& backend, EventSink& sink);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  int64_t now_us() const { return now_us_; }
+  int client_count() const { return static_cast<int>(nodes_.size()); }
+  int server_count() const { return backend_.server_count(); }
+
+  // Schedules a world action (not tied to a client) at true time at_us >= now.
+  void at(int64_t at_us, std::function<void()> action);
+  // Schedules an action on client c's current incarnation: dropped if it
+  // crashes first, deferred to the end of a pause.
+  void at_client(int c, int64_t at_us, std::function<void()> action);
+
+  // Runs `action` on client c after delay_ms of its monotonic clock (a task's
+  // sleep); same crash/pause rules as at_client.
+  void after_client(int c, int64_t delay_ms, std::function<void()> action);
+
+  bool client_alive(int c) const;
+  LockClient& client(int c);  // c must be alive
+  int64_t client_local_ms(int c) const;
+  int64_t server_now_us(int s) const;
+
+  // Faults. Each records a Fault event.
+  void crash(int c);
+  void restart(int c);  // a crashed client comes back under a new uuid
+  void pause(int c, int64_t duration_ms);
+  void jump_client_clock(int c, int64_t delta_ms);
+  void jump_server_clock(int s, int64_t delta_ms);
+  void partition(int c, int64_t duration_ms);
+  void redis_restart(int s);
+
+  // Called after a client (re)starts: the workload starts its tasks.
+  std::function<void(int c)> on_client_started;
+  // Test hook: called with each Script event; true -> its reply is lost.
+  std::function<bool(const Event& script_event)> lose_reply;
+
+  // Runs one queued action; false when the queue is empty.
+  bool step();
+  // Runs the next action if it is due at or before limit_us; else false.
+  bool step_before(int64_t limit_us) {
+    if (queue_.empty() || queue_.next_at_us() > limit_us) return false;
+    return step();
+  }
+  // Runs every action scheduled at or before until_us; now becomes until_us.
+  void run_until(int64_t until_us);
+  bool idle() const { return queue_.empty(); }
+  size_t queued() const { return queue_.size(); }
+  const WorldStats& stats() const { return stats_; }
+
+  // Appends an event to the history (fills id and true_us).
+  void emit(Event event);
+
+ private:
+  class NodeEnv;
+  struct Node;
+  struct Subscription {
+    int client = -1;
+    int server = 0;
+    std::string channel;
+    bool active = false;  // reached the server
+  };
+
+  Node& node(int c);
+  void start_client(int c);
+  bool link_down(int c) const;
+  std::string make_uuid(int c);
+  // Server side of a script request from client c.
+  // on_reply(reply, arrival_us) is called at once unless the reply is lost.
+  void execute_at_server(int c, int s, const ScriptCall& call, const ScriptTag& tag,
+                         std::function<void(const Reply&, int64_t)> on_reply);
+  // at_client for a given incarnation of c; at_us < 0 means now.
+  void at_client_incarnation(int c, uint64_t incarnation, std::function<void()> action,
+                             int64_t at_us = -1);
+  void route_published(int s, const std::vector<Published>& published);
+  void drop_subscriptions(int c);
+
+  WorldConfig config_;
+  Backend& backend_;
+  EventSink& sink_;
+  EventQueue queue_;
+  int64_t now_us_ = 0;
+  uint64_t next_event_id_ = 0;
+  uint64_t next_op_id_ = 1;
+  uint64_t next_sub_id_ = 1;
+  Rng uuid_rng_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<NodeClock> server_clocks_;
+  std::vector<uint64_t> partition_gen_;  // per client; odd = partitioned
+  std::map<uint64_t, Subscription> subs_;  // by id
+  // server -> channel -> client -> active subscription count
+  std::vector<std::map<std::string, std::map<int, int>>> channels_;
+  WorldStats stats_;
+};
+
+}  // namespace locksim

@@ -1,0 +1,44 @@
+-- fair_try_once, older layout (test pack): other ARGV order; channels in ARGV;
+-- the fair acquire scripts take now_ms + wait_ms precomputed.
+-- KEYS: lock, line, deadlines / ARGV: owner, now_ms, now_ms + wait_ms, lease_ms
+local lock = KEYS[1]
+local line = KEYS[2]
+local deadlines = KEYS[3]
+local owner = ARGV[1]
+local now_ms = tonumber(ARGV[2])
+local slot_end_ms = tonumber(ARGV[3])
+local lease_ms = ARGV[4]
+local wait_ms = slot_end_ms - now_ms
+
+-- Purge stale waiters (see fair_acquire.lua).
+while true do
+  local head = redis.call('lindex', line, 0)
+  if head == false then break end
+  local deadline = redis.call('zscore', deadlines, head)
+  if deadline == false or tonumber(deadline) > now_ms then break end
+  redis.call('zrem', deadlines, head)
+  redis.call('lpop', line)
+end
+
+if redis.call('exists', lock) == 0 then
+  local head = redis.call('lindex', line, 0)
+  if head == false or head == owner then
+    redis.call('lpop', line)
+    redis.call('zrem', deadlines, owner)
+    local waiting = redis.call('zrange', deadlines, 0, -1)
+    for i = 1, #waiting do
+      redis.call('zincrby', deadlines, -wait_ms, waiting[i])
+    end
+    redis.call('hset', lock, owner, 1)
+    redis.call('pexpire', lock, lease_ms)
+    return nil
+  end
+end
+
+if redis.call('hexists', lock, owner) == 1 then
+  redis.call('hincrby', lock, owner, 1)
+  redis.call('pexpire', lock, lease_ms)
+  return nil
+end
+
+return 1

@@ -1,0 +1,12 @@
+-- rlock_renew, older layout (test pack): other ARGV order; channels in ARGV;
+-- the fair acquire scripts take now_ms + wait_ms precomputed.
+-- KEYS: lock / ARGV: owner, lease_ms
+local lock = KEYS[1]
+local owner = ARGV[1]
+local lease_ms = ARGV[2]
+
+if redis.call('hexists', lock, owner) == 1 then
+  redis.call('pexpire', lock, lease_ms)
+  return 1
+end
+return 0

@@ -1,0 +1,249 @@
+// The lock client pinned to lock-semantics.md with small hand-made scenarios.
+#include <gtest/gtest.h>
+
+#include "tests/sim/sim_harness.h"
+
+namespace locksim {
+namespace {
+
+using testing::fair;
+using testing::Harness;
+using testing::kMs;
+using testing::kSec;
+using testing::rlock;
+
+// lock() at 0, unlock at 35 s: renewals every lease/3 (10 s), none after.
+std::vector<Event> watchdog_run(Harness& h) {
+  World& w = *h.world;
+  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  w.at(35 * kSec, [&] { w.client(0).unlock(1, rlock(), nullptr); });
+  w.run_until(100 * kSec);
+  return h.scripts("rlock_renew");
+}
+
+TEST(Client, WatchdogRenewsEveryThirdOfLeaseAndStopsAfterFinalUnlock) {
+  Harness h(1);
+  const auto renews = watchdog_run(h);
+  ASSERT_EQ(renews.size(), 3u);
+  const auto acquire = h.scripts("rlock_acquire");
+  ASSERT_EQ(acquire.size(), 1u);
+  int64_t prev = acquire[0].true_us;
+  for (const auto& r : renews) {
+    EXPECT_EQ(r.reply, "1");
+    EXPECT_EQ(r.op, "renew");
+    EXPECT_GT(r.op_id, 0u);
+    // The reply takes 1 ms back, the next renewal 1 ms to arrive.
+    EXPECT_EQ(r.true_us - prev, 10'000 * kMs + 2 * kMs);
+    prev = r.true_us;
+  }
+  const auto release = h.scripts("rlock_release");
+  ASSERT_EQ(release.size(), 1u);
+  EXPECT_EQ(release[0].reply, "1");
+  EXPECT_LT(renews.back().true_us, release[0].true_us);
+  EXPECT_FALSE(h.world->client(0).watchdog().running("lsim:A"));
+}
+
+TEST(Client, WatchdogNotCancelledMutantKeepsRenewing) {
+  Harness h(1, ClientMutant::WatchdogNotCancelled);
+  const auto renews = watchdog_run(h);
+  const auto release = h.scripts("rlock_release");
+  ASSERT_EQ(release.size(), 1u);
+  ASSERT_GT(renews.size(), 3u);
+  EXPECT_GT(renews.back().true_us, release[0].true_us);  // a renewal outlived the release
+}
+
+TEST(Client, WatchdogPeriodLeaseMutantRenewsTooLate) {
+  Harness h(1, ClientMutant::WatchdogPeriodLease);
+  World& w = *h.world;
+  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  w.run_until(40 * kSec);
+  const auto renews = h.scripts("rlock_renew");
+  ASSERT_EQ(renews.size(), 1u);
+  EXPECT_EQ(renews[0].reply, "0");  // the key expired just before it arrived
+  ASSERT_EQ(h.select(EventKind::Info, "hold_lost").size(), 1u);
+}
+
+TEST(Client, ExplicitLeaseIsNeverRenewed) {
+  Harness h(1);
+  World& w = *h.world;
+  AcquireResult got = AcquireResult::Unknown;
+  UnlockResult unlocked = UnlockResult::Unknown;
+  w.at(0, [&] { w.client(0).lock(1, rlock(), 5'000, [&](AcquireResult r) { got = r; }); });
+  w.at(20 * kSec, [&] { w.client(0).unlock(1, rlock(), [&](UnlockResult r) { unlocked = r; }); });
+  w.run_until(60 * kSec);
+  EXPECT_EQ(got, AcquireResult::Acquired);
+  EXPECT_TRUE(h.scripts("rlock_renew").empty());
+  EXPECT_EQ(unlocked, UnlockResult::NotHeld);  // it expired after 5 s
+  const auto fails = h.select(EventKind::Fail, "unlock");
+  ASSERT_EQ(fails.size(), 1u);
+  EXPECT_EQ(fails[0].detail, "illegal monitor state");
+}
+
+TEST(Client, LeaseUnitSecondsMutantExpiresFarTooEarly) {
+  Harness h(1, ClientMutant::LeaseUnitSeconds);
+  World& w = *h.world;
+  w.at(0, [&] { w.client(0).lock(1, rlock(), 5'000, nullptr); });
+  w.run_until(1 * kSec);
+  const auto acquire = h.scripts("rlock_acquire");
+  ASSERT_EQ(acquire.size(), 1u);
+  EXPECT_EQ(acquire[0].lease_ms, 5);
+  EXPECT_FALSE(h.has_key("lsim:A"));
+}
+
+// Client 0 holds; client 1 waits with a budget of 60 s; client 0 releases at 1 s.
+int64_t waiter_ok_us(Harness& h) {
+  World& w = *h.world;
+  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  w.at(100 * kMs, [&] { w.client(1).try_lock(1, rlock(), 60'000, -1, nullptr); });
+  w.at(1 * kSec, [&] { w.client(0).unlock(1, rlock(), nullptr); });
+  w.run_until(70 * kSec);
+  const auto oks = h.select(EventKind::Ok, "try_lock");
+  EXPECT_EQ(oks.size(), 1u);
+  return oks.empty() ? -1 : oks[0].true_us;
+}
+
+TEST(Client, WaiterWakesOnReleaseMessageBeforeItsTtl) {
+  Harness h(2);
+  const int64_t ok_us = waiter_ok_us(h);
+  EXPECT_GE(ok_us, 1 * kSec);
+  EXPECT_LT(ok_us, 1 * kSec + 10 * kMs);  // woken by the message, not by the ~30 s ttl
+  const auto delivered = h.select(EventKind::Deliver);
+  ASSERT_EQ(delivered.size(), 1u);
+  EXPECT_EQ(delivered[0].client, 1);
+  EXPECT_EQ(delivered[0].published[0], LockKeys::channel("lsim:A") + " 0");
+  // Unsubscribed on exit: a later release reaches nobody.
+  h.world->at(h.world->now_us(), [&] { h.world->client(1).unlock(1, rlock(), nullptr); });
+  h.world->run_until(80 * kSec);
+  EXPECT_EQ(h.select(EventKind::Deliver).size(), 1u);
+}
+
+TEST(Client, UnlockNoWakeMutantLeavesWaiterSleepingUntilTtl) {
+  Harness h(2, ClientMutant::UnlockNoWake);
+  const int64_t ok_us = waiter_ok_us(h);
+  EXPECT_GT(ok_us, 29 * kSec);
+}
+
+// Fair lock: client 0 holds; client 1 tries for 2 s and gives up.
+void fair_giveup_run(Harness& h) {
+  World& w = *h.world;
+  w.at(0, [&] { w.client(0).lock(1, fair(), -1, nullptr); });
+  w.at(100 * kMs, [&] { w.client(1).try_lock(1, fair(), 2'000, -1, nullptr); });
+  w.run_until(5 * kSec);
+}
+
+TEST(Client, FairWaiterGivingUpCallsAcquireFailed) {
+  Harness h(2);
+  fair_giveup_run(h);
+  const auto fails = h.select(EventKind::Fail, "try_lock");
+  ASSERT_EQ(fails.size(), 1u);
+  EXPECT_EQ(fails[0].detail, "wait budget exhausted");
+  EXPECT_GE(fails[0].true_us, 2'100 * kMs);
+  const auto failed = h.scripts("fair_acquire_failed");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].owner, fails[0].owner);
+  EXPECT_EQ(failed[0].op_id, fails[0].op_id);
+  ASSERT_EQ(h.select(EventKind::Info, "acquire_failed").size(), 1u);
+  EXPECT_FALSE(h.has_key(LockKeys::line("lsim:F")));
+  EXPECT_FALSE(h.has_key(LockKeys::deadlines("lsim:F")));
+}
+
+TEST(Client, FairGiveupMutantLeavesWaiterInLine) {
+  Harness h(2, ClientMutant::FairGiveupNoAcquireFailed);
+  fair_giveup_run(h);
+  EXPECT_TRUE(h.scripts("fair_acquire_failed").empty());
+  EXPECT_TRUE(h.has_key(LockKeys::line("lsim:F")));
+}
+
+TEST(Client, RetriedUnlockReusesRequestIdAndIsIdempotent) {
+  Harness h(2);
+  World& w = *h.world;
+  int dropped = 0;
+  w.lose_reply = [&](const Event& e) {
+    if (e.script == "rlock_release" && dropped == 0) {
+      ++dropped;
+      return true;
+    }
+    return false;
+  };
+  std::vector<UnlockResult> results;
+  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  w.at(10 * kMs, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });  // count 2
+  w.at(1 * kSec, [&] { w.client(0).unlock(1, rlock(), [&](UnlockResult r) { results.push_back(r); }); });
+  w.at(6 * kSec, [&] { w.client(0).unlock(1, rlock(), [&](UnlockResult r) { results.push_back(r); }); });
+  w.at(7 * kSec, [&] { w.client(1).try_lock_once(1, rlock(), -1, nullptr); });
+  w.run_until(10 * kSec);
+  const auto release = h.scripts("rlock_release");
+  ASSERT_EQ(release.size(), 3u);
+  EXPECT_EQ(release[0].request_id, release[1].request_id);   // the retry
+  EXPECT_NE(release[1].request_id, release[2].request_id);   // a new unlock
+  EXPECT_EQ(release[0].reply, "0");
+  EXPECT_EQ(release[1].reply, "0");  // answered from the latch: not decremented twice
+  EXPECT_EQ(release[1].holders_after.size(), 1u);
+  EXPECT_EQ(release[2].reply, "1");
+  EXPECT_EQ(results, (std::vector<UnlockResult>{UnlockResult::StillHeld, UnlockResult::Released}));
+  EXPECT_EQ(h.select(EventKind::Ok, "try_lock").size(), 1u);
+}
+
+TEST(Client, AcquireIsNeverRetried) {
+  Harness h(1);
+  World& w = *h.world;
+  w.lose_reply = [](const Event& e) { return e.script == "rlock_acquire"; };
+  AcquireResult got = AcquireResult::Acquired;
+  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, [&](AcquireResult r) { got = r; }); });
+  w.run_until(20 * kSec);
+  EXPECT_EQ(got, AcquireResult::Unknown);
+  EXPECT_EQ(h.scripts("rlock_acquire").size(), 1u);
+  const auto infos = h.select(EventKind::Info, "lock");
+  ASSERT_EQ(infos.size(), 1u);
+  EXPECT_EQ(infos[0].detail, "timeout");
+  EXPECT_TRUE(h.scripts("rlock_renew").empty());  // not armed: the client does not believe it holds
+}
+
+TEST(Client, CrashedHoldersLockFreesWithinTheLease) {
+  Harness h(2);
+  World& w = *h.world;
+  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  w.at(5 * kSec, [&] { w.crash(0); });
+  w.at(6 * kSec, [&] { w.client(1).lock(1, rlock(), -1, nullptr); });
+  w.run_until(60 * kSec);
+  const auto acquired = h.scripts("rlock_acquire");
+  ASSERT_GE(acquired.size(), 2u);
+  const int64_t held_from_us = acquired[0].true_us;  // the last successful acquire/renew
+  for (const auto& r : h.scripts("rlock_renew")) EXPECT_EQ(r.client, 1);  // none by the dead one
+  const auto oks = h.select(EventKind::Ok, "lock");
+  ASSERT_EQ(oks.size(), 2u);
+  EXPECT_EQ(oks[1].client, 1);
+  EXPECT_LE(oks[1].true_us, held_from_us + 30 * kSec + 10 * kMs);
+  EXPECT_GT(oks[1].true_us, held_from_us + 30 * kSec);  // and not before it expired
+  ASSERT_EQ(h.select(EventKind::Fault, "crash").size(), 1u);
+}
+
+TEST(Client, PausedClientDefersItsTimers) {
+  Harness h(1);
+  World& w = *h.world;
+  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  w.at(5 * kSec, [&] { w.pause(0, 40'000); });
+  w.run_until(60 * kSec);
+  const auto renews = h.scripts("rlock_renew");
+  ASSERT_GE(renews.size(), 1u);
+  EXPECT_GE(renews[0].true_us, 45 * kSec);  // the 10 s renewal waited for the resume
+  EXPECT_EQ(renews[0].reply, "0");          // too late: the lease ran out at ~30 s
+  EXPECT_EQ(h.select(EventKind::Info, "hold_lost").size(), 1u);
+  EXPECT_EQ(h.select(EventKind::Fault, "resume").size(), 1u);
+}
+
+TEST(Client, CrashReportsPendingOperationsAsUnknown) {
+  Harness h(2);
+  World& w = *h.world;
+  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  w.at(100 * kMs, [&] { w.client(1).lock(1, rlock(), -1, nullptr); });
+  w.at(1 * kSec, [&] { w.crash(1); });
+  w.run_until(2 * kSec);
+  const auto infos = h.select(EventKind::Info, "lock");
+  ASSERT_EQ(infos.size(), 1u);
+  EXPECT_EQ(infos[0].detail, "crashed");
+  EXPECT_EQ(infos[0].client, 1);
+}
+
+}  // namespace
+}  // namespace locksim

@@ -1,0 +1,97 @@
+// `locksim diff` end to end (the built binary, LOCKSIM_CLI_PATH): our pack
+// agrees with the model over 1000 sequences of 50 steps; every mutant pack is
+// caught with a counterexample of at most 10 steps, and matches its own model
+// variant exactly; the reordered test pack agrees; bad input exits 2.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+const std::string kSource = LOCKSIM_SOURCE_DIR;
+const char* const kMutants[] = {"renew_no_owner_check", "release_no_owner_check", "reentry_no_expiry_reset",
+                                "fair_no_stale_purge",  "fair_same_deadline",     "release_no_publish"};
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs `[env] locksim <args>`; captures stdout (stderr is discarded).
+CliRun locksim_env(const std::string& env, const std::string& args) {
+  CliRun r;
+  const std::string command = env + " " + std::string(LOCKSIM_CLI_PATH) + " " + args + " 2>/dev/null";
+  FILE* p = ::popen(command.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+CliRun locksim(const std::string& args) { return locksim_env("", args); }
+
+nlohmann::json parse_summary(const CliRun& r) {
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << "stdout is not one JSON object: " << r.out;
+  return j;
+}
+
+TEST(DiffCli, OurPackAgreesOverAThousandSequences) {
+  const CliRun r = locksim("diff --sequences 1000 --length 50 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto j = parse_summary(r);
+  EXPECT_EQ(j["sequences"], 1000);
+  EXPECT_EQ(j["steps"], 50000);
+  EXPECT_EQ(j["divergences"], 0);
+  EXPECT_EQ(j["counterexample_steps"], 0);
+}
+
+TEST(DiffCli, EveryMutantIsCaughtWithAShortCounterexample) {
+  for (const char* m : kMutants) {
+    const CliRun r = locksim("diff --scripts " + kSource + "/impl/mutants/" + m + " --json");
+    EXPECT_EQ(r.exit_code, 1) << m << ": " << r.out;
+    const auto j = parse_summary(r);
+    EXPECT_EQ(j["divergences"], 1) << m;
+    EXPECT_GE(j["counterexample_steps"].get<int>(), 1) << m;
+    EXPECT_LE(j["counterexample_steps"].get<int>(), 10) << m;
+  }
+}
+
+TEST(DiffCli, EveryMutantMatchesItsModelVariant) {
+  for (const char* m : kMutants) {
+    const CliRun r = locksim("diff --scripts " + kSource + "/impl/mutants/" + m + " --match-variant --sequences 100 --json");
+    EXPECT_EQ(r.exit_code, 0) << m << ": " << r.out;
+  }
+}
+
+TEST(DiffCli, ReorderedPackAgrees) {
+  const CliRun r = locksim("diff --scripts " + kSource + "/tests/impl/packs/reordered --sequences 200 --json");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+TEST(DiffCli, HumanCounterexampleIsDeterministic) {
+  const std::string args = "diff --scripts " + kSource + "/impl/mutants/fair_same_deadline --seed 9";
+  const CliRun a = locksim(args);
+  const CliRun b = locksim(args);
+  EXPECT_EQ(a.exit_code, 1);
+  EXPECT_NE(a.out.find("DIVERGES at step"), std::string::npos) << a.out;
+  EXPECT_EQ(a.out, b.out);
+}
+
+TEST(DiffCli, BadInputExitsTwo) {
+  EXPECT_EQ(locksim("diff --scripts /nonexistent/pack").exit_code, 2);
+  EXPECT_EQ(locksim("diff --length 0").exit_code, 2);
+  EXPECT_EQ(locksim("diff --sequences -5").exit_code, 2);
+  EXPECT_EQ(locksim("diff --sequences lots").exit_code, 2);
+  // redis-server missing.
+  EXPECT_EQ(locksim_env("PATH=/nonexistent", "diff --sequences 1").exit_code, 2);
+}
+
+}  // namespace

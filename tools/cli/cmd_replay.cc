@@ -1,0 +1,55 @@
+// locksim replay FILE: re-runs the trace's scenario (from its header, on the
+// backend it names) and compares the new history with the file event by event.
+// Exit 0: every event reproduced identically; 1: the first differing event is
+// shown (index, expected line, actual line); 2: unreadable or invalid trace.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "sim/replay.h"
+#include "sim/run.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/run_backend.h"
+#include "traces/trace_reader.h"
+
+namespace locksim::cli {
+
+namespace {
+
+int replay_command(const std::string& path) {
+  try {
+    TraceReader reader(path);
+    Scenario scenario = scenario_from_header(reader.header());
+    const std::string recorded_variant = scenario.model_variant;
+    RunBackend backend = make_run_backend(reader.header().backend, &scenario);
+    if (scenario.model_variant != recorded_variant) {
+      throw UsageError("trace scenario says model variant '" + recorded_variant +
+                       "' but its script pack now says '" + scenario.model_variant + "'");
+    }
+    const ReplayResult result = replay_trace(reader, *backend.backend);
+    if (result.identical()) {
+      std::printf("replay: %llu events reproduced identically\n",
+                  static_cast<unsigned long long>(result.events_compared));
+      return 0;
+    }
+    std::printf("replay: first difference at event %llu\n  expected: %s\n  actual:   %s\n",
+                static_cast<unsigned long long>(result.mismatch->index),
+                result.mismatch->expected_line.c_str(), result.mismatch->actual_line.c_str());
+    return 1;
+  } catch (const TraceError& e) {
+    throw UsageError(e.what());
+  } catch (const ScenarioError& e) {
+    throw UsageError(path + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+void add_replay_command(CLI::App& app, int* exit_code) {
+  auto path = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("replay", "Re-run a trace and check every event is reproduced");
+  cmd->add_option("file", *path, "Trace file")->required();
+  cmd->callback([path, exit_code] { *exit_code = replay_command(*path); });
+}
+
+}  // namespace locksim::cli

@@ -1,0 +1,37 @@
+#include "tools/cli/run_backend.h"
+
+#include "model/variant.h"
+#include "sim/live_backend.h"
+#include "sim/model_backend.h"
+#include "sim/run.h"
+#include "tools/cli/commands.h"
+
+namespace locksim::cli {
+
+RunBackend make_run_backend(const std::string& kind, Scenario* scenario) {
+  RunBackend out;
+  ScriptPack pack = [&] {
+    try {
+      return resolve_scenario_scripts(scenario, kind);
+    } catch (const ScenarioError& e) {
+      throw UsageError(e.what());
+    } catch (const ScriptPackError& e) {
+      throw UsageError(e.what());
+    }
+  }();
+  if (kind == "model") {
+    const auto variant = variant_from_name(scenario->model_variant);
+    if (!variant) throw UsageError("unknown model variant '" + scenario->model_variant + "'");
+    out.backend = std::make_unique<ModelBackend>(scenario->servers, *variant);
+    return out;
+  }
+  std::vector<ServerControl*> controls;
+  for (int s = 0; s < scenario->servers; ++s) {
+    out.servers.push_back(std::make_unique<RedisServer>());
+    controls.push_back(out.servers.back().get());
+  }
+  out.backend = std::make_unique<LiveBackend>(controls, std::move(pack), kKeyPrefix);
+  return out;
+}
+
+}  // namespace locksim::cli
