@@ -3,12 +3,11 @@
 // caught with a counterexample of at most 10 steps, and matches its own model
 // variant exactly; the reordered test pack agrees; bad input exits 2.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "tests/cli_runner.h"
 
 namespace {
 
@@ -16,23 +15,11 @@ const std::string kSource = LOCKSIM_SOURCE_DIR;
 const char* const kMutants[] = {"renew_no_owner_check", "release_no_owner_check", "reentry_no_expiry_reset",
                                 "fair_no_stale_purge",  "fair_same_deadline",     "release_no_publish"};
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-};
+using locksim::testing::CliRun;
 
 // Runs `[env] locksim <args>`; captures stdout (stderr is discarded).
 CliRun locksim_env(const std::string& env, const std::string& args) {
-  CliRun r;
-  const std::string command = env + " " + std::string(LOCKSIM_CLI_PATH) + " " + args + " 2>/dev/null";
-  FILE* p = ::popen(command.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return locksim::testing::run_locksim(args, locksim::testing::Stderr::Discard, env);
 }
 
 CliRun locksim(const std::string& args) { return locksim_env("", args); }

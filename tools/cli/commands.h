@@ -9,6 +9,7 @@
 namespace locksim::cli {
 
 void add_doctor_command(CLI::App& app, int* exit_code);
+void add_timeline_command(CLI::App& app, int* exit_code);
 void add_run_command(CLI::App& app, int* exit_code);
 void add_replay_command(CLI::App& app, int* exit_code);
 void add_campaign_command(CLI::App& app, int* exit_code);

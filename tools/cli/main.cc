@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   locksim::cli::add_doctor_command(app, &exit_code);
+  locksim::cli::add_timeline_command(app, &exit_code);
   locksim::cli::add_run_command(app, &exit_code);
   locksim::cli::add_replay_command(app, &exit_code);
   locksim::cli::add_campaign_command(app, &exit_code);

@@ -1,0 +1,40 @@
+// Test helper: runs the built `locksim` binary (LOCKSIM_CLI_PATH) through the
+// shell and returns its exit code and output. Header-only, for tests only.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+namespace locksim::testing {
+
+struct CliRun {
+  int exit_code = -1;  // -1: did not exit normally
+  std::string out;     // stdout, plus stderr when asked
+};
+
+enum class Stderr { Discard, Merge };
+
+// Runs `[env] locksim <args>`.
+inline CliRun run_locksim(const std::string& args, Stderr err = Stderr::Merge, const std::string& env = "") {
+  CliRun r;
+  const std::string command = env + " " + std::string(LOCKSIM_CLI_PATH) + " " + args +
+                              (err == Stderr::Merge ? " 2>&1" : " 2>/dev/null");
+  FILE* p = ::popen(command.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+inline int line_count(const std::string& s) {
+  int lines = 0;
+  for (char c : s) lines += c == '\n';
+  return lines;
+}
+
+}  // namespace locksim::testing
