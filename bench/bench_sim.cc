@@ -1,0 +1,57 @@
+// Simulator throughput, reported as ratios measured in this one run:
+//   sim_s_per_wall_s  simulated seconds per wall-clock second (a simulated
+//                     hour of 64 clients on 4 locks under `hostile`)
+//   scripts/s         script executions per wall second, model backend
+// Nothing here asserts a speed: the numbers are for reading and comparing.
+#include <benchmark/benchmark.h>
+
+#include "model/variant.h"
+#include "sim/model_backend.h"
+#include "sim/simulator.h"
+#include "traces/event_sink.h"
+
+namespace locksim {
+namespace {
+
+// Counts events without storing them (what a campaign does minus checking).
+class CountingSink final : public EventSink {
+ public:
+  void on_event(const Event&) override { ++events; }
+  uint64_t events = 0;
+};
+
+void run_hour(benchmark::State& state, const std::string& profile, const std::string& lock_kind) {
+  uint64_t seed = 1;
+  double simulated_s = 0;
+  uint64_t scripts = 0;
+  uint64_t events = 0;
+  for (auto _ : state) {
+    Scenario s;
+    s.seed = seed++;
+    s.clients = static_cast<int>(state.range(0));
+    s.locks = 4;
+    s.lock_kind = lock_kind;
+    s.profile = profile;
+    s.duration_ms = 3'600'000;
+    ModelBackend backend(s.servers, ModelVariant::Correct);
+    CountingSink sink;
+    Simulator sim(s, backend, sink);
+    const RunSummary summary = sim.run();
+    simulated_s += static_cast<double>(summary.end_true_us) / 1e6;
+    scripts += summary.scripts;
+    events += sink.events;
+  }
+  state.counters["sim_s_per_wall_s"] = benchmark::Counter(simulated_s, benchmark::Counter::kIsRate);
+  state.counters["scripts/s"] = benchmark::Counter(static_cast<double>(scripts), benchmark::Counter::kIsRate);
+  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+
+void BM_SimulatedHourHostileMixed(benchmark::State& state) { run_hour(state, "hostile", "mixed"); }
+void BM_SimulatedHourSafeRlock(benchmark::State& state) { run_hour(state, "safe", "rlock"); }
+BENCHMARK(BM_SimulatedHourHostileMixed)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_SimulatedHourSafeRlock)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+}  // namespace
+}  // namespace locksim
+
+BENCHMARK_MAIN();
