@@ -1,5 +1,6 @@
 #include "properties/campaign.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "impl/client_mutant.h"
@@ -142,8 +143,18 @@ std::string format_campaign_result(const CampaignResult& r) {
          " events, after " + std::to_string(r.seeds_run) + " seeds)\n";
   out += "violation: " + r.violation->to_string() + "\n";
   if (r.shrunk) {
-    out += "shrunk counterexample (" + std::to_string(r.shrunk->events.size()) + " events):\n";
-    for (const Event& e : r.shrunk->events) out += "  " + format_event(e) + "\n";
+    const auto& events = r.shrunk->events;
+    out += "shrunk counterexample (" + std::to_string(events.size()) + " events):\n";
+    // Long counterexamples: the first and last 30 events, plus the evidence.
+    const auto& evidence = r.shrunk->violation.event_ids;
+    size_t elided = 0;
+    for (size_t i = 0; i < events.size(); ++i) {
+      const bool edge = i < 30 || i + 30 >= events.size();
+      const bool cited = std::find(evidence.begin(), evidence.end(), events[i].id) != evidence.end();
+      if (!edge && !cited) { ++elided; continue; }
+      if (elided > 0) { out += "  ... " + std::to_string(elided) + " events elided ...\n"; elided = 0; }
+      out += "  " + format_event(events[i]) + "\n";
+    }
     out += "violation: " + r.shrunk->violation.to_string() + "\n";
   }
   return out;

@@ -7,13 +7,22 @@
 namespace locksim {
 
 namespace {
-int64_t true_ms(const Event& e) { return e.true_us / 1000; }
+int64_t true_ms(int64_t true_us) { return true_us >= 0 ? true_us / 1000 : -((-true_us + 999) / 1000); }
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 }  // namespace
 
+int64_t FairLineMirror::client_now_ms(int client, int64_t true_us) const {
+  auto it = offset_ms_.find(client);
+  return true_ms(true_us) + (it == offset_ms_.end() ? 0 : it->second);
+}
+
 std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
+  refused_free_lock_ = false;
+  if (e.client >= 0 && (e.kind == EventKind::Invoke || e.kind == EventKind::Ok || e.kind == EventKind::Fail)) {
+    offset_ms_[e.client] = e.local_ms - true_ms(e.true_us);
+  }
   switch (e.kind) {
     case EventKind::Invoke:
       if (is_acquire_op(e)) pending_[e.owner] = {e.op_id, e.client, e.lock};
@@ -27,7 +36,10 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
       }
       return std::nullopt;
     case EventKind::Fault:
-      if (e.op == "crash") {
+      if (e.op == "clock_jump" && e.client >= 0) {
+        auto it = offset_ms_.find(e.client);
+        if (it != offset_ms_.end()) it->second += e.duration_ms;
+      } else if (e.op == "crash") {
         std::erase_if(pending_, [&](const auto& kv) { return kv.second.client == e.target; });
       } else if (e.op == "redis_restart") {
         lines_.clear();
@@ -57,9 +69,18 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
     return std::nullopt;
   }
   // Purge stale heads as the server does (first step of every fair script
-  // but acquire_failed), on true time, a tolerance late: the server may purge
-  // a little earlier than this, never later (clients' clocks differ).
-  while (!line.empty() && line.front().deadline_ms + purge_tolerance_ms_ <= true_ms(e)) line.pop_front();
+  // but acquire_failed), by the requesting client's clock.
+  const int64_t now_ms = client_now_ms(e.client, e.true_us);
+  if (fair_acquire && e.holders_after.empty() && !reply_is_nil(e)) {
+    // Where does the owner stand once the server purged the stale heads?
+    // Judged only when clear: heads stale by more than the margin are surely
+    // purged; a head within the margin of its deadline leaves it open.
+    size_t i = 0;
+    while (i < line.size() && line[i].deadline_ms <= now_ms - stale_margin_ms_) ++i;
+    const bool clear = i == line.size() || line[i].deadline_ms > now_ms + stale_margin_ms_;
+    refused_free_lock_ = clear && (i == line.size() || line[i].owner == e.owner);
+  }
+  while (!line.empty() && line.front().deadline_ms <= now_ms) line.pop_front();
   if (!fair_acquire && !fair_try) return std::nullopt;
 
   const bool granted = e.reply == "nil" && contains(e.holders_after, e.owner) && !contains(before, e.owner);
@@ -83,9 +104,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   if (fair_acquire && reply_integer(e, &ttl_ms)) {
     const bool queued = std::any_of(line.begin(), line.end(), [&](const Waiter& w) { return w.owner == e.owner; });
     if (!queued && line.size() < kMaxLine) {
-      // The answered ttl is the server's own (deadline of the previous tail,
-      // or the lock's PTTL, minus now): the new slot ends ttl + wait_ms from now.
-      line.push_back(Waiter{e.owner, e.client, e.id, e.true_us, true_ms(e) + ttl_ms + e.wait_ms, e.op_id});
+      line.push_back(Waiter{e.owner, e.client, e.id, e.true_us, now_ms + ttl_ms + e.wait_ms, e.op_id});
     }
   }
   return std::nullopt;
@@ -103,7 +122,9 @@ std::optional<int64_t> FairLineMirror::latest_deadline_ahead_ms(const std::strin
   std::optional<int64_t> latest;
   for (const Waiter& w : it->second) {
     if (w.owner == owner) break;
-    latest = latest ? std::max(*latest, w.deadline_ms) : w.deadline_ms;
+    auto off = offset_ms_.find(w.client);
+    const int64_t true_deadline_ms = w.deadline_ms - (off == offset_ms_.end() ? 0 : off->second);
+    latest = latest ? std::max(*latest, true_deadline_ms) : true_deadline_ms;
   }
   return latest;
 }

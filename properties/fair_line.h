@@ -1,22 +1,25 @@
 // FairLineMirror: the checker's own copy of each fair lock's waiting line,
-// rebuilt from fair_* Script events with *true* time standing in for every
-// client's clock (what the line would be with perfect clocks). It is the
-// reference the FIFO and liveness checkers compare the server against:
+// rebuilt from fair_* Script events, the reference the FIFO and liveness
+// checkers compare the server against. Deadlines live where the server keeps
+// them: in the clients' clocks (each client's clock = true time + its latest
+// observed offset, from its Invoke/Ok/Fail local_ms and clock jumps), so the
+// mirror purges when the server does, and a checker can ask whether a
+// waiter's slot had really ended *by its own clock*.
 //  - enqueue: a fair_acquire answering a wait time for an owner not in the
-//    line appends it; its slot deadline is now + the answered ttl + wait_ms
-//    (the server's ttl is the previous tail's deadline, or the lock's PTTL,
-//    minus the enqueuer's now, so this is the slot end in the enqueuer's
-//    terms, placed on true time);
+//    line appends it with deadline = its client's now + the answered ttl +
+//    wait_ms (the server's own formula: ttl is the previous tail's deadline
+//    or the lock's PTTL, minus now);
+//  - purge: every fair script but acquire_failed first drops heads whose
+//    deadline is <= the requesting client's now;
 //  - grant: a fair_acquire / fair_try_once that makes a new owner the holder
 //    removes it, lowers the others' deadlines by wait_ms, and reports the
 //    waiters that were still ahead of it (the server must have purged them);
 //  - acquire_failed: lowers the deadlines behind the owner, removes it;
-//  - purge: every other fair script first drops heads whose deadline is
-//    more than purge_tolerance_ms in the past (the server purges them by
-//    then at the latest).
-// It also tracks, per owner, its pending acquire operation, so "still
-// waiting" can be told from "gave up / crashed". Memory: per fair lock its
-// line (capped at kMaxLine), per owner one pending operation.
+//  - refusal: a fair_acquire that leaves the lock free without granting it,
+//    while every waiter ahead of its owner is clearly stale, is flagged.
+// Each owner's pending acquire is tracked so "still waiting" can be told
+// from "gave up / crashed". Memory: per fair lock its line (capped at
+// kMaxLine), per owner one pending operation, per client one offset.
 #pragma once
 
 #include <cstdint>
@@ -33,14 +36,16 @@ namespace locksim {
 class FairLineMirror {
  public:
   static constexpr size_t kMaxLine = 4096;
-  explicit FairLineMirror(int64_t purge_tolerance_ms) : purge_tolerance_ms_(purge_tolerance_ms) {}
+  // stale_margin_ms: how far past its deadline a waiter must be before the
+  // mirror calls it "clearly stale" (refused_free_lock()).
+  explicit FairLineMirror(int64_t stale_margin_ms = 1000) : stale_margin_ms_(stale_margin_ms) {}
 
   struct Waiter {
     std::string owner;
     int client = -1;
     uint64_t enqueue_event = 0;
     int64_t enqueue_us = 0;
-    int64_t deadline_ms = 0;  // true-time slot deadline
+    int64_t deadline_ms = 0;  // slot deadline, in the clients' clock (as the server stores it)
     uint64_t op_id = 0;
   };
   struct Grant {
@@ -55,6 +60,11 @@ class FairLineMirror {
   // Feeds one event. Returns the grant it made on a fair lock, if any.
   std::optional<Grant> on_event(const Event& e);
 
+  // After on_event: the event was a fair_acquire that left the lock free and
+  // did not grant it although every waiter ahead of its owner (if any) was
+  // clearly stale by the owner's clock: the server did not purge them.
+  bool refused_free_lock() const { return refused_free_lock_; }
+
   // Whether `owner` has an acquire of `lock` in progress (invoked, not completed,
   // its client not crashed).
   bool is_waiting(const std::string& owner, const std::string& lock) const;
@@ -64,12 +74,16 @@ class FairLineMirror {
     auto it = lines_.find(lock);
     return it == lines_.end() ? nullptr : &it->second;
   }
-  // Latest slot deadline (true ms) among the waiters ahead of `owner` in the
-  // line of `lock` (all waiters if `owner` is not in it); nullopt when none.
+  // `client`'s clock at true time `true_us` (true ms if never observed).
+  int64_t client_now_ms(int client, int64_t true_us) const;
+  // Latest slot deadline among the waiters ahead of `owner` in the line of
+  // `lock` (all waiters if `owner` is not in it), converted to true ms with
+  // each waiter's own clock offset; nullopt when none.
   std::optional<int64_t> latest_deadline_ahead_ms(const std::string& lock, const std::string& owner) const;
 
  private:
-  int64_t purge_tolerance_ms_;
+  int64_t stale_margin_ms_;
+  bool refused_free_lock_ = false;
   struct Pending {
     uint64_t op_id = 0;
     int client = -1;
@@ -78,6 +92,7 @@ class FairLineMirror {
   std::map<std::string, std::deque<Waiter>> lines_;          // fair lock -> line
   std::map<std::string, std::vector<std::string>> holders_;  // lock -> holders after last script
   std::map<std::string, Pending> pending_;                   // owner -> acquire in progress
+  std::map<int, int64_t> offset_ms_;                         // client -> local ms - true ms
 };
 
 }  // namespace locksim

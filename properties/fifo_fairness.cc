@@ -29,19 +29,33 @@ void FifoFairnessChecker::on_event(const Event& e) {
     std::erase_if(give_ups_, [&](const auto& kv) { return kv.second.client == e.target; });
   }
   if (auto grant = line_.on_event(e)) check_grant(*grant);
+  if (line_.refused_free_lock()) {
+    Violation v;
+    v.lock = e.lock;
+    v.message = e.owner + " (client " + std::to_string(e.client) + ") polled a free fair lock at event #" +
+                std::to_string(e.id) + " and was answered " + e.reply +
+                " instead of the lock, although every waiter ahead of it was past its slot: stale waiters "
+                "were not purged";
+    v.event_ids = {e.id};
+    v.true_us = {e.true_us};
+    v.owners = {e.owner};
+    report(std::move(v));
+  }
 }
 
 void FifoFairnessChecker::check_grant(const FairLineMirror::Grant& g) {
-  const int64_t now_ms = g.true_us / 1000;
   for (const FairLineMirror::Waiter& w : g.skipped) {
-    if (w.deadline_ms <= now_ms + config().purge_tolerance_ms) continue;  // stale: legitimately purged
-    if (!line_.is_waiting(w.owner, g.lock)) continue;                      // gave up or crashed
+    // Judged by the waiter's own clock: had its slot ended?
+    const int64_t waiter_now_ms = line_.client_now_ms(w.client, g.true_us);
+    if (w.deadline_ms <= waiter_now_ms + config().purge_tolerance_ms) continue;  // stale: legitimately purged
+    if (!line_.is_waiting(w.owner, g.lock)) continue;                            // gave up or crashed
     Violation v;
     v.lock = g.lock;
     v.message = g.owner + " (client " + std::to_string(g.client) + ") was granted at event #" +
                 std::to_string(g.event_id) + " ahead of " + w.owner + " (client " + std::to_string(w.client) +
                 "), who joined the line earlier at event #" + std::to_string(w.enqueue_event) +
-                " and was still waiting with " + format_ms(w.deadline_ms - now_ms) + " of its slot left";
+                " and was still waiting with " + format_ms(w.deadline_ms - waiter_now_ms) +
+                " of its slot left by its own clock";
     v.event_ids = {w.enqueue_event, g.event_id};
     v.true_us = {w.enqueue_us, g.true_us};
     v.owners = {w.owner, g.owner};
@@ -69,8 +83,9 @@ std::string FifoFairnessChecker::explain_skew(int purged_client, const std::stri
   if (best_client < 0 || best_offset - waiter_offset <= config().purge_tolerance_ms) return "";
   const std::string waiter = "client " + std::to_string(purged_client);
   if (best_offset >= -waiter_offset)
-    return "client " + std::to_string(best_client) + "'s clock is " + format_ms(best_offset) +
-           " ahead: its deadline purged " + waiter + ", who was still waiting";
+    return "client " + std::to_string(best_client) + "'s clock is " + format_ms(best_offset) + " ahead" +
+           (waiter_offset != 0 ? " (" + waiter + "'s: " + format_ms(waiter_offset) + ")" : std::string()) +
+           ": its deadline purged " + waiter + ", who was still waiting";
   return waiter + "'s clock is " + format_ms(-waiter_offset) +
          " behind: its slot deadline looked past to the others, so it was purged while still waiting";
 }

@@ -6,7 +6,9 @@
 // checker reports both and explains clock skew when that is the cause ("client
 // 2's clock is 4 000 ms ahead: its deadline purged client 5, who was still
 // waiting"). It also checks that a fair waiter that gives up sends
-// acquire_failed (otherwise it blocks everyone behind it until its slot ends).
+// acquire_failed (otherwise it blocks everyone behind it until its slot ends),
+// and that a waiter polling a free lock with only stale waiters ahead of it
+// gets it (the server purges stale waiters).
 // Memory: the mirror's lines, per client a fault log, per fair lock the
 // clients that ran scripts on it, per owner at most one give-up to confirm.
 #pragma once
@@ -23,7 +25,7 @@ namespace locksim {
 
 class FifoFairnessChecker : public Checker {
  public:
-  explicit FifoFairnessChecker(const CheckConfig& config) : Checker(config), line_(config.purge_tolerance_ms), faults_(config.clock_epoch_ms) {}
+  explicit FifoFairnessChecker(const CheckConfig& config) : Checker(config), faults_(config.clock_epoch_ms), line_(config.purge_tolerance_ms) {}
   std::string_view name() const override { return property::kFifoFairness; }
   void on_event(const Event& e) override;
   void finish(int64_t end_true_us) override;
@@ -39,8 +41,8 @@ class FifoFairnessChecker : public Checker {
   std::string explain_skew(int purged_client, const std::string& lock) const;
   void expire_give_ups(int64_t now_us, bool at_end);
 
-  FairLineMirror line_;
   FaultLog faults_;
+  FairLineMirror line_;
   std::map<std::string, std::set<int>> script_clients_;  // fair lock -> clients that ran scripts
   std::map<uint64_t, std::string> enqueued_ops_;         // op_id -> lock, for ops that joined a line
   std::set<uint64_t> failed_sent_;                        // op_ids that sent acquire_failed

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/script_call.h"
+
 namespace locksim {
 
 void LivenessChecker::on_event(const Event& e) {
@@ -23,6 +25,7 @@ void LivenessChecker::on_event(const Event& e) {
       break;
     }
     case EventKind::Script:
+      check_wake_up(e);
       if (e.holders_after.empty()) {
         if (!free_since_us_.count(e.lock)) {
           free_since_us_[e.lock] = e.true_us;
@@ -101,6 +104,33 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
     v.owners = {w.owner};
     report(std::move(v));
   }
+}
+
+void LivenessChecker::check_wake_up(const Event& e) {
+  if (e.script != "rlock_release") return;
+  auto& ids = release_ids_[e.lock];
+  const bool replay = !e.request_id.empty() && std::find(ids.begin(), ids.end(), e.request_id) != ids.end();
+  if (!e.request_id.empty() && !replay) {
+    ids.push_back(e.request_id);
+    while (ids.size() > 256) ids.pop_front();
+  }
+  if (replay || e.reply != "1") return;
+  const std::string channel = LockKeys::channel(e.lock);
+  const bool woke = std::any_of(e.published.begin(), e.published.end(), [&](const std::string& p) {
+    return p.size() > channel.size() && p.compare(0, channel.size() + 1, channel + " ") == 0;
+  });
+  if (woke) return;
+  Violation v;
+  v.lock = e.lock;
+  std::string got;
+  for (const std::string& p : e.published) got += (got.empty() ? "" : ", ") + p;
+  v.message = "release by " + e.owner + " answered 1 (released) but published " +
+              (got.empty() ? std::string("nothing") : "only [" + got + "]") + " instead of a wake-up on " + channel +
+              ": waiters sleep until their poll";
+  v.event_ids = {e.id};
+  v.true_us = {e.true_us};
+  v.owners = {e.owner};
+  report(std::move(v));
 }
 
 void LivenessChecker::finish(int64_t end_true_us) {

@@ -8,10 +8,13 @@
 //     lock it may in addition wait out the slots of the waiters ahead of it
 //     (FairLineMirror, true time), since dead waiters block until purged.
 //     Checked as true time advances (every second) and at finish().
+//  3. Waiters are woken: a reentrant release answering 1 (released, not a
+//     latch replay) publishes on the lock's wake-up channel.
 // Crashed clients' operations are dropped. Memory: per pending operation one
 // record, per lock one "free since" time, the fair-line mirror.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,7 +27,7 @@ namespace locksim {
 
 class LivenessChecker : public Checker {
  public:
-  explicit LivenessChecker(const CheckConfig& config) : Checker(config), line_(config.purge_tolerance_ms), faults_(config.clock_epoch_ms) {}
+  explicit LivenessChecker(const CheckConfig& config) : Checker(config), faults_(config.clock_epoch_ms), line_(config.purge_tolerance_ms) {}
   std::string_view name() const override { return property::kLiveness; }
   void on_event(const Event& e) override;
   void finish(int64_t end_true_us) override;
@@ -42,12 +45,14 @@ class LivenessChecker : public Checker {
   };
   void check_budget(const Waiter& w, int64_t now_us, uint64_t completion_event, bool completed);
   void check_free_waits(int64_t now_us);
+  void check_wake_up(const Event& e);
 
-  FairLineMirror line_;
   FaultLog faults_;
+  FairLineMirror line_;
   std::map<uint64_t, Waiter> waiters_;                  // op_id -> pending acquire
   std::map<std::string, int64_t> free_since_us_;        // lock -> server showed it free since
   std::map<std::string, uint64_t> free_event_;          // lock -> the event that showed it
+  std::map<std::string, std::deque<std::string>> release_ids_;  // lock -> recent request ids
   int64_t last_scan_us_ = 0;
 };
 

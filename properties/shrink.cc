@@ -48,15 +48,19 @@ namespace {
 
 class Shrinker {
  public:
-  Shrinker(ExplicitPlan* plan, const CheckConfig& config, std::string signature, Counterexample best)
-      : plan_(plan), config_(config), signature_(std::move(signature)), best_(std::move(best)) {}
+  Shrinker(ExplicitPlan* plan, const CheckConfig& config, std::string signature, Counterexample best,
+           bool blame_mutant)
+      : plan_(plan), config_(config), signature_(std::move(signature)), best_(std::move(best)),
+        blame_mutant_(blame_mutant) {}
 
-  // Keeps `candidate` if it still fails the same way without growing.
+  // Keeps `candidate` if it still fails the same way without growing (and,
+  // with blame_mutant, the correct implementation does not fail that way).
   bool attempt(const ExplicitPlan& candidate) {
     if (runs_ >= kMaxShrinkRuns) return false;
     runs_++;
     auto cx = check_plan(candidate, config_, signature_);
     if (!cx || cx->events.size() > best_.events.size()) return false;
+    if (blame_mutant_ && check_plan(baseline_plan(candidate), config_, signature_)) return false;
     *plan_ = candidate;
     best_ = std::move(*cx);
     return true;
@@ -143,25 +147,36 @@ class Shrinker {
   const CheckConfig& config_;
   std::string signature_;
   Counterexample best_;
+  bool blame_mutant_;
   int runs_ = 0;
 };
 
 }  // namespace
 
-Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature) {
+ExplicitPlan baseline_plan(const ExplicitPlan& plan) {
+  ExplicitPlan b = plan;
+  b.scenario.mutant = "none";
+  b.scenario.model_variant = "correct";
+  return b;
+}
+
+Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature,
+                           bool blame_mutant) {
   auto first = check_plan(*plan, config, signature);
   if (!first) return Counterexample{};
-  Shrinker shrinker(plan, config, signature, std::move(*first));
+  Shrinker shrinker(plan, config, signature, std::move(*first), blame_mutant);
   shrinker.run();
   return shrinker.best();
 }
 
-Counterexample shrink_scenario(const Scenario& scenario, const Violation& violation, const CheckConfig& config) {
+Counterexample shrink_scenario(const Scenario& scenario, const Violation& violation, const CheckConfig& config,
+                               bool blame_mutant) {
   VectorSink history;
   check_scenario(scenario, config, &history);
   const std::string signature = violation_signature(violation);
   ExplicitPlan plan = plan_from_history(scenario, history.events);
-  if (check_plan(plan, config, signature)) return shrink_plan(&plan, config, signature);
+  if (check_plan(plan, config, signature) && !(blame_mutant && check_plan(baseline_plan(plan), config, signature)))
+    return shrink_plan(&plan, config, signature, blame_mutant);
   // Not reproducible as an explicit plan: the original history up to the violation.
   Counterexample cx;
   const size_t end = std::min<size_t>(history.events.size(), violation.detected_at_event + 1);

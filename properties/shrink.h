@@ -28,12 +28,19 @@ std::string violation_signature(const Violation& v);
 std::optional<Counterexample> check_plan(const ExplicitPlan& plan, const CheckConfig& config,
                                          const std::string& signature);
 
+// The same plan with the correct client and scripts (no mutant, no variant).
+ExplicitPlan baseline_plan(const ExplicitPlan& plan);
+
 // Shrinks `plan` (which must fail with `signature`). Returns the shortest
-// counterexample found and leaves the shrunk plan in *plan.
-Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature);
+// counterexample found and leaves the shrunk plan in *plan. With
+// `blame_mutant`, every kept candidate must also *not* fail that way with the
+// correct client and scripts, so the counterexample shows the mutant's bug.
+Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature,
+                           bool blame_mutant = false);
 
 // The whole path from a failing seed: record, convert, shrink. If the plan
 // does not reproduce the violation, returns the original history up to it.
-Counterexample shrink_scenario(const Scenario& scenario, const Violation& violation, const CheckConfig& config);
+Counterexample shrink_scenario(const Scenario& scenario, const Violation& violation, const CheckConfig& config,
+                               bool blame_mutant = false);
 
 }  // namespace locksim

@@ -114,6 +114,26 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     key_it = keys_.end();
   }
 
+  // 1b. The key's remaining time (PTTL, answered by a refused acquire) must
+  //     match its last refresh: a shorter one means an expiry was not reset.
+  int64_t pttl_ms = 0;
+  if (e.script == "rlock_acquire" && reply_integer(e, &pttl_ms) && pttl_ms >= 0 && !e.holders_after.empty()) {
+    auto k = keys_.find(key_id);
+    if (k != keys_.end() && pttl_ms < k->second.expire_at_ms - e.server_ms) {
+      Violation v;
+      v.lock = e.lock;
+      v.message = "the lock key expires in " + format_ms(pttl_ms) + " (PTTL answered to " + e.owner +
+                  ") but its last acquire/renewal by " + k->second.refreshed_by + " at event #" +
+                  std::to_string(k->second.refresh_event) + " set it to expire in " +
+                  format_ms(k->second.expire_at_ms - e.server_ms) + ": the expiry was not reset";
+      v.event_ids = {k->second.refresh_event, e.id};
+      v.true_us = {k->second.refresh_us, e.true_us};
+      v.owners = {k->second.refreshed_by};
+      report(std::move(v));
+      k->second.expire_at_ms = e.server_ms + pttl_ms;  // one report per refresh
+    }
+  }
+
   // Refreshes of the key's expiry.
   int64_t reply = 0;
   const bool renewed = e.script == "rlock_renew" && reply_integer(e, &reply) && reply == 1;

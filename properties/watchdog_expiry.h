@@ -3,6 +3,8 @@
 //     last successful acquire / renewal / partial release plus its lease_ms, no
 //     later script may still see that hold (in particular a crashed holder's
 //     lock is free within lease ms, server time).
+//     And a refused acquire's PTTL answer is never shorter than the last
+//     refresh implies (an acquire/renewal that did not reset the expiry).
 //  2. A renewal answers 1 only for an owner that holds the lock.
 //  3. A live holder whose renewals get through never loses the lock: a hold
 //     with the watchdog that is lost (hold_lost, or unlock answering "illegal

@@ -22,7 +22,7 @@ TEST(ExclusiveOwnership, TwoOwnerFieldsIsAViolation) {
 TEST(ExclusiveOwnership, HandOverPasses) {
   HistoryBuilder h;
   h.script(0, 1, "rlock_acquire", "nil", {owner_of(1)});
-  h.script(5, 2, "rlock_acquire", "25000", {owner_of(1)});
+  h.script(5, 2, "rlock_acquire", "29995", {owner_of(1)});  // PTTL
   h.script(9, 1, "rlock_release", "1", {});
   h.script(12, 2, "rlock_acquire", "nil", {owner_of(2)});
   EXPECT_TRUE(run_checker<ExclusiveOwnershipChecker>(h.events()).empty());

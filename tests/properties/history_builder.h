@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/script_call.h"
 #include "traces/event.h"
 
 namespace locksim::testing {
@@ -57,6 +58,7 @@ class HistoryBuilder {
     e.server = 0; e.script = script; e.reply = reply; e.holders_after = std::move(holders_after);
     e.op_id = op_id; e.lease_ms = lease_ms; e.wait_ms = wait_ms; e.lock = lock; e.server_ms = t_ms;
     e.op = "script";
+    if (script == "rlock_release" && reply == "1") e.published = {LockKeys::channel(lock) + " 0"};
     return e;
   }
   Event& fault(int64_t t_ms, const std::string& op, int target, int64_t duration_ms = 0) {

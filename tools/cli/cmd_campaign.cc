@@ -44,6 +44,7 @@ int run_campaign_command(CampaignArgs& args) {
       std::fflush(stderr);
     }
   });
+  if (r.seeds_run < o.seeds) std::fprintf(stderr, "\n");
   if (args.json) {
     std::printf("%s\n", campaign_result_to_json(r).dump().c_str());
   } else {

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   locksim::cli::add_run_command(app, &exit_code);
   locksim::cli::add_replay_command(app, &exit_code);
   locksim::cli::add_campaign_command(app, &exit_code);
+  locksim::cli::add_mutants_command(app, &exit_code);
   locksim::cli::add_diff_command(app, &exit_code);
   try {
     app.parse(argc, argv);

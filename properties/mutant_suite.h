@@ -1,0 +1,44 @@
+// Mutant suite: every deliberate bug the harness knows — the lock client's
+// mutants (impl/client_mutant.h) and the scripts' (model/variant.h, run as
+// ModelVariants on the model backend) — each with the scenario template that
+// exposes it (lock kind, fault profile, clients). A mutant is *caught* on the
+// first seed whose history shows a violation that no recorded fault explains
+// (empty blamed_fault), so failures the profile causes by itself (a pause
+// longer than the lease) do not count. The caught run is shrunk; the result
+// reports the property, seeds needed, wall time and counterexample length.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "properties/campaign.h"
+
+namespace locksim {
+
+struct MutantSpec {
+  std::string name;        // client mutant or model variant name
+  bool client = false;     // true: client mutant; false: script mutant
+  CampaignOptions tmpl;    // lock kind, profile, clients, duration (seeds = budget)
+};
+
+struct MutantResult {
+  std::string name;
+  bool caught = false;
+  std::string property;
+  int seeds = 0;                    // seeds run (until caught, or the budget)
+  double wall_s = 0;                // wall time (report only)
+  size_t counterexample_events = 0;
+  std::string violation;            // the shrunk counterexample's violation
+  std::optional<Counterexample> counterexample;
+};
+
+// All mutants in a stable order: client mutants, then script mutants.
+std::vector<MutantSpec> mutant_specs();
+
+MutantResult run_mutant(const MutantSpec& spec, int max_seeds, bool shrink = true);
+
+nlohmann::json mutant_results_to_json(const std::vector<MutantResult>& results);
+
+}  // namespace locksim
