@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "impl/client_mutant.h"
 #include "impl/script_pack.h"
@@ -24,6 +25,11 @@ Scenario campaign_template(const CampaignOptions& o) {
       s.mutant = o.mutant;
     } else if (auto v = variant_from_name(o.mutant); v && *v != ModelVariant::Correct) {
       s.model_variant = o.mutant;
+      // Name the mutant's script pack too, so that a trace of this scenario
+      // says which scripts ran and `locksim replay` resolves the same variant.
+      const std::filesystem::path pack =
+          std::filesystem::path(ScriptPack::default_dir()).parent_path() / "mutants" / o.mutant;
+      if (o.scripts.empty() && std::filesystem::is_directory(pack)) s.scripts = pack.string();
     } else {
       std::string names;
       for (auto m : all_client_mutants())

@@ -56,7 +56,6 @@ std::string campaign_report_html(const CampaignReport& r) {
       << "<tr><th>seeds</th><td>" << r.first_seed << " .. " << (r.first_seed + r.seeds_run - (r.seeds_run ? 1 : 0))
       << " (" << r.seeds_run << " run, " << r.seeds_failed << " failed)</td></tr>\n"
       << "<tr><th>events checked</th><td>" << r.events_checked << "</td></tr>\n"
-      << "<tr><th>script executions</th><td>" << r.script_executions << "</td></tr>\n"
       << "<tr><th>wall time</th><td>" << r.wall_s << " s</td></tr>\n"
       << "</table>\n";
   if (!r.timeline_file.empty()) {
@@ -66,7 +65,10 @@ std::string campaign_report_html(const CampaignReport& r) {
   for (const auto& f : r.failures) {
     out << "<h2 class=\"fail\">seed " << f.seed << ": " << html(f.property) << "</h2>\n";
     out << "<pre>" << html(f.explanation) << "</pre>\n";
-    out << "<p>Reproduce: <code>locksim run --seed " << f.seed << " ...</code> with the settings above.</p>\n";
+    if (!r.failing_trace_file.empty()) {
+      out << "<p>Full trace of this seed: <a href=\"" << html(r.failing_trace_file) << "\">" << html(r.failing_trace_file)
+          << "</a> &mdash; reproduce it with <code>locksim replay " << html(r.failing_trace_file) << "</code></p>\n";
+    }
     if (!f.timeline_file.empty()) {
       out << "<p><a href=\"" << html(f.timeline_file) << "\"><img src=\"" << html(f.timeline_file)
           << "\" style=\"max-width:100%\"></a></p>\n";

@@ -32,9 +32,9 @@ struct CampaignReport {
   uint64_t seeds_run = 0;
   uint64_t seeds_failed = 0;
   uint64_t events_checked = 0;
-  uint64_t script_executions = 0;
   double wall_s = 0;
   std::string timeline_file;  // the sample timeline (first seed), may be empty
+  std::string failing_trace_file;  // full trace of the failing seed (replayable), may be empty
   std::vector<CampaignFailure> failures;
 };
 

@@ -5,14 +5,28 @@
 // --mutant takes a client mutant (impl/client_mutant.h) or a script mutant
 // (model/variant.h, run as its ModelVariant); --scripts DIR takes a script
 // pack and runs the ModelVariant its manifest names.
+// --out DIR writes DIR/report.html, DIR/timeline.svg (a sample of the first
+// seed, or the shrunk counterexample with its evidence highlighted) and, on a
+// failure, DIR/seed-<N>.jsonl: the failing seed's full trace, replayable with
+// `locksim replay`.
 // Exit: 0 no property failed, 1 a property failed, 2 bad input.
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <set>
 #include <string>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "properties/campaign.h"
+#include "properties/scenario_check.h"
+#include "reports/campaign_report.h"
+#include "reports/timeline.h"
+#include "sim/run.h"
 #include "tools/cli/commands.h"
+#include "traces/trace_writer.h"
 
 namespace locksim::cli {
 
@@ -22,7 +36,84 @@ struct CampaignArgs {
   CampaignOptions options;
   bool json = false;
   bool no_shrink = false;
+  std::string out_dir;
 };
+
+// Keeps the first `limit` events of a run (for the sample timeline).
+class FirstEventsSink final : public EventSink {
+ public:
+  explicit FirstEventsSink(size_t limit) : limit_(limit) {}
+  void on_event(const Event& e) override {
+    if (events.size() < limit_) events.push_back(e);
+  }
+  std::vector<Event> events;
+
+ private:
+  size_t limit_;
+};
+
+constexpr size_t kSampleTimelineEvents = 120;
+
+// Writes report.html, timeline.svg and (on a failure) the failing seed's trace.
+void write_outputs(const CampaignArgs& args, const Scenario& tmpl, const CampaignResult& r, double wall_s) {
+  namespace fs = std::filesystem;
+  const fs::path dir(args.out_dir);
+  CampaignReport report;
+  const CampaignOptions& o = args.options;
+  report.command_line = "locksim campaign --seeds " + std::to_string(o.seeds) + " --base-seed " +
+                        std::to_string(o.base_seed) + " --profile " + o.profile + " --lock " + o.lock_kind +
+                        " --clients " + std::to_string(o.clients) + " --locks " + std::to_string(o.locks) +
+                        " --duration-ms " + std::to_string(o.duration_ms) +
+                        (o.mutant != "none" && !o.mutant.empty() ? " --mutant " + o.mutant : "") +
+                        (o.scripts.empty() ? "" : " --scripts " + o.scripts);
+  report.profile = tmpl.profile;
+  report.lock_kind = tmpl.lock_kind;
+  report.mutant = tmpl.mutant != "none" ? tmpl.mutant : (tmpl.model_variant != "correct" ? tmpl.model_variant : "");
+  report.first_seed = tmpl.seed;
+  report.seeds_run = static_cast<uint64_t>(r.seeds_run);
+  report.seeds_failed = r.failed() ? 1 : 0;
+  report.events_checked = r.events_checked;
+  report.wall_s = wall_s;
+  report.timeline_file = "timeline.svg";
+  TimelineOptions timeline;
+  std::vector<Event> drawn;
+  if (r.failed()) {
+    Scenario failing = tmpl;
+    failing.seed = *r.failing_seed;
+    const std::string trace_name = "seed-" + std::to_string(failing.seed) + ".jsonl";
+    TraceWriter writer((dir / trace_name).string(), make_trace_header(failing, "model"));
+    check_scenario(failing, default_check_config(), &writer);
+    writer.close();
+    report.failing_trace_file = trace_name;
+    CampaignFailure f;
+    f.seed = failing.seed;
+    const Violation& v = r.shrunk ? r.shrunk->violation : *r.violation;
+    f.property = v.property;
+    f.explanation = v.to_string();
+    if (r.shrunk) f.counterexample = r.shrunk->events;
+    f.timeline_file = "timeline.svg";
+    report.failures.push_back(f);
+    timeline.title = "seed " + std::to_string(failing.seed) + ": " + v.property +
+                     (r.shrunk ? " (shrunk counterexample)" : " (first events)");
+    timeline.highlight_ids.insert(v.event_ids.begin(), v.event_ids.end());
+    if (r.shrunk) {
+      drawn = r.shrunk->events;
+    } else {
+      FirstEventsSink sample(kSampleTimelineEvents);
+      check_scenario(failing, default_check_config(), &sample);
+      drawn = sample.events;
+    }
+    report.timeline_file.clear();  // drawn with the failure instead
+  } else {
+    FirstEventsSink sample(kSampleTimelineEvents);
+    check_scenario(tmpl, default_check_config(), &sample);
+    drawn = sample.events;
+    timeline.title = "seed " + std::to_string(tmpl.seed) + ", first " + std::to_string(drawn.size()) + " events";
+  }
+  render_timeline(timeline_dot(drawn, timeline), (dir / "timeline.svg").string(), "svg");
+  write_campaign_report(report, (dir / "report.html").string());
+  std::fprintf(stderr, "campaign: wrote %s\n", (dir / "report.html").string().c_str());
+}
 
 int run_campaign_command(CampaignArgs& args) {
   CampaignOptions& o = args.options;
@@ -34,17 +125,41 @@ int run_campaign_command(CampaignArgs& args) {
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
+  if (!args.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(args.out_dir, ec);
+    if (ec || !std::filesystem::is_directory(args.out_dir)) {
+      throw UsageError("cannot create output directory '" + args.out_dir + "': " + ec.message());
+    }
+  }
+  const auto started = std::chrono::steady_clock::now();
+  // Progress bar on a terminal only; logs and pipes get just the result.
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
   int last_percent = -1;
   CampaignResult r = run_campaign(tmpl, o, [&](int done, int total) {
+    if (!tty) return;
     const int percent = static_cast<int>(100LL * done / total);
-    if (percent != last_percent || done == total) {
-      last_percent = percent;
-      std::fprintf(stderr, "\rcampaign: %d/%d seeds", done, total);
-      if (done == total) std::fprintf(stderr, "\n");
-      std::fflush(stderr);
-    }
+    if (percent == last_percent && done != total) return;
+    last_percent = percent;
+    const double elapsed_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    constexpr int kBarWidth = 30;
+    const int filled = percent * kBarWidth / 100;
+    std::fprintf(stderr, "\rcampaign [%.*s%*s] %3d%% %d/%d seeds, %.1f s", filled,
+                 "##############################", kBarWidth - filled, "", percent, done, total, elapsed_s);
+    if (done == total) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
   });
-  if (r.seeds_run < o.seeds) std::fprintf(stderr, "\n");
+  if (tty && r.seeds_run < o.seeds) std::fprintf(stderr, "\n");
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!args.out_dir.empty()) {
+    try {
+      write_outputs(args, tmpl, r, wall_s);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "locksim: cannot write the campaign outputs: %s\n", e.what());
+      return 2;
+    }
+  }
   if (args.json) {
     std::printf("%s\n", campaign_result_to_json(r).dump().c_str());
   } else {
@@ -69,6 +184,8 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--duration-ms", args->options.duration_ms, "workload duration per scenario");
   cmd->add_flag("--no-shrink", args->no_shrink, "report the failing seed without shrinking");
   cmd->add_flag("--json", args->json, "print the result as JSON");
+  cmd->add_option("--out", args->out_dir,
+                  "write report.html, timeline.svg and the failing seed's trace into this directory");
   cmd->callback([args, exit_code] { *exit_code = run_campaign_command(*args); });
 }
 
