@@ -8,33 +8,14 @@
 #include "impl/client_mutant.h"
 #include "sim/profiles.h"
 #include "sim/rng.h"
+#include "sim/summary_sink.h"
 #include "sim/world.h"
+#include "sim/world_setup.h"
 
 namespace locksim {
 
 namespace {
 
-class CountingSink final : public EventSink {
- public:
-  CountingSink(EventSink& next, RunSummary& summary) : next_(next), summary_(summary) {}
-  void on_event(const Event& e) override {
-    summary_.events++;
-    switch (e.kind) {
-      case EventKind::Invoke: summary_.invokes++; break;
-      case EventKind::Ok: summary_.oks++; break;
-      case EventKind::Fail: summary_.fails++; break;
-      case EventKind::Info: summary_.infos++; break;
-      case EventKind::Script: summary_.scripts++; break;
-      case EventKind::Fault: summary_.faults++; break;
-      default: break;
-    }
-    next_.on_event(e);
-  }
-
- private:
-  EventSink& next_;
-  RunSummary& summary_;
-};
 
 // Plays the plan's tasks on the world.
 class Driver {
@@ -120,40 +101,15 @@ RunSummary run_explicit(const ExplicitPlan& plan, Backend& backend, EventSink& s
   const Scenario& s = plan.scenario;
   validate_scenario(s);
   RunSummary summary;
-  CountingSink counting(sink, summary);
+  SummarySink counting(sink, summary);
 
-  WorldConfig wc;
-  wc.seed = s.seed;
-  wc.clients = s.clients;
-  wc.link = plan.faults.link;
-  wc.client_clocks = plan.faults.client_clocks;
-  wc.server_clocks = plan.faults.server_clocks;
-  wc.client.mutant = *client_mutant_from_name(s.mutant);
-  World world(wc, backend, counting);
+  World world(world_config_for(s, plan.faults), backend, counting);
 
   Driver driver(plan, world);
   world.on_client_started = [&driver](int c) { driver.start_client(c); };
   for (int c = 0; c < s.clients; ++c) driver.start_client(c);
 
-  for (const FaultAction& f : plan.faults.actions) {
-    world.at(f.at_us, [&world, f] {
-      switch (f.kind) {
-        case FaultKind::Crash:
-          if (!world.client_alive(f.target)) return;
-          world.crash(f.target);
-          if (f.restart_after_ms >= 0) {
-            const int c = f.target;
-            world.at(world.now_us() + f.restart_after_ms * 1000, [&world, c] { world.restart(c); });
-          }
-          return;
-        case FaultKind::Pause: world.pause(f.target, f.duration_ms); return;
-        case FaultKind::ClientClockJump: world.jump_client_clock(f.target, f.duration_ms); return;
-        case FaultKind::ServerClockJump: world.jump_server_clock(f.target, f.duration_ms); return;
-        case FaultKind::Partition: world.partition(f.target, f.duration_ms); return;
-        case FaultKind::RedisRestart: world.redis_restart(f.target); return;
-      }
-    });
-  }
+  schedule_faults(world, plan.faults);
 
   int64_t last_fault_us = 0;
   for (const FaultAction& f : plan.faults.actions) last_fault_us = std::max(last_fault_us, f.at_us);

@@ -1,0 +1,44 @@
+#include "sim/world_setup.h"
+
+#include <cassert>
+
+#include "impl/client_mutant.h"
+
+namespace locksim {
+
+WorldConfig world_config_for(const Scenario& s, const FaultPlan& plan) {
+  const auto mutant = client_mutant_from_name(s.mutant);
+  assert(mutant.has_value() && "scenario validated before");
+  WorldConfig wc;
+  wc.seed = s.seed;
+  wc.clients = s.clients;
+  wc.link = plan.link;
+  wc.client_clocks = plan.client_clocks;
+  wc.server_clocks = plan.server_clocks;
+  wc.client.mutant = *mutant;
+  return wc;
+}
+
+void schedule_faults(World& world, const FaultPlan& plan) {
+  for (const FaultAction& f : plan.actions) {
+    world.at(f.at_us, [&world, f] {
+      switch (f.kind) {
+        case FaultKind::Crash:
+          if (!world.client_alive(f.target)) return;
+          world.crash(f.target);
+          if (f.restart_after_ms >= 0) {
+            const int c = f.target;
+            world.at(world.now_us() + f.restart_after_ms * 1000, [&world, c] { world.restart(c); });
+          }
+          return;
+        case FaultKind::Pause: world.pause(f.target, f.duration_ms); return;
+        case FaultKind::ClientClockJump: world.jump_client_clock(f.target, f.duration_ms); return;
+        case FaultKind::ServerClockJump: world.jump_server_clock(f.target, f.duration_ms); return;
+        case FaultKind::Partition: world.partition(f.target, f.duration_ms); return;
+        case FaultKind::RedisRestart: world.redis_restart(f.target); return;
+      }
+    });
+  }
+}
+
+}  // namespace locksim
