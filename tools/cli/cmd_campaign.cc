@@ -172,16 +172,16 @@ int run_campaign_command(CampaignArgs& args) {
 
 void add_campaign_command(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<CampaignArgs>();
-  CLI::App* cmd = app.add_subcommand("campaign", "run seeded scenarios and check every property");
+  CLI::App* cmd = app.add_subcommand("campaign", "Run seeded scenarios on the model and check every property");
   cmd->add_option("--seeds", args->options.seeds, "number of seeds to run")->required();
-  cmd->add_option("--profile", args->options.profile, "fault profile: none, safe, pauses, skew, hostile");
-  cmd->add_option("--lock", args->options.lock_kind, "lock kind: rlock, fair, mixed");
-  cmd->add_option("--mutant", args->options.mutant, "client or script mutant to run (see locksim mutants --list)");
-  cmd->add_option("--scripts", args->options.scripts, "script pack dir (its model_variant is run on the model)");
-  cmd->add_option("--base-seed", args->options.base_seed, "seed of the first run");
-  cmd->add_option("--clients", args->options.clients, "clients per scenario");
-  cmd->add_option("--locks", args->options.locks, "locks per scenario");
-  cmd->add_option("--duration-ms", args->options.duration_ms, "workload duration per scenario");
+  cmd->add_option("--profile", args->options.profile, "fault profile: none, safe, pauses, skew, hostile")->capture_default_str();
+  cmd->add_option("--lock", args->options.lock_kind, "lock kind: rlock, fair, mixed")->capture_default_str();
+  cmd->add_option("--mutant", args->options.mutant, "client or script mutant to run (see locksim mutants --list)")->capture_default_str();
+  cmd->add_option("--scripts", args->options.scripts, "script pack dir (its model_variant is run on the model)")->capture_default_str();
+  cmd->add_option("--base-seed", args->options.base_seed, "seed of the first run")->capture_default_str()->check(non_negative_integer());
+  cmd->add_option("--clients", args->options.clients, "clients per scenario")->capture_default_str();
+  cmd->add_option("--locks", args->options.locks, "locks per scenario")->capture_default_str();
+  cmd->add_option("--duration-ms", args->options.duration_ms, "workload duration per scenario")->capture_default_str();
   cmd->add_flag("--no-shrink", args->no_shrink, "report the failing seed without shrinking");
   cmd->add_flag("--json", args->json, "print the result as JSON");
   cmd->add_option("--out", args->out_dir,

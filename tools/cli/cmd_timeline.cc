@@ -84,14 +84,14 @@ void add_timeline_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand("timeline", "Draw a window of a trace as a Graphviz timeline");
   cmd->add_option("trace", a->trace, "Trace file (JSON Lines)")->required();
   cmd->add_option("-o,--out", a->out, "Output file (.svg, .png, .pdf or .dot)")->required();
-  cmd->add_option("--format", a->format, "svg|png|pdf|dot (default: from the output name)");
-  cmd->add_option("--from", a->from_id, "First event id to draw")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--to", a->to_id, "Last event id to draw")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--format", a->format, "svg|png|pdf|dot (default: from the output name)")->capture_default_str();
+  cmd->add_option("--from", a->from_id, "First event id to draw")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--to", a->to_id, "Last event id to draw")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--around", a->around_id, "Draw --radius events either side of this id, highlighted")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--radius", a->radius, "With --around: events either side (default 20)")
       ->check(CLI::Range(int64_t{0}, int64_t{100000}));
-  cmd->add_option("--lock", a->lock, "Only events of this lock (and events with no lock, e.g. faults)");
+  cmd->add_option("--lock", a->lock, "Only events of this lock (and events with no lock, e.g. faults)")->capture_default_str();
   cmd->add_option("--max-events", a->max_events, "At most this many events (default 600)")
       ->check(CLI::Range(size_t{1}, size_t{100000}));
   cmd->callback([a, exit_code] { *exit_code = timeline_command(*a); });
