@@ -1,6 +1,7 @@
 #include "properties/fair_line.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "properties/checker.h"
 
@@ -11,39 +12,138 @@ int64_t true_ms(int64_t true_us) { return true_us >= 0 ? true_us / 1000 : -((-tr
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+bool is_poll(const std::string& script) { return script == "fair_acquire" || script == "fair_try_once"; }
 }  // namespace
 
 int64_t FairLineMirror::client_now_ms(int client, int64_t true_us) const {
-  auto it = offset_ms_.find(client);
-  return true_ms(true_us) + (it == offset_ms_.end() ? 0 : it->second);
+  auto it = clocks_.find(client);
+  return true_ms(true_us) + (it == clocks_.end() ? 0 : it->second.offset_ms);
+}
+
+FairLineMirror::ClockBounds FairLineMirror::client_now_bounds(int client, int64_t true_us) const {
+  auto it = clocks_.find(client);
+  if (it == clocks_.end()) return ClockBounds{};
+  // local_ms and true ms are both floors: +-1 ms each; plus drift since the
+  // observation (rounded up) in either direction.
+  const int64_t since_us = true_us >= it->second.at_us ? true_us - it->second.at_us : it->second.at_us - true_us;
+  const int64_t slack_ms = 2 + (since_us / 1000 * kMaxDriftPpm) / 1'000'000 + 1;
+  const int64_t base_ms = true_ms(true_us) + it->second.offset_ms;
+  return ClockBounds{base_ms - slack_ms, base_ms + slack_ms};
+}
+
+bool FairLineMirror::paused_within(int client, int64_t from_us, int64_t to_us) const {
+  auto it = pauses_.find(client);
+  if (it == pauses_.end()) return false;
+  return std::any_of(it->second.begin(), it->second.end(),
+                     [&](const Pause& p) { return p.from_us <= to_us && p.to_us >= from_us; });
+}
+
+// The `now_ms` a script was sent with, bounded (see the header).
+FairLineMirror::ClockBounds FairLineMirror::now_of_script(const Event& e) const {
+  ClockBounds at_arrival = client_now_bounds(e.client, e.true_us);
+  ClockBounds b{kUnknownLowMs, at_arrival.hi_ms};
+  auto op = ops_.find(e.op_id);
+  if (e.op_id == 0 || op == ops_.end() || op->second.client != e.client) return b;
+  b.lo_ms = op->second.lo_ms;
+  if (op->second.acquire && op->second.pending && is_poll(e.script)) {
+    // Acquire polls are never retried: a pending one was sent less than one
+    // request timeout (client clock, plus drift; a pause defers the timeout)
+    // before it arrived.
+    const int64_t window_us = request_timeout_ms_ * 1000 + request_timeout_ms_ * kMaxDriftPpm / 1000 + 1000;
+    const int64_t sent_after_us = e.true_us - window_us;
+    if (!paused_within(e.client, sent_after_us, e.true_us))
+      b.lo_ms = std::max(b.lo_ms, client_now_bounds(e.client, sent_after_us).lo_ms);
+  }
+  return b;
+}
+
+void FairLineMirror::purge(std::deque<Waiter>& line, ClockBounds now, bool sure) {
+  bool chain_sure = sure;  // every entry so far is surely gone after this purge
+  size_t popped = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    Waiter& w = line[i];
+    const bool surely_stale = w.deadline_hi_ms <= now.lo_ms;
+    const bool surely_live = w.deadline_lo_ms > now.hi_ms;
+    if (surely_live && w.certain()) break;  // the server's purge stops here
+    if (surely_stale && chain_sure) {
+      if (w.certain()) purged_.push_back(w);
+      popped = i + 1;
+      continue;
+    }
+    // The server may or may not have dropped it (or, if it is absent, gone
+    // on past it); only a surely live entry that is surely there stops it.
+    chain_sure = false;
+    if (!surely_live) w.maybe_purged = true;
+  }
+  line.erase(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(popped));
+}
+
+void FairLineMirror::judge_refusal(const std::deque<Waiter>& line, const Event& e, ClockBounds now) {
+  if (now.lo_ms <= kUnknownLowMs) return;
+  size_t k = 0;
+  // Entries stale by the margin for every possible `now` are surely purged
+  // (the owner's own included: then it is treated as a newcomer).
+  while (k < line.size() && line[k].deadline_hi_ms <= now.lo_ms - stale_margin_ms_) ++k;
+  // After the purge the server's line is empty or headed by the owner when
+  // everything left is the owner's own entry (stale or not: then the line is
+  // empty), or a surely live, surely present entry of the owner heads it.
+  bool only_owner = true;
+  for (size_t i = k; i < line.size(); ++i) only_owner = only_owner && line[i].owner == e.owner;
+  const bool owner_heads = k < line.size() && line[k].owner == e.owner && line[k].certain() &&
+                           line[k].deadline_lo_ms > now.hi_ms;
+  refused_free_lock_ = only_owner || owner_heads;
 }
 
 std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   refused_free_lock_ = false;
-  if (e.client >= 0 && (e.kind == EventKind::Invoke || e.kind == EventKind::Ok || e.kind == EventKind::Fail)) {
-    offset_ms_[e.client] = e.local_ms - true_ms(e.true_us);
+  purged_.clear();
+  if (e.client >= 0 && (e.kind == EventKind::Invoke || e.kind == EventKind::Ok || e.kind == EventKind::Fail ||
+                        e.kind == EventKind::Info || e.kind == EventKind::Deliver)) {
+    clocks_[e.client] = Observation{e.local_ms - true_ms(e.true_us), e.true_us};
   }
   switch (e.kind) {
     case EventKind::Invoke:
-      if (is_acquire_op(e)) pending_[e.owner] = {e.op_id, e.client, e.lock};
+      if (e.op_id != 0) {
+        ops_[e.op_id] = OpClock{e.client, e.owner, e.lock, is_acquire_op(e), true, e.local_ms};
+        while (ops_.size() > kMaxOps) ops_.erase(ops_.begin());
+        if (is_acquire_op(e)) waiting_[e.owner] = e.op_id;
+      }
       return std::nullopt;
     case EventKind::Ok:
     case EventKind::Fail:
     case EventKind::Info:
       if (e.op_id != 0) {
-        auto it = pending_.find(e.owner);
-        if (it != pending_.end() && it->second.op_id == e.op_id) pending_.erase(it);
+        auto op = ops_.find(e.op_id);
+        if (op != ops_.end()) op->second.pending = false;
+        auto it = waiting_.find(e.owner);
+        if (it != waiting_.end() && it->second == e.op_id) waiting_.erase(it);
       }
       return std::nullopt;
     case EventKind::Fault:
       if (e.op == "clock_jump" && e.client >= 0) {
-        auto it = offset_ms_.find(e.client);
-        if (it != offset_ms_.end()) it->second += e.duration_ms;
+        auto it = clocks_.find(e.client);
+        if (it != clocks_.end()) it->second.offset_ms += e.duration_ms;
+        if (e.duration_ms < 0) {
+          for (auto& [id, op] : ops_)
+            if (op.client == e.client && op.lo_ms > kUnknownLowMs) op.lo_ms += e.duration_ms;
+        }
       } else if (e.op == "crash") {
-        std::erase_if(pending_, [&](const auto& kv) { return kv.second.client == e.target; });
+        for (auto& [id, op] : ops_)
+          if (op.client == e.target) op.pending = false;
+        std::erase_if(waiting_, [&](const auto& kv) {
+          auto op = ops_.find(kv.second);
+          return op == ops_.end() || op->second.client == e.target;
+        });
+      } else if (e.op == "pause" && e.target >= 0) {
+        auto& p = pauses_[e.target];
+        p.push_back(Pause{e.true_us, e.true_us + e.duration_ms * 1000});
+        while (p.size() > kMaxPauses) p.pop_front();
       } else if (e.op == "redis_restart") {
         lines_.clear();
-        holders_.clear();
+        locks_.clear();
       }
       return std::nullopt;
     case EventKind::Script:
@@ -52,67 +152,133 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
       return std::nullopt;
   }
 
-  std::vector<std::string> before = std::move(holders_[e.lock]);
-  holders_[e.lock] = e.holders_after;
-  const bool fair_acquire = e.script == "fair_acquire";
-  const bool fair_try = e.script == "fair_try_once";
-  const bool fair_failed = e.script == "fair_acquire_failed";
-  if (!fair_acquire && !fair_try && !fair_failed && e.script.rfind("fair_", 0) != 0) return std::nullopt;
+  // Did the lock exist when the script ran? (Scripts see a frozen clock.)
+  LockState& lock = locks_[e.lock];
+  const bool had_holders = !lock.holders.empty();
+  std::optional<bool> existed;  // nullopt: cannot tell
+  if (!had_holders) existed = false;
+  else if (lock.expiry_known) existed = e.server_ms <= lock.expire_at_ms;
+  const bool held_by_owner_before = had_holders && contains(lock.holders, e.owner);
+  lock.holders = e.holders_after;
+  if (e.holders_after.empty()) {
+    lock.expiry_known = false;
+  } else if ((ends_with(e.script, "_acquire") || ends_with(e.script, "_try_once")) && reply_is_nil(e) &&
+             e.lease_ms > 0) {
+    lock.expiry_known = true;
+    lock.expire_at_ms = e.server_ms + e.lease_ms;
+  } else if (ends_with(e.script, "_renew") && e.reply == "1" && e.lease_ms > 0) {
+    lock.expiry_known = true;
+    lock.expire_at_ms = e.server_ms + e.lease_ms;
+  } else if (ends_with(e.script, "_release") && e.reply == "0") {
+    lock.expiry_known = false;  // reset, unless a latch answered
+  }
+
+  if (e.script.rfind("fair_", 0) != 0) return std::nullopt;
   std::deque<Waiter>& line = lines_[e.lock];
 
-  if (fair_failed) {
+  if (e.script == "fair_acquire_failed") {
     auto it = std::find_if(line.begin(), line.end(), [&](const Waiter& w) { return w.owner == e.owner; });
     if (it != line.end()) {
-      for (auto behind = it + 1; behind != line.end(); ++behind) behind->deadline_ms -= e.wait_ms;
-      line.erase(it);
+      const bool exact = it->certain();
+      for (auto behind = it + 1; behind != line.end(); ++behind) {
+        behind->deadline_lo_ms -= e.wait_ms;
+        if (exact) behind->deadline_hi_ms -= e.wait_ms;
+      }
+    }
+    std::erase_if(line, [&](const Waiter& w) { return w.owner == e.owner; });
+    return std::nullopt;
+  }
+
+  const ClockBounds now = now_of_script(e);
+  script_now_ = now;
+  bool purge_sure = true;
+  if (e.script == "fair_release") {
+    // A release whose request id was seen before may be answered by its latch
+    // before any purge.
+    purge_sure = e.request_id.empty() ||
+                 std::find(release_ids_.begin(), release_ids_.end(), e.request_id) == release_ids_.end();
+    if (!e.request_id.empty() && purge_sure) {
+      release_ids_.push_back(e.request_id);
+      while (release_ids_.size() > kMaxReleaseIds) release_ids_.pop_front();
+    }
+  }
+  const bool poll = is_poll(e.script);
+  // Refused while the lock does not exist (the acquire scripts never delete
+  // it, so it did not exist before either).
+  if (poll && !reply_is_nil(e) && e.holders_after.empty())
+    judge_refusal(line, e, now);
+  purge(line, now, purge_sure);
+  if (poll && e.op_id != 0) {
+    // The next poll of this acquire is sent after this one's reply arrived.
+    auto op = ops_.find(e.op_id);
+    if (op != ops_.end() && op->second.client == e.client)
+      op->second.lo_ms = std::max(op->second.lo_ms, client_now_bounds(e.client, e.true_us).lo_ms);
+  }
+  if (!poll) return std::nullopt;
+
+  const bool nil = reply_is_nil(e);
+  const bool holds_now = contains(e.holders_after, e.owner);
+  // Step 3 (reentry) needs the owner's field on a live lock.
+  const bool maybe_reentry = held_by_owner_before && existed != std::optional<bool>(false);
+  if (nil && holds_now && !maybe_reentry) {
+    // Step 2: granted from the line (or to a newcomer on an empty line).
+    Grant g{e.lock, e.owner, e.client, e.id, e.true_us, {}};
+    auto it = std::find_if(line.begin(), line.end(), [&](const Waiter& w) { return w.owner == e.owner; });
+    const bool owner_certain = it != line.end() && it->certain();
+    // Everyone ahead of the owner's entry is gone; without a surely present
+    // entry the server's line may also have been empty: those behind may be
+    // gone too.
+    for (auto a = line.begin(); a != it; ++a)
+      if (!a->maybe_phantom) g.skipped.push_back(*a);
+    line.erase(line.begin(), it);
+    std::erase_if(line, [&](const Waiter& w) { return w.owner == e.owner; });
+    for (Waiter& w : line) {
+      w.deadline_lo_ms -= e.wait_ms;
+      w.deadline_hi_ms -= e.wait_ms;
+      if (!owner_certain) w.maybe_purged = true;
+    }
+    return g;
+  }
+  if (nil && holds_now && !existed.has_value() && held_by_owner_before) {
+    // Reentry (step 3) or, if the hold had expired, a grant (step 2): the
+    // deadlines may have been lowered by wait_ms, and the owner's entries
+    // (there should be none) may be gone.
+    for (Waiter& w : line) {
+      w.deadline_lo_ms -= e.wait_ms;
+      if (w.owner == e.owner) w.maybe_purged = true;
     }
     return std::nullopt;
   }
-  // Purge stale heads as the server does (first step of every fair script
-  // but acquire_failed), by the requesting client's clock.
-  const int64_t now_ms = client_now_ms(e.client, e.true_us);
-  if (fair_acquire && e.holders_after.empty() && !reply_is_nil(e)) {
-    // Where does the owner stand once the server purged the stale heads?
-    // Judged only when clear: heads stale by more than the margin are surely
-    // purged; a head within the margin of its deadline leaves it open.
-    size_t i = 0;
-    while (i < line.size() && line[i].deadline_ms <= now_ms - stale_margin_ms_) ++i;
-    const bool clear = i == line.size() || line[i].deadline_ms > now_ms + stale_margin_ms_;
-    refused_free_lock_ = clear && (i == line.size() || line[i].owner == e.owner);
-  }
-  while (!line.empty() && line.front().deadline_ms <= now_ms) line.pop_front();
-  if (!fair_acquire && !fair_try) return std::nullopt;
-
-  const bool granted = e.reply == "nil" && contains(e.holders_after, e.owner) && !contains(before, e.owner);
-  if (granted) {
-    Grant g{e.lock, e.owner, e.client, e.id, e.true_us, {}};
-    auto it = std::find_if(line.begin(), line.end(), [&](const Waiter& w) { return w.owner == e.owner; });
-    if (it != line.end()) {
-      // Everyone ahead of the new holder must have left the server's line.
-      g.skipped.assign(line.begin(), it);
-      line.erase(line.begin(), it + 1);
-    }
-    // Otherwise the owner was granted without (mirrored) waiting: either the
-    // server's line was empty after purging, or the mirror lost track of it
-    // (it was purged while the mirror still held it as waiting, and joined
-    // again). Nothing is judged; mirrored waiters stay until purged.
-
-    for (Waiter& w : line) w.deadline_ms -= e.wait_ms;
-    return g;
-  }
   int64_t ttl_ms = 0;
-  if (fair_acquire && reply_integer(e, &ttl_ms)) {
-    const bool queued = std::any_of(line.begin(), line.end(), [&](const Waiter& w) { return w.owner == e.owner; });
-    if (!queued && line.size() < kMaxLine) {
-      line.push_back(Waiter{e.owner, e.client, e.id, e.true_us, now_ms + ttl_ms + e.wait_ms, e.op_id});
+  if (e.script == "fair_acquire" && reply_integer(e, &ttl_ms)) {
+    auto mine = std::find_if(line.begin(), line.end(), [&](const Waiter& w) { return w.owner == e.owner; });
+    const bool surely_queued =
+        std::any_of(line.begin(), line.end(), [&](const Waiter& w) { return w.owner == e.owner && w.certain(); });
+    if (surely_queued || line.size() >= kMaxLine) return std::nullopt;  // step 4: nothing changes
+    Waiter w{e.owner, e.client, e.id, e.true_us, 0, 0, e.op_id, false, mine != line.end()};
+    // deadline = ttl + wait + now, ttl truncated toward zero in the reply.
+    w.deadline_lo_ms = now.lo_ms <= kUnknownLowMs ? kUnknownLowMs : now.lo_ms + ttl_ms + e.wait_ms - 1;
+    w.deadline_hi_ms = now.hi_ms >= kUnknownHighMs ? kUnknownHighMs : now.hi_ms + ttl_ms + e.wait_ms + 1;
+    if (mine == line.end() && !line.empty() && line.back().certain()) {
+      // Surely the server's tail: the deadline is exactly the tail's + wait_ms.
+      const int64_t lo = line.back().deadline_lo_ms + e.wait_ms;
+      const int64_t hi = line.back().deadline_hi_ms + e.wait_ms;
+      if (std::max(lo, w.deadline_lo_ms) <= std::min(hi, w.deadline_hi_ms)) {
+        w.deadline_lo_ms = std::max(lo, w.deadline_lo_ms);
+        w.deadline_hi_ms = std::min(hi, w.deadline_hi_ms);
+      }
     }
+    assert(w.deadline_lo_ms <= w.deadline_hi_ms);
+    line.push_back(std::move(w));
   }
   return std::nullopt;
 }
 
 bool FairLineMirror::is_waiting(const std::string& owner, const std::string& lock) const {
-  auto it = pending_.find(owner);
-  return it != pending_.end() && it->second.lock == lock;
+  auto it = waiting_.find(owner);
+  if (it == waiting_.end()) return false;
+  auto op = ops_.find(it->second);
+  return op != ops_.end() && op->second.lock == lock && op->second.pending;
 }
 
 std::optional<int64_t> FairLineMirror::latest_deadline_ahead_ms(const std::string& lock,
@@ -122,8 +288,9 @@ std::optional<int64_t> FairLineMirror::latest_deadline_ahead_ms(const std::strin
   std::optional<int64_t> latest;
   for (const Waiter& w : it->second) {
     if (w.owner == owner) break;
-    auto off = offset_ms_.find(w.client);
-    const int64_t true_deadline_ms = w.deadline_ms - (off == offset_ms_.end() ? 0 : off->second);
+    if (w.deadline_hi_ms >= kUnknownHighMs) continue;
+    auto obs = clocks_.find(w.client);
+    const int64_t true_deadline_ms = w.deadline_hi_ms - (obs == clocks_.end() ? 0 : obs->second.offset_ms);
     latest = latest ? std::max(*latest, true_deadline_ms) : true_deadline_ms;
   }
   return latest;

@@ -1,25 +1,41 @@
 // FairLineMirror: the checker's own copy of each fair lock's waiting line,
 // rebuilt from fair_* Script events, the reference the FIFO and liveness
-// checkers compare the server against. Deadlines live where the server keeps
-// them: in the clients' clocks (each client's clock = true time + its latest
-// observed offset, from its Invoke/Ok/Fail local_ms and clock jumps), so the
-// mirror purges when the server does, and a checker can ask whether a
-// waiter's slot had really ended *by its own clock*.
-//  - enqueue: a fair_acquire answering a wait time for an owner not in the
-//    line appends it with deadline = its client's now + the answered ttl +
-//    wait_ms (the server's own formula: ttl is the previous tail's deadline
-//    or the lock's PTTL, minus now);
-//  - purge: every fair script but acquire_failed first drops heads whose
-//    deadline is <= the requesting client's now;
-//  - grant: a fair_acquire / fair_try_once that makes a new owner the holder
-//    removes it, lowers the others' deadlines by wait_ms, and reports the
-//    waiters that were still ahead of it (the server must have purged them);
-//  - acquire_failed: lowers the deadlines behind the owner, removes it;
-//  - refusal: a fair_acquire that leaves the lock free without granting it,
-//    while every waiter ahead of its owner is clearly stale, is flagged.
-// Each owner's pending acquire is tracked so "still waiting" can be told
-// from "gave up / crashed". Memory: per fair lock its line (capped at
-// kMaxLine), per owner one pending operation, per client one offset.
+// checkers compare the server against.
+//
+// What the history does not show: the `now_ms` a fair script was given (the
+// requesting client's clock when it *sent* the request, not when it arrived)
+// and therefore the exact slot deadlines. The mirror never guesses them: it
+// keeps *bounds*, and everything it claims holds for every value inside them.
+//  - now bounds of a script (client clock, ms): at most the client's clock at
+//    arrival; at least the clock at the operation's Invoke (exact, local_ms),
+//    at the arrival of the previous poll of the same acquire (polls are
+//    sequential), and, while the acquire is still pending and its client was
+//    not paused, at arrival minus the request timeout (an older request would
+//    have timed out first). Clocks between observations (Invoke/Ok/Fail/
+//    Info/Deliver local_ms, clock jumps) are bounded with +-2 ms rounding and
+//    kMaxDriftPpm drift. An unobserved client's clock is unbounded.
+//  - deadline bounds (client clock, ms): enqueue sets now + ttl + wait_ms from
+//    the reply (the reply is ttl truncated toward zero: +-1 ms) and, when the
+//    line's tail is known to be on the server, exactly tail deadline + wait_ms;
+//    a grant lowers every other deadline by the grantee's wait_ms, exactly;
+//    acquire_failed lowers those behind the leaver by the leaver's wait_ms
+//    (only the lower bound when the leaver may be gone already).
+//  - presence: the mirror's line is always a superset of the server's, in
+//    the same order. An entry is *certain* (surely on the server) unless it
+//    is maybe_purged (a purge whose outcome the bounds cannot decide, or a
+//    purge behind such an entry) or maybe_phantom (an owner that may have
+//    been purged polled again: the server either still had it, or appended it
+//    anew at the tail, which the mirror then does too, as a phantom). An entry
+//    is dropped only when the server surely dropped it.
+//  - purge (every fair script but acquire_failed, and not a release whose
+//    latch may answer first): drops heads whose deadline is surely <= now.
+//  - lock existence before a script: from holders_after of the previous
+//    script on the lock and the expiry the scripts set (server ms, exact).
+// Reports per event: the grant it made (with the waiters that were ahead of
+// the grantee), the waiters it surely purged, and refused_free_lock().
+// Memory: per fair lock its line (capped at kMaxLine), per lock its holders
+// and expiry, per recent operation a clock bound (kMaxOps), per client one
+// clock observation and its recent pauses (kMaxPauses).
 #pragma once
 
 #include <cstdint>
@@ -36,17 +52,34 @@ namespace locksim {
 class FairLineMirror {
  public:
   static constexpr size_t kMaxLine = 4096;
-  // stale_margin_ms: how far past its deadline a waiter must be before the
-  // mirror calls it "clearly stale" (refused_free_lock()).
-  explicit FairLineMirror(int64_t stale_margin_ms = 1000) : stale_margin_ms_(stale_margin_ms) {}
+  static constexpr size_t kMaxOps = 4096;
+  static constexpr size_t kMaxPauses = 64;
+  static constexpr size_t kMaxReleaseIds = 256;
+  // Bound on a client clock's drift between two observations (hostile: 500).
+  static constexpr int64_t kMaxDriftPpm = 1000;
+  // Clock bounds for a client never observed.
+  static constexpr int64_t kUnknownLowMs = INT64_MIN / 4;
+  static constexpr int64_t kUnknownHighMs = INT64_MAX / 4;
+
+  // stale_margin_ms: how far past its deadline (upper bound) a waiter must
+  // be, by the lower bound of the requester's clock, before the mirror calls
+  // it "clearly stale" (refused_free_lock()). request_timeout_ms: the
+  // client's per-request timeout (bounds how old a pending poll can be).
+  explicit FairLineMirror(int64_t stale_margin_ms = 1000, int64_t request_timeout_ms = 1000)
+      : stale_margin_ms_(stale_margin_ms), request_timeout_ms_(request_timeout_ms) {}
 
   struct Waiter {
     std::string owner;
     int client = -1;
     uint64_t enqueue_event = 0;
     int64_t enqueue_us = 0;
-    int64_t deadline_ms = 0;  // slot deadline, in the clients' clock (as the server stores it)
+    // Bounds on the slot deadline the server stores (the clients' clock).
+    int64_t deadline_lo_ms = 0;
+    int64_t deadline_hi_ms = 0;
     uint64_t op_id = 0;
+    bool maybe_purged = false;   // the server may already have dropped it
+    bool maybe_phantom = false;  // the server may never have added it
+    bool certain() const { return !maybe_purged && !maybe_phantom; }
   };
   struct Grant {
     std::string lock;
@@ -54,16 +87,28 @@ class FairLineMirror {
     int client = -1;
     uint64_t event_id = 0;
     int64_t true_us = 0;
-    std::vector<Waiter> skipped;  // waiters that were ahead of `owner`, in line order
+    // Waiters that were ahead of `owner`, in line order: the server had
+    // dropped each of them by now (those that were ever there: phantoms are
+    // not listed).
+    std::vector<Waiter> skipped;
+  };
+  struct ClockBounds {
+    int64_t lo_ms = kUnknownLowMs;
+    int64_t hi_ms = kUnknownHighMs;
   };
 
   // Feeds one event. Returns the grant it made on a fair lock, if any.
   std::optional<Grant> on_event(const Event& e);
 
-  // After on_event: the event was a fair_acquire that left the lock free and
-  // did not grant it although every waiter ahead of its owner (if any) was
-  // clearly stale by the owner's clock: the server did not purge them.
+  // After on_event: the event was a fair_acquire / fair_try_once on a lock
+  // that did not exist, refused, although the server's purge must have left
+  // the line empty or headed by its owner (every other waiter ahead was
+  // stale by more than the margin for every possible `now`).
   bool refused_free_lock() const { return refused_free_lock_; }
+  // After on_event: certain waiters the event's purge surely dropped.
+  const std::vector<Waiter>& purged() const { return purged_; }
+  // After on_event on a fair script: the bounds of the `now_ms` it was given.
+  ClockBounds script_now() const { return script_now_; }
 
   // Whether `owner` has an acquire of `lock` in progress (invoked, not completed,
   // its client not crashed).
@@ -74,25 +119,56 @@ class FairLineMirror {
     auto it = lines_.find(lock);
     return it == lines_.end() ? nullptr : &it->second;
   }
-  // `client`'s clock at true time `true_us` (true ms if never observed).
+  // `client`'s clock at true time `true_us`: best estimate (true ms if never
+  // observed) and bounds.
   int64_t client_now_ms(int client, int64_t true_us) const;
-  // Latest slot deadline among the waiters ahead of `owner` in the line of
-  // `lock` (all waiters if `owner` is not in it), converted to true ms with
-  // each waiter's own clock offset; nullopt when none.
+  ClockBounds client_now_bounds(int client, int64_t true_us) const;
+  // Latest slot deadline (upper bound) among the waiters ahead of `owner` in
+  // the line of `lock` (all waiters if `owner` is not in it), converted to
+  // true ms with each waiter's own clock offset; nullopt when none.
   std::optional<int64_t> latest_deadline_ahead_ms(const std::string& lock, const std::string& owner) const;
 
  private:
-  int64_t stale_margin_ms_;
-  bool refused_free_lock_ = false;
-  struct Pending {
-    uint64_t op_id = 0;
-    int client = -1;
-    std::string lock;
+  struct Observation {
+    int64_t offset_ms = 0;  // local ms - true ms
+    int64_t at_us = 0;
   };
-  std::map<std::string, std::deque<Waiter>> lines_;          // fair lock -> line
-  std::map<std::string, std::vector<std::string>> holders_;  // lock -> holders after last script
-  std::map<std::string, Pending> pending_;                   // owner -> acquire in progress
-  std::map<int, int64_t> offset_ms_;                         // client -> local ms - true ms
+  struct OpClock {
+    int client = -1;
+    std::string owner;
+    std::string lock;
+    bool acquire = false;
+    bool pending = true;
+    int64_t lo_ms = kUnknownLowMs;  // lower bound of the client's clock at the next send
+  };
+  struct LockState {
+    std::vector<std::string> holders;  // after the latest script
+    bool expiry_known = false;
+    int64_t expire_at_ms = 0;          // server ms; the key is gone once server ms > this
+  };
+  struct Pause {
+    int64_t from_us = 0;
+    int64_t to_us = 0;
+  };
+
+  ClockBounds now_of_script(const Event& e) const;
+  // Purges by the bounds; `sure` false: the script may not have purged at all.
+  void purge(std::deque<Waiter>& line, ClockBounds now, bool sure);
+  void judge_refusal(const std::deque<Waiter>& line, const Event& e, ClockBounds now);
+  bool paused_within(int client, int64_t from_us, int64_t to_us) const;
+
+  int64_t stale_margin_ms_;
+  int64_t request_timeout_ms_;
+  bool refused_free_lock_ = false;
+  std::vector<Waiter> purged_;
+  ClockBounds script_now_;
+  std::map<std::string, std::deque<Waiter>> lines_;  // fair lock -> line
+  std::map<std::string, LockState> locks_;           // lock -> existence
+  std::map<uint64_t, OpClock> ops_;                  // op_id -> clock bound (recent ops)
+  std::map<std::string, uint64_t> waiting_;          // owner -> acquire op_id in progress
+  std::map<int, Observation> clocks_;                // client -> latest clock observation
+  std::map<int, std::deque<Pause>> pauses_;          // client -> recent pauses
+  std::deque<std::string> release_ids_;              // recent fair release request ids
 };
 
 }  // namespace locksim

@@ -29,6 +29,8 @@ void FifoFairnessChecker::on_event(const Event& e) {
     std::erase_if(give_ups_, [&](const auto& kv) { return kv.second.client == e.target; });
   }
   if (auto grant = line_.on_event(e)) check_grant(*grant);
+  check_purged(e);
+  check_stale_tail(e);
   if (line_.refused_free_lock()) {
     Violation v;
     v.lock = e.lock;
@@ -43,18 +45,66 @@ void FifoFairnessChecker::on_event(const Event& e) {
   }
 }
 
+// On the server a waiter's deadline is exactly its predecessor's plus its own
+// wait_ms (enqueue sets it so; a grant lowers all alike; acquire_failed
+// lowers everyone behind the leaver by the leaver's wait_ms), so deadlines
+// grow along the line. A fair_acquire that enqueues answers ttl = tail's
+// deadline - now; ttl <= -2 (-1 could be the PTTL of a lock without expiry)
+// means the tail, hence every waiter, was past its slot by the requester's
+// own `now`: the purge that ran first would have emptied the line. Clock-free.
+void FifoFairnessChecker::check_stale_tail(const Event& e) {
+  int64_t ttl_ms = 0;
+  if (e.kind != EventKind::Script || e.script != "fair_acquire" || !reply_integer(e, &ttl_ms) || ttl_ms > -2) return;
+  Violation v;
+  v.lock = e.lock;
+  v.message = e.owner + " (client " + std::to_string(e.client) + ") joined the line at event #" +
+              std::to_string(e.id) + " behind a waiter " + format_ms(-ttl_ms) +
+              " past its slot by its own clock (answered " + e.reply +
+              "); deadlines grow along the line, so every waiter ahead was past its slot: stale waiters were not "
+              "purged";
+  v.event_ids = {e.id};
+  v.true_us = {e.true_us};
+  v.owners = {e.owner};
+  report(std::move(v));
+}
+
+// A waiter the server surely dropped although it was still waiting and, by
+// its own clock, surely inside its slot by more than the tolerance.
+void FifoFairnessChecker::check_purged(const Event& e) {
+  for (const FairLineMirror::Waiter& w : line_.purged()) {
+    const FairLineMirror::ClockBounds waiter_now = line_.client_now_bounds(w.client, e.true_us);
+    if (waiter_now.hi_ms >= FairLineMirror::kUnknownHighMs) continue;
+    if (w.deadline_lo_ms <= waiter_now.hi_ms + config().purge_tolerance_ms) continue;  // stale by its clock
+    if (!line_.is_waiting(w.owner, e.lock)) continue;                                  // gave up or crashed
+    Violation v;
+    v.lock = e.lock;
+    v.message = w.owner + " (client " + std::to_string(w.client) + "), who joined the line at event #" +
+                std::to_string(w.enqueue_event) + ", was purged as stale by " + e.script + " of client " +
+                std::to_string(e.client) + " at event #" + std::to_string(e.id) + " while still waiting with " +
+                format_ms(w.deadline_lo_ms - waiter_now.hi_ms) + " of its slot left by its own clock";
+    v.event_ids = {w.enqueue_event, e.id};
+    v.true_us = {w.enqueue_us, e.true_us};
+    v.owners = {w.owner, e.owner};
+    v.blamed_fault = explain_skew(w.client, e.lock);
+    report(std::move(v));
+    return;  // one violation per purge
+  }
+}
+
 void FifoFairnessChecker::check_grant(const FairLineMirror::Grant& g) {
   for (const FairLineMirror::Waiter& w : g.skipped) {
-    // Judged by the waiter's own clock: had its slot ended?
-    const int64_t waiter_now_ms = line_.client_now_ms(w.client, g.true_us);
-    if (w.deadline_ms <= waiter_now_ms + config().purge_tolerance_ms) continue;  // stale: legitimately purged
-    if (!line_.is_waiting(w.owner, g.lock)) continue;                            // gave up or crashed
+    // Judged by the waiter's own clock: had its slot surely not ended?
+    const FairLineMirror::ClockBounds waiter_now = line_.client_now_bounds(w.client, g.true_us);
+    if (waiter_now.hi_ms >= FairLineMirror::kUnknownHighMs) continue;
+    if (w.deadline_lo_ms <= waiter_now.hi_ms + config().purge_tolerance_ms) continue;  // stale: legitimately purged
+    if (!line_.is_waiting(w.owner, g.lock)) continue;                                   // gave up or crashed
+    const int64_t waiter_now_ms = waiter_now.hi_ms;
     Violation v;
     v.lock = g.lock;
     v.message = g.owner + " (client " + std::to_string(g.client) + ") was granted at event #" +
                 std::to_string(g.event_id) + " ahead of " + w.owner + " (client " + std::to_string(w.client) +
                 "), who joined the line earlier at event #" + std::to_string(w.enqueue_event) +
-                " and was still waiting with " + format_ms(w.deadline_ms - waiter_now_ms) +
+                 " and was still waiting with " + format_ms(w.deadline_lo_ms - waiter_now_ms) +
                 " of its slot left by its own clock";
     v.event_ids = {w.enqueue_event, g.event_id};
     v.true_us = {w.enqueue_us, g.true_us};

@@ -1,14 +1,19 @@
 // FifoFairnessChecker: on a fair lock, waiters that were never purged (their
 // slot deadline had not passed, in true time, give or take
 // CheckConfig::purge_tolerance_ms) and did not give up are granted in line
-// order. Line order and deadlines come from FairLineMirror. When a later
-// waiter is granted while an earlier one is still waiting inside its slot, the
-// checker reports both and explains clock skew when that is the cause ("client
-// 2's clock is 4 000 ms ahead: its deadline purged client 5, who was still
-// waiting"). It also checks that a fair waiter that gives up sends
+// order. Line order and deadline bounds come from FairLineMirror, which
+// claims nothing the history leaves open (unknown send times, clock drift):
+// every report holds for every `now` and deadline the bounds allow. When a
+// later waiter is granted while an earlier one is still waiting inside its
+// slot (lower bound of its deadline past its own clock's upper bound plus the
+// tolerance), or a script surely purges such a waiter, the checker reports it
+// and explains clock skew when that is the cause ("client 2's clock is 4 000
+// ms ahead: its deadline purged client 5, who was still waiting"). It also checks that a fair waiter that gives up sends
 // acquire_failed (otherwise it blocks everyone behind it until its slot ends),
 // and that a waiter polling a free lock with only stale waiters ahead of it
-// gets it (the server purges stale waiters).
+// gets it (the server purges stale waiters), and that nobody is enqueued
+// behind a waiter already past its slot (ttl reply <= -2: the purge would have
+// emptied the line, since deadlines grow along it).
 // Memory: the mirror's lines, per client a fault log, per fair lock the
 // clients that ran scripts on it, per owner at most one give-up to confirm.
 #pragma once
@@ -25,7 +30,7 @@ namespace locksim {
 
 class FifoFairnessChecker : public Checker {
  public:
-  explicit FifoFairnessChecker(const CheckConfig& config) : Checker(config), faults_(config.clock_epoch_ms), line_(config.purge_tolerance_ms) {}
+  explicit FifoFairnessChecker(const CheckConfig& config) : Checker(config), faults_(config.clock_epoch_ms), line_(config.purge_tolerance_ms, config.request_timeout_ms) {}
   std::string_view name() const override { return property::kFifoFairness; }
   void on_event(const Event& e) override;
   void finish(int64_t end_true_us) override;
@@ -38,6 +43,8 @@ class FifoFairnessChecker : public Checker {
     int64_t true_us = 0;
   };
   void check_grant(const FairLineMirror::Grant& g);
+  void check_purged(const Event& e);
+  void check_stale_tail(const Event& e);
   std::string explain_skew(int purged_client, const std::string& lock) const;
   void expire_give_ups(int64_t now_us, bool at_end);
 

@@ -27,7 +27,7 @@ namespace locksim {
 
 class LivenessChecker : public Checker {
  public:
-  explicit LivenessChecker(const CheckConfig& config) : Checker(config), faults_(config.clock_epoch_ms), line_(config.purge_tolerance_ms) {}
+  explicit LivenessChecker(const CheckConfig& config) : Checker(config), faults_(config.clock_epoch_ms), line_(config.purge_tolerance_ms, config.request_timeout_ms) {}
   std::string_view name() const override { return property::kLiveness; }
   void on_event(const Event& e) override;
   void finish(int64_t end_true_us) override;

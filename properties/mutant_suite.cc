@@ -1,11 +1,17 @@
 #include "properties/mutant_suite.h"
 
+#include <algorithm>
+#include <cassert>
 #include <chrono>
 
 #include "impl/client_mutant.h"
 #include "model/variant.h"
 #include "properties/scenario_check.h"
+#include "properties/checker_suite.h"
 #include "properties/shrink.h"
+#include "sim/model_backend.h"
+#include "sim/rng.h"
+#include "traces/event_sink.h"
 
 namespace locksim {
 
@@ -23,12 +29,89 @@ CampaignOptions tmpl(const std::string& lock_kind, const std::string& profile) {
 // The workload that exposes each mutant. Most show without any fault; the
 // ones that need a non-owner to act on a lock (stale renewals, releases of
 // an expired hold) need holders paused past their lease; the stale-purge
-// mutant needs waiters that vanish without acquire_failed (lost replies).
+// mutant needs a waiter that dies in the line (a crash: no acquire_failed)
+// and a newcomer after its slot: three clients on the safe profile's link
+// and clocks (no loss), with the explicit workload of dead_waiter_plan().
 CampaignOptions template_for(const std::string& name) {
   if (name == "renew_no_owner_check" || name == "release_no_owner_check") return tmpl("rlock", "pauses");
-  if (name == "fair_no_stale_purge") return tmpl("fair", "safe");
+  if (name == "fair_no_stale_purge") {
+    CampaignOptions o = tmpl("fair", "safe");
+    o.clients = 3;
+    o.duration_ms = 30'000;
+    return o;
+  }
   if (name == "fair_giveup_no_acquire_failed" || name == "fair_same_deadline") return tmpl("fair", "none");
   return tmpl("rlock", "none");
+}
+
+// fair_no_stale_purge: three clients, one task each, a few fair-lock
+// operations with explicit leases and short tryLock waits, and crash faults
+// (no restart) while some of them wait: a waiter that dies in the line is
+// never removed by acquire_failed, so only the purge can drop it. Link and
+// clocks are the scenario profile's (safe: small delays, no loss).
+ExplicitPlan dead_waiter_plan(const Scenario& scenario) {
+  assert(scenario.clients >= 2 && scenario.locks >= 1);
+  ExplicitPlan plan;
+  plan.scenario = scenario;
+  plan.faults = scenario_fault_plan(scenario, scenario.servers);
+  plan.faults.actions.clear();
+  plan.drain_ms = 20'000;
+  Rng rng = Rng(scenario.seed).split("dead_waiter");
+  for (int c = 0; c < scenario.clients; ++c) {
+    ExplicitTask t;
+    t.client = c;
+    t.task = 1;
+    const int acquires = 1 + static_cast<int>(rng.below(3));
+    for (int k = 0; k < acquires; ++k) {
+      ExplicitOp acquire;
+      acquire.delay_us = rng.uniform(0, 4'000) * 1000;
+      acquire.lease_ms = rng.uniform(1'000, 4'000);
+      if (rng.chance(0.5)) {
+        acquire.kind = ExplicitOp::Kind::TryLock;
+        acquire.wait_ms = rng.uniform(200, 3'000);
+      }
+      ExplicitOp unlock;
+      unlock.kind = ExplicitOp::Kind::Unlock;
+      unlock.delay_us = rng.uniform(0, 1'000) * 1000;
+      t.ops.push_back(acquire);
+      t.ops.push_back(unlock);
+    }
+    plan.tasks.push_back(std::move(t));
+  }
+  const int crashes = 1 + static_cast<int>(rng.below(2));
+  for (int k = 0; k < crashes; ++k) {
+    FaultAction a;
+    a.at_us = rng.uniform(0, 8'000) * 1000;
+    a.kind = FaultKind::Crash;
+    a.target = static_cast<int>(rng.below(static_cast<uint64_t>(scenario.clients)));
+    a.restart_after_ms = -1;
+    plan.faults.actions.push_back(a);
+  }
+  std::stable_sort(plan.faults.actions.begin(), plan.faults.actions.end(),
+                   [](const FaultAction& a, const FaultAction& b) { return a.at_us < b.at_us; });
+  return plan;
+}
+
+// The first violation no recorded fault explains, as a counterexample.
+std::optional<Counterexample> unexplained(const ExplicitPlan& plan, const CheckConfig& cfg) {
+  ModelBackend backend(plan.scenario.servers,
+                       variant_from_name(plan.scenario.model_variant).value_or(ModelVariant::Correct));
+  CheckerSuite suite(cfg);
+  VectorSink history;
+  FanoutSink fanout;
+  fanout.add(&suite);
+  fanout.add(&history);
+  const RunSummary summary = run_explicit(plan, backend, fanout);
+  suite.finish(summary.end_true_us);
+  for (const Violation& v : suite.violations()) {
+    if (!v.blamed_fault.empty()) continue;
+    Counterexample cx;
+    const size_t end = std::min<size_t>(history.events.size(), v.detected_at_event + 1);
+    cx.events.assign(history.events.begin(), history.events.begin() + static_cast<std::ptrdiff_t>(end));
+    cx.violation = v;
+    return cx;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -40,14 +123,16 @@ std::vector<MutantSpec> mutant_specs() {
     const std::string name(client_mutant_name(m));
     CampaignOptions o = template_for(name);
     o.mutant = name;
-    out.push_back(MutantSpec{name, true, o});
+    out.push_back(MutantSpec{name, true, o, {}});
   }
   for (ModelVariant v : all_variants()) {
     if (v == ModelVariant::Correct) continue;
     const std::string name(variant_name(v));
     CampaignOptions o = template_for(name);
     o.mutant = name;
-    out.push_back(MutantSpec{name, false, o});
+    MutantSpec spec{name, false, o, {}};
+    if (v == ModelVariant::FairNoStalePurge) spec.plan_template = dead_waiter_plan;
+    out.push_back(std::move(spec));
   }
   return out;
 }
@@ -70,6 +155,26 @@ MutantResult run_mutant(const MutantSpec& spec, int max_seeds, bool shrink) {
     Scenario s = base;
     s.seed = base.seed + static_cast<uint64_t>(i);
     if (first_catch < 0) r.seeds = i + 1;
+    if (spec.plan_template) {
+      ExplicitPlan plan = spec.plan_template(s);
+      auto cx = unexplained(plan, cfg);
+      if (!cx) continue;
+      const std::string signature = violation_signature(cx->violation);
+      if (check_plan(baseline_plan(plan), cfg, signature)) continue;  // not the mutant's doing
+      if (first_catch >= 0) extra_catches++;
+      if (first_catch < 0) {
+        first_catch = i;
+        r.caught = true;
+      }
+      if (shrink) *cx = shrink_plan(&plan, cfg, signature, /*blame_mutant=*/true);
+      if (!r.counterexample || cx->events.size() < r.counterexample_events) {
+        r.counterexample_events = cx->events.size();
+        r.property = cx->violation.property;
+        r.violation = cx->violation.to_string();
+        r.counterexample = std::move(*cx);
+      }
+      continue;
+    }
     const ScenarioVerdict verdict = check_scenario(s, cfg);
     for (const Violation& v : verdict.violations) {
       if (!v.blamed_fault.empty()) continue;  // the profile's own doing

@@ -6,14 +6,18 @@
 // (empty blamed_fault), so failures the profile causes by itself (a pause
 // longer than the lease) do not count. The caught run is shrunk; the result
 // reports the property, seeds needed, wall time and counterexample length.
+// A candidate (the caught run, and every shrink step) counts only if the same
+// plan with the correct client and scripts does not fail the same way.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "properties/campaign.h"
+#include "sim/explicit_plan.h"
 
 namespace locksim {
 
@@ -21,6 +25,11 @@ struct MutantSpec {
   std::string name;        // client mutant or model variant name
   bool client = false;     // true: client mutant; false: script mutant
   CampaignOptions tmpl;    // lock kind, profile, clients, duration (seeds = budget)
+  // Optional: a small randomised explicit workload (seed -> plan, with tmpl's
+  // scenario and profile link/clocks) used instead of the generated workload
+  // when the bug needs a pattern the generic workload rarely makes short
+  // (fair_no_stale_purge: a waiter that dies in the line).
+  std::function<ExplicitPlan(const Scenario&)> plan_template;
 };
 
 struct MutantResult {

@@ -55,25 +55,32 @@ class Shrinker {
 
   // Keeps `candidate` if it still fails the same way without growing (and,
   // with blame_mutant, the correct implementation does not fail that way).
-  bool attempt(const ExplicitPlan& candidate) {
+  // With `strictly`, only a shorter counterexample is kept.
+  bool attempt(const ExplicitPlan& candidate, bool strictly = false) {
     if (runs_ >= kMaxShrinkRuns) return false;
     runs_++;
     auto cx = check_plan(candidate, config_, signature_);
     if (!cx || cx->events.size() > best_.events.size()) return false;
+    if (strictly && cx->events.size() == best_.events.size()) return false;
     if (blame_mutant_ && check_plan(baseline_plan(candidate), config_, signature_)) return false;
     *plan_ = candidate;
     best_ = std::move(*cx);
     return true;
   }
 
+  // Passes until one removes nothing and shortens nothing (halving delays
+  // alone, which keeps succeeding, does not count as progress).
   void run() {
     bool progress = true;
     while (progress && runs_ < kMaxShrinkRuns) {
-      progress = false;
-      progress |= drop_tasks();
-      progress |= drop_faults();
-      progress |= drop_ops();
-      progress |= shorten_delays();
+      const size_t events_before = best_.events.size();
+      const size_t size_before = plan_size();
+      drop_tasks();
+      drop_faults();
+      drop_ops();
+      shorten_delays();
+      stretch_delays();
+      progress = best_.events.size() < events_before || plan_size() < size_before;
     }
   }
 
@@ -120,8 +127,19 @@ class Shrinker {
           int64_t removed_delay_us = 0;
           for (size_t k = start; k < end; ++k) removed_delay_us += ops[k].delay_us;
           ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(start), ops.begin() + static_cast<std::ptrdiff_t>(end));
+          // A removed tryLock that gave up took about its wait: a second try
+          // folds that in too, so that later operations keep their timing.
+          int64_t removed_wait_us = 0;
+          for (size_t k = start; k < end; ++k)
+            if (plan_->tasks[t].ops[k].kind == ExplicitOp::Kind::TryLock)
+              removed_wait_us += std::max<int64_t>(plan_->tasks[t].ops[k].wait_ms, 0) * 1000;
           if (start < ops.size()) ops[start].delay_us += removed_delay_us;
-          if (attempt(c)) any = true;
+          bool kept = attempt(c);
+          if (!kept && removed_wait_us > 0 && start < ops.size()) {
+            c.tasks[t].ops[start].delay_us += removed_wait_us;
+            kept = attempt(c);
+          }
+          if (kept) any = true;
           else start += chunk;
         }
         if (chunk == 1) break;
@@ -141,6 +159,32 @@ class Shrinker {
       }
     }
     return any;
+  }
+
+  // Waiting longer can shorten the history: a waiter that busy-polls until
+  // some slot ends, or a violation detected only after a timeout, shows up
+  // sooner (in events) when its operation starts later. Kept only when the
+  // counterexample gets strictly shorter; delays stay below kMaxStretchUs.
+  bool stretch_delays() {
+    constexpr int64_t kMaxStretchUs = 60'000'000;
+    bool any = false;
+    for (size_t t = 0; t < plan_->tasks.size(); ++t) {
+      for (size_t k = 0; k < plan_->tasks[t].ops.size(); ++k) {
+        const int64_t d_us = plan_->tasks[t].ops[k].delay_us;
+        const int64_t longer_us = std::max<int64_t>(2 * d_us, d_us + 1'000'000);
+        if (longer_us > kMaxStretchUs) continue;
+        ExplicitPlan c = *plan_;
+        c.tasks[t].ops[k].delay_us = longer_us;
+        any |= attempt(c, /*strictly=*/true);
+      }
+    }
+    return any;
+  }
+
+  size_t plan_size() const {
+    size_t n = plan_->tasks.size() + plan_->faults.actions.size();
+    for (const ExplicitTask& t : plan_->tasks) n += t.ops.size();
+    return n;
   }
 
   ExplicitPlan* plan_;
