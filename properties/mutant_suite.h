@@ -37,7 +37,7 @@ struct MutantResult {
   bool caught = false;
   std::string property;
   int seeds = 0;                    // seeds run (until caught, or the budget)
-  double wall_s = 0;                // wall time (report only)
+  double wall_s = 0;                // wall time, measured by the caller (reports only)
   size_t counterexample_events = 0;
   std::string violation;            // the shrunk counterexample's violation
   std::optional<Counterexample> counterexample;

@@ -3,31 +3,18 @@
 // and the explanations the reports promise.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <string>
-#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli_runner.h"
+
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-};
+using locksim::testing::CliRun;
 
 CliRun run_cli(const std::string& args) {
-  const std::string cmd = std::string(LOCKSIM_CLI_PATH) + " " + args + " 2>/dev/null";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  CliRun r;
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return locksim::testing::run_locksim(args, locksim::testing::Stderr::Discard);
 }
 
 TEST(CliCampaign, FaultFreeCampaignPasses) {
@@ -58,6 +45,20 @@ TEST(CliCampaign, SkewBreaksFifoAndIsBlamed) {
   const std::string blame = j["violation"]["blamed_fault"].get<std::string>();
   EXPECT_NE(blame.find("'s clock is"), std::string::npos) << blame;
   EXPECT_NE(blame.find("who was still waiting"), std::string::npos) << blame;
+}
+
+// Issue 5's bar: under the `safe` profile the correct client and scripts
+// keep every property over 2000 seeds, for the reentrant and the fair lock.
+TEST(CliCampaign, SafeProfileHoldsOverTwoThousandSeedsReentrant) {
+  CliRun r = run_cli("campaign --seeds 2000 --profile safe --lock rlock --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["seeds_run"].get<int>(), 2000);
+}
+
+TEST(CliCampaign, SafeProfileHoldsOverTwoThousandSeedsFair) {
+  CliRun r = run_cli("campaign --seeds 2000 --profile safe --lock fair --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["seeds_run"].get<int>(), 2000);
 }
 
 TEST(CliCampaign, BadInputExitsTwo) {
@@ -92,6 +93,7 @@ TEST(CliMutants, EveryMutantIsCaught) {
   for (const auto& m : j["mutants"]) {
     EXPECT_TRUE(m["caught"].get<bool>()) << m.dump();
     EXPECT_GT(m["counterexample_events"].get<int>(), 0) << m.dump();
+    EXPECT_LE(m["counterexample_events"].get<int>(), 20) << m.dump();
   }
 }
 

@@ -4,6 +4,7 @@
 // prints per mutant: caught or not, the property, seeds needed, wall time and
 // counterexample length in events. --list prints the names only.
 // Exit: 0 every mutant caught, 1 some mutant survived, 2 bad input.
+#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -37,7 +38,9 @@ int run_mutants_command(const MutantsArgs& args) {
     found = true;
     std::fprintf(stderr, "mutants: %s (%s, %s) ...\n", spec.name.c_str(), spec.tmpl.lock_kind.c_str(),
                  spec.tmpl.profile.c_str());
+    const auto started = std::chrono::steady_clock::now();
     results.push_back(run_mutant(spec, args.max_seeds));
+    results.back().wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
   if (!found) throw UsageError("unknown mutant '" + args.only + "' (see locksim mutants --list)");
   bool all_caught = true;
