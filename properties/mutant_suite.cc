@@ -6,11 +6,8 @@
 #include "impl/client_mutant.h"
 #include "model/variant.h"
 #include "properties/scenario_check.h"
-#include "properties/checker_suite.h"
 #include "properties/shrink.h"
-#include "sim/model_backend.h"
 #include "sim/rng.h"
-#include "traces/event_sink.h"
 
 namespace locksim {
 
@@ -93,24 +90,7 @@ ExplicitPlan dead_waiter_plan(const Scenario& scenario) {
 
 // The first violation no recorded fault explains, as a counterexample.
 std::optional<Counterexample> unexplained(const ExplicitPlan& plan, const CheckConfig& cfg) {
-  ModelBackend backend(plan.scenario.servers,
-                       variant_from_name(plan.scenario.model_variant).value_or(ModelVariant::Correct));
-  CheckerSuite suite(cfg);
-  VectorSink history;
-  FanoutSink fanout;
-  fanout.add(&suite);
-  fanout.add(&history);
-  const RunSummary summary = run_explicit(plan, backend, fanout);
-  suite.finish(summary.end_true_us);
-  for (const Violation& v : suite.violations()) {
-    if (!v.blamed_fault.empty()) continue;
-    Counterexample cx;
-    const size_t end = std::min<size_t>(history.events.size(), v.detected_at_event + 1);
-    cx.events.assign(history.events.begin(), history.events.begin() + static_cast<std::ptrdiff_t>(end));
-    cx.violation = v;
-    return cx;
-  }
-  return std::nullopt;
+  return first_violation(plan, cfg, [](const Violation& v) { return v.blamed_fault.empty(); });
 }
 
 }  // namespace

@@ -22,8 +22,8 @@ std::string violation_signature(const Violation& v) {
   return v.property + "/" + kind;
 }
 
-std::optional<Counterexample> check_plan(const ExplicitPlan& plan, const CheckConfig& config,
-                                         const std::string& signature) {
+std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const CheckConfig& config,
+                                              const std::function<bool(const Violation&)>& accept) {
   ModelBackend backend(plan.scenario.servers,
                        variant_from_name(plan.scenario.model_variant).value_or(ModelVariant::Correct));
   CheckerSuite suite(config);
@@ -34,7 +34,7 @@ std::optional<Counterexample> check_plan(const ExplicitPlan& plan, const CheckCo
   const RunSummary summary = run_explicit(plan, backend, fanout);
   suite.finish(summary.end_true_us);
   for (const Violation& v : suite.violations()) {
-    if (!signature.empty() && violation_signature(v) != signature) continue;
+    if (!accept(v)) continue;
     Counterexample cx;
     const size_t end = std::min<size_t>(history.events.size(), v.detected_at_event + 1);
     cx.events.assign(history.events.begin(), history.events.begin() + static_cast<std::ptrdiff_t>(end));
@@ -42,6 +42,13 @@ std::optional<Counterexample> check_plan(const ExplicitPlan& plan, const CheckCo
     return cx;
   }
   return std::nullopt;
+}
+
+std::optional<Counterexample> check_plan(const ExplicitPlan& plan, const CheckConfig& config,
+                                         const std::string& signature) {
+  return first_violation(plan, config, [&signature](const Violation& v) {
+    return signature.empty() || violation_signature(v) == signature;
+  });
 }
 
 namespace {

@@ -13,6 +13,8 @@
 #include <optional>
 #include <string>
 
+#include <functional>
+
 #include "properties/campaign.h"
 #include "properties/check_config.h"
 #include "sim/explicit_plan.h"
@@ -24,8 +26,13 @@ constexpr int kMaxShrinkRuns = 600;
 // "mutual_exclusion/pause": the property and the kind of fault blamed.
 std::string violation_signature(const Violation& v);
 
-// Runs an explicit plan; returns the counterexample for the first violation
-// with `signature` (any violation when empty), if there is one.
+// Runs an explicit plan on the model backend (its model_variant) through the
+// CheckerSuite; returns the counterexample for the first violation that
+// `accept` takes: the history up to the event where it was detected.
+std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const CheckConfig& config,
+                                              const std::function<bool(const Violation&)>& accept);
+
+// first_violation() for the violations with `signature` (any when empty).
 std::optional<Counterexample> check_plan(const ExplicitPlan& plan, const CheckConfig& config,
                                          const std::string& signature);
 
