@@ -1,10 +1,14 @@
-// Test helper: runs the built `locksim` binary (LOCKSIM_CLI_PATH) through the
-// shell and returns its exit code and output. Header-only, for tests only.
+// Test helpers for the CLI tests: run the built `locksim` binary
+// (LOCKSIM_CLI_PATH) through the shell and return its exit code and output;
+// read back the files it wrote. Header-only, for tests only.
 #pragma once
 
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace locksim::testing {
@@ -29,6 +33,14 @@ inline CliRun run_locksim(const std::string& args, Stderr err = Stderr::Merge, c
   const int status = ::pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// The whole content of a file the command wrote ("" if it cannot be read).
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 inline int line_count(const std::string& s) {

@@ -5,8 +5,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "tests/cli_runner.h"
@@ -14,14 +12,8 @@
 namespace {
 
 namespace fs = std::filesystem;
+using locksim::testing::read_file;
 using locksim::testing::run_locksim;
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 class CampaignOut : public ::testing::Test {
  protected:

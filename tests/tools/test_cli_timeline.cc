@@ -3,8 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,14 +11,8 @@
 namespace {
 
 using locksim::testing::line_count;
+using locksim::testing::read_file;
 using locksim::testing::run_locksim;
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 class CliTimeline : public ::testing::Test {
  protected:
