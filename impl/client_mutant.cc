@@ -6,9 +6,10 @@
 namespace locksim {
 
 namespace {
-constexpr std::array<std::string_view, 6> kNames = {
+constexpr std::array<std::string_view, 7> kNames = {
     "none", "watchdog_not_cancelled", "watchdog_period_lease",
     "lease_unit_seconds", "fair_giveup_no_acquire_failed", "unlock_no_wake",
+    "watchdog_first_thread_entry",
 };
 }  // namespace
 

@@ -8,6 +8,11 @@
 //  - fair_giveup_no_acquire_failed: a fair waiter giving up leaves the line
 //    without acquire_failed.
 //  - unlock_no_wake: release publishes on a wrong channel; waiters are not woken.
+//  - watchdog_first_thread_entry: the older watchdog design (impl/watchdog.h):
+//    one renewal entry per client and lock, renewed with the id of the first
+//    task that armed it and stopped when that renewal is refused, so a stale
+//    co-task (paused past its lease) stops the renewal of a lock another task
+//    of the same client legitimately holds.
 #pragma once
 
 #include <optional>
@@ -23,10 +28,12 @@ enum class ClientMutant {
   LeaseUnitSeconds,
   FairGiveupNoAcquireFailed,
   UnlockNoWake,
+  WatchdogFirstThreadEntry,
 };
 
 // "none", "watchdog_not_cancelled", "watchdog_period_lease",
-// "lease_unit_seconds", "fair_giveup_no_acquire_failed", "unlock_no_wake".
+// "lease_unit_seconds", "fair_giveup_no_acquire_failed", "unlock_no_wake",
+// "watchdog_first_thread_entry".
 std::string_view client_mutant_name(ClientMutant mutant);
 std::optional<ClientMutant> client_mutant_from_name(std::string_view name);
 std::vector<ClientMutant> all_client_mutants();  // None first

@@ -1,7 +1,7 @@
 #include "impl/watchdog.h"
 
+#include <algorithm>
 #include <cassert>
-#include <vector>
 
 namespace locksim {
 
@@ -12,53 +12,102 @@ int64_t Watchdog::period_ms() const {
   return lease / 3 > 0 ? lease / 3 : 1;
 }
 
+bool Watchdog::shared_entries() const { return config_.mutant == ClientMutant::WatchdogFirstThreadEntry; }
+
+Watchdog::Key Watchdog::key_of(const std::string& lock, const std::string& owner) const {
+  assert(!owner.empty());
+  return Key{lock, shared_entries() ? std::string() : owner};
+}
+
+const Watchdog::Entry* Watchdog::find(const std::string& lock, const std::string& owner) const {
+  auto it = entries_.find(key_of(lock, owner));
+  if (it == entries_.end()) return nullptr;
+  const auto& holds = it->second.holds;
+  const bool has_owner = std::any_of(holds.begin(), holds.end(), [&](const auto& h) { return h.first == owner; });
+  return has_owner ? &it->second : nullptr;
+}
+
+bool Watchdog::running(const std::string& lock) const {
+  auto it = entries_.lower_bound(Key{lock, std::string()});
+  return it != entries_.end() && it->first.first == lock;
+}
+
+bool Watchdog::running(const std::string& lock, const std::string& owner) const {
+  return find(lock, owner) != nullptr;
+}
+
 int64_t Watchdog::hold_count(const std::string& lock, const std::string& owner) const {
-  auto it = entries_.find(lock);
-  if (it == entries_.end()) return 0;
-  auto h = it->second.holds.find(owner);
-  return h == it->second.holds.end() ? 0 : h->second;
+  const Entry* entry = find(lock, owner);
+  if (entry == nullptr) return 0;
+  for (const auto& [who, count] : entry->holds) {
+    if (who == owner) return count;
+  }
+  return 0;
+}
+
+std::string Watchdog::renewing_owner(const std::string& lock, const std::string& owner) const {
+  const Entry* entry = find(lock, owner);
+  return entry == nullptr ? std::string() : entry->holds.front().first;
 }
 
 void Watchdog::arm(const LockRef& lock, const std::string& owner) {
-  auto [it, inserted] = entries_.try_emplace(lock.name);
+  const Key key = key_of(lock.name, owner);
+  auto [it, inserted] = entries_.try_emplace(key);
   Entry& entry = it->second;
-  entry.holds[owner] += 1;
+  auto h = std::find_if(entry.holds.begin(), entry.holds.end(), [&](const auto& p) { return p.first == owner; });
+  if (h == entry.holds.end()) {
+    entry.holds.emplace_back(owner, 1);
+  } else {
+    h->second += 1;
+  }
   if (inserted) {
     entry.lock = lock;
     entry.generation = next_generation_++;
-    schedule(entry);
+    schedule(key, entry);
   }
 }
 
-void Watchdog::release_one(const std::string& lock, const std::string& owner) {
-  auto it = entries_.find(lock);
+// One hold of `owner` fewer (all of them with `all_holds`); the entry stops
+// when nobody is left in it.
+void Watchdog::forget(const Key& key, const std::string& owner, bool all_holds) {
+  auto it = entries_.find(key);
   if (it == entries_.end()) return;
-  auto h = it->second.holds.find(owner);
-  if (h == it->second.holds.end()) return;
+  auto& holds = it->second.holds;
+  auto h = std::find_if(holds.begin(), holds.end(), [&](const auto& p) { return p.first == owner; });
+  if (h == holds.end()) return;
   assert(h->second > 0);
-  if (--h->second == 0) it->second.holds.erase(h);
-  if (it->second.holds.empty()) stop(lock);
+  if (all_holds || --h->second == 0) holds.erase(h);
+  if (holds.empty()) stop(key);
+}
+
+void Watchdog::release_one(const std::string& lock, const std::string& owner) {
+  forget(key_of(lock, owner), owner, /*all_holds=*/false);
 }
 
 void Watchdog::drop_owner(const std::string& lock, const std::string& owner) {
-  auto it = entries_.find(lock);
-  if (it == entries_.end()) return;
-  it->second.holds.erase(owner);
-  if (it->second.holds.empty()) stop(lock);
+  forget(key_of(lock, owner), owner, /*all_holds=*/true);
 }
 
-void Watchdog::stop(const std::string& lock) {
-  auto it = entries_.find(lock);
+void Watchdog::cancel(const std::string& lock) {
+  std::vector<Key> keys;
+  for (auto it = entries_.lower_bound(Key{lock, std::string()}); it != entries_.end() && it->first.first == lock;
+       ++it) {
+    keys.push_back(it->first);
+  }
+  for (const Key& key : keys) stop(key);
+}
+
+void Watchdog::stop(const Key& key) {
+  auto it = entries_.find(key);
   assert(it != entries_.end());
   env_.cancel_timer(it->second.timer);
   entries_.erase(it);
 }
 
-void Watchdog::schedule(Entry& entry) {
-  const std::string lock = entry.lock.name;
+void Watchdog::schedule(const Key& key, Entry& entry) {
   const uint64_t generation = entry.generation;
-  entry.timer = env_.start_timer(period_ms(), [this, lock, generation] {
-    renew(lock, generation, env_.new_op_id(), 0);
+  entry.timer = env_.start_timer(period_ms(), [this, key, generation] {
+    renew(key, generation, env_.new_op_id(), 0);
   });
 }
 
@@ -73,45 +122,50 @@ void Watchdog::emit_notice(const Entry& entry, const std::string& op, const std:
   env_.emit(std::move(e));
 }
 
-void Watchdog::renew(const std::string& lock, uint64_t generation, uint64_t op_id, int attempt) {
-  auto it = entries_.find(lock);
+void Watchdog::renew(const Key& key, uint64_t generation, uint64_t op_id, int attempt) {
+  auto it = entries_.find(key);
   if (it == entries_.end() || it->second.generation != generation) return;
   Entry& entry = it->second;
   assert(!entry.holds.empty());
+  assert(shared_entries() || (entry.holds.size() == 1 && entry.holds.front().first == key.second));
   ScriptCall call;
   call.kind = ScriptKind::RlockRenew;
   call.params.lock = entry.lock.name;
-  call.params.owner = entry.holds.begin()->first;
+  call.params.owner = entry.holds.front().first;  // the owner; the mutant: its first thread
   call.params.lease_ms = config_.watchdog_lease_ms;
   ScriptTag tag{"renew", op_id, ""};
   env_.send_script(entry.lock.server, call, tag, config_.request_timeout_ms,
-                   [this, lock, generation, op_id, attempt](const ScriptOutcome& out) {
-    auto it = entries_.find(lock);
+                   [this, key, generation, op_id, attempt, renewed_for = call.params.owner](
+                       const ScriptOutcome& out) {
+    auto it = entries_.find(key);
     if (it == entries_.end() || it->second.generation != generation) return;  // cancelled
     Entry& entry = it->second;
-    if (out.timed_out) {
-      if (attempt < config_.retry_attempts) {
-        renew(lock, generation, op_id, attempt + 1);
-        return;
+    if (out.timed_out && attempt < config_.retry_attempts) {
+      renew(key, generation, op_id, attempt + 1);
+      return;
+    }
+    if (!out.timed_out && out.reply.is_int() && out.reply.integer == 1) {
+      schedule(key, entry);
+      return;
+    }
+    std::vector<std::string> owners;
+    for (const auto& [owner, count] : entry.holds) owners.push_back(owner);
+    if (!out.timed_out && out.reply.is_int() && out.reply.integer == 0) {
+      // The renewing owner's hold is gone; anyone else sharing the entry (the
+      // first-thread mutant) is only no longer renewed.
+      for (const auto& owner : owners) {
+        if (owner == renewed_for) {
+          emit_notice(entry, "hold_lost", owner, "renew answered 0");
+        } else {
+          emit_notice(entry, "watchdog_stop", owner,
+                      "renewal by " + renewed_for + " answered 0; " + entry.lock.name + " no longer renewed");
+        }
       }
-      emit_notice(entry, "watchdog_stop", entry.holds.begin()->first, "renew timeout");
-      stop(lock);
-      return;
+    } else {
+      const std::string why = out.timed_out ? "renew timeout" : "renew error: " + out.reply.to_string();
+      for (const auto& owner : owners) emit_notice(entry, "watchdog_stop", owner, why);
     }
-    if (out.reply.is_int() && out.reply.integer == 1) {
-      schedule(entry);
-      return;
-    }
-    if (out.reply.is_int() && out.reply.integer == 0) {
-      std::vector<std::string> owners;
-      for (const auto& [owner, count] : entry.holds) owners.push_back(owner);
-      for (const auto& owner : owners) emit_notice(entry, "hold_lost", owner, "renew answered 0");
-      stop(lock);
-      return;
-    }
-    emit_notice(entry, "watchdog_stop", entry.holds.begin()->first,
-                "renew error: " + out.reply.to_string());
-    stop(lock);
+    stop(key);
   });
 }
 

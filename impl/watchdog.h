@@ -1,17 +1,31 @@
 // Watchdog: keeps a client's default-lease holds alive (lock-semantics.md
-// section 2). One entry per (client, lock), shared by reentrant holds of that
-// client's owners: the entry counts holds per owner; every lease/3 ms
-// (ClientMutant::WatchdogPeriodLease: every lease) it runs `renew` for the
-// first owner. renew 1 -> schedule the next; 0 -> stop, hold_lost for every
-// owner of the entry; timeout (after the client's retries) or error -> stop,
-// watchdog_stop. The entry is cancelled when its hold count reaches 0 and
-// when an owner's release answers nil. Replies to a renewal sent before the
-// entry was cancelled are ignored.
+// section 2). One entry per (lock, owner), shared by that owner's reentrant
+// holds: it counts the owner's holds and every lease/3 ms
+// (ClientMutant::WatchdogPeriodLease: every lease) runs `renew` with the
+// owner's own id. renew 1 -> schedule the next; 0 -> stop, hold_lost for the
+// owner; timeout (after the client's retries) or error -> stop,
+// watchdog_stop. Each entry is cancelled on its own: when its hold count
+// reaches 0, when the owner's release answers nil, and (all entries of the
+// lock) on force_unlock. Replies to a renewal sent before the entry was
+// cancelled are ignored.
+//
+// ClientMutant::WatchdogFirstThreadEntry keeps the older design: ONE entry
+// per (client, lock), shared by all owners (tasks) of the client, renewed
+// with the id of the first owner that armed it among those still in it
+// (insertion order). When that renewal is refused (0) the whole entry stops:
+// hold_lost is emitted for the refused owner only (its hold really is gone),
+// and every other owner of the entry gets a watchdog_stop notice naming the
+// lock ("renewal by <first> answered 0; <lock> no longer renewed") — the
+// client does not tell those owners they lost anything, since they may well
+// hold the lock; it just stops renewing it, so their lock expires a lease
+// later. Timeout or error: watchdog_stop for every owner of the entry.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "impl/client_config.h"
 #include "impl/client_env.h"
@@ -30,32 +44,40 @@ class Watchdog {
   void release_one(const std::string& lock, const std::string& owner);
   // `owner` holds `lock` no more (release answered 1 or nil).
   void drop_owner(const std::string& lock, const std::string& owner);
+  // Stops every entry of `lock`, whoever holds it (force_unlock).
+  void cancel(const std::string& lock);
 
-  // Stops the entry of `lock` whoever holds it (force_unlock).
-  void cancel(const std::string& lock) {
-    if (entries_.count(lock) != 0) stop(lock);
-  }
-
-  bool running(const std::string& lock) const { return entries_.count(lock) != 0; }
+  // Some entry renews `lock` / renews it for `owner`.
+  bool running(const std::string& lock) const;
+  bool running(const std::string& lock, const std::string& owner) const;
   int64_t hold_count(const std::string& lock, const std::string& owner) const;
+  // The owner id the next renewal of (lock, owner)'s entry is sent with, or
+  // "" when no entry renews it.
+  std::string renewing_owner(const std::string& lock, const std::string& owner) const;
   int64_t period_ms() const;
 
  private:
+  // (lock, owner); the shared entry of the first-thread mutant has owner "".
+  using Key = std::pair<std::string, std::string>;
   struct Entry {
     LockRef lock;
-    std::map<std::string, int64_t> holds;  // owner -> count, ordered
+    std::vector<std::pair<std::string, int64_t>> holds;  // owner -> count, insertion order
     ClientEnv::TimerId timer = 0;
     uint64_t generation = 0;
   };
-  void schedule(Entry& entry);
-  void renew(const std::string& lock, uint64_t generation, uint64_t op_id, int attempt);
-  void stop(const std::string& lock);
+  bool shared_entries() const;
+  Key key_of(const std::string& lock, const std::string& owner) const;
+  const Entry* find(const std::string& lock, const std::string& owner) const;
+  void forget(const Key& key, const std::string& owner, bool all_holds);
+  void schedule(const Key& key, Entry& entry);
+  void renew(const Key& key, uint64_t generation, uint64_t op_id, int attempt);
+  void stop(const Key& key);
   void emit_notice(const Entry& entry, const std::string& op, const std::string& owner,
                    const std::string& detail);
 
   ClientEnv& env_;
   const ClientConfig& config_;
-  std::map<std::string, Entry> entries_;
+  std::map<Key, Entry> entries_;
   uint64_t next_generation_ = 1;
 };
 

@@ -28,6 +28,8 @@ CampaignOptions tmpl(const std::string& lock_kind, const std::string& profile) {
 // mutant needs a waiter that dies in the line (a crash: no acquire_failed)
 // and a newcomer after its slot: three clients on the safe profile's link
 // and clocks (no loss), with the explicit workload of dead_waiter_plan().
+// The first-thread watchdog entry needs two tasks of one client around a
+// pause longer than the lease (stale_co_task_plan()).
 CampaignOptions template_for(const std::string& name) {
   if (name == "renew_no_owner_check" || name == "release_no_owner_check") return tmpl("rlock", "pauses");
   if (name == "fair_no_stale_purge") {
@@ -37,7 +39,61 @@ CampaignOptions template_for(const std::string& name) {
     return o;
   }
   if (name == "fair_giveup_no_acquire_failed" || name == "fair_same_deadline") return tmpl("fair", "none");
+  if (name == "watchdog_first_thread_entry") {
+    CampaignOptions o = tmpl("rlock", "pauses");
+    o.clients = 1;
+    o.duration_ms = 30'000;
+    return o;
+  }
   return tmpl("rlock", "none");
+}
+
+// watchdog_first_thread_entry: two tasks of client 0 on one lock. Task 1
+// takes it with the watchdog; the client is paused longer than the lease, so
+// the lock expires; task 2 calls lock() before the resume (while task 1
+// holds it, or during the pause), so at the resume its acquire and task 1's
+// deferred renewal go out together. Whenever task 2's grant comes back
+// first, it joins the stale entry, the stale renewal is refused and stops
+// the entry: task 2's lock is no longer renewed, and its unlock more than a
+// lease later answers illegal monitor state although no fault hit its hold.
+// Task 1 unlocks some time after the resume (it learns it lost the lock).
+// Link and clocks are the scenario profile's (pauses: no loss, exact clocks).
+ExplicitPlan stale_co_task_plan(const Scenario& scenario) {
+  assert(scenario.clients >= 1 && scenario.locks >= 1);
+  ExplicitPlan plan;
+  plan.scenario = scenario;
+  plan.faults = scenario_fault_plan(scenario, scenario.servers);
+  plan.faults.actions.clear();
+  plan.drain_ms = 60'000;  // outlasts the fresh task's unrenewed lease
+  Rng rng = Rng(scenario.seed).split("stale_co_task");
+  const int64_t lease_ms = ClientConfig{}.watchdog_lease_ms;
+  const int64_t pause_at_ms = rng.uniform(2'000, 12'000);
+  const int64_t pause_ms = rng.uniform(lease_ms + 1'000, lease_ms + 15'000);
+  const int64_t resume_ms = pause_at_ms + pause_ms;
+
+  ExplicitTask stale{0, 0, 1, {}};
+  ExplicitOp take;  // lock() with the watchdog
+  take.delay_us = rng.uniform(0, 1'000) * 1000;
+  ExplicitOp leave;
+  leave.kind = ExplicitOp::Kind::Unlock;
+  leave.delay_us = (resume_ms + rng.uniform(1'000, 20'000)) * 1000;  // after its lock's reply: well past the resume
+  stale.ops = {take, leave};
+
+  ExplicitTask fresh{0, 0, 2, {}};
+  ExplicitOp wait = take;
+  wait.delay_us = rng.uniform(take.delay_us / 1000 + 100, resume_ms - 1) * 1000;
+  ExplicitOp release = leave;
+  release.delay_us = (lease_ms + rng.uniform(1'000, 20'000)) * 1000;
+  fresh.ops = {wait, release};
+  plan.tasks = {stale, fresh};
+
+  FaultAction pause;
+  pause.at_us = pause_at_ms * 1000;
+  pause.kind = FaultKind::Pause;
+  pause.target = 0;
+  pause.duration_ms = pause_ms;
+  plan.faults.actions.push_back(pause);
+  return plan;
 }
 
 // fair_no_stale_purge: three clients, one task each, a few fair-lock
@@ -102,7 +158,9 @@ std::vector<MutantSpec> mutant_specs() {
     const std::string name(client_mutant_name(m));
     CampaignOptions o = template_for(name);
     o.mutant = name;
-    out.push_back(MutantSpec{name, true, o, {}});
+    MutantSpec spec{name, true, o, {}};
+    if (m == ClientMutant::WatchdogFirstThreadEntry) spec.plan_template = stale_co_task_plan;
+    out.push_back(std::move(spec));
   }
   for (ModelVariant v : all_variants()) {
     if (v == ModelVariant::Correct) continue;

@@ -232,6 +232,113 @@ TEST(Client, PausedClientDefersItsTimers) {
   EXPECT_EQ(h.select(EventKind::Fault, "resume").size(), 1u);
 }
 
+// Two tasks of client 0 on one lock: task `stale` takes it with the watchdog
+// at 0; the client is paused 5 s .. 45 s, so its lease (renewed last at
+// ~0 s) runs out at ~30 s; task `fresh` calls lock() during the pause, so at
+// the resume its acquire goes out just before the stale task's deferred
+// renewal. It gets the free lock; the stale renewal is refused. At 90 s
+// `fresh` unlocks.
+struct StaleCoTaskRun {
+  std::vector<Event> renews_after_resume;  // renewal scripts from 45 s on
+  UnlockResult fresh_unlock = UnlockResult::Unknown;
+  bool key_at_80s = false;
+};
+
+StaleCoTaskRun stale_co_task_run(Harness& h, int stale, int fresh) {
+  World& w = *h.world;
+  StaleCoTaskRun run;
+  w.at(0, [&] { w.client(0).lock(stale, rlock(), -1, nullptr); });
+  w.at(5 * kSec, [&] { w.pause(0, 40'000); });
+  w.at_client(0, 10 * kSec, [&] { w.client(0).lock(fresh, rlock(), -1, nullptr); });
+  w.run_until(80 * kSec);
+  run.key_at_80s = h.has_key("lsim:A");
+  w.at(90 * kSec, [&] { w.client(0).unlock(fresh, rlock(), [&](UnlockResult r) { run.fresh_unlock = r; }); });
+  w.run_until(100 * kSec);
+  for (const auto& r : h.scripts("rlock_renew")) {
+    if (r.true_us >= 45 * kSec) run.renews_after_resume.push_back(r);
+  }
+  return run;
+}
+
+TEST(Client, WatchdogRenewsEachOwnerWithItsOwnIdAfterAStaleCoTaskLostItsHold) {
+  for (const auto& [stale, fresh] : std::vector<std::pair<int, int>>{{1, 2}, {2, 1}}) {
+    Harness h(1);
+    const StaleCoTaskRun run = stale_co_task_run(h, stale, fresh);
+    const std::string stale_owner = h.world->client(0).owner(stale);
+    const std::string fresh_owner = h.world->client(0).owner(fresh);
+    ASSERT_EQ(h.select(EventKind::Ok, "lock").size(), 2u);
+    // The stale task alone is told: its own renewal answered 0.
+    const auto lost = h.select(EventKind::Info, "hold_lost");
+    ASSERT_EQ(lost.size(), 1u);
+    EXPECT_EQ(lost[0].owner, stale_owner);
+    EXPECT_TRUE(h.select(EventKind::Info, "watchdog_stop").empty());
+    // The fresh holder keeps being renewed with its own id.
+    ASSERT_GE(run.renews_after_resume.size(), 4u);
+    EXPECT_EQ(run.renews_after_resume[0].owner, stale_owner);
+    EXPECT_EQ(run.renews_after_resume[0].reply, "0");
+    for (size_t i = 1; i < run.renews_after_resume.size(); ++i) {
+      EXPECT_EQ(run.renews_after_resume[i].owner, fresh_owner);
+      EXPECT_EQ(run.renews_after_resume[i].reply, "1");
+    }
+    EXPECT_TRUE(run.key_at_80s);
+    EXPECT_EQ(run.fresh_unlock, UnlockResult::Released);
+    EXPECT_FALSE(h.world->client(0).watchdog().running("lsim:A"));
+  }
+}
+
+// The older design: one entry per client and lock renewed with the FIRST
+// task's id (insertion order: also when the fresh task's id sorts first).
+// The stale renewal is refused, the shared entry stops, and nobody renews the
+// lock the fresh task legitimately holds: it expires ~30 s later.
+TEST(Client, WatchdogFirstThreadEntryMutantStopsRenewingTheCoTasksLock) {
+  for (const auto& [stale, fresh] : std::vector<std::pair<int, int>>{{1, 2}, {2, 1}}) {
+    Harness h(1, ClientMutant::WatchdogFirstThreadEntry);
+    const StaleCoTaskRun run = stale_co_task_run(h, stale, fresh);
+    const std::string stale_owner = h.world->client(0).owner(stale);
+    const std::string fresh_owner = h.world->client(0).owner(fresh);
+    ASSERT_EQ(h.select(EventKind::Ok, "lock").size(), 2u);
+    ASSERT_EQ(run.renews_after_resume.size(), 1u);
+    EXPECT_EQ(run.renews_after_resume[0].owner, stale_owner);
+    EXPECT_EQ(run.renews_after_resume[0].reply, "0");
+    // Honest notices: hold_lost for the refused owner only; the fresh holder
+    // is not told it lost anything, only that the lock is no longer renewed.
+    const auto lost = h.select(EventKind::Info, "hold_lost");
+    ASSERT_EQ(lost.size(), 1u);
+    EXPECT_EQ(lost[0].owner, stale_owner);
+    const auto stops = h.select(EventKind::Info, "watchdog_stop");
+    ASSERT_EQ(stops.size(), 1u);
+    EXPECT_EQ(stops[0].owner, fresh_owner);
+    EXPECT_EQ(stops[0].lock, "lsim:A");
+    EXPECT_NE(stops[0].detail.find("lsim:A"), std::string::npos);
+    EXPECT_FALSE(run.key_at_80s);
+    EXPECT_EQ(run.fresh_unlock, UnlockResult::NotHeld);
+  }
+}
+
+TEST(Client, WatchdogFirstThreadEntryMutantSharesAnEntryPerLockOnly) {
+  // Tasks 2 then 1 hold two different locks: each lock has its own entry.
+  Harness h(1, ClientMutant::WatchdogFirstThreadEntry);
+  World& w = *h.world;
+  w.at(0, [&] { w.client(0).lock(2, rlock("lsim:A"), -1, nullptr); });
+  w.at(1 * kMs, [&] { w.client(0).lock(1, rlock("lsim:B"), -1, nullptr); });
+  w.run_until(15 * kSec);
+  const Watchdog& dog = w.client(0).watchdog();
+  EXPECT_EQ(dog.renewing_owner("lsim:A", w.client(0).owner(2)), w.client(0).owner(2));
+  EXPECT_EQ(dog.renewing_owner("lsim:B", w.client(0).owner(1)), w.client(0).owner(1));
+  for (const auto& r : h.scripts("rlock_renew")) EXPECT_EQ(r.reply, "1");
+  EXPECT_EQ(h.scripts("rlock_renew").size(), 2u);
+}
+
+TEST(Client, ForceUnlockCancelsEveryWatchdogEntryOfTheLock) {
+  Harness h(1);
+  World& w = *h.world;
+  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  w.at(1 * kSec, [&] { w.client(0).force_unlock(2, rlock(), nullptr); });
+  w.run_until(40 * kSec);
+  EXPECT_FALSE(w.client(0).watchdog().running("lsim:A"));
+  EXPECT_TRUE(h.scripts("rlock_renew").empty());
+}
+
 TEST(Client, CrashReportsPendingOperationsAsUnknown) {
   Harness h(2);
   World& w = *h.world;

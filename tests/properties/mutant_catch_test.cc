@@ -1,0 +1,53 @@
+// How the mutant suite catches particular mutants: which property, how short
+// the counterexample, and what story it tells.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "properties/mutant_suite.h"
+
+namespace locksim {
+namespace {
+
+std::optional<MutantSpec> spec_named(const std::string& name) {
+  for (const MutantSpec& spec : mutant_specs()) {
+    if (spec.name == name) return spec;
+  }
+  return std::nullopt;
+}
+
+// A shared renewal entry stopped by a stale co-task's refused renewal: the
+// other task's hold is lost without any fault during it.
+TEST(MutantCatch, WatchdogFirstThreadEntryIsCaughtByWatchdogExpiry) {
+  const auto spec = spec_named("watchdog_first_thread_entry");
+  ASSERT_TRUE(spec.has_value());
+  EXPECT_TRUE(spec->client);
+  ASSERT_TRUE(static_cast<bool>(spec->plan_template));
+  const MutantResult r = run_mutant(*spec, 200);
+  ASSERT_TRUE(r.caught);
+  EXPECT_EQ(r.property, "watchdog_expiry");
+  EXPECT_LE(r.counterexample_events, 20u) << r.violation;
+  ASSERT_TRUE(r.counterexample.has_value());
+  const Violation& v = r.counterexample->violation;
+  EXPECT_TRUE(v.blamed_fault.empty());
+  EXPECT_EQ(v.lock, "lsim:L0");
+  EXPECT_NE(r.violation.find("lsim:L0"), std::string::npos) << r.violation;
+  // The story: a pause, and the lock no longer renewed for another task of
+  // the same client than the one whose renewal was refused.
+  bool paused = false;
+  std::string refused, stopped;
+  for (const Event& e : r.counterexample->events) {
+    paused = paused || (e.kind == EventKind::Fault && e.op == "pause");
+    if (e.kind == EventKind::Script && e.script == "rlock_renew" && e.reply == "0") refused = e.owner;
+    if (e.kind == EventKind::Info && e.op == "watchdog_stop" && e.lock == "lsim:L0") stopped = e.owner;
+  }
+  EXPECT_TRUE(paused);
+  EXPECT_FALSE(refused.empty());
+  EXPECT_FALSE(stopped.empty());
+  EXPECT_NE(refused, stopped);
+  ASSERT_EQ(v.owners.size(), 1u);
+  EXPECT_EQ(v.owners[0], stopped);
+}
+
+}  // namespace
+}  // namespace locksim
