@@ -4,12 +4,15 @@
 // nothing of ours.
 //  - ExecResult: the reply, the messages PUBLISHed by that one execution in
 //    order (kept even when the script later fails: Redis has no rollback), and
-//    the owner fields of params.lock right after it, sorted.
+//    the owner fields of params.lock right after it, sorted; for fair-lock
+//    scripts (params.line set) also the line right after it, head first,
+//    each owner with its deadline score (none if the sorted set lacks it).
 //  - KeyState: one key with its type, canonical value rendering (see
 //    model/store.h for the rendering rules) and PTTL (-1: no expiry).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,10 +26,18 @@ struct Published {
   bool operator==(const Published&) const = default;
 };
 
+struct LineWaiter {
+  std::string owner;
+  std::optional<double> deadline_ms;
+  bool operator==(const LineWaiter&) const = default;
+};
+
 struct ExecResult {
   Reply reply;
   std::vector<Published> published;
   std::vector<std::string> holders_after;  // owner fields of params.lock, sorted
+  bool line_known = false;                 // line_after filled (fair scripts)
+  std::vector<LineWaiter> line_after;      // params.line after the script, head first
 };
 
 // One key as seen by a client: type ("string", "hash", "list", "zset"), a

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "impl/client_mutant.h"
 #include "impl/script_pack.h"
@@ -69,12 +70,32 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
     r.seeds_run = i + 1;
     r.events_checked += verdict.summary.events;
     if (progress) progress(i + 1, options.seeds);
-    if (verdict.ok()) continue;
-    r.failing_seed = s.seed;
-    r.violation = verdict.violations.front();
-    r.failing_events = verdict.summary.events;
-    if (options.shrink) r.shrunk = shrink_scenario(s, *r.violation, cfg);
-    break;
+    std::set<std::string> advisory_seen;
+    for (const Violation& v : verdict.violations) {
+      if (options.policy.fail_on.count(v.property) != 0 || !is_advisory_property(v.property)) continue;
+      AdvisoryCount& a = r.advisories[v.property];
+      if (advisory_seen.insert(v.property).second) ++a.seeds;
+      if (a.reports++ == 0) {
+        a.first_seed = s.seed;
+        a.first_report = v.to_string();
+      }
+    }
+    std::vector<Violation> failing = failing_violations(verdict.violations, options.policy);
+    if (failing.empty()) continue;
+    SeedFailure f;
+    f.seed = s.seed;
+    f.events = verdict.summary.events;
+    f.violations = std::move(failing);
+    if (options.shrink && r.failures.empty()) {
+      // Each violated property on its own: the first violation of each.
+      std::set<std::string> shrunk_properties;
+      for (const Violation& v : f.violations) {
+        if (!shrunk_properties.insert(v.property).second) continue;
+        f.shrunk.push_back(shrink_scenario(s, v, cfg));
+      }
+    }
+    r.failures.push_back(std::move(f));
+    if (!options.keep_going) break;
   }
   return r;
 }
@@ -110,59 +131,84 @@ std::string format_event(const Event& e) {
   return out;
 }
 
+namespace {
+
+nlohmann::json counterexample_to_json(const Counterexample& cx) {
+  nlohmann::json events = nlohmann::json::array();
+  for (const Event& e : cx.events) events.push_back(format_event(e));
+  return {{"events", cx.events.size()},
+          {"property", cx.violation.property},
+          {"violation", cx.violation.to_string()},
+          {"blamed_fault", cx.violation.blamed_fault},
+          {"history", events}};
+}
+
+// Long counterexamples: the first and last 30 events, plus the evidence.
+void append_counterexample(std::string& out, const Counterexample& cx) {
+  const auto& events = cx.events;
+  out += "  shrunk counterexample for " + cx.violation.property + " (" + std::to_string(events.size()) +
+         " events):\n";
+  const auto& evidence = cx.violation.event_ids;
+  size_t elided = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const bool edge = i < 30 || i + 30 >= events.size();
+    const bool cited = std::find(evidence.begin(), evidence.end(), events[i].id) != evidence.end();
+    if (!edge && !cited) { ++elided; continue; }
+    if (elided > 0) { out += "    ... " + std::to_string(elided) + " events elided ...\n"; elided = 0; }
+    out += "    " + format_event(events[i]) + "\n";
+  }
+  out += "  violation: " + cx.violation.to_string() + "\n";
+}
+
+}  // namespace
+
+nlohmann::json seed_failure_to_json(const SeedFailure& f) {
+  nlohmann::json j;
+  j["seed"] = f.seed;
+  j["events"] = f.events;
+  j["violations"] = nlohmann::json::array();
+  for (const Violation& v : f.violations) j["violations"].push_back(violation_to_json(v));
+  if (!f.shrunk.empty()) {
+    j["counterexamples"] = nlohmann::json::array();
+    for (const Counterexample& cx : f.shrunk) j["counterexamples"].push_back(counterexample_to_json(cx));
+  }
+  return j;
+}
+
 nlohmann::json campaign_result_to_json(const CampaignResult& r) {
   nlohmann::json j;
   j["scenario"] = scenario_to_json(r.scenario);
   j["seeds_run"] = r.seeds_run;
   j["events_checked"] = r.events_checked;
   j["ok"] = !r.failed();
-  if (r.failed()) {
-    j["failing_seed"] = *r.failing_seed;
-    j["failing_events"] = r.failing_events;
-    j["violation"] = {{"property", r.violation->property},
-                      {"lock", r.violation->lock},
-                      {"message", r.violation->message},
-                      {"event_ids", r.violation->event_ids},
-                      {"true_us", r.violation->true_us},
-                      {"owners", r.violation->owners},
-                      {"blamed_fault", r.violation->blamed_fault}};
-    if (r.shrunk) {
-      nlohmann::json events = nlohmann::json::array();
-      for (const Event& e : r.shrunk->events) events.push_back(format_event(e));
-      j["counterexample"] = {{"events", r.shrunk->events.size()},
-                             {"violation", r.shrunk->violation.to_string()},
-                             {"blamed_fault", r.shrunk->violation.blamed_fault},
-                             {"history", events}};
-    }
-  }
+  j["failures"] = nlohmann::json::array();
+  for (const SeedFailure& f : r.failures) j["failures"].push_back(seed_failure_to_json(f));
+  j["advisories"] = nlohmann::json::object();
+  for (const auto& [name, a] : r.advisories)
+    j["advisories"][name] = {{"seeds", a.seeds}, {"reports", a.reports}, {"first_seed", a.first_seed},
+                             {"first_report", a.first_report}};
   return j;
 }
 
 std::string format_campaign_result(const CampaignResult& r) {
   std::string out;
+  for (const auto& [name, a] : r.advisories) {
+    out += name + " (advisory, not failing; --fail-on " + name + " makes it fail): " + std::to_string(a.reports) +
+           " report(s) in " + std::to_string(a.seeds) + " seed(s); first at seed " + std::to_string(a.first_seed) +
+           ": " + a.first_report + "\n";
+  }
   if (!r.failed()) {
     out += "ok: " + std::to_string(r.seeds_run) + " seeds, " + std::to_string(r.events_checked) +
            " events, no property failed\n";
     return out;
   }
-  out += "FAILED at seed " + std::to_string(*r.failing_seed) + " (" + std::to_string(r.failing_events) +
-         " events, after " + std::to_string(r.seeds_run) + " seeds)\n";
-  out += "violation: " + r.violation->to_string() + "\n";
-  if (r.shrunk) {
-    const auto& events = r.shrunk->events;
-    out += "shrunk counterexample (" + std::to_string(events.size()) + " events):\n";
-    // Long counterexamples: the first and last 30 events, plus the evidence.
-    const auto& evidence = r.shrunk->violation.event_ids;
-    size_t elided = 0;
-    for (size_t i = 0; i < events.size(); ++i) {
-      const bool edge = i < 30 || i + 30 >= events.size();
-      const bool cited = std::find(evidence.begin(), evidence.end(), events[i].id) != evidence.end();
-      if (!edge && !cited) { ++elided; continue; }
-      if (elided > 0) { out += "  ... " + std::to_string(elided) + " events elided ...\n"; elided = 0; }
-      out += "  " + format_event(events[i]) + "\n";
-    }
-    out += "violation: " + r.shrunk->violation.to_string() + "\n";
+  for (const SeedFailure& f : r.failures) {
+    out += "FAILED at seed " + std::to_string(f.seed) + " (" + std::to_string(f.events) + " events): " +
+           std::to_string(f.violations.size()) + " violation(s)\n";
+    for (const Violation& v : f.violations) out += "  violation: " + v.to_string() + "\n";
+    for (const Counterexample& cx : f.shrunk) append_counterexample(out, cx);
   }
+  out += "failed: " + std::to_string(r.failures.size()) + " of " + std::to_string(r.seeds_run) + " seeds\n";
   return out;
 }
 

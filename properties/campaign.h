@@ -1,7 +1,11 @@
 // Campaign: many seeded scenarios from one template, each checked by the
-// CheckerSuite while it streams (nothing stored), stopping at the first seed
-// with a violation. That seed's history is then shrunk (properties/shrink.h)
-// to a short counterexample that still violates the same property.
+// CheckerSuite while it streams (nothing stored). A seed fails when it shows
+// a violation its VerdictPolicy fails on; the campaign stops at the first
+// failing seed unless keep_going, and then lists every failing seed. Every
+// property the first failing seed violates is shrunk on its own
+// (properties/shrink.h) to a short counterexample that still violates it.
+// Advisory properties the policy does not fail on (busy_poll) are counted in
+// the result's advisories, never hidden.
 // Mutant names resolve to a client mutant (impl/client_mutant.h) or a script
 // mutant (model/variant.h, run as its ModelVariant on the model backend); a
 // script pack dir contributes the ModelVariant its manifest names.
@@ -9,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "properties/check_config.h"
+#include "properties/verdict_policy.h"
 #include "properties/violation.h"
 #include "sim/scenario.h"
 #include "traces/event.h"
@@ -33,6 +39,8 @@ struct CampaignOptions {
   int locks = 1;
   int64_t duration_ms = 60'000;
   bool shrink = true;
+  bool keep_going = false;  // go on past failing seeds, list them all
+  VerdictPolicy policy;
 };
 
 struct Counterexample {
@@ -40,15 +48,30 @@ struct Counterexample {
   Violation violation;         // as found in it
 };
 
+struct SeedFailure {
+  uint64_t seed = 0;
+  uint64_t events = 0;                  // length of the seed's history
+  std::vector<Violation> violations;    // every failing violation, history order
+  // First failing seed only (when shrinking): one counterexample per
+  // violated property, in the order of `violations`' first occurrences.
+  std::vector<Counterexample> shrunk;
+};
+
+// An advisory property the policy does not fail on, summed over the seeds.
+struct AdvisoryCount {
+  int seeds = 0;                        // seeds with at least one report
+  int reports = 0;
+  uint64_t first_seed = 0;
+  std::string first_report;             // Violation::to_string() of the first
+};
+
 struct CampaignResult {
   Scenario scenario;                    // the template (seed = base seed)
   int seeds_run = 0;
   uint64_t events_checked = 0;
-  std::optional<uint64_t> failing_seed;
-  std::optional<Violation> violation;   // first violation of the failing seed
-  uint64_t failing_events = 0;          // length of the failing seed's history
-  std::optional<Counterexample> shrunk;
-  bool failed() const { return failing_seed.has_value(); }
+  std::vector<SeedFailure> failures;    // in seed order
+  std::map<std::string, AdvisoryCount> advisories;  // property -> counts
+  bool failed() const { return !failures.empty(); }
 };
 
 // Resolves the options into a scenario template; throws std::invalid_argument
@@ -60,6 +83,8 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
                             const CampaignProgress& progress = {},
                             const CheckConfig* config = nullptr);
 
+nlohmann::json seed_failure_to_json(const SeedFailure& f);
+// {"scenario","seeds_run","events_checked","ok","failures":[seed_failure...],"advisories":{...}}
 nlohmann::json campaign_result_to_json(const CampaignResult& r);
 std::string format_campaign_result(const CampaignResult& r);
 // One line per event, for printing counterexamples.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "properties/busy_poll.h"
 #include "properties/exclusive_ownership.h"
 #include "properties/fifo_fairness.h"
 #include "properties/liveness.h"
@@ -19,6 +20,7 @@ CheckerSuite::CheckerSuite(const CheckConfig& config) {
   checkers_.push_back(std::make_unique<WatchdogExpiryChecker>(config));
   checkers_.push_back(std::make_unique<LivenessChecker>(config));
   checkers_.push_back(std::make_unique<ReentrancyChecker>(config));
+  checkers_.push_back(std::make_unique<BusyPollChecker>(config));
   detected_at_.resize(checkers_.size());
 }
 

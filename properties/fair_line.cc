@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 
 #include "properties/checker.h"
 
@@ -97,9 +98,93 @@ void FairLineMirror::judge_refusal(const std::deque<Waiter>& line, const Event& 
   refused_free_lock_ = only_owner || owner_heads;
 }
 
+bool FairLineMirror::release_seen_before(const Event& e) {
+  if (e.request_id.empty()) return false;
+  if (std::find(release_ids_.begin(), release_ids_.end(), e.request_id) != release_ids_.end()) return true;
+  release_ids_.push_back(e.request_id);
+  while (release_ids_.size() > kMaxReleaseIds) release_ids_.pop_front();
+  return false;
+}
+
+// Exact mode. `before` is the server's line after the previous fair script on
+// this lock (only fair scripts change it; a Redis restart empties it), so
+// the difference with line_after is exactly what this script did.
+std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event& e, bool granted,
+                                                                    bool latch_replay) {
+  exact_ = true;
+  std::deque<Waiter>& line = lines_[e.lock];
+  const std::deque<Waiter> before = line;
+  auto find_in = [](const auto& entries, const std::string& owner) {
+    return std::find_if(entries.begin(), entries.end(), [&](const auto& w) { return w.owner == owner; });
+  };
+
+  // The new line: server truth, keeping what the mirror knew of each waiter.
+  std::deque<Waiter> after;
+  for (const LineEntry& entry : e.line_after) {
+    Waiter w;
+    auto known = find_in(before, entry.owner);
+    if (known != before.end()) {
+      w = *known;
+    } else {
+      w.owner = entry.owner;
+      w.client = entry.owner == e.owner ? e.client : -1;
+      w.enqueue_event = e.id;
+      w.enqueue_us = e.true_us;
+      w.op_id = entry.owner == e.owner ? e.op_id : 0;
+    }
+    w.maybe_purged = false;
+    w.maybe_phantom = false;
+    // No deadline (a historical bug): the slot never ends.
+    w.deadline_lo_ms = w.deadline_hi_ms =
+        entry.deadline_ms ? static_cast<int64_t>(std::floor(*entry.deadline_ms)) : kUnknownHighMs;
+    after.push_back(std::move(w));
+  }
+
+  const bool has_now = e.script != "fair_acquire_failed";
+  if (has_now) script_now_ = ClockBounds{e.local_ms, e.local_ms};
+
+  // Waiters removed by this script other than the grantee and a leaver
+  // (acquire_failed removes its own owner): purged.
+  for (const Waiter& w : before) {
+    if (find_in(after, w.owner) != after.end()) continue;
+    if (granted && w.owner == e.owner) continue;
+    if (e.script == "fair_acquire_failed" && w.owner == e.owner) continue;
+    purged_.push_back(w);
+  }
+
+  // A script that purges and then changes no deadline must leave a live head.
+  const bool refused_poll = is_poll(e.script) && !reply_is_nil(e);
+  const bool purges_only = refused_poll || (e.script == "fair_release" && !latch_replay) ||
+                           e.script == "fair_force_release";
+  if (purges_only && !after.empty() && find_in(before, after.front().owner) != before.end() &&
+      after.front().deadline_hi_ms <= e.local_ms) {
+    stale_head_ = after.front();
+  }
+  // Refused on a free lock although, after the script, the owner heads the
+  // line: nobody was ahead of it.
+  if (refused_poll && e.holders_after.empty() && !after.empty() && after.front().owner == e.owner)
+    refused_free_lock_ = true;
+
+  std::optional<Grant> grant;
+  if (granted) {
+    Grant g{e.lock, e.owner, e.client, e.id, e.true_us, {}};
+    // Everyone ahead of the grantee in the line before (everyone, for a
+    // newcomer) who is still in the line was passed over.
+    for (const Waiter& w : before) {
+      if (w.owner == e.owner) break;
+      if (find_in(after, w.owner) != after.end()) g.skipped.push_back(w);
+    }
+    grant = std::move(g);
+  }
+  line = std::move(after);
+  while (line.size() > kMaxLine) line.pop_back();
+  return grant;
+}
+
 std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   refused_free_lock_ = false;
   purged_.clear();
+  stale_head_.reset();
   if (e.client >= 0 && (e.kind == EventKind::Invoke || e.kind == EventKind::Ok || e.kind == EventKind::Fail ||
                         e.kind == EventKind::Info || e.kind == EventKind::Deliver)) {
     clocks_[e.client] = Observation{e.local_ms - true_ms(e.true_us), e.true_us};
@@ -174,6 +259,13 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   }
 
   if (e.script.rfind("fair_", 0) != 0) return std::nullopt;
+  if (e.line_known) {
+    const bool nil_grant = is_poll(e.script) && reply_is_nil(e) && contains(e.holders_after, e.owner) &&
+                           !(held_by_owner_before && existed != std::optional<bool>(false));
+    const bool latch_replay = e.script == "fair_release" && release_seen_before(e);
+    return on_exact_script(e, nil_grant, latch_replay);
+  }
+  exact_ = false;
   std::deque<Waiter>& line = lines_[e.lock];
 
   if (e.script == "fair_acquire_failed") {
@@ -191,17 +283,9 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
 
   const ClockBounds now = now_of_script(e);
   script_now_ = now;
-  bool purge_sure = true;
-  if (e.script == "fair_release") {
-    // A release whose request id was seen before may be answered by its latch
-    // before any purge.
-    purge_sure = e.request_id.empty() ||
-                 std::find(release_ids_.begin(), release_ids_.end(), e.request_id) == release_ids_.end();
-    if (!e.request_id.empty() && purge_sure) {
-      release_ids_.push_back(e.request_id);
-      while (release_ids_.size() > kMaxReleaseIds) release_ids_.pop_front();
-    }
-  }
+  // A release whose request id was seen before may be answered by its latch
+  // before any purge.
+  const bool purge_sure = !(e.script == "fair_release" && release_seen_before(e));
   const bool poll = is_poll(e.script);
   // Refused while the lock does not exist (the acquire scripts never delete
   // it, so it did not exist before either).

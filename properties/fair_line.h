@@ -1,6 +1,17 @@
 // FairLineMirror: the checker's own copy of each fair lock's waiting line,
-// rebuilt from fair_* Script events, the reference the FIFO and liveness
-// checkers compare the server against.
+// the reference the FIFO and liveness checkers compare the server against.
+//
+// Exact mode (trace version 2): a fair Script event with line_known carries
+// the server's line after it (owners and deadlines) and, in local_ms, the
+// `now_ms` the client sent. The mirror then takes the line as it is, with
+// exact deadlines, and judges each script by comparing the line before it
+// with the line after it: who was removed (purged, granted, left), who was
+// added, whether the granted owner had live waiters ahead of it, and whether
+// a stale head survived a script that purges. It never relies on reply
+// values, so packs with other reply conventions are judged alike.
+//
+// Bounds mode (version 1 traces, no line_after): the line is rebuilt from
+// fair_* Script events as described below.
 //
 // What the history does not show: the `now_ms` a fair script was given (the
 // requesting client's clock when it *sent* the request, not when it arrived)
@@ -107,6 +118,13 @@ class FairLineMirror {
   bool refused_free_lock() const { return refused_free_lock_; }
   // After on_event: certain waiters the event's purge surely dropped.
   const std::vector<Waiter>& purged() const { return purged_; }
+  // After on_event, exact mode: the head of the line after a script that
+  // purges (a refused poll, a release not answered by its latch, a forced
+  // release) whose deadline was already <= the script's now_ms: the purge
+  // should have dropped it.
+  const std::optional<Waiter>& stale_head() const { return stale_head_; }
+  // Whether the latest fair script event was judged in exact mode.
+  bool exact() const { return exact_; }
   // After on_event on a fair script: the bounds of the `now_ms` it was given.
   ClockBounds script_now() const { return script_now_; }
 
@@ -152,6 +170,11 @@ class FairLineMirror {
   };
 
   ClockBounds now_of_script(const Event& e) const;
+  // Exact mode: judges one fair Script event that carries line_after.
+  std::optional<Grant> on_exact_script(const Event& e, bool granted, bool latch_replay);
+  // Whether a fair_release with this request id was seen before (its latch
+  // may answer; then the script changes nothing). Remembers the id.
+  bool release_seen_before(const Event& e);
   // Purges by the bounds; `sure` false: the script may not have purged at all.
   void purge(std::deque<Waiter>& line, ClockBounds now, bool sure);
   void judge_refusal(const std::deque<Waiter>& line, const Event& e, ClockBounds now);
@@ -160,7 +183,9 @@ class FairLineMirror {
   int64_t stale_margin_ms_;
   int64_t request_timeout_ms_;
   bool refused_free_lock_ = false;
+  bool exact_ = false;
   std::vector<Waiter> purged_;
+  std::optional<Waiter> stale_head_;
   ClockBounds script_now_;
   std::map<std::string, std::deque<Waiter>> lines_;  // fair lock -> line
   std::map<std::string, LockState> locks_;           // lock -> existence

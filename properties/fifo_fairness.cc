@@ -30,7 +30,8 @@ void FifoFairnessChecker::on_event(const Event& e) {
   }
   if (auto grant = line_.on_event(e)) check_grant(*grant);
   check_purged(e);
-  check_stale_tail(e);
+  if (e.line_known) check_stale_head(e);
+  else check_stale_tail(e);
   if (line_.refused_free_lock()) {
     Violation v;
     v.lock = e.lock;
@@ -45,7 +46,7 @@ void FifoFairnessChecker::on_event(const Event& e) {
   }
 }
 
-// On the server a waiter's deadline is exactly its predecessor's plus its own
+// Bounds mode (version 1 traces) only. On the server a waiter's deadline is exactly its predecessor's plus its own
 // wait_ms (enqueue sets it so; a grant lowers all alike; acquire_failed
 // lowers everyone behind the leaver by the leaver's wait_ms), so deadlines
 // grow along the line. A fair_acquire that enqueues answers ttl = tail's
@@ -65,6 +66,23 @@ void FifoFairnessChecker::check_stale_tail(const Event& e) {
   v.event_ids = {e.id};
   v.true_us = {e.true_us};
   v.owners = {e.owner};
+  report(std::move(v));
+}
+
+// Exact mode: a script that purges left a head whose deadline was already
+// <= the now_ms it was given (server truth: line_after and local_ms).
+void FifoFairnessChecker::check_stale_head(const Event& e) {
+  const auto& head = line_.stale_head();
+  if (!head) return;
+  Violation v;
+  v.lock = e.lock;
+  v.message = e.script + " of " + e.owner + " (client " + std::to_string(e.client) + ") at event #" +
+              std::to_string(e.id) + " ran with now " + std::to_string(e.local_ms) + " ms but left " + head->owner +
+              " at the head of the line with a deadline of " + std::to_string(head->deadline_hi_ms) + " ms (" +
+              format_ms(e.local_ms - head->deadline_hi_ms) + " past its slot): stale waiters were not purged";
+  v.event_ids = {head->enqueue_event, e.id};
+  v.true_us = {head->enqueue_us, e.true_us};
+  v.owners = {head->owner, e.owner};
   report(std::move(v));
 }
 

@@ -12,8 +12,9 @@
 // acquire_failed (otherwise it blocks everyone behind it until its slot ends),
 // and that a waiter polling a free lock with only stale waiters ahead of it
 // gets it (the server purges stale waiters), and that nobody is enqueued
-// behind a waiter already past its slot (ttl reply <= -2: the purge would have
-// emptied the line, since deadlines grow along it).
+// behind a waiter already past its slot (version 1 traces: ttl reply <= -2;
+// version 2: the line after a purging script still has a head past its
+// deadline by the script's own now_ms, from server truth).
 // Memory: the mirror's lines, per client a fault log, per fair lock the
 // clients that ran scripts on it, per owner at most one give-up to confirm.
 #pragma once
@@ -45,6 +46,7 @@ class FifoFairnessChecker : public Checker {
   void check_grant(const FairLineMirror::Grant& g);
   void check_purged(const Event& e);
   void check_stale_tail(const Event& e);
+  void check_stale_head(const Event& e);
   std::string explain_skew(int purged_client, const std::string& lock) const;
   void expire_give_ups(int64_t now_us, bool at_end);
 

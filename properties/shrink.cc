@@ -19,6 +19,7 @@ std::string violation_signature(const Violation& v) {
   else if (b.find("force-unlocked") != std::string::npos) kind = "force_unlock";
   else if (b.find("lost") != std::string::npos) kind = "lost_reply";
   else if (b.find("explicit") != std::string::npos) kind = "explicit_lease";
+  else if (b.find("crashed") != std::string::npos) kind = "crash";
   return v.property + "/" + kind;
 }
 

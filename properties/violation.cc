@@ -4,6 +4,20 @@
 
 namespace locksim {
 
+std::vector<std::string> all_properties() {
+  return {property::kExclusiveOwnership, property::kMutualExclusion, property::kFifoFairness,
+          property::kWatchdogExpiry,     property::kLiveness,        property::kReentrancy,
+          property::kBusyPoll};
+}
+
+bool is_advisory_property(std::string_view name) { return name == property::kBusyPoll; }
+
+nlohmann::json violation_to_json(const Violation& v) {
+  return {{"property", v.property},   {"lock", v.lock},         {"message", v.message},
+          {"event_ids", v.event_ids}, {"true_us", v.true_us},   {"owners", v.owners},
+          {"blamed_fault", v.blamed_fault}, {"detected_at_event", v.detected_at_event}};
+}
+
 std::string format_ms(int64_t ms) {
   const bool negative = ms < 0;
   uint64_t magnitude = negative ? static_cast<uint64_t>(-(ms + 1)) + 1 : static_cast<uint64_t>(ms);

@@ -7,7 +7,10 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace locksim {
 
@@ -19,7 +22,14 @@ inline constexpr const char* kFifoFairness = "fifo_fairness";
 inline constexpr const char* kWatchdogExpiry = "watchdog_expiry";
 inline constexpr const char* kLiveness = "liveness";
 inline constexpr const char* kReentrancy = "reentrancy";
+inline constexpr const char* kBusyPoll = "busy_poll";
 }  // namespace property
+
+// Every property name, in checker order.
+std::vector<std::string> all_properties();
+// Advisory properties (busy_poll) are reported but fail a campaign only when
+// named with --fail-on; every other property fails it by default.
+bool is_advisory_property(std::string_view name);
 
 struct Violation {
   std::string property;               // one of property::k*
@@ -36,6 +46,9 @@ struct Violation {
   std::string to_string() const;
   bool operator==(const Violation&) const = default;
 };
+
+// {"property","lock","message","event_ids","true_us","owners","blamed_fault","detected_at_event"}.
+nlohmann::json violation_to_json(const Violation& v);
 
 // "41 000 ms": milliseconds with thousands grouped by spaces (reports only).
 std::string format_ms(int64_t ms);

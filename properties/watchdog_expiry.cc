@@ -137,7 +137,13 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
   // Refreshes of the key's expiry.
   int64_t reply = 0;
   const bool renewed = e.script == "rlock_renew" && reply_integer(e, &reply) && reply == 1;
-  const bool partial_release = is_release_script(e) && reply_integer(e, &reply) && reply == 0;
+  // A retried release (same request id) is answered by its latch and
+  // changes nothing: only the first execution of a request id resets the expiry.
+  bool latch_replay = false;
+  if (is_release_script(e) && !e.request_id.empty()) {
+    latch_replay = !release_ids_.emplace(e.request_id, e.true_us).second;
+  }
+  const bool partial_release = is_release_script(e) && !latch_replay && reply_integer(e, &reply) && reply == 0;
   if (granted_now || renewed || partial_release) {
     keys_[key_id] = KeyLease{e.server_ms + e.lease_ms, e.id, e.true_us, e.owner};
   } else if (e.holders_after.empty()) {
@@ -223,6 +229,9 @@ void WatchdogExpiryChecker::prune(int64_t now_us) {
   std::erase_if(owners_, [&](const auto& kv) {
     return kv.second.count == 0 && kv.second.release_us + horizon_us < now_us;
   });
+  // Latches live request_timeout x (retries + 2); a horizon of several
+  // leases is far longer.
+  std::erase_if(release_ids_, [&](const auto& kv) { return kv.second + horizon_us < now_us; });
 }
 
 }  // namespace locksim

@@ -5,6 +5,8 @@
 //     lock is free within lease ms, server time).
 //     And a refused acquire's PTTL answer is never shorter than the last
 //     refresh implies (an acquire/renewal that did not reset the expiry).
+//     A partial release refreshes the expiry only on its first execution: a
+//     retry with the same request id is answered by the latch.
 //  2. A renewal answers 1 only for an owner that holds the lock.
 //  3. A live holder whose renewals get through never loses the lock: a hold
 //     with the watchdog that is lost (hold_lost, or unlock answering "illegal
@@ -70,6 +72,7 @@ class WatchdogExpiryChecker : public Checker {
   std::map<std::pair<std::string, std::string>, OwnerState> owners_;  // (lock, owner)
   std::map<uint64_t, PendingOp> pending_;                             // op_id -> acquire
   std::map<int, bool> crashed_;                                       // client -> crashed
+  std::map<std::string, int64_t> release_ids_;                        // release request id -> first seen (true us)
   int64_t last_prune_us_ = 0;
   uint64_t max_op_id_ = 0;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
 #include <utility>
 
 #include "model/score_format.h"
@@ -162,6 +163,26 @@ std::vector<Published> LiveBackend::drain_published(Server& s, const std::string
                    " messages around one script");
 }
 
+// The fair line after a script, from LRANGE and ZRANGE WITHSCORES replies.
+// A key of another type (WRONGTYPE) means there is no line to report.
+static void read_line(const std::string& where, const Reply& line, const Reply& scores, ExecResult* out) {
+  if (line.is_error() || scores.is_error()) return;
+  if (line.kind != Reply::Kind::Array) unexpected(where, "LRANGE", line);
+  if (scores.kind != Reply::Kind::Array || scores.elements.size() % 2 != 0) unexpected(where, "ZRANGE", scores);
+  std::map<std::string, double> deadline_of;
+  for (size_t i = 0; i + 1 < scores.elements.size(); i += 2) {
+    double score = 0;
+    if (!parse_score(scores.elements[i + 1].text, &score)) unexpected(where, "ZRANGE score", scores.elements[i + 1]);
+    deadline_of[scores.elements[i].text] = score;
+  }
+  out->line_known = true;
+  for (const Reply& owner : line.elements) {
+    LineWaiter w{owner.text, std::nullopt};
+    if (auto it = deadline_of.find(owner.text); it != deadline_of.end()) w.deadline_ms = it->second;
+    out->line_after.push_back(std::move(w));
+  }
+}
+
 ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t server_now_us) {
   Server& s = at(server);
   s.control->set_clock_us(server_now_us);
@@ -186,10 +207,21 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
     s.cmd->append({"PUBLISH", s.marker_channel, begin});
     s.cmd->append(argv);
     s.cmd->append({"HKEYS", call.params.lock});
+    const bool fair = !call.params.line.empty() && !call.params.deadlines.empty();
+    if (fair) {
+      s.cmd->append({"LRANGE", call.params.line, "0", "-1"});
+      s.cmd->append({"ZRANGE", call.params.deadlines, "0", "-1", "WITHSCORES"});
+    }
     s.cmd->append({"PUBLISH", s.marker_channel, end});
     const Reply begin_reply = s.cmd->read_reply();
     out.reply = s.cmd->read_reply();
     const Reply holders = s.cmd->read_reply();
+    Reply line;
+    Reply scores;
+    if (fair) {
+      line = s.cmd->read_reply();
+      scores = s.cmd->read_reply();
+    }
     const Reply end_reply = s.cmd->read_reply();
     if (!begin_reply.is_int() || !end_reply.is_int() || begin_reply.integer < 1) {
       unexpected(s.cmd->where(), "PUBLISH marker", begin_reply.is_int() ? end_reply : begin_reply);
@@ -205,6 +237,9 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
       unexpected(s.cmd->where(), "HKEYS", holders);
     }
     std::sort(out.holders_after.begin(), out.holders_after.end());
+    out.line_known = false;
+    out.line_after.clear();
+    if (fair) read_line(s.cmd->where(), line, scores, &out);
     break;
   }
   out.published = drain_published(s, begin, end);

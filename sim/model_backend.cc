@@ -28,7 +28,20 @@ ExecResult ModelBackend::execute(int server, const ScriptCall& call, int64_t ser
   // Redis's active expiry: keeps dead latch keys from piling up; invisible
   // to scripts because time does not go backwards.
   s.sweep_expired(now_ms);
-  return run_script(s, call, now_ms, variant_);
+  ExecResult result = run_script(s, call, now_ms, variant_);
+  if (!call.params.line.empty() && !call.params.deadlines.empty()) {
+    result.line_known = true;
+    try {
+      for (std::string& owner : s.lrange_all(call.params.line, now_ms)) {
+        const std::optional<double> deadline = s.zscore(call.params.deadlines, owner, now_ms);
+        result.line_after.push_back(LineWaiter{std::move(owner), deadline});
+      }
+    } catch (const StoreError&) {
+      result.line_known = false;  // not a list / sorted set: no line to report
+      result.line_after.clear();
+    }
+  }
+  return result;
 }
 
 std::vector<KeyState> ModelBackend::snapshot(int server, int64_t server_now_us) {

@@ -19,8 +19,9 @@ class ComparingSink final : public EventSink {
       if (sim) sim->stop();
       return;
     }
-    if (!(expected == actual)) {
-      result.mismatch = ReplayMismatch{index_, reader_.last_line(), encode_event(actual)};
+    const Event as_recorded = event_as_version(actual, reader_.header().version);
+    if (!(expected == as_recorded)) {
+      result.mismatch = ReplayMismatch{index_, reader_.last_line(), encode_event(as_recorded)};
       if (sim) sim->stop();
       return;
     }

@@ -289,6 +289,8 @@ void World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   e.reply = result.reply.to_string();
   e.server_ms = server_us >= 0 ? server_us / 1000 : -((-server_us + 999) / 1000);
   e.holders_after = result.holders_after;
+  e.line_known = result.line_known;
+  for (const auto& w : result.line_after) e.line_after.push_back(LineEntry{w.owner, w.deadline_ms});
   for (const auto& p : result.published) e.published.push_back(p.channel + " " + p.payload);
   switch (call.kind) {
     case ScriptKind::RlockAcquire:
@@ -301,6 +303,10 @@ void World::execute_at_server(int c, int s, const ScriptCall& call, const Script
     case ScriptKind::FairRelease:
       e.lease_ms = call.params.lease_ms;
       e.wait_ms = call.kind == ScriptKind::FairRelease ? -1 : call.params.wait_ms;
+      e.local_ms = call.params.now_ms;  // the client clock it sent (server truth for deadlines)
+      break;
+    case ScriptKind::FairForceRelease:
+      e.local_ms = call.params.now_ms;
       break;
     case ScriptKind::FairAcquireFailed:
       e.wait_ms = call.params.wait_ms;

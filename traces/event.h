@@ -20,7 +20,12 @@
 //             arrival at the server): script, owner, lock, op_id of the causing
 //             operation (watchdog renewals use op "renew" and their own op_id),
 //             lease_ms, wait_ms, request_id, reply, holders_after, published.
-//             client = the requesting client.
+//             client = the requesting client. Fair-lock scripts (trace
+//             version 2) also carry server truth for the waiting line:
+//             local_ms = the `now_ms` argument the client sent (0 for
+//             acquire_failed, which takes none) and line_after = the line
+//             right after the script, head first, each owner with its slot
+//             deadline (line_known = true, even for an empty line).
 //  - Deliver a pub/sub message reaching `client`: published = {"channel payload"}.
 //  - Fault   op: crash (target client; all its believed holds end), restart
 //             (target client, detail = new client uuid), pause (target client,
@@ -39,11 +44,21 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace locksim {
+
+// One waiter of a fair lock's line as the server holds it: its owner id and
+// the score of its deadline (client clock, ms; none when the sorted set has
+// no entry for it, a historical bug). Scores are doubles in Redis.
+struct LineEntry {
+  std::string owner;
+  std::optional<double> deadline_ms;
+  bool operator==(const LineEntry&) const = default;
+};
 
 enum class EventKind { Invoke, Ok, Fail, Info, Script, Deliver, Fault, Verdict };
 std::string_view event_kind_name(EventKind kind);
@@ -84,6 +99,8 @@ struct Event {
   int64_t server_ms = 0;              // server clock when the script ran
   std::vector<std::string> holders_after;  // owner fields of `lock` after the script
   std::vector<std::string> published;      // "channel payload" per message, in order
+  bool line_known = false;                 // line_after is server truth (fair scripts, v2)
+  std::vector<LineEntry> line_after;       // the fair line after the script, head first
 
   // Fault events.
   int64_t duration_ms = 0;  // pause length, partition length, clock jump size (signed)

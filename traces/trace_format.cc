@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 
@@ -79,11 +80,39 @@ void put_list_unless_empty(std::string& out, std::string_view key, const std::ve
   out += ']';
 }
 
+void put_line(std::string& out, const std::vector<LineEntry>& line) {
+  append_key(out, "ln");
+  out += '[';
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (i) out += ',';
+    out += '[';
+    append_string(out, line[i].owner);
+    if (line[i].deadline_ms) {
+      out += ',';
+      const double d = *line[i].deadline_ms;
+      if (std::isinf(d)) {
+        append_string(out, d > 0 ? "inf" : "-inf");
+      } else if (std::isnan(d)) {
+        append_string(out, "nan");  // Redis never stores one; rejected on reading
+      } else if (d == std::trunc(d) && std::fabs(d) < 9007199254740992.0) {
+        out += std::to_string(static_cast<int64_t>(d));
+      } else {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.17g", d);  // round-trips exactly
+        out += buf;
+      }
+    }
+    out += ']';
+  }
+  out += ']';
+}
+
 // ---- decoding ----
 
-// Every key of version 1, in the order encode_event writes them.
+// Every event key (version 2; version 1 lacks "ln"), in the order encode_event writes them.
 constexpr std::string_view kEventKeys[] = {"id", "t", "k", "c", "s", "o", "l", "op", "opid", "lms", "wait",
-                                           "lease", "v", "d", "sc", "rid", "r", "sms", "h", "p", "dur", "tg"};
+                                           "lease", "v", "d", "sc", "rid", "r", "sms", "h", "p", "dur", "tg",
+                                           "ln"};
 constexpr std::string_view kHeaderKeys[] = {"format", "version", "seed", "build", "backend", "scenario"};
 
 template <size_t N>
@@ -165,6 +194,40 @@ bool get_strings(const json& j, const char* key, std::vector<std::string>* out, 
   return true;
 }
 
+bool get_line(const json& j, std::vector<LineEntry>* out, bool* known_out, std::string* error) {
+  auto it = j.find("ln");
+  if (it == j.end()) return true;
+  const std::string shape = "field \"ln\" must be an array of [owner] or [owner, deadline] pairs";
+  if (!it->is_array()) {
+    *error = shape;
+    return false;
+  }
+  out->clear();
+  for (const auto& pair : *it) {
+    if (!pair.is_array() || pair.empty() || pair.size() > 2 || !pair[0].is_string()) {
+      *error = shape;
+      return false;
+    }
+    LineEntry entry;
+    entry.owner = pair[0].get<std::string>();
+    if (pair.size() == 2) {
+      double score = 0;
+      if (pair[1].is_number()) {
+        score = pair[1].get<double>();
+      } else if (pair[1].is_string() && (pair[1].get<std::string>() == "inf" || pair[1].get<std::string>() == "-inf")) {
+        score = pair[1].get<std::string>() == "inf" ? INFINITY : -INFINITY;
+      } else {
+        *error = shape + " (a deadline is a number, \"inf\" or \"-inf\")";
+        return false;
+      }
+      entry.deadline_ms = score;
+    }
+    out->push_back(std::move(entry));
+  }
+  *known_out = true;
+  return true;
+}
+
 bool parse_object(std::string_view line, json* out, std::string* error) {
   try {
     *out = json::parse(line.begin(), line.end());
@@ -225,8 +288,20 @@ std::string encode_event(const Event& e) {
   put_list_unless_empty(out, "p", e.published);
   put_int_unless(out, "dur", e.duration_ms, 0);
   put_int_unless(out, "tg", e.target, -1);
+  if (e.line_known) put_line(out, e.line_after);
   out += '}';
   return out;
+}
+
+Event event_as_version(const Event& event, int version) {
+  assert(version >= kOldestTraceVersion && version <= kTraceVersion);
+  Event e = event;
+  if (version < 2 && e.kind == EventKind::Script) {
+    e.line_known = false;
+    e.line_after.clear();
+    e.local_ms = 0;
+  }
+  return e;
 }
 
 bool decode_header(std::string_view line, TraceHeader* out, std::string* error) {
@@ -251,9 +326,10 @@ bool decode_header(std::string_view line, TraceHeader* out, std::string* error) 
              std::to_string(kTraceVersion) + ")";
     return false;
   }
-  if (!version->is_number_unsigned() || version->get<uint64_t>() != static_cast<uint64_t>(kTraceVersion)) {
-    *error = "unsupported trace version " + version->dump() + " (this build reads version " +
-             std::to_string(kTraceVersion) + ")";
+  if (!version->is_number_unsigned() || version->get<uint64_t>() < static_cast<uint64_t>(kOldestTraceVersion) ||
+      version->get<uint64_t>() > static_cast<uint64_t>(kTraceVersion)) {
+    *error = "unsupported trace version " + version->dump() + " (this build reads versions " +
+             std::to_string(kOldestTraceVersion) + "-" + std::to_string(kTraceVersion) + ")";
     return false;
   }
   for (const auto& [key, value] : j.items()) {
@@ -263,7 +339,7 @@ bool decode_header(std::string_view line, TraceHeader* out, std::string* error) 
     }
   }
   TraceHeader h;
-  h.version = kTraceVersion;
+  h.version = static_cast<int>(version->get<uint64_t>());
   if (!get_uint64(j, "seed", &h.seed, error) || !get_string(j, "build", &h.build, error) ||
       !get_string(j, "backend", &h.backend, error)) {
     return false;
@@ -302,7 +378,7 @@ bool decode_event(std::string_view line, Event* out, std::string* error) {
                   get_string(j, "rid", &e.request_id, error) && get_string(j, "r", &e.reply, error) &&
                   get_int64(j, "sms", &e.server_ms, error) && get_strings(j, "h", &e.holders_after, error) &&
                   get_strings(j, "p", &e.published, error) && get_int64(j, "dur", &e.duration_ms, error) &&
-                  get_int(j, "tg", &e.target, error);
+                  get_int(j, "tg", &e.target, error) && get_line(j, &e.line_after, &e.line_known, error);
   if (!ok) return false;
   *out = std::move(e);
   return true;

@@ -1,4 +1,4 @@
-// The locksim trace format, version 1: JSON Lines.
+// The locksim trace format, version 2: JSON Lines.
 //
 //   line 1:  {"format":"locksim-trace","version":1,"seed":<u64>,"build":"<id>",
 //             "backend":"model"|"live","scenario":<any JSON>}
@@ -13,6 +13,12 @@
 //   sc  script        rid  request_id     r     reply       sms  server_ms
 //   h   holders_after (array of strings)  p     published (array of strings)
 //   dur duration_ms   tg   target (-1)
+//   ln  line_after, written whenever line_known (version 2): an array of
+//       [owner, deadline] pairs, head first; deadline is a JSON number
+//       (integral values as integers), the string "inf"/"-inf", or absent
+//       ([owner] alone) when the waiter has no deadline.
+// Version 1 (read, never written) has no "ln" and no local_ms on Script
+// events; checkers then rebuild the fair line from bounds.
 // Numbers are JSON integers; strings are expected to be UTF-8 (JSON escapes
 // for '"', '\\' and control characters). Encoding is byte-deterministic: the
 // same Event always gives the same line. Decoding is strict: unknown keys,
@@ -32,7 +38,8 @@
 namespace locksim {
 
 inline constexpr std::string_view kTraceFormatName = "locksim-trace";
-inline constexpr int kTraceVersion = 1;
+inline constexpr int kTraceVersion = 2;
+inline constexpr int kOldestTraceVersion = 1;  // still readable
 
 // A problem reading or writing a trace. The message names the file and line
 // where there is one: "trace.jsonl:3: ...".
@@ -58,7 +65,12 @@ std::string encode_event(const Event& event);
 
 // Parse one line. On failure return false and set *error to a message without
 // file/line prefix (the reader adds it). decode_header checks the format name
-// and version: "unsupported trace version 7 (this build reads version 1)".
+// and version: "unsupported trace version 7 (this build reads versions 1-2)".
+// `event` as a writer of `version` would have recorded it (version 1: no
+// line_after and no local_ms on Script events). Replaying an old trace
+// compares the new run's events through this.
+Event event_as_version(const Event& event, int version);
+
 bool decode_header(std::string_view line, TraceHeader* out, std::string* error);
 bool decode_event(std::string_view line, Event* out, std::string* error);
 

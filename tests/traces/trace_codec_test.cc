@@ -84,7 +84,7 @@ TEST(TraceFormat, FullEventUsesFixedKeyOrder) {
 
 TEST(TraceFormat, HeaderLine) {
   EXPECT_EQ(encode_header(sample_header()),
-            R"({"format":"locksim-trace","version":1,"seed":18446744073709551615,"build":"0.1.0",)"
+            R"({"format":"locksim-trace","version":2,"seed":18446744073709551615,"build":"0.1.0",)"
             R"("backend":"model","scenario":{"clients":3,"faults":{"pause":true},"locks":["L0","L1"]}})");
 }
 
@@ -228,11 +228,11 @@ const std::string kHeader = R"({"format":"locksim-trace","version":1,"seed":1,"b
 
 TEST(TraceReaderErrors, UnknownVersionRejected) {
   EXPECT_EQ(read_error(R"({"format":"locksim-trace","version":7,"seed":1})"),
-            "trace.jsonl:1: unsupported trace version 7 (this build reads version 1)");
+            "trace.jsonl:1: unsupported trace version 7 (this build reads versions 1-2)");
   EXPECT_EQ(read_error(R"({"format":"locksim-trace","version":0})"),
-            "trace.jsonl:1: unsupported trace version 0 (this build reads version 1)");
+            "trace.jsonl:1: unsupported trace version 0 (this build reads versions 1-2)");
   EXPECT_EQ(read_error(R"({"format":"locksim-trace"})"),
-            "trace.jsonl:1: trace header has no integer \"version\" (this build reads version 1)");
+            "trace.jsonl:1: trace header has no integer \"version\" (this build reads version 2)");
 }
 
 TEST(TraceReaderErrors, UnknownFormatRejected) {
@@ -243,7 +243,7 @@ TEST(TraceReaderErrors, UnknownFormatRejected) {
 TEST(TraceReaderErrors, MissingHeader) {
   EXPECT_EQ(read_error(""), "trace.jsonl: empty file (expected a locksim trace header on line 1)");
   EXPECT_EQ(read_error(R"({"id":0,"t":0,"k":"invoke"})" "\n"),
-            "trace.jsonl:1: missing trace header (expected {\"format\":\"locksim-trace\",\"version\":1,...} "
+            "trace.jsonl:1: missing trace header (expected {\"format\":\"locksim-trace\",\"version\":2,...} "
             "on the first line)");
   EXPECT_EQ(read_error("hello\n"),
             "trace.jsonl:1: missing trace header: malformed JSON at column 1 (expected one JSON object per line)");
@@ -320,6 +320,54 @@ TEST(FirstDifference, ShorterTraceEndsFirst) {
   EXPECT_EQ(d->line_a, "<end of trace>");
   ASSERT_TRUE(d->b.has_value());
   EXPECT_EQ(d->b->id, 4u);
+}
+
+}  // namespace
+}  // namespace locksim
+
+namespace locksim {
+namespace {
+
+TEST(TraceFormatV2, FairLineRoundTrips) {
+  Event e;
+  e.id = 3;
+  e.kind = EventKind::Script;
+  e.script = "fair_acquire";
+  e.local_ms = 1700000000123;
+  e.line_known = true;
+  e.line_after = {{"a:1", 1700000005000.0}, {"b:1", std::nullopt}, {"c:1", 2.5},
+                  {"d:1", std::numeric_limits<double>::infinity()}};
+  const std::string line = encode_event(e);
+  EXPECT_NE(line.find(R"("ln":[["a:1",1700000005000],["b:1"],["c:1",2.5],["d:1","inf"]])"), std::string::npos) << line;
+  Event back;
+  std::string error;
+  ASSERT_TRUE(decode_event(line, &back, &error)) << error;
+  EXPECT_EQ(back, e);
+  // An empty line is still server truth (present, empty).
+  e.line_after.clear();
+  ASSERT_TRUE(decode_event(encode_event(e), &back, &error)) << error;
+  EXPECT_TRUE(back.line_known);
+  EXPECT_TRUE(back.line_after.empty());
+  EXPECT_FALSE(decode_event(R"({"id":1,"t":0,"k":"script","ln":[[1,2]]})", &back, &error));
+}
+
+TEST(TraceFormatV2, VersionOneReadsAndReplaysWithoutServerTruth) {
+  TraceHeader h;
+  std::string error;
+  ASSERT_TRUE(decode_header(R"({"format":"locksim-trace","version":1,"seed":1,"build":"b","backend":"model"})", &h,
+                            &error))
+      << error;
+  EXPECT_EQ(h.version, 1);
+  Event e;
+  e.kind = EventKind::Script;
+  e.local_ms = 5;
+  e.line_known = true;
+  e.line_after = {{"a:1", 1.0}};
+  const Event old = event_as_version(e, 1);
+  EXPECT_FALSE(old.line_known);
+  EXPECT_TRUE(old.line_after.empty());
+  EXPECT_EQ(old.local_ms, 0);
+  EXPECT_EQ(event_as_version(e, 2), e);
 }
 
 }  // namespace

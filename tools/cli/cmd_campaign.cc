@@ -1,7 +1,11 @@
 // locksim campaign: runs N seeded scenarios (seed i = --base-seed + i) on the
 // model backend, checks each history with the CheckerSuite as it streams, and
-// stops at the first seed with a violation: prints the seed, the violation and
-// the shrunk counterexample (properties/shrink.h). Progress goes to stderr.
+// stops at the first failing seed (--keep-going: goes on and lists every
+// failing seed): prints every violation of the seed and, for each violated
+// property, its shrunk counterexample (properties/shrink.h). What fails is
+// the VerdictPolicy: every non-advisory property, plus --fail-on names, minus
+// violations with a cause under --unexplained-only. Advisory reports
+// (busy_poll) are summarised either way. Progress goes to stderr.
 // --mutant takes a client mutant (impl/client_mutant.h) or a script mutant
 // (model/variant.h, run as its ModelVariant); --scripts DIR takes a script
 // pack and runs the ModelVariant its manifest names.
@@ -13,7 +17,9 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <algorithm>
 #include <set>
+#include <vector>
 #include <string>
 
 #include <unistd.h>
@@ -37,6 +43,7 @@ struct CampaignArgs {
   bool json = false;
   bool no_shrink = false;
   std::string out_dir;
+  std::vector<std::string> fail_on;
 };
 
 // Keeps the first `limit` events of a run (for the sample timeline).
@@ -71,33 +78,47 @@ void write_outputs(const CampaignArgs& args, const Scenario& tmpl, const Campaig
   report.mutant = tmpl.mutant != "none" ? tmpl.mutant : (tmpl.model_variant != "correct" ? tmpl.model_variant : "");
   report.first_seed = tmpl.seed;
   report.seeds_run = static_cast<uint64_t>(r.seeds_run);
-  report.seeds_failed = r.failed() ? 1 : 0;
+  report.seeds_failed = 0;
   report.events_checked = r.events_checked;
   report.wall_s = wall_s;
   report.timeline_file = "timeline.svg";
   TimelineOptions timeline;
   std::vector<Event> drawn;
   if (r.failed()) {
+    const SeedFailure& first = r.failures.front();
     Scenario failing = tmpl;
-    failing.seed = *r.failing_seed;
+    failing.seed = first.seed;
     const std::string trace_name = "seed-" + std::to_string(failing.seed) + ".jsonl";
     TraceWriter writer((dir / trace_name).string(), make_trace_header(failing, "model"));
     check_scenario(failing, default_check_config(), &writer);
     writer.close();
     report.failing_trace_file = trace_name;
-    CampaignFailure f;
-    f.seed = failing.seed;
-    const Violation& v = r.shrunk ? r.shrunk->violation : *r.violation;
-    f.property = v.property;
-    f.explanation = v.to_string();
-    if (r.shrunk) f.counterexample = r.shrunk->events;
-    f.timeline_file = "timeline.svg";
-    report.failures.push_back(f);
+    report.seeds_failed = r.failures.size();
+    for (const SeedFailure& sf : r.failures) {
+      for (const Violation& v : sf.violations) {
+        CampaignFailure f;
+        f.seed = sf.seed;
+        f.property = v.property;
+        f.explanation = v.to_string();
+        for (const Counterexample& cx : sf.shrunk) {
+          if (cx.violation.property != v.property) continue;
+          f.explanation = cx.violation.to_string();
+          f.counterexample = cx.events;
+        }
+        // One entry per property and seed.
+        const bool dup = std::any_of(report.failures.begin(), report.failures.end(), [&](const CampaignFailure& g) {
+          return g.seed == f.seed && g.property == f.property;
+        });
+        if (!dup) report.failures.push_back(std::move(f));
+      }
+    }
+    const Violation& v = first.shrunk.empty() ? first.violations.front() : first.shrunk.front().violation;
+    if (!report.failures.empty()) report.failures.front().timeline_file = "timeline.svg";
     timeline.title = "seed " + std::to_string(failing.seed) + ": " + v.property +
-                     (r.shrunk ? " (shrunk counterexample)" : " (first events)");
+                     (first.shrunk.empty() ? " (first events)" : " (shrunk counterexample)");
     timeline.highlight_ids.insert(v.event_ids.begin(), v.event_ids.end());
-    if (r.shrunk) {
-      drawn = r.shrunk->events;
+    if (!first.shrunk.empty()) {
+      drawn = first.shrunk.front().events;
     } else {
       FirstEventsSink sample(kSampleTimelineEvents);
       check_scenario(failing, default_check_config(), &sample);
@@ -119,6 +140,13 @@ int run_campaign_command(CampaignArgs& args) {
   CampaignOptions& o = args.options;
   if (o.seeds < 1 || o.seeds > 100'000'000) throw UsageError("--seeds must be between 1 and 100000000");
   if (args.no_shrink) o.shrink = false;
+  for (const std::string& list : args.fail_on) {
+    if (auto bad = add_fail_on(&o.policy, list)) {
+      std::string names;
+      for (const std::string& p : all_properties()) names += (names.empty() ? "" : ", ") + p;
+      throw UsageError("--fail-on: unknown property '" + *bad + "' (" + names + ", all)");
+    }
+  }
   Scenario tmpl;
   try {
     tmpl = campaign_template(o);
@@ -183,6 +211,13 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--locks", args->options.locks, "locks per scenario")->capture_default_str();
   cmd->add_option("--duration-ms", args->options.duration_ms, "workload duration per scenario")->capture_default_str();
   cmd->add_flag("--no-shrink", args->no_shrink, "report the failing seed without shrinking");
+  cmd->add_flag("--keep-going", args->options.keep_going,
+                "go on past failing seeds and list every one (only the first is shrunk)");
+  cmd->add_option("--fail-on", args->fail_on,
+                  "also fail on these properties (comma-separated or repeated; e.g. busy_poll, or all). "
+                  "Default: every property except the advisory busy_poll");
+  cmd->add_flag("--unexplained-only", args->options.policy.unexplained_only,
+                "ignore violations whose cause is a fault the profile permits (non-empty blamed fault)");
   cmd->add_flag("--json", args->json, "print the result as JSON");
   cmd->add_option("--out", args->out_dir,
                   "write report.html, timeline.svg and the failing seed's trace into this directory");

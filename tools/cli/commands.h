@@ -15,6 +15,7 @@ void add_replay_command(CLI::App& app, int* exit_code);
 void add_campaign_command(CLI::App& app, int* exit_code);
 void add_mutants_command(CLI::App& app, int* exit_code);
 void add_diff_command(CLI::App& app, int* exit_code);
+void add_check_command(CLI::App& app, int* exit_code);
 
 // Accepts only a plain non-negative integer ("-1" would otherwise wrap
 // around in an unsigned option).

@@ -1,0 +1,138 @@
+#include "properties/busy_poll.h"
+
+#include <cstdio>
+
+namespace locksim {
+
+namespace {
+bool is_acquire_script(const std::string& s) {
+  return s == "rlock_acquire" || s == "fair_acquire" || s == "fair_try_once";
+}
+std::string seconds(int64_t us) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(us) / 1e6);
+  return buf;
+}
+}  // namespace
+
+void BusyPollChecker::on_event(const Event& e) {
+  faults_.on_event(e);
+  switch (e.kind) {
+    case EventKind::Invoke:
+      if (is_acquire_op(e) && e.op_id != 0) {
+        Waiting w;
+        w.owner = e.owner;
+        w.lock = e.lock;
+        w.client = e.client;
+        w.invoke_event = e.id;
+        w.invoke_us = e.true_us;
+        waiting_[e.op_id] = std::move(w);
+        owners_[e.owner] = OwnerFate{e.client, "", e.id, e.true_us};
+      }
+      break;
+    case EventKind::Ok:
+    case EventKind::Fail:
+    case EventKind::Info:
+      if (is_acquire_op(e) && e.op_id != 0) {
+        waiting_.erase(e.op_id);
+        auto fate = owners_.find(e.owner);
+        if (fate != owners_.end() && fate->second.how.empty()) {
+          fate->second.how = e.kind == EventKind::Ok     ? "acquired the lock"
+                             : e.kind == EventKind::Fail ? "gave up (" + e.detail + ")"
+                             : e.detail == "crashed"     ? "crashed"
+                                                         : "stopped waiting (" + e.detail + ")";
+          fate->second.event_id = e.id;
+          fate->second.true_us = e.true_us;
+        }
+      }
+      break;
+    case EventKind::Script:
+      if (is_acquire_script(e.script) && e.op_id != 0) {
+        auto it = waiting_.find(e.op_id);
+        if (it != waiting_.end()) on_poll(e, it->second);
+      }
+      break;
+    case EventKind::Fault:
+      if (e.op == "crash") {
+        std::erase_if(waiting_, [&](const auto& kv) { return kv.second.client == e.target; });
+        for (auto& [owner, fate] : owners_) {
+          if (fate.client != e.target || !fate.how.empty()) continue;
+          fate.how = "crashed";
+          fate.event_id = e.id;
+          fate.true_us = e.true_us;
+        }
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+void BusyPollChecker::on_poll(const Event& e, Waiting& w) {
+  w.window_us.push_back(e.true_us);
+  while (!w.window_us.empty() && w.window_us.front() < e.true_us - 1'000'000) w.window_us.pop_front();
+  if (static_cast<int>(w.window_us.size()) <= kMaxPollsPerSecond) {
+    w.storm_start_us = -1;
+    w.storm_polls = 0;
+    return;
+  }
+  if (w.storm_start_us < 0) {
+    w.storm_start_us = w.window_us.front();
+    w.storm_first_event = e.id;
+    w.storm_polls = static_cast<int64_t>(w.window_us.size());
+  } else {
+    ++w.storm_polls;
+  }
+  if (w.reported || e.true_us - w.storm_start_us <= kMinStormMs * 1000) return;
+  w.reported = true;
+  const int64_t span_us = e.true_us - w.storm_start_us;
+  const double rate = static_cast<double>(w.storm_polls) * 1e6 / static_cast<double>(span_us);
+  char rate_text[32];
+  std::snprintf(rate_text, sizeof rate_text, "%.0f", rate);
+  std::string cause;
+  Violation v;
+  v.lock = w.lock;
+  v.message = w.owner + " (client " + std::to_string(w.client) + "), waiting since event #" +
+              std::to_string(w.invoke_event) + ", polled the lock " + std::to_string(w.storm_polls) + " times in " +
+              seconds(span_us) + " (" + rate_text + " polls/s; more than " + std::to_string(kMaxPollsPerSecond) +
+              " per second for over " + format_ms(kMinStormMs) + ")" + describe_head(e, &cause);
+  v.event_ids = {w.invoke_event, w.storm_first_event, e.id};
+  v.true_us = {w.invoke_us, w.storm_start_us, e.true_us};
+  v.owners = {w.owner};
+  v.blamed_fault = cause;
+  report(std::move(v));
+}
+
+// ", behind <head>, at the head of the line, which crashed at ..." for a fair
+// poll whose line the trace records; *cause gets the head's fault, if any.
+std::string BusyPollChecker::describe_head(const Event& e, std::string* cause) const {
+  if (!e.line_known) return "";
+  if (e.line_after.empty() || e.line_after.front().owner == e.owner) {
+    return e.holders_after.empty() ? ", with the lock free and nobody ahead of it in the line" : "";
+  }
+  const std::string& head = e.line_after.front().owner;
+  std::string text = ", behind " + head;
+  auto fate = owners_.find(head);
+  if (fate == owners_.end()) return text + " at the head of the line";
+  const OwnerFate& f = fate->second;
+  text += " (client " + std::to_string(f.client) + ") at the head of the line, which ";
+  if (f.how == "crashed") {
+    *cause = "client " + std::to_string(f.client) + " crashed at " + seconds(f.true_us) + " (event #" +
+             std::to_string(f.event_id) + ") while " + head + " was in the line: its slot blocks the line";
+    return text + "crashed at event #" + std::to_string(f.event_id) + " and leaves the line only when its slot ends";
+  }
+  if (!f.how.empty()) {
+    *cause = head + " " + f.how + " at event #" + std::to_string(f.event_id) + " but stayed at the head of the line";
+    return text + f.how + " at event #" + std::to_string(f.event_id) + " yet still heads the line";
+  }
+  const auto faults = faults_.faults_between(f.client, f.true_us, e.true_us);
+  if (!faults.empty()) {
+    const ClientFault& fault = faults.back();
+    *cause = "client " + std::to_string(f.client) + " " + fault.kind + " at event #" +
+             std::to_string(fault.event_id) + " while at the head of the line";
+    return text + "is still waiting but was hit by a " + fault.kind + " at event #" + std::to_string(fault.event_id);
+  }
+  return text + "is still waiting";
+}
+
+}  // namespace locksim

@@ -1,0 +1,62 @@
+// BusyPollChecker: a waiter must not hammer the server. A waiting acquire
+// (lock / try_lock) that runs its acquire script more than kMaxPollsPerSecond
+// times within one second of true time, continuously for longer than
+// kMinStormMs, is reported once per operation with its poll count and rate.
+// On a fair lock the report names the head of the line it is spinning
+// behind (server truth from line_after, trace version 2) and what became of
+// that head: crashed, gave up, or still waiting; the cause is the head's
+// fault when there is one.
+// busy_poll is advisory: campaigns report it in every summary but fail on it
+// only when asked (--fail-on busy_poll); see is_advisory_property().
+// Memory: per pending acquire the poll times of the last second (at most
+// kMaxPollsPerSecond + 1 kept, older ones counted), per owner its client and
+// its latest acquire outcome.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+
+#include "properties/checker.h"
+#include "properties/fault_log.h"
+
+namespace locksim {
+
+class BusyPollChecker : public Checker {
+ public:
+  static constexpr int kMaxPollsPerSecond = 20;
+  static constexpr int64_t kMinStormMs = 1000;
+
+  explicit BusyPollChecker(const CheckConfig& config) : Checker(config), faults_(config.clock_epoch_ms) {}
+  std::string_view name() const override { return property::kBusyPoll; }
+  void on_event(const Event& e) override;
+
+ private:
+  struct Waiting {
+    std::string owner;
+    std::string lock;
+    int client = -1;
+    uint64_t invoke_event = 0;
+    int64_t invoke_us = 0;
+    std::deque<int64_t> window_us;  // poll times within the last second
+    int64_t storm_start_us = -1;    // first poll of the current dense stretch
+    uint64_t storm_first_event = 0;
+    int64_t storm_polls = 0;
+    bool reported = false;
+  };
+  struct OwnerFate {                // what became of an owner's latest acquire
+    int client = -1;
+    std::string how;                // "" while pending; "gave up", "acquired", ...
+    uint64_t event_id = 0;
+    int64_t true_us = 0;
+  };
+  void on_poll(const Event& e, Waiting& w);
+  std::string describe_head(const Event& e, std::string* cause) const;
+
+  FaultLog faults_;
+  std::map<uint64_t, Waiting> waiting_;       // op_id -> pending acquire
+  std::map<std::string, OwnerFate> owners_;   // owner -> latest acquire's fate
+};
+
+}  // namespace locksim

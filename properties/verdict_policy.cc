@@ -1,0 +1,33 @@
+#include "properties/verdict_policy.h"
+
+#include <algorithm>
+
+namespace locksim {
+
+std::optional<std::string> add_fail_on(VerdictPolicy* policy, const std::string& list) {
+  const std::vector<std::string> known = all_properties();
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    const std::string name = list.substr(start, comma - start);
+    if (name == "all") {
+      policy->fail_on.insert(known.begin(), known.end());
+    } else if (std::find(known.begin(), known.end(), name) != known.end()) {
+      policy->fail_on.insert(name);
+    } else {
+      return name;
+    }
+    start = comma + 1;
+  }
+  return std::nullopt;
+}
+
+std::vector<Violation> failing_violations(const std::vector<Violation>& all, const VerdictPolicy& policy) {
+  std::vector<Violation> out;
+  for (const Violation& v : all)
+    if (policy.fails(v)) out.push_back(v);
+  return out;
+}
+
+}  // namespace locksim

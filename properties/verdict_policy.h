@@ -1,0 +1,43 @@
+// VerdictPolicy: which violations make a campaign or `locksim check` fail.
+//  - fail_on: the properties that fail (default: every property that is not
+//    advisory; --fail-on adds more, e.g. busy_poll).
+//  - unexplained_only: ignore violations whose cause is a fault the profile
+//    permits (a non-empty blamed_fault: a pause longer than the lease, a
+//    skewed clock, a lost reply...), so a campaign goes on to the violations
+//    no fault explains: real bugs.
+// Parsed once at the edge (CLI): property names are checked there.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "properties/violation.h"
+
+namespace locksim {
+
+struct VerdictPolicy {
+  std::set<std::string> fail_on = default_fail_on();
+  bool unexplained_only = false;
+
+  bool fails(const Violation& v) const {
+    if (fail_on.count(v.property) == 0) return false;
+    return !(unexplained_only && !v.blamed_fault.empty());
+  }
+  static std::set<std::string> default_fail_on() {
+    std::set<std::string> out;
+    for (const std::string& p : all_properties())
+      if (!is_advisory_property(p)) out.insert(p);
+    return out;
+  }
+};
+
+// Adds the comma-separated property names in `list` ("all" = every property)
+// to policy->fail_on; returns the first unknown name, if any.
+std::optional<std::string> add_fail_on(VerdictPolicy* policy, const std::string& list);
+
+// The violations `policy` fails on, in order.
+std::vector<Violation> failing_violations(const std::vector<Violation>& all, const VerdictPolicy& policy);
+
+}  // namespace locksim
