@@ -1,12 +1,21 @@
 #include "properties/mutual_exclusion.h"
 
 #include <cassert>
+#include <climits>
 
 namespace locksim {
 
 void MutualExclusionChecker::on_event(const Event& e) {
   faults_.on_event(e);
   switch (e.kind) {
+    case EventKind::Script:
+      lock_server_ms_[e.lock] = e.server_ms;
+      if ((e.script == "rlock_acquire" || e.script == "fair_acquire" || e.script == "fair_try_once") &&
+          reply_is_nil(e) && holders_contain(e, e.owner)) {
+        granted_server_ms_[{e.lock, e.owner}] = e.server_ms;
+        if (granted_server_ms_.size() > 4096) granted_server_ms_.erase(granted_server_ms_.begin());
+      }
+      break;
     case EventKind::Invoke:
       if (is_acquire_op(e)) {
         pending_[e.op_id] = {e.client, e.lease_ms};
@@ -58,6 +67,9 @@ void MutualExclusionChecker::start_or_reenter(const Event& ok, int64_t lease_ms)
   auto it = by_owner.find(ok.owner);
   if (it != by_owner.end()) {
     ++it->second.count;  // reentry: the believed hold continues
+    it->second.lease_ms = lease_ms;  // a reentry resets the expiry to its own lease
+    if (auto g = granted_server_ms_.find({ok.lock, ok.owner}); g != granted_server_ms_.end())
+      it->second.granted_server_ms = g->second;
     return;
   }
   for (const auto& [other_owner, other] : by_owner) {
@@ -72,7 +84,10 @@ void MutualExclusionChecker::start_or_reenter(const Event& ok, int64_t lease_ms)
     v.blamed_fault = blame(other, ok.lock, ok.true_us);
     report(std::move(v));
   }
-  by_owner[ok.owner] = Hold{ok.client, 1, ok.id, ok.true_us, lease_ms};
+  Hold hold{ok.client, 1, ok.id, ok.true_us, lease_ms};
+  if (auto g = granted_server_ms_.find({ok.lock, ok.owner}); g != granted_server_ms_.end())
+    hold.granted_server_ms = g->second;
+  by_owner[ok.owner] = hold;
 }
 
 // Picks the fault that best explains how `earlier` lost the lock before now:
@@ -114,6 +129,15 @@ std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string
   if (earlier.lease_ms >= 0 && now_us - earlier.start_us > earlier.lease_ms * 1000)
     return who + " kept a hold with explicit " + lease_text + " for " +
            format_ms((now_us - earlier.start_us) / 1000);
+  // The explicit lease runs on the server from the grant, before the client
+  // heard of it: by server time it may be over although the client's hold
+  // is not yet lease ms old.
+  if (auto now_server = lock_server_ms_.find(lock); earlier.lease_ms >= 0 &&
+      earlier.granted_server_ms != INT64_MIN && now_server != lock_server_ms_.end() &&
+      now_server->second > earlier.granted_server_ms + earlier.lease_ms)
+    return who + " kept a hold with explicit " + lease_text + " past its expiry on the server (granted at server " +
+           std::to_string(earlier.granted_server_ms) + " ms, taken by another owner at server " +
+           std::to_string(now_server->second) + " ms)";
   if (longest_pause)
     return who + " paused " + format_ms(longest_pause->duration_ms) + " (" + lease_text +
            ", renewal every " + format_ms(lease_ms / 3) + ")";

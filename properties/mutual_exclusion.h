@@ -10,6 +10,7 @@
 #pragma once
 
 #include <map>
+#include <utility>
 #include <string>
 
 #include "properties/checker.h"
@@ -30,6 +31,7 @@ class MutualExclusionChecker : public Checker {
     uint64_t start_event = 0;
     int64_t start_us = 0;
     int64_t lease_ms = -1;  // of the acquire that started it (-1: watchdog)
+    int64_t granted_server_ms = INT64_MIN;  // server clock of its latest grant (explicit lease runs from it)
   };
   struct PendingAcquire {
     int client = -1;
@@ -48,6 +50,10 @@ class MutualExclusionChecker : public Checker {
   std::map<uint64_t, PendingAcquire> pending_;                 // op_id -> acquire
   std::map<std::string, std::map<std::string, Hold>> holds_;   // lock -> owner -> hold
   std::map<std::string, ForceUnlock> last_force_unlock_;       // lock -> latest
+  // Server truth: (lock, owner) -> server ms of the latest script that
+  // granted or reentered it; lock -> server ms of its latest script.
+  std::map<std::pair<std::string, std::string>, int64_t> granted_server_ms_;
+  std::map<std::string, int64_t> lock_server_ms_;
 };
 
 }  // namespace locksim

@@ -103,10 +103,12 @@ void ReentrancyChecker::on_script(const Event& e) {
   ServerLock& s = server_[{e.server, e.lock}];
   if (e.server_ms > s.expire_at_ms) s.holders.clear();  // the key expired meanwhile
   const bool release = e.script == "rlock_release" || e.script == "fair_release";
+  bool latch_replay = false;  // a retried release, answered by its latch: changes nothing
   if (release && !e.request_id.empty()) {
     auto first = std::find_if(s.releases.begin(), s.releases.end(),
                               [&](const Release& r) { return r.request_id == e.request_id; });
     if (first != s.releases.end()) {
+      latch_replay = true;
       if (first->reply != e.reply)
         violation(e, "retried release " + e.request_id + " answered " + e.reply + " but the first answered " +
                          first->reply, {first->event_id}, {first->true_us});
@@ -139,7 +141,7 @@ void ReentrancyChecker::on_script(const Event& e) {
   const bool granted = (e.script == "rlock_acquire" || e.script == "fair_acquire" || e.script == "fair_try_once") &&
                        reply_is_nil(e) && holders_contain(e, e.owner);
   const bool refreshed = granted || (e.script == "rlock_renew" && reply_integer(e, &reply) && reply == 1) ||
-                         (release && reply_integer(e, &reply) && reply == 0);
+                         (release && !latch_replay && reply_integer(e, &reply) && reply == 0);
   if (e.holders_after.empty()) s.expire_at_ms = INT64_MAX;
   else if (refreshed && e.lease_ms >= 0) s.expire_at_ms = e.server_ms + e.lease_ms;
 }

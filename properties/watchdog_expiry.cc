@@ -51,12 +51,6 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
           it->second.release_us = e.true_us;
           it->second.release_op_floor = op_floor;
         }
-      } else if (e.op == "unlock" && e.value == 0) {
-        auto it = owners_.find(key);
-        if (it != owners_.end() && it->second.lease_ms >= 0) {
-          // A partial release resets the expiry to the client's lease.
-          it->second.lease_expiry_us = e.true_us + it->second.lease_ms * 1000;
-        }
       }
       pending_.erase(e.op_id);
       break;
@@ -144,6 +138,12 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     latch_replay = !release_ids_.emplace(e.request_id, e.true_us).second;
   }
   const bool partial_release = is_release_script(e) && !latch_replay && reply_integer(e, &reply) && reply == 0;
+  if (partial_release) {
+    // A partial release resets the expiry to the client's lease where it
+    // first runs (a retry answered by the latch changes nothing).
+    auto os = owners_.find({e.lock, e.owner});
+    if (os != owners_.end() && os->second.lease_ms >= 0) os->second.lease_expiry_us = e.true_us + e.lease_ms * 1000;
+  }
   if (granted_now || renewed || partial_release) {
     keys_[key_id] = KeyLease{e.server_ms + e.lease_ms, e.id, e.true_us, e.owner};
   } else if (e.holders_after.empty()) {
