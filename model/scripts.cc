@@ -154,7 +154,8 @@ class Execution {
 
     const bool same_deadline = is(ModelVariant::FairSameDeadline);
     // 4.
-    if (s_.zscore(p_.deadlines, p_.owner, now_)) {
+    if (const auto own_deadline = s_.zscore(p_.deadlines, p_.owner, now_)) {
+      if (is(ModelVariant::FairTtlFromDeadline)) return lua_number_reply(*own_deadline - wait - now_client);
       if (same_deadline) s_.zadd(p_.deadlines, now_client + wait, p_.owner, now_);
       return Reply::of_int(std::max<int64_t>(0, s_.pttl(p_.lock, now_)));
     }

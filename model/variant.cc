@@ -6,9 +6,9 @@
 namespace locksim {
 
 namespace {
-constexpr std::array<std::string_view, 7> kNames = {
+constexpr std::array<std::string_view, 8> kNames = {
     "correct",          "renew_no_owner_check", "release_no_owner_check", "reentry_no_expiry_reset",
-    "fair_no_stale_purge", "fair_same_deadline", "release_no_publish",
+    "fair_no_stale_purge", "fair_same_deadline", "release_no_publish",  "fair_ttl_from_deadline",
 };
 }  // namespace
 

@@ -41,6 +41,16 @@
 // ReleaseNoPublish (rlock_release and fair_release): every PUBLISH of the
 //   release scripts is left out; everything else unchanged. The
 //   force_release scripts still publish.
+//
+// FairTtlFromDeadline (fair_acquire only): the older step-4 answer, an
+//   estimate of when the slot of the waiter ahead ends. Steps 1-3 and 5
+//   unchanged; then
+//     4'. d = ZSCORE(deadlines, owner); if d != nil:
+//           return d - wait_ms - now_ms   (a double, truncated toward zero;
+//                                          no PTTL call)
+//   Grants lower every deadline by wait_ms, and a waiter polling after its
+//   estimate ran out gets a negative answer, so lock() then waits for a
+//   wake-up message with no time limit (lock-semantics.md section 3).
 #pragma once
 
 #include <optional>
@@ -57,11 +67,12 @@ enum class ModelVariant {
   FairNoStalePurge,
   FairSameDeadline,
   ReleaseNoPublish,
+  FairTtlFromDeadline,
 };
 
 // Stable snake_case names: "correct", "renew_no_owner_check",
 // "release_no_owner_check", "reentry_no_expiry_reset", "fair_no_stale_purge",
-// "fair_same_deadline", "release_no_publish".
+// "fair_same_deadline", "release_no_publish", "fair_ttl_from_deadline".
 std::string_view variant_name(ModelVariant variant);
 std::optional<ModelVariant> variant_from_name(std::string_view name);
 std::vector<ModelVariant> all_variants();  // Correct first, then declaration order

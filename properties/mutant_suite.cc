@@ -39,6 +39,12 @@ CampaignOptions template_for(const std::string& name) {
     return o;
   }
   if (name == "fair_giveup_no_acquire_failed" || name == "fair_same_deadline") return tmpl("fair", "none");
+  if (name == "fair_ttl_from_deadline") {
+    CampaignOptions o = tmpl("fair", "none");
+    o.clients = 3;
+    o.duration_ms = 30'000;
+    return o;
+  }
   if (name == "watchdog_first_thread_entry") {
     CampaignOptions o = tmpl("rlock", "pauses");
     o.clients = 1;
@@ -144,6 +150,65 @@ ExplicitPlan dead_waiter_plan(const Scenario& scenario) {
   return plan;
 }
 
+// fair_ttl_from_deadline: client 0 takes the fair lock with an explicit lease
+// and takes it again (reentry) before it runs out, so it holds longer than
+// the lock's remaining time when client 1 joined the line: client 1's
+// lock() polls after its estimate ran out and the old step-4 answer is
+// negative, so it waits for a wake-up message with no time limit. Client 0
+// dies before unlocking: its lease runs out and nobody ever publishes.
+// Client 2 comes by later with a long tryLock (its scripts show the lock
+// free) and gives up after its budget, while client 1 still waits on the
+// free lock. (Client 2 does not unlock afterwards: a release of the free
+// fair lock publishes to the head of the line and would wake client 1.)
+// Link and clocks are the scenario profile's (none: small delays, exact clocks).
+ExplicitPlan negative_wait_plan(const Scenario& scenario) {
+  assert(scenario.clients >= 3 && scenario.locks >= 1);
+  ExplicitPlan plan;
+  plan.scenario = scenario;
+  plan.faults = scenario_fault_plan(scenario, scenario.servers);
+  plan.faults.actions.clear();
+  plan.drain_ms = 70'000;  // outlasts client 2's tryLock
+  Rng rng = Rng(scenario.seed).split("negative_wait");
+  const int64_t lease_ms = rng.uniform(1'500, 4'000);
+  const int64_t start_ms = rng.uniform(0, 300);
+  const int64_t reenter_ms = rng.uniform(lease_ms / 2, lease_ms - 300);  // after the first grant
+  const int64_t crash_ms = start_ms + reenter_ms + rng.uniform(100, 1'000);
+
+  ExplicitOp take;
+  take.lease_ms = lease_ms;
+  take.delay_us = start_ms * 1000;
+  ExplicitOp again = take;
+  again.delay_us = reenter_ms * 1000;
+  ExplicitOp unlock;
+  unlock.kind = ExplicitOp::Kind::Unlock;
+  unlock.delay_us = rng.uniform(5'000, 10'000) * 1000;  // never reached: the client dies first
+  ExplicitOp unlock_again = unlock;
+  unlock_again.delay_us = rng.uniform(0, 1'000) * 1000;
+  plan.tasks.push_back(ExplicitTask{0, 0, 1, {take, again, unlock, unlock_again}});
+
+  ExplicitOp wait;  // lock() with the watchdog, while client 0 holds
+  wait.delay_us = (start_ms + rng.uniform(50, lease_ms / 2 - 100)) * 1000;
+  ExplicitOp release = unlock;
+  release.delay_us = rng.uniform(500, 3'000) * 1000;
+  plan.tasks.push_back(ExplicitTask{1, 0, 1, {wait, release}});
+
+  // tryLock after client 0's lease ran out, waiting longer than a waiter may
+  // sit on a free lock (CheckConfig::free_lock_bound_ms: a lease + slack).
+  ExplicitOp late;
+  late.kind = ExplicitOp::Kind::TryLock;
+  late.wait_ms = rng.uniform(45'000, 60'000);
+  late.delay_us = (start_ms + reenter_ms + lease_ms + rng.uniform(500, 3'000)) * 1000;
+  plan.tasks.push_back(ExplicitTask{2, 0, 1, {late}});
+
+  FaultAction crash;
+  crash.at_us = crash_ms * 1000;
+  crash.kind = FaultKind::Crash;
+  crash.target = 0;
+  crash.restart_after_ms = -1;
+  plan.faults.actions.push_back(crash);
+  return plan;
+}
+
 // The first violation no recorded fault explains, as a counterexample.
 std::optional<Counterexample> unexplained(const ExplicitPlan& plan, const CheckConfig& cfg) {
   return first_violation(plan, cfg, [](const Violation& v) { return v.blamed_fault.empty(); });
@@ -169,6 +234,7 @@ std::vector<MutantSpec> mutant_specs() {
     o.mutant = name;
     MutantSpec spec{name, false, o, {}};
     if (v == ModelVariant::FairNoStalePurge) spec.plan_template = dead_waiter_plan;
+    if (v == ModelVariant::FairTtlFromDeadline) spec.plan_template = negative_wait_plan;
     out.push_back(std::move(spec));
   }
   return out;

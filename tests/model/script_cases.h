@@ -481,6 +481,24 @@ inline std::vector<ScriptCase> variant_cases() {
   c.push_back({"Variant_ReleaseNoPublish_ForceReleaseStillPublishes", ModelVariant::ReleaseNoPublish,
                {step(acquire(kA), kT, nil()), step(force_release(), kT + 100, num(1), {unlocked(channel())})},
                final_at(kT + 100, {}), false});
+  // fair_line_abc, A releases at +3000 and B takes the lock at +3100, which
+  // lowers C's deadline by wait_ms to kC + 35000. C polls: the old answer is
+  // deadline - wait_ms - now = 30000 - (now - kC), not B's PTTL, and once C
+  // polls after that estimate it is negative although B still holds the lock.
+  c.push_back({"Variant_FairTtlFromDeadline_AnswerIgnoresPttlAndGoesNegative", ModelVariant::FairTtlFromDeadline,
+               with(fair_line_abc(),
+                    {step(fair_release(kA, kC + 3'000, "r1"), kT + 3'000, num(1), {unlocked(waiter_channel(kB))}),
+                     step(fair_acquire(kB, kC + 3'100), kT + 3'100, nil()),
+                     step(fair_acquire(kCo, kC + 3'200), kT + 3'200, num(26'800)),
+                     step(fair_acquire(kCo, kC + 31'000), kT + 31'000, num(-1'000))}),
+               final_at(kT + 31'000, {hash_key(kLock, "B:1=1", 2'100), list_key(line(), "C:1"),
+                                      zset_key(deadlines(), at(kCo, kC + 35'000))}),
+               true});
+  c.push_back({"Variant_FairTtlFromDeadline_EnqueueUnchanged", ModelVariant::FairTtlFromDeadline,
+               fair_line_abc(),
+               final_at(kT + 2'000, {hash_key(kLock, "A:1=1", kLease - 2'000), list_key(line(), "B:1,C:1"),
+                                     zset_key(deadlines(), at(kB, kC + 35'000) + "," + at(kCo, kC + 40'000))}),
+               false});
   return c;
 }
 

@@ -57,6 +57,38 @@ TEST(FairAcquire, Step5_OwnerInLineWithoutDeadlineIsPushedAgain) {
   EXPECT_EQ(s.lrange_all(line(), kT), (std::vector<std::string>{kB, kB}));
 }
 
+// Step 4 (owner already waiting) by variant, on one state: A holds with 1 s
+// left; B waits with deadline kC + 20 000.5 (wait 5 000), C behind it.
+ExecResult step4_poll(ModelVariant variant, int64_t client_now_ms) {
+  Store s;
+  s.hset(kLock, kA, "1", kT);
+  s.pexpire(kLock, 1'000, kT);
+  s.rpush(line(), kB, kT);
+  s.rpush(line(), kCo, kT);
+  s.zadd(deadlines(), static_cast<double>(kC) + 20'000.5, kB, kT);
+  s.zadd(deadlines(), static_cast<double>(kC) + 25'000.5, kCo, kT);
+  return run_script(s, fair_acquire(kB, client_now_ms), kT, variant);
+}
+
+TEST(FairAcquire, Step4_OursAnswersMaxOfZeroAndPttl) {
+  EXPECT_EQ(step4_poll(ModelVariant::Correct, kC + 100).reply, Reply::of_int(1'000));
+  EXPECT_EQ(step4_poll(ModelVariant::Correct, kC + 30'000).reply, Reply::of_int(1'000));  // the deadline plays no part
+  Store s;  // lock without expiry: PTTL -1 -> 0
+  s.hset(kLock, kA, "1", kT);
+  s.rpush(line(), kB, kT);
+  s.zadd(deadlines(), static_cast<double>(kC) + 20'000, kB, kT);
+  EXPECT_EQ(run_script(s, fair_acquire(kB, kC), kT).reply, Reply::of_int(0));
+}
+
+TEST(FairAcquire, Step4_FairTtlFromDeadlineAnswersDeadlineMinusWaitMinusNow) {
+  // kC + 20 000.5 - 5 000 - (kC + 100) = 14 900.5 -> 14 900 (truncated).
+  EXPECT_EQ(step4_poll(ModelVariant::FairTtlFromDeadline, kC + 100).reply, Reply::of_int(14'900));
+  // Past the estimate: -4 999.5 -> -4 999 (toward zero), whatever the PTTL.
+  EXPECT_EQ(step4_poll(ModelVariant::FairTtlFromDeadline, kC + 20'000).reply, Reply::of_int(-4'999));
+  const ExecResult r = step4_poll(ModelVariant::FairTtlFromDeadline, kC + 20'000);
+  EXPECT_EQ(r.holders_after, (std::vector<std::string>{kA}));
+}
+
 TEST(Scripts, WrongTypeLockIsAnErrorReply) {
   Store s;
   s.set(kLock, "not a hash", std::nullopt, kT);
@@ -80,7 +112,8 @@ TEST(Variant, NamesRoundTripAndAreSnakeCase) {
                                          "reentry_no_expiry_reset",
                                          "fair_no_stale_purge",
                                          "fair_same_deadline",
-                                         "release_no_publish"};
+                                         "release_no_publish",
+                                         "fair_ttl_from_deadline"};
   std::vector<std::string> got;
   for (ModelVariant v : all_variants()) {
     got.emplace_back(variant_name(v));

@@ -49,5 +49,32 @@ TEST(MutantCatch, WatchdogFirstThreadEntryIsCaughtByWatchdogExpiry) {
   EXPECT_EQ(v.owners[0], stopped);
 }
 
+// The old step-4 answer goes negative; lock() then waits for a message that
+// nobody publishes once the holder's lease ran out: a liveness failure.
+TEST(MutantCatch, FairTtlFromDeadlineIsCaughtByLiveness) {
+  const auto spec = spec_named("fair_ttl_from_deadline");
+  ASSERT_TRUE(spec.has_value());
+  EXPECT_FALSE(spec->client);
+  ASSERT_TRUE(static_cast<bool>(spec->plan_template));
+  const MutantResult r = run_mutant(*spec, 200);
+  ASSERT_TRUE(r.caught);
+  EXPECT_EQ(r.property, "liveness");
+  EXPECT_LE(r.counterexample_events, 20u) << r.violation;
+  ASSERT_TRUE(r.counterexample.has_value());
+  const Violation& v = r.counterexample->violation;
+  EXPECT_TRUE(v.blamed_fault.empty());
+  ASSERT_EQ(v.owners.size(), 1u);
+  // The stuck waiter was answered a negative time to wait, and then polled no more.
+  bool negative = false;
+  bool polled_after = false;
+  for (const Event& e : r.counterexample->events) {
+    if (e.kind != EventKind::Script || e.script != "fair_acquire" || e.owner != v.owners[0]) continue;
+    polled_after = polled_after || negative;
+    negative = negative || (!e.reply.empty() && e.reply[0] == '-');
+  }
+  EXPECT_TRUE(negative);
+  EXPECT_FALSE(polled_after);
+}
+
 }  // namespace
 }  // namespace locksim

@@ -339,6 +339,101 @@ TEST(Client, ForceUnlockCancelsEveryWatchdogEntryOfTheLock) {
   EXPECT_TRUE(h.scripts("rlock_renew").empty());
 }
 
+// A World over a model running `variant`'s scripts (fixed 1 ms latency).
+struct VariantWorld {
+  explicit VariantWorld(ModelVariant variant, int clients) : backend(1, variant) {
+    WorldConfig wc;
+    wc.seed = 7;
+    wc.clients = clients;
+    wc.link = LinkProfile{1000, 1000, 0.0, 0, 0.0};
+    world = std::make_unique<World>(wc, backend, sink);
+  }
+  std::vector<Event> polls_of(int client) const {
+    std::vector<Event> out;
+    for (const auto& e : sink.events) {
+      if (e.kind == EventKind::Script && e.script == "fair_acquire" && e.client == client) out.push_back(e);
+    }
+    return out;
+  }
+  std::vector<Event> completions(EventKind kind, int client) const {
+    std::vector<Event> out;
+    for (const auto& e : sink.events) {
+      if (e.kind == kind && e.client == client && (e.op == "lock" || e.op == "try_lock")) out.push_back(e);
+    }
+    return out;
+  }
+  ModelBackend backend;
+  VectorSink sink;
+  std::unique_ptr<World> world;
+};
+
+// Client 0 takes the fair lock with a 2 s lease at 0 and again (reentry,
+// expiry reset to ~3 s) at 1 s, and never unlocks. Client 1 joins the line at
+// 100 ms (estimate: ~1.9 s) with `wait_ms` (-1: lock()) and polls again when
+// that estimate runs out, at ~2 s, while client 0 still holds the lock.
+void late_poll_run(VariantWorld& v, int64_t wait_ms) {
+  World& w = *v.world;
+  w.at(0, [&] { w.client(0).lock(1, fair(), 2'000, nullptr); });
+  w.at(1 * kSec, [&] { w.client(0).lock(1, fair(), 2'000, nullptr); });
+  w.at(100 * kMs, [&, wait_ms] {
+    if (wait_ms < 0) w.client(1).lock(1, fair(), -1, nullptr);
+    else w.client(1).try_lock(1, fair(), wait_ms, -1, nullptr);
+  });
+}
+
+TEST(Client, FairLockPollsAgainAfterTheLocksRemainingTime) {
+  VariantWorld v(ModelVariant::Correct, 2);
+  late_poll_run(v, -1);
+  v.world->run_until(10 * kSec);
+  const auto polls = v.polls_of(1);
+  ASSERT_EQ(polls.size(), 4u);
+  EXPECT_EQ(polls[2].reply, "998");  // max(0, PTTL): the reentry reset the expiry to ~3 s
+  EXPECT_EQ(polls[3].reply, "nil");
+  const auto oks = v.completions(EventKind::Ok, 1);
+  ASSERT_EQ(oks.size(), 1u);
+  EXPECT_LT(oks[0].true_us, 3'100 * kMs);
+}
+
+// fair_ttl_from_deadline: the late poll is answered deadline - wait - now < 0.
+// lock() then waits for a wake-up message with no time limit: nobody polls
+// although the lock expires at ~3 s, until a release publishes to the head.
+TEST(Client, NegativeFairAnswerMakesLockWaitForAMessageWithoutTimeLimit) {
+  VariantWorld v(ModelVariant::FairTtlFromDeadline, 3);
+  World& w = *v.world;
+  late_poll_run(v, -1);
+  w.run_until(120 * kSec);
+  const auto polls = v.polls_of(1);
+  ASSERT_EQ(polls.size(), 3u);
+  EXPECT_EQ(polls[2].reply, "-2");
+  EXPECT_LT(polls[2].true_us, 2'100 * kMs);
+  EXPECT_TRUE(v.completions(EventKind::Ok, 1).empty());
+  EXPECT_EQ(w.client(1).pending_operations(), 1u);
+  // A release of the free fair lock publishes to the head of the line.
+  w.at(w.now_us(), [&] { w.client(2).unlock(1, fair(), nullptr); });
+  w.run_until(125 * kSec);
+  ASSERT_EQ(v.polls_of(1).size(), 4u);
+  EXPECT_EQ(v.polls_of(1)[3].reply, "nil");
+  EXPECT_EQ(v.completions(EventKind::Ok, 1).size(), 1u);
+}
+
+// tryLock on a negative answer waits the rest of its budget (no poll before).
+TEST(Client, NegativeFairAnswerMakesTryLockWaitTheRestOfItsBudget) {
+  VariantWorld v(ModelVariant::FairTtlFromDeadline, 2);
+  late_poll_run(v, 10'000);
+  v.world->run_until(20 * kSec);
+  const auto polls = v.polls_of(1);
+  ASSERT_EQ(polls.size(), 3u);
+  EXPECT_EQ(polls[2].reply, "-2");
+  const auto fails = v.completions(EventKind::Fail, 1);
+  ASSERT_EQ(fails.size(), 1u);
+  EXPECT_EQ(fails[0].detail, "wait budget exhausted");
+  EXPECT_GE(fails[0].true_us, 10'100 * kMs);
+  EXPECT_LT(fails[0].true_us, 10'110 * kMs);
+  size_t left = 0;
+  for (const auto& e : v.sink.events) left += e.kind == EventKind::Script && e.script == "fair_acquire_failed";
+  EXPECT_EQ(left, 1u);
+}
+
 TEST(Client, CrashReportsPendingOperationsAsUnknown) {
   Harness h(2);
   World& w = *h.world;

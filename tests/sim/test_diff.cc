@@ -109,6 +109,26 @@ TEST(Differential, GeneratorReachesTheInterestingCases) {
   EXPECT_GT(expired_lock, 0);
 }
 
+// fair_ttl_from_deadline is only checked where the generator makes its
+// step-4 answer go negative (a waiter polling after its estimate ran out).
+TEST(Differential, GeneratorReachesNegativeFairTtlFromDeadlineAnswers) {
+  ModelBackend a(1, ModelVariant::FairTtlFromDeadline), b(1, ModelVariant::FairTtlFromDeadline);
+  const DiffSide ref{&a, [&] { a.wipe(); }};
+  const DiffSide cand{&b, [&] { b.wipe(); }};
+  rc::Random root(5);
+  int negative = 0;
+  for (int s = 0; s < 200; ++s) {
+    const DiffSequence seq = generate_sequence(root.split(), 50).value();
+    const LockstepResult run = run_lockstep(seq, ref, cand, true);
+    ASSERT_FALSE(run.diverged_at.has_value());
+    for (const StepRecord& r : run.records) {
+      negative += r.resolved.call.kind == ScriptKind::FairAcquire && r.reference.reply.is_int() &&
+                  r.reference.reply.integer < 0;
+    }
+  }
+  EXPECT_GT(negative, 0);
+}
+
 TEST(Differential, CompareStepTreatsErrorsAsEqualButNothingElse) {
   ExecResult a, b;
   a.reply = Reply::error("ERR one");

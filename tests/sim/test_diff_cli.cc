@@ -13,7 +13,8 @@ namespace {
 
 const std::string kSource = LOCKSIM_SOURCE_DIR;
 const char* const kMutants[] = {"renew_no_owner_check", "release_no_owner_check", "reentry_no_expiry_reset",
-                                "fair_no_stale_purge",  "fair_same_deadline",     "release_no_publish"};
+                                "fair_no_stale_purge",  "fair_same_deadline",     "release_no_publish",
+                                "fair_ttl_from_deadline"};
 
 using locksim::testing::CliRun;
 
