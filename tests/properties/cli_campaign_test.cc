@@ -5,7 +5,9 @@
 
 #include "properties/mutant_suite.h"
 
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -102,3 +104,60 @@ TEST(CliMutants, EveryMutantIsCaught) {
 }
 
 }  // namespace
+
+namespace locksim::testing {
+namespace {
+
+// busy_poll is advisory: reported, failing only when named. On our pack the
+// safe profile finds the storm: a head that crashed, a waiter spinning behind.
+TEST(CliCampaign, BusyPollFailsOnlyWhenNamed) {
+  CliRun quiet = run_cli("campaign --seeds 40 --profile safe --lock fair --json");
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.out;
+  auto q = nlohmann::json::parse(quiet.out);
+  ASSERT_TRUE(q["advisories"].contains("busy_poll")) << quiet.out;
+  EXPECT_GT(q["advisories"]["busy_poll"]["reports"].get<int>(), 0);
+
+  CliRun r = run_cli("campaign --seeds 40 --profile safe --lock fair --fail-on busy_poll --json");
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  const auto& cx = j["failures"][0]["counterexamples"][0];
+  EXPECT_EQ(cx["property"], "busy_poll");
+  const std::string text = cx["violation"].get<std::string>();
+  EXPECT_NE(text.find("polls/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("at the head of the line"), std::string::npos) << text;
+}
+
+// `locksim check` on a saved trace finds what the campaign found in process.
+TEST(CliCheck, SameViolationsAsTheCampaign) {
+  const std::string trace = std::string(LOCKSIM_BINARY_DIR) + "/check-hostile-323.jsonl";
+  ASSERT_EQ(run_cli("run --seed 323 --profile hostile --lock mixed --locks 2 --duration-s 60 --trace " + trace)
+                .exit_code, 0);
+  CliRun check = run_cli("check --json " + trace);
+  CliRun campaign =
+      run_cli("campaign --seeds 1 --base-seed 323 --profile hostile --lock mixed --locks 2 --no-shrink --json");
+  ASSERT_EQ(check.exit_code, campaign.exit_code) << check.out << campaign.out;
+  auto c = nlohmann::json::parse(check.out);
+  auto k = nlohmann::json::parse(campaign.out);
+  std::vector<std::string> from_check;
+  for (const auto& v : c["violations"])
+    if (v["fails"].get<bool>()) from_check.push_back(v["message"].get<std::string>());
+  std::vector<std::string> from_campaign;
+  for (const auto& f : k["failures"])
+    for (const auto& v : f["violations"]) from_campaign.push_back(v["message"].get<std::string>());
+  EXPECT_FALSE(from_check.empty());
+  EXPECT_EQ(from_check, from_campaign);
+}
+
+TEST(CliCheck, BadInputExitsTwo) {
+  EXPECT_EQ(run_cli("check /no/such/trace.jsonl").exit_code, 2);
+  EXPECT_EQ(run_cli("check").exit_code, 2);
+  EXPECT_EQ(run_cli("campaign --seeds 5 --fail-on nonsense").exit_code, 2);
+  const std::string bad = std::string(LOCKSIM_BINARY_DIR) + "/check-bad.jsonl";
+  { std::ofstream(bad) << "{\"format\":\"locksim-trace\",\"version\":9}\n"; }
+  CliRun r = run_locksim("check " + bad, Stderr::Merge);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("unsupported trace version 9"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace locksim::testing
