@@ -211,7 +211,7 @@ ExplicitPlan negative_wait_plan(const Scenario& scenario) {
 
 // The first violation no recorded fault explains, as a counterexample.
 std::optional<Counterexample> unexplained(const ExplicitPlan& plan, const CheckConfig& cfg) {
-  return first_violation(plan, cfg, [](const Violation& v) { return v.blamed_fault.empty(); });
+  return first_violation(plan, cfg, [](const Violation& v) { return v.blamed_fault.empty() && !is_advisory_property(v.property); });
 }
 
 }  // namespace
@@ -279,7 +279,7 @@ MutantResult run_mutant(const MutantSpec& spec, int max_seeds, bool shrink) {
     }
     const ScenarioVerdict verdict = check_scenario(s, cfg);
     for (const Violation& v : verdict.violations) {
-      if (!v.blamed_fault.empty()) continue;  // the profile's own doing
+      if (!v.blamed_fault.empty() || is_advisory_property(v.property)) continue;  // the profile's own doing, or advisory
       if (first_catch >= 0) extra_catches++;
       if (first_catch < 0) {
         first_catch = i;
