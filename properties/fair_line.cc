@@ -160,6 +160,16 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
       after.front().deadline_hi_ms <= e.local_ms) {
     stale_head_ = after.front();
   }
+  if (refused_poll) {
+    for (const Waiter& w : after) {
+      auto old = find_in(before, w.owner);
+      if (old == before.end() || old->deadline_hi_ms == w.deadline_hi_ms) continue;
+      Waiter changed = w;
+      changed.deadline_lo_ms = old->deadline_hi_ms;
+      rewritten_ = changed;
+      break;
+    }
+  }
   // Refused on a free lock although, after the script, the owner heads the
   // line: nobody was ahead of it.
   if (refused_poll && e.holders_after.empty() && !after.empty() && after.front().owner == e.owner)
@@ -185,6 +195,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   refused_free_lock_ = false;
   purged_.clear();
   stale_head_.reset();
+  rewritten_.reset();
   if (e.client >= 0 && (e.kind == EventKind::Invoke || e.kind == EventKind::Ok || e.kind == EventKind::Fail ||
                         e.kind == EventKind::Info || e.kind == EventKind::Deliver)) {
     clocks_[e.client] = Observation{e.local_ms - true_ms(e.true_us), e.true_us};

@@ -123,6 +123,11 @@ class FairLineMirror {
   // release) whose deadline was already <= the script's now_ms: the purge
   // should have dropped it.
   const std::optional<Waiter>& stale_head() const { return stale_head_; }
+  // After on_event, exact mode: a refused poll changes no waiter's deadline
+  // (step 4 and step 5 only add the poller); the first waiter whose deadline
+  // it changed, with its deadline before (deadline_lo_ms) and after
+  // (deadline_hi_ms).
+  const std::optional<Waiter>& rewritten() const { return rewritten_; }
   // Whether the latest fair script event was judged in exact mode.
   bool exact() const { return exact_; }
   // After on_event on a fair script: the bounds of the `now_ms` it was given.
@@ -186,6 +191,7 @@ class FairLineMirror {
   bool exact_ = false;
   std::vector<Waiter> purged_;
   std::optional<Waiter> stale_head_;
+  std::optional<Waiter> rewritten_;
   ClockBounds script_now_;
   std::map<std::string, std::deque<Waiter>> lines_;  // fair lock -> line
   std::map<std::string, LockState> locks_;           // lock -> existence

@@ -72,6 +72,18 @@ void FifoFairnessChecker::check_stale_tail(const Event& e) {
 // Exact mode: a script that purges left a head whose deadline was already
 // <= the now_ms it was given (server truth: line_after and local_ms).
 void FifoFairnessChecker::check_stale_head(const Event& e) {
+  if (const auto& w = line_.rewritten()) {
+    Violation v;
+    v.lock = e.lock;
+    v.message = e.script + " of " + e.owner + " (client " + std::to_string(e.client) + ") at event #" +
+                std::to_string(e.id) + " was refused yet moved the slot deadline of " + w->owner + " from " +
+                std::to_string(w->deadline_lo_ms) + " ms to " + std::to_string(w->deadline_hi_ms) +
+                " ms: a poll must not rewrite deadlines (they would drift, and the line's order with them)";
+    v.event_ids = {w->enqueue_event, e.id};
+    v.true_us = {w->enqueue_us, e.true_us};
+    v.owners = {w->owner, e.owner};
+    report(std::move(v));
+  }
   const auto& head = line_.stale_head();
   if (!head) return;
   Violation v;
