@@ -157,6 +157,14 @@ class Execution {
     if (const auto own_deadline = s_.zscore(p_.deadlines, p_.owner, now_)) {
       if (is(ModelVariant::FairTtlFromDeadline)) return lua_number_reply(*own_deadline - wait - now_client);
       if (same_deadline) s_.zadd(p_.deadlines, now_client + wait, p_.owner, now_);
+      if (is(ModelVariant::FairWaitForHead) && !s_.exists(p_.lock, now_)) {
+        const auto head = s_.lindex(p_.line, 0, now_);
+        if (head && *head != p_.owner) {
+          if (const auto head_deadline = s_.zscore(p_.deadlines, *head, now_)) {
+            return lua_number_reply(std::max(0.0, *head_deadline - now_client));
+          }
+        }
+      }
       return Reply::of_int(std::max<int64_t>(0, s_.pttl(p_.lock, now_)));
     }
     // 5.

@@ -13,7 +13,7 @@
 // specified (the differential checker compares only "is an error").
 //
 // Exact command sequence of each script (Correct variant; model/variant.h
-// lists the mutants). Lua `false` of a nil reply is written "nil".
+// lists the mutants and design variants). Lua `false` of a nil reply is written "nil".
 //
 // purge(line, deadlines, now_ms)  -- "purge stale waiters":
 //     loop: head = LINDEX(line, 0); if head == nil: stop

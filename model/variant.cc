@@ -6,9 +6,10 @@
 namespace locksim {
 
 namespace {
-constexpr std::array<std::string_view, 8> kNames = {
+constexpr std::array<std::string_view, 9> kNames = {
     "correct",          "renew_no_owner_check", "release_no_owner_check", "reentry_no_expiry_reset",
     "fair_no_stale_purge", "fair_same_deadline", "release_no_publish",  "fair_ttl_from_deadline",
+    "fair_wait_for_head",
 };
 }  // namespace
 
@@ -28,6 +29,27 @@ std::optional<ModelVariant> variant_from_name(std::string_view name) {
 std::vector<ModelVariant> all_variants() {
   std::vector<ModelVariant> out;
   for (size_t i = 0; i < kNames.size(); ++i) out.push_back(static_cast<ModelVariant>(i));
+  return out;
+}
+
+bool is_design_variant(ModelVariant variant) {
+  assert(static_cast<size_t>(variant) < kNames.size());
+  return variant == ModelVariant::FairWaitForHead;
+}
+
+std::vector<ModelVariant> mutant_variants() {
+  std::vector<ModelVariant> out;
+  for (ModelVariant v : all_variants()) {
+    if (v != ModelVariant::Correct && !is_design_variant(v)) out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<ModelVariant> design_variants() {
+  std::vector<ModelVariant> out;
+  for (ModelVariant v : all_variants()) {
+    if (is_design_variant(v)) out.push_back(v);
+  }
   return out;
 }
 

@@ -1,10 +1,15 @@
 // ModelVariant: which version of the lock scripts the model runs. `Correct` is
 // lock-semantics.md sections 2-3 exactly (see model/scripts.h for the precise
-// command sequence of each script). Every other variant is a deliberately
-// broken script, mirrored by a Lua mutant pack in impl/mutants/; the model and
-// the mutant must behave identically (same replies, same writes, same
-// publishes, in the same order), so each variant is specified here exactly.
-// A variant changes only the scripts it names; all others run as Correct.
+// command sequence of each script). The other variants are of two sorts:
+//  - mutants: deliberately broken scripts (historical bugs), each mirrored by
+//    a Lua mutant pack in impl/mutants/<name>/ and run by `locksim mutants`;
+//  - design variants (is_design_variant()): alternative designs offered as an
+//    opt-in, not bugs, each mirrored by a pack in impl/variants/<name>/; they
+//    are never listed or run as mutants (mutant_variants() leaves them out).
+// The model and the pack must behave identically (same replies, same writes,
+// same publishes, in the same order), so each variant is specified here
+// exactly. A variant changes only the scripts it names; all others run as
+// Correct.
 //
 // RenewNoOwnerCheck (rlock_renew; also the fair lock's watchdog):
 //     return PEXPIRE(lock, lease_ms)
@@ -51,6 +56,21 @@
 //   Grants lower every deadline by wait_ms, and a waiter polling after its
 //   estimate ran out gets a negative answer, so lock() then waits for a
 //   wake-up message with no time limit (lock-semantics.md section 3).
+//
+// FairWaitForHead (design variant; fair_acquire only): a waiter that polls
+//   while the lock is free but someone else heads the line sleeps until the
+//   head's slot ends instead of polling again at once (the current answer, 0,
+//   makes every waiter behind a vanished head poll once per round trip until
+//   that slot ends). Steps 1-3 and 5 unchanged; then
+//     4''. if ZSCORE(deadlines, owner) != nil:
+//            if EXISTS(lock) == 0:
+//              head = LINDEX(line, 0)
+//              if head != nil and head != owner
+//                 and (h = ZSCORE(deadlines, head)) != nil:
+//                return max(0, h - now_ms)   (a double, truncated toward zero)
+//            return max(0, PTTL(lock))
+//   The purge just ran, so h > now_ms unless the head has no deadline (then
+//   the answer is the current one, 0). Deadlines are the clients' clocks.
 #pragma once
 
 #include <optional>
@@ -68,13 +88,22 @@ enum class ModelVariant {
   FairSameDeadline,
   ReleaseNoPublish,
   FairTtlFromDeadline,
+  FairWaitForHead,  // design variant
 };
 
 // Stable snake_case names: "correct", "renew_no_owner_check",
 // "release_no_owner_check", "reentry_no_expiry_reset", "fair_no_stale_purge",
-// "fair_same_deadline", "release_no_publish", "fair_ttl_from_deadline".
+// "fair_same_deadline", "release_no_publish", "fair_ttl_from_deadline",
+// "fair_wait_for_head".
 std::string_view variant_name(ModelVariant variant);
 std::optional<ModelVariant> variant_from_name(std::string_view name);
 std::vector<ModelVariant> all_variants();  // Correct first, then declaration order
+
+// An alternative design (pack in impl/variants/), not a mutant.
+bool is_design_variant(ModelVariant variant);
+// The script mutants: all_variants() without Correct and the design variants.
+std::vector<ModelVariant> mutant_variants();
+// The design variants, in declaration order.
+std::vector<ModelVariant> design_variants();
 
 }  // namespace locksim

@@ -227,8 +227,7 @@ std::vector<MutantSpec> mutant_specs() {
     if (m == ClientMutant::WatchdogFirstThreadEntry) spec.plan_template = stale_co_task_plan;
     out.push_back(std::move(spec));
   }
-  for (ModelVariant v : all_variants()) {
-    if (v == ModelVariant::Correct) continue;
+  for (ModelVariant v : mutant_variants()) {  // design variants are not mutants
     const std::string name(variant_name(v));
     CampaignOptions o = template_for(name);
     o.mutant = name;

@@ -108,12 +108,23 @@ TEST(ScriptPack, ReorderedPackPrecomputesSums) {
 }
 
 TEST(ScriptPack, MutantPacksNameTheirModelVariant) {
-  for (ModelVariant v : all_variants()) {
-    if (v == ModelVariant::Correct) continue;
+  for (ModelVariant v : mutant_variants()) {
     const std::string dir = std::string(LOCKSIM_SOURCE_DIR) + "/impl/mutants/" + std::string(variant_name(v));
     const ScriptPack pack = ScriptPack::load(dir);
     ASSERT_TRUE(pack.model_variant().has_value()) << dir;
     EXPECT_EQ(*pack.model_variant(), v);
+  }
+}
+
+// Design variants live in impl/variants/<name>, never among the mutants.
+TEST(ScriptPack, DesignVariantPacksNameTheirModelVariant) {
+  for (ModelVariant v : design_variants()) {
+    const std::string name(variant_name(v));
+    const std::string dir = std::string(LOCKSIM_SOURCE_DIR) + "/impl/variants/" + name;
+    const ScriptPack pack = ScriptPack::load(dir);
+    ASSERT_TRUE(pack.model_variant().has_value()) << dir;
+    EXPECT_EQ(*pack.model_variant(), v);
+    EXPECT_FALSE(std::filesystem::exists(std::string(LOCKSIM_SOURCE_DIR) + "/impl/mutants/" + name)) << name;
   }
 }
 

@@ -68,12 +68,16 @@ std::vector<ScriptCase> distinguishing_cases() {
   for (auto& c : cases::all_cases()) {
     if (c.differs_from_correct) out.push_back(std::move(c));
   }
+  for (auto& c : cases::design_variant_cases()) {
+    if (c.differs_from_correct) out.push_back(std::move(c));
+  }
   return out;
 }
 
 std::string case_name(const ::testing::TestParamInfo<ScriptCase>& info) { return info.param.name; }
 
 INSTANTIATE_TEST_SUITE_P(Table, ScriptCaseTest, ::testing::ValuesIn(cases::all_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Design, ScriptCaseTest, ::testing::ValuesIn(cases::design_variant_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Table, DistinguishingCaseTest, ::testing::ValuesIn(distinguishing_cases()), case_name);
 
 TEST(ScriptCaseTable, NamesUniqueAndEveryScriptAndVariantCovered) {
@@ -88,9 +92,19 @@ TEST(ScriptCaseTable, NamesUniqueAndEveryScriptAndVariantCovered) {
     if (c.differs_from_correct) distinguished.insert(c.variant);
   }
   EXPECT_EQ(kinds.size(), static_cast<size_t>(kScriptKindCount));
-  for (ModelVariant v : all_variants()) {
-    if (v == ModelVariant::Correct) continue;
+  for (ModelVariant v : mutant_variants()) {
     EXPECT_TRUE(distinguished.count(v)) << variant_name(v) << " has no distinguishing case";
+  }
+  // Design variants: their own table, every case of it for a design variant.
+  std::set<ModelVariant> designs;
+  for (const auto& c : cases::design_variant_cases()) {
+    EXPECT_TRUE(names.insert(c.name).second) << c.name;
+    EXPECT_TRUE(is_design_variant(c.variant)) << c.name;
+    EXPECT_TRUE(c.final_state.has_value()) << c.name;
+    if (c.differs_from_correct) designs.insert(c.variant);
+  }
+  for (ModelVariant v : design_variants()) {
+    EXPECT_TRUE(designs.count(v)) << variant_name(v) << " has no distinguishing case";
   }
 }
 

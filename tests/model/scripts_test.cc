@@ -89,6 +89,52 @@ TEST(FairAcquire, Step4_FairTtlFromDeadlineAnswersDeadlineMinusWaitMinusNow) {
   EXPECT_EQ(r.holders_after, (std::vector<std::string>{kA}));
 }
 
+TEST(FairAcquire, Step4_FairWaitForHeadAnswersPttlWhileTheLockIsHeld) {
+  EXPECT_EQ(step4_poll(ModelVariant::FairWaitForHead, kC + 100).reply, Reply::of_int(1'000));
+}
+
+// The lock is free; B heads the line (deadline kC + 20 000.5), C waits behind.
+ExecResult free_lock_poll(ModelVariant variant, int64_t client_now_ms, bool head_has_deadline = true) {
+  Store s;
+  s.rpush(line(), kB, kT);
+  s.rpush(line(), kCo, kT);
+  if (head_has_deadline) s.zadd(deadlines(), static_cast<double>(kC) + 20'000.5, kB, kT);
+  s.zadd(deadlines(), static_cast<double>(kC) + 25'000.5, kCo, kT);
+  return run_script(s, fair_acquire(kCo, client_now_ms), kT, variant);
+}
+
+TEST(FairAcquire, Step4_FreeLockBehindAnotherHeadByVariant) {
+  // Ours: max(0, PTTL) = 0, so the waiter polls again at once.
+  EXPECT_EQ(free_lock_poll(ModelVariant::Correct, kC + 100).reply, Reply::of_int(0));
+  // The mutant: its own deadline - wait - now = 25 000.5 - 5 000 - 100 -> 19 900.
+  EXPECT_EQ(free_lock_poll(ModelVariant::FairTtlFromDeadline, kC + 100).reply, Reply::of_int(19'900));
+  // The design variant: until the head's slot ends, 20 000.5 - 100 -> 19 900
+  // (truncated), and under 1 ms left -> 0.
+  EXPECT_EQ(free_lock_poll(ModelVariant::FairWaitForHead, kC + 100).reply, Reply::of_int(19'900));
+  EXPECT_EQ(free_lock_poll(ModelVariant::FairWaitForHead, kC + 20'000).reply, Reply::of_int(0));
+  EXPECT_EQ(free_lock_poll(ModelVariant::FairWaitForHead, kC + 15'000).reply, Reply::of_int(5'000));
+  // A head without a deadline (a historical bug) gives the current answer.
+  EXPECT_EQ(free_lock_poll(ModelVariant::FairWaitForHead, kC + 100, false).reply, Reply::of_int(0));
+  // Nothing is written either way.
+  const ExecResult r = free_lock_poll(ModelVariant::FairWaitForHead, kC + 100);
+  EXPECT_TRUE(r.holders_after.empty());
+  EXPECT_TRUE(r.published.empty());
+}
+
+TEST(Variant, DesignVariantsAreNotMutants) {
+  EXPECT_TRUE(is_design_variant(ModelVariant::FairWaitForHead));
+  EXPECT_FALSE(is_design_variant(ModelVariant::Correct));
+  EXPECT_FALSE(is_design_variant(ModelVariant::FairTtlFromDeadline));
+  EXPECT_EQ(design_variants(), std::vector<ModelVariant>{ModelVariant::FairWaitForHead});
+  const auto mutants = mutant_variants();
+  EXPECT_EQ(mutants.size(), all_variants().size() - 1 - design_variants().size());
+  for (ModelVariant v : mutants) {
+    EXPECT_NE(v, ModelVariant::Correct);
+    EXPECT_FALSE(is_design_variant(v)) << variant_name(v);
+  }
+  EXPECT_EQ(variant_from_name("fair_wait_for_head"), ModelVariant::FairWaitForHead);
+}
+
 TEST(Scripts, WrongTypeLockIsAnErrorReply) {
   Store s;
   s.set(kLock, "not a hash", std::nullopt, kT);
@@ -113,7 +159,8 @@ TEST(Variant, NamesRoundTripAndAreSnakeCase) {
                                          "fair_no_stale_purge",
                                          "fair_same_deadline",
                                          "release_no_publish",
-                                         "fair_ttl_from_deadline"};
+                                         "fair_ttl_from_deadline",
+                                         "fair_wait_for_head"};
   std::vector<std::string> got;
   for (ModelVariant v : all_variants()) {
     got.emplace_back(variant_name(v));

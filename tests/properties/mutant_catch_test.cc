@@ -1,10 +1,13 @@
 // How the mutant suite catches particular mutants: which property, how short
-// the counterexample, and what story it tells.
+// the counterexample, and what story it tells; design variants are not
+// mutants, and the fair_wait_for_head design passes a safe campaign.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
+#include "model/variant.h"
 #include "properties/mutant_suite.h"
+#include "tests/cli_runner.h"
 
 namespace locksim {
 namespace {
@@ -74,6 +77,31 @@ TEST(MutantCatch, FairTtlFromDeadlineIsCaughtByLiveness) {
   }
   EXPECT_TRUE(negative);
   EXPECT_FALSE(polled_after);
+}
+
+// Design variants (model/variant.h) are opt-in designs, not bugs: the
+// mutant suite neither lists nor runs them.
+TEST(MutantCatch, DesignVariantsAreNotMutants) {
+  for (ModelVariant v : design_variants()) {
+    EXPECT_FALSE(spec_named(std::string(variant_name(v))).has_value()) << variant_name(v);
+  }
+  for (ModelVariant v : mutant_variants()) {
+    EXPECT_TRUE(spec_named(std::string(variant_name(v))).has_value()) << variant_name(v);
+  }
+  const testing::CliRun r = testing::run_locksim("mutants --list", testing::Stderr::Discard);
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.find("fair_wait_for_head"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fair_ttl_from_deadline\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("watchdog_first_thread_entry\n"), std::string::npos) << r.out;
+}
+
+// The design variant passes a safe campaign on the fair lock.
+TEST(MutantCatch, FairWaitForHeadPassesASafeFairCampaign) {
+  const testing::CliRun r = testing::run_locksim(
+      "campaign --seeds 200 --profile safe --lock fair --no-shrink --scripts " + std::string(LOCKSIM_SOURCE_DIR) +
+          "/impl/variants/fair_wait_for_head",
+      testing::Stderr::Discard);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
 }
 
 }  // namespace

@@ -434,6 +434,45 @@ TEST(Client, NegativeFairAnswerMakesTryLockWaitTheRestOfItsBudget) {
   EXPECT_EQ(left, 1u);
 }
 
+// Behind a dead head: client 0 takes the fair lock with a 1 s lease and never
+// unlocks; client 1 joins the line with tryLock(5 s) at 100 ms (slot ends at
+// ~6 s) and crashes at 500 ms, leaving the line only when its slot ends;
+// client 2 calls lock() at 200 ms behind it. Returns client 2's polls.
+std::vector<Event> dead_head_run(VariantWorld& v) {
+  World& w = *v.world;
+  w.at(0, [&] { w.client(0).lock(1, fair(), 1'000, nullptr); });
+  w.at(100 * kMs, [&] { w.client(1).try_lock(1, fair(), 5'000, -1, nullptr); });
+  w.at(200 * kMs, [&] { w.client(2).lock(1, fair(), -1, nullptr); });
+  w.at(500 * kMs, [&] { w.crash(1); });
+  w.run_until(10 * kSec);
+  return v.polls_of(2);
+}
+
+TEST(Client, OursPollsOncePerRoundTripBehindADeadHead) {
+  VariantWorld v(ModelVariant::Correct, 3);
+  const auto polls = dead_head_run(v);
+  const auto oks = v.completions(EventKind::Ok, 2);
+  ASSERT_EQ(oks.size(), 1u);
+  EXPECT_GE(oks[0].true_us, 6'000 * kMs);
+  EXPECT_LT(oks[0].true_us, 6'010 * kMs);
+  EXPECT_GT(polls.size(), 1'000u);  // ~5 s of 2 ms round trips answered 0
+}
+
+// fair_wait_for_head: the waiter sleeps until the dead head's slot ends,
+// then takes the lock just as soon.
+TEST(Client, FairWaitForHeadSleepsUntilTheDeadHeadsSlotEnds) {
+  VariantWorld v(ModelVariant::FairWaitForHead, 3);
+  const auto polls = dead_head_run(v);
+  const auto oks = v.completions(EventKind::Ok, 2);
+  ASSERT_EQ(oks.size(), 1u);
+  EXPECT_GE(oks[0].true_us, 6'000 * kMs);
+  EXPECT_LT(oks[0].true_us, 6'010 * kMs);
+  EXPECT_LE(polls.size(), 6u);
+  bool slept = false;
+  for (const auto& p : polls) slept = slept || (p.holders_after.empty() && p.reply != "nil" && p.reply != "0");
+  EXPECT_TRUE(slept);
+}
+
 TEST(Client, CrashReportsPendingOperationsAsUnknown) {
   Harness h(2);
   World& w = *h.world;

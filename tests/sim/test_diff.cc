@@ -31,6 +31,7 @@ TEST(Differential, CorrectModelAgreesWithItself) {
   EXPECT_FALSE(r.counterexample.has_value());
 }
 
+// Mutants and design variants alike differ from the correct scripts.
 TEST(Differential, EveryVariantIsCaughtAndShrunk) {
   for (ModelVariant v : all_variants()) {
     if (v == ModelVariant::Correct) continue;

@@ -1,7 +1,8 @@
 // `locksim diff` end to end (the built binary, LOCKSIM_CLI_PATH): our pack
 // agrees with the model over 1000 sequences of 50 steps; every mutant pack is
 // caught with a counterexample of at most 10 steps, and matches its own model
-// variant exactly; the reordered test pack agrees; bad input exits 2.
+// variant exactly, as does the design variant pack; the reordered test pack
+// agrees; bad input exits 2.
 #include <gtest/gtest.h>
 #include <string>
 
@@ -57,6 +58,18 @@ TEST(DiffCli, EveryMutantMatchesItsModelVariant) {
     const CliRun r = locksim("diff --scripts " + kSource + "/impl/mutants/" + m + " --match-variant --sequences 100 --json");
     EXPECT_EQ(r.exit_code, 0) << m << ": " << r.out;
   }
+}
+
+// The design variant pack (impl/variants/) matches its own model variant and
+// differs from ours.
+TEST(DiffCli, DesignVariantPackMatchesItsModelVariant) {
+  const std::string pack = kSource + "/impl/variants/fair_wait_for_head";
+  const CliRun same = locksim("diff --scripts " + pack + " --match-variant --sequences 300 --json");
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  EXPECT_EQ(parse_summary(same)["divergences"], 0);
+  const CliRun other = locksim("diff --scripts " + pack + " --json");
+  EXPECT_EQ(other.exit_code, 1) << other.out;
+  EXPECT_EQ(parse_summary(other)["divergences"], 1);
 }
 
 TEST(DiffCli, ReorderedPackAgrees) {
