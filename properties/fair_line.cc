@@ -164,6 +164,12 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
     for (const Waiter& w : after) {
       auto old = find_in(before, w.owner);
       if (old == before.end() || old->deadline_hi_ms == w.deadline_hi_ms) continue;
+      // The poller itself, stale by its own now: purged by step 1 and
+      // enqueued anew by step 5 in the same script. Judged as a purge.
+      if (w.owner == e.owner && old->deadline_hi_ms <= e.local_ms) {
+        purged_.push_back(*old);
+        continue;
+      }
       Waiter changed = w;
       changed.deadline_lo_ms = old->deadline_hi_ms;
       rewritten_ = changed;
