@@ -1,6 +1,7 @@
 #include "properties/verdict_policy.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace locksim {
 
@@ -21,6 +22,16 @@ std::optional<std::string> add_fail_on(VerdictPolicy* policy, const std::string&
     start = comma + 1;
   }
   return std::nullopt;
+}
+
+void apply_fail_on(VerdictPolicy* policy, const std::vector<std::string>& lists) {
+  for (const std::string& list : lists) {
+    if (auto bad = add_fail_on(policy, list)) {
+      std::string names;
+      for (const std::string& p : all_properties()) names += p + ", ";
+      throw std::invalid_argument("--fail-on: unknown property '" + *bad + "' (" + names + "all)");
+    }
+  }
 }
 
 std::vector<Violation> failing_violations(const std::vector<Violation>& all, const VerdictPolicy& policy) {

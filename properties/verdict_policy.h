@@ -37,6 +37,10 @@ struct VerdictPolicy {
 // to policy->fail_on; returns the first unknown name, if any.
 std::optional<std::string> add_fail_on(VerdictPolicy* policy, const std::string& list);
 
+// Adds every --fail-on list to policy->fail_on; throws std::invalid_argument
+// "--fail-on: unknown property 'x' (exclusive_ownership, ..., all)".
+void apply_fail_on(VerdictPolicy* policy, const std::vector<std::string>& lists);
+
 // The violations `policy` fails on, in order.
 std::vector<Violation> failing_violations(const std::vector<Violation>& all, const VerdictPolicy& policy);
 

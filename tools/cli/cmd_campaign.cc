@@ -140,12 +140,10 @@ int run_campaign_command(CampaignArgs& args) {
   CampaignOptions& o = args.options;
   if (o.seeds < 1 || o.seeds > 100'000'000) throw UsageError("--seeds must be between 1 and 100000000");
   if (args.no_shrink) o.shrink = false;
-  for (const std::string& list : args.fail_on) {
-    if (auto bad = add_fail_on(&o.policy, list)) {
-      std::string names;
-      for (const std::string& p : all_properties()) names += (names.empty() ? "" : ", ") + p;
-      throw UsageError("--fail-on: unknown property '" + *bad + "' (" + names + ", all)");
-    }
+  try {
+    apply_fail_on(&o.policy, args.fail_on);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
   }
   Scenario tmpl;
   try {

@@ -5,6 +5,7 @@
 // Exit: 0 nothing the policy fails on, 1 some violation fails, 2 bad input.
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,10 @@ struct CheckArgs {
 int check_command(const CheckArgs& args) {
   VerdictPolicy policy;
   policy.unexplained_only = args.unexplained_only;
-  for (const std::string& list : args.fail_on) {
-    if (auto bad = add_fail_on(&policy, list)) throw UsageError("--fail-on: unknown property '" + *bad + "'");
+  try {
+    apply_fail_on(&policy, args.fail_on);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
   }
   CheckerSuite suite(default_check_config());
   uint64_t events = 0;
