@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "impl/redis_conn.h"
+#include "tools/server/clock_probe.h"
 
 namespace locksim {
 
@@ -58,6 +59,17 @@ std::string log_tail(const std::string& path, size_t max_lines) {
   std::string out;
   for (const auto& l : lines) out += "\n  | " + l;
   return out;
+}
+
+// The dynamic loader's complaints in a server log (a shim that could not be
+// preloaded), as " (ld.so: ...)", or "".
+std::string loader_complaints(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  for (int n = 0; n < 100 && std::getline(in, line); ++n) {
+    if (line.find("LD_PRELOAD") != std::string::npos) return " (" + line + ")";
+  }
+  return "";
 }
 
 bool process_alive(pid_t pid) {
@@ -184,7 +196,12 @@ void RedisServer::start() {
         opts.connect_timeout_ms = 200;
         opts.io_timeout_ms = 1000;
         auto conn = RedisConn::connect(opts);
-        if (conn.command({"PING"}) == Reply::bulk("PONG")) return;
+        if (conn.command({"PING"}) == Reply::bulk("PONG")) {
+          check_clock(log_path);
+          return;
+        }
+      } catch (const ClockProbeFailure&) {
+        throw;
       } catch (const RedisError&) {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -197,6 +214,23 @@ void RedisServer::start() {
     }
   }
   throw RedisError(last_error);
+}
+
+// Every start proves the virtual clock works (tools/server/clock_probe.h):
+// a server on the wall clock (shim missing, not preloadable, or not
+// answering the time calls) would make every live result meaningless.
+void RedisServer::check_clock(const std::string& log_path) {
+  std::string problem;
+  try {
+    problem = probe_virtual_clock(*this);
+  } catch (const RedisError& e) {
+    problem = e.what();
+  }
+  if (problem.empty()) return;
+  stop();
+  throw ClockProbeFailure("redis-server does not run on the virtual clock: " + problem +
+                          "; the vclock shim '" + options_.shim_path + "' is not loaded or not working" +
+                          loader_complaints(log_path) + " (check with `locksim doctor`)");
 }
 
 void RedisServer::stop() {

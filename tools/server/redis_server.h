@@ -13,9 +13,16 @@
 #include <memory>
 #include <string>
 
+#include "impl/redis_conn.h"
 #include "impl/server_control.h"
 
 namespace locksim {
+
+// The server started but does not run on the virtual clock (an environment
+// problem: the vclock shim is missing, not preloadable, or broken).
+struct ClockProbeFailure : RedisError {
+  using RedisError::RedisError;
+};
 
 struct RedisServerOptions {
   std::string redis_server_path = "redis-server";  // looked up in PATH
@@ -45,6 +52,7 @@ class RedisServer final : public ServerControl {
 
  private:
   void start();
+  void check_clock(const std::string& log_path);
   RedisServerOptions options_;
   int port_ = 0;
   pid_t pid_ = -1;
