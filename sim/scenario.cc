@@ -22,7 +22,7 @@ void validate_scenario(const Scenario& s) {
   if (s.lock_kind != "rlock" && s.lock_kind != "fair" && s.lock_kind != "mixed") {
     throw ScenarioError("unknown lock kind '" + s.lock_kind + "' (rlock, fair, mixed)");
   }
-  if (s.duration_ms < 0 || s.duration_ms > 7LL * 24 * 3600 * 1000) {
+  if (s.duration_ms < 0 || s.duration_ms > kMaxDurationMs) {
     throw ScenarioError("duration must be in [0, 7 days], got " + std::to_string(s.duration_ms) + " ms");
   }
   if (!is_profile(s.profile)) {
@@ -56,30 +56,65 @@ nlohmann::json scenario_to_json(const Scenario& s) {
 }
 
 namespace {
-template <typename T>
-T field(const nlohmann::json& j, const char* name) {
-  if (!j.contains(name)) throw ScenarioError(std::string("scenario: missing field '") + name + "'");
-  try {
-    return j.at(name).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw ScenarioError(std::string("scenario: field '") + name + "' has the wrong type");
-  }
+
+constexpr const char* kScenarioFields[] = {"seed",    "clients", "locks",   "servers", "lock",
+                                           "duration_ms", "profile", "mutant", "scripts", "model_variant"};
+
+const nlohmann::json& field(const nlohmann::json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end()) throw ScenarioError(std::string("scenario: missing field '") + name + "'");
+  return *it;
 }
+
+// An integer field, exactly: a JSON integer (not a float such as 4.0 or 2.5,
+// not a boolean, not a string) within [min, max]. Never narrowed silently.
+int64_t integer_field(const nlohmann::json& j, const char* name, int64_t min, int64_t max) {
+  const nlohmann::json& v = field(j, name);
+  const std::string where = std::string("scenario: field '") + name + "'";
+  if (!v.is_number_integer()) throw ScenarioError(where + " must be an integer");
+  const bool too_big = v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(max) : v.get<int64_t>() > max;
+  const bool too_small = !v.is_number_unsigned() && v.get<int64_t>() < min;
+  if (too_big || too_small) {
+    throw ScenarioError(where + " must be in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
+                        v.dump());
+  }
+  return v.get<int64_t>();
+}
+
+uint64_t seed_field(const nlohmann::json& j, const char* name) {
+  const nlohmann::json& v = field(j, name);
+  if (!v.is_number_unsigned()) {
+    throw ScenarioError(std::string("scenario: field '") + name + "' must be a non-negative integer");
+  }
+  return v.get<uint64_t>();
+}
+
+std::string string_field(const nlohmann::json& j, const char* name) {
+  const nlohmann::json& v = field(j, name);
+  if (!v.is_string()) throw ScenarioError(std::string("scenario: field '") + name + "' must be a string");
+  return v.get<std::string>();
+}
+
 }  // namespace
 
 Scenario scenario_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw ScenarioError("scenario: not a JSON object");
+  for (const auto& [key, value] : j.items()) {
+    bool known = false;
+    for (const char* name : kScenarioFields) known = known || key == name;
+    if (!known) throw ScenarioError("scenario: unknown field '" + key + "'");
+  }
   Scenario s;
-  s.seed = field<uint64_t>(j, "seed");
-  s.clients = field<int>(j, "clients");
-  s.locks = field<int>(j, "locks");
-  s.servers = field<int>(j, "servers");
-  s.lock_kind = field<std::string>(j, "lock");
-  s.duration_ms = field<int64_t>(j, "duration_ms");
-  s.profile = field<std::string>(j, "profile");
-  s.mutant = field<std::string>(j, "mutant");
-  s.scripts = field<std::string>(j, "scripts");
-  s.model_variant = field<std::string>(j, "model_variant");
+  s.seed = seed_field(j, "seed");
+  s.clients = static_cast<int>(integer_field(j, "clients", 1, kMaxClients));
+  s.locks = static_cast<int>(integer_field(j, "locks", 1, kMaxLocks));
+  s.servers = static_cast<int>(integer_field(j, "servers", 1, kMaxServers));
+  s.lock_kind = string_field(j, "lock");
+  s.duration_ms = integer_field(j, "duration_ms", 0, kMaxDurationMs);
+  s.profile = string_field(j, "profile");
+  s.mutant = string_field(j, "mutant");
+  s.scripts = string_field(j, "scripts");
+  s.model_variant = string_field(j, "model_variant");
   validate_scenario(s);
   return s;
 }

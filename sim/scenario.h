@@ -42,11 +42,14 @@ struct Scenario {
 constexpr int kMaxClients = 4096;
 constexpr int kMaxLocks = 1024;
 constexpr int kMaxServers = 16;
+constexpr int64_t kMaxDurationMs = 7LL * 24 * 3600 * 1000;
 
 // Throws ScenarioError naming the first bad field.
 void validate_scenario(const Scenario& s);
 nlohmann::json scenario_to_json(const Scenario& s);
-// Throws ScenarioError on a missing or mistyped field, or an invalid scenario.
+// Throws ScenarioError naming the field on a missing, unknown or mistyped
+// field (an integer field takes only a JSON integer in range: never a float,
+// a boolean, or a value that would be narrowed), or an invalid scenario.
 Scenario scenario_from_json(const nlohmann::json& j);
 
 std::string lock_name(int index);  // "lsim:L<index>"

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "traces/bounded_json.h"
+
 #ifndef LOCKSIM_BUILD_ID
 #define LOCKSIM_BUILD_ID "unknown"
 #endif
@@ -228,12 +230,16 @@ bool get_line(const json& j, std::vector<LineEntry>* out, bool* known_out, std::
   return true;
 }
 
-bool parse_object(std::string_view line, json* out, std::string* error) {
+bool parse_object(std::string_view line, json* out, std::string* error, bool* too_deep = nullptr) {
   try {
-    *out = json::parse(line.begin(), line.end());
+    *out = parse_bounded_json(line);
   } catch (const json::parse_error& e) {
     // e.byte is the 1-based position of the problem within the line.
     *error = "malformed JSON at column " + std::to_string(e.byte) + " (expected one JSON object per line)";
+    return false;
+  } catch (const JsonTooDeep& e) {
+    *error = std::string(e.what()) + " (expected one flat JSON object per line)";
+    if (too_deep) *too_deep = true;
     return false;
   }
   if (!out->is_object()) {
@@ -306,8 +312,9 @@ Event event_as_version(const Event& event, int version) {
 
 bool decode_header(std::string_view line, TraceHeader* out, std::string* error) {
   json j;
-  if (!parse_object(line, &j, error)) {
-    *error = "missing trace header: " + *error;
+  bool too_deep = false;
+  if (!parse_object(line, &j, error, &too_deep)) {
+    *error = (too_deep ? "bad trace header: " : "missing trace header: ") + *error;
     return false;
   }
   auto format = j.find("format");
@@ -317,7 +324,8 @@ bool decode_header(std::string_view line, TraceHeader* out, std::string* error) 
     return false;
   }
   if (!format->is_string() || format->get<std::string>() != kTraceFormatName) {
-    *error = "not a locksim trace: format " + format->dump() + " (expected \"" + std::string(kTraceFormatName) + "\")";
+    *error = "not a locksim trace: format " + describe_json_value(*format) + " (expected \"" +
+             std::string(kTraceFormatName) + "\")";
     return false;
   }
   auto version = j.find("version");
@@ -328,7 +336,7 @@ bool decode_header(std::string_view line, TraceHeader* out, std::string* error) 
   }
   if (!version->is_number_unsigned() || version->get<uint64_t>() < static_cast<uint64_t>(kOldestTraceVersion) ||
       version->get<uint64_t>() > static_cast<uint64_t>(kTraceVersion)) {
-    *error = "unsupported trace version " + version->dump() + " (this build reads versions " +
+    *error = "unsupported trace version " + describe_json_value(*version) + " (this build reads versions " +
              std::to_string(kOldestTraceVersion) + "-" + std::to_string(kTraceVersion) + ")";
     return false;
   }
@@ -365,7 +373,7 @@ bool decode_event(std::string_view line, Event* out, std::string* error) {
     return false;
   }
   if (!event_kind_from_name(kind->get<std::string>(), &e.kind)) {
-    *error = "unknown event kind " + kind->dump();
+    *error = "unknown event kind " + describe_json_value(*kind);
     return false;
   }
   const bool ok = get_uint64(j, "id", &e.id, error) && get_int64(j, "t", &e.true_us, error) &&

@@ -1,19 +1,49 @@
 #include "traces/trace_reader.h"
 
+#include <sys/stat.h>
+
 #include <cassert>
 
 namespace locksim {
 
 namespace {
-constexpr size_t kMaxLineBytes = 64 * 1024 * 1024;  // a sanity bound on one event
+
+enum class LineRead { Line, End, TooLong };
+
+// Reads up to the next '\n' (not stored) or the end of the stream, but never
+// more than `max_bytes` bytes: memory stays bounded whatever the input (a
+// file of NULs with no newline, /dev/zero). On TooLong the rest of the line
+// is left unread.
+LineRead read_bounded_line(std::istream& in, std::string* line, size_t max_bytes) {
+  line->clear();
+  std::streambuf* buf = in.rdbuf();
+  bool any = false;
+  for (;;) {
+    const int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return any ? LineRead::Line : LineRead::End;
+    }
+    any = true;
+    if (c == '\n') return LineRead::Line;
+    if (line->size() >= max_bytes) return LineRead::TooLong;
+    line->push_back(static_cast<char>(c));
+  }
+}
+
 }  // namespace
 
 TraceReader::TraceReader(std::istream& in, std::string name) : in_(&in), name_(std::move(name)) {
   read_header();
 }
 
-TraceReader::TraceReader(const std::string& path)
-    : file_(std::make_unique<std::ifstream>(path, std::ios::binary)), name_(path) {
+TraceReader::TraceReader(const std::string& path) : name_(path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    throw TraceError(path + ": cannot open trace file");
+  }
+  if (S_ISDIR(st.st_mode)) throw TraceError(path + ": is a directory, not a trace file");
+  file_ = std::make_unique<std::ifstream>(path, std::ios::binary);
   if (!*file_) throw TraceError(path + ": cannot open trace file");
   in_ = file_.get();
   read_header();
@@ -24,21 +54,30 @@ void TraceReader::fail(const std::string& what) const {
 }
 
 void TraceReader::read_header() {
-  if (!std::getline(*in_, line_)) {
+  const LineRead r = read_bounded_line(*in_, &line_, kMaxHeaderBytes);
+  if (r == LineRead::End) {
+    if (in_->bad()) throw TraceError(name_ + ": read error");
     throw TraceError(name_ + ": empty file (expected a locksim trace header on line 1)");
   }
   line_number_ = 1;
+  if (r == LineRead::TooLong) {
+    fail("header line longer than " + std::to_string(kMaxHeaderBytes) +
+         " bytes (a trace header is one short JSON object; is this a locksim trace?)");
+  }
   std::string error;
   if (!decode_header(line_, &header_, &error)) fail(error);
 }
 
 bool TraceReader::next(Event& out) {
-  if (!std::getline(*in_, line_)) {
+  const LineRead r = read_bounded_line(*in_, &line_, kMaxEventBytes);
+  if (r == LineRead::End) {
     if (in_->bad()) fail("read error");
     return false;
   }
   ++line_number_;
-  if (line_.size() > kMaxLineBytes) fail("line longer than " + std::to_string(kMaxLineBytes) + " bytes");
+  if (r == LineRead::TooLong) {
+    fail("line longer than " + std::to_string(kMaxEventBytes) + " bytes (one event is one short JSON object)");
+  }
   if (line_.empty()) fail("empty line (expected one event per line)");
   std::string error;
   Event event;

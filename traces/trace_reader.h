@@ -4,6 +4,9 @@
 //   trace.jsonl:1: unsupported trace version 7 (this build reads version 1)
 //   trace.jsonl:5: malformed JSON at column 12 (expected one JSON object per line)
 //   trace.jsonl:9: event id 4 does not follow 7 (ids must increase)
+// Memory stays bounded whatever the input: the header line may hold at most
+// kMaxHeaderBytes and an event line kMaxEventBytes; a longer line is an
+// error as soon as the bound is passed (the rest is never read).
 //
 // first_difference() walks two readers in step and reports the first event
 // where they disagree (compared as decoded Events), or that one ends first.
@@ -23,6 +26,9 @@ namespace locksim {
 
 class TraceReader {
  public:
+  static constexpr size_t kMaxHeaderBytes = 1024 * 1024;
+  static constexpr size_t kMaxEventBytes = 64 * 1024 * 1024;
+
   // Reads from `in`, which must outlive the reader; `name` appears in errors.
   TraceReader(std::istream& in, std::string name);
   // Opens the file at `path`; throws TraceError if it cannot.
