@@ -6,7 +6,11 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
+
+#include "traces/bounded_json.h"
 
 namespace locksim {
 
@@ -38,13 +42,21 @@ bool parse_int64(const std::string& s, int64_t* out) {
   return true;
 }
 
-// Reads a whole file; nullopt if it cannot be opened.
+// Reads a whole regular file of at most kMaxFileBytes (never more than that
+// is read: a FIFO or device never gets this far); nullopt if it does not
+// exist or cannot be opened. Throws ScriptPackError naming the path when it
+// is a directory or another non-regular file, or too large.
 std::optional<std::string> read_file(const std::string& path, const std::string& what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  if (S_ISDIR(st.st_mode)) throw ScriptPackError(path + ": " + what + " is a directory, not a file");
+  if (!S_ISREG(st.st_mode)) throw ScriptPackError(path + ": " + what + " is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  std::string text = buf.str();
+  std::string text(kMaxFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw ScriptPackError(path + ": cannot read " + what);
+  text.resize(static_cast<size_t>(in.gcount()));
   if (text.size() > kMaxFileBytes) {
     throw ScriptPackError(path + ": " + what + " is larger than " + std::to_string(kMaxFileBytes) +
                           " bytes");
@@ -75,7 +87,7 @@ std::vector<PackExpr> parse_expr_list(const nlohmann::json& entry, const char* f
     } else if (item.is_string()) {
       out.push_back(parse_pack_expr(item.get<std::string>(), item_where));
     } else {
-      throw ScriptPackError(item_where + ": expected a string expression, got " + item.dump());
+      throw ScriptPackError(item_where + ": expected a string expression, got " + describe_json_value(item));
     }
   }
   return out;
@@ -160,10 +172,14 @@ ScriptPack ScriptPack::load(const std::string& dir) {
   }
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(*text);
+    doc = parse_bounded_json(*text);
   } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    if (what.size() > 200) what = what.substr(0, 200) + "...";
     throw ScriptPackError(manifest_path + ": invalid JSON at line " +
-                          std::to_string(line_of_byte(*text, e.byte)) + ": " + e.what());
+                          std::to_string(line_of_byte(*text, e.byte)) + ": " + what);
+  } catch (const JsonTooDeep& e) {
+    throw ScriptPackError(manifest_path + ": " + e.what());
   }
   if (!doc.is_object()) throw ScriptPackError(manifest_path + ": the manifest must be a JSON object");
   if (!doc.contains("format") || doc["format"] != kFormatName) {
@@ -173,7 +189,7 @@ ScriptPack ScriptPack::load(const std::string& dir) {
     throw ScriptPackError(manifest_path + ": \"version\" is missing or not an integer");
   }
   if (doc["version"].get<int64_t>() != kFormatVersion) {
-    throw ScriptPackError(manifest_path + ": unsupported version " + doc["version"].dump() +
+    throw ScriptPackError(manifest_path + ": unsupported version " + describe_json_value(doc["version"]) +
                           " (this build reads version " + std::to_string(kFormatVersion) + ")");
   }
   if (doc.contains("model_variant")) {
@@ -183,7 +199,7 @@ ScriptPack ScriptPack::load(const std::string& dir) {
     if (!variant) {
       std::string names;
       for (ModelVariant m : all_variants()) names += (names.empty() ? "" : ", ") + std::string(variant_name(m));
-      throw ScriptPackError(manifest_path + ": unknown \"model_variant\" " + v.dump() + " (known: " +
+      throw ScriptPackError(manifest_path + ": unknown \"model_variant\" " + describe_json_value(v) + " (known: " +
                             names + ")");
     }
     pack.model_variant_ = variant;
@@ -206,7 +222,12 @@ ScriptPack ScriptPack::load(const std::string& dir) {
     script.path = dir + "/" + script.file;
     script.keys = parse_expr_list(entry, "keys", where);
     script.argv = parse_expr_list(entry, "argv", where);
-    const auto source = read_file(script.path, "the script");
+    std::optional<std::string> source;
+    try {
+      source = read_file(script.path, "the Lua file");
+    } catch (const ScriptPackError& e) {
+      throw ScriptPackError(where + ": " + e.what());
+    }
     if (!source) throw ScriptPackError(where + ": cannot read Lua file " + script.path);
     script.source = *source;
     const auto i = static_cast<size_t>(*kind);
