@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <algorithm>
 #include <set>
 #include <vector>
@@ -139,6 +140,10 @@ void write_outputs(const CampaignArgs& args, const Scenario& tmpl, const Campaig
 int run_campaign_command(CampaignArgs& args) {
   CampaignOptions& o = args.options;
   if (o.seeds < 1 || o.seeds > 100'000'000) throw UsageError("--seeds must be between 1 and 100000000");
+  if (o.base_seed > std::numeric_limits<uint64_t>::max() - static_cast<uint64_t>(o.seeds - 1)) {
+    throw UsageError("--base-seed " + std::to_string(o.base_seed) + " + --seeds " + std::to_string(o.seeds) +
+                     " passes the largest seed, 18446744073709551615 (seeds would wrap around to 0)");
+  }
   if (args.no_shrink) o.shrink = false;
   try {
     apply_fail_on(&o.policy, args.fail_on);
@@ -199,15 +204,17 @@ int run_campaign_command(CampaignArgs& args) {
 void add_campaign_command(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<CampaignArgs>();
   CLI::App* cmd = app.add_subcommand("campaign", "Run seeded scenarios on the model and check every property");
-  cmd->add_option("--seeds", args->options.seeds, "number of seeds to run")->required();
+  cmd->add_option("--seeds", args->options.seeds, "number of seeds to run")->required()->check(integer_in(1, 100'000'000));
   cmd->add_option("--profile", args->options.profile, "fault profile: none, safe, pauses, skew, hostile")->capture_default_str();
   cmd->add_option("--lock", args->options.lock_kind, "lock kind: rlock, fair, mixed")->capture_default_str();
   cmd->add_option("--mutant", args->options.mutant, "client or script mutant to run (see locksim mutants --list)")->capture_default_str();
   cmd->add_option("--scripts", args->options.scripts, "script pack dir (its model_variant is run on the model)")->capture_default_str();
   cmd->add_option("--base-seed", args->options.base_seed, "seed of the first run")->capture_default_str()->check(non_negative_integer());
-  cmd->add_option("--clients", args->options.clients, "clients per scenario")->capture_default_str();
-  cmd->add_option("--locks", args->options.locks, "locks per scenario")->capture_default_str();
-  cmd->add_option("--duration-ms", args->options.duration_ms, "workload duration per scenario")->capture_default_str();
+  cmd->add_option("--clients", args->options.clients, "clients per scenario")
+      ->capture_default_str()->check(integer_in(1, kMaxClients));
+  cmd->add_option("--locks", args->options.locks, "locks per scenario")->capture_default_str()->check(integer_in(1, kMaxLocks));
+  cmd->add_option("--duration-ms", args->options.duration_ms, "workload duration per scenario")
+      ->capture_default_str()->check(integer_in(int64_t{0}, kMaxDurationMs));
   cmd->add_flag("--no-shrink", args->no_shrink, "report the failing seed without shrinking");
   cmd->add_flag("--keep-going", args->options.keep_going,
                 "go on past failing seeds and list every one (only the first is shrunk)");

@@ -107,8 +107,10 @@ void add_diff_command(CLI::App& app, int* exit_code) {
       "diff", "Differential test: a Lua script pack on live Redis against the model, with shrinking");
   cmd->add_option("--scripts", args->scripts,
                   "Script pack directory (default: $LOCKSIM_SCRIPTS or the built-in impl/lua)");
-  cmd->add_option("--sequences", args->sequences, "Number of random sequences (default 200)")->capture_default_str();
-  cmd->add_option("--length", args->length, "Steps per sequence (default 50)")->capture_default_str();
+  cmd->add_option("--sequences", args->sequences, "Number of random sequences (default 200)")
+      ->capture_default_str()->check(integer_in(1, 10'000'000));
+  cmd->add_option("--length", args->length, "Steps per sequence (default 50)")
+      ->capture_default_str()->check(integer_in(1, 100'000));
   cmd->add_option("--seed", args->seed, "PRNG seed (default 1)")->capture_default_str()->check(non_negative_integer());
   cmd->add_flag("--json", args->json, "Print one JSON summary object on stdout");
   cmd->add_flag("--match-variant", args->match_variant,

@@ -67,7 +67,8 @@ void add_mutants_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand("mutants", "Check that every known mutant is caught by some property");
   cmd->add_flag("--list", args->list, "print the mutant names, one per line");
   cmd->add_flag("--json", args->json, "print {\"mutants\":[...]} as JSON");
-  cmd->add_option("--max-seeds", args->max_seeds, "seed budget per mutant")->capture_default_str();
+  cmd->add_option("--max-seeds", args->max_seeds, "seed budget per mutant")
+      ->capture_default_str()->check(integer_in(1, 1'000'000));
   cmd->add_option("--only", args->only, "run just this mutant")->capture_default_str();
   cmd->callback([args, exit_code] { *exit_code = run_mutants_command(*args); });
 }

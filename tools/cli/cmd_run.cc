@@ -82,11 +82,14 @@ void add_run_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand("run", "Run one scenario in virtual time and write its trace");
   cmd->add_option("--seed", opts->seed, "Seed of the run")->required()->check(non_negative_integer());
   cmd->add_option("--backend", opts->backend, "model (default) or live")->capture_default_str();
-  cmd->add_option("--clients", opts->clients, "Number of client processes (>= 1)")->capture_default_str();
-  cmd->add_option("--locks", opts->locks, "Number of locks (>= 1)")->capture_default_str();
-  cmd->add_option("--servers", opts->servers, "Number of Redis servers (>= 1)")->capture_default_str();
+  cmd->add_option("--clients", opts->clients, "Number of client processes")
+      ->capture_default_str()->check(integer_in(1, kMaxClients));
+  cmd->add_option("--locks", opts->locks, "Number of locks")->capture_default_str()->check(integer_in(1, kMaxLocks));
+  cmd->add_option("--servers", opts->servers, "Number of Redis servers")
+      ->capture_default_str()->check(integer_in(1, kMaxServers));
   cmd->add_option("--lock", opts->lock, "Lock kind: rlock, fair or mixed")->capture_default_str();
-  cmd->add_option("--duration-s", opts->duration_s, "Virtual seconds of new operations")->capture_default_str();
+  cmd->add_option("--duration-s", opts->duration_s, "Virtual seconds of new operations")
+      ->capture_default_str()->check(decimal_in(0, static_cast<double>(kMaxDurationMs) / 1000));
   cmd->add_option("--profile", opts->profile, "Fault profile: none, safe, pauses, skew, hostile")->capture_default_str();
   cmd->add_option("--scripts", opts->scripts, "Script pack directory (default: impl/lua)")->capture_default_str();
   cmd->add_option("--mutant", opts->mutant, "Client mutant (default: none)")->capture_default_str();

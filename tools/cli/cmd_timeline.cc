@@ -42,7 +42,7 @@ int timeline_command(const TimelineArgs& a) {
   uint64_t to = std::numeric_limits<uint64_t>::max();
   if (a.around_id >= 0) {
     from = a.around_id > a.radius ? static_cast<uint64_t>(a.around_id - a.radius) : 0;
-    to = static_cast<uint64_t>(a.around_id + a.radius);
+    to = static_cast<uint64_t>(a.around_id) + static_cast<uint64_t>(a.radius);  // both < 2^63: no overflow
   }
   if (a.from_id >= 0) from = static_cast<uint64_t>(a.from_id);
   if (a.to_id >= 0) to = static_cast<uint64_t>(a.to_id);
@@ -85,15 +85,16 @@ void add_timeline_command(CLI::App& app, int* exit_code) {
   cmd->add_option("trace", a->trace, "Trace file (JSON Lines)")->required();
   cmd->add_option("-o,--out", a->out, "Output file (.svg, .png, .pdf or .dot)")->required();
   cmd->add_option("--format", a->format, "svg|png|pdf|dot (default: from the output name)")->capture_default_str();
-  cmd->add_option("--from", a->from_id, "First event id to draw")->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--to", a->to_id, "Last event id to draw")->check(CLI::NonNegativeNumber)->capture_default_str();
+  const CLI::Validator event_id = integer_in(int64_t{0}, std::numeric_limits<int64_t>::max());
+  cmd->add_option("--from", a->from_id, "First event id to draw")->check(event_id);
+  cmd->add_option("--to", a->to_id, "Last event id to draw")->check(event_id);
   cmd->add_option("--around", a->around_id, "Draw --radius events either side of this id, highlighted")
-      ->check(CLI::NonNegativeNumber);
+      ->check(event_id);
   cmd->add_option("--radius", a->radius, "With --around: events either side (default 20)")
-      ->check(CLI::Range(int64_t{0}, int64_t{100000}));
+      ->check(integer_in(int64_t{0}, int64_t{100000}));
   cmd->add_option("--lock", a->lock, "Only events of this lock (and events with no lock, e.g. faults)")->capture_default_str();
   cmd->add_option("--max-events", a->max_events, "At most this many events (default 600)")
-      ->check(CLI::Range(size_t{1}, size_t{100000}));
+      ->check(integer_in(size_t{1}, size_t{100000}));
   cmd->callback([a, exit_code] { *exit_code = timeline_command(*a); });
 }
 

@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tools/cli/number_option.h"
+
 namespace locksim::cli {
 
 void add_doctor_command(CLI::App& app, int* exit_code);
@@ -17,17 +19,35 @@ void add_mutants_command(CLI::App& app, int* exit_code);
 void add_diff_command(CLI::App& app, int* exit_code);
 void add_check_command(CLI::App& app, int* exit_code);
 
-// Accepts only a plain non-negative integer ("-1" would otherwise wrap
-// around in an unsigned option).
+// Accepts only a plain non-negative integer that fits 64 bits ("-1" would
+// otherwise wrap around in an unsigned option, and 2^64 saturate).
 inline CLI::Validator non_negative_integer() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
+        uint64_t value = 0;
         if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
           return "expected a non-negative integer, got '" + text + "'";
+        }
+        if (!parse_whole_integer(text, &value)) {
+          return "'" + text + "' is out of range (at most 18446744073709551615)";
         }
         return "";
       },
       "UINT");
+}
+
+// When the first argument is not an option and names no subcommand of `app`,
+// the one-line complaint naming it and the known subcommands; "" otherwise.
+inline std::string unknown_subcommand_message(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return "";
+  std::string names;
+  bool known = false;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    known = known || sub->check_name(argv[1]);
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  }
+  if (known) return "";
+  return std::string("unknown subcommand '") + argv[1] + "' (expected one of: " + names + ")";
 }
 
 // Thrown by a command on bad input; main prints "locksim: <what>" and exits 2.

@@ -25,6 +25,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // One line, exit 2: bad input is never a crash.
+    if (const std::string unknown = locksim::cli::unknown_subcommand_message(app, argc, argv); !unknown.empty()) {
+      std::fprintf(stderr, "locksim: %s\n", unknown.c_str());
+      return 2;
+    }
     std::fprintf(stderr, "locksim: %s (see --help)\n", e.what());
     return 2;
   } catch (const locksim::cli::UsageError& e) {

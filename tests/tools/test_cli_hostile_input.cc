@@ -1,0 +1,200 @@
+// Issue 13, bad input to the command line: each case exits 2 with one line
+// that names the problem, never crashes, and leaves no file behind.
+//   1  a header nested 100,000 levels deep (replay, timeline, check)
+//   6  /dev/zero and other endless lines (bounded reading, correct message)
+//  10  loose header types: 4294967300 clients, floats, booleans
+//  11  out-of-range numbers on every numeric option of every subcommand
+//  12  a script-pack `file` that is a directory
+//  also: an unknown subcommand is named
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using locksim::testing::line_count;
+using locksim::testing::read_file;
+using locksim::testing::run_locksim;
+
+class HostileInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("locksim-hostile-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    trace_ = path("t.jsonl");
+    const auto r = run_locksim("run --seed 1 --duration-s 20 --trace " + trace_);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const std::string text = read_file(trace_);
+    header_ = text.substr(0, text.find('\n'));
+    body_ = text.substr(text.find('\n') + 1);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name), std::ios::binary) << text;
+    return path(name);
+  }
+  // The trace with `from` replaced by `to` in its header.
+  std::string with_header(const std::string& name, const std::string& from, const std::string& to) const {
+    std::string header = header_;
+    const size_t at = header.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    header.replace(at, from.size(), to);
+    return write(name, header + "\n" + body_);
+  }
+  // Exit 2, exactly one line, holding every key word.
+  static void expect_one_line_exit2(const std::string& args, const std::vector<std::string>& words) {
+    const auto r = run_locksim(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
+    EXPECT_EQ(line_count(r.out), 1) << args << "\n" << r.out;
+    for (const auto& w : words) EXPECT_NE(r.out.find(w), std::string::npos) << args << ": no '" << w << "' in " << r.out;
+  }
+  // Nothing but the given names in the directory.
+  void expect_only(const std::vector<std::string>& names) const {
+    size_t n = 0;
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      ++n;
+      EXPECT_NE(std::find(names.begin(), names.end(), entry.path().filename().string()), names.end())
+          << "left behind: " << entry.path();
+    }
+    EXPECT_EQ(n, names.size());
+  }
+
+  fs::path dir_;
+  std::string trace_;
+  std::string header_;
+  std::string body_;
+};
+
+TEST_F(HostileInput, DeeplyNestedHeaderIsOneLineExit2) {
+  const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
+  const std::string n = write("n.jsonl", R"({"format":"locksim-trace","version":1,"seed":1,"build":"0.1.0",)"
+                                         R"("backend":"model","scenario":)" + deep + "}\n");
+  const std::string f = write("f.jsonl", R"({"format":)" + deep + "}\n");
+  for (const std::string& file : {n, f}) {
+    expect_one_line_exit2("replay " + file, {file + ":1:", "nested deeper than 64 levels"});
+    expect_one_line_exit2("check " + file, {file + ":1:", "nested deeper than 64 levels"});
+    expect_one_line_exit2("timeline " + file + " -o " + path("n.svg"), {file + ":1:", "nested deeper than 64 levels"});
+  }
+  expect_only({"t.jsonl", "n.jsonl", "f.jsonl"});
+}
+
+TEST_F(HostileInput, DevZeroFailsFastWithTheBound) {
+  for (const char* cmd : {"replay /dev/zero", "check /dev/zero"}) {
+    expect_one_line_exit2(std::string(cmd), {"/dev/zero:1:", "header line longer than 1048576 bytes"});
+  }
+  expect_one_line_exit2("timeline /dev/zero -o " + path("z.svg"), {"/dev/zero:1:", "longer than 1048576 bytes"});
+  const auto r = run_locksim("replay /dev/zero");
+  EXPECT_EQ(r.out.find("empty file"), std::string::npos) << r.out;
+  // An event line past its bound (64 MiB) is named with its line number.
+  {
+    std::ofstream out(path("long.jsonl"), std::ios::binary);
+    out << header_ << "\n";
+    const std::string chunk(1 << 20, 'x');
+    for (int i = 0; i < 65; ++i) out << chunk;
+    out << "\n";
+  }
+  expect_one_line_exit2("replay " + path("long.jsonl"), {"long.jsonl:2:", "line longer than 67108864 bytes"});
+  expect_one_line_exit2("replay " + dir_.string(), {"is a directory"});
+  expect_only({"t.jsonl", "long.jsonl"});
+}
+
+TEST_F(HostileInput, LooseHeaderTypesAreRejectedWithTheField) {
+  struct Case {
+    std::string from, to, field;
+  };
+  const std::vector<Case> cases = {
+      {"\"clients\":4", "\"clients\":4294967300", "'clients'"},
+      {"\"clients\":4", "\"clients\":4.0", "'clients' must be an integer"},
+      {"\"clients\":4", "\"clients\":true", "'clients' must be an integer"},
+      {"\"locks\":1", "\"locks\":1.5", "'locks' must be an integer"},
+      {"\"servers\":1", "\"servers\":false", "'servers' must be an integer"},
+      {"\"duration_ms\":20000", "\"duration_ms\":2e4", "'duration_ms' must be an integer"},
+      {"\"seed\":1,\"servers\"", "\"seed\":1.0,\"servers\"", "'seed' must be a non-negative integer"},
+      {"\"version\":2,\"seed\":1", "\"version\":2,\"seed\":true", "\"seed\" must be a non-negative integer"},
+      {"\"version\":2", "\"version\":2.0", "version"},
+      {"\"profile\":\"none\"", "\"profile\":7", "'profile' must be a string"},
+  };
+  for (const Case& c : cases) {
+    const std::string file = with_header("loose.jsonl", c.from, c.to);
+    expect_one_line_exit2("replay " + file, {"loose.jsonl", c.field});
+  }
+  // 4294967300 must not become 4 and "replay identically".
+  const auto r = run_locksim("replay " + with_header("wrap.jsonl", "\"clients\":4", "\"clients\":4294967300"));
+  EXPECT_EQ(r.out.find("identically"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("must be in [1, 4096], got 4294967300"), std::string::npos) << r.out;
+}
+
+TEST_F(HostileInput, OutOfRangeNumbersAreRejectedOnEveryOption) {
+  const std::string out = " --trace " + path("x.jsonl");
+  const std::string tl = "timeline " + trace_ + " -o " + path("x.svg");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run --seed 18446744073709551616" + out, "--seed"},
+      {"run --seed 99999999999999999999999" + out, "--seed"},
+      {"run --seed -1" + out, "--seed"},
+      {"run --seed 1 --clients 4294967300" + out, "--clients"},
+      {"run --seed 1 --clients 2.5" + out, "--clients"},
+      {"run --seed 1 --locks 0" + out, "--locks"},
+      {"run --seed 1 --servers 99999999999999999999" + out, "--servers"},
+      {"run --seed 1 --duration-s 0x10" + out, "--duration-s"},
+      {"run --seed 1 --duration-s 1e400" + out, "--duration-s"},
+      {"run --seed 1 --duration-s nan" + out, "--duration-s"},
+      {"campaign --seeds 1 --base-seed 18446744073709551616", "--base-seed"},
+      {"campaign --seeds 2 --base-seed 18446744073709551615", "wrap"},
+      {"campaign --seeds 4294967297", "--seeds"},
+      {"campaign --seeds 1 --clients 4294967300", "--clients"},
+      {"campaign --seeds 1 --locks -1", "--locks"},
+      {"campaign --seeds 1 --duration-ms 99999999999999999999", "--duration-ms"},
+      {"campaign --seeds 1 --duration-ms 1.5", "--duration-ms"},
+      {"diff --seed 18446744073709551616", "--seed"},
+      {"diff --sequences 4294967297", "--sequences"},
+      {"diff --length 99999999999999999999", "--length"},
+      {"mutants --max-seeds 4294967297", "--max-seeds"},
+      {tl + " --from 99999999999999999999", "--from"},
+      {tl + " --to -1", "--to"},
+      {tl + " --around 9223372036854775808", "--around"},
+      {tl + " --radius 1e3", "--radius"},
+      {tl + " --max-events 18446744073709551617", "--max-events"},
+      {"doctor --port 4294967297", "--port"},
+      {"doctor --port 1 --timeout-ms 99999999999999999999", "--timeout-ms"},
+  };
+  for (const auto& [args, word] : cases) expect_one_line_exit2(args, {word});
+  // The largest seed is still accepted, exactly.
+  const auto r = run_locksim("run --seed 18446744073709551615 --duration-s 1" + out);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("seed=18446744073709551615"), std::string::npos) << r.out;
+  // --around at the largest id does not overflow into a wrapped window.
+  expect_one_line_exit2(tl + " --around 9223372036854775807 --radius 100000", {"no events in the requested window"});
+  expect_only({"t.jsonl", "x.jsonl"});
+}
+
+TEST_F(HostileInput, ScriptFileThatIsADirectoryIsNamed) {
+  const fs::path pack = dir_ / "pk";
+  fs::create_directories(pack / "sub");
+  for (const auto& entry : fs::directory_iterator(std::string(LOCKSIM_SOURCE_DIR) + "/impl/lua")) {
+    fs::copy_file(entry.path(), pack / entry.path().filename());
+  }
+  std::string manifest = read_file(pack / "manifest.json");
+  const std::string from = "\"rlock_acquire.lua\"";
+  manifest.replace(manifest.find(from), from.size(), "\"sub\"");
+  std::ofstream(pack / "manifest.json") << manifest;
+  expect_one_line_exit2("run --seed 1 --scripts " + pack.string() + " --trace " + path("x.jsonl"),
+                        {"rlock_acquire", (pack / "sub").string(), "is a directory"});
+  expect_only({"t.jsonl", "pk"});
+}
+
+TEST_F(HostileInput, UnknownSubcommandIsNamed) {
+  expect_one_line_exit2("bogus", {"unknown subcommand 'bogus'", "run", "replay", "timeline"});
+  expect_one_line_exit2("bogus --seed 1", {"unknown subcommand 'bogus'"});
+}
+
+}  // namespace
