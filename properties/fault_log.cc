@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "properties/violation.h"
+
 namespace locksim {
 
 namespace {
@@ -16,9 +18,9 @@ void FaultLog::push(PerClient& c, ClientFault f) {
 void FaultLog::on_event(const Event& e) {
   if (e.kind == EventKind::Fault) {
     if (e.op == "clock_jump" && e.client < 0) {
-      server_recent_.push_back({"server_clock_jump", e.id, e.true_us, e.duration_ms});
+      server_recent_.push_back({"server_clock_jump", e.id, e.true_us, e.duration_ms, ""});
     } else if (e.op == "redis_restart") {
-      server_recent_.push_back({"redis_restart", e.id, e.true_us, 0});
+      server_recent_.push_back({"redis_restart", e.id, e.true_us, 0, ""});
     }
     while (server_recent_.size() > kFaultsPerClient) server_recent_.pop_front();
 
@@ -27,20 +29,22 @@ void FaultLog::on_event(const Event& e) {
     PerClient& c = clients_[who];
     if (e.op == "pause") {
       c.paused_total_ms += e.duration_ms > 0 ? e.duration_ms : 0;
-      push(c, {"pause", e.id, e.true_us, e.duration_ms});
+      push(c, {"pause", e.id, e.true_us, e.duration_ms, ""});
     } else if (e.op == "partition") {
-      push(c, {"partition", e.id, e.true_us, e.duration_ms});
+      push(c, {"partition", e.id, e.true_us, e.duration_ms, ""});
     } else if (e.op == "clock_jump") {
       if (c.has_offset) c.offset_ms += e.duration_ms;
-      push(c, {"clock_jump", e.id, e.true_us, e.duration_ms});
+      push(c, {"clock_jump", e.id, e.true_us, e.duration_ms, ""});
     } else if (e.op == "crash") {
-      push(c, {"crash", e.id, e.true_us, 0});
+      push(c, {"crash", e.id, e.true_us, 0, ""});
+    } else if (e.op == "lost") {
+      push(c, {"lost", e.id, e.true_us, 0, e.detail});
     }
     return;
   }
   if (e.client < 0) return;
   if (e.kind == EventKind::Info && e.detail == "timeout") {
-    push(clients_[e.client], {"lost_reply", e.id, e.true_us, 0});
+    push(clients_[e.client], {"lost_reply", e.id, e.true_us, 0, ""});
   }
   if (e.kind == EventKind::Invoke || e.kind == EventKind::Ok || e.kind == EventKind::Fail) {
     PerClient& c = clients_[e.client];
@@ -67,6 +71,18 @@ std::deque<ClientFault> FaultLog::server_faults_between(int64_t from_us, int64_t
     if (f.true_us >= from_us && f.true_us <= to_us) out.push_back(f);
   }
   return out;
+}
+
+std::string describe_client_fault(int client, const ClientFault& f) {
+  const std::string who = "client " + std::to_string(client);
+  const std::string at = " at event #" + std::to_string(f.event_id);
+  if (f.kind == "pause") return who + " paused for " + format_ms(f.duration_ms) + at;
+  if (f.kind == "partition") return who + " partitioned for " + format_ms(f.duration_ms) + at;
+  if (f.kind == "clock_jump") return who + "'s clock jumped " + format_ms(f.duration_ms) + at;
+  if (f.kind == "crash") return who + " crashed" + at;
+  if (f.kind == "lost") return who + " lost a message (" + f.detail + ")" + at;
+  if (f.kind == "lost_reply") return who + " timed out waiting for a reply" + at;
+  return who + " " + f.kind + at;
 }
 
 int64_t FaultLog::paused_total_ms(int client) const {

@@ -16,16 +16,21 @@
 namespace locksim {
 
 struct ClientFault {
-  std::string kind;        // pause, clock_jump, partition, lost_reply, crash, redis_restart
+  std::string kind;        // pause, clock_jump, partition, lost_reply, lost, crash, redis_restart
   uint64_t event_id = 0;
   int64_t true_us = 0;     // when it happened
   int64_t duration_ms = 0; // pause / partition length, clock jump size (signed)
+  std::string detail;      // lost: what the link dropped ("message <channel>", ...)
 };
+
+// "client 2 partitioned for 1 200 ms at event #17", "client 0 lost a message
+// (subscribe_ack <channel>) at event #40": one fault of `client`, for causes.
+std::string describe_client_fault(int client, const ClientFault& f);
 
 class FaultLog {
  public:
   explicit FaultLog(int64_t clock_epoch_ms = 0) : clock_epoch_ms_(clock_epoch_ms) {}
-  static constexpr size_t kFaultsPerClient = 16;
+  static constexpr size_t kFaultsPerClient = 64;
 
   // Observes every event; records faults and client clock offsets.
   void on_event(const Event& e);

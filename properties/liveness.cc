@@ -13,7 +13,7 @@ void LivenessChecker::on_event(const Event& e) {
     case EventKind::Invoke:
       if (is_acquire_op(e))
         waiters_[e.op_id] = Waiter{e.owner, e.lock, e.client, e.id, e.true_us, e.wait_ms,
-                                   faults_.paused_total_ms(e.client), false};
+                                   faults_.paused_total_ms(e.client), false, {}};
       break;
     case EventKind::Ok:
     case EventKind::Fail:
@@ -26,6 +26,7 @@ void LivenessChecker::on_event(const Event& e) {
     }
     case EventKind::Script:
       check_wake_up(e);
+      if (line_.is_fair(e.lock)) note_line_ahead(e.lock);
       if (e.holders_after.empty()) {
         if (!free_since_us_.count(e.lock)) {
           free_since_us_[e.lock] = e.true_us;
@@ -77,7 +78,83 @@ void LivenessChecker::check_budget(const Waiter& w, int64_t now_us, uint64_t com
     v.true_us.push_back(now_us);
   }
   v.owners = {w.owner};
+  v.blamed_fault = blame(w, now_us);
   report(std::move(v));
+}
+
+void LivenessChecker::note_line_ahead(const std::string& lock) {
+  const auto* line = line_.line(lock);
+  if (line == nullptr || line->empty()) return;
+  for (auto& [op_id, w] : waiters_) {
+    if (w.lock != lock) continue;
+    for (const auto& ahead : *line) {
+      if (ahead.owner == w.owner) break;
+      if (ahead.client < 0 || ahead.client == w.client) continue;
+      if (w.ahead.size() >= kMaxAhead && !w.ahead.count(ahead.client)) continue;
+      w.ahead[ahead.client] = Waiter::Ahead{ahead.owner, ahead.enqueue_us};
+    }
+  }
+}
+
+std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
+  // Rank: lower is a better explanation.
+  //  0  its own client lost a wake-up or a subscription;
+  //  1  a waiter ahead of it in the fair line crashed, was cut off, lost a
+  //     message or paused >= 1 s: it could not take its turn or leave cleanly,
+  //     and nobody wakes the next waiter when a head leaves or is purged;
+  //  2  its own client was cut off or lost a request or reply;
+  //  3  its own request timed out (a delay beyond the request timeout);
+  //  4  a server fault.
+  // A lost message matters only when it concerns this lock.
+  const std::string lock = w.lock;
+  auto about_lock = [&lock](const ClientFault& f) {
+    const std::string& d = f.detail;
+    return d.find("{" + lock + "}") != std::string::npos ||
+           (d.size() > lock.size() && d.compare(d.size() - lock.size() - 1, std::string::npos, " " + lock) == 0);
+  };
+  auto own_rank = [&](const ClientFault& f) -> int {
+    if (f.kind == "lost" && !about_lock(f)) return -1;
+    if (f.kind == "lost" && (f.detail.rfind("message ", 0) == 0 || f.detail.rfind("subscribe", 0) == 0)) return 0;
+    if (f.kind == "lost" || f.kind == "partition") return 2;
+    if (f.kind == "lost_reply") return 3;
+    return -1;
+  };
+  // Among the faults of waiters ahead: lower is worse for the line.
+  auto ahead_rank = [&](const ClientFault& f) -> int {
+    if (f.kind == "crash" || f.kind == "partition") return 0;
+    if (f.kind == "lost" && about_lock(f)) return 1;
+    if (f.kind == "lost_reply") return 2;
+    if (f.kind == "pause" && f.duration_ms >= 1000) return 3;
+    return -1;
+  };
+  int best_rank = 99;
+  std::string best;
+  for (const ClientFault& f : faults_.faults_between(w.client, w.invoke_us, now_us)) {
+    const int rank = own_rank(f);
+    if (rank >= 0 && rank < best_rank) {
+      best_rank = rank;
+      best = describe_client_fault(w.client, f) + " while " + w.owner + " waited";
+    }
+  }
+  if (best_rank > 1) {
+    int best_ahead = 99;
+    for (const auto& [client, ahead] : w.ahead) {
+      const int64_t from_us = std::min(ahead.since_us, w.invoke_us);
+      for (const ClientFault& f : faults_.faults_between(client, from_us, now_us)) {
+        const int rank = ahead_rank(f);
+        if (rank < 0 || rank >= best_ahead) continue;
+        best_ahead = rank;
+        best_rank = 1;
+        best = describe_client_fault(client, f) + ", while " + ahead.owner + " was ahead of " + w.owner +
+               " in the line (a head that leaves or is purged wakes nobody)";
+      }
+    }
+  }
+  if (best.empty()) {
+    for (const ClientFault& f : faults_.server_faults_between(w.invoke_us, now_us))
+      return "server " + f.kind + " at event #" + std::to_string(f.event_id);
+  }
+  return best;
 }
 
 void LivenessChecker::check_free_waits(int64_t now_us) {
@@ -102,6 +179,7 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
     v.event_ids = {w.invoke_event, free_event_[w.lock]};
     v.true_us = {w.invoke_us, free_it->second};
     v.owners = {w.owner};
+    v.blamed_fault = blame(w, now_us);
     report(std::move(v));
   }
 }

@@ -10,7 +10,11 @@
 //     Checked as true time advances (every second) and at finish().
 //  3. Waiters are woken: a reentrant release answering 1 (released, not a
 //     latch replay) publishes on the lock's wake-up channel.
-// Crashed clients' operations are dropped. Memory: per pending operation one
+// Causes: a violation blames the faults that can stall a correct waiter: a
+// message its client lost, or a fault of a waiter that was ahead of it in a
+// fair line (it left without acquire_failed, or was purged, and nobody
+// publishes to the next one), or its own partition. Crashed clients'
+// operations are dropped. Memory: per pending operation one
 // record, per lock one "free since" time, the fair-line mirror.
 #pragma once
 
@@ -42,10 +46,19 @@ class LivenessChecker : public Checker {
     int64_t wait_ms = -1;
     int64_t paused_at_invoke_ms = 0;
     bool free_reported = false;
+    struct Ahead {
+      std::string owner;
+      int64_t since_us = 0;  // when it joined the line
+    };
+    std::map<int, Ahead> ahead;  // client -> a waiter seen ahead in a fair line (capped)
   };
+  static constexpr size_t kMaxAhead = 16;
   void check_budget(const Waiter& w, int64_t now_us, uint64_t completion_event, bool completed);
   void check_free_waits(int64_t now_us);
   void check_wake_up(const Event& e);
+  void note_line_ahead(const std::string& lock);
+  // The fault that can explain why w is still waiting at now_us, or "".
+  std::string blame(const Waiter& w, int64_t now_us) const;
 
   FaultLog faults_;
   FairLineMirror line_;

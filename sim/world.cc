@@ -61,8 +61,13 @@ class World::NodeEnv final : public ClientEnv {
     });
     Node& n = world_.node(c_);
     const uint64_t incarnation = n.incarnation;
-    if (world_.link_down(c_) || draw_lost(world_.config_.link, n.net_rng)) {
+    if (world_.link_down(c_)) {
       world_.stats_.messages_lost++;
+      return;
+    }
+    if (draw_lost(world_.config_.link, n.net_rng)) {
+      world_.record_lost(c_, "request " + std::string(script_name(call.kind)) + " " + call.params.lock,
+                         call.params.lock);
       return;
     }
     const int64_t arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, n.net_rng);
@@ -105,8 +110,12 @@ class World::NodeEnv final : public ClientEnv {
     world_.subs_[id] = Subscription{c_, server, channel, false};
     Node& n = world_.node(c_);
     const uint64_t incarnation = n.incarnation;
-    if (world_.link_down(c_) || draw_lost(world_.config_.link, n.net_rng)) {
+    if (world_.link_down(c_)) {
       world_.stats_.messages_lost++;
+      return id;
+    }
+    if (draw_lost(world_.config_.link, n.net_rng)) {
+      world_.record_lost(c_, "subscribe " + channel, "");
       return id;
     }
     const int c = c_;
@@ -120,7 +129,7 @@ class World::NodeEnv final : public ClientEnv {
       world.channels_[it->second.server][it->second.channel][c] += 1;
       Node& n = world.node(c);
       if (draw_lost(world.config_.link, n.net_rng)) {
-        world.stats_.messages_lost++;
+        world.record_lost(c, "subscribe_ack " + it->second.channel, "");
         return;
       }
       const int64_t back_us = world.now_us_ + draw_delay_us(world.config_.link, n.net_rng);
@@ -319,7 +328,7 @@ void World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   route_published(s, result.published);
   Node& n = node(c);
   if (lose || draw_lost(config_.link, n.net_rng)) {
-    stats_.messages_lost++;
+    record_lost(c, "reply " + std::string(script_name(call.kind)) + " " + call.params.lock, call.params.lock);
     return;
   }
   const int64_t back_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
@@ -333,8 +342,12 @@ void World::route_published(int s, const std::vector<Published>& published) {
     for (const auto& [c, count] : ch->second) {
       assert(count > 0);
       Node& n = node(c);
-      if (!n.alive || link_down(c) || draw_lost(config_.link, n.net_rng)) {
+      if (!n.alive || link_down(c)) {
         stats_.messages_lost++;
+        continue;
+      }
+      if (draw_lost(config_.link, n.net_rng)) {
+        record_lost(c, "message " + msg.channel, "");
         continue;
       }
       const int64_t arrive_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
@@ -391,6 +404,15 @@ static Event fault_event(const std::string& op, int target) {
   e.op = op;
   e.target = target;
   return e;
+}
+
+void World::record_lost(int c, std::string what, const std::string& lock) {
+  stats_.messages_lost++;
+  Event e = fault_event("lost", c);
+  e.client = c;
+  e.lock = lock;
+  e.detail = std::move(what);
+  emit(std::move(e));
 }
 
 void World::crash(int c) {

@@ -125,6 +125,10 @@ class World {
                              int64_t at_us = -1);
   void route_published(int s, const std::vector<Published>& published);
   void drop_subscriptions(int c);
+  // A message the link dropped at random (not a partition): counted, and
+  // recorded as a Fault event "lost" (detail: what was lost, e.g.
+  // "reply rlock_acquire" or "message <channel>") so checkers can blame it.
+  void record_lost(int c, std::string what, const std::string& lock);
 
   WorldConfig config_;
   Backend& backend_;

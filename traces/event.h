@@ -70,7 +70,9 @@ bool event_kind_from_name(std::string_view name, EventKind* out);
 //            "acquire_failed", "hold_lost" (client learns its hold is gone),
 //            "watchdog_stop"
 //   faults:  "crash", "restart", "pause", "resume", "clock_jump", "partition",
-//            "heal", "redis_restart"
+//            "heal", "redis_restart", "lost" (a message the link dropped at random;
+//            detail says which: "request S", "reply S", "subscribe C",
+//            "subscribe_ack C", "message C")
 struct Event {
   uint64_t id = 0;          // position in the history, from 0, strictly increasing
   int64_t true_us = 0;      // true virtual time
