@@ -1,11 +1,19 @@
 // locksim: command-line entry point. Dispatches to the subcommands of
 // commands.h; maps CLI11 parse errors and UsageError to exit code 2.
+// Installs the exit-cleanup signal handlers and sweeps stale server dirs
+// (tools/server/exit_cleanup.h, server_dir.h) before anything else.
 #include <cstdio>
 #include <exception>
 
 #include "tools/cli/commands.h"
+#include "tools/server/exit_cleanup.h"
+#include "tools/server/server_dir.h"
 
 int main(int argc, char** argv) {
+  // Servers and temp dirs of this run go with it even when a signal ends it;
+  // those of runs killed with SIGKILL go now.
+  locksim::install_exit_cleanup_handlers();
+  locksim::sweep_stale_server_dirs();
   CLI::App app{"locksim: deterministic virtual-time verification harness for Redis locks"};
   app.require_subcommand(1);
   int exit_code = 0;

@@ -24,6 +24,7 @@
 
 #include "impl/redis_conn.h"
 #include "tools/server/clock_probe.h"
+#include "tools/server/exit_cleanup.h"
 
 namespace locksim {
 
@@ -72,9 +73,12 @@ std::string loader_complaints(const std::string& path) {
   return "";
 }
 
+// True while the child has not exited. Does not reap it (WNOWAIT), so its
+// pid cannot be reused before the caller has forgotten it.
 bool process_alive(pid_t pid) {
-  int status = 0;
-  return ::waitpid(pid, &status, WNOHANG) == 0;
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) return false;
+  return info.si_pid == 0;
 }
 
 }  // namespace
@@ -94,21 +98,17 @@ RedisServer::RedisServer(RedisServerOptions options) : options_(std::move(option
     throw RedisError("redis-server: vclock shim not found at '" + options_.shim_path +
                      "' (build the locksim_vclock target or set LOCKSIM_VCLOCK_SHIM)");
   }
-  char tmpl[] = "/tmp/locksim-redis-XXXXXX";
-  if (::mkdtemp(tmpl) == nullptr) {
-    throw RedisError(std::string("redis-server: mkdtemp: ") + std::strerror(errno));
-  }
-  dir_ = tmpl;
-  const std::string clock_path = dir_ + "/clock";
+  dir_ = ServerDir::create();
+  cleanup_.emplace(dir_.path().c_str());
+  const std::string clock_path = dir_.path() + "/clock";
   clock_fd_ = ::open(clock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (clock_fd_ < 0 || ::ftruncate(clock_fd_, 4096) != 0) {
-    std::filesystem::remove_all(dir_);
+    if (clock_fd_ >= 0) ::close(clock_fd_);
     throw RedisError("redis-server: cannot create clock file " + clock_path);
   }
   void* addr = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, clock_fd_, 0);
   if (addr == MAP_FAILED) {
     ::close(clock_fd_);
-    std::filesystem::remove_all(dir_);
     throw RedisError("redis-server: cannot map clock file " + clock_path);
   }
   clock_word_ = static_cast<volatile int64_t*>(addr);
@@ -119,8 +119,7 @@ RedisServer::RedisServer(RedisServerOptions options) : options_(std::move(option
     stop();
     ::munmap(const_cast<int64_t*>(clock_word_), 4096);
     ::close(clock_fd_);
-    std::filesystem::remove_all(dir_);
-    throw;
+    throw;  // dir_ and cleanup_ go with the members
   }
 }
 
@@ -128,8 +127,7 @@ RedisServer::~RedisServer() {
   stop();
   if (clock_word_) ::munmap(const_cast<int64_t*>(clock_word_), 4096);
   if (clock_fd_ >= 0) ::close(clock_fd_);
-  std::error_code ec;
-  std::filesystem::remove_all(dir_, ec);
+  dir_.remove();
 }
 
 void RedisServer::set_clock_us(int64_t now_us) {
@@ -151,20 +149,29 @@ void RedisServer::start() {
   std::string last_error;
   for (int attempt = 0; attempt < attempts; ++attempt) {
     if (!keep_port) port_ = pick_free_port();
-    const std::string log_path = dir_ + "/redis.log";
+    const std::string log_path = dir_.path() + "/redis.log";
     const std::string port_text = std::to_string(port_);
-    const std::string clock_path = dir_ + "/clock";
+    const std::string clock_path = dir_.path() + "/clock";
     std::vector<std::string> args = {
         options_.redis_server_path, "--port", port_text, "--bind", "127.0.0.1",
-        "--save", "", "--appendonly", "no", "--dir", dir_, "--daemonize", "no",
+        "--save", "", "--appendonly", "no", "--dir", dir_.path(), "--daemonize", "no",
         "--protected-mode", "no", "--logfile", "", "--databases", "1"};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     const pid_t parent = ::getpid();
+    // No signal between fork and recording the child in the cleanup table.
+    sigset_t all_signals, old_mask;
+    sigfillset(&all_signals);
+    ::pthread_sigmask(SIG_BLOCK, &all_signals, &old_mask);
     const pid_t pid = ::fork();
+    if (pid != 0) {
+      if (pid > 0) cleanup_->set_pid(pid);
+      ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+    }
     if (pid < 0) throw RedisError(std::string("redis-server: fork: ") + std::strerror(errno));
     if (pid == 0) {
+      ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
       // Child: die with the parent, even if the parent is SIGKILLed.
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(127);
@@ -186,6 +193,9 @@ void RedisServer::start() {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.startup_timeout_ms);
     while (std::chrono::steady_clock::now() < deadline) {
       if (!process_alive(pid_)) {
+        cleanup_->set_pid(-1);
+        int status = 0;
+        ::waitpid(pid_, &status, 0);  // reap it
         pid_ = -1;
         last_error = "redis-server exited during start-up on port " + port_text + log_tail(log_path, 8);
         break;
@@ -236,6 +246,7 @@ void RedisServer::check_clock(const std::string& log_path) {
 void RedisServer::stop() {
   if (pid_ <= 0) return;
   ::kill(pid_, SIGKILL);
+  cleanup_->set_pid(-1);  // killed: the signal path need not (and must not, once reaped) kill it
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }

@@ -1,8 +1,10 @@
 // RedisServer: a redis-server child process on a free loopback port, with
 // persistence off, running under the vclock shim so that its clock is
 // whatever set_clock_us() last stored (frozen between calls). The process is
-// stopped on every exit path: destructor, exception unwinding, and the parent
-// dying (PR_SET_PDEATHSIG=SIGKILL in the child). Several servers may run at
+// stopped on every exit path: destructor, exception unwinding, a signal when
+// the program installed exit_cleanup.h's handlers, and the parent dying
+// (PR_SET_PDEATHSIG=SIGKILL in the child). Its private temp dir
+// (server_dir.h) goes on the same paths, or at the next start's sweep. Several servers may run at
 // once, each with its own clock. Start-up failures throw RedisError with the
 // server's own log tail.
 #pragma once
@@ -11,10 +13,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "impl/redis_conn.h"
 #include "impl/server_control.h"
+#include "tools/server/exit_cleanup.h"
+#include "tools/server/server_dir.h"
 
 namespace locksim {
 
@@ -56,7 +61,8 @@ class RedisServer final : public ServerControl {
   RedisServerOptions options_;
   int port_ = 0;
   pid_t pid_ = -1;
-  std::string dir_;       // private temp dir: clock file, log
+  ServerDir dir_;         // private temp dir: clock file, log
+  std::optional<ExitCleanupSlot> cleanup_;  // the signal path's record of pid_ and dir_
   int clock_fd_ = -1;
   volatile int64_t* clock_word_ = nullptr;  // shared with the shim (mmap)
 };
