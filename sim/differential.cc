@@ -188,12 +188,12 @@ ShrinkableSequence shrink_sequence(ShrinkableSequence failing,
 }
 
 DiffReport run_differential(const DiffOptions& options, const DiffSide& reference, const DiffSide& candidate) {
-  assert(options.sequences >= 0 && options.length >= 0);
+  assert(options.sequences >= 0 && options.length >= 0 && options.confirm_runs >= 0);
   DiffReport report;
   rc::Random root(options.seed);
   for (int s = 0; s < options.sequences; ++s) {
     ShrinkableSequence seq = generate_sequence(root.split(), options.length);
-    const LockstepResult run = run_lockstep(seq.value(), reference, candidate, false);
+    LockstepResult run = run_lockstep(seq.value(), reference, candidate, true);
     ++report.sequences_run;
     report.steps_run += static_cast<int64_t>(run.steps_run);
     if (!run.diverged_at) continue;
@@ -201,14 +201,24 @@ DiffReport run_differential(const DiffOptions& options, const DiffSide& referenc
     report.divergences = 1;
     report.diverging_sequence = s;
     report.original_length = *run.diverged_at + 1;
+    const ShrinkableSequence unshrunk = truncated(seq, *run.diverged_at);
     auto diverges = [&](const DiffSequence& cand) {
       return run_lockstep(cand, reference, candidate, false).diverged_at;
     };
     const ShrinkableSequence shrunk =
-        shrink_sequence(truncated(seq, *run.diverged_at), diverges, options.max_shrink_runs, &report.shrink_runs);
+        shrink_sequence(unshrunk, diverges, options.max_shrink_runs, &report.shrink_runs);
     report.counterexample = shrunk.value();
     report.counterexample_run = run_lockstep(*report.counterexample, reference, candidate, true);
-    assert(report.counterexample_run.diverged_at.has_value());
+    const LockstepResult& again = report.counterexample_run;
+    report.reproduced = again.diverged_at.has_value();
+    for (int c = 0; c < options.confirm_runs && report.reproduced; ++c) {
+      const LockstepResult confirm = run_lockstep(*report.counterexample, reference, candidate, false);
+      report.reproduced = confirm.diverged_at == again.diverged_at && confirm.divergence == again.divergence;
+    }
+    if (!report.reproduced) {
+      report.counterexample = unshrunk.value();
+      report.counterexample_run = std::move(run);
+    }
     break;
   }
   return report;
@@ -220,8 +230,15 @@ std::string format_counterexample(const DiffReport& report, const std::string& r
   const DiffSequence& seq = *report.counterexample;
   const LockstepResult& run = report.counterexample_run;
   std::ostringstream out;
-  out << "divergence in sequence " << report.diverging_sequence << " at step " << report.original_length
-      << "; shrunk to " << seq.steps.size() << " step(s) in " << report.shrink_runs << " run(s)\n";
+  if (report.reproduced) {
+    out << "divergence in sequence " << report.diverging_sequence << " at step " << report.original_length
+        << "; shrunk to " << seq.steps.size() << " step(s) in " << report.shrink_runs << " run(s)\n";
+  } else {
+    out << "divergence in sequence " << report.diverging_sequence << " at step " << report.original_length
+        << ", but the divergence did not reproduce (nondeterministic script?): steps that diverged once "
+           "did not diverge alike when run again, so the counterexample is not shrunk; the unshrunk steps as "
+           "first run:\n";
+  }
   out << "locks: " << seq.lock_count << ", owners: " << seq.owner_count
       << ", server time starts at " << kDiffEpochUs / 1000 << " ms\n";
   const size_t w = std::max(reference_name.size(), candidate_name.size());

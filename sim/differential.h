@@ -13,6 +13,13 @@
 // RapidCheck shrinks, then lower the lock/owner counts; keep any change after
 // which the run still diverges (anywhere); repeat until nothing helps or the
 // run budget is spent.
+//
+// Reproduction: the shrunk counterexample is run again (with records) and
+// then twice more; a deterministic script pack diverges at the same step in
+// the same way every time. If it does not (a script that answers at random,
+// a server that does not follow the virtual clock), the report says so
+// (reproduced = false) and its counterexample is the unshrunk sequence with
+// the records of the run that did diverge: never an assertion.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +75,7 @@ struct DiffOptions {
   int length = 50;
   uint64_t seed = 1;
   size_t max_shrink_runs = 2000;
+  int confirm_runs = 2;  // extra runs of the shrunk counterexample that must diverge alike
 };
 
 struct DiffReport {
@@ -77,6 +85,10 @@ struct DiffReport {
   int diverging_sequence = -1;   // index of the sequence that diverged
   size_t original_length = 0;    // steps up to the divergence, before shrinking
   size_t shrink_runs = 0;
+  // false: the divergence did not happen again alike on re-running (a
+  // nondeterministic script or server); counterexample is then the unshrunk
+  // sequence and counterexample_run the run that diverged.
+  bool reproduced = true;
   std::optional<DiffSequence> counterexample;
   LockstepResult counterexample_run;  // with records
 };

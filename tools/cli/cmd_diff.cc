@@ -2,7 +2,9 @@
 // Starts its own redis-server (virtual clock), generates random script-call
 // sequences (deterministic given --seed), runs each in lockstep on the model
 // and on the live pack, compares replies, publishes and full key state after
-// every step, and on the first divergence prints a shrunk counterexample.
+// every step, and on the first divergence prints a shrunk counterexample (or,
+// when the divergence does not happen again alike, says so and prints the
+// unshrunk steps).
 // Exit: 0 all agree, 1 divergence, 2 bad input / environment.
 #include <cstdio>
 #include <memory>
@@ -81,6 +83,7 @@ int run_diff(const DiffArgs& args) {
     out["steps"] = report.steps_run;
     out["divergences"] = report.divergences;
     out["counterexample_steps"] = counterexample_steps;
+    if (report.divergences > 0) out["reproduced"] = report.reproduced;
     std::printf("%s\n", out.dump().c_str());
     if (report.counterexample) {
       std::fprintf(stderr, "%s", format_counterexample(report, reference_name, candidate_name).c_str());
