@@ -10,6 +10,7 @@
 #include "model/variant.h"
 #include "properties/scenario_check.h"
 #include "properties/shrink.h"
+#include "sim/run.h"
 
 namespace locksim {
 
@@ -24,6 +25,9 @@ Scenario campaign_template(const CampaignOptions& o) {
   if (!o.mutant.empty() && o.mutant != "none") {
     if (client_mutant_from_name(o.mutant)) {
       s.mutant = o.mutant;
+    } else if (auto d = variant_from_name(o.mutant); d && is_design_variant(*d)) {
+      throw ScenarioError("'" + o.mutant + "' is a design variant, not a mutant: run it with --scripts impl/variants/" +
+                          o.mutant);
     } else if (auto v = variant_from_name(o.mutant); v && *v != ModelVariant::Correct) {
       s.model_variant = o.mutant;
       // Name the mutant's script pack too, so that a trace of this scenario
@@ -35,24 +39,22 @@ Scenario campaign_template(const CampaignOptions& o) {
       std::string names;
       for (auto m : all_client_mutants())
         if (m != ClientMutant::None) names += std::string(names.empty() ? "" : ", ") + std::string(client_mutant_name(m));
-      for (auto v2 : all_variants())
-        if (v2 != ModelVariant::Correct) names += ", " + std::string(variant_name(v2));
+      for (auto v2 : mutant_variants()) names += ", " + std::string(variant_name(v2));
       throw ScenarioError("unknown mutant '" + o.mutant + "' (" + names + ")");
     }
   }
   if (!o.scripts.empty()) {
+    // A campaign runs on the model, never the pack's Lua: the model must be
+    // able to stand for the pack, exactly as for `locksim run --backend model`.
+    const std::string mutant_variant = s.model_variant;
+    s.scripts = o.scripts;
     try {
-      ScriptPack pack = ScriptPack::load(o.scripts);
-      s.scripts = o.scripts;
-      if (auto v = pack.model_variant()) {
-        if (s.model_variant != "correct" && s.model_variant != variant_name(*v))
-          throw ScenarioError("--scripts pack models '" + std::string(variant_name(*v)) + "' but --mutant is '" +
-                              s.model_variant + "'");
-        s.model_variant = std::string(variant_name(*v));
-      }
+      resolve_scenario_scripts(&s, "model");
     } catch (const ScriptPackError& e) {
       throw ScenarioError(std::string("bad script pack: ") + e.what());
     }
+    if (mutant_variant != "correct" && s.model_variant != mutant_variant)
+      throw ScenarioError("--scripts pack models '" + s.model_variant + "' but --mutant is '" + mutant_variant + "'");
   }
   validate_scenario(s);
   return s;

@@ -159,5 +159,16 @@ TEST(CliCheck, BadInputExitsTwo) {
   EXPECT_NE(r.out.find("unsupported trace version 9"), std::string::npos) << r.out;
 }
 
+TEST(CliCampaign, DesignVariantIsNotAMutant) {
+  CliRun r = locksim::testing::run_locksim("campaign --seeds 2 --mutant fair_wait_for_head");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("design variant, not a mutant"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--scripts impl/variants/fair_wait_for_head"), std::string::npos) << r.out;
+  CliRun bad = locksim::testing::run_locksim("campaign --seeds 2 --mutant bogus");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.out.find("fair_ttl_from_deadline"), std::string::npos) << bad.out;
+  EXPECT_EQ(bad.out.find("fair_wait_for_head"), std::string::npos) << bad.out;
+}
+
 }  // namespace
 }  // namespace locksim::testing

@@ -28,7 +28,8 @@ const std::string kReordered = std::string(LOCKSIM_SOURCE_DIR) + "/tests/impl/pa
 
 std::string pack_dir_for(ModelVariant v) {
   if (v == ModelVariant::Correct) return kOurs;
-  return std::string(LOCKSIM_SOURCE_DIR) + "/impl/mutants/" + std::string(variant_name(v));
+  return std::string(LOCKSIM_SOURCE_DIR) + (is_design_variant(v) ? "/impl/variants/" : "/impl/mutants/") +
+         std::string(variant_name(v));
 }
 
 class LiveScripts : public ::testing::Test {
