@@ -243,6 +243,12 @@ ScriptPack ScriptPack::load(const std::string& dir) {
   return pack;
 }
 
+std::vector<std::string> ScriptPack::files() const {
+  std::vector<std::string> out = {dir_ + "/manifest.json"};
+  for (const PackScript& s : scripts_) out.push_back(s.path);
+  return out;
+}
+
 const PackScript& ScriptPack::script(ScriptKind kind) const {
   const auto i = static_cast<size_t>(kind);
   assert(i < scripts_.size());

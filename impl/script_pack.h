@@ -76,6 +76,9 @@ class ScriptPack {
 
   const std::string& dir() const { return dir_; }
   const PackScript& script(ScriptKind kind) const;
+  // Every file the pack was loaded from (the manifest, then each script's
+  // Lua file): a command must never write over one of them.
+  std::vector<std::string> files() const;
   // The model variant that models this pack (mutant packs); nullopt: Correct.
   std::optional<ModelVariant> model_variant() const { return model_variant_; }
 

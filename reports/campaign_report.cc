@@ -1,5 +1,7 @@
 #include "reports/campaign_report.h"
 
+#include "traces/output_file.h"
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -84,10 +86,9 @@ std::string campaign_report_html(const CampaignReport& r) {
 }
 
 void write_campaign_report(const CampaignReport& report, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write report " + path);
-  out << campaign_report_html(report);
-  if (!out.flush()) throw std::runtime_error("cannot write report " + path);
+  OutputFile out(path);  // complete or not at all
+  out.write(campaign_report_html(report));
+  out.commit();
 }
 
 }  // namespace locksim

@@ -1,13 +1,22 @@
 #include "reports/timeline.h"
 
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cassert>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
+
+#include "traces/output_file.h"
 
 namespace locksim {
 
@@ -93,46 +102,118 @@ std::string describe_event(const Event& e) {
   return out.str();
 }
 
+namespace {
+
+// The explicit layout: columns (the time axis, then one per lane) and rows
+// (the lane headers, then one per event), in points. Sizes are estimated
+// from the label text (Helvetica 9 pt: about 5.5 pt per character, 12 pt per
+// line), so the work is linear in the number of events and Graphviz only
+// draws (neato -n2) instead of searching for a layout, which took minutes
+// for a few thousand events or a few hundred lanes.
+constexpr double kCharPt = 5.5;
+constexpr double kLinePt = 12;
+constexpr double kPadPt = 18;
+constexpr double kColumnGapPt = 24;
+constexpr double kRowGapPt = 8;
+constexpr double kAxisWidthPt = 60;
+
+struct TextSize {
+  size_t longest_line = 0;
+  size_t lines = 1;
+};
+
+TextSize text_size(const std::string& label) {
+  TextSize t;
+  size_t current = 0;
+  for (char c : label) {
+    if (c == '\n') {
+      ++t.lines;
+      current = 0;
+    } else {
+      t.longest_line = std::max(t.longest_line, ++current);
+    }
+  }
+  return t;
+}
+
+std::string pos(double x_pt, double y_pt) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f,%.0f!", x_pt, y_pt);
+  return buf;
+}
+
+}  // namespace
+
 std::string timeline_dot(const std::vector<Event>& all_events, const TimelineOptions& options) {
   const size_t count = std::min(all_events.size(), options.max_events);
   // Lanes in order of first appearance (deterministic), clients before servers.
   std::vector<std::string> lanes;
   std::map<std::string, size_t> lane_index;
+  std::vector<size_t> event_lane(count);
+  std::vector<std::string> labels(count);
   for (size_t i = 0; i < count; ++i) {
-    const std::string lane = lane_of(all_events[i]);
-    if (lane_index.emplace(lane, lanes.size()).second) lanes.push_back(lane);
+    const Event& e = all_events[i];
+    const std::string lane = lane_of(e);
+    auto [it, added] = lane_index.emplace(lane, lanes.size());
+    if (added) lanes.push_back(lane);
+    event_lane[i] = it->second;
+    labels[i] = "#" + std::to_string(e.id) + " " + describe_event(e);
+    if (!e.owner.empty() && e.kind != EventKind::Script) labels[i] += "\n" + e.owner;
   }
+  // Column widths and centres.
+  std::vector<double> lane_width_pt(lanes.size());
+  for (size_t l = 0; l < lanes.size(); ++l) {
+    lane_width_pt[l] = static_cast<double>(lanes[l].size()) * kCharPt + kPadPt;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const double w = static_cast<double>(text_size(labels[i]).longest_line) * kCharPt + kPadPt;
+    lane_width_pt[event_lane[i]] = std::max(lane_width_pt[event_lane[i]], w);
+  }
+  std::vector<double> lane_x_pt(lanes.size());
+  double x_pt = kAxisWidthPt + kColumnGapPt;
+  for (size_t l = 0; l < lanes.size(); ++l) {
+    lane_x_pt[l] = x_pt + lane_width_pt[l] / 2;
+    x_pt += lane_width_pt[l] + kColumnGapPt;
+  }
+  const double axis_x_pt = kAxisWidthPt / 2;
+
   std::ostringstream dot;
   std::string title = options.title;
   if (count < all_events.size()) {
     title += " (first " + std::to_string(count) + " of " + std::to_string(all_events.size()) + " events)";
   }
   dot << "digraph timeline {\n"
-      << "  graph [rankdir=TB, nodesep=0.25, ranksep=0.12, fontname=\"Helvetica\", labelloc=t, label=\""
+      << "  graph [rankdir=TB, nodesep=0.25, ranksep=0.12, splines=line, fontname=\"Helvetica\", labelloc=t, label=\""
       << escape(title) << "\"];\n"
       << "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=9, height=0.3];\n"
       << "  edge [arrowhead=none, color=grey70];\n";
   // Lane headers and the time axis.
-  dot << "  { rank=same; axis_head [label=\"true time\", shape=plaintext, style=\"\"];";
+  double y_pt = 0;
+  dot << "  { rank=same; axis_head [label=\"true time\", shape=plaintext, style=\"\", pos=\"" << pos(axis_x_pt, y_pt)
+      << "\"];";
   for (size_t l = 0; l < lanes.size(); ++l) {
-    dot << " lane" << l << " [label=\"" << escape(lanes[l]) << "\", shape=box, style=\"filled\", fillcolor=grey85];";
+    dot << " lane" << l << " [label=\"" << escape(lanes[l]) << "\", shape=box, style=\"filled\", fillcolor=grey85, pos=\""
+        << pos(lane_x_pt[l], y_pt) << "\"];";
   }
   dot << " }\n";
+  double last_half_height_pt = kLinePt;
   std::vector<std::string> last_in_lane(lanes.size());
   for (size_t l = 0; l < lanes.size(); ++l) last_in_lane[l] = "lane" + std::to_string(l);
   std::string last_axis = "axis_head";
   std::map<uint64_t, std::string> last_of_op;  // op_id -> node of its latest event
   for (size_t i = 0; i < count; ++i) {
     const Event& e = all_events[i];
-    const size_t l = lane_index.at(lane_of(e));
+    const size_t l = event_lane[i];
     const std::string node = "e" + std::to_string(e.id);
     const std::string axis = "t" + std::to_string(e.id);
     const bool hot = options.highlight_ids.count(e.id) > 0;
-    std::string label = "#" + std::to_string(e.id) + " " + describe_event(e);
-    if (!e.owner.empty() && e.kind != EventKind::Script) label += "\n" + e.owner;
+    const double half_height_pt = (static_cast<double>(text_size(labels[i]).lines) * kLinePt + kPadPt / 2) / 2;
+    y_pt -= last_half_height_pt + kRowGapPt + half_height_pt;
+    last_half_height_pt = half_height_pt;
     dot << "  { rank=same; " << axis << " [label=\"" << format_seconds(e.true_us)
-        << "\", shape=plaintext, style=\"\", fontsize=8]; " << node << " [label=\"" << escape(label)
-        << "\", fillcolor=" << (hot ? "tomato" : colour_of(e)) << (hot ? ", penwidth=2.5" : "") << "]; }\n";
+        << "\", shape=plaintext, style=\"\", fontsize=8, pos=\"" << pos(axis_x_pt, y_pt) << "\"]; " << node
+        << " [label=\"" << escape(labels[i]) << "\", fillcolor=" << (hot ? "tomato" : colour_of(e))
+        << (hot ? ", penwidth=2.5" : "") << ", pos=\"" << pos(lane_x_pt[l], y_pt) << "\"]; }\n";
     dot << "  " << last_axis << " -> " << axis << " [style=invis];\n";
     dot << "  " << last_in_lane[l] << " -> " << node << " [color=grey40, weight=10];\n";
     if (e.op_id != 0) {
@@ -149,36 +230,107 @@ std::string timeline_dot(const std::vector<Event>& all_events, const TimelineOpt
   return dot.str();
 }
 
-void render_timeline(const std::string& dot_text, const std::string& out_path, const std::string& format) {
-  if (format == "dot") {
-    std::ofstream out(out_path);
-    if (!out) throw std::runtime_error("cannot write " + out_path);
-    out << dot_text;
-    if (!out.flush()) throw std::runtime_error("cannot write " + out_path);
-    return;
+namespace {
+
+// An anonymous in-memory file holding `text`, positioned at its start.
+int memory_file(const char* name, const std::string& text) {
+  const int fd = ::memfd_create(name, MFD_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(std::string("cannot create a memory file: ") + std::strerror(errno));
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      throw std::runtime_error(std::string("cannot write a memory file: ") + std::strerror(errno));
+    }
+    done += static_cast<size_t>(n);
   }
-  if (format != "svg" && format != "png" && format != "pdf") {
+  ::lseek(fd, 0, SEEK_SET);
+  return fd;
+}
+
+std::string read_start(int fd, size_t max_bytes) {
+  std::string out(max_bytes, '\0');
+  const ssize_t n = ::pread(fd, out.data(), out.size(), 0);
+  out.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+constexpr int kDotNotFound = 127;
+
+// Runs `dot -Kneato -n2 -T<format>` (draw at the given positions) with the
+// text on stdin and stdout into `out_fd`; no shell, so no quoting of paths.
+// Kills it (SIGKILL) at the time limit; it also dies with us (PDEATHSIG).
+void run_dot(const std::string& dot_text, const std::string& format, int out_fd, const std::string& out_path,
+             int time_limit_ms) {
+  const int in_fd = memory_file("locksim-timeline.dot", dot_text);
+  const int err_fd = memory_file("locksim-dot-stderr", "");
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(in_fd);
+    ::close(err_fd);
+    throw std::runtime_error(std::string("cannot start dot: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);  // its own group: a timeout kills whatever it started too
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
+    if (::dup2(in_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) ::_exit(1);
+    const std::string type = "-T" + format;
+    ::execlp("dot", "dot", "-Kneato", "-n2", type.c_str(), static_cast<char*>(nullptr));
+    ::_exit(kDotNotFound);
+  }
+  ::setpgid(pid, pid);  // also here: whichever runs first
+  ::close(in_fd);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(time_limit_ms);
+  int status = 0;
+  bool timed_out = false;
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      timed_out = true;
+      break;
+    }
+    ::usleep(5'000);
+  }
+  const std::string messages = read_start(err_fd, 2048);
+  ::close(err_fd);
+  if (timed_out) {
+    throw std::runtime_error("dot did not finish drawing " + out_path + " within " +
+                             std::to_string(time_limit_ms / 1000) +
+                             " s and was stopped; draw fewer events (--max-events, --from/--to, --lock)");
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kDotNotFound) {
+    throw std::runtime_error("cannot run dot to render " + out_path + ": is graphviz installed?");
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw std::runtime_error("dot failed to render " + out_path + ": " +
+                             (messages.empty() ? std::string("no message") : messages));
+  }
+}
+
+}  // namespace
+
+void render_timeline(const std::string& dot_text, const std::string& out_path, const std::string& format,
+                     int time_limit_ms) {
+  if (format != "svg" && format != "png" && format != "pdf" && format != "dot") {
     throw std::runtime_error("unknown timeline format '" + format + "' (expected svg, png, pdf or dot)");
   }
-  const std::string dot_path = out_path + ".dot.tmp";
-  {
-    std::ofstream out(dot_path);
-    if (!out) throw std::runtime_error("cannot write " + dot_path);
-    out << dot_text;
+  OutputFile out(out_path);  // nothing appears under out_path unless it is complete
+  if (format == "dot") {
+    out.write(dot_text);
+  } else {
+    run_dot(dot_text, format, out.flushed_fd(), out_path, time_limit_ms);
   }
-  const std::string cmd = "dot -T" + format + " -o '" + out_path + "' '" + dot_path + "' 2>&1";
-  std::string output;
-  int status = -1;
-  if (FILE* p = ::popen(cmd.c_str(), "r")) {
-    char buf[512];
-    while (size_t n = std::fread(buf, 1, sizeof buf, p)) output.append(buf, n);
-    status = ::pclose(p);
-  }
-  std::remove(dot_path.c_str());
-  if (status != 0) {
-    throw std::runtime_error("dot failed to render " + out_path + ": " +
-                             (output.empty() ? std::string("is graphviz installed?") : output));
-  }
+  out.commit();
 }
 
 }  // namespace locksim

@@ -9,14 +9,17 @@ TraceWriter::TraceWriter(std::ostream& out, const TraceHeader& header, std::stri
   write_line(encode_header(header));
 }
 
-TraceWriter::TraceWriter(const std::string& path, const TraceHeader& header)
-    : file_(std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc)), name_(path) {
-  if (!*file_) throw TraceError(path + ": cannot create trace file");
-  out_ = file_.get();
+TraceWriter::TraceWriter(const std::string& path, const TraceHeader& header) : name_(path) {
+  try {
+    file_ = std::make_unique<OutputFile>(path);
+  } catch (const OutputError& e) {
+    throw TraceError(std::string(e.what()) + " (cannot create trace file)");
+  }
   write_line(encode_header(header));
 }
 
 TraceWriter::~TraceWriter() {
+  if (file_) return;  // not closed: the OutputFile discards the partial trace
   try {
     close();
   } catch (const TraceError&) {
@@ -26,6 +29,15 @@ TraceWriter::~TraceWriter() {
 
 void TraceWriter::write_line(const std::string& line) {
   assert(!closed_);
+  if (file_) {
+    try {
+      file_->write(line);
+      file_->write("\n");
+    } catch (const OutputError& e) {
+      throw TraceError(e.what());
+    }
+    return;
+  }
   out_->write(line.data(), static_cast<std::streamsize>(line.size()));
   out_->put('\n');
 }
@@ -40,10 +52,16 @@ void TraceWriter::write(const Event& event) {
 void TraceWriter::close() {
   if (closed_) return;
   closed_ = true;
+  if (file_) {
+    try {
+      file_->commit();
+    } catch (const OutputError& e) {
+      throw TraceError(std::string(e.what()) + " (error writing trace)");
+    }
+    return;
+  }
   out_->flush();
-  const bool ok = static_cast<bool>(*out_);
-  if (file_) file_->close();
-  if (!ok || (file_ && file_->fail())) throw TraceError(name_ + ": error writing trace");
+  if (!*out_) throw TraceError(name_ + ": error writing trace");
 }
 
 }  // namespace locksim

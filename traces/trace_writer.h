@@ -4,13 +4,16 @@
 // EventSink, so a run can stream into it directly.
 //
 // Contract: events must arrive with strictly increasing ids. close() flushes
-// (and closes an owned file) and throws TraceError if any write failed; it is
-// idempotent, and the destructor calls it without throwing. Writing after
+// and throws TraceError if any write failed; it is idempotent. Writing after
 // close() is a programming error.
+// A file written by path goes through an OutputFile (traces/output_file.h):
+// it appears under its name, complete, only on close(). A writer destroyed
+// without close() (the run threw, was cut short) leaves no file, so a
+// truncated trace never looks like a finished one. A stream writer's
+// destructor just flushes.
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -18,6 +21,7 @@
 
 #include "traces/event.h"
 #include "traces/event_sink.h"
+#include "traces/output_file.h"
 #include "traces/trace_format.h"
 
 namespace locksim {
@@ -26,7 +30,8 @@ class TraceWriter final : public EventSink {
  public:
   // Writes to `out`, which must outlive the writer; `name` appears in errors.
   TraceWriter(std::ostream& out, const TraceHeader& header, std::string name = "<stream>");
-  // Creates (truncates) the file at `path`; throws TraceError if it cannot.
+  // Will write the file at `path` (replacing it on close()); throws
+  // TraceError if it cannot be created.
   TraceWriter(const std::string& path, const TraceHeader& header);
   ~TraceWriter() override;
   TraceWriter(const TraceWriter&) = delete;
@@ -41,7 +46,7 @@ class TraceWriter final : public EventSink {
  private:
   void write_line(const std::string& line);
 
-  std::unique_ptr<std::ofstream> file_;  // set when the writer owns the file
+  std::unique_ptr<OutputFile> file_;  // set when the writer writes a file by path
   std::ostream* out_ = nullptr;
   std::string name_;
   uint64_t events_written_ = 0;

@@ -190,7 +190,8 @@ TEST(TraceWriterReader, FileRoundTripAndEventSink) {
     EventSink& sink = w;
     for (const auto& e : sample_events()) sink.on_event(e);
     EXPECT_EQ(w.events_written(), 5u);
-  }  // destructor flushes and closes
+    w.close();  // the file appears only now (traces/output_file.h)
+  }
   TraceReader r(path);
   Event e;
   uint64_t n = 0;

@@ -33,6 +33,8 @@
 #include "reports/timeline.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
+#include "impl/script_pack.h"
+#include "traces/output_file.h"
 #include "traces/trace_writer.h"
 
 namespace locksim::cli {
@@ -62,6 +64,16 @@ class FirstEventsSink final : public EventSink {
 
 constexpr size_t kSampleTimelineEvents = 120;
 
+// The files a campaign reads (its --scripts pack): never an output.
+std::vector<std::string> campaign_input_files(const CampaignOptions& o) {
+  if (o.scripts.empty()) return {};
+  try {
+    return ScriptPack::load(o.scripts).files();
+  } catch (const ScriptPackError&) {
+    return {};  // campaign_template() reports a bad pack
+  }
+}
+
 // Writes report.html, timeline.svg and (on a failure) the failing seed's trace.
 void write_outputs(const CampaignArgs& args, const Scenario& tmpl, const CampaignResult& r, double wall_s) {
   namespace fs = std::filesystem;
@@ -90,6 +102,7 @@ void write_outputs(const CampaignArgs& args, const Scenario& tmpl, const Campaig
     Scenario failing = tmpl;
     failing.seed = first.seed;
     const std::string trace_name = "seed-" + std::to_string(failing.seed) + ".jsonl";
+    refuse_output_over_input((dir / trace_name).string(), campaign_input_files(args.options));
     TraceWriter writer((dir / trace_name).string(), make_trace_header(failing, "model"));
     check_scenario(failing, default_check_config(), &writer);
     writer.close();
@@ -161,6 +174,14 @@ int run_campaign_command(CampaignArgs& args) {
     std::filesystem::create_directories(args.out_dir, ec);
     if (ec || !std::filesystem::is_directory(args.out_dir)) {
       throw UsageError("cannot create output directory '" + args.out_dir + "': " + ec.message());
+    }
+    const std::filesystem::path dir(args.out_dir);
+    try {
+      for (const char* name : {"report.html", "timeline.svg"}) {
+        refuse_output_over_input((dir / name).string(), campaign_input_files(o));
+      }
+    } catch (const OutputError& e) {
+      throw UsageError(e.what());
     }
   }
   const auto started = std::chrono::steady_clock::now();

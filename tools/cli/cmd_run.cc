@@ -14,6 +14,7 @@
 #include "sim/simulator.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/run_backend.h"
+#include "traces/output_file.h"
 #include "traces/trace_writer.h"
 
 namespace locksim::cli {
@@ -57,6 +58,11 @@ int run_command(const RunOptions& o) {
     throw UsageError(e.what());
   }
   RunBackend backend = make_run_backend(o.backend, &s);
+  try {
+    refuse_output_over_input(o.trace, backend.input_files);
+  } catch (const OutputError& e) {
+    throw UsageError(e.what());
+  }
   std::unique_ptr<TraceWriter> writer;
   try {
     writer = std::make_unique<TraceWriter>(o.trace, make_trace_header(s, o.backend));

@@ -9,6 +9,7 @@
 
 #include "reports/timeline.h"
 #include "tools/cli/commands.h"
+#include "traces/output_file.h"
 #include "traces/trace_reader.h"
 
 namespace locksim::cli {
@@ -25,6 +26,7 @@ struct TimelineArgs {
   int64_t radius = 20;
   std::string lock;
   size_t max_events = 600;
+  int dot_time_limit_s = kDotTimeLimitMs / 1000;
 };
 
 std::string format_from_path(const std::string& path) {
@@ -33,6 +35,12 @@ std::string format_from_path(const std::string& path) {
 }
 
 int timeline_command(const TimelineArgs& a) {
+  if (a.out.empty()) throw UsageError("-o/--out is empty: name the output file, e.g. -o timeline.svg");
+  try {
+    refuse_output_over_input(a.out, {a.trace});
+  } catch (const OutputError& e) {
+    throw UsageError(e.what());
+  }
   std::string format = a.format.empty() ? format_from_path(a.out) : a.format;
   if (format != "svg" && format != "png" && format != "pdf" && format != "dot") {
     throw UsageError("cannot tell the output format of '" + a.out +
@@ -67,7 +75,7 @@ int timeline_command(const TimelineArgs& a) {
   options.max_events = a.max_events;
   if (a.around_id >= 0) options.highlight_ids.insert(static_cast<uint64_t>(a.around_id));
   try {
-    render_timeline(timeline_dot(window, options), a.out, format);
+    render_timeline(timeline_dot(window, options), a.out, format, a.dot_time_limit_s * 1000);
   } catch (const std::runtime_error& e) {
     std::fprintf(stderr, "locksim: %s\n", e.what());
     return 2;
@@ -95,6 +103,8 @@ void add_timeline_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--lock", a->lock, "Only events of this lock (and events with no lock, e.g. faults)")->capture_default_str();
   cmd->add_option("--max-events", a->max_events, "At most this many events (default 600)")
       ->check(integer_in(size_t{1}, size_t{100000}));
+  cmd->add_option("--dot-time-limit-s", a->dot_time_limit_s, "Stop Graphviz after this many seconds")
+      ->capture_default_str()->check(integer_in(1, 3600));
   cmd->callback([a, exit_code] { *exit_code = timeline_command(*a); });
 }
 

@@ -19,6 +19,7 @@ RunBackend make_run_backend(const std::string& kind, Scenario* scenario) {
       throw UsageError(e.what());
     }
   }();
+  out.input_files = pack.files();
   if (kind == "model") {
     const auto variant = variant_from_name(scenario->model_variant);
     if (!variant) throw UsageError("unknown model variant '" + scenario->model_variant + "'");

@@ -17,6 +17,7 @@ namespace locksim::cli {
 struct RunBackend {
   std::vector<std::unique_ptr<RedisServer>> servers;
   std::unique_ptr<Backend> backend;
+  std::vector<std::string> input_files;  // the script pack's files: never an output
 };
 
 // Throws UsageError for an unusable combination (e.g. a live-only pack on the

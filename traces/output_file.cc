@@ -1,0 +1,165 @@
+#include "traces/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cassert>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace locksim {
+
+namespace {
+
+constexpr size_t kBufferBytes = 64 * 1024;
+
+std::string errno_text() { return std::strerror(errno); }
+
+// The directory part of `path` ("." when there is none), and the file name.
+void split_path(const std::string& path, std::string* dir, std::string* name) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) {
+    *dir = ".";
+    *name = path;
+  } else {
+    *dir = slash == 0 ? "/" : path.substr(0, slash);
+    *name = path.substr(slash + 1);
+  }
+}
+
+// Creates a new hidden file beside `name` in `dir`, exclusively: returns its
+// descriptor (or -1 with errno set, when only a link is wanted) and its path.
+int create_named_temp(const std::string& dir, const std::string& name, std::string* temp_path) {
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    *temp_path = dir + "/." + name + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(attempt);
+    const int fd = ::open(temp_path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+}  // namespace
+
+OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
+  if (path_.empty()) throw OutputError("empty output file name");
+  std::string name;
+  split_path(path_, &dir_, &name);
+  struct stat st {};
+  if (name.empty() || (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
+    throw OutputError(path_ + ": is a directory (expected a file name)");
+  }
+  // Unnamed first: nothing to clean up on any exit. Linking it later goes
+  // through /proc/self/fd, so /proc must be there too.
+  if (::access("/proc/self/fd", X_OK) == 0) {
+    fd_ = ::open(dir_.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  } else {
+    errno = EOPNOTSUPP;
+  }
+  if (fd_ < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    fd_ = create_named_temp(dir_, name, &temp_name_);
+  }
+  if (fd_ < 0) throw OutputError(path_ + ": cannot create the file: " + errno_text());
+}
+
+OutputFile::~OutputFile() {
+  if (!committed_) discard();
+}
+
+void OutputFile::discard() noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!temp_name_.empty()) ::unlink(temp_name_.c_str());
+  temp_name_.clear();
+}
+
+void OutputFile::write(std::string_view bytes) {
+  assert(!committed_ && fd_ >= 0);
+  buffer_.append(bytes);
+  if (buffer_.size() >= kBufferBytes) flush();
+}
+
+void OutputFile::flush() {
+  size_t done = 0;
+  while (done < buffer_.size()) {
+    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = n < 0 ? errno_text() : "no progress";
+      buffer_.clear();
+      throw OutputError(path_ + ": cannot write the file: " + why);
+    }
+    done += static_cast<size_t>(n);
+  }
+  buffer_.clear();
+}
+
+int OutputFile::flushed_fd() {
+  assert(!committed_ && fd_ >= 0);
+  flush();
+  return fd_;
+}
+
+void OutputFile::commit() {
+  assert(!committed_ && fd_ >= 0);
+  try {
+    flush();
+  } catch (const OutputError&) {
+    discard();
+    throw;
+  }
+  if (temp_name_.empty()) {
+    // Give the unnamed file a (hidden, unique) name, then rename it.
+    std::string name;
+    split_path(path_, &dir_, &name);
+    const std::string self = "/proc/self/fd/" + std::to_string(fd_);
+    bool linked = false;
+    for (int attempt = 0; attempt < 1000 && !linked; ++attempt) {
+      temp_name_ = dir_ + "/." + name + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(attempt);
+      if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, temp_name_.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+        linked = true;
+      } else if (errno != EEXIST) {
+        break;
+      }
+    }
+    if (!linked) {
+      const std::string why = errno_text();
+      temp_name_.clear();
+      discard();
+      throw OutputError(path_ + ": cannot create the file: " + why);
+    }
+  }
+  if (::close(fd_) != 0) {
+    fd_ = -1;
+    const std::string why = errno_text();
+    discard();
+    throw OutputError(path_ + ": cannot write the file: " + why);
+  }
+  fd_ = -1;
+  if (::rename(temp_name_.c_str(), path_.c_str()) != 0) {
+    const std::string why = errno_text();
+    discard();
+    throw OutputError(path_ + ": cannot replace the file: " + why);
+  }
+  temp_name_.clear();
+  committed_ = true;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {};
+  struct stat sb {};
+  if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+void refuse_output_over_input(const std::string& output, const std::vector<std::string>& inputs) {
+  for (const std::string& input : inputs) {
+    if (same_file(output, input)) {
+      throw OutputError("refusing to write " + output + ": it is an input of this command (" + input + ")");
+    }
+  }
+}
+
+}  // namespace locksim
