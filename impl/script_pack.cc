@@ -53,14 +53,16 @@ std::optional<std::string> read_file(const std::string& path, const std::string&
   if (!S_ISREG(st.st_mode)) throw ScriptPackError(path + ": " + what + " is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::string text(kMaxFileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) throw ScriptPackError(path + ": cannot read " + what);
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxFileBytes) {
-    throw ScriptPackError(path + ": " + what + " is larger than " + std::to_string(kMaxFileBytes) +
-                          " bytes");
+  std::string text;
+  char chunk[64 * 1024];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxFileBytes) {
+      throw ScriptPackError(path + ": " + what + " is larger than " + std::to_string(kMaxFileBytes) +
+                            " bytes");
+    }
   }
+  if (in.bad()) throw ScriptPackError(path + ": cannot read " + what);
   return text;
 }
 

@@ -14,6 +14,7 @@
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
 #include "properties/verdict_policy.h"
+#include "sim/run.h"
 #include "tools/cli/commands.h"
 #include "traces/trace_reader.h"
 
@@ -42,6 +43,11 @@ int check_command(const CheckArgs& args) {
   try {
     TraceReader reader(args.path);
     version = reader.header().version;
+    try {
+      scenario_from_header(reader.header());  // a corrupt header is a corrupt trace: no verdict on it
+    } catch (const ScenarioError& e) {
+      throw UsageError(args.path + ": " + e.what());
+    }
     Event e;
     while (reader.next(e)) {
       suite.on_event(e);
