@@ -145,20 +145,73 @@ nlohmann::json counterexample_to_json(const Counterexample& cx) {
           {"history", events}};
 }
 
-// Long counterexamples: the first and last 30 events, plus the evidence.
+// format_event without its id and time: equal for repeated identical events.
+std::string event_shape(const Event& e) {
+  const std::string full = format_event(e);
+  const size_t kind_at = full.find("s ");
+  return kind_at == std::string::npos ? full : full.substr(kind_at + 2);
+}
+
+// Long counterexamples: runs of identical events (a poll storm) collapse to
+// their first and last event; then the first and last 30 lines are shown,
+// plus every event the violation cites.
 void append_counterexample(std::string& out, const Counterexample& cx) {
   const auto& events = cx.events;
   out += "  shrunk counterexample for " + cx.violation.property + " (" + std::to_string(events.size()) +
          " events):\n";
   const auto& evidence = cx.violation.event_ids;
-  size_t elided = 0;
-  for (size_t i = 0; i < events.size(); ++i) {
-    const bool edge = i < 30 || i + 30 >= events.size();
-    const bool cited = std::find(evidence.begin(), evidence.end(), events[i].id) != evidence.end();
-    if (!edge && !cited) { ++elided; continue; }
-    if (elided > 0) { out += "    ... " + std::to_string(elided) + " events elided ...\n"; elided = 0; }
-    out += "    " + format_event(events[i]) + "\n";
+  auto cited = [&](const Event& e) { return std::find(evidence.begin(), evidence.end(), e.id) != evidence.end(); };
+  // Display lines: an event index, or a collapsed run [first, last].
+  struct Line {
+    size_t index = 0;
+    size_t run_count = 0;  // > 0: a collapsed run of this many events
+    uint64_t from_id = 0, to_id = 0;
+  };
+  std::vector<Line> lines;
+  constexpr size_t kMinRun = 4;
+  for (size_t i = 0; i < events.size();) {
+    const std::string shape = event_shape(events[i]);
+    size_t j = i + 1;
+    while (j < events.size() && event_shape(events[j]) == shape) ++j;
+    if (j - i < kMinRun) {
+      for (size_t k = i; k < j; ++k) lines.push_back({k, 0, 0, 0});
+    } else {
+      lines.push_back({i, 0, 0, 0});
+      size_t hidden = 0;
+      uint64_t from = 0, to = 0;
+      for (size_t k = i + 1; k + 1 < j; ++k) {
+        if (cited(events[k])) {
+          if (hidden > 0) lines.push_back({k, hidden, from, to});
+          hidden = 0;
+          lines.push_back({k, 0, 0, 0});
+          continue;
+        }
+        if (hidden == 0) from = events[k].id;
+        to = events[k].id;
+        ++hidden;
+      }
+      if (hidden > 0) lines.push_back({j - 1, hidden, from, to});
+      lines.push_back({j - 1, 0, 0, 0});
+    }
+    i = j;
   }
+  size_t elided = 0;
+  for (size_t n = 0; n < lines.size(); ++n) {
+    const Line& line = lines[n];
+    const bool edge = n < 30 || n + 30 >= lines.size();
+    if (!edge && (line.run_count > 0 || !cited(events[line.index]))) {
+      elided += line.run_count > 0 ? line.run_count : 1;
+      continue;
+    }
+    if (elided > 0) { out += "    ... " + std::to_string(elided) + " events elided ...\n"; elided = 0; }
+    if (line.run_count > 0) {
+      out += "    ... " + std::to_string(line.run_count) + " more of the same (#" + std::to_string(line.from_id) +
+             " to #" + std::to_string(line.to_id) + ") ...\n";
+    } else {
+      out += "    " + format_event(events[line.index]) + "\n";
+    }
+  }
+  if (elided > 0) out += "    ... " + std::to_string(elided) + " events elided ...\n";
   out += "  violation: " + cx.violation.to_string() + "\n";
 }
 
