@@ -29,7 +29,8 @@ ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backe
     scenario->model_variant = std::string(variant_name(ModelVariant::Correct));
   } else if (backend_kind == "model") {
     throw ScenarioError("script pack " + dir +
-                        " has no \"model_variant\" in its manifest: it only runs with --backend live");
+                        " has no \"model_variant\" in its manifest, so the model cannot stand for its scripts: "
+                        "it only runs live (locksim run --backend live, locksim diff)");
   }
   return pack;
 }
