@@ -180,6 +180,8 @@ ScriptPack ScriptPack::load(const std::string& dir) {
     if (what.size() > 200) what = what.substr(0, 200) + "...";
     throw ScriptPackError(manifest_path + ": invalid JSON at line " +
                           std::to_string(line_of_byte(*text, e.byte)) + ": " + what);
+  } catch (const nlohmann::json::out_of_range&) {
+    throw ScriptPackError(manifest_path + ": invalid JSON: a number is out of range");
   } catch (const JsonTooDeep& e) {
     throw ScriptPackError(manifest_path + ": " + e.what());
   }

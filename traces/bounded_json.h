@@ -5,7 +5,9 @@
 //
 // Contract: returns the parsed value, or throws
 //  - nlohmann::json::parse_error for malformed JSON (e.byte is the 1-based
-//    position of the problem), or
+//    position of the problem),
+//  - nlohmann::json::out_of_range for a number too large for a double
+//    (1e400), or
 //  - JsonTooDeep when arrays/objects nest deeper than max_depth (the
 //    outermost value is depth 1). Parsing itself is iterative (nlohmann's
 //    parser keeps an explicit stack), and values deeper than the limit are

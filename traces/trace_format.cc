@@ -237,6 +237,10 @@ bool parse_object(std::string_view line, json* out, std::string* error, bool* to
     // e.byte is the 1-based position of the problem within the line.
     *error = "malformed JSON at column " + std::to_string(e.byte) + " (expected one JSON object per line)";
     return false;
+  } catch (const json::out_of_range&) {
+    // A number literal too large for a double (1e400): found by the fuzzer.
+    *error = "malformed JSON: a number is out of range (expected one JSON object per line)";
+    return false;
   } catch (const JsonTooDeep& e) {
     *error = std::string(e.what()) + " (expected one flat JSON object per line)";
     if (too_deep) *too_deep = true;

@@ -91,6 +91,11 @@ TEST_F(PackFiles, NonStringExpressionIsDescribedNotDumped) {
   EXPECT_NE(error.find("\"argv\"[0]: expected a string expression, got {...}"), std::string::npos) << error;
 }
 
+TEST_F(PackFiles, NumberOverflowIsRejected) {
+  write("manifest.json", R"({"format": "locksim-script-pack", "version": 1e400})");
+  EXPECT_EQ(load_error(), dir_ + "/manifest.json: invalid JSON: a number is out of range");
+}
+
 TEST_F(PackFiles, OversizedScriptIsRejected) {
   write("big.lua", std::string((1 << 20) + 1, '-'));
   const std::string error = load_error_with_file("big.lua");

@@ -150,6 +150,18 @@ TEST(TraceReaderBounds, DirectoryIsNamed) {
   }
 }
 
+// Found by fuzz_trace_reader: nlohmann throws out_of_range (not parse_error)
+// for a number too large for a double; it escaped the reader as an uncaught
+// exception.
+TEST(TraceReaderBounds, NumberOverflowIsAnError) {
+  EXPECT_EQ(read_error(R"({"format":"locksim-trace","version":2,"seed":1,"scenario":[8e0602]})"
+                       "\n"),
+            "t.jsonl:1: missing trace header: malformed JSON: a number is out of range (expected one JSON object "
+            "per line)");
+  EXPECT_EQ(read_error(kHeader + "\n" + R"({"id":0,"t":1e400,"k":"ok"})" + "\n"),
+            "t.jsonl:2: malformed JSON: a number is out of range (expected one JSON object per line)");
+}
+
 TEST(TraceReaderBounds, LastLineWithoutNewlineIsRead) {
   std::istringstream in(kHeader + "\n" + R"({"id":0,"t":0,"k":"ok"})");
   TraceReader r(in, "t.jsonl");
