@@ -15,6 +15,50 @@ bool same_dir(const std::string& a, const std::string& b) {
   if (ec1 || ec2) return a == b;
   return ca == cb;
 }
+
+// The pack a model variant was written from: ours for the correct model,
+// impl/variants/<name> for a design variant, impl/mutants/<name> otherwise.
+std::string reference_pack_dir(ModelVariant v) {
+  const std::filesystem::path impl = std::filesystem::path(LOCKSIM_SOURCE_DIR) / "impl";
+  if (v == ModelVariant::Correct) return (impl / "lua").string();
+  return (impl / (is_design_variant(v) ? "variants" : "mutants") / std::string(variant_name(v))).string();
+}
+
+std::string exprs_text(const std::vector<PackExpr>& exprs) {
+  std::string out;
+  for (const PackExpr& e : exprs) out += e.text + "\n";
+  return out;
+}
+
+// The model stands for a pack only if the pack is, script for script (Lua
+// text, KEYS and ARGV), the pack its variant was written from. Throws
+// ScenarioError naming the first script that differs.
+void require_reference_scripts(const ScriptPack& pack, ModelVariant v) {
+  const std::string ref_dir = reference_pack_dir(v);
+  if (same_dir(pack.dir(), ref_dir)) return;
+  const ScriptPack reference = [&] {
+    try {
+      return ScriptPack::load(ref_dir);
+    } catch (const ScriptPackError& e) {
+      throw ScenarioError("cannot load the reference pack of model variant '" + std::string(variant_name(v)) +
+                          "': " + e.what());
+    }
+  }();
+  for (ScriptKind kind : all_script_kinds()) {
+    const PackScript& mine = pack.script(kind);
+    const PackScript& theirs = reference.script(kind);
+    if (mine.source == theirs.source && exprs_text(mine.keys) == exprs_text(theirs.keys) &&
+        exprs_text(mine.argv) == exprs_text(theirs.argv)) {
+      continue;
+    }
+    throw ScenarioError("script pack " + pack.dir() + " says it is model variant '" +
+                        std::string(variant_name(v)) + "', but its " + std::string(script_name(kind)) + " (" +
+                        std::filesystem::path(mine.path).lexically_normal().string() + ") differs from " +
+                        std::filesystem::path(theirs.path).lexically_normal().string() +
+                        ", so the model cannot stand for its scripts: it only runs live (locksim run --backend "
+                        "live, locksim diff)");
+  }
+}
 }  // namespace
 
 ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backend_kind) {
@@ -31,6 +75,9 @@ ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backe
     throw ScenarioError("script pack " + dir +
                         " has no \"model_variant\" in its manifest, so the model cannot stand for its scripts: "
                         "it only runs live (locksim run --backend live, locksim diff)");
+  }
+  if (backend_kind == "model") {
+    require_reference_scripts(pack, pack.model_variant().value_or(ModelVariant::Correct));
   }
   return pack;
 }

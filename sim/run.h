@@ -4,7 +4,10 @@
 // Script packs: an empty `scripts` means the default pack (impl/lua, Correct).
 // A pack with "model_variant" in its manifest is modelled by that variant; a
 // pack other than the default one without it can only run live:
-// resolve_scenario_scripts(..., "model") throws ScenarioError for it.
+// resolve_scenario_scripts(..., "model") throws ScenarioError for it. On the
+// model a pack must also be, script for script, the pack its variant was
+// written from (impl/lua, impl/mutants/<name>, impl/variants/<name>): a
+// copied pack with an edited script runs only live.
 #pragma once
 
 #include <string>

@@ -1,8 +1,10 @@
 // Issue 13, item 7: `campaign --scripts PACK` runs on the model, never the
 // pack's Lua, so it refuses a pack the model cannot stand for (exit 2, one
 // clear line, no output written), exactly as `run --backend model` does:
-// copies of our pack with a syntax error, an infinite loop or a FLUSHALL.
-// Packs the model does stand for still run: our pack and a mutant pack.
+// copies of our pack with a syntax error, an infinite loop or a FLUSHALL, and
+// a copy of a mutant pack (it names its model variant) with an edited script.
+// Packs the model does stand for still run: our pack, a mutant pack and an
+// unedited copy of one.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -60,6 +62,35 @@ TEST(CampaignScripts, PackTheModelCannotStandForIsRefused) {
     EXPECT_TRUE(contains(run.out, "model cannot stand for")) << run.out;
   }
   fs::remove_all(work_dir());
+}
+
+// A pack that names a model variant but whose Lua is not the variant's own
+// (a copied mutant pack, then edited) is refused too; an unedited copy runs.
+TEST(CampaignScripts, EditedCopyOfAMutantPackIsRefused) {
+  const fs::path base = fs::path(LOCKSIM_BINARY_DIR) / "campaign_scripts_copies";
+  fs::remove_all(base);
+  fs::create_directories(base / "mutants");
+  fs::copy(kSource / "impl" / "lua", base / "lua", fs::copy_options::recursive);
+  const fs::path mutant = kSource / "impl" / "mutants" / "release_no_publish";
+  fs::copy(mutant, base / "mutants" / "same", fs::copy_options::recursive);
+  const CliRun same = run_locksim("campaign --seeds 20 --scripts " + (base / "mutants" / "same").string(),
+                                  locksim::testing::Stderr::Discard);
+  EXPECT_EQ(same.exit_code, 1) << same.out;
+  EXPECT_TRUE(contains(same.out, "liveness")) << same.out;
+
+  fs::copy(mutant, base / "mutants" / "edited", fs::copy_options::recursive);
+  std::ofstream(base / "mutants" / "edited" / "rlock_release.lua", std::ios::app) << "-- edited\n";
+  const CliRun edited = run_locksim("campaign --seeds 20 --scripts " + (base / "mutants" / "edited").string());
+  EXPECT_EQ(edited.exit_code, 2) << edited.out;
+  EXPECT_TRUE(contains(edited.out, "says it is model variant 'release_no_publish', but its rlock_release")) << edited.out;
+  EXPECT_TRUE(contains(edited.out, "model cannot stand for")) << edited.out;
+
+  // A script it shares with our pack (through ../../lua) counts too.
+  std::ofstream(base / "lua" / "rlock_acquire.lua", std::ios::app) << "-- edited\n";
+  const CliRun shared = run_locksim("campaign --seeds 20 --scripts " + (base / "mutants" / "same").string());
+  EXPECT_EQ(shared.exit_code, 2) << shared.out;
+  EXPECT_TRUE(contains(shared.out, "but its rlock_acquire")) << shared.out;
+  fs::remove_all(base);
 }
 
 TEST(CampaignScripts, PacksTheModelStandsForStillRun) {
