@@ -14,6 +14,7 @@ packages=(
   graphviz                                       # dot: timeline diagrams
   nlohmann-json3-dev                             # JSON: traces, manifests, reports
   libcli11-dev                                   # CLI11: the locksim command line
+  clang libclang-rt-14-dev                       # clang + libFuzzer runtime: fuzz/ (ctest -L fuzz)
 )
 
 missing=()
