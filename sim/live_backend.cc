@@ -213,16 +213,19 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
       s.cmd->append({"ZRANGE", call.params.deadlines, "0", "-1", "WITHSCORES"});
     }
     s.cmd->append({"PUBLISH", s.marker_channel, end});
-    const Reply begin_reply = s.cmd->read_reply();
-    out.reply = s.cmd->read_reply();
-    const Reply holders = s.cmd->read_reply();
-    Reply line;
-    Reply scores;
-    if (fair) {
-      line = s.cmd->read_reply();
-      scores = s.cmd->read_reply();
+    Reply begin_reply, holders, line, scores, end_reply;
+    try {
+      begin_reply = s.cmd->read_reply();
+      out.reply = s.cmd->read_reply();
+      holders = s.cmd->read_reply();
+      if (fair) {
+        line = s.cmd->read_reply();
+        scores = s.cmd->read_reply();
+      }
+      end_reply = s.cmd->read_reply();
+    } catch (const RedisError& e) {  // e.g. a script that never returns: name it
+      throw RedisError(std::string(script_name(call.kind)) + " (" + pack_.script(call.kind).path + "): " + e.what());
     }
-    const Reply end_reply = s.cmd->read_reply();
     if (!begin_reply.is_int() || !end_reply.is_int() || begin_reply.integer < 1) {
       unexpected(s.cmd->where(), "PUBLISH marker", begin_reply.is_int() ? end_reply : begin_reply);
     }

@@ -204,20 +204,27 @@ int run_campaign_command(CampaignArgs& args) {
   });
   if (tty && r.seeds_run < o.seeds) std::fprintf(stderr, "\n");
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (!args.out_dir.empty()) {
-    try {
-      write_outputs(args, tmpl, r, wall_s);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "locksim: cannot write the campaign outputs: %s\n", e.what());
-      return 2;
-    }
-  }
+  // The verdict first: whatever happens to the outputs, it is never lost.
   if (args.json) {
     std::printf("%s\n", campaign_result_to_json(r).dump().c_str());
   } else {
     std::printf("%s", format_campaign_result(r).c_str());
   }
-  return r.failed() ? 1 : 0;
+  std::fflush(stdout);
+  const int verdict_code = r.failed() ? 1 : 0;
+  if (!args.out_dir.empty()) {
+    try {
+      write_outputs(args, tmpl, r, wall_s);
+    } catch (const std::exception& e) {
+      // Each output is complete or absent (OutputFile); say which verdict stands.
+      std::fprintf(stderr,
+                   "locksim: cannot write the campaign outputs: %s (the campaign itself %s, as printed above; "
+                   "exit 2 for the outputs)\n",
+                   e.what(), r.failed() ? "FAILED" : "passed");
+      return 2;
+    }
+  }
+  return verdict_code;
 }
 
 }  // namespace

@@ -4,12 +4,15 @@
 //               [--profile NAME] [--scripts DIR] [--mutant NAME] --trace FILE
 // Prints a one-line summary. Exit 0 when the run completed; 2 on bad input
 // (unknown profile/lock/backend/mutant, N < 1, unwritable trace, a live-only
-// script pack with --backend model) or a server that would not start.
+// script pack with --backend model), a server that would not start, or a
+// live run cut short (a script that does not answer in time, a server on a
+// dead clock): then no trace is written and an existing one is untouched.
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
 
+#include "impl/redis_conn.h"
 #include "sim/run.h"
 #include "sim/simulator.h"
 #include "tools/cli/commands.h"
@@ -70,7 +73,13 @@ int run_command(const RunOptions& o) {
     throw UsageError(std::string("cannot write trace: ") + e.what());
   }
   Simulator sim(s, *backend.backend, *writer);
-  const RunSummary summary = sim.run();
+  RunSummary summary;
+  try {
+    summary = sim.run();
+  } catch (const RedisError& e) {
+    // The trace is published only by close(): a cut-short run leaves none.
+    throw UsageError(std::string("live run failed: ") + e.what() + "; no trace written");
+  }
   try {
     writer->close();
   } catch (const TraceError& e) {

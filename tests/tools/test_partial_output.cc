@@ -1,0 +1,108 @@
+// Issue 13, item 9: partial output never looks complete. A live run cut
+// short (a script that never returns: the connection's 5 s read timeout)
+// exits 2 naming the script, writes no trace, and leaves an existing trace
+// untouched; a campaign whose --out report cannot be written prints its
+// verdict (FAILED or ok, text or JSON) before it exits 2, and leaves only
+// complete files.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using locksim::testing::CliRun;
+using locksim::testing::run_locksim;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::path(LOCKSIM_BINARY_DIR) / "partial_output" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::vector<std::string> entries(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(PartialOutput, LiveRunCutShortWritesNoTrace) {
+  const fs::path dir = fresh_dir("live");
+  const fs::path pack = dir / "loop";
+  fs::copy(fs::path(LOCKSIM_SOURCE_DIR) / "impl" / "lua", pack);
+  const std::string renew = locksim::testing::read_file(pack / "rlock_renew.lua");
+  std::ofstream(pack / "rlock_renew.lua", std::ios::trunc) << "while true do end\n" << renew;
+  const fs::path traces = dir / "traces";
+  fs::create_directories(traces);
+  std::ofstream(traces / "old.jsonl") << "an older trace\n";
+  const CliRun r = run_locksim("run --seed 1 --backend live --duration-s 20 --scripts " + pack.string() +
+                               " --trace " + (traces / "old.jsonl").string());
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "live run failed")) << r.out;
+  EXPECT_TRUE(contains(r.out, "rlock_renew")) << r.out;
+  EXPECT_TRUE(contains(r.out, "timed out")) << r.out;
+  EXPECT_TRUE(contains(r.out, "no trace written")) << r.out;
+  EXPECT_EQ(locksim::testing::line_count(r.out), 1) << r.out;
+  EXPECT_EQ(entries(traces), std::vector<std::string>{"old.jsonl"});  // no temp file either
+  EXPECT_EQ(locksim::testing::read_file(traces / "old.jsonl"), "an older trace\n");
+  fs::remove_all(dir);
+}
+
+// report.html cannot be written (a directory holds its name).
+fs::path out_dir_with_blocked_report(const std::string& name) {
+  const fs::path out = fresh_dir(name);
+  fs::create_directories(out / "report.html");
+  return out;
+}
+
+TEST(PartialOutput, FailingCampaignPrintsItsVerdictEvenIfTheReportFails) {
+  const fs::path out = out_dir_with_blocked_report("campaign-text");
+  const CliRun r = run_locksim("campaign --seeds 20 --mutant release_no_publish --out " + out.string(),
+                               locksim::testing::Stderr::Discard);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "FAILED at seed")) << r.out;
+  EXPECT_TRUE(contains(r.out, "liveness")) << r.out;
+  const CliRun merged = run_locksim("campaign --seeds 20 --mutant release_no_publish --out " + out.string());
+  EXPECT_TRUE(contains(merged.out, "cannot write the campaign outputs")) << merged.out;
+  EXPECT_TRUE(contains(merged.out, "report.html")) << merged.out;
+  EXPECT_TRUE(contains(merged.out, "the campaign itself FAILED")) << merged.out;
+  // Only complete files: the failing seed's trace replays, no temp file.
+  for (const std::string& name : entries(out)) {
+    EXPECT_TRUE(name == "report.html" || name == "timeline.svg" || name.rfind("seed-", 0) == 0) << name;
+  }
+  for (const std::string& name : entries(out)) {
+    if (name.rfind("seed-", 0) != 0) continue;
+    const CliRun replay = run_locksim("replay " + (out / name).string());
+    EXPECT_EQ(replay.exit_code, 0) << replay.out;
+  }
+  fs::remove_all(out);
+}
+
+TEST(PartialOutput, JsonVerdictComesFirstToo) {
+  const fs::path out = out_dir_with_blocked_report("campaign-json");
+  const CliRun r = run_locksim("campaign --seeds 20 --mutant release_no_publish --json --out " + out.string(),
+                               locksim::testing::Stderr::Discard);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["ok"], false);
+  const CliRun passing = run_locksim("campaign --seeds 3 --json --out " + out.string(),
+                                     locksim::testing::Stderr::Discard);
+  EXPECT_EQ(passing.exit_code, 2) << passing.out;
+  EXPECT_EQ(nlohmann::json::parse(passing.out, nullptr, false)["ok"], true) << passing.out;
+  fs::remove_all(out);
+}
+
+}  // namespace
