@@ -161,7 +161,8 @@ class Execution {
         const auto head = s_.lindex(p_.line, 0, now_);
         if (head && *head != p_.owner) {
           if (const auto head_deadline = s_.zscore(p_.deadlines, *head, now_)) {
-            return lua_number_reply(std::max(0.0, *head_deadline - now_client));
+            return lua_number_reply(std::min(static_cast<double>(kWaitForHeadRecheckMs),
+                                             std::max(0.0, *head_deadline - now_client)));
           }
         }
       }

@@ -67,7 +67,12 @@
 //              head = LINDEX(line, 0)
 //              if head != nil and head != owner
 //                 and (h = ZSCORE(deadlines, head)) != nil:
-//                return max(0, h - now_ms)   (a double, truncated toward zero)
+//                return min(kWaitForHeadRecheckMs, max(0, h - now_ms))
+//                                             (a double, truncated toward zero)
+//   The re-check bound is needed: a grant lowers every slot behind the
+//   grantee and wakes only the new head, so a waiter sleeping to the end of
+//   an earlier head's slot can sleep on long after a dead waiter that became
+//   head has timed out (a liveness failure at safe fair seed 5593 without it).
 //            return max(0, PTTL(lock))
 //   The purge just ran, so h > now_ms unless the head has no deadline (then
 //   the answer is the current one, 0). Deadlines are the clients' clocks.
@@ -78,6 +83,9 @@
 #include <vector>
 
 namespace locksim {
+
+// FairWaitForHead: the longest sleep it answers behind another head.
+inline constexpr int64_t kWaitForHeadRecheckMs = 1000;
 
 enum class ModelVariant {
   Correct,

@@ -510,11 +510,12 @@ inline std::vector<ScriptCase> design_variant_cases() {
   const std::string both_waiting = "B:1,C:1";
   const std::string both_deadlines = at(kB, kC + 35'000) + "," + at(kCo, kC + 40'000);
   // A releases at +3000 and B has not come yet: C polls the free lock behind
-  // B and sleeps until B's slot ends (kC + 35000) instead of polling at once.
+  // B and sleeps until B's slot ends (kC + 35000), re-checking every 1 000 ms,
+  // instead of polling at once.
   c.push_back({"Design_FairWaitForHead_FreeLockBehindHeadWaitsForHeadSlotEnd", ModelVariant::FairWaitForHead,
                with(fair_line_abc(),
                     {step(fair_release(kA, kC + 3'000, "r1"), kT + 3'000, num(1), {unlocked(waiter_channel(kB))}),
-                     step(fair_acquire(kCo, kC + 3'100), kT + 3'100, num(31'900))}),
+                     step(fair_acquire(kCo, kC + 3'100), kT + 3'100, num(1'000))}),
                final_at(kT + 3'100, {list_key(line(), both_waiting), zset_key(deadlines(), both_deadlines),
                                      string_key(latch("r1"), "1", kLatchTtl - 100)}),
                true});
@@ -530,7 +531,7 @@ inline std::vector<ScriptCase> design_variant_cases() {
   c.push_back({"Design_FairWaitForHead_AfterTheHeadsSlotTheNextWaiterTakesTheLock", ModelVariant::FairWaitForHead,
                with(fair_line_abc(),
                     {step(fair_release(kA, kC + 3'000, "r1"), kT + 3'000, num(1), {unlocked(waiter_channel(kB))}),
-                     step(fair_acquire(kCo, kC + 3'100), kT + 3'100, num(31'900)),
+                     step(fair_acquire(kCo, kC + 3'100), kT + 3'100, num(1'000)),
                      step(fair_acquire(kCo, kC + 35'000), kT + 35'000, nil())}),
                final_at(kT + 35'000, {hash_key(kLock, "C:1=1", kLease)}),
                false});

@@ -108,11 +108,12 @@ TEST(FairAcquire, Step4_FreeLockBehindAnotherHeadByVariant) {
   EXPECT_EQ(free_lock_poll(ModelVariant::Correct, kC + 100).reply, Reply::of_int(0));
   // The mutant: its own deadline - wait - now = 25 000.5 - 5 000 - 100 -> 19 900.
   EXPECT_EQ(free_lock_poll(ModelVariant::FairTtlFromDeadline, kC + 100).reply, Reply::of_int(19'900));
-  // The design variant: until the head's slot ends, 20 000.5 - 100 -> 19 900
-  // (truncated), and under 1 ms left -> 0.
-  EXPECT_EQ(free_lock_poll(ModelVariant::FairWaitForHead, kC + 100).reply, Reply::of_int(19'900));
+  // The design variant: until the head's slot ends (20 000.5 - now,
+  // truncated), at most the re-check bound of 1 000, and under 1 ms left -> 0.
+  EXPECT_EQ(free_lock_poll(ModelVariant::FairWaitForHead, kC + 100).reply, Reply::of_int(1'000));
+  EXPECT_EQ(free_lock_poll(ModelVariant::FairWaitForHead, kC + 19'400).reply, Reply::of_int(600));
   EXPECT_EQ(free_lock_poll(ModelVariant::FairWaitForHead, kC + 20'000).reply, Reply::of_int(0));
-  EXPECT_EQ(free_lock_poll(ModelVariant::FairWaitForHead, kC + 15'000).reply, Reply::of_int(5'000));
+  EXPECT_EQ(free_lock_poll(ModelVariant::FairWaitForHead, kC + 15'000).reply, Reply::of_int(1'000));
   // A head without a deadline (a historical bug) gives the current answer.
   EXPECT_EQ(free_lock_poll(ModelVariant::FairWaitForHead, kC + 100, false).reply, Reply::of_int(0));
   // Nothing is written either way.

@@ -104,5 +104,17 @@ TEST(MutantCatch, FairWaitForHeadPassesASafeFairCampaign) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
 }
 
+// Safe fair seed 5593: a grant shortened the slot of a crashed waiter behind
+// the grantee; the release woke that dead head, and the waiter behind it slept
+// to the end of the grantee's old 300 s slot. Without the variant's 1 s
+// re-check bound this seed fails liveness (the lock free for 44 s).
+TEST(MutantCatch, FairWaitForHeadRechecksBehindAShortenedSlot) {
+  const testing::CliRun r = testing::run_locksim(
+      "campaign --base-seed 5593 --seeds 1 --profile safe --lock fair --no-shrink --fail-on busy_poll --scripts " +
+          std::string(LOCKSIM_SOURCE_DIR) + "/impl/variants/fair_wait_for_head",
+      testing::Stderr::Discard);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
 }  // namespace
 }  // namespace locksim

@@ -458,8 +458,8 @@ TEST(Client, OursPollsOncePerRoundTripBehindADeadHead) {
   EXPECT_GT(polls.size(), 1'000u);  // ~5 s of 2 ms round trips answered 0
 }
 
-// fair_wait_for_head: the waiter sleeps until the dead head's slot ends,
-// then takes the lock just as soon.
+// fair_wait_for_head: the waiter sleeps until the dead head's slot ends
+// (re-checking once a second), then takes the lock just as soon.
 TEST(Client, FairWaitForHeadSleepsUntilTheDeadHeadsSlotEnds) {
   VariantWorld v(ModelVariant::FairWaitForHead, 3);
   const auto polls = dead_head_run(v);
@@ -467,7 +467,7 @@ TEST(Client, FairWaitForHeadSleepsUntilTheDeadHeadsSlotEnds) {
   ASSERT_EQ(oks.size(), 1u);
   EXPECT_GE(oks[0].true_us, 6'000 * kMs);
   EXPECT_LT(oks[0].true_us, 6'010 * kMs);
-  EXPECT_LE(polls.size(), 6u);
+  EXPECT_LE(polls.size(), 10u);  // ~5 s behind the dead head: about one poll a second
   bool slept = false;
   for (const auto& p : polls) slept = slept || (p.holders_after.empty() && p.reply != "nil" && p.reply != "0");
   EXPECT_TRUE(slept);

@@ -50,7 +50,11 @@ end
 -- Already in line: poll again after the lock's remaining time.
 -- DESIGN VARIANT fair_wait_for_head: if the lock is free but someone else
 -- heads the line, sleep until the head's slot ends instead (the purge just
--- ran, so that slot is live) rather than polling again at once.
+-- ran, so that slot is live) rather than polling again at once; but re-check
+-- at least every recheck_ms: a grant shortens every slot behind the grantee
+-- and wakes only the new head, so a longer sleep can outlive the slot of a
+-- dead waiter that became head meanwhile (safe seed 5593).
+local recheck_ms = 1000
 if redis.call('zscore', deadlines, owner) ~= false then
   if redis.call('exists', lock) == 0 then
     local head = redis.call('lindex', line, 0)
@@ -59,7 +63,7 @@ if redis.call('zscore', deadlines, owner) ~= false then
       if head_deadline ~= false then
         local until_slot_end = tonumber(head_deadline) - now_ms
         if until_slot_end < 0 then return 0 end
-        return until_slot_end
+        return math.min(until_slot_end, recheck_ms)
       end
     end
   end
