@@ -5,6 +5,7 @@
 
 #include "properties/mutant_suite.h"
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -128,24 +129,44 @@ TEST(CliCampaign, BusyPollFailsOnlyWhenNamed) {
 }
 
 // `locksim check` on a saved trace finds what the campaign found in process.
+// `locksim check` on a saved trace lists the same failing violations as the
+// campaign of that seed, for a trace of each profile.
 TEST(CliCheck, SameViolationsAsTheCampaign) {
-  const std::string trace = std::string(LOCKSIM_BINARY_DIR) + "/check-hostile-323.jsonl";
-  ASSERT_EQ(run_cli("run --seed 323 --profile hostile --lock mixed --locks 2 --duration-s 60 --trace " + trace)
-                .exit_code, 0);
-  CliRun check = run_cli("check --json " + trace);
-  CliRun campaign =
-      run_cli("campaign --seeds 1 --base-seed 323 --profile hostile --lock mixed --locks 2 --no-shrink --json");
-  ASSERT_EQ(check.exit_code, campaign.exit_code) << check.out << campaign.out;
-  auto c = nlohmann::json::parse(check.out);
-  auto k = nlohmann::json::parse(campaign.out);
-  std::vector<std::string> from_check;
-  for (const auto& v : c["violations"])
-    if (v["fails"].get<bool>()) from_check.push_back(v["message"].get<std::string>());
-  std::vector<std::string> from_campaign;
-  for (const auto& f : k["failures"])
-    for (const auto& v : f["violations"]) from_campaign.push_back(v["message"].get<std::string>());
-  EXPECT_FALSE(from_check.empty());
-  EXPECT_EQ(from_check, from_campaign);
+  struct Case {
+    const char* profile;
+    const char* lock;
+    int seed;
+    bool fails;
+  };
+  const Case cases[] = {{"hostile", "mixed --locks 2", 323, true},
+                        {"pauses", "rlock", 7, true},
+                        {"skew", "fair", 115, true},
+                        {"safe", "mixed --locks 2", 11, false}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.profile) + " seed " + std::to_string(c.seed));
+    const std::string trace =
+        std::string(LOCKSIM_BINARY_DIR) + "/check-" + c.profile + "-" + std::to_string(c.seed) + ".jsonl";
+    const std::string scenario = "--profile " + std::string(c.profile) + " --lock " + c.lock;
+    ASSERT_EQ(run_cli("run --seed " + std::to_string(c.seed) + " " + scenario + " --duration-s 60 --trace " + trace)
+                  .exit_code,
+              0);
+    CliRun check = run_cli("check --json " + trace);
+    CliRun campaign = run_cli("campaign --seeds 1 --base-seed " + std::to_string(c.seed) + " " + scenario +
+                              " --no-shrink --json");
+    ASSERT_EQ(check.exit_code, campaign.exit_code) << check.out << campaign.out;
+    EXPECT_EQ(check.exit_code, c.fails ? 1 : 0);
+    auto j_check = nlohmann::json::parse(check.out);
+    auto j_campaign = nlohmann::json::parse(campaign.out);
+    std::vector<std::string> from_check;
+    for (const auto& v : j_check["violations"])
+      if (v["fails"].get<bool>()) from_check.push_back(v["message"].get<std::string>());
+    std::vector<std::string> from_campaign;
+    for (const auto& f : j_campaign["failures"])
+      for (const auto& v : f["violations"]) from_campaign.push_back(v["message"].get<std::string>());
+    EXPECT_EQ(from_check.empty(), !c.fails);
+    EXPECT_EQ(from_check, from_campaign);
+    std::remove(trace.c_str());
+  }
 }
 
 TEST(CliCheck, BadInputExitsTwo) {
