@@ -1,6 +1,6 @@
 // Replay: re-runs a trace's scenario (from its header) on a backend and
-// compares the new history with the file event by event (as decoded Events;
-// the lines are kept for the report). Stops at the first difference: its
+// compares the new history with the file event by event (as decoded Events,
+// through sim/history_comparator.h; the lines are kept for the report). Stops at the first difference: its
 // 0-based index, the expected line (from the file, or "<end of trace>") and
 // the actual line (encoded from the run, or "<end of run>").
 // The caller builds the backend the header asks for (model or live).
@@ -11,15 +11,12 @@
 #include <string>
 
 #include "sim/backend.h"
+#include "sim/history_comparator.h"
 #include "traces/trace_reader.h"
 
 namespace locksim {
 
-struct ReplayMismatch {
-  uint64_t index = 0;
-  std::string expected_line;
-  std::string actual_line;
-};
+using ReplayMismatch = HistoryMismatch;
 
 struct ReplayResult {
   uint64_t events_compared = 0;
