@@ -1,16 +1,24 @@
 #include "properties/campaign.h"
 
 #include <algorithm>
+#include <cassert>
+#include <condition_variable>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "impl/client_mutant.h"
 #include "impl/script_pack.h"
 #include "model/variant.h"
 #include "properties/scenario_check.h"
 #include "properties/shrink.h"
+#include "sim/model_backend_source.h"
 #include "sim/run.h"
+#include "sim/simulator.h"
+#include "traces/trace_format.h"
 
 namespace locksim {
 
@@ -44,12 +52,13 @@ Scenario campaign_template(const CampaignOptions& o) {
     }
   }
   if (!o.scripts.empty()) {
-    // A campaign runs on the model, never the pack's Lua: the model must be
-    // able to stand for the pack, exactly as for `locksim run --backend model`.
+    // On the model (never the pack's Lua) the model must be able to stand
+    // for the pack, exactly as for `locksim run --backend model`; live and
+    // both run the pack's own Lua.
     const std::string mutant_variant = s.model_variant;
     s.scripts = o.scripts;
     try {
-      resolve_scenario_scripts(&s, "model");
+      resolve_scenario_scripts(&s, runs_live(o.backend) ? "live" : "model");
     } catch (const ScriptPackError& e) {
       throw ScenarioError(std::string("bad script pack: ") + e.what());
     }
@@ -60,15 +69,158 @@ Scenario campaign_template(const CampaignOptions& o) {
   return s;
 }
 
+namespace {
+
+// What one seed gave: its verdict and, with a reference backend, the first
+// difference of the histories; or the exception its run threw.
+struct SeedOutcome {
+  ScenarioVerdict verdict;
+  std::optional<HistoryMismatch> divergence;
+  std::exception_ptr error;
+};
+
+SeedOutcome run_seed(CampaignWorker& worker, const Scenario& s, const CheckConfig& cfg) {
+  SeedOutcome out;
+  try {
+    if (worker.reference == nullptr) {
+      out.verdict = check_scenario_on(*worker.checked, s, cfg);
+      return out;
+    }
+    VectorSink expected;
+    {
+      Simulator reference(s, worker.reference->fresh(s), expected);
+      reference.run();
+    }
+    size_t next = 0;
+    HistoryComparator comparator(
+        [&expected, &next](Event* event, std::string* line) {
+          if (next >= expected.events.size()) return false;
+          *event = expected.events[next++];
+          *line = encode_event(*event);
+          return true;
+        },
+        kTraceVersion);
+    out.verdict = check_scenario_on(*worker.checked, s, cfg, &comparator);
+    comparator.finish();
+    out.divergence = comparator.mismatch();
+  } catch (...) {
+    out.error = std::current_exception();
+  }
+  return out;
+}
+
+std::string error_text(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
+// Hands out seed indexes to the workers and gives their outcomes back in
+// seed order. Workers run at most kWindow seeds ahead of the next outcome
+// taken, so memory stays bounded whatever the number of seeds. A seed that
+// ends the campaign (`last`: it failed without keep_going, or its run threw)
+// bounds the seeds still handed out to the ones before it; stop() makes the
+// workers finish the seed they are running and take no more.
+class SeedScheduler {
+ public:
+  explicit SeedScheduler(int seeds, int workers) : limit_(seeds), window_(4 * workers) {}
+
+  // Worker side: the next seed index to run, or nothing when done.
+  std::optional<int> claim() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return stopped_ || next_claim_ >= limit_ || next_claim_ < next_take_ + window_; });
+    if (stopped_ || next_claim_ >= limit_) return std::nullopt;
+    return next_claim_++;
+  }
+  void deliver(int index, SeedOutcome outcome, bool last) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (last) limit_ = std::min(limit_, index + 1);
+    done_.emplace(index, std::move(outcome));
+    changed_.notify_all();
+  }
+  // Campaign side: the outcome of seed `index` (the next in order).
+  SeedOutcome take(int index) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return done_.count(index) != 0; });
+    SeedOutcome out = std::move(done_.at(index));
+    done_.erase(index);
+    next_take_ = index + 1;
+    changed_.notify_all();
+    return out;
+  }
+  void stop() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopped_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  int limit_;  // seeds [0, limit_) may be handed out
+  const int window_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int next_claim_ = 0;
+  int next_take_ = 0;
+  bool stopped_ = false;
+  std::map<int, SeedOutcome> done_;
+};
+
+}  // namespace
+
 CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options, const CampaignProgress& progress,
                             const CheckConfig* config) {
+  std::vector<CampaignWorker> workers(static_cast<size_t>(std::max(1, options.workers)));
+  for (CampaignWorker& w : workers) w.checked = std::make_unique<ModelBackendSource>();
+  return run_campaign(tmpl, options, workers, progress, config);
+}
+
+CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options, std::vector<CampaignWorker>& workers,
+                            const CampaignProgress& progress, const CheckConfig* config) {
+  assert(!workers.empty());
   const CheckConfig cfg = config ? *config : default_check_config();
   CampaignResult r;
   r.scenario = tmpl;
-  for (int i = 0; i < options.seeds; ++i) {
+  auto seed_scenario = [&tmpl](int i) {
     Scenario s = tmpl;
     s.seed = tmpl.seed + static_cast<uint64_t>(i);
-    ScenarioVerdict verdict = check_scenario(s, cfg);
+    return s;
+  };
+  SeedScheduler scheduler(options.seeds, static_cast<int>(workers.size()));
+  std::vector<std::thread> threads;
+  threads.reserve(workers.size());
+  for (CampaignWorker& worker : workers) {
+    threads.emplace_back([&scheduler, &worker, &cfg, &seed_scenario, &options] {
+      while (auto index = scheduler.claim()) {
+        SeedOutcome outcome = run_seed(worker, seed_scenario(*index), cfg);
+        const bool fails = outcome.divergence || !failing_violations(outcome.verdict.violations, options.policy).empty();
+        const bool last = outcome.error || (fails && !options.keep_going);
+        scheduler.deliver(*index, std::move(outcome), last);
+      }
+    });
+  }
+  auto join_all = [&] {
+    scheduler.stop();
+    for (std::thread& t : threads) t.join();
+    threads.clear();
+  };
+  struct JoinOnExit {  // also when the loop below throws
+    std::function<void()> join;
+    ~JoinOnExit() { join(); }
+  } join_on_exit{join_all};
+  std::optional<Scenario> to_shrink;  // the first failing seed
+  for (int i = 0; i < options.seeds; ++i) {
+    const Scenario s = seed_scenario(i);
+    SeedOutcome outcome = scheduler.take(i);
+    if (outcome.error) {
+      join_all();
+      throw CampaignSeedError(s.seed, "seed " + std::to_string(s.seed) + " could not run: " +
+                                          error_text(outcome.error));
+    }
+    ScenarioVerdict& verdict = outcome.verdict;
     r.seeds_run = i + 1;
     r.events_checked += verdict.summary.events;
     if (progress) progress(i + 1, options.seeds);
@@ -83,21 +235,26 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
       }
     }
     std::vector<Violation> failing = failing_violations(verdict.violations, options.policy);
-    if (failing.empty()) continue;
+    if (failing.empty() && !outcome.divergence) continue;
     SeedFailure f;
     f.seed = s.seed;
     f.events = verdict.summary.events;
     f.violations = std::move(failing);
-    if (options.shrink && r.failures.empty()) {
-      // Each violated property on its own: the first violation of each.
-      std::set<std::string> shrunk_properties;
-      for (const Violation& v : f.violations) {
-        if (!shrunk_properties.insert(v.property).second) continue;
-        f.shrunk.push_back(shrink_scenario(s, v, cfg));
-      }
-    }
+    f.divergence = std::move(outcome.divergence);
+    if (r.failures.empty()) to_shrink = s;
     r.failures.push_back(std::move(f));
     if (!options.keep_going) break;
+  }
+  join_all();
+  if (options.shrink && to_shrink) {
+    // Each violated property on its own: the first violation of each, on the
+    // first worker's checked backend (the threads are done).
+    SeedFailure& f = r.failures.front();
+    std::set<std::string> shrunk_properties;
+    for (const Violation& v : f.violations) {
+      if (!shrunk_properties.insert(v.property).second) continue;
+      f.shrunk.push_back(shrink_scenario(*to_shrink, v, cfg, false, workers.front().checked.get()));
+    }
   }
   return r;
 }
@@ -223,6 +380,11 @@ nlohmann::json seed_failure_to_json(const SeedFailure& f) {
   j["events"] = f.events;
   j["violations"] = nlohmann::json::array();
   for (const Violation& v : f.violations) j["violations"].push_back(violation_to_json(v));
+  if (f.divergence) {
+    j["divergence"] = {{"event", f.divergence->index},
+                       {"model", f.divergence->expected_line},
+                       {"live", f.divergence->actual_line}};
+  }
   if (!f.shrunk.empty()) {
     j["counterexamples"] = nlohmann::json::array();
     for (const Counterexample& cx : f.shrunk) j["counterexamples"].push_back(counterexample_to_json(cx));
@@ -259,7 +421,13 @@ std::string format_campaign_result(const CampaignResult& r) {
   }
   for (const SeedFailure& f : r.failures) {
     out += "FAILED at seed " + std::to_string(f.seed) + " (" + std::to_string(f.events) + " events): " +
+           (f.divergence ? "the live history diverges from the model's, " : "") +
            std::to_string(f.violations.size()) + " violation(s)\n";
+    if (f.divergence) {
+      out += "  divergence at event " + std::to_string(f.divergence->index) + " (first event where the histories differ):\n";
+      out += "    model: " + f.divergence->expected_line + "\n";
+      out += "    live:  " + f.divergence->actual_line + "\n";
+    }
     for (const Violation& v : f.violations) out += "  violation: " + v.to_string() + "\n";
     for (const Counterexample& cx : f.shrunk) append_counterexample(out, cx);
   }

@@ -9,20 +9,29 @@
 // Mutant names resolve to a client mutant (impl/client_mutant.h) or a script
 // mutant (model/variant.h, run as its ModelVariant on the model backend); a
 // script pack dir contributes the ModelVariant its manifest names.
+// Backends (properties/campaign_backend.h): the seeds run on the workers'
+// BackendSources (properties/campaign_worker.h), J seeds at a time on J
+// workers; results are taken in seed order, so the result does not depend on
+// J. `--backend both` also runs each seed on a reference backend and fails
+// it, as a divergence, at the first event where the histories differ.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "properties/campaign_backend.h"
+#include "properties/campaign_worker.h"
 #include "properties/check_config.h"
 #include "properties/verdict_policy.h"
 #include "properties/violation.h"
+#include "sim/history_comparator.h"
 #include "sim/scenario.h"
 #include "traces/event.h"
 
@@ -40,8 +49,12 @@ struct CampaignOptions {
   int64_t duration_ms = 60'000;
   bool shrink = true;
   bool keep_going = false;  // go on past failing seeds, list them all
+  CampaignBackend backend = CampaignBackend::Model;
+  int workers = 1;          // seeds run at once (one backend source each)
   VerdictPolicy policy;
 };
+
+inline constexpr int kMaxCampaignWorkers = 64;
 
 struct Counterexample {
   std::vector<Event> events;   // the shrunk history
@@ -52,6 +65,9 @@ struct SeedFailure {
   uint64_t seed = 0;
   uint64_t events = 0;                  // length of the seed's history
   std::vector<Violation> violations;    // every failing violation, history order
+  // --backend both: the first event where the checked (live) history
+  // differs from the reference (model) one; expected = reference.
+  std::optional<HistoryMismatch> divergence;
   // First failing seed only (when shrinking): one counterexample per
   // violated property, in the order of `violations`' first occurrences.
   std::vector<Counterexample> shrunk;
@@ -78,9 +94,22 @@ struct CampaignResult {
 // (ScenarioError) naming the bad option.
 Scenario campaign_template(const CampaignOptions& options);
 
+// A seed whose run could not complete (a live script that never answers, a
+// server that died): the campaign stops there. what() names the seed.
+struct CampaignSeedError : std::runtime_error {
+  CampaignSeedError(uint64_t seed_, const std::string& what) : std::runtime_error(what), seed(seed_) {}
+  uint64_t seed;
+};
+
 using CampaignProgress = std::function<void(int done, int total)>;
+// On options.workers model workers (options.backend is not consulted).
 CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options,
                             const CampaignProgress& progress = {},
+                            const CheckConfig* config = nullptr);
+// On the given workers (at least one), one thread each. Throws
+// CampaignSeedError for the first seed, in seed order, whose run threw.
+CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options,
+                            std::vector<CampaignWorker>& workers, const CampaignProgress& progress = {},
                             const CheckConfig* config = nullptr);
 
 nlohmann::json seed_failure_to_json(const SeedFailure& f);

@@ -3,7 +3,7 @@
 #include "impl/client_config.h"
 #include "model/variant.h"
 #include "properties/checker_suite.h"
-#include "sim/model_backend.h"
+#include "sim/model_backend_source.h"
 #include "sim/node_clock.h"
 
 namespace locksim {
@@ -23,8 +23,14 @@ CheckConfig default_check_config() {
 
 ScenarioVerdict check_scenario(const Scenario& scenario, const CheckConfig& config, EventSink* also) {
   validate_scenario(scenario);
-  const auto variant = variant_from_name(scenario.model_variant);
-  ModelBackend backend(scenario.servers, variant.value_or(ModelVariant::Correct));
+  ModelBackendSource model(variant_from_name(scenario.model_variant).value_or(ModelVariant::Correct));
+  return check_scenario_on(model, scenario, config, also);
+}
+
+ScenarioVerdict check_scenario_on(BackendSource& source, const Scenario& scenario, const CheckConfig& config,
+                                  EventSink* also) {
+  validate_scenario(scenario);
+  Backend& backend = source.fresh(scenario);
   CheckerSuite suite(config);
   FanoutSink fanout;
   fanout.add(&suite);

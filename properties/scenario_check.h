@@ -1,5 +1,6 @@
 // Scenario checks: run one Scenario on the model backend (its model_variant
-// selects mutant scripts) and stream the history through a CheckerSuite,
+// selects mutant scripts), or on any BackendSource (sim/backend_source.h:
+// live redis-servers), and stream the history through a CheckerSuite,
 // without storing it. Optionally the history also goes to `also` (a trace
 // writer, or a VectorSink for shrinking). The checker configuration follows
 // the client's defaults (impl/client_config.h).
@@ -9,6 +10,7 @@
 
 #include "properties/check_config.h"
 #include "properties/violation.h"
+#include "sim/backend_source.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
 #include "traces/event_sink.h"
@@ -32,5 +34,9 @@ CheckConfig default_check_config();
 // Throws ScenarioError on an invalid scenario.
 ScenarioVerdict check_scenario(const Scenario& scenario, const CheckConfig& config = default_check_config(),
                                EventSink* also = nullptr);
+// The same on a backend from `source` (fresh for this run). Transport errors
+// of a live backend (RedisError) pass through.
+ScenarioVerdict check_scenario_on(BackendSource& source, const Scenario& scenario, const CheckConfig& config,
+                                  EventSink* also = nullptr);
 
 }  // namespace locksim

@@ -5,7 +5,7 @@
 #include "model/variant.h"
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
-#include "sim/model_backend.h"
+#include "sim/model_backend_source.h"
 
 namespace locksim {
 
@@ -24,9 +24,10 @@ std::string violation_signature(const Violation& v) {
 }
 
 std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const CheckConfig& config,
-                                              const std::function<bool(const Violation&)>& accept) {
-  ModelBackend backend(plan.scenario.servers,
-                       variant_from_name(plan.scenario.model_variant).value_or(ModelVariant::Correct));
+                                              const std::function<bool(const Violation&)>& accept,
+                                              BackendSource* source) {
+  ModelBackendSource model(variant_from_name(plan.scenario.model_variant).value_or(ModelVariant::Correct));
+  Backend& backend = (source != nullptr ? *source : model).fresh(plan.scenario);
   CheckerSuite suite(config);
   VectorSink history;
   FanoutSink fanout;
@@ -46,10 +47,11 @@ std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const Ch
 }
 
 std::optional<Counterexample> check_plan(const ExplicitPlan& plan, const CheckConfig& config,
-                                         const std::string& signature) {
-  return first_violation(plan, config, [&signature](const Violation& v) {
-    return signature.empty() || violation_signature(v) == signature;
-  });
+                                         const std::string& signature, BackendSource* source) {
+  return first_violation(
+      plan, config,
+      [&signature](const Violation& v) { return signature.empty() || violation_signature(v) == signature; },
+      source);
 }
 
 namespace {
@@ -57,9 +59,9 @@ namespace {
 class Shrinker {
  public:
   Shrinker(ExplicitPlan* plan, const CheckConfig& config, std::string signature, Counterexample best,
-           bool blame_mutant)
+           bool blame_mutant, BackendSource* source)
       : plan_(plan), config_(config), signature_(std::move(signature)), best_(std::move(best)),
-        blame_mutant_(blame_mutant) {}
+        blame_mutant_(blame_mutant), source_(source) {}
 
   // Keeps `candidate` if it still fails the same way without growing (and,
   // with blame_mutant, the correct implementation does not fail that way).
@@ -67,7 +69,7 @@ class Shrinker {
   bool attempt(const ExplicitPlan& candidate, bool strictly = false) {
     if (runs_ >= kMaxShrinkRuns) return false;
     runs_++;
-    auto cx = check_plan(candidate, config_, signature_);
+    auto cx = check_plan(candidate, config_, signature_, source_);
     if (!cx || cx->events.size() > best_.events.size()) return false;
     if (strictly && cx->events.size() == best_.events.size()) return false;
     if (blame_mutant_ && check_plan(baseline_plan(candidate), config_, signature_)) return false;
@@ -200,6 +202,7 @@ class Shrinker {
   std::string signature_;
   Counterexample best_;
   bool blame_mutant_;
+  BackendSource* source_;
   int runs_ = 0;
 };
 
@@ -213,22 +216,27 @@ ExplicitPlan baseline_plan(const ExplicitPlan& plan) {
 }
 
 Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature,
-                           bool blame_mutant) {
-  auto first = check_plan(*plan, config, signature);
+                           bool blame_mutant, BackendSource* source) {
+  auto first = check_plan(*plan, config, signature, source);
   if (!first) return Counterexample{};
-  Shrinker shrinker(plan, config, signature, std::move(*first), blame_mutant);
+  Shrinker shrinker(plan, config, signature, std::move(*first), blame_mutant, source);
   shrinker.run();
   return shrinker.best();
 }
 
 Counterexample shrink_scenario(const Scenario& scenario, const Violation& violation, const CheckConfig& config,
-                               bool blame_mutant) {
+                               bool blame_mutant, BackendSource* source) {
   VectorSink history;
-  check_scenario(scenario, config, &history);
+  if (source != nullptr) {
+    check_scenario_on(*source, scenario, config, &history);
+  } else {
+    check_scenario(scenario, config, &history);
+  }
   const std::string signature = violation_signature(violation);
   ExplicitPlan plan = plan_from_history(scenario, history.events);
-  if (check_plan(plan, config, signature) && !(blame_mutant && check_plan(baseline_plan(plan), config, signature)))
-    return shrink_plan(&plan, config, signature, blame_mutant);
+  if (check_plan(plan, config, signature, source) &&
+      !(blame_mutant && check_plan(baseline_plan(plan), config, signature)))
+    return shrink_plan(&plan, config, signature, blame_mutant, source);
   // Not reproducible as an explicit plan: the original history up to the violation.
   Counterexample cx;
   const size_t end = std::min<size_t>(history.events.size(), violation.detected_at_event + 1);

@@ -8,6 +8,10 @@
 // kind of fault blamed) and the counterexample does not grow. The
 // counterexample is the shrunk history up to the event at which that
 // violation was detected. Deterministic; bounded by kMaxShrinkRuns runs.
+// Every run goes to a backend from `source` (sim/backend_source.h: live
+// redis-servers shrink on live); a null source is the model, with the plan's
+// model_variant. The blame_mutant baseline (correct client and scripts)
+// always runs on the model.
 #pragma once
 
 #include <optional>
@@ -17,6 +21,7 @@
 
 #include "properties/campaign.h"
 #include "properties/check_config.h"
+#include "sim/backend_source.h"
 #include "sim/explicit_plan.h"
 
 namespace locksim {
@@ -30,11 +35,12 @@ std::string violation_signature(const Violation& v);
 // CheckerSuite; returns the counterexample for the first violation that
 // `accept` takes: the history up to the event where it was detected.
 std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const CheckConfig& config,
-                                              const std::function<bool(const Violation&)>& accept);
+                                              const std::function<bool(const Violation&)>& accept,
+                                              BackendSource* source = nullptr);
 
 // first_violation() for the violations with `signature` (any when empty).
 std::optional<Counterexample> check_plan(const ExplicitPlan& plan, const CheckConfig& config,
-                                         const std::string& signature);
+                                         const std::string& signature, BackendSource* source = nullptr);
 
 // The same plan with the correct client and scripts (no mutant, no variant).
 ExplicitPlan baseline_plan(const ExplicitPlan& plan);
@@ -44,11 +50,11 @@ ExplicitPlan baseline_plan(const ExplicitPlan& plan);
 // `blame_mutant`, every kept candidate must also *not* fail that way with the
 // correct client and scripts, so the counterexample shows the mutant's bug.
 Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature,
-                           bool blame_mutant = false);
+                           bool blame_mutant = false, BackendSource* source = nullptr);
 
 // The whole path from a failing seed: record, convert, shrink. If the plan
 // does not reproduce the violation, returns the original history up to it.
 Counterexample shrink_scenario(const Scenario& scenario, const Violation& violation, const CheckConfig& config,
-                               bool blame_mutant = false);
+                               bool blame_mutant = false, BackendSource* source = nullptr);
 
 }  // namespace locksim
