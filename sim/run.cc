@@ -56,7 +56,7 @@ void require_reference_scripts(const ScriptPack& pack, ModelVariant v) {
                         std::filesystem::path(mine.path).lexically_normal().string() + ") differs from " +
                         std::filesystem::path(theirs.path).lexically_normal().string() +
                         ", so the model cannot stand for its scripts: it only runs live (locksim run --backend "
-                        "live, locksim diff)");
+                        "live, locksim campaign --backend live, locksim diff)");
   }
 }
 }  // namespace
@@ -74,7 +74,8 @@ ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backe
   } else if (backend_kind == "model") {
     throw ScenarioError("script pack " + dir +
                         " has no \"model_variant\" in its manifest, so the model cannot stand for its scripts: "
-                        "it only runs live (locksim run --backend live, locksim diff)");
+                        "it only runs live (locksim run --backend live, locksim campaign --backend live, "
+                        "locksim diff)");
   }
   if (backend_kind == "model") {
     require_reference_scripts(pack, pack.model_variant().value_or(ModelVariant::Correct));

@@ -1,6 +1,8 @@
-// Issue 13, item 7: `campaign --scripts PACK` runs on the model, never the
-// pack's Lua, so it refuses a pack the model cannot stand for (exit 2, one
-// clear line, no output written), exactly as `run --backend model` does:
+// Issue 13, item 7: `campaign --backend model --scripts PACK` runs on the
+// model, never the pack's Lua, so it refuses a pack the model cannot stand
+// for (exit 2, one clear line, no output written), exactly as
+// `run --backend model` does (without --backend such a pack runs live, issue
+// 9: tests/properties/campaign_live_test.cc):
 // copies of our pack with a syntax error, an infinite loop or a FLUSHALL, and
 // a copy of a mutant pack (it names its model variant) with an edited script.
 // Packs the model does stand for still run: our pack, a mutant pack and an
@@ -47,8 +49,8 @@ TEST(CampaignScripts, PackTheModelCannotStandForIsRefused) {
   for (const fs::path& pack : packs) {
     const fs::path out = work_dir() / (pack.filename().string() + "-out");
     fs::remove_all(out);
-    const CliRun r = run_locksim("campaign --seeds 5 --profile safe --scripts " + pack.string() + " --out " +
-                                 out.string());
+    const CliRun r = run_locksim("campaign --backend model --seeds 5 --profile safe --scripts " + pack.string() +
+                                 " --out " + out.string());
     EXPECT_EQ(r.exit_code, 2) << pack << ": " << r.out;
     EXPECT_TRUE(contains(r.out, "model cannot stand for")) << r.out;
     EXPECT_TRUE(contains(r.out, pack.string())) << r.out;
@@ -80,14 +82,16 @@ TEST(CampaignScripts, EditedCopyOfAMutantPackIsRefused) {
 
   fs::copy(mutant, base / "mutants" / "edited", fs::copy_options::recursive);
   std::ofstream(base / "mutants" / "edited" / "rlock_release.lua", std::ios::app) << "-- edited\n";
-  const CliRun edited = run_locksim("campaign --seeds 20 --scripts " + (base / "mutants" / "edited").string());
+  const CliRun edited =
+      run_locksim("campaign --backend model --seeds 20 --scripts " + (base / "mutants" / "edited").string());
   EXPECT_EQ(edited.exit_code, 2) << edited.out;
   EXPECT_TRUE(contains(edited.out, "says it is model variant 'release_no_publish', but its rlock_release")) << edited.out;
   EXPECT_TRUE(contains(edited.out, "model cannot stand for")) << edited.out;
 
   // A script it shares with our pack (through ../../lua) counts too.
   std::ofstream(base / "lua" / "rlock_acquire.lua", std::ios::app) << "-- edited\n";
-  const CliRun shared = run_locksim("campaign --seeds 20 --scripts " + (base / "mutants" / "same").string());
+  const CliRun shared =
+      run_locksim("campaign --backend model --seeds 20 --scripts " + (base / "mutants" / "same").string());
   EXPECT_EQ(shared.exit_code, 2) << shared.out;
   EXPECT_TRUE(contains(shared.out, "but its rlock_acquire")) << shared.out;
   fs::remove_all(base);

@@ -1,5 +1,7 @@
 // locksim campaign: runs N seeded scenarios (seed i = --base-seed + i) on the
-// model backend, checks each history with the CheckerSuite as it streams, and
+// model, on live redis-servers running the pack's own Lua, or on both
+// (--backend; default: the model when it stands for the pack, else live),
+// --workers at a time, checks each history with the CheckerSuite as it streams, and
 // stops at the first failing seed (--keep-going: goes on and lists every
 // failing seed): prints every violation of the seed and, for each violated
 // property, its shrunk counterexample (properties/shrink.h). What fails is
@@ -8,7 +10,14 @@
 // (busy_poll) are summarised either way. Progress goes to stderr.
 // --mutant takes a client mutant (impl/client_mutant.h) or a script mutant
 // (model/variant.h, run as its ModelVariant); --scripts DIR takes a script
-// pack and runs the ModelVariant its manifest names.
+// pack: the model runs the ModelVariant its manifest names (refused, exit 2,
+// when the model cannot stand for the pack); live and both run its Lua, one
+// set of redis-servers per worker, reused (flushed) across seeds; both also
+// runs every seed on the correct model and fails a seed, as a divergence, at
+// the first event where the live history differs. A live seed that cannot
+// complete (a script that never answers) stops the campaign with exit 2,
+// naming the seed and the script. Shrinking and traces use the backend the
+// seeds were checked on.
 // --out DIR writes DIR/report.html, DIR/timeline.svg (a sample of the first
 // seed, or the shrunk counterexample with its evidence highlighted) and, on a
 // failure, DIR/seed-<N>.jsonl: the failing seed's full trace, replayable with
@@ -31,8 +40,11 @@
 #include "properties/scenario_check.h"
 #include "reports/campaign_report.h"
 #include "reports/timeline.h"
+#include "sim/model_backend_source.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/live_backend_source.h"
+#include "impl/redis_conn.h"
 #include "impl/script_pack.h"
 #include "traces/output_file.h"
 #include "traces/trace_writer.h"
@@ -43,6 +55,8 @@ namespace {
 
 struct CampaignArgs {
   CampaignOptions options;
+  std::string backend;  // as typed
+  bool backend_given = false;  // else: the default for the pack
   bool json = false;
   bool no_shrink = false;
   std::string out_dir;
@@ -75,7 +89,8 @@ std::vector<std::string> campaign_input_files(const CampaignOptions& o) {
 }
 
 // Writes report.html, timeline.svg and (on a failure) the failing seed's trace.
-void write_outputs(const CampaignArgs& args, const Scenario& tmpl, const CampaignResult& r, double wall_s) {
+void write_outputs(const CampaignArgs& args, const Scenario& tmpl, const CampaignResult& r, double wall_s,
+                   BackendSource& source) {
   namespace fs = std::filesystem;
   const fs::path dir(args.out_dir);
   CampaignReport report;
@@ -85,7 +100,8 @@ void write_outputs(const CampaignArgs& args, const Scenario& tmpl, const Campaig
                         " --clients " + std::to_string(o.clients) + " --locks " + std::to_string(o.locks) +
                         " --duration-ms " + std::to_string(o.duration_ms) +
                         (o.mutant != "none" && !o.mutant.empty() ? " --mutant " + o.mutant : "") +
-                        (o.scripts.empty() ? "" : " --scripts " + o.scripts);
+                        (o.scripts.empty() ? "" : " --scripts " + o.scripts) + " --backend " +
+                        std::string(campaign_backend_name(o.backend));
   report.profile = tmpl.profile;
   report.lock_kind = tmpl.lock_kind;
   report.mutant = tmpl.mutant != "none" ? tmpl.mutant : (tmpl.model_variant != "correct" ? tmpl.model_variant : "");
@@ -103,12 +119,20 @@ void write_outputs(const CampaignArgs& args, const Scenario& tmpl, const Campaig
     failing.seed = first.seed;
     const std::string trace_name = "seed-" + std::to_string(failing.seed) + ".jsonl";
     refuse_output_over_input((dir / trace_name).string(), campaign_input_files(args.options));
-    TraceWriter writer((dir / trace_name).string(), make_trace_header(failing, "model"));
-    check_scenario(failing, default_check_config(), &writer);
+    TraceWriter writer((dir / trace_name).string(), make_trace_header(failing, source.kind()));
+    check_scenario_on(source, failing, default_check_config(), &writer);
     writer.close();
     report.failing_trace_file = trace_name;
     report.seeds_failed = r.failures.size();
     for (const SeedFailure& sf : r.failures) {
+      if (sf.divergence) {
+        CampaignFailure f;
+        f.seed = sf.seed;
+        f.property = "divergence";
+        f.explanation = "event " + std::to_string(sf.divergence->index) + ": model " +
+                        sf.divergence->expected_line + " vs live " + sf.divergence->actual_line;
+        report.failures.push_back(std::move(f));
+      }
       for (const Violation& v : sf.violations) {
         CampaignFailure f;
         f.seed = sf.seed;
@@ -126,28 +150,75 @@ void write_outputs(const CampaignArgs& args, const Scenario& tmpl, const Campaig
         if (!dup) report.failures.push_back(std::move(f));
       }
     }
-    const Violation& v = first.shrunk.empty() ? first.violations.front() : first.shrunk.front().violation;
     if (!report.failures.empty()) report.failures.front().timeline_file = "timeline.svg";
-    timeline.title = "seed " + std::to_string(failing.seed) + ": " + v.property +
-                     (first.shrunk.empty() ? " (first events)" : " (shrunk counterexample)");
-    timeline.highlight_ids.insert(v.event_ids.begin(), v.event_ids.end());
+    if (first.violations.empty()) {  // a divergence only
+      timeline.title = "seed " + std::to_string(failing.seed) + ": divergence at event " +
+                       std::to_string(first.divergence->index) + " (first events of the live run)";
+    } else {
+      const Violation& v = first.shrunk.empty() ? first.violations.front() : first.shrunk.front().violation;
+      timeline.title = "seed " + std::to_string(failing.seed) + ": " + v.property +
+                       (first.shrunk.empty() ? " (first events)" : " (shrunk counterexample)");
+      timeline.highlight_ids.insert(v.event_ids.begin(), v.event_ids.end());
+    }
     if (!first.shrunk.empty()) {
       drawn = first.shrunk.front().events;
     } else {
       FirstEventsSink sample(kSampleTimelineEvents);
-      check_scenario(failing, default_check_config(), &sample);
+      check_scenario_on(source, failing, default_check_config(), &sample);
       drawn = sample.events;
     }
     report.timeline_file.clear();  // drawn with the failure instead
   } else {
     FirstEventsSink sample(kSampleTimelineEvents);
-    check_scenario(tmpl, default_check_config(), &sample);
+    check_scenario_on(source, tmpl, default_check_config(), &sample);
     drawn = sample.events;
     timeline.title = "seed " + std::to_string(tmpl.seed) + ", first " + std::to_string(drawn.size()) + " events";
   }
   render_timeline(timeline_dot(drawn, timeline), (dir / "timeline.svg").string(), "svg");
   write_campaign_report(report, (dir / "report.html").string());
   std::fprintf(stderr, "campaign: wrote %s\n", (dir / "report.html").string().c_str());
+}
+
+// The default backend: the model when it stands for the pack (or there is
+// none), else live. A pack that does not load is left to campaign_template().
+CampaignBackend default_backend(const CampaignOptions& o) {
+  if (o.scripts.empty()) return CampaignBackend::Model;
+  Scenario probe;
+  probe.scripts = o.scripts;
+  try {
+    resolve_scenario_scripts(&probe, "model");
+  } catch (const ScenarioError&) {
+    return CampaignBackend::Live;
+  } catch (const ScriptPackError&) {
+    return CampaignBackend::Model;
+  }
+  return CampaignBackend::Model;
+}
+
+// One worker per --workers: model sources, or live servers started here
+// (before any seed runs, so a script Redis rejects is exit 2 at once).
+std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenario& tmpl) {
+  std::vector<CampaignWorker> workers(static_cast<size_t>(o.workers));
+  if (!runs_live(o.backend)) {
+    for (CampaignWorker& w : workers) w.checked = std::make_unique<ModelBackendSource>();
+    return workers;
+  }
+  const std::string dir = tmpl.scripts.empty() ? ScriptPack::default_dir() : tmpl.scripts;
+  try {
+    const ScriptPack pack = ScriptPack::load(dir);
+    for (CampaignWorker& w : workers) {
+      auto live = std::make_unique<LiveBackendSource>(pack);
+      live->start(tmpl.servers);
+      w.checked = std::move(live);
+      // both: the pack against the correct model, as `locksim diff` does.
+      if (o.backend == CampaignBackend::Both) w.reference = std::make_unique<ModelBackendSource>(ModelVariant::Correct);
+    }
+  } catch (const ScriptPackError& e) {
+    throw UsageError(std::string("bad script pack: ") + e.what());
+  } catch (const RedisError& e) {
+    throw UsageError(std::string("cannot start the live backend: ") + e.what());
+  }
+  return workers;
 }
 
 int run_campaign_command(CampaignArgs& args) {
@@ -158,6 +229,13 @@ int run_campaign_command(CampaignArgs& args) {
                      " passes the largest seed, 18446744073709551615 (seeds would wrap around to 0)");
   }
   if (args.no_shrink) o.shrink = false;
+  if (!args.backend_given) {
+    o.backend = default_backend(o);
+  } else if (auto backend = campaign_backend_from_name(args.backend)) {
+    o.backend = *backend;
+  } else {
+    throw UsageError("--backend: unknown backend '" + args.backend + "' (model, live, both)");
+  }
   try {
     apply_fail_on(&o.policy, args.fail_on);
   } catch (const std::invalid_argument& e) {
@@ -169,6 +247,7 @@ int run_campaign_command(CampaignArgs& args) {
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
+  std::vector<CampaignWorker> workers = make_workers(o, tmpl);
   if (!args.out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(args.out_dir, ec);
@@ -188,7 +267,7 @@ int run_campaign_command(CampaignArgs& args) {
   // Progress bar on a terminal only; logs and pipes get just the result.
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   int last_percent = -1;
-  CampaignResult r = run_campaign(tmpl, o, [&](int done, int total) {
+  const auto on_progress = [&](int done, int total) {
     if (!tty) return;
     const int percent = static_cast<int>(100LL * done / total);
     if (percent == last_percent && done != total) return;
@@ -201,7 +280,15 @@ int run_campaign_command(CampaignArgs& args) {
                  "##############################", kBarWidth - filled, "", percent, done, total, elapsed_s);
     if (done == total) std::fprintf(stderr, "\n");
     std::fflush(stderr);
-  });
+  };
+  CampaignResult r;
+  try {
+    r = run_campaign(tmpl, o, workers, on_progress);
+  } catch (const CampaignSeedError& e) {
+    if (tty) std::fprintf(stderr, "\n");
+    throw UsageError(std::string("campaign cut short on the ") + std::string(campaign_backend_name(o.backend)) +
+                     " backend: " + e.what() + "; no verdict, no outputs written");
+  }
   if (tty && r.seeds_run < o.seeds) std::fprintf(stderr, "\n");
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // The verdict first: whatever happens to the outputs, it is never lost.
@@ -214,7 +301,7 @@ int run_campaign_command(CampaignArgs& args) {
   const int verdict_code = r.failed() ? 1 : 0;
   if (!args.out_dir.empty()) {
     try {
-      write_outputs(args, tmpl, r, wall_s);
+      write_outputs(args, tmpl, r, wall_s, *workers.front().checked);
     } catch (const std::exception& e) {
       // Each output is complete or absent (OutputFile); say which verdict stands.
       std::fprintf(stderr,
@@ -231,12 +318,23 @@ int run_campaign_command(CampaignArgs& args) {
 
 void add_campaign_command(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<CampaignArgs>();
-  CLI::App* cmd = app.add_subcommand("campaign", "Run seeded scenarios on the model and check every property");
+  CLI::App* cmd =
+      app.add_subcommand("campaign", "Run seeded scenarios on the model or live Redis and check every property");
   cmd->add_option("--seeds", args->options.seeds, "number of seeds to run")->required()->check(integer_in(1, 100'000'000));
   cmd->add_option("--profile", args->options.profile, "fault profile: none, safe, pauses, skew, hostile")->capture_default_str();
   cmd->add_option("--lock", args->options.lock_kind, "lock kind: rlock, fair, mixed")->capture_default_str();
   cmd->add_option("--mutant", args->options.mutant, "client or script mutant to run (see locksim mutants --list)")->capture_default_str();
-  cmd->add_option("--scripts", args->options.scripts, "script pack dir (its model_variant is run on the model)")->capture_default_str();
+  cmd->add_option("--scripts", args->options.scripts,
+                  "script pack dir (on the model: its model_variant; live: its own Lua)")->capture_default_str();
+  cmd->add_option("--backend", args->backend,
+                  "model, live (the pack's Lua on redis-servers in virtual time) or both (live, and every history "
+                  "compared event by event with the correct model's). Default: model, or live for a pack the "
+                  "model cannot stand for")
+      ->each([args](const std::string&) { args->backend_given = true; });
+  cmd->add_option("--workers", args->options.workers,
+                  "seeds run at once, one backend (live: one set of redis-servers) each; the result is the same "
+                  "for any number")
+      ->capture_default_str()->check(integer_in(1, kMaxCampaignWorkers));
   cmd->add_option("--base-seed", args->options.base_seed, "seed of the first run")->capture_default_str()->check(non_negative_integer());
   cmd->add_option("--clients", args->options.clients, "clients per scenario")
       ->capture_default_str()->check(integer_in(1, kMaxClients));

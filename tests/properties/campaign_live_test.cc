@@ -1,0 +1,172 @@
+// Issue 9: `campaign --backend live|model|both` and `--workers J`. A live
+// campaign runs the pack's own Lua on redis-servers in virtual time (reused
+// across seeds, one set per worker), so broken packs fail it: a syntax error
+// (exit 2, the file named), a script that never returns (exit 2, the seed and
+// the script named, no hang), a FLUSHALL and a mutant pack (exit 1, a
+// violation; the mutant's counterexample is shrunk on live and its trace
+// replays on live). `both` fails a mutant pack as a divergence. The result
+// does not depend on --workers. Bad input is one line and exit 2.
+// Live scenarios here are short rlock runs (a few ms of wall time per seed).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using locksim::testing::CliRun;
+using locksim::testing::line_count;
+using locksim::testing::run_locksim;
+using locksim::testing::Stderr;
+
+const fs::path kSource = LOCKSIM_SOURCE_DIR;
+const std::string kShort = " --profile safe --duration-ms 5000";
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+fs::path work_dir() { return fs::path(LOCKSIM_BINARY_DIR) / "campaign_live"; }
+
+// A copy of our pack named `name`, without "model_variant" (ours has none),
+// whose `script` starts with `prefix` (nothing: an unedited copy).
+fs::path pack_copy(const std::string& name, const std::string& script = "", const std::string& prefix = "") {
+  const fs::path dir = work_dir() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy(kSource / "impl" / "lua", dir, fs::copy_options::recursive);
+  if (!script.empty()) {
+    const std::string text = locksim::testing::read_file(dir / script);
+    std::ofstream(dir / script, std::ios::trunc) << prefix << text;
+  }
+  return dir;
+}
+
+TEST(CampaignLive, OurPackPassesLiveAndBoth) {
+  for (const char* backend : {"live", "both"}) {
+    const CliRun r = run_locksim(std::string("campaign --backend ") + backend + " --seeds 5 --lock mixed --locks 2" +
+                                 kShort, Stderr::Discard);
+    EXPECT_EQ(r.exit_code, 0) << backend << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, "ok: 5 seeds")) << r.out;
+  }
+}
+
+TEST(CampaignLive, PackWithoutModelVariantRunsLiveByDefault) {
+  const fs::path copy = pack_copy("plain");
+  const CliRun r = run_locksim("campaign --seeds 5 --scripts " + copy.string() + kShort, Stderr::Discard);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "ok: 5 seeds")) << r.out;
+  const CliRun model = run_locksim("campaign --backend model --seeds 5 --scripts " + copy.string() + kShort);
+  EXPECT_EQ(model.exit_code, 2) << model.out;
+  EXPECT_EQ(line_count(model.out), 1) << model.out;
+  EXPECT_TRUE(contains(model.out, "model cannot stand for")) << model.out;
+  EXPECT_TRUE(contains(model.out, "campaign --backend live")) << model.out;
+}
+
+TEST(CampaignLive, SyntaxErrorIsExitTwoNamingTheFile) {
+  const fs::path pack = pack_copy("syntax", "rlock_acquire.lua", "this is not lua (\n");
+  const fs::path out = work_dir() / "syntax-out";
+  const CliRun r = run_locksim("campaign --seeds 5 --scripts " + pack.string() + " --out " + out.string() + kShort);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(line_count(r.out), 1) << r.out;
+  EXPECT_TRUE(contains(r.out, (pack / "rlock_acquire.lua").string())) << r.out;
+  EXPECT_FALSE(fs::exists(out)) << "outputs for a pack that does not load";
+}
+
+TEST(CampaignLive, ScriptThatNeverReturnsStopsTheCampaign) {
+  const fs::path pack = pack_copy("loop", "rlock_renew.lua", "while true do end\n");
+  const CliRun r = run_locksim("campaign --seeds 3 --workers 2 --scripts " + pack.string() + kShort);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(line_count(r.out), 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "seed 1 could not run")) << r.out;
+  EXPECT_TRUE(contains(r.out, "rlock_renew")) << r.out;
+  EXPECT_FALSE(contains(r.out, "ok:")) << r.out;
+}
+
+TEST(CampaignLive, FlushallIsCaught) {
+  const fs::path pack = pack_copy("flushall", "rlock_release.lua", "redis.call('FLUSHALL')\n");
+  const CliRun r = run_locksim("campaign --seeds 5 --no-shrink --scripts " + pack.string() + kShort, Stderr::Discard);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "FAILED at seed")) << r.out;
+}
+
+// The mutant pack on live: caught, shrunk on live to a short counterexample,
+// and the failing seed's trace (backend live) replays.
+TEST(CampaignLive, MutantPackIsCaughtShrunkAndReplayable) {
+  const fs::path out = work_dir() / "mutant-out";
+  fs::remove_all(out);
+  const CliRun r = run_locksim("campaign --backend live --seeds 20 --json --scripts " +
+                                   (kSource / "impl" / "mutants" / "release_no_publish").string() + " --out " +
+                                   out.string() + kShort,
+                               Stderr::Discard);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["failures"].empty()) << r.out;
+  const auto& failure = j["failures"][0];
+  ASSERT_FALSE(failure["counterexamples"].empty()) << r.out;
+  EXPECT_EQ(failure["counterexamples"][0]["property"], "liveness") << r.out;
+  EXPECT_LE(failure["counterexamples"][0]["events"].get<int>(), 20) << r.out;
+  const fs::path trace = out / ("seed-" + std::to_string(failure["seed"].get<uint64_t>()) + ".jsonl");
+  ASSERT_TRUE(fs::exists(trace));
+  EXPECT_TRUE(contains(locksim::testing::read_file(trace), "\"backend\":\"live\""));
+  const CliRun replay = run_locksim("replay " + trace.string());
+  EXPECT_EQ(replay.exit_code, 0) << replay.out;
+  fs::remove_all(out);
+}
+
+TEST(CampaignLive, BothReportsTheDivergenceOfAMutantPack) {
+  const CliRun r = run_locksim("campaign --backend both --seeds 20 --no-shrink --json --scripts " +
+                                   (kSource / "impl" / "mutants" / "release_no_publish").string() + kShort,
+                               Stderr::Discard);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["failures"].empty()) << r.out;
+  const auto& d = j["failures"][0]["divergence"];
+  ASSERT_TRUE(d.is_object()) << r.out;
+  EXPECT_TRUE(contains(d["model"].get<std::string>(), "rlock_release")) << r.out;
+  EXPECT_NE(d["model"], d["live"]) << r.out;
+  const CliRun text = run_locksim("campaign --backend both --seeds 20 --no-shrink --scripts " +
+                                      (kSource / "impl" / "mutants" / "release_no_publish").string() + kShort,
+                                  Stderr::Discard);
+  EXPECT_TRUE(contains(text.out, "the live history diverges from the model's")) << text.out;
+  EXPECT_TRUE(contains(text.out, "divergence at event")) << text.out;
+}
+
+// Seeds run in parallel, results are taken in seed order: --workers does not
+// change a byte of the result, failures (kept going) and the counterexample
+// shrunk on the campaign's backend included; and live gives what the model
+// gives (same seeds, same histories).
+TEST(CampaignLive, WorkersDoNotChangeTheResult) {
+  std::string first;
+  for (const char* backend : {"live", "model"}) {
+    const std::string args = std::string("campaign --backend ") + backend +
+                             " --seeds 40 --profile hostile --lock mixed --locks 2 --duration-ms 3000 "
+                             "--keep-going --json";
+    const CliRun one = run_locksim(args + " --workers 1", Stderr::Discard);
+    const CliRun two = run_locksim(args + " --workers 2", Stderr::Discard);
+    const CliRun three = run_locksim(args + " --workers 3", Stderr::Discard);
+    ASSERT_EQ(one.exit_code, 1) << "seed 22 fails: " << one.out;
+    EXPECT_TRUE(contains(one.out, "\"counterexamples\"")) << one.out;
+    EXPECT_EQ(two.exit_code, 1) << backend;
+    EXPECT_EQ(one.out, two.out) << backend;
+    EXPECT_EQ(one.out, three.out) << backend;
+    if (first.empty()) first = one.out;
+    EXPECT_EQ(first, one.out) << "live and model differ";
+  }
+}
+
+TEST(CampaignLive, BadInputIsOneLineExitTwo) {
+  for (const std::string args : {"--workers 0", "--workers 65", "--workers two", "--backend bogus", "--backend ''"}) {
+    const CliRun r = run_locksim("campaign --seeds 2 " + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+    EXPECT_EQ(line_count(r.out), 1) << args << ": " << r.out;
+  }
+  const CliRun bogus = run_locksim("campaign --seeds 2 --backend bogus");
+  EXPECT_TRUE(contains(bogus.out, "unknown backend 'bogus' (model, live, both)")) << bogus.out;
+}
+
+}  // namespace
