@@ -184,6 +184,7 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
   const CheckConfig cfg = config ? *config : default_check_config();
   CampaignResult r;
   r.scenario = tmpl;
+  r.backend = workers.front().reference != nullptr ? "both" : workers.front().checked->kind();
   auto seed_scenario = [&tmpl](int i) {
     Scenario s = tmpl;
     s.seed = tmpl.seed + static_cast<uint64_t>(i);
@@ -395,6 +396,7 @@ nlohmann::json seed_failure_to_json(const SeedFailure& f) {
 nlohmann::json campaign_result_to_json(const CampaignResult& r) {
   nlohmann::json j;
   j["scenario"] = scenario_to_json(r.scenario);
+  j["backend"] = r.backend;
   j["seeds_run"] = r.seeds_run;
   j["events_checked"] = r.events_checked;
   j["ok"] = !r.failed();

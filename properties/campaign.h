@@ -83,6 +83,7 @@ struct AdvisoryCount {
 
 struct CampaignResult {
   Scenario scenario;                    // the template (seed = base seed)
+  std::string backend = "model";        // "model", "live" or "both"
   int seeds_run = 0;
   uint64_t events_checked = 0;
   std::vector<SeedFailure> failures;    // in seed order
@@ -113,7 +114,7 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
                             const CheckConfig* config = nullptr);
 
 nlohmann::json seed_failure_to_json(const SeedFailure& f);
-// {"scenario","seeds_run","events_checked","ok","failures":[seed_failure...],"advisories":{...}}
+// {"scenario","backend","seeds_run","events_checked","ok","failures":[seed_failure...],"advisories":{...}}
 nlohmann::json campaign_result_to_json(const CampaignResult& r);
 std::string format_campaign_result(const CampaignResult& r);
 // One line per event, for printing counterexamples.
