@@ -136,6 +136,22 @@ TEST(CampaignLive, BothReportsTheDivergenceOfAMutantPack) {
   EXPECT_TRUE(contains(text.out, "divergence at event")) << text.out;
 }
 
+// --match-variant: the mutant pack against its own model variant, which
+// mirrors it: no divergence, but the mutant's bug still fails a property.
+TEST(CampaignLive, BothWithMatchVariantComparesWithThePacksVariant) {
+  const CliRun r = run_locksim("campaign --backend both --match-variant --seeds 20 --no-shrink --json --scripts " +
+                                   (kSource / "impl" / "mutants" / "release_no_publish").string() + kShort,
+                               Stderr::Discard);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["failures"].empty()) << r.out;
+  EXPECT_FALSE(j["failures"][0].contains("divergence")) << r.out;
+  EXPECT_EQ(j["failures"][0]["violations"][0]["property"], "liveness") << r.out;
+  const CliRun alone = run_locksim("campaign --backend live --match-variant --seeds 2");
+  EXPECT_EQ(alone.exit_code, 2) << alone.out;
+  EXPECT_EQ(line_count(alone.out), 1) << alone.out;
+}
+
 // Seeds run in parallel, results are taken in seed order: --workers does not
 // change a byte of the result, failures (kept going) and the counterexample
 // shrunk on the campaign's backend included; and live gives what the model

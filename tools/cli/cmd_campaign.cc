@@ -57,6 +57,7 @@ struct CampaignArgs {
   CampaignOptions options;
   std::string backend;  // as typed
   bool backend_given = false;  // else: the default for the pack
+  bool match_variant = false;  // both: compare with the pack's model variant
   bool json = false;
   bool no_shrink = false;
   std::string out_dir;
@@ -197,7 +198,7 @@ CampaignBackend default_backend(const CampaignOptions& o) {
 
 // One worker per --workers: model sources, or live servers started here
 // (before any seed runs, so a script Redis rejects is exit 2 at once).
-std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenario& tmpl) {
+std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenario& tmpl, bool match_variant) {
   std::vector<CampaignWorker> workers(static_cast<size_t>(o.workers));
   if (!runs_live(o.backend)) {
     for (CampaignWorker& w : workers) w.checked = std::make_unique<ModelBackendSource>();
@@ -210,8 +211,12 @@ std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenari
       auto live = std::make_unique<LiveBackendSource>(pack);
       live->start(tmpl.servers);
       w.checked = std::move(live);
-      // both: the pack against the correct model, as `locksim diff` does.
-      if (o.backend == CampaignBackend::Both) w.reference = std::make_unique<ModelBackendSource>(ModelVariant::Correct);
+      // both: the pack against the correct model, as `locksim diff` does
+      // (--match-variant: against the model variant the pack names).
+      if (o.backend == CampaignBackend::Both) {
+        w.reference = match_variant ? std::make_unique<ModelBackendSource>()
+                                    : std::make_unique<ModelBackendSource>(ModelVariant::Correct);
+      }
     }
   } catch (const ScriptPackError& e) {
     throw UsageError(std::string("bad script pack: ") + e.what());
@@ -247,7 +252,10 @@ int run_campaign_command(CampaignArgs& args) {
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
-  std::vector<CampaignWorker> workers = make_workers(o, tmpl);
+  if (args.match_variant && o.backend != CampaignBackend::Both) {
+    throw UsageError("--match-variant only goes with --backend both");
+  }
+  std::vector<CampaignWorker> workers = make_workers(o, tmpl, args.match_variant);
   if (!args.out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(args.out_dir, ec);
@@ -331,6 +339,8 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
                   "compared event by event with the correct model's). Default: model, or live for a pack the "
                   "model cannot stand for")
       ->each([args](const std::string&) { args->backend_given = true; });
+  cmd->add_flag("--match-variant", args->match_variant,
+                "with --backend both: compare with the model variant the pack names instead of the correct model");
   cmd->add_option("--workers", args->options.workers,
                   "seeds run at once, one backend (live: one set of redis-servers) each; the result is the same "
                   "for any number")
