@@ -4,34 +4,23 @@
 #include <string>
 
 #include "model/scripts.h"
+#include "sim/bench_scenarios.h"
 
 namespace locksim {
 namespace {
-
-ScriptCall rlock_call(ScriptKind kind, const std::string& owner, const std::string& rid) {
-  ScriptCall c;
-  c.kind = kind;
-  c.params.lock = "L";
-  c.params.owner = owner;
-  c.params.channel = LockKeys::channel("L");
-  c.params.latch = LockKeys::latch("L", rid);
-  c.params.lease_ms = 30'000;
-  c.params.latch_ttl_ms = 10'000;
-  return c;
-}
 
 // One acquire + release pair per iteration (two script executions); the latch
 // keys expire and are swept as simulated time advances.
 void BM_RlockAcquireRelease(benchmark::State& state) {
   Store store;
-  const ScriptCall acquire = rlock_call(ScriptKind::RlockAcquire, "A:1", "");
+  const ScriptCall acquire = bench_rlock_call(ScriptKind::RlockAcquire, "A:1", "");
   int64_t now_ms = 1'700'000'000'000;
   uint64_t n = 0;
   for (auto _ : state) {
     now_ms += 1;
     store.sweep_expired(now_ms);
     benchmark::DoNotOptimize(run_script(store, acquire, now_ms));
-    const ScriptCall release = rlock_call(ScriptKind::RlockRelease, "A:1", "r" + std::to_string(n++));
+    const ScriptCall release = bench_rlock_call(ScriptKind::RlockRelease, "A:1", "r" + std::to_string(n++));
     benchmark::DoNotOptimize(run_script(store, release, now_ms));
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * 2);

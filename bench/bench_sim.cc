@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include "model/variant.h"
+#include "sim/bench_scenarios.h"
 #include "sim/model_backend.h"
 #include "sim/simulator.h"
 #include "traces/event_sink.h"
@@ -13,26 +14,14 @@
 namespace locksim {
 namespace {
 
-// Counts events without storing them (what a campaign does minus checking).
-class CountingSink final : public EventSink {
- public:
-  void on_event(const Event&) override { ++events; }
-  uint64_t events = 0;
-};
-
 void run_hour(benchmark::State& state, const std::string& profile, const std::string& lock_kind) {
   uint64_t seed = 1;
   double simulated_s = 0;
   uint64_t scripts = 0;
   uint64_t events = 0;
   for (auto _ : state) {
-    Scenario s;
-    s.seed = seed++;
-    s.clients = static_cast<int>(state.range(0));
-    s.locks = 4;
-    s.lock_kind = lock_kind;
-    s.profile = profile;
-    s.duration_ms = 3'600'000;
+    const Scenario s =
+        bench_contention_scenario(seed++, static_cast<int>(state.range(0)), profile, lock_kind, kBenchHourMs);
     ModelBackend backend(s.servers, ModelVariant::Correct);
     CountingSink sink;
     Simulator sim(s, backend, sink);

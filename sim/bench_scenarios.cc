@@ -1,0 +1,54 @@
+#include "sim/bench_scenarios.h"
+
+#include <cassert>
+
+namespace locksim {
+
+Scenario bench_contention_scenario(uint64_t seed, int clients, const std::string& profile,
+                                   const std::string& lock_kind, int64_t duration_ms) {
+  Scenario s;
+  s.seed = seed;
+  s.clients = clients;
+  s.locks = 4;
+  s.lock_kind = lock_kind;
+  s.profile = profile;
+  s.duration_ms = duration_ms;
+  return s;
+}
+
+Scenario contention64_scenario(uint64_t seed, int64_t duration_ms) {
+  return bench_contention_scenario(seed, 64, "hostile", "mixed", duration_ms);
+}
+
+Scenario checker_history_scenario(uint64_t seed) {
+  return bench_contention_scenario(seed, 64, "none", "mixed", kMaxDurationMs);
+}
+
+ScriptCall bench_rlock_call(ScriptKind kind, const std::string& owner, const std::string& request_id) {
+  ScriptCall c;
+  c.kind = kind;
+  c.params.lock = lock_name(0);
+  c.params.owner = owner;
+  c.params.channel = LockKeys::channel(c.params.lock);
+  c.params.latch = LockKeys::latch(c.params.lock, request_id);
+  c.params.lease_ms = 30'000;
+  c.params.latch_ttl_ms = 10'000;
+  return c;
+}
+
+uint64_t run_rlock_pairs(Backend& backend, uint64_t pairs, int64_t start_us) {
+  const ScriptCall acquire = bench_rlock_call(ScriptKind::RlockAcquire, "A:1", "");
+  ScriptCall release = bench_rlock_call(ScriptKind::RlockRelease, "A:1", "");
+  uint64_t scripts = 0;
+  for (uint64_t i = 0; i < pairs; ++i) {
+    const int64_t now_us = start_us + static_cast<int64_t>(i) * 1000;
+    backend.execute(0, acquire, now_us);
+    release.params.latch = LockKeys::latch(release.params.lock, "r" + std::to_string(i));
+    backend.execute(0, release, now_us);
+    scripts += 2;
+  }
+  assert(scripts == 2 * pairs);
+  return scripts;
+}
+
+}  // namespace locksim

@@ -1,0 +1,76 @@
+// locksim bench: --quick --json reports every key of the issue, each a
+// positive number or null with a reason, and leaves nothing in TMPDIR; the
+// redis-benchmark CSV parser and BenchReport's null rule. No timing is
+// asserted anywhere: speeds are reported, never tested.
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli_runner.h"
+#include "tools/bench/bench_report.h"
+#include "tools/bench/redis_benchmark.h"
+
+namespace locksim {
+namespace {
+
+using testing::run_locksim;
+using testing::Stderr;
+
+TEST(CliBench, QuickJsonHasEveryKeyPositiveOrNullWithReason) {
+  char tmp[] = "/tmp/locksim-bench-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmp), nullptr);
+  const testing::CliRun r = run_locksim("bench --quick --json", Stderr::Discard, std::string("TMPDIR=") + tmp);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("quick"), true);
+  for (const char* key : kBenchKeys) {
+    ASSERT_TRUE(j.contains(key)) << key;
+    if (j[key].is_null()) {
+      ASSERT_TRUE(j.at("null_reasons").contains(key)) << key << " is null without a reason";
+      EXPECT_FALSE(j["null_reasons"][key].get<std::string>().empty()) << key;
+    } else {
+      ASSERT_TRUE(j[key].is_number()) << key;
+      EXPECT_GT(j[key].get<double>(), 0) << key;
+    }
+  }
+  // Measured on every machine the tests run on (the model needs nothing).
+  for (const char* key : {"model_execs_per_s", "sim_speedup", "checker_events_per_s", "trace_check_events_per_s",
+                          "campaign_seeds_per_s_1w", "peak_rss_mb"}) {
+    EXPECT_TRUE(j[key].is_number()) << key;
+  }
+  EXPECT_EQ(j["null_reasons"].value("campaign_seeds_per_s_2w", ""),
+            "campaign workers not built yet (campaigns run on one thread)");
+  // The saved trace and the server dirs are gone.
+  EXPECT_TRUE(std::filesystem::is_empty(tmp));
+  std::filesystem::remove_all(tmp);
+}
+
+TEST(CliBench, RedisBenchmarkCsvRate) {
+  const std::string csv =
+      "\"test\",\"rps\",\"avg_latency_ms\"\n"
+      "\"EVALSHA 2bab 1 k\",\"29850.75\",\"0.034\"\n";
+  EXPECT_EQ(parse_redis_benchmark_csv(csv), 29850.75);
+  EXPECT_EQ(parse_redis_benchmark_csv("Could not connect to Redis\n"), std::nullopt);
+  EXPECT_EQ(parse_redis_benchmark_csv("\"test\",\"rps\"\n\"X\",\"fast\"\n"), std::nullopt);
+}
+
+TEST(CliBench, ReportNeverShowsANonPositiveRate) {
+  BenchReport report(true);
+  report.set("sim_speedup", 0.0, "nothing simulated");
+  EXPECT_FALSE(report.figure("sim_speedup").value.has_value());
+  report.set("model_execs_per_s", 12.5, "x");
+  const nlohmann::json j = report.to_json();
+  EXPECT_EQ(j["model_execs_per_s"], 12.5);
+  EXPECT_TRUE(j["sim_speedup"].is_null());
+  EXPECT_FALSE(j["null_reasons"]["sim_speedup"].get<std::string>().empty());
+  EXPECT_TRUE(j["live_execs_per_s"].is_null());  // never set: "not measured"
+  EXPECT_THROW(report.set("no_such_key", 1, ""), std::out_of_range);
+}
+
+}  // namespace
+}  // namespace locksim

@@ -1,0 +1,62 @@
+// The measurements of `locksim bench`, one per scenario, each filling its
+// figures of a BenchReport (tools/bench/bench_report.h). Rates are counts
+// divided by wall seconds (steady clock) of the measured part only, on the
+// calling thread. A measurement that cannot run (no redis-server, no
+// redis-benchmark, no campaign workers) sets its figures to null with the
+// reason; it never invents a number.
+//
+// Scenarios (full size; BenchSizes::quick() scales them down for tests):
+//   model         2,000,000 rlock acquire + release pairs on the model backend
+//                 (sim/bench_scenarios.h): model_execs_per_s
+//   contention-64 one simulated hour (sim/bench_scenarios.h), events only
+//                 counted: sim_speedup = simulated s / wall s
+//   checker-10m   64 clients, 4 mixed locks, no faults, run until
+//                 10,000,000 events (sim/bench_scenarios.h); the history is
+//                 checked in process by the CheckerSuite (only its time
+//                 counts: checker_events_per_s) and written to a trace in a
+//                 private temp dir, which is then read back and checked like
+//                 `locksim check` (trace_check_events_per_s) and deleted
+//   live          20,000 rlock pairs on our own redis-server in virtual time
+//                 (live_execs_per_s), then redis-benchmark -c 1 EVALSHA of
+//                 the rlock_acquire script on the same server
+//                 (redis_benchmark_evalsha_per_s) and their ratio
+//   campaign      300 seeds of the README's default campaign (safe, mixed,
+//                 2 locks), no shrinking: campaign_seeds_per_s_1w; _2w is null
+//                 until campaigns have workers
+//   peak RSS      getrusage(RUSAGE_SELF).ru_maxrss at the end: peak_rss_mb
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "tools/bench/bench_report.h"
+
+namespace locksim {
+
+struct BenchSizes {
+  uint64_t model_pairs = 2'000'000;
+  int64_t contention_ms = 3'600'000;
+  uint64_t checker_events = 10'000'000;
+  uint64_t live_pairs = 20'000;
+  uint64_t redis_benchmark_requests = 100'000;
+  int campaign_seeds = 300;
+
+  static BenchSizes full() { return BenchSizes{}; }
+  static BenchSizes quick() { return BenchSizes{100'000, 300'000, 1'000'000, 2'000, 10'000, 5}; }
+};
+
+// Called with a short label before each measurement (progress output).
+using BenchProgress = std::function<void(const std::string& what)>;
+
+void measure_model(const BenchSizes& sizes, BenchReport* report);
+void measure_contention(const BenchSizes& sizes, BenchReport* report);
+void measure_checker(const BenchSizes& sizes, BenchReport* report);
+void measure_live(const BenchSizes& sizes, BenchReport* report);
+void measure_campaign(const BenchSizes& sizes, BenchReport* report);
+void measure_peak_rss(BenchReport* report);
+
+// All of the above, in that order.
+BenchReport run_bench(const BenchSizes& sizes, bool quick, const BenchProgress& progress = {});
+
+}  // namespace locksim

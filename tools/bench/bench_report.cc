@@ -1,0 +1,78 @@
+#include "tools/bench/bench_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace locksim {
+
+BenchReport::BenchReport(bool quick) : quick_(quick) {
+  for (const char* key : kBenchKeys) {
+    figures_.push_back(BenchFigure{key, std::nullopt, "not measured", ""});
+  }
+}
+
+BenchFigure& BenchReport::at(const std::string& key) {
+  for (BenchFigure& f : figures_) {
+    if (f.key == key) return f;
+  }
+  throw std::out_of_range("unknown bench key '" + key + "'");
+}
+
+const BenchFigure& BenchReport::figure(const std::string& key) const {
+  return const_cast<BenchReport*>(this)->at(key);
+}
+
+void BenchReport::set(const std::string& key, double value, std::string detail) {
+  BenchFigure& f = at(key);
+  if (!std::isfinite(value) || value <= 0) {
+    f.value.reset();
+    f.null_reason = "measurement gave no positive rate (" + detail + ")";
+    return;
+  }
+  f.value = value;
+  f.null_reason.clear();
+  f.detail = std::move(detail);
+}
+
+void BenchReport::set_null(const std::string& key, std::string reason) {
+  BenchFigure& f = at(key);
+  f.value.reset();
+  f.null_reason = std::move(reason);
+}
+
+nlohmann::json BenchReport::to_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  nlohmann::json reasons = nlohmann::json::object();
+  for (const BenchFigure& f : figures_) {
+    if (f.value) {
+      j[f.key] = *f.value;
+    } else {
+      j[f.key] = nullptr;
+      reasons[f.key] = f.null_reason;
+    }
+  }
+  j["quick"] = quick_;
+  j["null_reasons"] = reasons;
+  return j;
+}
+
+std::string BenchReport::to_text() const {
+  std::string out = quick_ ? "locksim bench --quick (scaled-down scenarios)\n" : "locksim bench\n";
+  for (const BenchFigure& f : figures_) {
+    char value[64];
+    if (f.value) {
+      std::snprintf(value, sizeof value, *f.value >= 100 ? "%.0f" : "%.2f", *f.value);
+    } else {
+      std::snprintf(value, sizeof value, "null");
+    }
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-30s %14s  ", f.key.c_str(), value);
+    out += line;
+    out += f.value ? f.detail : f.null_reason;
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace locksim

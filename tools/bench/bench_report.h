@@ -1,0 +1,52 @@
+// BenchReport: the figures of one `locksim bench` run. Every figure has a
+// fixed key (the JSON key, e.g. "model_execs_per_s") and either a measured
+// value or, when it could not be measured in this run, null and the reason
+// (never an invented number). `detail` says in words what was measured
+// (scenario, counts, wall seconds) for the text output.
+//
+// JSON: one object with every key of kBenchKeys (a number or null), "quick",
+// and "null_reasons": {key: reason} for each null figure.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace locksim {
+
+inline constexpr std::array<const char*, 10> kBenchKeys = {
+    "model_execs_per_s",          "sim_speedup",        "checker_events_per_s",
+    "trace_check_events_per_s",   "live_execs_per_s",   "redis_benchmark_evalsha_per_s",
+    "live_vs_redis_benchmark",    "campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w",
+    "peak_rss_mb"};
+
+struct BenchFigure {
+  std::string key;                 // one of kBenchKeys
+  std::optional<double> value;     // nullopt: not measured, see null_reason
+  std::string null_reason;
+  std::string detail;              // what was measured, for people
+};
+
+class BenchReport {
+ public:
+  explicit BenchReport(bool quick);
+
+  void set(const std::string& key, double value, std::string detail);
+  void set_null(const std::string& key, std::string reason);
+  const BenchFigure& figure(const std::string& key) const;  // throws std::out_of_range
+  bool quick() const { return quick_; }
+
+  nlohmann::json to_json() const;
+  // One line per figure: "key  value  (detail)" or "key  null  (reason)".
+  std::string to_text() const;
+
+ private:
+  BenchFigure& at(const std::string& key);
+  bool quick_;
+  std::vector<BenchFigure> figures_;  // in kBenchKeys order
+};
+
+}  // namespace locksim
