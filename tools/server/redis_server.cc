@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -159,6 +160,21 @@ void RedisServer::start() {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
+    // The child's environment is built here: between fork and exec a
+    // multi-threaded parent's child may only make async-signal-safe calls
+    // (setenv may allocate while another thread held the allocator's lock).
+    std::vector<std::string> env_text;
+    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+      const std::string_view var(*e);
+      if (var.rfind("LD_PRELOAD=", 0) == 0 || var.rfind("LOCKSIM_VCLOCK_FILE=", 0) == 0) continue;
+      env_text.emplace_back(var);
+    }
+    env_text.push_back("LD_PRELOAD=" + options_.shim_path);
+    env_text.push_back("LOCKSIM_VCLOCK_FILE=" + clock_path);
+    std::vector<char*> envp;
+    for (auto& v : env_text) envp.push_back(v.data());
+    envp.push_back(nullptr);
+    const std::string exec_failed = "exec " + options_.redis_server_path + ": ";
     const pid_t parent = ::getpid();
     // No signal between fork and recording the child in the cleanup table.
     sigset_t all_signals, old_mask;
@@ -183,10 +199,11 @@ void RedisServer::start() {
       }
       int null_fd = ::open("/dev/null", O_RDONLY);
       if (null_fd >= 0) ::dup2(null_fd, 0);
-      ::setenv("LD_PRELOAD", options_.shim_path.c_str(), 1);
-      ::setenv("LOCKSIM_VCLOCK_FILE", clock_path.c_str(), 1);
-      ::execvp(argv[0], argv.data());
-      std::fprintf(stderr, "exec %s: %s\n", argv[0], std::strerror(errno));
+      ::execvpe(argv[0], argv.data(), envp.data());
+      const char* why = std::strerror(errno);
+      if (::write(2, exec_failed.data(), exec_failed.size()) >= 0 && ::write(2, why, std::strlen(why)) >= 0) {
+        [[maybe_unused]] const auto n = ::write(2, "\n", 1);
+      }
       ::_exit(127);
     }
     pid_ = pid;
