@@ -1,9 +1,9 @@
 // The measurements of `locksim bench`, one per scenario, each filling its
 // figures of a BenchReport (tools/bench/bench_report.h). Rates are counts
 // divided by wall seconds (steady clock) of the measured part only, on the
-// calling thread. A measurement that cannot run (no redis-server, no
-// redis-benchmark, no campaign workers) sets its figures to null with the
-// reason; it never invents a number.
+// calling thread (the 2-worker campaign on two). A measurement that cannot
+// run (no redis-server, no redis-benchmark) sets its figures to null with
+// the reason; it never invents a number.
 //
 // Scenarios (full size; BenchSizes::quick() scales them down for tests):
 //   model         2,000,000 rlock acquire + release pairs on the model backend
@@ -21,8 +21,8 @@
 //                 the rlock_acquire script on the same server
 //                 (redis_benchmark_evalsha_per_s) and their ratio
 //   campaign      300 seeds of the README's default campaign (safe, mixed,
-//                 2 locks), no shrinking: campaign_seeds_per_s_1w; _2w is null
-//                 until campaigns have workers
+//                 2 locks), no shrinking, on 1 and on 2 model workers:
+//                 campaign_seeds_per_s_1w, campaign_seeds_per_s_2w
 //   peak RSS      getrusage(RUSAGE_SELF).ru_maxrss at the end: peak_rss_mb
 #pragma once
 
