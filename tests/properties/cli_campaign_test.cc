@@ -56,14 +56,16 @@ TEST(CliCampaign, SkewBreaksFifoAndIsBlamed) {
 
 // Issue 5's bar: under the `safe` profile the correct client and scripts
 // keep every property over 2000 seeds, for the reentrant and the fair lock.
+// Two workers (results are identical to one worker, see CampaignWorkers) keep
+// the default suite short on CI's two cores.
 TEST(CliCampaign, SafeProfileHoldsOverTwoThousandSeedsReentrant) {
-  CliRun r = run_cli("campaign --seeds 2000 --profile safe --lock rlock --json");
+  CliRun r = run_cli("campaign --seeds 2000 --profile safe --lock rlock --workers 2 --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(nlohmann::json::parse(r.out)["seeds_run"].get<int>(), 2000);
 }
 
 TEST(CliCampaign, SafeProfileHoldsOverTwoThousandSeedsFair) {
-  CliRun r = run_cli("campaign --seeds 2000 --profile safe --lock fair --json");
+  CliRun r = run_cli("campaign --seeds 2000 --profile safe --lock fair --workers 2 --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(nlohmann::json::parse(r.out)["seeds_run"].get<int>(), 2000);
 }
