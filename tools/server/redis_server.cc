@@ -95,7 +95,8 @@ std::string default_vclock_shim_path() {
 
 RedisServer::RedisServer(RedisServerOptions options) : options_(std::move(options)) {
   if (options_.shim_path.empty()) options_.shim_path = default_vclock_shim_path();
-  if (options_.shim_path.empty() || !std::filesystem::exists(options_.shim_path)) {
+  if (options_.virtual_clock &&
+      (options_.shim_path.empty() || !std::filesystem::exists(options_.shim_path))) {
     throw RedisError("redis-server: vclock shim not found at '" + options_.shim_path +
                      "' (build the locksim_vclock target or set LOCKSIM_VCLOCK_SHIM)");
   }
@@ -169,8 +170,10 @@ void RedisServer::start() {
       if (var.rfind("LD_PRELOAD=", 0) == 0 || var.rfind("LOCKSIM_VCLOCK_FILE=", 0) == 0) continue;
       env_text.emplace_back(var);
     }
-    env_text.push_back("LD_PRELOAD=" + options_.shim_path);
-    env_text.push_back("LOCKSIM_VCLOCK_FILE=" + clock_path);
+    if (options_.virtual_clock) {
+      env_text.push_back("LD_PRELOAD=" + options_.shim_path);
+      env_text.push_back("LOCKSIM_VCLOCK_FILE=" + clock_path);
+    }
     std::vector<char*> envp;
     for (auto& v : env_text) envp.push_back(v.data());
     envp.push_back(nullptr);
@@ -224,7 +227,7 @@ void RedisServer::start() {
         opts.io_timeout_ms = 1000;
         auto conn = RedisConn::connect(opts);
         if (conn.command({"PING"}) == Reply::bulk("PONG")) {
-          check_clock(log_path);
+          if (options_.virtual_clock) check_clock(log_path);
           return;
         }
       } catch (const ClockProbeFailure&) {

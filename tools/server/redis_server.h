@@ -34,6 +34,9 @@ struct RedisServerOptions {
   std::string shim_path;          // empty: LOCKSIM_VCLOCK_SHIM env, else the built one
   int64_t initial_clock_us = 1'000'000'000'000'000;  // ~2001-09-09 in µs
   int64_t startup_timeout_ms = 5000;
+  // false: a plain redis-server on the wall clock (no shim, no clock probe;
+  // set_clock_us() then has no effect on it). For real-time runs.
+  bool virtual_clock = true;
 };
 
 class RedisServer final : public ServerControl {
