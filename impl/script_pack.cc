@@ -19,29 +19,6 @@ namespace {
 constexpr const char* kFormatName = "locksim-script-pack";
 constexpr size_t kMaxFileBytes = 1 << 20;  // a lock script is a few KB
 
-std::string trim(const std::string& s) {
-  size_t b = 0;
-  size_t e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
-  return s.substr(b, e - b);
-}
-
-bool parse_int64(const std::string& s, int64_t* out) {
-  if (s.empty()) return false;
-  size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
-  if (i == s.size()) return false;
-  for (size_t j = i; j < s.size(); ++j) {
-    if (s[j] < '0' || s[j] > '9') return false;
-  }
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || end != s.c_str() + s.size()) return false;
-  *out = v;
-  return true;
-}
-
 // Reads a whole regular file of at most kMaxFileBytes (never more than that
 // is read: a FIFO or device never gets this far); nullopt if it does not
 // exist or cannot be opened. Throws ScriptPackError naming the path when it
@@ -95,66 +72,189 @@ std::vector<PackExpr> parse_expr_list(const nlohmann::json& entry, const char* f
   return out;
 }
 
-}  // namespace
-
-PackExpr parse_pack_expr(const std::string& text, const std::string& where) {
-  PackExpr expr;
-  expr.text = text;
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    const size_t plus = text.find('+', start);
-    parts.push_back(trim(text.substr(start, plus == std::string::npos ? std::string::npos : plus - start)));
-    if (plus == std::string::npos) break;
-    start = plus + 1;
-  }
-  const bool is_sum = parts.size() > 1;
-  for (const std::string& part : parts) {
-    if (part.empty()) {
-      throw ScriptPackError(where + ": empty term in expression \"" + text + "\"");
-    }
-    PackExpr::Term term;
-    if (parse_int64(part, &term.literal)) {
-      expr.terms.push_back(term);
-      continue;
-    }
-    bool known = false;
-    for (const auto& name : param_names()) known = known || name == part;
-    if (!known) {
-      std::string names;
-      for (const auto& name : param_names()) names += (names.empty() ? "" : ", ") + name;
-      throw ScriptPackError(where + ": unknown parameter \"" + part + "\" in expression \"" + text +
-                            "\" (known: " + names + ")");
-    }
-    if (is_sum && !param_is_integer(part)) {
-      throw ScriptPackError(where + ": parameter \"" + part +
-                            "\" is not an integer and cannot be used in the sum \"" + text + "\"");
-    }
-    term.param = part;
-    expr.terms.push_back(term);
-  }
-  assert(!expr.terms.empty());
-  return expr;
+bool is_release(ScriptKind kind) {
+  return kind == ScriptKind::RlockRelease || kind == ScriptKind::RlockForceRelease ||
+         kind == ScriptKind::FairRelease || kind == ScriptKind::FairForceRelease;
 }
 
-std::string PackExpr::evaluate(const ScriptParams& params) const {
-  assert(!terms.empty());
-  if (terms.size() == 1 && !terms[0].param.empty()) {
-    auto v = param_value(params, terms[0].param);
-    assert(v.has_value());  // names were validated at load time
-    return *v;
+bool is_fair(ScriptKind kind) {
+  return kind == ScriptKind::FairAcquire || kind == ScriptKind::FairTryOnce || kind == ScriptKind::FairRelease ||
+         kind == ScriptKind::FairAcquireFailed || kind == ScriptKind::FairForceRelease;
+}
+
+bool may_be_absent(ScriptKind kind) {
+  return kind == ScriptKind::FairAcquireFailed || kind == ScriptKind::RlockForceRelease ||
+         kind == ScriptKind::FairForceRelease;
+}
+
+constexpr const char* kWaiter = "waiter";
+
+// A Redis command name: letters, digits, '_' and '-', at most 64 characters.
+bool is_command_name(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '-';
+    if (!ok) return false;
   }
-  int64_t sum = 0;
-  for (const Term& t : terms) {
-    if (t.param.empty()) {
-      sum += t.literal;
-    } else {
-      auto v = param_integer(params, t.param);
-      assert(v.has_value());  // sums hold integer parameters only
-      sum += *v;
+  return true;
+}
+
+std::vector<ReplyAdapter> parse_reply_field(const nlohmann::json& v, const std::string& where) {
+  const std::string here = where + ": \"reply\"";
+  auto one = [&](const nlohmann::json& item, const std::string& at) {
+    if (!item.is_string()) {
+      throw ScriptPackError(at + ": expected a reply adapter name (" + reply_adapter_names() + "), got " +
+                            describe_json_value(item));
+    }
+    const auto a = reply_adapter_from_name(item.get<std::string>());
+    if (!a) {
+      throw ScriptPackError(at + ": unknown reply adapter " + describe_json_value(item) + " (known: " +
+                            reply_adapter_names() + ")");
+    }
+    return *a;
+  };
+  std::vector<ReplyAdapter> out;
+  if (v.is_array()) {
+    if (v.empty()) throw ScriptPackError(here + ": an empty list; leave \"reply\" out for the reply as is");
+    for (size_t i = 0; i < v.size(); ++i) out.push_back(one(v[i], here + "[" + std::to_string(i) + "]"));
+  } else {
+    out.push_back(one(v, here));
+  }
+  return out;
+}
+
+// One entry of "scripts" (already known to be an object).
+PackScript parse_script_entry(ScriptKind kind, const nlohmann::json& entry, const std::string& dir,
+                              const std::string& where) {
+  PackScript script;
+  script.kind = kind;
+  static const char* const kFields[] = {"file", "command", "absent", "keys", "argv", "reply", "message",
+                                        "wake_channel"};
+  for (const auto& [field, value] : entry.items()) {
+    (void)value;
+    bool known = false;
+    for (const char* f : kFields) known = known || field == f;
+    if (!known) {
+      throw ScriptPackError(where + ": unknown field \"" + field +
+                            "\" (known: file, command, absent, keys, argv, reply, message, wake_channel)");
     }
   }
-  return std::to_string(sum);
+  const int forms = static_cast<int>(entry.contains("file")) + static_cast<int>(entry.contains("command")) +
+                    static_cast<int>(entry.contains("absent"));
+  if (forms != 1) {
+    throw ScriptPackError(where + ": needs exactly one of \"file\" (a Lua script), \"command\" (one Redis "
+                                  "command) or \"absent\": true");
+  }
+  if (entry.contains("absent")) {
+    if (entry["absent"] != true) throw ScriptPackError(where + ": \"absent\" must be true");
+    if (!may_be_absent(kind)) {
+      throw ScriptPackError(where + ": \"absent\": this script cannot be absent (only fair_acquire_failed, "
+                                    "rlock_force_release and fair_force_release can)");
+    }
+    if (entry.size() != 1) {
+      throw ScriptPackError(where + ": an absent script takes no other field");
+    }
+    script.form = PackForm::Absent;
+    return script;
+  }
+  if (entry.contains("file")) {
+    if (!entry["file"].is_string()) throw ScriptPackError(where + ": \"file\" is missing or not a string");
+    script.form = PackForm::Lua;
+    script.file = entry["file"].get<std::string>();
+    script.path = dir + "/" + script.file;
+  } else {
+    const auto& c = entry["command"];
+    if (!c.is_string() || !is_command_name(c.get<std::string>())) {
+      throw ScriptPackError(where + ": \"command\" must be one Redis command name such as \"PEXPIRE\" (letters, "
+                                    "digits, '_', '-'), got " + describe_json_value(c));
+    }
+    script.form = PackForm::Command;
+    script.command = c.get<std::string>();
+  }
+  script.keys = parse_expr_list(entry, "keys", where);
+  script.argv = parse_expr_list(entry, "argv", where);
+  if (entry.contains("reply")) script.reply = parse_reply_field(entry["reply"], where);
+  for (const char* field : {"message", "wake_channel"}) {
+    if (entry.contains(field) && !is_release(kind)) {
+      throw ScriptPackError(where + ": \"" + field +
+                            "\" is only for the scripts that publish the unlock message (rlock_release, "
+                            "rlock_force_release, fair_release, fair_force_release)");
+    }
+  }
+  if (entry.contains("message")) {
+    const auto& m = entry["message"];
+    if (m.is_number_integer()) {
+      script.message = std::to_string(m.get<int64_t>());
+    } else if (m.is_string() && !m.get<std::string>().empty()) {
+      script.message = m.get<std::string>();
+    } else {
+      throw ScriptPackError(where + ": \"message\" must be a non-empty string or an integer, got " +
+                            describe_json_value(m));
+    }
+  }
+  if (entry.contains("wake_channel")) {
+    const auto& w = entry["wake_channel"];
+    const std::string here = where + ": \"wake_channel\"";
+    if (!w.is_string()) throw ScriptPackError(here + ": expected a string expression, got " + describe_json_value(w));
+    const bool fair = is_fair(kind);
+    PackExpr e = fair ? parse_pack_expr(w.get<std::string>(), here, {kWaiter}) : parse_pack_expr(w.get<std::string>(), here);
+    if (e.op == PackExpr::Op::Sum) throw ScriptPackError(here + ": a channel name is text, not a sum");
+    if (fair) {
+      int waiters = 0;
+      for (const auto& t : e.terms) waiters += t.kind == PackExpr::Term::Kind::Extra ? 1 : 0;
+      if (waiters != 1) {
+        throw ScriptPackError(here + ": a fair-lock wake-up channel must name the woken waiter exactly once "
+                                     "(e.g. \"channel_prefix .. ':' .. waiter\"), got \"" + e.text + "\"");
+      }
+    }
+    script.wake_channel = std::move(e);
+  }
+  if (script.form == PackForm::Lua) {
+    std::optional<std::string> source;
+    try {
+      source = read_file(script.path, "the Lua file");
+    } catch (const ScriptPackError& e) {
+      throw ScriptPackError(where + ": " + e.what());
+    }
+    if (!source) throw ScriptPackError(where + ": cannot read Lua file " + script.path);
+    script.source = *source;
+  }
+  return script;
+}
+
+std::string exprs_line(const char* name, const std::vector<PackExpr>& exprs) {
+  std::string out = name;
+  for (const PackExpr& e : exprs) out += "\t" + e.text;
+  return out + "\n";
+}
+
+}  // namespace
+
+std::string PackScript::conventions_text() const {
+  std::string out;
+  switch (form) {
+    case PackForm::Lua: out += "form lua\n"; break;
+    case PackForm::Command: out += "form command " + command + "\n"; break;
+    case PackForm::Absent: return "form absent\n";
+  }
+  out += exprs_line("keys", keys);
+  out += exprs_line("argv", argv);
+  out += "reply";
+  for (ReplyAdapter a : reply) out += "\t" + std::string(reply_adapter_name(a));
+  out += "\n";
+  if (message) out += "message\t" + *message + "\n";
+  if (wake_channel) out += "wake_channel\t" + wake_channel->text + "\n";
+  return out;
+}
+
+std::string PackScript::describe() const {
+  switch (form) {
+    case PackForm::Lua: return "the Lua file " + path;
+    case PackForm::Command: return "the command " + command;
+    case PackForm::Absent: return "absent";
+  }
+  return "?";
 }
 
 std::string ScriptPack::default_dir() {
@@ -217,23 +317,7 @@ ScriptPack ScriptPack::load(const std::string& dir) {
     const std::string where = manifest_path + ": script \"" + name + "\"";
     if (!kind) throw ScriptPackError(where + ": unknown script name");
     if (!entry.is_object()) throw ScriptPackError(where + ": entry must be an object");
-    if (!entry.contains("file") || !entry["file"].is_string()) {
-      throw ScriptPackError(where + ": \"file\" is missing or not a string");
-    }
-    PackScript script;
-    script.kind = *kind;
-    script.file = entry["file"].get<std::string>();
-    script.path = dir + "/" + script.file;
-    script.keys = parse_expr_list(entry, "keys", where);
-    script.argv = parse_expr_list(entry, "argv", where);
-    std::optional<std::string> source;
-    try {
-      source = read_file(script.path, "the Lua file");
-    } catch (const ScriptPackError& e) {
-      throw ScriptPackError(where + ": " + e.what());
-    }
-    if (!source) throw ScriptPackError(where + ": cannot read Lua file " + script.path);
-    script.source = *source;
+    PackScript script = parse_script_entry(*kind, entry, dir, where);
     const auto i = static_cast<size_t>(*kind);
     seen[i] = true;
     pack.scripts_[i] = std::move(script);
@@ -249,7 +333,9 @@ ScriptPack ScriptPack::load(const std::string& dir) {
 
 std::vector<std::string> ScriptPack::files() const {
   std::vector<std::string> out = {dir_ + "/manifest.json"};
-  for (const PackScript& s : scripts_) out.push_back(s.path);
+  for (const PackScript& s : scripts_) {
+    if (s.form == PackForm::Lua) out.push_back(s.path);
+  }
   return out;
 }
 
@@ -262,11 +348,58 @@ const PackScript& ScriptPack::script(ScriptKind kind) const {
 ScriptArgs ScriptPack::build_args(const ScriptCall& call) const {
   const PackScript& s = script(call.kind);
   ScriptArgs out;
+  if (s.form == PackForm::Absent) return out;
+  const ScriptParams* params = &call.params;
+  ScriptParams with_message;
+  if (s.message) {
+    with_message = call.params;
+    with_message.message = *s.message;
+    params = &with_message;
+  }
   out.keys.reserve(s.keys.size());
   out.argv.reserve(s.argv.size());
-  for (const auto& e : s.keys) out.keys.push_back(e.evaluate(call.params));
-  for (const auto& e : s.argv) out.argv.push_back(e.evaluate(call.params));
+  for (const auto& e : s.keys) out.keys.push_back(e.evaluate(*params));
+  for (const auto& e : s.argv) out.argv.push_back(e.evaluate(*params));
   return out;
+}
+
+Reply ScriptPack::adapt_reply(ScriptKind kind, Reply raw) const {
+  return apply_reply_adapters(script(kind).reply, std::move(raw));
+}
+
+Published ScriptPack::canonical_published(const ScriptCall& call, Published raw) const {
+  const PackScript& s = script(call.kind);
+  if (s.message && raw.payload == *s.message) raw.payload = call.params.message;
+  if (!s.wake_channel) return raw;
+  const PackExpr& tmpl = *s.wake_channel;
+  if (!tmpl.uses_extra()) {  // the reentrant lock: one channel per lock
+    if (raw.channel == tmpl.evaluate(call.params)) raw.channel = call.params.channel;
+    return raw;
+  }
+  // The fair lock: <text before waiter><waiter><text after waiter>.
+  std::string before;
+  std::string after;
+  bool seen = false;
+  for (const PackExpr::Term& t : tmpl.terms) {
+    PackExpr one;
+    one.terms = {t};
+    if (t.kind == PackExpr::Term::Kind::Extra) {
+      seen = true;
+    } else {
+      (seen ? after : before) += one.evaluate(call.params);
+    }
+  }
+  const std::string& c = raw.channel;
+  if (c.size() > before.size() + after.size() && c.compare(0, before.size(), before) == 0 &&
+      c.compare(c.size() - after.size(), after.size(), after) == 0) {
+    const std::string waiter = c.substr(before.size(), c.size() - before.size() - after.size());
+    raw.channel = call.params.channel_prefix + ":" + waiter;
+  }
+  return raw;
+}
+
+Reply ScriptPack::absent_reply(ScriptKind kind) {
+  return Reply::error("ERR locksim: " + std::string(script_name(kind)) + " is absent from this script pack");
 }
 
 }  // namespace locksim

@@ -1,25 +1,43 @@
-// ScriptPack: a directory of Lua lock scripts plus a manifest.json that says,
-// for each of the nine scripts (model/script_call.h), which file holds it and
-// how its KEYS and ARGV are built from the call's *named parameters*:
+// ScriptPack: a directory of lock scripts plus a manifest.json that says,
+// for each of the nine scripts (model/script_call.h), how it runs and how its
+// KEYS and ARGV are built from the call's *named parameters*:
 //
 //   {"format": "locksim-script-pack", "version": 1,
 //    "model_variant": "release_no_publish",          (optional: mutant packs)
 //    "scripts": {"rlock_acquire": {"file": "rlock_acquire.lua",
 //                                  "keys": ["lock"], "argv": ["lease_ms", "owner"]}, ...}}
 //
-// Each keys/argv entry is an *expression*: a parameter name ("owner"), an
-// integer literal ("0", "-1"), or a sum of integer parameters and literals
-// ("now_ms + wait_ms"). So packs with another argument order (or precomputed
-// sums) can be checked against the same model.
+// A script entry is one of three forms:
+//  - Lua:     "file" (+ "keys", "argv"): EVALSHA of the file's script.
+//  - command: "command": "PEXPIRE" (+ "keys", "argv"): one plain Redis
+//             command whose arguments are the keys then the argv values.
+//  - absent:  "absent": true: the version has no such script. Only
+//             fair_acquire_failed, rlock_force_release and fair_force_release
+//             may be absent; the backend answers a call of an absent script
+//             with an error reply and touches nothing (absent_reply()).
+// Optional fields of a Lua or command entry:
+//  - "reply": a reply adapter name or list of names (impl/reply_adapter.h).
+//  - release / force_release scripts only (they publish the unlock message):
+//    "message": the unlock message value this script uses (default: the
+//    call's, "0"): passed as the `message` parameter, and a published payload
+//    equal to it reads as the call's message. "wake_channel": an expression
+//    naming the channel it publishes to (default "channel" for the reentrant
+//    lock, "channel_prefix .. ':' .. waiter" for the fair lock, where
+//    `waiter` is the owner id of the woken waiter); a published channel
+//    matching it reads as today's channel name.
+// Keys/argv entries are expressions (impl/pack_expr.h): parameters, integer
+// and quoted text literals, sums (+) and concatenations (..).
 //
 // Contract:
 //  - load(dir) reads and validates everything it can without a server: the
-//    manifest, every script entry, every expression, every Lua file. Any
-//    problem throws ScriptPackError whose message names the file and the
-//    problem. Lua syntax is checked by Redis when the pack is loaded into a
-//    server (LiveBackend), which reports the .lua file name too.
-//  - All nine scripts must be present; unknown names are rejected.
-//  - build_args() is pure and deterministic.
+//    manifest, every script entry and field (unknown fields are rejected),
+//    every expression, every Lua file. Any problem throws ScriptPackError
+//    whose message names the manifest or file, the script and the field.
+//    Lua syntax is checked by Redis when the pack is loaded into a server
+//    (LiveBackend), which reports the .lua file name too.
+//  - Every script must be listed (present or absent); unknown names are rejected.
+//  - build_args(), adapt_reply() and canonical_published() are pure and
+//    deterministic; with no optional field they change nothing.
 #pragma once
 
 #include <array>
@@ -29,35 +47,36 @@
 #include <string>
 #include <vector>
 
+#include "impl/pack_expr.h"
+#include "impl/reply_adapter.h"
+#include "model/exec_result.h"
+#include "model/reply.h"
 #include "model/script_call.h"
 #include "model/variant.h"
 
 namespace locksim {
 
-struct ScriptPackError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// One manifest expression: a sum of terms; a term is a parameter name or an
-// integer literal. A single non-integer parameter is passed through verbatim.
-struct PackExpr {
-  struct Term {
-    std::string param;    // empty: literal
-    int64_t literal = 0;
-  };
-  std::vector<Term> terms;  // at least one
-  std::string text;         // as written in the manifest, for messages
-
-  std::string evaluate(const ScriptParams& params) const;
-};
+enum class PackForm { Lua, Command, Absent };
 
 struct PackScript {
   ScriptKind kind = ScriptKind::RlockAcquire;
-  std::string file;    // file name as written in the manifest
-  std::string path;    // dir + "/" + file
-  std::string source;  // the Lua text
+  PackForm form = PackForm::Lua;
+  std::string file;     // Lua: file name as written in the manifest
+  std::string path;     // Lua: dir + "/" + file
+  std::string source;   // Lua: the Lua text
+  std::string command;  // Command: the Redis command, e.g. "PEXPIRE"
   std::vector<PackExpr> keys;
   std::vector<PackExpr> argv;
+  std::vector<ReplyAdapter> reply;       // empty: as is
+  std::optional<std::string> message;    // nullopt: the call's message
+  std::optional<PackExpr> wake_channel;  // nullopt: today's channel naming
+
+  // How it runs, apart from the Lua text: form, command, keys, argv and
+  // every convention field, one canonical line each. Two scripts with equal
+  // source and equal conventions run alike.
+  std::string conventions_text() const;
+  // "the Lua file <path>", "the command PEXPIRE", "absent": for messages.
+  std::string describe() const;
 };
 
 struct ScriptArgs {
@@ -82,17 +101,20 @@ class ScriptPack {
   // The model variant that models this pack (mutant packs); nullopt: Correct.
   std::optional<ModelVariant> model_variant() const { return model_variant_; }
 
+  // KEYS and ARGV of a call (empty for an absent script).
   ScriptArgs build_args(const ScriptCall& call) const;
+  // The reply the client reads from a raw reply of call.kind's script.
+  Reply adapt_reply(ScriptKind kind, Reply raw) const;
+  // A message published by `call`'s script, renamed to today's conventions
+  // (wake_channel, message) when it matches the pack's; else unchanged.
+  Published canonical_published(const ScriptCall& call, Published raw) const;
+  // What a call of an absent script answers: an error naming it.
+  static Reply absent_reply(ScriptKind kind);
 
  private:
   std::string dir_;
   std::optional<ModelVariant> model_variant_;
   std::array<PackScript, kScriptKindCount> scripts_;
 };
-
-// Parses one manifest expression; throws ScriptPackError (prefixed by
-// `where`) on an empty term, an unknown parameter, or a non-integer
-// parameter inside a sum.
-PackExpr parse_pack_expr(const std::string& text, const std::string& where);
 
 }  // namespace locksim

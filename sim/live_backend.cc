@@ -124,6 +124,7 @@ void LiveBackend::connect(Server& s) {
 void LiveBackend::load_scripts(Server& s) {
   for (ScriptKind kind : all_script_kinds()) {
     const PackScript& script = pack_.script(kind);
+    if (script.form != PackForm::Lua) continue;  // a plain command or absent: nothing to load
     const Reply r = s.cmd->command({"SCRIPT", "LOAD", script.source});
     if (r.is_error()) {
       throw ScriptPackError(script.path + ": Redis rejected the script: " + r.text);
@@ -186,6 +187,7 @@ static void read_line(const std::string& where, const Reply& line, const Reply& 
 ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t server_now_us) {
   Server& s = at(server);
   s.control->set_clock_us(server_now_us);
+  const PackScript& script = pack_.script(call.kind);
   const ScriptArgs args = pack_.build_args(call);
   ExecResult out;
   std::string begin;
@@ -197,15 +199,22 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
     ++s.marker_seq;
     begin = "begin:" + std::to_string(s.marker_seq);
     end = "end:" + std::to_string(s.marker_seq);
+    // The script's own command: EVALSHA, one plain command, or none (absent).
     std::vector<std::string> argv;
     argv.reserve(3 + args.keys.size() + args.argv.size());
-    argv.push_back("EVALSHA");
-    argv.push_back(s.sha[static_cast<size_t>(call.kind)]);
-    argv.push_back(std::to_string(args.keys.size()));
-    argv.insert(argv.end(), args.keys.begin(), args.keys.end());
-    argv.insert(argv.end(), args.argv.begin(), args.argv.end());
+    if (script.form == PackForm::Lua) {
+      argv.push_back("EVALSHA");
+      argv.push_back(s.sha[static_cast<size_t>(call.kind)]);
+      argv.push_back(std::to_string(args.keys.size()));
+    } else if (script.form == PackForm::Command) {
+      argv.push_back(script.command);
+    }
+    if (!argv.empty()) {
+      argv.insert(argv.end(), args.keys.begin(), args.keys.end());
+      argv.insert(argv.end(), args.argv.begin(), args.argv.end());
+    }
     s.cmd->append({"PUBLISH", s.marker_channel, begin});
-    s.cmd->append(argv);
+    if (!argv.empty()) s.cmd->append(argv);
     s.cmd->append({"HKEYS", call.params.lock});
     const bool fair = !call.params.line.empty() && !call.params.deadlines.empty();
     if (fair) {
@@ -216,7 +225,7 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
     Reply begin_reply, holders, line, scores, end_reply;
     try {
       begin_reply = s.cmd->read_reply();
-      out.reply = s.cmd->read_reply();
+      out.reply = argv.empty() ? ScriptPack::absent_reply(call.kind) : s.cmd->read_reply();
       holders = s.cmd->read_reply();
       if (fair) {
         line = s.cmd->read_reply();
@@ -224,15 +233,17 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
       }
       end_reply = s.cmd->read_reply();
     } catch (const RedisError& e) {  // e.g. a script that never returns: name it
-      throw RedisError(std::string(script_name(call.kind)) + " (" + pack_.script(call.kind).path + "): " + e.what());
+      throw RedisError(std::string(script_name(call.kind)) + " (" + script.describe() + "): " + e.what());
     }
     if (!begin_reply.is_int() || !end_reply.is_int() || begin_reply.integer < 1) {
       unexpected(s.cmd->where(), "PUBLISH marker", begin_reply.is_int() ? end_reply : begin_reply);
     }
-    if (out.reply.is_error() && out.reply.text.rfind("NOSCRIPT", 0) == 0 && attempt == 0) {
+    if (script.form == PackForm::Lua && out.reply.is_error() && out.reply.text.rfind("NOSCRIPT", 0) == 0 &&
+        attempt == 0) {
       load_scripts(s);  // the server lost its script cache (restarted behind our back)
       continue;
     }
+    out.reply = pack_.adapt_reply(call.kind, std::move(out.reply));
     out.holders_after.clear();
     if (holders.kind == Reply::Kind::Array) {
       for (const Reply& h : holders.elements) out.holders_after.push_back(h.text);
@@ -246,6 +257,7 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
     break;
   }
   out.published = drain_published(s, begin, end);
+  for (Published& p : out.published) p = pack_.canonical_published(call, std::move(p));
   return out;
 }
 

@@ -10,7 +10,11 @@
 // script published, in order; anything published before by other clients
 // (e.g. another backend on the same server) is discarded. Scripts are
 // loaded with SCRIPT LOAD at start, after restart, and on NOSCRIPT; a script
-// Redis rejects throws ScriptPackError naming the .lua file.
+// Redis rejects throws ScriptPackError naming the .lua file. A pack script
+// that is one plain command is sent as that command (same pipeline); an
+// absent one sends nothing and answers ScriptPack::absent_reply. The reply
+// goes through the script's reply adapters and every published message
+// through ScriptPack::canonical_published (manifest conventions).
 //
 // snapshot() runs one read-only Lua script listing every key whose name
 // contains `key_prefix` (empty: all keys) with its type, value and PTTL, and

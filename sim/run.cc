@@ -24,10 +24,8 @@ std::string reference_pack_dir(ModelVariant v) {
   return (impl / (is_design_variant(v) ? "variants" : "mutants") / std::string(variant_name(v))).string();
 }
 
-std::string exprs_text(const std::vector<PackExpr>& exprs) {
-  std::string out;
-  for (const PackExpr& e : exprs) out += e.text + "\n";
-  return out;
+std::string describe_script(const PackScript& s) {
+  return s.form == PackForm::Lua ? std::filesystem::path(s.path).lexically_normal().string() : s.describe();
 }
 
 // The model stands for a pack only if the pack is, script for script (Lua
@@ -47,14 +45,12 @@ void require_reference_scripts(const ScriptPack& pack, ModelVariant v) {
   for (ScriptKind kind : all_script_kinds()) {
     const PackScript& mine = pack.script(kind);
     const PackScript& theirs = reference.script(kind);
-    if (mine.source == theirs.source && exprs_text(mine.keys) == exprs_text(theirs.keys) &&
-        exprs_text(mine.argv) == exprs_text(theirs.argv)) {
+    if (mine.source == theirs.source && mine.conventions_text() == theirs.conventions_text()) {
       continue;
     }
     throw ScenarioError("script pack " + pack.dir() + " says it is model variant '" +
                         std::string(variant_name(v)) + "', but its " + std::string(script_name(kind)) + " (" +
-                        std::filesystem::path(mine.path).lexically_normal().string() + ") differs from " +
-                        std::filesystem::path(theirs.path).lexically_normal().string() +
+                        describe_script(mine) + ") differs from " + describe_script(theirs) +
                         ", so the model cannot stand for its scripts: it only runs live (locksim run --backend "
                         "live, locksim campaign --backend live, locksim diff)");
   }
