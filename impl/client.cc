@@ -49,6 +49,11 @@ Event LockClient::op_event(EventKind kind, const std::string& op, uint64_t op_id
   return e;
 }
 
+int64_t LockClient::fair_slot_ms(int64_t wait_ms) const {
+  if (config_.fair_slot_fixed_ms > 0) return config_.fair_slot_fixed_ms;
+  return wait_ms > 0 ? wait_ms : config_.fair_wait_default_ms;
+}
+
 std::string LockClient::channel_of(const LockRef& lock, const std::string& owner) const {
   if (lock.kind == LockKind::Fair) return LockKeys::waiter_channel(lock.name, owner);
   return LockKeys::channel(lock.name);
@@ -127,7 +132,7 @@ void LockClient::attempt(const std::shared_ptr<AcquireOp>& op) {
     call.kind = op->once ? ScriptKind::FairTryOnce : ScriptKind::FairAcquire;
     p.line = LockKeys::line(op->lock.name);
     p.deadlines = LockKeys::deadlines(op->lock.name);
-    p.wait_ms = op->wait_ms > 0 ? op->wait_ms : config_.fair_wait_default_ms;
+    p.wait_ms = fair_slot_ms(op->wait_ms);
     p.now_ms = env_.now_ms();
   } else {
     call.kind = ScriptKind::RlockAcquire;
@@ -230,7 +235,7 @@ void LockClient::send_acquire_failed(const std::shared_ptr<AcquireOp>& op) {
   call.params.line = LockKeys::line(op->lock.name);
   call.params.deadlines = LockKeys::deadlines(op->lock.name);
   call.params.owner = op->owner;
-  call.params.wait_ms = op->wait_ms > 0 ? op->wait_ms : config_.fair_wait_default_ms;
+  call.params.wait_ms = fair_slot_ms(op->wait_ms);
   call.params.lock = op->lock.name;
   env_.send_script(op->lock.server, call, ScriptTag{"acquire_failed", op->op_id, ""},
                    config_.request_timeout_ms, [](const ScriptOutcome&) {});

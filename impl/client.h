@@ -83,6 +83,8 @@ class LockClient {
   void send_release(uint64_t op_id, int task, const LockRef& lock, const std::string& request_id,
                     int attempt, UnlockDone done);
   std::string channel_of(const LockRef& lock, const std::string& owner) const;
+  // The fair-lock slot length (wait_ms parameter) of an acquire with this wait.
+  int64_t fair_slot_ms(int64_t wait_ms) const;
   Event op_event(EventKind kind, const std::string& op, uint64_t op_id, const std::string& owner,
                  const std::string& lock) const;
 

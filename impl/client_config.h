@@ -22,6 +22,9 @@ struct ClientConfig {
   std::string client_uuid;                 // owner ids are "<uuid>:<task>"
   int64_t watchdog_lease_ms = 30'000;      // default lease ("watchdog timeout")
   int64_t fair_wait_default_ms = 300'000;  // fair-lock slot when no wait is given
+  // > 0: every fair-lock slot is this long, whatever the caller's wait (the
+  // fixed 5 000 ms slot of older versions); 0: the wait, else the default.
+  int64_t fair_slot_fixed_ms = 0;
   int64_t request_timeout_ms = 3'000;      // per script round trip
   int retry_attempts = 3;                  // extra tries of release / renew after a timeout
   int64_t max_wait_rounds = 1'000'000;     // bound on one acquire's poll loop
