@@ -22,6 +22,7 @@ struct LockClient::AcquireOp {
   ClientEnv::TimerId wait_timer = 0;
   bool waiting = false;
   int64_t rounds = 0;
+  bool wake_pending = false;  // a message came while not waiting (remember_wakeups)
   bool finished = false;
   AcquireDone done;
 
@@ -117,6 +118,7 @@ void LockClient::attempt(const std::shared_ptr<AcquireOp>& op) {
     }
     return;
   }
+  op->wake_pending = false;  // this poll sees every release published so far
   ScriptCall call;
   ScriptParams& p = call.params;
   p.lock = op->lock.name;
@@ -193,6 +195,11 @@ void LockClient::on_acquire_reply(const std::shared_ptr<AcquireOp>& op, const Sc
 void LockClient::wait_for_wake(const std::shared_ptr<AcquireOp>& op, int64_t ttl_ms) {
   assert(!op->waiting);
   op->waiting = true;
+  if (op->wake_pending) {  // woken while the poll was in flight: poll again now
+    op->wake_pending = false;
+    op->wait_timer = env_.start_timer(0, [this, op] { wake(op); });
+    return;
+  }
   int64_t wait_ms = -1;  // -1: until a message
   if (op->has_budget()) {
     const int64_t remaining = op->wait_ms - (env_.now_ms() - op->start_ms);
@@ -220,7 +227,12 @@ void LockClient::on_message(const std::string& channel, const std::string& /*pay
   if (dead_) return;
   std::vector<std::shared_ptr<AcquireOp>> woken;
   for (const auto& [id, op] : acquires_) {
-    if (op->waiting && op->channel == channel) woken.push_back(op);
+    if (op->channel != channel) continue;
+    if (op->waiting) {
+      woken.push_back(op);
+    } else if (config_.remember_wakeups && op->subscribed) {
+      op->wake_pending = true;
+    }
   }
   for (const auto& op : woken) wake(op);
 }

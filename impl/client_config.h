@@ -29,6 +29,13 @@ struct ClientConfig {
   int retry_attempts = 3;                  // extra tries of release / renew after a timeout
   int64_t max_wait_rounds = 1'000'000;     // bound on one acquire's poll loop
   ClientMutant mutant = ClientMutant::None;
+  // A wake-up message that reaches a subscribed waiter while its poll is in
+  // flight is remembered, and the waiter polls again at once instead of
+  // sleeping its ttl (Redisson's semaphore permits). Off: such a message is
+  // lost and the waiter sleeps until its timer (at most a lease), which the
+  // simulator's histories and checkers assume. The real-time client turns
+  // it on.
+  bool remember_wakeups = false;
 
   // Lifetime of the unlock latch: it must outlive every retry of one release
   // (timeout x (1 + retries)), with one timeout of margin. Never 0.
