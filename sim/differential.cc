@@ -119,6 +119,43 @@ LockstepResult run_lockstep(const DiffSequence& seq, const DiffSide& reference, 
   return out;
 }
 
+size_t run_lockstep_all(const DiffSequence& seq, int sequence_index, const DiffSide& reference,
+                        const DiffSide& candidate, std::array<ScriptTally, kScriptKindCount>* tally,
+                        const std::function<bool(const DivergenceNote&)>& on_divergence) {
+  assert(reference.backend != nullptr && candidate.backend != nullptr && tally != nullptr);
+  reference.wipe();
+  candidate.wipe();
+  int64_t now_us = kDiffEpochUs;
+  std::vector<KeyState> ref_state;
+  size_t steps = 0;
+  for (size_t i = 0; i < seq.steps.size(); ++i) {
+    const ResolvedStep resolved = resolve_step(seq, seq.steps[i], now_us, ref_state);
+    assert(resolved.server_now_us >= now_us);
+    now_us = resolved.server_now_us;
+    const ExecResult a = reference.backend->execute(0, resolved.call, now_us);
+    const ExecResult b = candidate.backend->execute(0, resolved.call, now_us);
+    std::vector<KeyState> a_state = reference.backend->snapshot(0, now_us);
+    const std::vector<KeyState> b_state = candidate.backend->snapshot(0, now_us);
+    ++steps;
+    ScriptTally& t = (*tally)[static_cast<size_t>(resolved.call.kind)];
+    const std::string diff = compare_step(a, b, a_state, b_state);
+    if (diff.empty()) {
+      ++t.agreed;
+      ref_state = std::move(a_state);
+      continue;
+    }
+    ++t.diverged;
+    DivergenceNote note{sequence_index, i + 1, resolved.call.kind, describe_call(resolved.call), diff};
+    if (!t.first) t.first = note;
+    if (!on_divergence(note)) break;
+    // Both back to empty servers: the next step starts from a state they share.
+    reference.wipe();
+    candidate.wipe();
+    ref_state.clear();
+  }
+  return steps;
+}
+
 ShrinkableSequence shrink_sequence(ShrinkableSequence failing,
                                    const std::function<std::optional<size_t>(const DiffSequence&)>& diverges,
                                    size_t max_runs, size_t* runs) {
@@ -187,38 +224,84 @@ ShrinkableSequence shrink_sequence(ShrinkableSequence failing,
   return cur;
 }
 
+// Shrinks the divergence `run` found in sequence `s` into report's
+// counterexample (and checks that it reproduces).
+void shrink_into(DiffReport* out, const DiffOptions& options, const ShrinkableSequence& seq, int s,
+                 LockstepResult run, const DiffSide& reference, const DiffSide& candidate) {
+  DiffReport& report = *out;
+  report.divergences = 1;
+  report.diverging_sequence = s;
+  report.original_length = *run.diverged_at + 1;
+  if (*run.diverged_at < run.records.size()) {
+    const ScriptCall& call = run.records[*run.diverged_at].resolved.call;
+    report.first_divergence =
+        DivergenceNote{s, *run.diverged_at + 1, call.kind, describe_call(call), run.divergence};
+  }
+  const ShrinkableSequence unshrunk = truncated(seq, *run.diverged_at);
+  auto diverges = [&](const DiffSequence& cand) -> std::optional<size_t> {
+    for (const DiffStep& step : cand.steps) {  // a step shrunk into a skipped script is no candidate
+      if (std::find(options.skip_scripts.begin(), options.skip_scripts.end(), step.kind) !=
+          options.skip_scripts.end()) {
+        return std::nullopt;
+      }
+    }
+    return run_lockstep(cand, reference, candidate, false).diverged_at;
+  };
+  const ShrinkableSequence shrunk =
+      shrink_sequence(unshrunk, diverges, options.max_shrink_runs, &report.shrink_runs);
+  report.counterexample = shrunk.value();
+  report.counterexample_run = run_lockstep(*report.counterexample, reference, candidate, true);
+  const LockstepResult& again = report.counterexample_run;
+  report.reproduced = again.diverged_at.has_value();
+  for (int c = 0; c < options.confirm_runs && report.reproduced; ++c) {
+    const LockstepResult confirm = run_lockstep(*report.counterexample, reference, candidate, false);
+    report.reproduced = confirm.diverged_at == again.diverged_at && confirm.divergence == again.divergence;
+  }
+  if (!report.reproduced) {
+    report.counterexample = unshrunk.value();
+    report.counterexample_run = std::move(run);
+  }
+}
+
 DiffReport run_differential(const DiffOptions& options, const DiffSide& reference, const DiffSide& candidate) {
   assert(options.sequences >= 0 && options.length >= 0 && options.confirm_runs >= 0);
   DiffReport report;
   rc::Random root(options.seed);
+  const bool go_on = options.max_divergences != 1;
   for (int s = 0; s < options.sequences; ++s) {
     ShrinkableSequence seq = generate_sequence(root.split(), options.length);
+    if (!options.skip_scripts.empty()) {
+      std::erase_if(seq.steps, [&](const rc::Shrinkable<DiffStep>& step) {
+        const ScriptKind kind = step.value().kind;
+        return std::find(options.skip_scripts.begin(), options.skip_scripts.end(), kind) !=
+               options.skip_scripts.end();
+      });
+    }
+    if (go_on) {
+      ++report.sequences_run;
+      const bool first_here = report.all_divergences.empty();
+      bool full = false;
+      report.steps_run += static_cast<int64_t>(
+          run_lockstep_all(seq.value(), s, reference, candidate, &report.per_script, [&](const DivergenceNote& n) {
+            report.all_divergences.push_back(n);
+            full = options.max_divergences > 0 &&
+                   report.all_divergences.size() >= static_cast<size_t>(options.max_divergences);
+            return !full;
+          }));
+      if (first_here && !report.all_divergences.empty()) {
+        // The first diverging sequence is shrunk as when stopping at it.
+        LockstepResult run = run_lockstep(seq.value(), reference, candidate, true);
+        if (run.diverged_at) shrink_into(&report, options, seq, s, std::move(run), reference, candidate);
+      }
+      report.divergences = static_cast<int>(report.all_divergences.size());
+      if (full) break;
+      continue;
+    }
     LockstepResult run = run_lockstep(seq.value(), reference, candidate, true);
     ++report.sequences_run;
     report.steps_run += static_cast<int64_t>(run.steps_run);
     if (!run.diverged_at) continue;
-
-    report.divergences = 1;
-    report.diverging_sequence = s;
-    report.original_length = *run.diverged_at + 1;
-    const ShrinkableSequence unshrunk = truncated(seq, *run.diverged_at);
-    auto diverges = [&](const DiffSequence& cand) {
-      return run_lockstep(cand, reference, candidate, false).diverged_at;
-    };
-    const ShrinkableSequence shrunk =
-        shrink_sequence(unshrunk, diverges, options.max_shrink_runs, &report.shrink_runs);
-    report.counterexample = shrunk.value();
-    report.counterexample_run = run_lockstep(*report.counterexample, reference, candidate, true);
-    const LockstepResult& again = report.counterexample_run;
-    report.reproduced = again.diverged_at.has_value();
-    for (int c = 0; c < options.confirm_runs && report.reproduced; ++c) {
-      const LockstepResult confirm = run_lockstep(*report.counterexample, reference, candidate, false);
-      report.reproduced = confirm.diverged_at == again.diverged_at && confirm.divergence == again.divergence;
-    }
-    if (!report.reproduced) {
-      report.counterexample = unshrunk.value();
-      report.counterexample_run = std::move(run);
-    }
+    shrink_into(&report, options, seq, s, std::move(run), reference, candidate);
     break;
   }
   return report;

@@ -22,6 +22,7 @@
 // the records of the run that did diverge: never an assertion.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -63,6 +64,31 @@ std::string compare_step(const ExecResult& reference, const ExecResult& candidat
 LockstepResult run_lockstep(const DiffSequence& seq, const DiffSide& reference, const DiffSide& candidate,
                             bool keep_records);
 
+// One step on which the two backends differed.
+struct DivergenceNote {
+  int sequence = 0;           // index of the sequence
+  size_t step = 0;            // 1-based step number in that sequence
+  ScriptKind kind = ScriptKind::RlockAcquire;
+  std::string call;           // describe_call of the step
+  std::string divergence;     // compare_step's one line
+};
+
+// How each script fared over a run: steps of it that agreed / differed.
+struct ScriptTally {
+  int64_t agreed = 0;
+  int64_t diverged = 0;
+  std::optional<DivergenceNote> first;  // its first divergence
+};
+
+// Runs every step of `seq` and goes on past differences: after a step that
+// differs, both backends are wiped and the sequence continues from the next
+// step on empty servers (so every later step is compared from a state both
+// agree on). Calls on_divergence for each differing step; counts into
+// `tally` (per script kind). Returns the number of steps run.
+size_t run_lockstep_all(const DiffSequence& seq, int sequence_index, const DiffSide& reference,
+                        const DiffSide& candidate, std::array<ScriptTally, kScriptKindCount>* tally,
+                        const std::function<bool(const DivergenceNote&)>& on_divergence);
+
 // Shrinks a sequence on which `diverges` (returns the diverging step index)
 // answers a value; returns the smallest failing sequence found. `runs` counts
 // calls of `diverges`.
@@ -76,12 +102,18 @@ struct DiffOptions {
   uint64_t seed = 1;
   size_t max_shrink_runs = 2000;
   int confirm_runs = 2;  // extra runs of the shrunk counterexample that must diverge alike
+  // 1: stop at the first divergence (shrunk). N > 1: go on past differences
+  // (run_lockstep_all) until N are listed; 0: no limit. Only the first
+  // divergence is shrunk.
+  int max_divergences = 1;
+  // Steps of these scripts are left out of every generated sequence.
+  std::vector<ScriptKind> skip_scripts;
 };
 
 struct DiffReport {
   int sequences_run = 0;
   int64_t steps_run = 0;
-  int divergences = 0;           // 0 or 1: the campaign stops at the first
+  int divergences = 0;           // 0 or 1 by default; up to max_divergences (all: 0) when going on
   int diverging_sequence = -1;   // index of the sequence that diverged
   size_t original_length = 0;    // steps up to the divergence, before shrinking
   size_t shrink_runs = 0;
@@ -91,6 +123,11 @@ struct DiffReport {
   bool reproduced = true;
   std::optional<DiffSequence> counterexample;
   LockstepResult counterexample_run;  // with records
+  // Going on (max_divergences != 1): every divergence listed, in order, and
+  // how each script fared. Stopping at the first: the first only, no tally.
+  std::optional<DivergenceNote> first_divergence;  // as found, before shrinking
+  std::vector<DivergenceNote> all_divergences;
+  std::array<ScriptTally, kScriptKindCount> per_script{};
 };
 
 DiffReport run_differential(const DiffOptions& options, const DiffSide& reference, const DiffSide& candidate);

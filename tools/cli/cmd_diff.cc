@@ -4,11 +4,14 @@
 // and on the live pack, compares replies, publishes and full key state after
 // every step, and on the first divergence prints a shrunk counterexample (or,
 // when the divergence does not happen again alike, says so and prints the
-// unshrunk steps).
+// unshrunk steps). --keep-going / --max-divergences N go on past differences
+// (both servers emptied after each) and list every divergence with a
+// per-script tally; --skip-script leaves a script out of the sequences.
 // Exit: 0 all agree, 1 divergence, 2 bad input / environment.
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -31,7 +34,15 @@ struct DiffArgs {
   uint64_t seed = 1;
   bool json = false;
   bool match_variant = false;
+  bool keep_going = false;
+  int max_divergences = 1;
+  std::vector<std::string> skip_scripts;
 };
+
+nlohmann::ordered_json note_json(const DivergenceNote& n) {
+  return {{"sequence", n.sequence}, {"step", n.step}, {"script", std::string(script_name(n.kind))},
+          {"call", n.call}, {"text", n.divergence}};
+}
 
 int run_diff(const DiffArgs& args) {
   if (args.sequences < 1 || args.sequences > 10'000'000) {
@@ -39,6 +50,20 @@ int run_diff(const DiffArgs& args) {
   }
   if (args.length < 1 || args.length > 100'000) {
     throw UsageError("--length must be between 1 and 100000 (got " + std::to_string(args.length) + ")");
+  }
+  if (args.max_divergences < 0 || args.max_divergences > 1'000'000) {
+    throw UsageError("--max-divergences must be between 0 and 1000000 (got " +
+                     std::to_string(args.max_divergences) + ")");
+  }
+  std::vector<ScriptKind> skip;
+  for (const std::string& name : args.skip_scripts) {
+    const auto kind = script_from_name(name);
+    if (!kind) {
+      std::string names;
+      for (ScriptKind k : all_script_kinds()) names += (names.empty() ? "" : ", ") + std::string(script_name(k));
+      throw UsageError("--skip-script: unknown script '" + name + "' (known: " + names + ")");
+    }
+    skip.push_back(*kind);
   }
   const std::string dir = args.scripts.empty() ? ScriptPack::default_dir() : args.scripts;
   ScriptPack pack = [&] {
@@ -70,6 +95,9 @@ int run_diff(const DiffArgs& args) {
   options.sequences = args.sequences;
   options.length = args.length;
   options.seed = args.seed;
+  options.max_divergences = args.keep_going ? 0 : args.max_divergences;
+  options.skip_scripts = skip;
+  const bool go_on = options.max_divergences != 1;
   const DiffSide reference{&model, [&model] { model.wipe(); }};
   const DiffSide candidate{live.get(), [&live] { live->wipe(); }};
   const DiffReport report = run_differential(options, reference, candidate);
@@ -84,6 +112,24 @@ int run_diff(const DiffArgs& args) {
     out["divergences"] = report.divergences;
     out["counterexample_steps"] = counterexample_steps;
     if (report.divergences > 0) out["reproduced"] = report.reproduced;
+    if (!args.skip_scripts.empty()) out["skipped_scripts"] = args.skip_scripts;
+    if (report.first_divergence) out["divergence"] = note_json(*report.first_divergence);
+    if (report.counterexample && report.counterexample_run.diverged_at) {
+      out["counterexample_divergence"] = report.counterexample_run.divergence;
+    }
+    if (go_on) {
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      for (const DivergenceNote& n : report.all_divergences) {
+        list.push_back(note_json(n));
+      }
+      out["divergence_list"] = list;
+      nlohmann::ordered_json per = nlohmann::ordered_json::object();
+      for (ScriptKind k : all_script_kinds()) {
+        const ScriptTally& t = report.per_script[static_cast<size_t>(k)];
+        per[std::string(script_name(k))] = {{"agreed", t.agreed}, {"diverged", t.diverged}};
+      }
+      out["per_script"] = per;
+    }
     std::printf("%s\n", out.dump().c_str());
     if (report.counterexample) {
       std::fprintf(stderr, "%s", format_counterexample(report, reference_name, candidate_name).c_str());
@@ -93,10 +139,27 @@ int run_diff(const DiffArgs& args) {
                 static_cast<unsigned long long>(args.seed));
     std::printf("sequences: %d, steps: %lld, divergences: %d\n", report.sequences_run,
                 static_cast<long long>(report.steps_run), report.divergences);
+    if (!args.skip_scripts.empty()) {
+      std::string names;
+      for (const auto& n : args.skip_scripts) names += (names.empty() ? "" : ", ") + n;
+      std::printf("skipped scripts: %s\n", names.c_str());
+    }
     if (report.counterexample) {
       std::printf("%s", format_counterexample(report, reference_name, candidate_name).c_str());
-    } else {
+    } else if (report.divergences == 0) {
       std::printf("all agree\n");
+    }
+    if (go_on) {
+      std::printf("every divergence (after each, both servers start empty again):\n");
+      for (const DivergenceNote& n : report.all_divergences) {
+        std::printf("  sequence %d step %zu: %s: %s\n", n.sequence, n.step, n.call.c_str(), n.divergence.c_str());
+      }
+      std::printf("per script (steps agreed / diverged):\n");
+      for (ScriptKind k : all_script_kinds()) {
+        const ScriptTally& t = report.per_script[static_cast<size_t>(k)];
+        std::printf("  %-20s %8lld %8lld\n", std::string(script_name(k)).c_str(), static_cast<long long>(t.agreed),
+                    static_cast<long long>(t.diverged));
+      }
     }
   }
   return report.divergences == 0 ? 0 : 1;
@@ -118,6 +181,14 @@ void add_diff_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--json", args->json, "Print one JSON summary object on stdout");
   cmd->add_flag("--match-variant", args->match_variant,
                 "Compare against the model variant named by the pack's manifest instead of the correct model");
+  cmd->add_flag("--keep-going", args->keep_going,
+                "Go on past differences: after each, both servers start empty and the sequence goes on; list "
+                "every divergence and how each script fared (the first is still shrunk)");
+  cmd->add_option("--max-divergences", args->max_divergences,
+                  "Go on past differences until N are listed (0: all; default 1: stop at the first)")
+      ->capture_default_str()->check(integer_in(0, 1'000'000));
+  cmd->add_option("--skip-script", args->skip_scripts,
+                  "Leave this script's steps out of every sequence (repeatable; e.g. fair_acquire_failed)");
   cmd->callback([args, exit_code] { *exit_code = run_diff(*args); });
 }
 
