@@ -27,6 +27,10 @@ Scenario campaign_template(const CampaignOptions& o) {
   s.seed = o.base_seed;
   s.clients = o.clients;
   s.locks = o.locks;
+  s.servers = o.servers;
+  s.persistence = o.persistence;
+  s.restart_delay_ms = o.restart_delay_ms;
+  s.validity = o.validity;
   s.lock_kind = o.lock_kind;
   s.duration_ms = o.duration_ms;
   s.profile = o.profile;

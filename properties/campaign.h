@@ -46,6 +46,10 @@ struct CampaignOptions {
   std::string scripts;
   int clients = 4;
   int locks = 1;
+  int servers = 1;
+  Persistence persistence = Persistence::None;  // what a server restart keeps
+  int64_t restart_delay_ms = 0;                 // how long a restarted server stays down
+  bool validity = false;                        // RedLock validity check
   int64_t duration_ms = 60'000;
   bool shrink = true;
   bool keep_going = false;  // go on past failing seeds, list them all

@@ -1,5 +1,6 @@
 #include "properties/fault_log.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "properties/violation.h"
@@ -18,9 +19,11 @@ void FaultLog::push(PerClient& c, ClientFault f) {
 void FaultLog::on_event(const Event& e) {
   if (e.kind == EventKind::Fault) {
     if (e.op == "clock_jump" && e.client < 0) {
-      server_recent_.push_back({"server_clock_jump", e.id, e.true_us, e.duration_ms, ""});
+      server_recent_.push_back({"server_clock_jump", e.id, e.true_us, e.duration_ms, "", e.server, 0});
     } else if (e.op == "redis_restart") {
-      server_recent_.push_back({"redis_restart", e.id, e.true_us, 0, ""});
+      server_recent_.push_back({"redis_restart", e.id, e.true_us, e.duration_ms, e.detail, e.target, 0});
+    } else if (e.op == "failover") {
+      server_recent_.push_back({"failover", e.id, e.true_us, e.duration_ms, e.detail, e.target, e.value});
     }
     while (server_recent_.size() > kFaultsPerClient) server_recent_.pop_front();
 
@@ -71,6 +74,36 @@ std::deque<ClientFault> FaultLog::server_faults_between(int64_t from_us, int64_t
     if (f.true_us >= from_us && f.true_us <= to_us) out.push_back(f);
   }
   return out;
+}
+
+bool resets_server_state(const Event& e) {
+  return e.kind == EventKind::Fault && (e.op == "redis_restart" || e.op == "failover");
+}
+
+std::string format_true_s(int64_t true_us) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(true_us) / 1e6);
+  return buf;
+}
+
+std::string describe_server_fault(const ClientFault& f) {
+  const std::string who = "server " + std::to_string(f.server);
+  const std::string at = " at " + format_true_s(f.true_us);
+  if (f.kind == "redis_restart") {
+    const bool kept = f.detail.find("persistence always") != std::string::npos;
+    std::string out = who + " restarted " + (kept ? "with persistence (appendfsync always)" : "without persistence") + at;
+    if (f.duration_ms > 0) out += " and stayed down " + format_ms(f.duration_ms);
+    return out;
+  }
+  if (f.kind == "failover") {
+    return who + " failed over to its replica" + at + " (replication lag " + format_ms(f.duration_ms) + ", " +
+           std::to_string(f.value) + " scripts not replicated)";
+  }
+  if (f.kind == "server_clock_jump") {
+    return who + "'s clock jumped " + format_ms(f.duration_ms < 0 ? -f.duration_ms : f.duration_ms) +
+           (f.duration_ms < 0 ? " backward" : " forward") + at;
+  }
+  return who + " " + f.kind + at;
 }
 
 std::string describe_client_fault(int client, const ClientFault& f) {

@@ -16,12 +16,28 @@
 namespace locksim {
 
 struct ClientFault {
-  std::string kind;        // pause, clock_jump, partition, lost_reply, lost, crash, redis_restart
+  // pause, clock_jump, partition, lost_reply, lost, crash; server faults:
+  // redis_restart, failover, server_clock_jump
+  std::string kind;
   uint64_t event_id = 0;
   int64_t true_us = 0;     // when it happened
   int64_t duration_ms = 0; // pause / partition length, clock jump size (signed)
-  std::string detail;      // lost: what the link dropped ("message <channel>", ...)
+  std::string detail;      // lost: what the link dropped ("message <channel>", ...);
+                           // redis_restart: "persistence always" when data was kept
+  int server = -1;         // server faults: the server
+  int64_t value = 0;       // failover: scripts not replicated
 };
+
+// A fault after which a server's data is not what the history showed before:
+// a restart (its data may be lost) or a failover (the replica may lag).
+bool resets_server_state(const Event& e);
+
+// "server 2 restarted without persistence at 31.2 s", "server 0 failed over
+// to its replica at 12.0 s (replication lag 80 ms, 2 scripts not
+// replicated)", "server 1's clock jumped 45 000 ms forward at 20.1 s".
+std::string describe_server_fault(const ClientFault& f);
+// True seconds with one decimal: "31.2 s".
+std::string format_true_s(int64_t true_us);
 
 // "client 2 partitioned for 1 200 ms at event #17", "client 0 lost a message
 // (subscribe_ack <channel>) at event #40": one fault of `client`, for causes.
@@ -38,7 +54,7 @@ class FaultLog {
   // Faults of `client` that overlap [from_us, to_us] (a pause or partition
   // overlaps when its interval does), oldest first.
   std::deque<ClientFault> faults_between(int client, int64_t from_us, int64_t to_us) const;
-  // Server faults (redis_restart, server clock_jump) in [from_us, to_us].
+  // Server faults (redis_restart, failover, server clock_jump) in [from_us, to_us].
   std::deque<ClientFault> server_faults_between(int64_t from_us, int64_t to_us) const;
   // Total ms this client has been paused so far (pause durations as announced).
   int64_t paused_total_ms(int client) const;

@@ -3,6 +3,8 @@
 #include <cassert>
 #include <climits>
 
+#include "properties/violation.h"
+
 namespace locksim {
 
 void MutualExclusionChecker::on_event(const Event& e) {
@@ -10,6 +12,12 @@ void MutualExclusionChecker::on_event(const Event& e) {
   switch (e.kind) {
     case EventKind::Script:
       lock_server_ms_[e.lock] = e.server_ms;
+      if (e.server >= 0) {
+        // A group member "<group>@<server>" counts for its group.
+        const auto at = e.lock.rfind('@');
+        auto& servers = lock_servers_[at == std::string::npos ? e.lock : e.lock.substr(0, at)];
+        if (servers.size() < 64) servers.insert(e.server);
+      }
       if ((e.script == "rlock_acquire" || e.script == "fair_acquire" || e.script == "fair_try_once") &&
           reply_is_nil(e) && holders_contain(e, e.owner)) {
         granted_server_ms_[{e.lock, e.owner}] = e.server_ms;
@@ -18,7 +26,7 @@ void MutualExclusionChecker::on_event(const Event& e) {
       break;
     case EventKind::Invoke:
       if (is_acquire_op(e)) {
-        pending_[e.op_id] = {e.client, e.lease_ms};
+        pending_[e.op_id] = {e.client, e.lease_ms, e.true_us};
       } else if (e.op == "unlock") {
         auto lock_it = holds_.find(e.lock);
         if (lock_it == holds_.end()) break;
@@ -32,6 +40,7 @@ void MutualExclusionChecker::on_event(const Event& e) {
       if (is_acquire_op(e)) {
         auto p = pending_.find(e.op_id);
         const int64_t lease_ms = p == pending_.end() ? e.lease_ms : p->second.lease_ms;
+        invoke_us_ = p == pending_.end() ? e.true_us : p->second.invoke_us;
         if (p != pending_.end()) pending_.erase(p);
         if (e.value == 1) start_or_reenter(e, lease_ms);
       } else if (e.op == "force_unlock" && e.value == 1) {
@@ -42,7 +51,7 @@ void MutualExclusionChecker::on_event(const Event& e) {
       pending_.erase(e.op_id);
       break;
     case EventKind::Info:
-      if (e.op == "hold_lost") {
+      if (e.op == "hold_lost" || e.op == "validity_end") {
         auto lock_it = holds_.find(e.lock);
         if (lock_it != holds_.end()) lock_it->second.erase(e.owner);
       } else if (e.op_id != 0 && is_acquire_op(e)) {
@@ -85,9 +94,46 @@ void MutualExclusionChecker::start_or_reenter(const Event& ok, int64_t lease_ms)
     report(std::move(v));
   }
   Hold hold{ok.client, 1, ok.id, ok.true_us, lease_ms};
+  hold.invoke_us = invoke_us_;
   if (auto g = granted_server_ms_.find({ok.lock, ok.owner}); g != granted_server_ms_.end())
     hold.granted_server_ms = g->second;
   by_owner[ok.owner] = hold;
+}
+
+// The server fault on one of the lock's servers, since the acquire of
+// `earlier` was invoked, that best explains the loss: a restart without
+// persistence, then a failover, then a restart that kept the data but left
+// the server down (renewals failed), then a forward clock jump.
+std::string MutualExclusionChecker::blame_server(const Hold& earlier, const std::string& lock,
+                                                 int64_t now_us) const {
+  const auto servers = lock_servers_.find(lock);
+  const std::string held = "lock held by client " + std::to_string(earlier.client);
+  const auto faults = faults_.server_faults_between(std::min(earlier.invoke_us, earlier.start_us), now_us);
+  const ClientFault* best = nullptr;
+  int best_rank = 99;
+  for (const ClientFault& f : faults) {
+    if (servers != lock_servers_.end() && f.server >= 0 && !servers->second.count(f.server)) continue;
+    int rank = 99;
+    if (f.kind == "redis_restart" && f.detail.find("persistence always") == std::string::npos) rank = 0;
+    else if (f.kind == "failover") rank = 1;
+    else if (f.kind == "redis_restart" && f.duration_ms > 0) rank = 2;
+    else if (f.kind == "server_clock_jump" && f.duration_ms > 0) rank = 3;
+    if (rank < best_rank) {
+      best_rank = rank;
+      best = &f;
+    }
+  }
+  if (best == nullptr) return "";
+  const std::string what = describe_server_fault(*best);
+  switch (best_rank) {
+    case 0: return what + "; " + held + " lost";
+    case 1: return what + "; " + held + " lost in the failover (replication lag)";
+    case 2: return what + "; " + held + " expired while its renewals were refused";
+    default: {
+      const int64_t lease_ms = earlier.lease_ms >= 0 ? earlier.lease_ms : config().default_lease_ms;
+      return what + " (lease " + format_ms(lease_ms) + "); " + held + " expired early";
+    }
+  }
 }
 
 // Picks the fault that best explains how `earlier` lost the lock before now:
@@ -115,13 +161,7 @@ std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string
     return who + " paused " + format_ms(longest_pause->duration_ms) + " > " + lease_text;
   if (longest_partition && longest_partition->duration_ms > lease_ms)
     return who + " partitioned " + format_ms(longest_partition->duration_ms) + " > " + lease_text;
-  for (const ClientFault& f : faults_.server_faults_between(earlier.start_us, now_us)) {
-    if (f.kind == "redis_restart")
-      return "redis server restarted without persistence at event #" + std::to_string(f.event_id) +
-             ", losing the lock";
-    if (f.kind == "server_clock_jump" && f.duration_ms > 0)
-      return "the redis server's clock jumped " + format_ms(f.duration_ms) + " forward (" + lease_text + ")";
-  }
+  if (std::string server = blame_server(earlier, lock, now_us); !server.empty()) return server;
   if (auto fu = last_force_unlock_.find(lock);
       fu != last_force_unlock_.end() && fu->second.true_us >= earlier.start_us)
     return "client " + std::to_string(fu->second.client) + " force-unlocked it at event #" +

@@ -2,6 +2,11 @@
 // lock overlap. A believed hold runs from the Ok of the acquire that takes the
 // client's hold count from 0 to 1 until the Invoke of the unlock that brings it
 // back to 0, a hold_lost notice, or the owner's client crashing (traces/event.h).
+// Multi-locks and RedLocks (impl/multi_lock.h) are judged per group: the
+// group operation's events carry the group's name, and a RedLock hold with
+// the validity check also ends at its "validity_end" notice. Server faults
+// are blamed only on the servers the lock (or its group's members,
+// "<group>@<server>") was seen on, from the acquire's invoke on.
 // On an overlap it names both holds (owners, acquire event ids, true times)
 // and blames the fault that made it possible, from each client's recent faults
 // (e.g. "client 3 paused 41 000 ms > lease 30 000 ms").
@@ -10,6 +15,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <utility>
 #include <string>
 
@@ -32,10 +38,12 @@ class MutualExclusionChecker : public Checker {
     int64_t start_us = 0;
     int64_t lease_ms = -1;  // of the acquire that started it (-1: watchdog)
     int64_t granted_server_ms = INT64_MIN;  // server clock of its latest grant (explicit lease runs from it)
+    int64_t invoke_us = 0;  // invoke of the acquire that started it
   };
   struct PendingAcquire {
     int client = -1;
     int64_t lease_ms = -1;
+    int64_t invoke_us = 0;
   };
   struct ForceUnlock {
     uint64_t event_id = 0;
@@ -45,6 +53,7 @@ class MutualExclusionChecker : public Checker {
 
   void start_or_reenter(const Event& ok, int64_t lease_ms);
   std::string blame(const Hold& earlier, const std::string& lock, int64_t now_us) const;
+  std::string blame_server(const Hold& earlier, const std::string& lock, int64_t now_us) const;
 
   FaultLog faults_;
   std::map<uint64_t, PendingAcquire> pending_;                 // op_id -> acquire
@@ -54,6 +63,8 @@ class MutualExclusionChecker : public Checker {
   // granted or reentered it; lock -> server ms of its latest script.
   std::map<std::pair<std::string, std::string>, int64_t> granted_server_ms_;
   std::map<std::string, int64_t> lock_server_ms_;
+  std::map<std::string, std::set<int>> lock_servers_;  // lock or group -> servers its scripts ran on
+  int64_t invoke_us_ = 0;  // invoke time of the acquire being completed
 };
 
 }  // namespace locksim

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "properties/fault_log.h"
+
 namespace locksim {
 
 namespace {
@@ -89,7 +91,7 @@ void ReentrancyChecker::on_event(const Event& e) {
       if (e.op == "crash") {
         std::erase_if(counts_, [&](const auto& kv) { return kv.second.client == e.target; });
         std::erase_if(unlock_snapshots_, [&](const auto& kv) { return kv.second.client == e.target; });
-      } else if (e.op == "redis_restart") {
+      } else if (resets_server_state(e)) {  // restart or failover
         std::erase_if(server_, [&](const auto& kv) { return kv.first.first == e.target; });
         for (auto& [k, c] : counts_) c.unknown = true;  // holds vanished with the data
       }

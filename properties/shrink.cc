@@ -16,6 +16,7 @@ std::string violation_signature(const Violation& v) {
   else if (b.find("partitioned") != std::string::npos) kind = "partition";
   else if (b.find("restarted") != std::string::npos) kind = "redis_restart";
   else if (b.find("clock") != std::string::npos) kind = "clock";
+  else if (b.find("failed over") != std::string::npos) kind = "failover";
   else if (b.find("force-unlocked") != std::string::npos) kind = "force_unlock";
   else if (b.find("lost") != std::string::npos) kind = "lost_reply";
   else if (b.find("explicit") != std::string::npos) kind = "explicit_lease";
@@ -90,6 +91,7 @@ class Shrinker {
       drop_ops();
       shorten_delays();
       stretch_delays();
+      advance_faults();
       progress = best_.events.size() < events_before || plan_size() < size_before;
     }
   }
@@ -187,6 +189,22 @@ class Shrinker {
         c.tasks[t].ops[k].delay_us = longer_us;
         any |= attempt(c, /*strictly=*/true);
       }
+    }
+    return any;
+  }
+
+  // A fault that strikes earlier can shorten the history (fewer events
+  // before the loss it causes): each fault is tried at half its time, kept
+  // only when the counterexample gets strictly shorter.
+  bool advance_faults() {
+    bool any = false;
+    for (size_t i = 0; i < plan_->faults.actions.size(); ++i) {
+      if (plan_->faults.actions[i].at_us < 2000) continue;
+      ExplicitPlan c = *plan_;
+      c.faults.actions[i].at_us /= 2;
+      std::stable_sort(c.faults.actions.begin(), c.faults.actions.end(),
+                       [](const FaultAction& a, const FaultAction& b) { return a.at_us < b.at_us; });
+      any |= attempt(c, /*strictly=*/true);
     }
     return any;
   }

@@ -3,7 +3,8 @@
 // (sim/explicit_plan.h: exact operations per task plus exact fault actions).
 // The shrinker then deletes whole tasks, fault actions, chunks of operations
 // and single operations, shortens delays and stretches them where waiting
-// longer gives a shorter history, keeping each change only if
+// longer gives a shorter history, moves faults earlier where that gives a
+// shorter history, keeping each change only if
 // the run still shows a violation with the same signature (property plus the
 // kind of fault blamed) and the counterexample does not grow. The
 // counterexample is the shrunk history up to the event at which that

@@ -71,7 +71,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
     case EventKind::Fault:
       if (e.op == "crash") crashed_[e.target] = true;
       if (e.op == "restart") crashed_[e.target] = false;
-      if (e.op == "redis_restart") {
+      if (resets_server_state(e)) {  // restart or failover: the key may be gone or older
         std::erase_if(keys_, [&](const auto& kv) { return kv.first.first == e.target; });
       }
       break;

@@ -21,7 +21,7 @@ namespace {
 class Driver {
  public:
   Driver(const ExplicitPlan& plan, World& world)
-      : plan_(plan), world_(world), locks_(scenario_locks(plan.scenario)),
+      : plan_(plan), world_(world), locks_(scenario_locks(plan.scenario)), groups_(scenario_groups(plan.scenario)),
         incarnation_(static_cast<size_t>(plan.scenario.clients), -1) {}
 
   void start_client(int c) {
@@ -65,8 +65,24 @@ class Driver {
     touch();
     assert(op.lock >= 0 && op.lock < static_cast<int>(locks_.size()));
     const LockRef& lock = locks_[static_cast<size_t>(op.lock)];
-    LockClient& client = world_.client(t.client);
     auto on_acquire = [this, run](AcquireResult) { completed(run); };
+    if (!groups_.empty()) {
+      const GroupRef& g = groups_[static_cast<size_t>(op.lock)];
+      MultiLockClient& multi = world_.group_client(t.client);
+      switch (op.kind) {
+        case ExplicitOp::Kind::Lock: multi.lock(t.task, g, op.lease_ms, on_acquire); break;
+        case ExplicitOp::Kind::TryLock:
+          multi.try_lock(t.task, g, op.wait_ms < 0 ? 0 : op.wait_ms, op.lease_ms, on_acquire);
+          break;
+        case ExplicitOp::Kind::TryOnce: multi.try_lock_once(t.task, g, op.lease_ms, on_acquire); break;
+        case ExplicitOp::Kind::Unlock:
+        case ExplicitOp::Kind::ForceUnlock:  // a group has no force unlock: released like unlock
+          multi.unlock(t.task, g, [this, run](bool) { completed(run); });
+          break;
+      }
+      return;
+    }
+    LockClient& client = world_.client(t.client);
     switch (op.kind) {
       case ExplicitOp::Kind::Lock: client.lock(t.task, lock, op.lease_ms, on_acquire); break;
       case ExplicitOp::Kind::TryLock:
@@ -85,6 +101,7 @@ class Driver {
   const ExplicitPlan& plan_;
   World& world_;
   std::vector<LockRef> locks_;
+  std::vector<GroupRef> groups_;
   std::vector<int> incarnation_;
   int active_ = 0;  // task runs not finished (a crashed incarnation's runs stay counted)
   int64_t last_activity_us_ = 0;

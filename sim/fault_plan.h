@@ -12,7 +12,10 @@
 
 namespace locksim {
 
-enum class FaultKind { Crash, Pause, ClientClockJump, ServerClockJump, Partition, RedisRestart };
+// RedisRestart: the server restarts (what it keeps and how long it stays down
+// come from the run's ServerFaultConfig, sim/server_faults.h). Failover: the
+// server's replica is promoted and clients move to it (needs replica lags).
+enum class FaultKind { Crash, Pause, ClientClockJump, ServerClockJump, Partition, RedisRestart, Failover };
 
 struct FaultAction {
   int64_t at_us = 0;
@@ -27,6 +30,7 @@ struct FaultPlan {
   std::vector<ClockSetup> client_clocks;  // one per client
   std::vector<ClockSetup> server_clocks;  // one per server
   std::vector<FaultAction> actions;       // sorted by at_us (stable)
+  std::vector<int64_t> replica_lag_ms;    // per server: its replica's lag; empty: no replicas
 };
 
 }  // namespace locksim

@@ -29,19 +29,95 @@ void arrivals(Rng& rng, double per_minute, int64_t duration_us, Fn&& fn) {
 }  // namespace
 
 const std::vector<std::string>& profile_names() {
-  static const std::vector<std::string> kNames = {"none", "safe", "pauses", "skew", "hostile"};
+  static const std::vector<std::string> kNames = {"none",     "safe",     "pauses",      "skew",
+                                                  "hostile",  "restarts", "failover", "server-clock"};
   return kNames;
 }
 
-bool is_profile(const std::string& name) {
+namespace {
+
+bool is_single_profile(const std::string& name) {
   const auto& names = profile_names();
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// "a+b+c" -> {"a", "b", "c"}; empty when a part is unknown, empty or repeated.
+std::vector<std::string> profile_parts(const std::string& name) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t plus = name.find('+', start);
+    const std::string part = name.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+    if (!is_single_profile(part) || std::find(parts.begin(), parts.end(), part) != parts.end()) return {};
+    parts.push_back(part);
+    if (plus == std::string::npos) return parts;
+    start = plus + 1;
+  }
+}
+
+bool is_server_profile(const std::string& p) { return p == "restarts" || p == "failover" || p == "server-clock"; }
+
+// The server-side profiles: their own random streams, so that combining
+// them with a client-side profile leaves its draws unchanged.
+void add_server_faults(const std::string& profile, int servers, int64_t duration_us, const Rng& rng,
+                       FaultPlan* plan) {
+  for (int s = 0; s < servers; ++s) {
+    Rng r = rng.split(profile).split(static_cast<uint64_t>(s));
+    if (profile == "restarts") {
+      arrivals(r, 0.5, duration_us, [&](int64_t t) {
+        plan->actions.push_back(FaultAction{t, FaultKind::RedisRestart, s, 0, -1});
+      });
+    } else if (profile == "failover") {
+      plan->replica_lag_ms.push_back(r.uniform(20, 2'000));
+      bool once = false;
+      arrivals(r, 0.5, duration_us, [&](int64_t t) {
+        if (once) return;
+        once = true;
+        plan->actions.push_back(FaultAction{t, FaultKind::Failover, s, 0, -1});
+      });
+    } else if (profile == "server-clock") {
+      arrivals(r, 1.0, duration_us, [&](int64_t t) {
+        int64_t ms = r.uniform(-60'000, 60'000);
+        if (ms == 0) ms = 1;
+        plan->actions.push_back(FaultAction{t, FaultKind::ServerClockJump, s, ms, -1});
+      });
+    }
+  }
+}
+
+}  // namespace
+
+bool is_profile(const std::string& name) { return !profile_parts(name).empty(); }
+
 FaultPlan make_fault_plan(const std::string& profile, int clients, int servers,
                           int64_t duration_us, const Rng& rng) {
-  if (!is_profile(profile)) throw std::invalid_argument("unknown profile '" + profile + "'");
+  const std::vector<std::string> parts = profile_parts(profile);
+  if (parts.empty()) throw std::invalid_argument("unknown profile '" + profile + "'");
   assert(clients >= 1 && servers >= 1 && duration_us >= 0);
+  if (parts.size() > 1 || is_server_profile(profile)) {
+    FaultPlan plan;
+    plan.link = LinkProfile{100, 1'000, 0.0, 0, 0.0};
+    plan.client_clocks.assign(clients, ClockSetup{});
+    plan.server_clocks.assign(servers, ClockSetup{});
+    for (const std::string& part : parts) {
+      if (is_server_profile(part)) {
+        add_server_faults(part, servers, duration_us, rng, &plan);
+        continue;
+      }
+      FaultPlan one = make_fault_plan(part, clients, servers, duration_us, rng);
+      if (one.link.latency_max_us > plan.link.latency_max_us) plan.link = one.link;
+      for (int c = 0; c < clients; ++c) {
+        if (one.client_clocks[c].offset_us != 0 || one.client_clocks[c].drift_ppm != 0) plan.client_clocks[c] = one.client_clocks[c];
+      }
+      for (int s = 0; s < servers; ++s) {
+        if (one.server_clocks[s].offset_us != 0 || one.server_clocks[s].drift_ppm != 0) plan.server_clocks[s] = one.server_clocks[s];
+      }
+      plan.actions.insert(plan.actions.end(), one.actions.begin(), one.actions.end());
+    }
+    std::stable_sort(plan.actions.begin(), plan.actions.end(),
+                     [](const FaultAction& a, const FaultAction& b) { return a.at_us < b.at_us; });
+    return plan;
+  }
   FaultPlan plan;
   plan.link = LinkProfile{100, 1'000, 0.0, 0, 0.0};
   plan.client_clocks.assign(clients, ClockSetup{});

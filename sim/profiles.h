@@ -9,7 +9,18 @@
 //  skew     client clocks offset by seconds; nothing else.
 //  hostile  everything, unbounded: long tails, loss, partitions, long pauses,
 //           clock jumps of seconds, crashes, Redis restarts losing data.
-// Server clocks only move forward (Redis and the model assume monotonic time).
+//  restarts      server restarts (about one per server every two minutes);
+//                what they keep and how long the server stays down is the
+//                scenario's persistence and restart delay.
+//  failover      every server has one asynchronous replica, lag drawn per
+//                server (20-2 000 ms); failovers promote it (about one per
+//                server every two minutes, at most one per server).
+//  server-clock  server clocks jump forward or backward by up to a minute
+//                (about one jump per server per minute).
+// Profiles combine with '+' ("pauses+restarts"): the union of their faults;
+// each part draws exactly what it draws alone. The link is the part's with
+// the longest delays; clocks and replicas come from the parts that set them.
+// Only server-clock moves a server clock backward.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +33,9 @@
 
 namespace locksim {
 
+// The single profiles (not their combinations).
 const std::vector<std::string>& profile_names();
+// A single profile or a '+' combination of distinct ones.
 bool is_profile(const std::string& name);
 
 // Throws std::invalid_argument for an unknown profile name.

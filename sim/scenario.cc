@@ -19,8 +19,15 @@ void validate_scenario(const Scenario& s) {
     throw ScenarioError("servers must be in [1, " + std::to_string(kMaxServers) + "], got " +
                         std::to_string(s.servers));
   }
-  if (s.lock_kind != "rlock" && s.lock_kind != "fair" && s.lock_kind != "mixed") {
-    throw ScenarioError("unknown lock kind '" + s.lock_kind + "' (rlock, fair, mixed)");
+  if (s.lock_kind != "rlock" && s.lock_kind != "fair" && s.lock_kind != "mixed" && !is_group_kind(s.lock_kind)) {
+    throw ScenarioError("unknown lock kind '" + s.lock_kind + "' (rlock, fair, mixed, multi, redlock)");
+  }
+  if (s.restart_delay_ms < 0 || s.restart_delay_ms > kMaxRestartDelayMs) {
+    throw ScenarioError("restart delay must be in [0, " + std::to_string(kMaxRestartDelayMs) + "] ms, got " +
+                        std::to_string(s.restart_delay_ms));
+  }
+  if (s.validity && s.lock_kind != "redlock") {
+    throw ScenarioError("the validity check is a RedLock option (lock kind redlock), not " + s.lock_kind);
   }
   if (s.duration_ms < 0 || s.duration_ms > kMaxDurationMs) {
     throw ScenarioError("duration must be in [0, 7 days], got " + std::to_string(s.duration_ms) + " ms");
@@ -52,13 +59,17 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   j["mutant"] = s.mutant;
   j["scripts"] = s.scripts;
   j["model_variant"] = s.model_variant;
+  if (s.persistence != Persistence::None) j["persistence"] = std::string(persistence_name(s.persistence));
+  if (s.restart_delay_ms != 0) j["restart_delay_ms"] = s.restart_delay_ms;
+  if (s.validity) j["validity"] = true;
   return nlohmann::json::parse(j.dump());
 }
 
 namespace {
 
 constexpr const char* kScenarioFields[] = {"seed",    "clients", "locks",   "servers", "lock",
-                                           "duration_ms", "profile", "mutant", "scripts", "model_variant"};
+                                           "duration_ms", "profile", "mutant", "scripts", "model_variant",
+                                           "persistence", "restart_delay_ms", "validity"};
 
 const nlohmann::json& field(const nlohmann::json& j, const char* name) {
   auto it = j.find(name);
@@ -115,14 +126,46 @@ Scenario scenario_from_json(const nlohmann::json& j) {
   s.mutant = string_field(j, "mutant");
   s.scripts = string_field(j, "scripts");
   s.model_variant = string_field(j, "model_variant");
+  if (j.contains("persistence")) {
+    const std::string name = string_field(j, "persistence");
+    auto p = persistence_from_name(name);
+    if (!p) throw ScenarioError("scenario: field 'persistence' must be none or always, got '" + name + "'");
+    s.persistence = *p;
+  }
+  if (j.contains("restart_delay_ms")) s.restart_delay_ms = integer_field(j, "restart_delay_ms", 0, kMaxRestartDelayMs);
+  if (j.contains("validity")) {
+    if (!j["validity"].is_boolean()) throw ScenarioError("scenario: field 'validity' must be a boolean");
+    s.validity = j["validity"].get<bool>();
+  }
   validate_scenario(s);
   return s;
 }
 
 std::string lock_name(int index) { return std::string(kKeyPrefix) + "L" + std::to_string(index); }
 
+bool is_group_kind(const std::string& lock_kind) { return lock_kind == "multi" || lock_kind == "redlock"; }
+
+std::vector<GroupRef> scenario_groups(const Scenario& s) {
+  std::vector<GroupRef> out;
+  if (!is_group_kind(s.lock_kind)) return out;
+  for (int i = 0; i < s.locks; ++i) {
+    GroupRef g;
+    g.name = lock_name(i);
+    g.kind = s.lock_kind == "redlock" ? GroupKind::RedLock : GroupKind::Multi;
+    for (int m = 0; m < s.servers; ++m) {
+      g.members.push_back(LockRef{g.name + "@" + std::to_string(m), LockKind::Reentrant, m});
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 std::vector<LockRef> scenario_locks(const Scenario& s) {
   std::vector<LockRef> out;
+  if (is_group_kind(s.lock_kind)) {
+    for (int i = 0; i < s.locks; ++i) out.push_back(LockRef{lock_name(i), LockKind::Reentrant, 0});
+    return out;
+  }
   for (int i = 0; i < s.locks; ++i) {
     LockRef r;
     r.name = lock_name(i);

@@ -5,8 +5,13 @@
 //   {"seed":S,"clients":N,"locks":K,"servers":M,"lock":"rlock|fair|mixed",
 //    "duration_ms":D,"profile":"none","mutant":"none","scripts":"<dir or empty>",
 //    "model_variant":"correct"}
+// and, only when not at their defaults (so older traces read unchanged):
+//   "persistence":"always" (default "none"), "restart_delay_ms":D (default 0),
+//   "validity":true (RedLock validity check; default false).
 // Locks are named "lsim:L<i>"; lock i lives on server i % servers; with
-// "mixed", even locks are reentrant and odd locks fair.
+// "mixed", even locks are reentrant and odd locks fair. With "multi" or
+// "redlock", lock i is a group of `servers` reentrant members, member j named
+// "lsim:L<i>@<j>" on server j (lock-semantics.md section 4).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +22,8 @@
 #include <nlohmann/json.hpp>
 
 #include "impl/client_config.h"
+#include "impl/multi_lock.h"
+#include "sim/server_faults.h"
 
 namespace locksim {
 
@@ -35,6 +42,9 @@ struct Scenario {
   std::string mutant = "none";        // client mutant (impl/client_mutant.h)
   std::string scripts;                // script pack dir; empty: the default pack
   std::string model_variant = "correct";
+  Persistence persistence = Persistence::None;  // what a server restart keeps
+  int64_t restart_delay_ms = 0;                 // a restarted server stays down this long
+  bool validity = false;                        // RedLock: the validity check
 
   bool operator==(const Scenario&) const = default;
 };
@@ -43,6 +53,7 @@ constexpr int kMaxClients = 4096;
 constexpr int kMaxLocks = 1024;
 constexpr int kMaxServers = 16;
 constexpr int64_t kMaxDurationMs = 7LL * 24 * 3600 * 1000;
+constexpr int64_t kMaxRestartDelayMs = 24LL * 3600 * 1000;
 
 // Throws ScenarioError naming the first bad field.
 void validate_scenario(const Scenario& s);
@@ -54,6 +65,12 @@ Scenario scenario_from_json(const nlohmann::json& j);
 
 std::string lock_name(int index);  // "lsim:L<index>"
 constexpr const char* kKeyPrefix = "lsim:";
+// One LockRef per lock; for a group kind, one per group (its name; the
+// members come from scenario_groups).
 std::vector<LockRef> scenario_locks(const Scenario& s);
+// "multi" or "redlock".
+bool is_group_kind(const std::string& lock_kind);
+// The groups of a multi / redlock scenario (empty for other kinds).
+std::vector<GroupRef> scenario_groups(const Scenario& s);
 
 }  // namespace locksim

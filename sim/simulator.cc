@@ -31,7 +31,7 @@ RunSummary Simulator::run() {
 
   World world(world_config_for(s, plan), backend_, counting);
 
-  Workload workload(world, scenario_locks(s), duration_us, root.split("workload"));
+  Workload workload(world, scenario_locks(s), duration_us, root.split("workload"), scenario_groups(s));
   world.on_client_started = [&workload](int c) { workload.start_client(c); };
   for (int c = 0; c < s.clients; ++c) workload.start_client(c);
 

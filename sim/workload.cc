@@ -4,9 +4,11 @@
 
 namespace locksim {
 
-Workload::Workload(World& world, std::vector<LockRef> locks, int64_t stop_us, const Rng& rng)
-    : world_(world), locks_(std::move(locks)), stop_us_(stop_us), rng_(rng) {
+Workload::Workload(World& world, std::vector<LockRef> locks, int64_t stop_us, const Rng& rng,
+                   std::vector<GroupRef> groups)
+    : world_(world), locks_(std::move(locks)), groups_(std::move(groups)), stop_us_(stop_us), rng_(rng) {
   assert(!locks_.empty());
+  assert(groups_.empty() || groups_.size() == locks_.size());
   incarnations_.assign(world_.client_count(), 0);
   tasks_.resize(world_.client_count());
 }
@@ -45,14 +47,36 @@ void Workload::next(const TaskPtr& t) {
     return;
   }
   Rng& r = t->rng;
-  t->lock = locks_[r.below(locks_.size())];
+  const size_t index = r.below(locks_.size());
+  t->lock = locks_[index];
   t->depth = 0;
   t->lease_ms = -1;
   t->reentries = r.chance(0.2) ? 1 + static_cast<int>(r.below(2)) : 0;
-  LockClient& client = world_.client(t->client);
   auto done = [this, t](AcquireResult result) { after_acquire(t, result); };
   operations_++;
   const uint64_t pick = r.below(100);
+  if (!groups_.empty()) {
+    t->group = static_cast<int>(index);
+    t->reentries = 0;
+    const GroupRef& g = groups_[index];
+    MultiLockClient& multi = world_.group_client(t->client);
+    if (pick < 25) {
+      multi.lock(t->task, g, -1, done);
+    } else if (pick < 40) {
+      t->lease_ms = r.uniform(2'000, 10'000);
+      multi.lock(t->task, g, t->lease_ms, done);
+    } else if (pick < 65) {
+      multi.try_lock(t->task, g, r.uniform(1, 5'000), -1, done);
+    } else if (pick < 80) {
+      t->lease_ms = r.uniform(2'000, 10'000);
+      multi.try_lock(t->task, g, r.uniform(1, 5'000), t->lease_ms, done);
+    } else {
+      if (r.chance(0.5)) t->lease_ms = r.uniform(2'000, 10'000);
+      multi.try_lock_once(t->task, g, t->lease_ms, done);
+    }
+    return;
+  }
+  LockClient& client = world_.client(t->client);
   if (pick < 25) {
     client.lock(t->task, t->lock, -1, done);
   } else if (pick < 40) {
@@ -109,6 +133,13 @@ void Workload::release(const TaskPtr& t) {
     return;
   }
   operations_++;
+  if (t->group >= 0) {
+    world_.group_client(t->client).unlock(t->task, groups_[static_cast<size_t>(t->group)], [this, t](bool) {
+      t->depth -= 1;
+      release(t);
+    });
+    return;
+  }
   world_.client(t->client).unlock(t->task, t->lock, [this, t](UnlockResult) {
     t->depth -= 1;
     release(t);

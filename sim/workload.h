@@ -6,7 +6,8 @@
 // never outlived when nothing goes wrong; sometimes longer than the watchdog
 // period otherwise), unlock as many times, think, repeat. After stop_us tasks
 // finish what they hold and go idle. Randomness: one stream per (client,
-// incarnation, task).
+// incarnation, task). With groups (multi-lock / RedLock), lock i means group
+// i, run on the client's MultiLockClient, and there are no nested acquires.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,8 @@ namespace locksim {
 
 class Workload {
  public:
-  Workload(World& world, std::vector<LockRef> locks, int64_t stop_us, const Rng& rng);
+  Workload(World& world, std::vector<LockRef> locks, int64_t stop_us, const Rng& rng,
+           std::vector<GroupRef> groups = {});
   // Starts the tasks of client c's current incarnation.
   void start_client(int c);
   // True when no live client has a task that is still working.
@@ -34,6 +36,7 @@ class Workload {
     int task = 0;
     Rng rng{0};
     LockRef lock;
+    int group = -1;       // index into groups_, or -1
     int64_t lease_ms = -1;
     int depth = 0;        // holds to release
     int reentries = 0;    // nested acquires still to do
@@ -49,6 +52,7 @@ class Workload {
 
   World& world_;
   std::vector<LockRef> locks_;
+  std::vector<GroupRef> groups_;
   int64_t stop_us_;
   Rng rng_;
   std::vector<uint64_t> incarnations_;          // per client: restarts seen

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <utility>
 
+#include "sim/model_backend.h"
+#include "sim/replicated_backend.h"
+
 namespace locksim {
 
 struct World::Node {
@@ -17,6 +20,7 @@ struct World::Node {
   std::string uuid;
   std::unique_ptr<NodeEnv> env;
   std::unique_ptr<LockClient> client;
+  std::unique_ptr<MultiLockClient> group;  // WorldConfig::groups
   std::unordered_set<uint64_t> live_timers;  // membership only, never iterated
   uint64_t next_timer = 1;
 };
@@ -177,8 +181,24 @@ class World::NodeEnv final : public ClientEnv {
   int c_;
 };
 
+namespace {
+// With replica lags: the backend wrapped so that each server has a replica.
+// Replicas are model stores of the same variant (the live backend has no
+// replicas yet).
+std::unique_ptr<ReplicatedBackend> replicate(const WorldConfig& config, Backend& backend) {
+  if (config.server_faults.replica_lag_ms.empty()) return nullptr;
+  auto* model = dynamic_cast<ModelBackend*>(&backend);
+  if (model == nullptr) throw std::invalid_argument("replicas and failover run on the model backend only");
+  return std::make_unique<ReplicatedBackend>(
+      backend, std::make_unique<ModelBackend>(backend.server_count(), model->variant()),
+      config.server_faults.replica_lag_ms);
+}
+}  // namespace
+
 World::World(WorldConfig config, Backend& backend, EventSink& sink)
-    : config_(std::move(config)), backend_(backend), sink_(sink), uuid_rng_(Rng(config_.seed).split("uuid")) {
+    : config_(std::move(config)), replicated_(replicate(config_, backend)),
+      backend_(replicated_ ? static_cast<Backend&>(*replicated_) : backend), sink_(sink),
+      uuid_rng_(Rng(config_.seed).split("uuid")) {
   assert(config_.clients >= 1);
   const int servers = backend_.server_count();
   assert(servers >= 1);
@@ -196,6 +216,7 @@ World::World(WorldConfig config, Backend& backend, EventSink& sink)
     server_clocks_.emplace_back(config_.server_clocks.empty() ? ClockSetup{} : config_.server_clocks[s]);
   }
   partition_gen_.assign(config_.clients, 0);
+  server_down_until_us_.assign(static_cast<size_t>(servers), 0);
   channels_.resize(servers);
   for (int c = 0; c < config_.clients; ++c) start_client(c);
 }
@@ -213,6 +234,12 @@ LockClient& World::client(int c) {
   Node& n = node(c);
   assert(n.alive && n.client);
   return *n.client;
+}
+
+MultiLockClient& World::group_client(int c) {
+  Node& n = node(c);
+  assert(n.alive && n.group);
+  return *n.group;
 }
 
 int64_t World::client_local_ms(int c) const { return nodes_.at(c)->clock.local_ms(now_us_); }
@@ -243,6 +270,7 @@ void World::start_client(int c) {
   ClientConfig cc = config_.client;
   cc.client_uuid = n.uuid;
   n.client = std::make_unique<LockClient>(*n.env, cc);
+  if (config_.groups) n.group = std::make_unique<MultiLockClient>(*n.env, cc, config_.group_options);
 }
 
 void World::at(int64_t at_us, std::function<void()> action) {
@@ -280,6 +308,13 @@ void World::execute_at_server(int c, int s, const ScriptCall& call, const Script
                               std::function<void(const Reply&, int64_t)> on_reply) {
   if (link_down(c)) {
     stats_.messages_lost++;
+    return;
+  }
+  if (server_down(s)) {
+    // Connection refused: answered at once, nothing runs.
+    Node& n = node(c);
+    on_reply(Reply::error("ERR connection refused (server " + std::to_string(s) + " is restarting)"),
+             now_us_ + draw_delay_us(config_.link, n.net_rng));
     return;
   }
   const int64_t server_us = server_clocks_[s].local_us(now_us_);
@@ -366,6 +401,7 @@ void World::route_published(int s, const std::vector<Published>& published) {
         d.published.push_back(msg.channel + " " + msg.payload);
         emit(std::move(d));
         n.client->on_message(msg.channel, msg.payload);
+        if (n.group) n.group->on_message(msg.channel, msg.payload);
       });
     }
   }
@@ -422,6 +458,7 @@ void World::crash(int c) {
   e.client = c;
   e.local_ms = n.clock.local_ms(now_us_);
   emit(std::move(e));
+  if (n.group) n.group->crash();
   n.client->crash();
   n.alive = false;
   n.incarnation += 1;  // every pending action of the old process is dropped
@@ -502,10 +539,33 @@ void World::partition(int c, int64_t duration_ms) {
   });
 }
 
+bool World::server_down(int s) const { return now_us_ < server_down_until_us_.at(static_cast<size_t>(s)); }
+
 void World::redis_restart(int s) {
-  backend_.restart(s);
+  const ServerFaultConfig& f = config_.server_faults;
+  if (f.persistence == Persistence::None) backend_.restart(s);
   Event e = fault_event("redis_restart", s);
   e.server = s;
+  // Today's restart (no persistence, back at once) is recorded as before.
+  if (f.persistence == Persistence::Always) e.detail = "persistence always";
+  if (f.restart_delay_ms > 0) {
+    e.duration_ms = f.restart_delay_ms;
+    auto& until = server_down_until_us_.at(static_cast<size_t>(s));
+    until = std::max(until, now_us_ + f.restart_delay_ms * 1000);
+  }
+  emit(std::move(e));
+}
+
+void World::failover(int s) {
+  if (!replicated_) return;
+  const ReplicatedBackend::Failover f = replicated_->failover(s, server_clocks_.at(s).local_us(now_us_));
+  if (!f.promoted) return;
+  Event e = fault_event("failover", s);
+  e.server = s;
+  e.duration_ms = f.lag_ms;
+  e.value = f.lost_writes;
+  e.detail = "replica promoted, replication lag " + std::to_string(f.lag_ms) + " ms, " +
+             std::to_string(f.lost_writes) + " scripts not replicated";
   emit(std::move(e));
 }
 

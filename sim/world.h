@@ -9,6 +9,12 @@
 // Subscriptions are server state: a subscribe request activates on arrival,
 // unsubscribe removes it after one link delay; a crash drops them all; a Redis
 // restart keeps them (the client is assumed to resubscribe at once).
+// Server faults (sim/server_faults.h): a restart keeps the data or not
+// (persistence) and leaves the server down for restart_delay_ms, during which
+// every request is answered at once with an error; with replica lags every
+// server has an asynchronous replica (sim/replicated_backend.h) and
+// failover() promotes it. With `groups`, every client also runs a
+// MultiLockClient (impl/multi_lock.h) for multi-locks and RedLocks.
 // Every history Event goes to the EventSink with consecutive ids.
 #pragma once
 
@@ -21,11 +27,13 @@
 #include <vector>
 
 #include "impl/client.h"
+#include "impl/multi_lock.h"
 #include "sim/backend.h"
 #include "sim/event_queue.h"
 #include "sim/network.h"
 #include "sim/node_clock.h"
 #include "sim/rng.h"
+#include "sim/server_faults.h"
 #include "traces/event_sink.h"
 
 namespace locksim {
@@ -37,7 +45,12 @@ struct WorldConfig {
   std::vector<ClockSetup> client_clocks;  // empty: all exact
   std::vector<ClockSetup> server_clocks;  // empty: all exact
   ClientConfig client;                    // template; client_uuid is generated
+  ServerFaultConfig server_faults;        // restarts, replicas
+  bool groups = false;                    // every client also runs a MultiLockClient
+  GroupOptions group_options;
 };
+
+class ReplicatedBackend;
 
 struct WorldStats {
   uint64_t events = 0;
@@ -69,6 +82,7 @@ class World {
 
   bool client_alive(int c) const;
   LockClient& client(int c);  // c must be alive
+  MultiLockClient& group_client(int c);  // c must be alive; WorldConfig::groups
   int64_t client_local_ms(int c) const;
   int64_t server_now_us(int s) const;
 
@@ -79,7 +93,12 @@ class World {
   void jump_client_clock(int c, int64_t delta_ms);
   void jump_server_clock(int s, int64_t delta_ms);
   void partition(int c, int64_t duration_ms);
+  // Restarts server s as WorldConfig::server_faults says (data lost or kept,
+  // down for restart_delay_ms).
   void redis_restart(int s);
+  // Promotes server s's replica (a no-op without one, e.g. after a failover).
+  void failover(int s);
+  bool server_down(int s) const;
 
   // Called after a client (re)starts: the workload starts its tasks.
   std::function<void(int c)> on_client_started;
@@ -131,6 +150,7 @@ class World {
   void record_lost(int c, std::string what, const std::string& lock);
 
   WorldConfig config_;
+  std::unique_ptr<ReplicatedBackend> replicated_;  // with replica lags
   Backend& backend_;
   EventSink& sink_;
   EventQueue queue_;
@@ -141,6 +161,7 @@ class World {
   Rng uuid_rng_;
   std::vector<std::unique_ptr<Node>> nodes_;
   std::vector<NodeClock> server_clocks_;
+  std::vector<int64_t> server_down_until_us_;  // per server
   std::vector<uint64_t> partition_gen_;  // per client; odd = partitioned
   std::map<uint64_t, Subscription> subs_;  // by id
   // server -> channel -> client -> active subscription count

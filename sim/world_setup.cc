@@ -16,6 +16,11 @@ WorldConfig world_config_for(const Scenario& s, const FaultPlan& plan) {
   wc.client_clocks = plan.client_clocks;
   wc.server_clocks = plan.server_clocks;
   wc.client.mutant = *mutant;
+  wc.server_faults.persistence = s.persistence;
+  wc.server_faults.restart_delay_ms = s.restart_delay_ms;
+  wc.server_faults.replica_lag_ms = plan.replica_lag_ms;
+  wc.groups = is_group_kind(s.lock_kind);
+  wc.group_options.validity = s.validity;
   return wc;
 }
 
@@ -36,6 +41,7 @@ void schedule_faults(World& world, const FaultPlan& plan) {
         case FaultKind::ServerClockJump: world.jump_server_clock(f.target, f.duration_ms); return;
         case FaultKind::Partition: world.partition(f.target, f.duration_ms); return;
         case FaultKind::RedisRestart: world.redis_restart(f.target); return;
+        case FaultKind::Failover: world.failover(f.target); return;
       }
     });
   }

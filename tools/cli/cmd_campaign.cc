@@ -60,6 +60,7 @@ struct CampaignArgs {
   bool match_variant = false;  // both: compare with the pack's model variant
   bool json = false;
   bool no_shrink = false;
+  std::string persistence = "none";  // as typed
   std::string out_dir;
   std::vector<std::string> fail_on;
 };
@@ -234,6 +235,11 @@ int run_campaign_command(CampaignArgs& args) {
                      " passes the largest seed, 18446744073709551615 (seeds would wrap around to 0)");
   }
   if (args.no_shrink) o.shrink = false;
+  if (auto p = persistence_from_name(args.persistence)) {
+    o.persistence = *p;
+  } else {
+    throw UsageError("--persistence: unknown value '" + args.persistence + "' (none, always)");
+  }
   if (!args.backend_given) {
     o.backend = default_backend(o);
   } else if (auto backend = campaign_backend_from_name(args.backend)) {
@@ -329,8 +335,23 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd =
       app.add_subcommand("campaign", "Run seeded scenarios on the model or live Redis and check every property");
   cmd->add_option("--seeds", args->options.seeds, "number of seeds to run")->required()->check(integer_in(1, 100'000'000));
-  cmd->add_option("--profile", args->options.profile, "fault profile: none, safe, pauses, skew, hostile")->capture_default_str();
-  cmd->add_option("--lock", args->options.lock_kind, "lock kind: rlock, fair, mixed")->capture_default_str();
+  cmd->add_option("--profile", args->options.profile,
+                  "fault profile: none, safe, pauses, skew, hostile, restarts, failover, server-clock, or a "
+                  "'+' combination (pauses+restarts)")->capture_default_str();
+  cmd->add_option("--lock", args->options.lock_kind,
+                  "lock kind: rlock, fair, mixed, multi (multi-lock: one member per server, all needed), redlock "
+                  "(RedLock: a majority of the servers)")->capture_default_str();
+  cmd->add_option("--servers", args->options.servers,
+                  "Redis servers per scenario (lock i lives on server i % servers; a multi/redlock group has "
+                  "one member on each)")->capture_default_str()->check(integer_in(1, kMaxServers));
+  cmd->add_option("--persistence", args->persistence,
+                  "what a server restart keeps: none (all data lost) or always (append-only, fsync on every "
+                  "write: all kept)")->capture_default_str();
+  cmd->add_option("--restart-delay-ms", args->options.restart_delay_ms,
+                  "a restarted server stays down this long (requests meanwhile are refused)")
+      ->capture_default_str()->check(integer_in(int64_t{0}, kMaxRestartDelayMs));
+  cmd->add_flag("--validity", args->options.validity,
+                "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
   cmd->add_option("--mutant", args->options.mutant, "client or script mutant to run (see locksim mutants --list)")->capture_default_str();
   cmd->add_option("--scripts", args->options.scripts,
                   "script pack dir (on the model: its model_variant; live: its own Lua)")->capture_default_str();

@@ -1,7 +1,8 @@
 // locksim run: runs one scenario in virtual time and writes its trace.
 //   locksim run --seed S [--backend model|live] [--clients N] [--locks K]
-//               [--servers M] [--lock rlock|fair|mixed] [--duration-s D]
-//               [--profile NAME] [--scripts DIR] [--mutant NAME] --trace FILE
+//               [--servers M] [--lock rlock|fair|mixed|multi|redlock] [--duration-s D]
+//               [--profile NAME] [--scripts DIR] [--mutant NAME]
+//               [--persistence none|always] [--restart-delay-ms D] [--validity] --trace FILE
 // Prints a one-line summary. Exit 0 when the run completed; 2 on bad input
 // (unknown profile/lock/backend/mutant, N < 1, unwritable trace, a live-only
 // script pack with --backend model), a server that would not start, or a
@@ -35,6 +36,9 @@ struct RunOptions {
   std::string profile = "none";
   std::string scripts;
   std::string mutant = "none";
+  std::string persistence = "none";
+  int64_t restart_delay_ms = 0;
+  bool validity = false;
   std::string trace;
 };
 
@@ -52,6 +56,13 @@ int run_command(const RunOptions& o) {
   s.profile = o.profile;
   s.mutant = o.mutant;
   s.scripts = o.scripts;
+  if (auto p = persistence_from_name(o.persistence)) {
+    s.persistence = *p;
+  } else {
+    throw UsageError("--persistence: unknown value '" + o.persistence + "' (none, always)");
+  }
+  s.restart_delay_ms = o.restart_delay_ms;
+  s.validity = o.validity;
   if (o.backend != "model" && o.backend != "live") {
     throw UsageError("unknown backend '" + o.backend + "' (model, live)");
   }
@@ -102,10 +113,22 @@ void add_run_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--locks", opts->locks, "Number of locks")->capture_default_str()->check(integer_in(1, kMaxLocks));
   cmd->add_option("--servers", opts->servers, "Number of Redis servers")
       ->capture_default_str()->check(integer_in(1, kMaxServers));
-  cmd->add_option("--lock", opts->lock, "Lock kind: rlock, fair or mixed")->capture_default_str();
+  cmd->add_option("--lock", opts->lock,
+                  "Lock kind: rlock, fair, mixed, multi (multi-lock: one member per server, all needed) or "
+                  "redlock (RedLock: a majority of the servers)")->capture_default_str();
   cmd->add_option("--duration-s", opts->duration_s, "Virtual seconds of new operations")
       ->capture_default_str()->check(decimal_in(0, static_cast<double>(kMaxDurationMs) / 1000));
-  cmd->add_option("--profile", opts->profile, "Fault profile: none, safe, pauses, skew, hostile")->capture_default_str();
+  cmd->add_option("--profile", opts->profile,
+                  "Fault profile: none, safe, pauses, skew, hostile, restarts, failover, server-clock, or a '+' "
+                  "combination (pauses+restarts)")->capture_default_str();
+  cmd->add_option("--persistence", opts->persistence,
+                  "What a server restart keeps: none (all data lost) or always (append-only, fsync on every "
+                  "write: all kept)")->capture_default_str();
+  cmd->add_option("--restart-delay-ms", opts->restart_delay_ms,
+                  "A restarted server stays down this long (requests meanwhile are refused)")
+      ->capture_default_str()->check(integer_in(int64_t{0}, kMaxRestartDelayMs));
+  cmd->add_flag("--validity", opts->validity,
+                "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
   cmd->add_option("--scripts", opts->scripts, "Script pack directory (default: impl/lua)")->capture_default_str();
   cmd->add_option("--mutant", opts->mutant, "Client mutant (default: none)")->capture_default_str();
   cmd->add_option("--trace", opts->trace, "Trace file to write")->required();

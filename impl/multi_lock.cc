@@ -1,0 +1,439 @@
+#include "impl/multi_lock.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace locksim {
+
+namespace {
+std::string hold_key(const std::string& owner, const std::string& group) { return owner + "\n" + group; }
+}  // namespace
+
+// The ClientEnv the member LockClient runs on: everything goes to the real
+// env, except that member operations are attributed to the group operation
+// that started them (their scripts carry its op_id and op) and their own
+// Invoke / Ok / Fail / Info events are not recorded. Watchdog notices
+// (hold_lost, watchdog_stop) are recorded and reported to the group client.
+class MultiLockClient::MemberEnv final : public ClientEnv {
+ public:
+  MemberEnv(ClientEnv& outer, MultiLockClient& group) : outer_(outer), group_(group) {}
+
+  // While set, new member operations belong to this group operation.
+  void attribute_to(uint64_t op_id, const std::string& op) { current_ = Attribution{op_id, op}; }
+  void attribute_to_none() { current_ = Attribution{}; }
+
+  int64_t now_ms() const override { return outer_.now_ms(); }
+  TimerId start_timer(int64_t delay_ms, std::function<void()> fire) override {
+    return outer_.start_timer(delay_ms, std::move(fire));
+  }
+  void cancel_timer(TimerId id) override { outer_.cancel_timer(id); }
+  void send_script(int server, const ScriptCall& call, const ScriptTag& tag, int64_t timeout_ms,
+                   std::function<void(const ScriptOutcome&)> done) override {
+    ScriptTag t = tag;
+    if (auto it = member_ops_.find(tag.op_id); it != member_ops_.end()) {
+      t.op = it->second.op;
+      t.op_id = it->second.op_id;
+    }
+    outer_.send_script(server, call, t, timeout_ms, std::move(done));
+  }
+  SubscriptionId subscribe(int server, const std::string& channel, int64_t timeout_ms,
+                           std::function<void(bool ok)> done) override {
+    return outer_.subscribe(server, channel, timeout_ms, std::move(done));
+  }
+  void unsubscribe(SubscriptionId id) override { outer_.unsubscribe(id); }
+  uint64_t new_op_id() override {
+    const uint64_t id = outer_.new_op_id();
+    if (current_.op_id != 0) member_ops_[id] = current_;
+    return id;
+  }
+  void emit(Event event) override {
+    auto it = event.op_id != 0 ? member_ops_.find(event.op_id) : member_ops_.end();
+    if (it != member_ops_.end()) {
+      // A member operation's own event: not recorded; its completion ends
+      // the attribution (no script follows a completion).
+      if (event.kind != EventKind::Invoke && event.op != "acquire_failed") member_ops_.erase(it);
+      return;
+    }
+    const bool lost = event.kind == EventKind::Info && (event.op == "hold_lost" || event.op == "watchdog_stop");
+    const std::string lock = event.lock;
+    const std::string owner = event.owner;
+    outer_.emit(std::move(event));
+    if (lost) group_.on_member_lost(lock, owner);
+  }
+
+ private:
+  struct Attribution {
+    uint64_t op_id = 0;
+    std::string op;
+  };
+  ClientEnv& outer_;
+  MultiLockClient& group_;
+  Attribution current_;
+  std::map<uint64_t, Attribution> member_ops_;  // member op_id -> group operation
+};
+
+struct MultiLockClient::Op {
+  uint64_t op_id = 0;
+  int task = 0;
+  GroupRef group;
+  std::string owner;
+  std::string op_name;      // "lock" or "try_lock"
+  int64_t wait_ms = -1;     // -1: lock() (no overall budget)
+  int64_t lease_ms = -1;    // -1: default lease + watchdog on every member
+  bool once = false;        // tryLock(): one try per member
+  bool forever = false;     // lock(): rounds of kLockRoundWaitMs per member
+  int64_t start_ms = 0;     // local clock at the start
+  int64_t round_start_ms = 0;
+  int rounds = 0;
+  size_t next = 0;          // next member to try
+  int failures = 0;
+  std::vector<size_t> acquired;  // member indexes held this round
+  std::set<size_t> touched;      // acquired or outcome unknown: released on failure
+  bool finished = false;
+  AcquireDone done;
+
+  int64_t member_lease_ms() const {
+    // An explicit lease with a wait: first 2 * wait, reset to the lease once
+    // all are held (a wait of 0 gives no provisional lease).
+    if (lease_ms > 0 && wait_ms > 0 && !once) return 2 * wait_ms;
+    return lease_ms;
+  }
+};
+
+struct MultiLockClient::Hold {
+  uint64_t op_id = 0;
+  std::vector<std::string> members;  // held at success
+  std::set<std::string> lost;        // members the client learned are gone
+  int needed = 0;                    // members the group needs (N - failure budget)
+  bool group_lost = false;
+  ClientEnv::TimerId validity_timer = 0;
+  bool validity_armed = false;
+};
+
+MultiLockClient::MultiLockClient(ClientEnv& env, ClientConfig config, GroupOptions options)
+    : env_(env), config_(std::move(config)), options_(options) {
+  member_env_ = std::make_unique<MemberEnv>(env_, *this);
+  members_ = std::make_unique<LockClient>(*member_env_, config_);
+}
+
+MultiLockClient::~MultiLockClient() = default;
+
+int MultiLockClient::failure_budget(GroupKind kind, int members) {
+  assert(members >= 1);
+  if (kind == GroupKind::Multi) return 0;
+  return members - (members / 2 + 1);
+}
+
+int64_t MultiLockClient::per_lock_wait_ms(GroupKind kind, int members, int64_t remaining_ms) {
+  assert(members >= 1);
+  if (kind == GroupKind::Multi) return remaining_ms;
+  return std::max<int64_t>(remaining_ms / members, 1);
+}
+
+Event MultiLockClient::group_event(EventKind kind, const std::string& op, uint64_t op_id, const std::string& owner,
+                                   const std::string& group) const {
+  Event e;
+  e.kind = kind;
+  e.op = op;
+  e.op_id = op_id;
+  e.owner = owner;
+  e.lock = group;
+  return e;
+}
+
+void MultiLockClient::lock(int task, const GroupRef& group, int64_t lease_ms, AcquireDone done) {
+  start(task, group, -1, lease_ms, false, true, std::move(done));
+}
+
+void MultiLockClient::try_lock(int task, const GroupRef& group, int64_t wait_ms, int64_t lease_ms,
+                               AcquireDone done) {
+  assert(wait_ms >= 0);
+  start(task, group, wait_ms, lease_ms, false, false, std::move(done));
+}
+
+void MultiLockClient::try_lock_once(int task, const GroupRef& group, int64_t lease_ms, AcquireDone done) {
+  start(task, group, 0, lease_ms, true, false, std::move(done));
+}
+
+void MultiLockClient::start(int task, const GroupRef& group, int64_t wait_ms, int64_t lease_ms, bool once,
+                            bool forever, AcquireDone done) {
+  assert(!dead_);
+  assert(!group.members.empty());
+  assert(lease_ms == -1 || lease_ms > 0);
+  auto op = std::make_shared<Op>();
+  op->op_id = env_.new_op_id();
+  op->task = task;
+  op->group = group;
+  op->owner = owner(task);
+  op->op_name = forever ? "lock" : "try_lock";
+  op->wait_ms = forever ? -1 : wait_ms;
+  op->lease_ms = lease_ms;
+  op->once = once;
+  op->forever = forever;
+  op->start_ms = env_.now_ms();
+  op->done = std::move(done);
+  ops_.emplace(op->op_id, op);
+  Event e = group_event(EventKind::Invoke, op->op_name, op->op_id, op->owner, group.name);
+  e.wait_ms = op->wait_ms;
+  e.lease_ms = lease_ms;
+  if (once) e.detail = "once";
+  env_.emit(std::move(e));
+  start_round(op);
+}
+
+// Wait left: of the whole budget (tryLock), of this round (lock()).
+int64_t MultiLockClient::remaining_ms(const Op& op) const {
+  if (op.forever) {
+    const int64_t round_ms = kLockRoundWaitMs * static_cast<int64_t>(op.group.members.size());
+    return round_ms - (env_.now_ms() - op.round_start_ms);
+  }
+  return op.wait_ms - (env_.now_ms() - op.start_ms);
+}
+
+void MultiLockClient::start_round(const std::shared_ptr<Op>& op) {
+  if (++op->rounds > kMaxRounds) {
+    finish(op, EventKind::Fail, "wait rounds exhausted", AcquireResult::NotAcquired);
+    return;
+  }
+  op->round_start_ms = env_.now_ms();
+  op->next = 0;
+  op->failures = 0;
+  op->acquired.clear();
+  op->touched.clear();
+  try_member(op);
+}
+
+void MultiLockClient::try_member(const std::shared_ptr<Op>& op) {
+  assert(op->next < op->group.members.size());
+  const LockRef& member = op->group.members[op->next];
+  const int n = static_cast<int>(op->group.members.size());
+  auto cb = [this, op](AcquireResult r) { on_member(op, r); };
+  member_env_->attribute_to(op->op_id, op->op_name);
+  if (op->once) {
+    members_->try_lock_once(op->task, member, op->member_lease_ms(), cb);
+  } else {
+    const int64_t wait_ms = per_lock_wait_ms(op->group.kind, n, std::max<int64_t>(remaining_ms(*op), 0));
+    members_->try_lock(op->task, member, wait_ms, op->member_lease_ms(), cb);
+  }
+  member_env_->attribute_to_none();
+}
+
+void MultiLockClient::on_member(const std::shared_ptr<Op>& op, AcquireResult result) {
+  if (dead_ || op->finished) return;
+  const size_t index = op->next++;
+  if (result == AcquireResult::Acquired) {
+    op->acquired.push_back(index);
+    op->touched.insert(index);
+  } else {
+    op->failures++;
+    if (result == AcquireResult::Unknown) op->touched.insert(index);  // it may be held on the server
+  }
+  const int n = static_cast<int>(op->group.members.size());
+  if (static_cast<int>(op->acquired.size()) >= needed(op->group.kind, n)) {
+    acquired(op);
+    return;
+  }
+  if (op->failures > failure_budget(op->group.kind, n)) {
+    round_failed(op, std::to_string(op->failures) + " of " + std::to_string(n) + " members failed");
+    return;
+  }
+  assert(op->next < op->group.members.size());  // within the budget, enough members are left
+  if (!op->once && remaining_ms(*op) <= 0) {
+    round_failed(op, "wait budget exhausted");
+    return;
+  }
+  try_member(op);
+}
+
+// Above the failure budget (or out of wait, or validity gone): release every
+// member touched this round, then retry from the first member while wait
+// remains, else give up.
+void MultiLockClient::round_failed(const std::shared_ptr<Op>& op, const std::string& why) {
+  release_touched(op, [this, op, why] {
+    if (dead_ || op->finished) return;
+    if (op->once) {
+      finish(op, EventKind::Fail, why, AcquireResult::NotAcquired);
+    } else if (op->forever || remaining_ms(*op) > 0) {
+      start_round(op);
+    } else {
+      finish(op, EventKind::Fail, why == "wait budget exhausted" ? why : "wait budget exhausted (" + why + ")",
+             AcquireResult::NotAcquired);
+    }
+  });
+}
+
+void MultiLockClient::release_touched(const std::shared_ptr<Op>& op, std::function<void()> then) {
+  const std::vector<size_t> touched(op->touched.begin(), op->touched.end());
+  op->touched.clear();
+  op->acquired.clear();
+  if (touched.empty()) {
+    then();
+    return;
+  }
+  auto left = std::make_shared<size_t>(touched.size());
+  auto next = std::make_shared<std::function<void()>>(std::move(then));
+  member_env_->attribute_to(op->op_id, op->op_name);
+  for (size_t index : touched) {
+    members_->unlock(op->task, op->group.members[index], [left, next](UnlockResult) {
+      if (--*left == 0) (*next)();
+    });
+  }
+  member_env_->attribute_to_none();
+}
+
+void MultiLockClient::acquired(const std::shared_ptr<Op>& op) {
+  const int64_t lease_ms = op->lease_ms > 0 ? op->lease_ms : config_.watchdog_lease_ms;
+  int64_t validity = 0;
+  if (options_.validity && op->group.kind == GroupKind::RedLock) {
+    validity = validity_ms(lease_ms, env_.now_ms() - op->round_start_ms);
+    if (validity <= 0) {
+      round_failed(op, "validity " + std::to_string(validity) + " ms <= 0");
+      return;
+    }
+  }
+  auto succeed = [this, op, validity] {
+    if (dead_ || op->finished) return;
+    auto hold = std::make_shared<Hold>();
+    hold->op_id = op->op_id;
+    hold->needed = needed(op->group.kind, static_cast<int>(op->group.members.size()));
+    for (size_t i : op->acquired) hold->members.push_back(op->group.members[i].name);
+    const std::string key = hold_key(op->owner, op->group.name);
+    if (auto old = holds_.find(key); old != holds_.end() && old->second->validity_armed)
+      env_.cancel_timer(old->second->validity_timer);
+    holds_[key] = hold;
+    if (validity > 0 && op->lease_ms > 0) {
+      hold->validity_armed = true;
+      const std::string owner = op->owner, group = op->group.name;
+      hold->validity_timer = env_.start_timer(validity, [this, hold, owner, group] {
+        if (dead_ || !hold->validity_armed) return;
+        hold->validity_armed = false;
+        Event e = group_event(EventKind::Info, "validity_end", 0, owner, group);
+        e.detail = "validity ended";
+        env_.emit(std::move(e));
+      });
+    }
+    finish(op, EventKind::Ok, validity > 0 ? "validity " + std::to_string(validity) + " ms" : "",
+           AcquireResult::Acquired);
+  };
+  // Provisional lease (2 * wait): reset every held member to the real lease.
+  if (op->lease_ms > 0 && op->member_lease_ms() != op->lease_ms) {
+    auto left = std::make_shared<size_t>(op->acquired.size());
+    auto then = std::make_shared<std::function<void()>>(succeed);
+    for (size_t i : op->acquired) {
+      const LockRef& member = op->group.members[i];
+      ScriptCall call;
+      call.kind = ScriptKind::RlockRenew;
+      call.params.lock = member.name;
+      call.params.owner = op->owner;
+      call.params.lease_ms = op->lease_ms;
+      env_.send_script(member.server, call, ScriptTag{op->op_name, op->op_id, ""}, config_.request_timeout_ms,
+                       [left, then](const ScriptOutcome&) {
+                         if (--*left == 0) (*then)();
+                       });
+    }
+    return;
+  }
+  succeed();
+}
+
+void MultiLockClient::finish(const std::shared_ptr<Op>& op, EventKind kind, const std::string& detail,
+                             AcquireResult result) {
+  assert(!op->finished);
+  op->finished = true;
+  ops_.erase(op->op_id);
+  Event e = group_event(kind, op->op_name, op->op_id, op->owner, op->group.name);
+  e.wait_ms = op->wait_ms;
+  e.lease_ms = op->lease_ms;
+  e.value = result == AcquireResult::Acquired ? 1 : 0;
+  e.detail = detail;
+  env_.emit(std::move(e));
+  AcquireDone done = std::move(op->done);
+  if (done) done(result);
+}
+
+void MultiLockClient::unlock(int task, const GroupRef& group, UnlockDone done) {
+  assert(!dead_);
+  const uint64_t op_id = env_.new_op_id();
+  const std::string who = owner(task);
+  const std::string key = hold_key(who, group.name);
+  unlocks_[op_id] = key;
+  env_.emit(group_event(EventKind::Invoke, "unlock", op_id, who, group.name));
+  bool lost = false;
+  if (auto it = holds_.find(key); it != holds_.end()) {
+    lost = it->second->group_lost;
+    if (it->second->validity_armed) env_.cancel_timer(it->second->validity_timer);
+    it->second->validity_armed = false;
+    holds_.erase(it);
+  }
+  auto left = std::make_shared<size_t>(group.members.size());
+  auto finish_unlock = [this, op_id, who, name = group.name, lost, done = std::move(done)] {
+    if (dead_) return;
+    unlocks_.erase(op_id);
+    Event e = group_event(lost ? EventKind::Fail : EventKind::Ok, "unlock", op_id, who, name);
+    if (lost) {
+      e.detail = "illegal monitor state (the group was lost)";
+    } else {
+      e.value = 1;
+    }
+    env_.emit(std::move(e));
+    if (done) done(!lost);
+  };
+  auto then = std::make_shared<std::function<void()>>(std::move(finish_unlock));
+  member_env_->attribute_to(op_id, "unlock");
+  for (const LockRef& member : group.members) {
+    members_->unlock(task, member, [left, then](UnlockResult) {  // failures ignored
+      if (--*left == 0) (*then)();
+    });
+  }
+  member_env_->attribute_to_none();
+}
+
+void MultiLockClient::on_member_lost(const std::string& member, const std::string& owner) {
+  if (dead_) return;
+  for (auto& [key, hold] : holds_) {
+    if (key.compare(0, owner.size() + 1, owner + "\n") != 0) continue;
+    if (std::find(hold->members.begin(), hold->members.end(), member) == hold->members.end()) continue;
+    if (!hold->lost.insert(member).second || hold->group_lost) continue;
+    const std::string group = key.substr(owner.size() + 1);
+    const int held = static_cast<int>(hold->members.size() - hold->lost.size());
+    if (held < hold->needed) {
+      hold->group_lost = true;
+      if (hold->validity_armed) env_.cancel_timer(hold->validity_timer);
+      hold->validity_armed = false;
+      Event e = group_event(EventKind::Info, "hold_lost", 0, owner, group);
+      e.detail = "member " + member + " lost: " + std::to_string(held) + " members held, " +
+                 std::to_string(hold->needed) + " needed";
+      env_.emit(std::move(e));
+    }
+  }
+}
+
+void MultiLockClient::on_message(const std::string& channel, const std::string& payload) {
+  if (dead_) return;
+  members_->on_message(channel, payload);
+}
+
+void MultiLockClient::crash() {
+  if (dead_) return;
+  members_->crash();  // its own events are not recorded
+  dead_ = true;
+  std::map<uint64_t, Event> notes;
+  for (const auto& [id, op] : ops_) {
+    Event e = group_event(EventKind::Info, op->op_name, id, op->owner, op->group.name);
+    e.wait_ms = op->wait_ms;
+    e.lease_ms = op->lease_ms;
+    e.detail = "crashed";
+    notes.emplace(id, std::move(e));
+  }
+  for (const auto& [id, key] : unlocks_) {
+    const auto nl = key.find('\n');
+    Event e = group_event(EventKind::Info, "unlock", id, key.substr(0, nl), key.substr(nl + 1));
+    e.detail = "crashed";
+    notes.emplace(id, std::move(e));
+  }
+  for (auto& [id, e] : notes) env_.emit(std::move(e));
+  ops_.clear();
+  unlocks_.clear();
+}
+
+}  // namespace locksim
