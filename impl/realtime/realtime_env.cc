@@ -15,14 +15,25 @@ struct RealtimeEnv::ScriptRequest {
   std::function<void(const ScriptOutcome&)> done;
   TimerId timer = 0;
   bool finished = false;  // done was called (reply, error or timeout); loop thread only
+  int64_t probe_at_ms = 0;  // the clock probe's expiry instant in this request's transaction
 };
 
 namespace {
 
 // The one key the history's reads write besides the locks' own: under our
-// prefix, expiring in 2100.
+// prefix, set to expire at a known instant an hour ahead.
 constexpr const char* kClockProbeKey = "lsim:realtime:clock";
-constexpr int64_t kClockProbeAtMs = 4'102'444'800'000;
+constexpr int64_t kClockProbeLifeMs = 3'600'000;
+// A script starts at most this long after the probe before it (else the
+// clock derived from its effect is not trusted: e.g. a pack that sets
+// another expiry than lease_ms).
+constexpr int64_t kMaxScriptClockLagMs = 5;
+// The replies inside EXEC of a recorded script's transaction.
+constexpr size_t kExecProbeTtl = 1;    // after SET probe PXAT
+constexpr size_t kExecScript = 3;      // after PUBLISH begin
+constexpr size_t kExecHolders = 5;     // after PUBLISH end
+constexpr size_t kExecExpireTime = 6;  // PEXPIRETIME lock
+constexpr size_t kExecLine = 7;        // LRANGE line, ZRANGE deadlines (fair scripts)
 
 bool is_noscript(const Reply& r) { return r.is_error() && r.text.rfind("NOSCRIPT", 0) == 0; }
 
@@ -153,7 +164,6 @@ void RealtimeEnv::complete(const std::shared_ptr<ScriptRequest>& req, const Repl
 }
 
 Event RealtimeEnv::script_event(int server, const ScriptRequest& req, const std::vector<Reply>& exec) const {
-  // exec: PUBLISH begin, EVALSHA, PUBLISH end, HKEYS, [LRANGE, ZRANGE], SET probe, PTTL probe
   const ScriptCall& call = req.call;
   Event e;
   e.kind = EventKind::Script;
@@ -165,15 +175,41 @@ Event RealtimeEnv::script_event(int server, const ScriptRequest& req, const std:
   e.op_id = req.tag.op_id;
   e.script = std::string(script_name(call.kind));
   e.request_id = req.tag.request_id;
-  e.reply = exec[1].to_string();
-  if (exec[3].kind == Reply::Kind::Array) {
-    for (const Reply& h : exec[3].elements) e.holders_after.push_back(h.text);
+  const Reply& reply = exec[kExecScript];
+  e.reply = reply.to_string();
+  if (exec[kExecHolders].kind == Reply::Kind::Array) {
+    for (const Reply& h : exec[kExecHolders].elements) e.holders_after.push_back(h.text);
     std::sort(e.holders_after.begin(), e.holders_after.end());
   }
-  const bool fair = is_fair_call(call);
-  const Reply& pttl = exec[fair ? 7 : 5];
-  if (pttl.is_int() && pttl.integer >= 0) e.server_ms = kClockProbeAtMs - pttl.integer;
-  if (fair) e.line_known = read_line(exec[4], exec[5], &e.line_after);
+  // Server time. Redis 7.0 reads the clock per command, and a script once,
+  // when it starts. The probe (PTTL of a key set to expire at a known
+  // instant, just before the script) gives a clock never later than the
+  // script's. Where the script's effect shows its own clock it is taken from
+  // there, exactly, through the lock's absolute expiry (PEXPIRETIME): an
+  // expiry it set (grant, renewal, release still held: expire = t + lease)
+  // or a PTTL it answered (refused acquire: reply = expire - t).
+  const Reply& probe = exec[kExecProbeTtl];
+  if (probe.is_int() && probe.integer >= 0) {
+    const int64_t before_ms = req.probe_at_ms - probe.integer;
+    e.server_ms = before_ms;
+    const Reply& expire = exec[kExecExpireTime];
+    if (expire.is_int() && expire.integer >= 0) {
+      const bool set_lease =
+          (reply.is_nil() && (call.kind == ScriptKind::RlockAcquire || call.kind == ScriptKind::FairAcquire ||
+                              call.kind == ScriptKind::FairTryOnce)) ||
+          (reply.is_int() && reply.integer == 1 && call.kind == ScriptKind::RlockRenew) ||
+          (reply.is_int() && reply.integer == 0 &&
+           (call.kind == ScriptKind::RlockRelease || call.kind == ScriptKind::FairRelease));
+      int64_t script_ms = before_ms;
+      if (set_lease && call.params.lease_ms > 0) {
+        script_ms = expire.integer - call.params.lease_ms;
+      } else if (call.kind == ScriptKind::RlockAcquire && reply.is_int() && reply.integer >= 0) {
+        script_ms = expire.integer - reply.integer;
+      }
+      if (script_ms >= before_ms && script_ms <= before_ms + kMaxScriptClockLagMs) e.server_ms = script_ms;
+    }
+  }
+  if (is_fair_call(call)) e.line_known = read_line(exec[kExecLine], exec[kExecLine + 1], &e.line_after);
   switch (call.kind) {
     case ScriptKind::RlockAcquire:
     case ScriptKind::RlockRelease:
@@ -238,20 +274,20 @@ void RealtimeEnv::issue(int server, const std::shared_ptr<ScriptRequest>& req, i
   const HistoryRecorder::Bracket b = history->bracket(server);
   const bool fair = is_fair_call(req->call);
   std::vector<std::vector<std::string>> commands;
+  // The transaction, in the order of the kExec* indexes.
+  req->probe_at_ms = now_ms() + kClockProbeLifeMs;
   commands.push_back({"MULTI"});
+  commands.push_back({"SET", kClockProbeKey, "1", "PXAT", std::to_string(req->probe_at_ms)});
+  commands.push_back({"PTTL", kClockProbeKey});
   commands.push_back({"PUBLISH", b.channel, b.begin});
   commands.push_back(std::move(evalsha));
   commands.push_back({"PUBLISH", b.channel, b.end});
   commands.push_back({"HKEYS", req->call.params.lock});
+  commands.push_back({"PEXPIRETIME", req->call.params.lock});
   if (fair) {
     commands.push_back({"LRANGE", req->call.params.line, "0", "-1"});
     commands.push_back({"ZRANGE", req->call.params.deadlines, "0", "-1", "WITHSCORES"});
   }
-  // The server's clock as the script saw it: Redis freezes the time that
-  // expiries use for a whole EXEC, and PTTL of a key set to expire at a
-  // fixed instant reads it back to the millisecond (TIME may differ by one).
-  commands.push_back({"SET", kClockProbeKey, "1", "PXAT", std::to_string(kClockProbeAtMs)});
-  commands.push_back({"PTTL", kClockProbeKey});
   commands.push_back({"EXEC"});
   const size_t in_exec = commands.size() - 2;
   const uint64_t token = b.token;
@@ -269,13 +305,13 @@ void RealtimeEnv::issue(int server, const std::shared_ptr<ScriptRequest>& req, i
       finish(exec.is_error() ? exec : Reply::error("EXEC: unexpected reply " + exec.to_string()));
       return;
     }
-    if (is_noscript(exec.elements[1])) {
+    if (is_noscript(exec.elements[kExecScript])) {
       history->script_lost(server, token);  // it did not run
-      finish(exec.elements[1]);
+      finish(exec.elements[kExecScript]);
       return;
     }
     Event e = script_event(server, *req, exec.elements);
-    Reply reply = exec.elements[1];
+    Reply reply = exec.elements[kExecScript];
     history->script_done(server, token, std::move(e), [finish, reply] { finish(reply); });
   });
 }

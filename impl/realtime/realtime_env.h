@@ -17,9 +17,10 @@
 //    "redis 127.0.0.1:6379: EVALSHA rlock_release: connection lost (...)".
 //  - With a HistoryRecorder, each script runs inside MULTI/EXEC with the
 //    recorder's markers and reads (history_recorder.h): the lock's holders,
-//    the fair line, and the server clock the script saw (PTTL of the key
-//    "lsim:realtime:clock", set to expire at a fixed instant in 2100, the
-//    only key written besides the locks' own), and every event the
+//    the fair line, and the server clock the script saw (from the lock's
+//    PEXPIRETIME, or else PTTL of the key
+//    "lsim:realtime:clock", set to expire at a known instant an hour ahead:
+//    the only key written besides the locks' own), and every event the
 //    client emits, every Script and every delivered message (Deliver) is
 //    recorded with this client's index; `done` runs after its Script event.
 //  - on_event (optional) sees every event the client emits, on the loop

@@ -1,5 +1,6 @@
 #include "impl/realtime/redis_lock_client.h"
 
+#include <atomic>
 #include <cassert>
 #include <cstdio>
 #include <future>
@@ -84,10 +85,12 @@ RLock RedisLockClient::get_lock(const std::string& name) { return RLock(this, Lo
 
 RLock RedisLockClient::get_fair_lock(const std::string& name) { return RLock(this, LockRef{name, LockKind::Fair, 0}); }
 
+// A number per thread of the process, never reused (std::thread::id values
+// are reused once a thread ends, and a new thread must not inherit holds).
 int RedisLockClient::task_of_current_thread() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto [it, inserted] = tasks_.emplace(std::this_thread::get_id(), static_cast<int>(tasks_.size()) + 1);
-  return it->second;
+  static std::atomic<int> next{1};
+  thread_local const int number = next.fetch_add(1);
+  return number;
 }
 
 std::string RedisLockClient::owner_of_current_thread() { return client_->owner(task_of_current_thread()); }

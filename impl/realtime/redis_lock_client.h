@@ -11,8 +11,8 @@
 // that runs the shared state machine (impl/client.h, the same code the
 // simulator runs) over RealtimeEnv (one pipelined command connection and one
 // subscriber connection). Owner ids are "<uuid>:<n>" where n numbers the
-// calling threads (1, 2, ... in order of first use), so holds are per thread
-// and reentrant per thread.
+// process's calling threads (1, 2, ... in order of first use, never reused),
+// so holds are per thread and reentrant per thread.
 //
 // RLock (get_lock: reentrant; get_fair_lock: fair, granted in arrival order)
 // is a cheap handle, usable from any thread while its client lives:
@@ -137,8 +137,7 @@ class RedisLockClient {
   std::unique_ptr<RealtimeEnv> env_;
   std::unique_ptr<LockClient> client_;
 
-  std::mutex mutex_;  // tasks_, renewal_failures_
-  std::map<std::thread::id, int> tasks_;
+  std::mutex mutex_;  // renewal_failures_
   std::map<std::pair<std::string, std::string>, std::string> renewal_failures_;  // (lock, owner) -> why
   // Loop thread only:
   std::map<uint64_t, std::string> op_details_;  // op_id -> detail of its completion

@@ -19,6 +19,10 @@ namespace {
 int replay_command(const std::string& path) {
   try {
     TraceReader reader(path);
+    if (reader.header().backend == "realtime") {
+      throw UsageError(path + ": a real-time trace (locksim stress) cannot be replayed: real threads and clocks "
+                       "are not deterministic; check it with `locksim check`");
+    }
     Scenario scenario = scenario_from_header(reader.header());
     const std::string recorded_variant = scenario.model_variant;
     RunBackend backend = make_run_backend(reader.header().backend, &scenario);
