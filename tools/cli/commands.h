@@ -19,6 +19,7 @@ void add_mutants_command(CLI::App& app, int* exit_code);
 void add_diff_command(CLI::App& app, int* exit_code);
 void add_check_command(CLI::App& app, int* exit_code);
 void add_bench_command(CLI::App& app, int* exit_code);
+void add_pack_command(CLI::App& app, int* exit_code);
 void add_stress_command(CLI::App& app, int* exit_code);
 
 // Accepts only a plain non-negative integer that fits 64 bits ("-1" would

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   locksim::cli::add_diff_command(app, &exit_code);
   locksim::cli::add_check_command(app, &exit_code);
   locksim::cli::add_bench_command(app, &exit_code);
+  locksim::cli::add_pack_command(app, &exit_code);
   locksim::cli::add_stress_command(app, &exit_code);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,140 @@
+// `locksim pack check DIR` end to end: a pack with a string ARGV literal and
+// a list-shaped renewal reply loads and agrees with the model (exit 0); the
+// historical pack loads and its differing scripts are named with their first
+// differing call (exit 1); a Lua syntax error, an unknown command and a
+// script that never answers are problems (exit 1) naming the script; a bad
+// manifest or a missing DIR is exit 2.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using locksim::testing::CliRun;
+
+const std::string kSource = LOCKSIM_SOURCE_DIR;
+
+CliRun locksim_out(const std::string& args) {
+  return locksim::testing::run_locksim(args, locksim::testing::Stderr::Discard);
+}
+
+nlohmann::json json_of(const CliRun& r) {
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << "stdout is not one JSON object: " << r.out;
+  return j;
+}
+
+// A copy of impl/lua in a fresh temporary directory, removed at the end.
+class TempPack {
+ public:
+  TempPack() {
+    std::string templ = (fs::temp_directory_path() / "locksim-packcheck-XXXXXX").string();
+    dir_ = ::mkdtemp(templ.data());
+    for (const auto& e : fs::directory_iterator(kSource + "/impl/lua")) {
+      fs::copy_file(e.path(), fs::path(dir_) / e.path().filename());
+    }
+    std::ifstream in(dir_ + "/manifest.json");
+    manifest_ = nlohmann::json::parse(in);
+  }
+  ~TempPack() { fs::remove_all(dir_); }
+  const std::string& dir() const { return dir_; }
+  nlohmann::json& manifest() { return manifest_; }
+  void write(const std::string& file, const std::string& text) {
+    std::ofstream(dir_ + "/" + file, std::ios::trunc) << text;
+  }
+  void write_manifest() { write("manifest.json", manifest_.dump(2)); }
+
+ private:
+  std::string dir_;
+  nlohmann::json manifest_;
+};
+
+TEST(PackCheckCli, ListReplyPackAgreesWithTheModel) {
+  const CliRun r = locksim_out("pack check " + kSource + "/tests/impl/packs/list_reply --sequences 40 --json");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  const auto j = json_of(r);
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["sequences"], 40);
+  for (const auto& [name, s] : j["scripts"].items()) {
+    EXPECT_EQ(s["loads"], true) << name;
+    EXPECT_EQ(s["diverged"], 0) << name;
+    EXPECT_GT(s["agreed"].get<int>(), 0) << name;
+  }
+}
+
+TEST(PackCheckCli, HistoricalPackNamesTheScriptsThatDiffer) {
+  const CliRun r = locksim_out("pack check " + kSource + "/tests/impl/packs/historical --sequences 30 --json");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  const auto j = json_of(r);
+  EXPECT_EQ(j["ok"], false);
+  const auto& s = j["scripts"];
+  EXPECT_EQ(s["rlock_renew"]["form"], "command");
+  EXPECT_GT(s["rlock_renew"]["diverged"].get<int>(), 0);
+  EXPECT_EQ(s["rlock_renew"]["first_divergence"]["text"], "reply: 0 vs 1");
+  EXPECT_EQ(s["fair_acquire_failed"]["form"], "absent");
+  EXPECT_EQ(s["fair_acquire_failed"]["agreed"], 0);
+  EXPECT_EQ(s["rlock_acquire"]["diverged"], 0);
+  EXPECT_EQ(s["fair_release"]["diverged"], 0);  // its channel and message conventions read as ours
+}
+
+TEST(PackCheckCli, OurPackAgreesInText) {
+  const CliRun r = locksim_out("pack check " + kSource + "/impl/lua --sequences 10");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("every script agrees with the model"), std::string::npos) << r.out;
+}
+
+TEST(PackCheckCli, SyntaxErrorIsAProblemNamingTheFile) {
+  TempPack pack;
+  pack.write("rlock_renew.lua", "return (\n");
+  const CliRun r = locksim_out("pack check " + pack.dir());
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("rlock_renew.lua: PROBLEM: Redis rejected the script"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rlock_acquire       lua"), std::string::npos) << r.out;  // the others are still listed
+  EXPECT_NE(r.out.find("not compared with the model"), std::string::npos) << r.out;
+}
+
+TEST(PackCheckCli, UnknownCommandIsAProblem) {
+  TempPack pack;
+  pack.manifest()["scripts"]["rlock_renew"] = {{"command", "PEXPIRETHIS"}, {"keys", {"lock"}}, {"argv", {"lease_ms"}}};
+  pack.write_manifest();
+  const CliRun r = locksim_out("pack check " + pack.dir() + " --json");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  const auto j = json_of(r);
+  EXPECT_EQ(j["scripts"]["rlock_renew"]["loads"], false);
+  EXPECT_NE(j["scripts"]["rlock_renew"]["problem"].get<std::string>().find("PEXPIRETHIS"), std::string::npos);
+}
+
+TEST(PackCheckCli, ScriptThatNeverAnswersIsAProblem) {
+  TempPack pack;
+  pack.write("rlock_acquire.lua", "while true do end\n");
+  const CliRun r = locksim_out("pack check " + pack.dir() + " --sequences 1");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("PROBLEM while comparing with the model: rlock_acquire"), std::string::npos) << r.out;
+}
+
+TEST(PackCheckCli, BadInputIsExitTwo) {
+  TempPack pack;
+  pack.manifest()["scripts"]["rlock_renew"]["reply"] = "second";
+  pack.write_manifest();
+  CliRun r = locksim::testing::run_locksim("pack check " + pack.dir());
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("manifest.json: script \"rlock_renew\": \"reply\""), std::string::npos) << r.out;
+  r = locksim::testing::run_locksim("pack check /no/such/pack");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  r = locksim::testing::run_locksim("pack check");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  r = locksim::testing::run_locksim("pack");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  r = locksim::testing::run_locksim("pack check " + kSource + "/impl/lua --sequences 0");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+}
+
+}  // namespace
