@@ -178,6 +178,15 @@ void MultiLockClient::start(int task, const GroupRef& group, int64_t wait_ms, in
   e.lease_ms = lease_ms;
   if (once) e.detail = "once";
   env_.emit(std::move(e));
+  if (holds_.count(hold_key(op->owner, group.name)) != 0) {
+    // No reentry: taking the members again would reset their leases under
+    // the first hold. Refused, later (never inside the call).
+    env_.start_timer(0, [this, op] {
+      if (dead_ || op->finished) return;
+      finish(op, EventKind::Fail, "already held (no group reentry)", AcquireResult::NotAcquired);
+    });
+    return;
+  }
   start_round(op);
 }
 

@@ -19,6 +19,9 @@
 //                         release what was touched and give up.
 //  lock(lease)            try_lock(N * kLockRoundWaitMs) again until it
 //                         succeeds.
+//  An acquire of a group its owner already holds fails at once ("already
+//  held (no group reentry)"): re-taking the members would reset their
+//  leases under the first hold.
 //  unlock()               releases every member, ignoring failures: Ok
 //                         (value 1), or Fail "illegal monitor state" when the
 //                         client already learned the group was lost.

@@ -22,6 +22,7 @@ void ReentrancyChecker::violation(const Event& e, std::string message, std::vect
   v.event_ids = std::move(ids);
   v.true_us = std::move(times);
   v.owners = {e.owner};
+  v.blamed_fault = rollback_;
   report(std::move(v));
 }
 
@@ -92,7 +93,17 @@ void ReentrancyChecker::on_event(const Event& e) {
         std::erase_if(counts_, [&](const auto& kv) { return kv.second.client == e.target; });
         std::erase_if(unlock_snapshots_, [&](const auto& kv) { return kv.second.client == e.target; });
       } else if (resets_server_state(e)) {  // restart or failover
-        std::erase_if(server_, [&](const auto& kv) { return kv.first.first == e.target; });
+        if (e.op == "redis_restart" && e.detail.empty()) {  // without persistence: every key is gone
+          std::erase_if(server_, [&](const auto& kv) { return kv.first.first == e.target; });
+        } else {  // kept (persistence) or a replica's older copy: unknown until the next script shows it
+          for (auto& [key, lock] : server_)
+            if (key.first == e.target) lock.unknown = true;
+        }
+        if (e.op == "failover") {
+          // The promoted replica may hold older counts: later count mismatches are its doing.
+          rollback_ = "server " + std::to_string(e.target) + " failed over to its replica at event #" +
+                      std::to_string(e.id) + " (" + e.detail + "); the hold counts rolled back";
+        }
         for (auto& [k, c] : counts_) c.unknown = true;  // holds vanished with the data
       }
       break;
@@ -104,7 +115,8 @@ void ReentrancyChecker::on_event(const Event& e) {
 void ReentrancyChecker::on_script(const Event& e) {
   ServerLock& s = server_[{e.server, e.lock}];
   if (e.server_ms > s.expire_at_ms) s.holders.clear();  // the key expired meanwhile
-  const bool release = e.script == "rlock_release" || e.script == "fair_release";
+  const bool release = (e.script == "rlock_release" || e.script == "fair_release") && !s.unknown;
+  s.unknown = false;
   bool latch_replay = false;  // a retried release, answered by its latch: changes nothing
   if (release && !e.request_id.empty()) {
     auto first = std::find_if(s.releases.begin(), s.releases.end(),

@@ -13,6 +13,8 @@
 //     expiry (from the lease of its last acquire/renewal) has passed.
 //  3. A retried release (same request id) is idempotent: same reply as the
 //     first, and no owner added.
+// After a failover the promoted replica may hold older counts: violations
+// then name it as their cause.
 // Memory: per (lock, owner) a count; per (server, lock) the last holders and
 // the replies of its latest kRequestsPerLock release request ids.
 #pragma once
@@ -52,6 +54,7 @@ class ReentrancyChecker : public Checker {
     std::vector<std::string> holders;
     int64_t expire_at_ms = INT64_MAX;  // server ms after which the key is gone
     std::deque<Release> releases;
+    bool unknown = false;  // after a failover or a restart that kept data: holders not known
   };
   void on_script(const Event& e);
   void violation(const Event& e, std::string message, std::vector<uint64_t> ids = {},
@@ -61,6 +64,7 @@ class ReentrancyChecker : public Checker {
   std::map<std::pair<int, std::string>, ServerLock> server_;     // (server, lock)
   std::map<uint64_t, Count> unlock_snapshots_;                   // unlock op_id -> count at invoke
   std::set<uint64_t> absent_lock_releases_;                      // fair releases of an absent lock
+  std::string rollback_;  // the latest failover: the cause of count mismatches after it
 };
 
 }  // namespace locksim
