@@ -3,7 +3,8 @@
 // our nine Lua files (also reachable as ../../lua/<file>, the mutant-pack
 // layout) and a subdirectory; ScriptPack::load must either load it or throw
 // ScriptPackError: never crash, overflow the stack or read without bound.
-// A pack that loads must build arguments for every script.
+// A pack that loads must build arguments for every script, and read replies
+// and published messages through its conventions.
 #include <unistd.h>
 
 #include <cstddef>
@@ -57,6 +58,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       call.params.wait_ms = 5000;
       call.params.now_ms = 1700000000000;
       (void)pack.build_args(call);
+      locksim::Reply list;
+      list.kind = locksim::Reply::Kind::Array;
+      list.elements = {locksim::Reply::of_int(1)};
+      (void)pack.adapt_reply(kind, list);
+      (void)pack.adapt_reply(kind, locksim::Reply::nil());
+      (void)pack.canonical_published(call, locksim::Published{"old_L", "unlocked"});
+      (void)pack.canonical_published(call, locksim::Published{"/", "1"});
     }
   } catch (const locksim::ScriptPackError&) {
   }

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -118,6 +119,25 @@ TEST(PackCheckCli, ScriptThatNeverAnswersIsAProblem) {
   const CliRun r = locksim_out("pack check " + pack.dir() + " --sequences 1");
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("PROBLEM while comparing with the model: rlock_acquire"), std::string::npos) << r.out;
+}
+
+// The same pack, unchanged, in a live campaign and a replayed live run.
+TEST(PackCheckCli, HistoricalPackRunsLiveAndReplays) {
+  CliRun r = locksim_out("campaign --backend live --scripts " + kSource +
+                         "/tests/impl/packs/historical --seeds 3 --profile safe --lock mixed --locks 2 --json");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(json_of(r)["backend"], "live");
+  TempPack tmp;  // a scratch directory for the trace
+  const std::string trace = tmp.dir() + "/t.jsonl";
+  r = locksim::testing::run_locksim("run --seed 3 --backend live --scripts " + kSource +
+                                    "/tests/impl/packs/historical --lock mixed --locks 2 --profile safe "
+                                    "--duration-s 20 --trace " + trace);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::ifstream in(trace);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("fair_acquire_failed is absent from this script pack"), std::string::npos);
+  r = locksim::testing::run_locksim("replay " + trace);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
 }
 
 TEST(PackCheckCli, BadInputIsExitTwo) {
