@@ -113,8 +113,16 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
                                                                     bool latch_replay) {
   exact_ = true;
   std::deque<Waiter>& line = lines_[e.lock];
-  const std::deque<Waiter> before = line;
-  auto find_in = [](const auto& entries, const std::string& owner) {
+  const std::deque<Waiter> before = std::move(line);
+  // Finds `owner`, trying positions near `hint` first: from one script to
+  // the next a line mostly keeps its order, loses its head or gains a tail,
+  // so the search is O(1) per entry instead of a scan (a long line made
+  // this quadratic per fair event).
+  auto find_in = [](const auto& entries, const std::string& owner, size_t hint) {
+    const size_t n = entries.size();
+    for (size_t probe : {hint, hint + 1, hint - 1}) {
+      if (probe < n && entries[probe].owner == owner) return entries.begin() + static_cast<ptrdiff_t>(probe);
+    }
     return std::find_if(entries.begin(), entries.end(), [&](const auto& w) { return w.owner == owner; });
   };
 
@@ -122,7 +130,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
   std::deque<Waiter> after;
   for (const LineEntry& entry : e.line_after) {
     Waiter w;
-    auto known = find_in(before, entry.owner);
+    auto known = find_in(before, entry.owner, after.size());
     if (known != before.end()) {
       w = *known;
     } else {
@@ -145,8 +153,9 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
 
   // Waiters removed by this script other than the grantee and a leaver
   // (acquire_failed removes its own owner): purged.
-  for (const Waiter& w : before) {
-    if (find_in(after, w.owner) != after.end()) continue;
+  for (size_t i = 0; i < before.size(); ++i) {
+    const Waiter& w = before[i];
+    if (find_in(after, w.owner, i) != after.end()) continue;
     if (granted && w.owner == e.owner) continue;
     if (e.script == "fair_acquire_failed" && w.owner == e.owner) continue;
     purged_.push_back(w);
@@ -156,13 +165,14 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
   const bool refused_poll = is_poll(e.script) && !reply_is_nil(e);
   const bool purges_only = refused_poll || (e.script == "fair_release" && !latch_replay) ||
                            e.script == "fair_force_release";
-  if (purges_only && !after.empty() && find_in(before, after.front().owner) != before.end() &&
+  if (purges_only && !after.empty() && find_in(before, after.front().owner, 0) != before.end() &&
       after.front().deadline_hi_ms <= e.local_ms) {
     stale_head_ = after.front();
   }
   if (refused_poll) {
-    for (const Waiter& w : after) {
-      auto old = find_in(before, w.owner);
+    for (size_t i = 0; i < after.size(); ++i) {
+      const Waiter& w = after[i];
+      auto old = find_in(before, w.owner, i);
       if (old == before.end() || old->deadline_hi_ms == w.deadline_hi_ms) continue;
       // The poller itself, stale by its own now: purged by step 1 and
       // enqueued anew by step 5 in the same script. Judged as a purge.
@@ -186,9 +196,10 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
     Grant g{e.lock, e.owner, e.client, e.id, e.true_us, {}};
     // Everyone ahead of the grantee in the line before (everyone, for a
     // newcomer) who is still in the line was passed over.
-    for (const Waiter& w : before) {
+    for (size_t i = 0; i < before.size(); ++i) {
+      const Waiter& w = before[i];
       if (w.owner == e.owner) break;
-      if (find_in(after, w.owner) != after.end()) g.skipped.push_back(w);
+      if (find_in(after, w.owner, i) != after.end()) g.skipped.push_back(w);
     }
     grant = std::move(g);
   }

@@ -1,6 +1,8 @@
 #include "properties/liveness.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 #include "model/script_call.h"
 
@@ -11,9 +13,12 @@ void LivenessChecker::on_event(const Event& e) {
   line_.on_event(e);
   switch (e.kind) {
     case EventKind::Invoke:
-      if (is_acquire_op(e))
+      if (is_acquire_op(e)) {
         waiters_[e.op_id] = Waiter{e.owner, e.lock, e.client, e.id, e.true_us, e.wait_ms,
                                    faults_.paused_total_ms(e.client), false, {}};
+        auto noted = noted_lines_.find(e.lock);
+        if (noted != noted_lines_.end()) noted->second.new_waiter = true;
+      }
       break;
     case EventKind::Ok:
     case EventKind::Fail:
@@ -84,14 +89,38 @@ void LivenessChecker::check_budget(const Waiter& w, int64_t now_us, uint64_t com
 
 void LivenessChecker::note_line_ahead(const std::string& lock) {
   const auto* line = line_.line(lock);
-  if (line == nullptr || line->empty()) return;
+  NotedLine& noted = noted_lines_[lock];
+  if (line == nullptr || line->empty()) {
+    noted.owners.clear();
+    return;
+  }
+  const bool unchanged =
+      !noted.new_waiter && noted.owners.size() == line->size() &&
+      std::equal(noted.owners.begin(), noted.owners.end(), line->begin(),
+                 [](const std::string& owner, const FairLineMirror::Waiter& w) { return owner == w.owner; });
+  if (unchanged) return;
+  noted.new_waiter = false;
+  noted.owners.clear();
+  for (const auto& entry : *line) noted.owners.push_back(entry.owner);
+  // A line only loses entries or gains them at its tail, so a waiter that
+  // is in it with the same enqueue time as at its last note has nobody new
+  // ahead of it: only waiters that (re)joined or are outside it are scanned.
+  std::unordered_map<std::string_view, int64_t> enqueue_us_of;
   for (auto& [op_id, w] : waiters_) {
     if (w.lock != lock) continue;
+    if (enqueue_us_of.empty())
+      for (const auto& entry : *line) enqueue_us_of.emplace(entry.owner, entry.enqueue_us);
+    auto in_line = enqueue_us_of.find(w.owner);
+    const int64_t enqueue_us = in_line == enqueue_us_of.end() ? Waiter::kNotInLine : in_line->second;
+    if (enqueue_us != Waiter::kNotInLine && enqueue_us == w.noted_enqueue_us) continue;
+    w.noted_enqueue_us = enqueue_us;
     for (const auto& ahead : *line) {
       if (ahead.owner == w.owner) break;
       if (ahead.client < 0 || ahead.client == w.client) continue;
       if (w.ahead.size() >= kMaxAhead && !w.ahead.count(ahead.client)) continue;
-      w.ahead[ahead.client] = Waiter::Ahead{ahead.owner, ahead.enqueue_us};
+      auto [noted_ahead, inserted] = w.ahead.try_emplace(ahead.client);
+      if (inserted || noted_ahead->second.since_us != ahead.enqueue_us || noted_ahead->second.owner != ahead.owner)
+        noted_ahead->second = Waiter::Ahead{ahead.owner, ahead.enqueue_us};
     }
   }
 }

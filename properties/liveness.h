@@ -22,6 +22,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "properties/checker.h"
 #include "properties/fair_line.h"
@@ -51,6 +52,9 @@ class LivenessChecker : public Checker {
       int64_t since_us = 0;  // when it joined the line
     };
     std::map<int, Ahead> ahead;  // client -> a waiter seen ahead in a fair line (capped)
+    // The enqueue time of its own line entry when `ahead` was last updated.
+    static constexpr int64_t kNotInLine = INT64_MIN;
+    int64_t noted_enqueue_us = kNotInLine;
   };
   static constexpr size_t kMaxAhead = 16;
   void check_budget(const Waiter& w, int64_t now_us, uint64_t completion_event, bool completed);
@@ -63,6 +67,14 @@ class LivenessChecker : public Checker {
   FaultLog faults_;
   FairLineMirror line_;
   std::map<uint64_t, Waiter> waiters_;                  // op_id -> pending acquire
+  // Per fair lock: the line's owners when note_line_ahead last ran, and
+  // whether an acquire of the lock began since. Unchanged owners and no new
+  // waiter: nothing new to note (this was the checker's hottest loop).
+  struct NotedLine {
+    std::vector<std::string> owners;
+    bool new_waiter = true;
+  };
+  std::map<std::string, NotedLine> noted_lines_;
   std::map<std::string, int64_t> free_since_us_;        // lock -> server showed it free since
   std::map<std::string, uint64_t> free_event_;          // lock -> the event that showed it
   std::map<std::string, std::deque<std::string>> release_ids_;  // lock -> recent request ids
