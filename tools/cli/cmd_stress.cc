@@ -350,8 +350,9 @@ void add_stress_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--clients", args->clients, "Client processes (UUIDs) the threads are spread over (default: "
                   "min(threads, 4))")->check(integer_in(1, 1024));
   cmd->add_option("--redis", args->redis,
-                  "Use this running Redis (HOST:PORT) instead of starting one; only keys under the run's prefix "
-                  "lsim:stress:<run>: are touched");
+                  "Use this running Redis (HOST:PORT) instead of starting one; only keys whose names contain the "
+                  "run's prefix lsim:stress:<run>: and the clock probe lsim:realtime:clock are written (and deleted "
+                  "at the end)");
   cmd->add_option("--trace", args->trace, "Write the recorded history here (check it with `locksim check`)");
   cmd->add_option("--mutant", args->mutant, "Client mutant, to see the detectors catch a broken client "
                   "(default: none)")->capture_default_str();
