@@ -94,7 +94,9 @@ struct MultiLockClient::Op {
 
   int64_t member_lease_ms() const {
     // An explicit lease with a wait: first 2 * wait, reset to the lease once
-    // all are held (a wait of 0 gives no provisional lease).
+    // all are held (a wait of 0 gives no provisional lease). lock() waits
+    // kLockRoundWaitMs per member and round.
+    if (lease_ms > 0 && forever) return 2 * kLockRoundWaitMs * static_cast<int64_t>(group.members.size());
     if (lease_ms > 0 && wait_ms > 0 && !once) return 2 * wait_ms;
     return lease_ms;
   }

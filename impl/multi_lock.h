@@ -17,8 +17,9 @@
 //                         expiry is reset to the lease (rlock_renew).
 //  try_lock_once(lease)   no wait: one try per member; above the budget,
 //                         release what was touched and give up.
-//  lock(lease)            try_lock(N * kLockRoundWaitMs) again until it
-//                         succeeds.
+//  lock(lease)            try_lock(N * kLockRoundWaitMs, lease) again until
+//                         it succeeds (so an explicit lease is also first
+//                         taken as 2 * that wait).
 //  An acquire of a group its owner already holds fails at once ("already
 //  held (no group reentry)"): re-taking the members would reset their
 //  leases under the first hold.

@@ -71,7 +71,9 @@ std::deque<ClientFault> FaultLog::faults_between(int client, int64_t from_us, in
 std::deque<ClientFault> FaultLog::server_faults_between(int64_t from_us, int64_t to_us) const {
   std::deque<ClientFault> out;
   for (const ClientFault& f : server_recent_) {
-    if (f.true_us >= from_us && f.true_us <= to_us) out.push_back(f);
+    // A restart that left the server down overlaps the interval when its down time does.
+    const int64_t end_us = f.kind == "redis_restart" ? f.true_us + f.duration_ms * 1000 : f.true_us;
+    if (end_us >= from_us && f.true_us <= to_us) out.push_back(f);
   }
   return out;
 }

@@ -54,7 +54,8 @@ class FaultLog {
   // Faults of `client` that overlap [from_us, to_us] (a pause or partition
   // overlaps when its interval does), oldest first.
   std::deque<ClientFault> faults_between(int client, int64_t from_us, int64_t to_us) const;
-  // Server faults (redis_restart, failover, server clock_jump) in [from_us, to_us].
+  // Server faults (redis_restart, failover, server clock_jump) in [from_us,
+  // to_us]; a restart whose down time overlaps it counts too.
   std::deque<ClientFault> server_faults_between(int64_t from_us, int64_t to_us) const;
   // Total ms this client has been paused so far (pause durations as announced).
   int64_t paused_total_ms(int client) const;

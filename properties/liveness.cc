@@ -30,6 +30,7 @@ void LivenessChecker::on_event(const Event& e) {
       break;
     }
     case EventKind::Script:
+      if (e.server >= 0 && lock_servers_.size() < 4096) lock_servers_[e.lock].insert(e.server);
       check_wake_up(e);
       if (line_.is_fair(e.lock)) note_line_ahead(e.lock);
       if (e.holders_after.empty()) {
@@ -45,8 +46,13 @@ void LivenessChecker::on_event(const Event& e) {
     case EventKind::Fault:
       if (e.op == "crash") {
         std::erase_if(waiters_, [&](const auto& kv) { return kv.second.client == e.target; });
-      } else if (e.op == "redis_restart") {
+      } else if (e.op == "redis_restart" && e.detail.empty()) {
+        // Data lost: every lock seen on that server is free now (a restart
+        // with persistence keeps them; a multi-lock group's own name is on
+        // no server).
         for (const auto& [op_id, w] : waiters_) {
+          auto servers = lock_servers_.find(w.lock);
+          if (servers == lock_servers_.end() || !servers->second.count(e.target)) continue;
           if (!free_since_us_.count(w.lock)) {
             free_since_us_[w.lock] = e.true_us;
             free_event_[w.lock] = e.id;

@@ -20,6 +20,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +80,7 @@ class LivenessChecker : public Checker {
   std::map<std::string, uint64_t> free_event_;          // lock -> the event that showed it
   std::map<std::string, std::deque<std::string>> release_ids_;  // lock -> recent request ids
   int64_t last_scan_us_ = 0;
+  std::map<std::string, std::set<int>> lock_servers_;  // lock -> servers its scripts ran on
 };
 
 }  // namespace locksim
