@@ -13,6 +13,7 @@ packages=(
   redis-server                                   # the live backend's server (run under our clock shim)
   graphviz                                       # dot: timeline diagrams
   nlohmann-json3-dev                             # JSON: traces, manifests, reports
+  libsimdjson-dev                                # simdjson: fast reading of trace event lines
   libcli11-dev                                   # CLI11: the locksim command line
   clang libclang-rt-14-dev                       # clang + libFuzzer runtime: fuzz/ (ctest -L fuzz)
 )

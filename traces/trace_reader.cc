@@ -81,7 +81,7 @@ bool TraceReader::next(Event& out) {
   if (line_.empty()) fail("empty line (expected one event per line)");
   std::string error;
   Event event;
-  if (!decode_event(line_, &event, &error)) fail(error);
+  if (!fast_.decode(line_, &event) && !decode_event(line_, &event, &error)) fail(error);
   if (last_id_ && event.id <= *last_id_) {
     fail("event id " + std::to_string(event.id) + " does not follow " + std::to_string(*last_id_) +
          " (ids must increase)");

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "traces/event.h"
+#include "traces/fast_event_decoder.h"
 #include "traces/trace_format.h"
 
 namespace locksim {
@@ -55,6 +56,7 @@ class TraceReader {
   std::string name_;
   TraceHeader header_;
   std::string line_;
+  FastEventDecoder fast_;  // the common case; decode_event decides the rest
   uint64_t line_number_ = 0;
   uint64_t events_read_ = 0;
   std::optional<uint64_t> last_id_;

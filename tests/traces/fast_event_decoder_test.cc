@@ -1,0 +1,124 @@
+// FastEventDecoder: takes every line the writer produces and gives exactly
+// decode_event's Event; declines (leaving the verdict and the error text to
+// decode_event) every line outside the writer's plain shape.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "traces/fast_event_decoder.h"
+#include "traces/trace_format.h"
+
+namespace locksim {
+namespace {
+
+std::string ascii(std::string s) {
+  for (char& c : s) c = static_cast<char>(0x20 + (static_cast<unsigned char>(c) % 0x5f));  // printable
+  return s;
+}
+
+RC_GTEST_PROP(FastEventDecoderProperty, AgreesWithDecodeEventOnEveryWrittenLine,
+              (uint64_t id, int64_t t, int64_t lms, int64_t v, int64_t sms, int client, int server, int target,
+               uint64_t op_id, std::string owner, std::string lock, std::string detail, std::string reply,
+               std::vector<std::string> holders, std::vector<std::pair<std::string, int64_t>> line,
+               bool line_known, bool inf_deadline, bool fractional)) {
+  Event e;
+  e.id = id;
+  e.true_us = t;
+  e.kind = *rc::gen::element(EventKind::Invoke, EventKind::Ok, EventKind::Script, EventKind::Fault,
+                             EventKind::Deliver, EventKind::Verdict);
+  e.client = client;
+  e.server = server;
+  e.target = target;
+  e.op_id = op_id;
+  e.local_ms = lms;
+  e.value = v;
+  e.server_ms = sms;
+  e.wait_ms = *rc::gen::inRange<int64_t>(-1, 100'000);
+  e.lease_ms = *rc::gen::inRange<int64_t>(-1, 100'000);
+  e.duration_ms = *rc::gen::inRange<int64_t>(-5'000, 5'000);
+  e.owner = ascii(owner);
+  e.lock = ascii(lock);
+  e.detail = ascii(detail);
+  e.reply = ascii(reply);
+  e.script = "fair_acquire";
+  e.op = "lock";
+  e.request_id = "r1";
+  for (auto& h : holders) e.holders_after.push_back(ascii(h));
+  e.published = {"lsim:ch:L0", ascii(owner)};
+  e.line_known = line_known;
+  if (line_known) {
+    for (size_t i = 0; i < line.size(); ++i) {
+      LineEntry entry;
+      entry.owner = ascii(line[i].first);
+      if (i % 3 == 1) entry.deadline_ms = static_cast<double>(line[i].second) + (fractional ? 0.25 : 0.0);
+      if (i % 3 == 2) entry.deadline_ms = inf_deadline ? INFINITY : -INFINITY;
+      e.line_after.push_back(entry);
+    }
+  }
+  const std::string text = encode_event(e);
+  Event slow;
+  std::string error;
+  RC_ASSERT(decode_event(text, &slow, &error));
+  FastEventDecoder fast;
+  Event quick;
+  RC_ASSERT(fast.decode(text, &quick));
+  RC_ASSERT(quick == slow);
+  RC_ASSERT(quick == e);
+}
+
+// Lines outside the writer's shape: the fast path declines each; whether
+// the line is an error, and its wording, stay decode_event's.
+TEST(FastEventDecoder, DeclinesEverythingOutsideTheWritersShape) {
+  const char* const lines[] = {
+      R"({"id":1,"t":2,"k":"ok","id":3})",               // duplicate key (decode_event: last wins)
+      R"({"id":1,"t":2.5,"k":"ok"})",                    // float where an integer goes
+      R"({"id":1,"t":1e400,"k":"ok"})",                  // out of range for a double
+      R"({"id":-1,"t":2,"k":"ok"})",                     // negative id
+      R"({"id":1,"t":9223372036854775808,"k":"ok"})",    // beyond int64
+      R"({"id":1,"t":2,"k":"ok","c":4294967296})",       // beyond int
+      R"({"id":1,"t":2,"k":"ok","zz":1})",               // unknown key
+      R"({"id":1,"t":2,"k":"bogus"})",                   // unknown kind
+      R"({"id":1,"t":2})",                               // no kind
+      R"({"id":1,"t":2,"k":"ok","o":{"a":1}})",          // nesting where a string goes
+      R"({"id":1,"t":2,"k":"ok","o":"\u00e9"})",         // \u escapes: left to decode_event
+      R"({"id":1,"t":2,"k":"ok","h":["a",1]})",          // array of strings with a number
+      R"({"id":1,"t":2,"k":"script","ln":[["a",1,2]]})",  // a line entry of three
+      R"({"id":1,"t":2,"k":"script","ln":[["a","soon"]]})",
+      R"({"id":1,"t":2,"k":"ok"} {})",                   // two values
+      R"({"id":1,"t":2,"k":"ok")",                       // cut short
+      R"([1,2])",
+      "",
+  };
+  FastEventDecoder fast;
+  for (const char* line : lines) {
+    Event e;
+    EXPECT_FALSE(fast.decode(line, &e)) << line;
+  }
+  // decode_event still words the errors the user sees.
+  Event e;
+  std::string error;
+  EXPECT_FALSE(decode_event(R"({"id":1,"t":2.5,"k":"ok"})", &e, &error));
+  EXPECT_EQ(error, "field \"t\" must be an integer");
+}
+
+TEST(FastEventDecoder, ReusedAcrossLinesKeepsNothingFromTheLastOne) {
+  FastEventDecoder fast;
+  Event first;
+  ASSERT_TRUE(fast.decode(R"({"id":1,"t":2,"k":"script","o":"A:1","h":["A:1"],"ln":[["B:1",5]]})", &first));
+  Event second;
+  ASSERT_TRUE(fast.decode(R"({"id":2,"t":3,"k":"ok"})", &second));
+  Event expected;
+  expected.id = 2;
+  expected.true_us = 3;
+  expected.kind = EventKind::Ok;
+  EXPECT_EQ(second, expected);
+  EXPECT_EQ(first.owner, "A:1");
+  ASSERT_EQ(first.line_after.size(), 1u);
+  EXPECT_EQ(first.line_after[0].deadline_ms, 5.0);
+}
+
+}  // namespace
+}  // namespace locksim
