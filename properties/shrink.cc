@@ -194,17 +194,23 @@ class Shrinker {
   }
 
   // A fault that strikes earlier can shorten the history (fewer events
-  // before the loss it causes): each fault is tried at half its time, kept
-  // only when the counterexample gets strictly shorter.
+  // before the loss it causes): each fault is tried at 1/2, 1/4, ... of its
+  // time, the first kept only when the counterexample gets strictly shorter.
   bool advance_faults() {
     bool any = false;
     for (size_t i = 0; i < plan_->faults.actions.size(); ++i) {
-      if (plan_->faults.actions[i].at_us < 2000) continue;
-      ExplicitPlan c = *plan_;
-      c.faults.actions[i].at_us /= 2;
-      std::stable_sort(c.faults.actions.begin(), c.faults.actions.end(),
-                       [](const FaultAction& a, const FaultAction& b) { return a.at_us < b.at_us; });
-      any |= attempt(c, /*strictly=*/true);
+      const FaultAction f = plan_->faults.actions[i];
+      // At 1/2, 1/4, 1/8 ... of its time, the first that helps.
+      for (int64_t at_us = f.at_us / 2; at_us >= 1000; at_us /= 2) {
+        ExplicitPlan c = *plan_;
+        c.faults.actions[i].at_us = at_us;
+        std::stable_sort(c.faults.actions.begin(), c.faults.actions.end(),
+                         [](const FaultAction& a, const FaultAction& b) { return a.at_us < b.at_us; });
+        if (attempt(c, /*strictly=*/true)) {
+          any = true;
+          break;
+        }
+      }
     }
     return any;
   }
