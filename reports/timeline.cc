@@ -46,7 +46,9 @@ std::string format_seconds(int64_t true_us) {
 std::string lane_of(const Event& e) {
   if (e.kind == EventKind::Script) return "redis " + std::to_string(e.server < 0 ? 0 : e.server);
   if (e.kind == EventKind::Fault) {
-    if (e.op == "redis_restart") return "redis " + std::to_string(e.target < 0 ? 0 : e.target);
+    // Server faults (restart, failover, a server's clock jump) on that server's lane.
+    if (e.op == "redis_restart" || e.op == "failover") return "redis " + std::to_string(e.target < 0 ? 0 : e.target);
+    if (e.op == "clock_jump" && e.client < 0 && e.server >= 0) return "redis " + std::to_string(e.server);
     if (e.target >= 0) return "client " + std::to_string(e.target);
     if (e.client >= 0) return "client " + std::to_string(e.client);
     return "nemesis";

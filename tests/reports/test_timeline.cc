@@ -85,5 +85,40 @@ TEST(Timeline, RendersSvgWithDot) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Timeline, ServerFaultsAreDrawnOnTheirServersLane) {
+  std::vector<Event> h;
+  Event s;
+  s.kind = EventKind::Script;
+  s.client = 0;
+  s.server = 2;
+  s.script = "rlock_acquire";
+  s.lock = "L0@2";
+  s.reply = "nil";
+  h.push_back(s);
+  Event failover;
+  failover.id = 1;
+  failover.true_us = 1000;
+  failover.kind = EventKind::Fault;
+  failover.op = "failover";
+  failover.target = 2;
+  failover.server = 2;
+  failover.duration_ms = 80;
+  h.push_back(failover);
+  Event jump;
+  jump.id = 2;
+  jump.true_us = 2000;
+  jump.kind = EventKind::Fault;
+  jump.op = "clock_jump";
+  jump.target = 1;
+  jump.server = 1;
+  jump.duration_ms = 45000;
+  h.push_back(jump);
+  const std::string dot = timeline_dot(h, TimelineOptions{});
+  EXPECT_NE(dot.find("label=\"redis 2\""), std::string::npos);
+  EXPECT_NE(dot.find("label=\"redis 1\""), std::string::npos);
+  EXPECT_EQ(dot.find("label=\"client 1\""), std::string::npos);  // not a client's lane
+  EXPECT_EQ(dot.find("label=\"client 2\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace locksim
