@@ -329,6 +329,21 @@ TEST_F(RealtimeLock, ConnectionLossStopsTheWatchdogAndNamesServerAndCommand) {
   }
 }
 
+TEST_F(RealtimeLock, RedisErrorReplyNamesServerAndCommand) {
+  ASSERT_EQ(redis({"SET", "rt:string", "not a hash"}), Reply::bulk("OK"));
+  RedisLockClient client(options());
+  const std::string port = std::to_string(server_->port());
+  try {
+    client.get_lock("rt:string").lock();
+    ADD_FAILURE() << "lock() on a string key did not throw";
+  } catch (const LockRedisError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("redis 127.0.0.1:" + port), std::string::npos) << what;
+    EXPECT_NE(what.find("EVALSHA rlock_acquire"), std::string::npos) << what;
+    EXPECT_NE(what.find("WRONGTYPE"), std::string::npos) << what;
+  }
+}
+
 TEST_F(RealtimeLock, ContendedHistoryPassesTheCheckers) {
   record();
   constexpr int kClients = 2;
