@@ -31,6 +31,7 @@ Scenario campaign_template(const CampaignOptions& o) {
   s.persistence = o.persistence;
   s.restart_delay_ms = o.restart_delay_ms;
   s.validity = o.validity;
+  s.fair_slot_ms = o.fair_slot_ms;
   s.lock_kind = o.lock_kind;
   s.duration_ms = o.duration_ms;
   s.profile = o.profile;

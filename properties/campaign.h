@@ -50,6 +50,7 @@ struct CampaignOptions {
   Persistence persistence = Persistence::None;  // what a server restart keeps
   int64_t restart_delay_ms = 0;                 // how long a restarted server stays down
   bool validity = false;                        // RedLock validity check
+  int64_t fair_slot_ms = 0;                     // > 0: a fixed fair-lock slot (Scenario::fair_slot_ms)
   int64_t duration_ms = 60'000;
   bool shrink = true;
   bool keep_going = false;  // go on past failing seeds, list them all

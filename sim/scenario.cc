@@ -26,6 +26,10 @@ void validate_scenario(const Scenario& s) {
     throw ScenarioError("restart delay must be in [0, " + std::to_string(kMaxRestartDelayMs) + "] ms, got " +
                         std::to_string(s.restart_delay_ms));
   }
+  if (s.fair_slot_ms < 0 || s.fair_slot_ms > kMaxFairSlotMs) {
+    throw ScenarioError("fair slot must be in [0, " + std::to_string(kMaxFairSlotMs) + "] ms, got " +
+                        std::to_string(s.fair_slot_ms));
+  }
   if (s.validity && s.lock_kind != "redlock") {
     throw ScenarioError("the validity check is a RedLock option (lock kind redlock), not " + s.lock_kind);
   }
@@ -62,6 +66,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   if (s.persistence != Persistence::None) j["persistence"] = std::string(persistence_name(s.persistence));
   if (s.restart_delay_ms != 0) j["restart_delay_ms"] = s.restart_delay_ms;
   if (s.validity) j["validity"] = true;
+  if (s.fair_slot_ms != 0) j["fair_slot_ms"] = s.fair_slot_ms;
   return nlohmann::json::parse(j.dump());
 }
 
@@ -69,7 +74,7 @@ namespace {
 
 constexpr const char* kScenarioFields[] = {"seed",    "clients", "locks",   "servers", "lock",
                                            "duration_ms", "profile", "mutant", "scripts", "model_variant",
-                                           "persistence", "restart_delay_ms", "validity"};
+                                           "persistence", "restart_delay_ms", "validity", "fair_slot_ms"};
 
 const nlohmann::json& field(const nlohmann::json& j, const char* name) {
   auto it = j.find(name);
@@ -137,6 +142,7 @@ Scenario scenario_from_json(const nlohmann::json& j) {
     if (!j["validity"].is_boolean()) throw ScenarioError("scenario: field 'validity' must be a boolean");
     s.validity = j["validity"].get<bool>();
   }
+  if (j.contains("fair_slot_ms")) s.fair_slot_ms = integer_field(j, "fair_slot_ms", 0, kMaxFairSlotMs);
   validate_scenario(s);
   return s;
 }

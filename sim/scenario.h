@@ -7,7 +7,9 @@
 //    "model_variant":"correct"}
 // and, only when not at their defaults (so older traces read unchanged):
 //   "persistence":"always" (default "none"), "restart_delay_ms":D (default 0),
-//   "validity":true (RedLock validity check; default false).
+//   "validity":true (RedLock validity check; default false),
+//   "fair_slot_ms":S (a fixed fair-lock slot, ClientConfig::fair_slot_fixed_ms;
+//   default 0: the caller's wait).
 // Locks are named "lsim:L<i>"; lock i lives on server i % servers; with
 // "mixed", even locks are reentrant and odd locks fair. With "multi" or
 // "redlock", lock i is a group of `servers` reentrant members, member j named
@@ -45,6 +47,7 @@ struct Scenario {
   Persistence persistence = Persistence::None;  // what a server restart keeps
   int64_t restart_delay_ms = 0;                 // a restarted server stays down this long
   bool validity = false;                        // RedLock: the validity check
+  int64_t fair_slot_ms = 0;                     // > 0: every fair slot this long (older versions: 5 000)
 
   bool operator==(const Scenario&) const = default;
 };
@@ -54,6 +57,7 @@ constexpr int kMaxLocks = 1024;
 constexpr int kMaxServers = 16;
 constexpr int64_t kMaxDurationMs = 7LL * 24 * 3600 * 1000;
 constexpr int64_t kMaxRestartDelayMs = 24LL * 3600 * 1000;
+constexpr int64_t kMaxFairSlotMs = 24LL * 3600 * 1000;
 
 // Throws ScenarioError naming the first bad field.
 void validate_scenario(const Scenario& s);

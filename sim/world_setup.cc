@@ -16,6 +16,7 @@ WorldConfig world_config_for(const Scenario& s, const FaultPlan& plan) {
   wc.client_clocks = plan.client_clocks;
   wc.server_clocks = plan.server_clocks;
   wc.client.mutant = *mutant;
+  wc.client.fair_slot_fixed_ms = s.fair_slot_ms;
   wc.server_faults.persistence = s.persistence;
   wc.server_faults.restart_delay_ms = s.restart_delay_ms;
   wc.server_faults.replica_lag_ms = plan.replica_lag_ms;

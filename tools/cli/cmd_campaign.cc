@@ -350,6 +350,9 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--restart-delay-ms", args->options.restart_delay_ms,
                   "a restarted server stays down this long (requests meanwhile are refused)")
       ->capture_default_str()->check(integer_in(int64_t{0}, kMaxRestartDelayMs));
+  cmd->add_option("--fair-slot-ms", args->options.fair_slot_ms,
+                  "Fair lock: every slot this long whatever the caller's wait (older versions: 5000); 0: the wait")
+      ->capture_default_str()->check(integer_in(int64_t{0}, kMaxFairSlotMs));
   cmd->add_flag("--validity", args->options.validity,
                 "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
   cmd->add_option("--mutant", args->options.mutant, "client or script mutant to run (see locksim mutants --list)")->capture_default_str();

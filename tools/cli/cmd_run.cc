@@ -2,7 +2,7 @@
 //   locksim run --seed S [--backend model|live] [--clients N] [--locks K]
 //               [--servers M] [--lock rlock|fair|mixed|multi|redlock] [--duration-s D]
 //               [--profile NAME] [--scripts DIR] [--mutant NAME]
-//               [--persistence none|always] [--restart-delay-ms D] [--validity] --trace FILE
+//               [--persistence none|always] [--restart-delay-ms D] [--validity] [--fair-slot-ms S] --trace FILE
 // Prints a one-line summary. Exit 0 when the run completed; 2 on bad input
 // (unknown profile/lock/backend/mutant, N < 1, unwritable trace, a live-only
 // script pack with --backend model), a server that would not start, or a
@@ -39,6 +39,7 @@ struct RunOptions {
   std::string persistence = "none";
   int64_t restart_delay_ms = 0;
   bool validity = false;
+  int64_t fair_slot_ms = 0;
   std::string trace;
 };
 
@@ -63,6 +64,7 @@ int run_command(const RunOptions& o) {
   }
   s.restart_delay_ms = o.restart_delay_ms;
   s.validity = o.validity;
+  s.fair_slot_ms = o.fair_slot_ms;
   if (o.backend != "model" && o.backend != "live") {
     throw UsageError("unknown backend '" + o.backend + "' (model, live)");
   }
@@ -127,6 +129,9 @@ void add_run_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--restart-delay-ms", opts->restart_delay_ms,
                   "A restarted server stays down this long (requests meanwhile are refused)")
       ->capture_default_str()->check(integer_in(int64_t{0}, kMaxRestartDelayMs));
+  cmd->add_option("--fair-slot-ms", opts->fair_slot_ms,
+                  "Fair lock: every slot this long whatever the caller's wait (older versions: 5000); 0: the wait")
+      ->capture_default_str()->check(integer_in(int64_t{0}, kMaxFairSlotMs));
   cmd->add_flag("--validity", opts->validity,
                 "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
   cmd->add_option("--scripts", opts->scripts, "Script pack directory (default: impl/lua)")->capture_default_str();
