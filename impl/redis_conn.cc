@@ -17,7 +17,14 @@ timeval to_timeval(int64_t ms) {
   return tv;
 }
 
-Reply convert(const redisReply* r) {
+
+std::string command_name(const std::vector<std::string>& argv) {
+  return argv.empty() ? std::string("(empty)") : argv.front();
+}
+
+}  // namespace
+
+Reply reply_from_hiredis(const redisReply* r) {
   assert(r != nullptr);
   switch (r->type) {
     case REDIS_REPLY_NIL: return Reply::nil();
@@ -29,18 +36,12 @@ Reply convert(const redisReply* r) {
       Reply out;
       out.kind = Reply::Kind::Array;
       out.elements.reserve(r->elements);
-      for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(convert(r->element[i]));
+      for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(reply_from_hiredis(r->element[i]));
       return out;
     }
     default: return Reply::error("unsupported reply type " + std::to_string(r->type));
   }
 }
-
-std::string command_name(const std::vector<std::string>& argv) {
-  return argv.empty() ? std::string("(empty)") : argv.front();
-}
-
-}  // namespace
 
 RedisConn RedisConn::connect(const RedisConnOptions& options) {
   const std::string where = "redis " + options.host + ":" + std::to_string(options.port);
@@ -116,7 +117,7 @@ Reply RedisConn::read_reply() {
   void* raw = nullptr;
   if (redisGetReply(ctx_, &raw) != REDIS_OK || raw == nullptr) fail("read reply");
   auto* reply = static_cast<redisReply*>(raw);
-  Reply out = convert(reply);
+  Reply out = reply_from_hiredis(reply);
   freeReplyObject(reply);
   return out;
 }
@@ -126,7 +127,7 @@ Reply RedisConn::command(const std::vector<std::string>& argv) {
   void* raw = nullptr;
   if (redisGetReply(ctx_, &raw) != REDIS_OK || raw == nullptr) fail(command_name(argv));
   auto* reply = static_cast<redisReply*>(raw);
-  Reply out = convert(reply);
+  Reply out = reply_from_hiredis(reply);
   freeReplyObject(reply);
   return out;
 }

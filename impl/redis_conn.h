@@ -15,12 +15,17 @@
 #include "model/reply.h"
 
 struct redisContext;
+struct redisReply;
 
 namespace locksim {
 
 struct RedisError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// A hiredis reply as a locksim Reply (RESP2: nil, integer, bulk/status,
+// error, arrays of these); other types become an error reply naming them.
+Reply reply_from_hiredis(const redisReply* r);
 
 struct RedisConnOptions {
   std::string host = "127.0.0.1";

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "impl/script_event_fields.h"
 #include "sim/model_backend.h"
 #include "sim/replicated_backend.h"
 
@@ -336,28 +337,7 @@ void World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   e.line_known = result.line_known;
   for (const auto& w : result.line_after) e.line_after.push_back(LineEntry{w.owner, w.deadline_ms});
   for (const auto& p : result.published) e.published.push_back(p.channel + " " + p.payload);
-  switch (call.kind) {
-    case ScriptKind::RlockAcquire:
-    case ScriptKind::RlockRelease:
-    case ScriptKind::RlockRenew:
-      e.lease_ms = call.params.lease_ms;
-      break;
-    case ScriptKind::FairAcquire:
-    case ScriptKind::FairTryOnce:
-    case ScriptKind::FairRelease:
-      e.lease_ms = call.params.lease_ms;
-      e.wait_ms = call.kind == ScriptKind::FairRelease ? -1 : call.params.wait_ms;
-      e.local_ms = call.params.now_ms;  // the client clock it sent (server truth for deadlines)
-      break;
-    case ScriptKind::FairForceRelease:
-      e.local_ms = call.params.now_ms;
-      break;
-    case ScriptKind::FairAcquireFailed:
-      e.wait_ms = call.params.wait_ms;
-      break;
-    default:
-      break;
-  }
+  set_script_call_fields(call, &e);
   const bool lose = lose_reply && lose_reply(e);
   emit(std::move(e));
   route_published(s, result.published);

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <chrono>
 
+#include "impl/script_event_fields.h"
 #include "model/score_format.h"
 
 namespace locksim {
@@ -210,28 +211,7 @@ Event RealtimeEnv::script_event(int server, const ScriptRequest& req, const std:
     }
   }
   if (is_fair_call(call)) e.line_known = read_line(exec[kExecLine], exec[kExecLine + 1], &e.line_after);
-  switch (call.kind) {
-    case ScriptKind::RlockAcquire:
-    case ScriptKind::RlockRelease:
-    case ScriptKind::RlockRenew:
-      e.lease_ms = call.params.lease_ms;
-      break;
-    case ScriptKind::FairAcquire:
-    case ScriptKind::FairTryOnce:
-    case ScriptKind::FairRelease:
-      e.lease_ms = call.params.lease_ms;
-      e.wait_ms = call.kind == ScriptKind::FairRelease ? -1 : call.params.wait_ms;
-      e.local_ms = call.params.now_ms;
-      break;
-    case ScriptKind::FairForceRelease:
-      e.local_ms = call.params.now_ms;
-      break;
-    case ScriptKind::FairAcquireFailed:
-      e.wait_ms = call.params.wait_ms;
-      break;
-    default:
-      break;
-  }
+  set_script_call_fields(call, &e);
   return e;
 }
 

@@ -17,24 +17,6 @@ namespace locksim {
 
 namespace {
 
-Reply to_reply(const redisReply* r) {
-  switch (r->type) {
-    case REDIS_REPLY_NIL: return Reply::nil();
-    case REDIS_REPLY_INTEGER: return Reply::of_int(r->integer);
-    case REDIS_REPLY_STRING:
-    case REDIS_REPLY_STATUS: return Reply::bulk(std::string(r->str, r->len));
-    case REDIS_REPLY_ERROR: return Reply::error(std::string(r->str, r->len));
-    case REDIS_REPLY_ARRAY: {
-      Reply out;
-      out.kind = Reply::Kind::Array;
-      out.elements.reserve(r->elements);
-      for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(to_reply(r->element[i]));
-      return out;
-    }
-    default: return Reply::error("unsupported reply type " + std::to_string(r->type));
-  }
-}
-
 // Connects with a timeout (non-blocking connect + poll), then makes the
 // socket blocking again. Returns the fd or throws RedisError.
 int connect_socket(const RedisConnOptions& options, const std::string& where) {
@@ -161,7 +143,7 @@ void RespSocket::read_loop() {
         break;
       }
       if (raw == nullptr) break;
-      Reply r = to_reply(static_cast<redisReply*>(raw));
+      Reply r = reply_from_hiredis(static_cast<redisReply*>(raw));
       freeReplyObject(raw);
       if (closing_.load()) break;
       on_reply_(std::move(r));
