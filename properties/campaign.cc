@@ -15,6 +15,7 @@
 #include "model/variant.h"
 #include "properties/scenario_check.h"
 #include "properties/shrink.h"
+#include "properties/shrink_divergence.h"
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
 #include "sim/simulator.h"
@@ -260,6 +261,12 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
     for (const Violation& v : f.violations) {
       if (!shrunk_properties.insert(v.property).second) continue;
       f.shrunk.push_back(shrink_scenario(*to_shrink, v, cfg, false, workers.front().checked.get()));
+    }
+    // A divergence (--backend both) too: smaller plans whose live and model
+    // histories still differ.
+    if (f.divergence && workers.front().reference != nullptr) {
+      f.shrunk.push_back(
+          shrink_divergence(*to_shrink, *f.divergence, *workers.front().checked, *workers.front().reference));
     }
   }
   return r;

@@ -74,7 +74,9 @@ struct SeedFailure {
   // differs from the reference (model) one; expected = reference.
   std::optional<HistoryMismatch> divergence;
   // First failing seed only (when shrinking): one counterexample per
-  // violated property, in the order of `violations`' first occurrences.
+  // violated property, in the order of `violations`' first occurrences;
+  // then, for a divergence, one whose violation.property is "divergence"
+  // (properties/shrink_divergence.h).
   std::vector<Counterexample> shrunk;
 };
 

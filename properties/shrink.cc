@@ -59,21 +59,17 @@ namespace {
 
 class Shrinker {
  public:
-  Shrinker(ExplicitPlan* plan, const CheckConfig& config, std::string signature, Counterexample best,
-           bool blame_mutant, BackendSource* source)
-      : plan_(plan), config_(config), signature_(std::move(signature)), best_(std::move(best)),
-        blame_mutant_(blame_mutant), source_(source) {}
+  Shrinker(ExplicitPlan* plan, PlanProbe probe, Counterexample best)
+      : plan_(plan), probe_(std::move(probe)), best_(std::move(best)) {}
 
-  // Keeps `candidate` if it still fails the same way without growing (and,
-  // with blame_mutant, the correct implementation does not fail that way).
-  // With `strictly`, only a shorter counterexample is kept.
+  // Keeps `candidate` if it still fails the same way (the probe says so)
+  // without growing. With `strictly`, only a shorter counterexample is kept.
   bool attempt(const ExplicitPlan& candidate, bool strictly = false) {
     if (runs_ >= kMaxShrinkRuns) return false;
     runs_++;
-    auto cx = check_plan(candidate, config_, signature_, source_);
+    auto cx = probe_(candidate);
     if (!cx || cx->events.size() > best_.events.size()) return false;
     if (strictly && cx->events.size() == best_.events.size()) return false;
-    if (blame_mutant_ && check_plan(baseline_plan(candidate), config_, signature_)) return false;
     *plan_ = candidate;
     best_ = std::move(*cx);
     return true;
@@ -222,11 +218,8 @@ class Shrinker {
   }
 
   ExplicitPlan* plan_;
-  const CheckConfig& config_;
-  std::string signature_;
+  PlanProbe probe_;
   Counterexample best_;
-  bool blame_mutant_;
-  BackendSource* source_;
   int runs_ = 0;
 };
 
@@ -239,13 +232,22 @@ ExplicitPlan baseline_plan(const ExplicitPlan& plan) {
   return b;
 }
 
-Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature,
-                           bool blame_mutant, BackendSource* source) {
-  auto first = check_plan(*plan, config, signature, source);
+Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe) {
+  auto first = probe(*plan);
   if (!first) return Counterexample{};
-  Shrinker shrinker(plan, config, signature, std::move(*first), blame_mutant, source);
+  Shrinker shrinker(plan, probe, std::move(*first));
   shrinker.run();
   return shrinker.best();
+}
+
+Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature,
+                           bool blame_mutant, BackendSource* source) {
+  return shrink_with(plan, [&](const ExplicitPlan& candidate) -> std::optional<Counterexample> {
+    auto cx = check_plan(candidate, config, signature, source);
+    // With blame_mutant the correct implementation must not fail that way.
+    if (cx && blame_mutant && check_plan(baseline_plan(candidate), config, signature)) return std::nullopt;
+    return cx;
+  });
 }
 
 Counterexample shrink_scenario(const Scenario& scenario, const Violation& violation, const CheckConfig& config,

@@ -46,6 +46,16 @@ std::optional<Counterexample> check_plan(const ExplicitPlan& plan, const CheckCo
 // The same plan with the correct client and scripts (no mutant, no variant).
 ExplicitPlan baseline_plan(const ExplicitPlan& plan);
 
+// A shrinking step's test: the counterexample `candidate` still shows, or
+// nullopt when it no longer fails the way being shrunk.
+using PlanProbe = std::function<std::optional<Counterexample>(const ExplicitPlan& candidate)>;
+
+// The shrinking passes over `plan` (which `probe` must accept), keeping each
+// change the probe accepts that does not grow the counterexample. Returns the
+// shortest counterexample (empty when the probe rejects `plan` itself) and
+// leaves the shrunk plan in *plan.
+Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe);
+
 // Shrinks `plan` (which must fail with `signature`). Returns the shortest
 // counterexample found and leaves the shrunk plan in *plan. With
 // `blame_mutant`, every kept candidate must also *not* fail that way with the

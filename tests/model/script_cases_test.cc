@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "model/scripts.h"
-#include "tests/model/script_cases.h"
+#include "model/script_cases.h"
 
 namespace locksim {
 namespace {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "tests/model/script_cases.h"
+#include "model/script_cases.h"
 
 namespace locksim {
 namespace {

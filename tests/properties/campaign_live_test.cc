@@ -136,6 +136,30 @@ TEST(CampaignLive, BothReportsTheDivergenceOfAMutantPack) {
   EXPECT_TRUE(contains(text.out, "divergence at event")) << text.out;
 }
 
+// Shrinking a divergence: smaller plans whose live and model histories still
+// differ, down to a short counterexample that ends at the differing event.
+TEST(CampaignLive, BothShrinksTheDivergence) {
+  const CliRun r = run_locksim("campaign --backend both --seeds 20 --json --scripts " +
+                                   (kSource / "impl" / "mutants" / "release_no_publish").string() + kShort,
+                               Stderr::Discard);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["failures"].empty()) << r.out;
+  const auto& f = j["failures"][0];
+  ASSERT_TRUE(f["divergence"].is_object()) << r.out;
+  const nlohmann::json* divergence = nullptr;
+  for (const auto& cx : f["counterexamples"]) {
+    if (cx["property"] == "divergence") divergence = &cx;
+  }
+  ASSERT_NE(divergence, nullptr) << f.dump();
+  const size_t events = (*divergence)["events"];
+  EXPECT_LE(events, 20u) << divergence->dump();
+  EXPECT_LT(events, f["events"].get<size_t>());
+  const std::string message = (*divergence)["violation"];
+  EXPECT_TRUE(contains(message, "rlock_release")) << message;
+  EXPECT_TRUE(contains(message, " vs live ")) << message;
+}
+
 // --match-variant: the mutant pack against its own model variant, which
 // mirrors it: no divergence, but the mutant's bug still fails a property.
 TEST(CampaignLive, BothWithMatchVariantComparesWithThePacksVariant) {

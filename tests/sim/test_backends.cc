@@ -12,7 +12,7 @@
 #include "impl/script_pack.h"
 #include "sim/live_backend.h"
 #include "sim/model_backend.h"
-#include "tests/model/script_cases.h"
+#include "model/script_cases.h"
 #include "tools/server/redis_server.h"
 
 namespace locksim {

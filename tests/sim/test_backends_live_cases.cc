@@ -1,5 +1,5 @@
 // (Lives in tests/sim because LiveBackend is a sim/ target.)
-// The script case table (tests/model/script_cases.h) replayed on a live
+// The script case table (model/script_cases.h) replayed on a live
 // redis-server through LiveBackend: every branch of every Lua script, in our
 // pack, in each mutant pack (for its variant's cases) and in the reordered
 // test pack, must give exactly the replies, publishes and final keys the
@@ -15,7 +15,8 @@
 
 #include "impl/script_pack.h"
 #include "sim/live_backend.h"
-#include "tests/model/script_cases.h"
+#include "sim/script_case_run.h"
+#include "model/script_cases.h"
 #include "tools/server/redis_server.h"
 
 namespace locksim {
@@ -53,30 +54,8 @@ class LiveScripts : public ::testing::Test {
   // Runs one case; returns "" if every expectation holds, else the first miss.
   static std::string run_case(const cases::ScriptCase& c, const std::string& dir) {
     LiveBackend& live = backend(dir);
-    live.wipe();
-    for (size_t i = 0; i < c.steps.size(); ++i) {
-      const cases::CaseStep& s = c.steps[i];
-      const ExecResult r = live.execute(0, s.call, s.server_now_ms * 1000);
-      const std::string where = "step " + std::to_string(i + 1) + " (" + std::string(script_name(s.call.kind)) + ")";
-      if (!cases::reply_matches(s.expected, r.reply)) {
-        return where + ": reply " + r.reply.to_string() + ", expected " + s.expected.to_string();
-      }
-      if (r.published != s.published) {
-        return where + ": published " + std::to_string(r.published.size()) + " message(s), expected " +
-               std::to_string(s.published.size());
-      }
-    }
-    if (c.final_state) {
-      const auto state = live.snapshot(0, c.final_state->server_now_ms * 1000);
-      if (state != c.final_state->keys) {
-        std::string got;
-        for (const auto& k : state) got += " [" + k.key + " " + k.type + " {" + k.value + "} " + std::to_string(k.pttl_ms) + "]";
-        std::string want;
-        for (const auto& k : c.final_state->keys) want += " [" + k.key + " " + k.type + " {" + k.value + "} " + std::to_string(k.pttl_ms) + "]";
-        return "final state:" + got + "\n  expected:" + want;
-      }
-    }
-    return "";
+    const auto miss = run_script_case(live, [&live] { live.wipe(); }, c);
+    return miss ? describe_case_miss(*miss) : "";
   }
 
   static RedisServer* server_;

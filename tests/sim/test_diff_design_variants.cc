@@ -1,4 +1,4 @@
-// The design-variant case table (tests/model/script_cases.h,
+// The design-variant case table (model/script_cases.h,
 // design_variant_cases()) replayed on a live redis-server through
 // LiveBackend: each design variant's pack in impl/variants/<name> gives
 // exactly the replies, publishes and final keys its model variant is held to,
@@ -9,7 +9,7 @@
 
 #include "impl/script_pack.h"
 #include "sim/live_backend.h"
-#include "tests/model/script_cases.h"
+#include "model/script_cases.h"
 #include "tools/server/redis_server.h"
 
 namespace locksim {

@@ -68,7 +68,33 @@ TEST(PackCheckCli, ListReplyPackAgreesWithTheModel) {
     EXPECT_EQ(s["loads"], true) << name;
     EXPECT_EQ(s["diverged"], 0) << name;
     EXPECT_GT(s["agreed"].get<int>(), 0) << name;
+    // The case table: every script of this pack runs in some case, and agrees.
+    EXPECT_EQ(s["cases"]["differed"], 0) << name;
+    EXPECT_GT(s["cases"]["agreed"].get<int>(), 0) << name;
   }
+  EXPECT_EQ(j["cases_differed"], 0);
+  EXPECT_GE(j["cases_run"].get<int>(), 40);
+  EXPECT_TRUE(j["cases_skipped"].empty());
+}
+
+TEST(PackCheckCli, CaseTableRunsOnEveryBranch) {
+  // Our pack passes every correct case; a mutant pack fails the case that
+  // pins its bug, named with the step and the reply.
+  const CliRun ours = locksim_out("pack check " + kSource + "/impl/lua --sequences 1 --json");
+  EXPECT_EQ(ours.exit_code, 0) << ours.out;
+  const auto o = json_of(ours);
+  EXPECT_EQ(o["cases_differed"], 0);
+  EXPECT_GE(o["cases_run"].get<int>(), 40);
+  const CliRun mutant = locksim_out("pack check " + kSource + "/impl/mutants/release_no_owner_check --sequences 1 --json");
+  EXPECT_EQ(mutant.exit_code, 1) << mutant.out;
+  const auto m = json_of(mutant);
+  EXPECT_GT(m["cases_differed"].get<int>(), 0);
+  const auto& release = m["scripts"]["rlock_release"]["cases"];
+  EXPECT_GT(release["differed"].get<int>(), 0) << mutant.out;
+  ASSERT_TRUE(release.contains("first_difference")) << mutant.out;
+  EXPECT_NE(release["first_difference"]["case"].get<std::string>().find("RlockRelease"), std::string::npos)
+      << release.dump();
+  EXPECT_EQ(m["scripts"]["rlock_acquire"]["cases"]["differed"], 0);
 }
 
 TEST(PackCheckCli, HistoricalPackNamesTheScriptsThatDiffer) {
@@ -84,6 +110,16 @@ TEST(PackCheckCli, HistoricalPackNamesTheScriptsThatDiffer) {
   EXPECT_EQ(s["fair_acquire_failed"]["agreed"], 0);
   EXPECT_EQ(s["rlock_acquire"]["diverged"], 0);
   EXPECT_EQ(s["fair_release"]["diverged"], 0);  // its channel and message conventions read as ours
+  // The case table: a bare PEXPIRE renews whoever asks (the table's "renew by
+  // a non-owner answers 0" case differs); cases that need the absent
+  // give-up script are named as not applicable.
+  EXPECT_GT(s["rlock_renew"]["cases"]["differed"].get<int>(), 0);
+  EXPECT_EQ(s["rlock_acquire"]["cases"]["differed"], 0);
+  bool skipped_give_up = false;
+  for (const auto& skipped : j["cases_skipped"]) {
+    skipped_give_up = skipped_give_up || skipped.get<std::string>().find("fair_acquire_failed") != std::string::npos;
+  }
+  EXPECT_TRUE(skipped_give_up) << j["cases_skipped"].dump();
 }
 
 TEST(PackCheckCli, OurPackAgreesInText) {

@@ -4,10 +4,16 @@
 //  2. Starts a throwaway redis-server (virtual clock) and loads each Lua
 //     script with SCRIPT LOAD; checks that each one-command script names a
 //     command this Redis knows (COMMAND INFO). Reports every script.
-//  3. When everything loads: runs the differential's random script-call
+//  3. When everything loads: runs the script case table (model/script_cases.h:
+//     every branch of every script, with the replies, publishes and final keys
+//     the spec requires of the reference) on the pack, one case at a time on an
+//     empty server. A case applies when the pack has every script it calls
+//     (none "absent"); publishes are not compared for scripts with their own
+//     message conventions. Then the differential's random script-call
 //     sequences against the reference model, going on past differences
-//     (diff --keep-going), and reports for each script how many steps agreed
-//     and how many differed, with the first differing call and what differed.
+//     (diff --keep-going). For each script it reports how many cases and how
+//     many random steps agreed and differed, with the first differing case
+//     (its step and reply) and the first differing call.
 // Exit: 0 every script loads and agrees on every step; 1 a script does not
 // load, names an unknown command, never answers, or differs from the model;
 // 2 bad input or environment (bad pack, no redis-server).
@@ -25,6 +31,8 @@
 #include "sim/differential.h"
 #include "sim/live_backend.h"
 #include "sim/model_backend.h"
+#include "sim/script_case_run.h"
+#include "model/script_cases.h"
 #include "tools/cli/commands.h"
 #include "tools/server/redis_server.h"
 
@@ -85,6 +93,66 @@ std::vector<LoadCheck> load_each(const ScriptPack& pack, RedisConn& conn) {
   return out;
 }
 
+// The case table on one script: cases that agree, cases that differ at one
+// of its steps (the first of them kept).
+struct CaseTally {
+  int agreed = 0;
+  int differed = 0;
+  std::optional<std::string> first_case;
+  std::optional<CaseMiss> first;
+};
+
+struct TableRun {
+  std::vector<CaseTally> per_script = std::vector<CaseTally>(all_script_kinds().size());
+  int cases_run = 0;
+  int cases_differed = 0;
+  std::vector<std::string> skipped;  // "CaseName (needs fair_acquire_failed, absent)"
+};
+
+bool has_own_message_conventions(const PackScript& s) { return s.message.has_value() || s.wake_channel.has_value(); }
+
+// The reference variant's cases of the table, run on `live` (unprefixed keys).
+TableRun run_case_table(const ScriptPack& pack, LiveBackend& live, ModelVariant reference) {
+  std::vector<cases::ScriptCase> table = cases::all_cases();
+  for (cases::ScriptCase& c : cases::design_variant_cases()) table.push_back(std::move(c));
+  TableRun run;
+  for (const cases::ScriptCase& c : table) {
+    if (c.variant != reference) continue;
+    std::optional<ScriptKind> absent;
+    bool own_messages = false;
+    for (const cases::CaseStep& st : c.steps) {
+      const PackScript& s = pack.script(st.call.kind);
+      if (s.form == PackForm::Absent && !absent) absent = st.call.kind;
+      own_messages = own_messages || has_own_message_conventions(s);
+    }
+    if (absent) {
+      run.skipped.push_back(c.name + " (calls " + std::string(script_name(*absent)) + ", absent in the pack)");
+      continue;
+    }
+    CaseRunOptions options;
+    options.compare_published = !own_messages;
+    const std::optional<CaseMiss> miss = run_script_case(live, [&live] { live.wipe(); }, c, options);
+    ++run.cases_run;
+    std::vector<bool> seen(run.per_script.size(), false);
+    for (const cases::CaseStep& st : c.steps) {
+      const size_t k = static_cast<size_t>(st.call.kind);
+      if (seen[k] || (miss && st.call.kind == miss->kind)) continue;
+      seen[k] = true;
+      ++run.per_script[k].agreed;
+    }
+    if (miss) {
+      ++run.cases_differed;
+      CaseTally& t = run.per_script[static_cast<size_t>(miss->kind)];
+      ++t.differed;
+      if (!t.first) {
+        t.first_case = c.name;
+        t.first = miss;
+      }
+    }
+  }
+  return run;
+}
+
 int run_pack_check(const PackCheckArgs& args) {
   if (args.sequences < 1 || args.sequences > 1'000'000) {
     throw UsageError("--sequences must be between 1 and 1000000 (got " + std::to_string(args.sequences) + ")");
@@ -117,9 +185,14 @@ int run_pack_check(const PackCheckArgs& args) {
   for (const LoadCheck& c : loads) all_load = all_load && c.problem.empty();
 
   std::optional<DiffReport> report;
+  std::optional<TableRun> table;
   std::string run_problem;  // a script that never answers, a connection lost
   if (all_load) {
     try {
+      {
+        LiveBackend unprefixed({server.get()}, pack, "");
+        table = run_case_table(pack, unprefixed, reference_variant);
+      }
       LiveBackend live({server.get()}, std::move(pack), kDiffKeyPrefix);
       ModelBackend model(1, reference_variant);
       DiffOptions options;
@@ -137,7 +210,7 @@ int run_pack_check(const PackCheckArgs& args) {
       run_problem = e.what();
     }
   }
-  bool all_agree = report.has_value() && report->divergences == 0;
+  bool all_agree = report.has_value() && report->divergences == 0 && table.has_value() && table->cases_differed == 0;
 
   if (args.json) {
     nlohmann::ordered_json out;
@@ -150,6 +223,17 @@ int run_pack_check(const PackCheckArgs& args) {
       if (!c.detail.empty()) s["detail"] = c.detail;
       s["loads"] = c.problem.empty();
       if (!c.problem.empty()) s["problem"] = c.problem;
+      if (table) {
+        const CaseTally& t = table->per_script[static_cast<size_t>(c.kind)];
+        nlohmann::ordered_json cs;
+        cs["agreed"] = t.agreed;
+        cs["differed"] = t.differed;
+        if (t.first) {
+          cs["first_difference"] = {{"case", *t.first_case}, {"step", t.first->step},
+                                    {"text", describe_case_miss(*t.first)}};
+        }
+        s["cases"] = cs;
+      }
       if (report) {
         const ScriptTally& t = report->per_script[static_cast<size_t>(c.kind)];
         s["agreed"] = t.agreed;
@@ -162,6 +246,9 @@ int run_pack_check(const PackCheckArgs& args) {
       scripts[std::string(script_name(c.kind))] = s;
     }
     out["scripts"] = scripts;
+    out["cases_run"] = table ? table->cases_run : 0;
+    out["cases_differed"] = table ? table->cases_differed : 0;
+    out["cases_skipped"] = table ? table->skipped : std::vector<std::string>{};
     out["sequences"] = report ? report->sequences_run : 0;
     out["steps"] = report ? report->steps_run : 0;
     if (!run_problem.empty()) out["problem"] = run_problem;
@@ -175,9 +262,15 @@ int run_pack_check(const PackCheckArgs& args) {
       if (!c.detail.empty()) line += " " + c.detail;
       if (!c.problem.empty()) {
         line += ": PROBLEM: " + c.problem;
-      } else if (report) {
+      } else if (report && table) {
+        const CaseTally& ct = table->per_script[static_cast<size_t>(c.kind)];
         const ScriptTally& t = report->per_script[static_cast<size_t>(c.kind)];
-        line += ": " + std::to_string(t.agreed) + " step(s) agree, " + std::to_string(t.diverged) + " differ";
+        line += ": cases " + std::to_string(ct.agreed) + " agree, " + std::to_string(ct.differed) +
+                " differ; random steps " + std::to_string(t.agreed) + " agree, " + std::to_string(t.diverged) +
+                " differ";
+        if (ct.first) {
+          line += "\n      first case: " + *ct.first_case + ": " + describe_case_miss(*ct.first);
+        }
         if (t.first) {
           line += "\n      first: sequence " + std::to_string(t.first->sequence) + " step " +
                   std::to_string(t.first->step) + ": " + t.first->call + "\n      " + t.first->divergence;
@@ -192,6 +285,8 @@ int run_pack_check(const PackCheckArgs& args) {
     } else if (!run_problem.empty()) {
       std::printf("PROBLEM while comparing with the model: %s\n", run_problem.c_str());
     } else {
+      for (const std::string& skipped : table->skipped) std::printf("case not applicable: %s\n", skipped.c_str());
+      std::printf("%d table case(s), %d differ; ", table->cases_run, table->cases_differed);
       std::printf("%d sequence(s), %lld step(s): %s\n", report->sequences_run,
                   static_cast<long long>(report->steps_run),
                   all_agree ? "every script agrees with the model" : "some scripts differ from the model");
@@ -209,7 +304,8 @@ void add_pack_command(CLI::App& app, int* exit_code) {
   CLI::App* check = pack->add_subcommand(
       "check",
       "Check a script pack: manifest and files, SCRIPT LOAD of each script on a throwaway redis-server, then "
-      "random script-call sequences against the model with a per-script agreed/differ report. Exit 0 all load "
+      "the script case table (every branch of every script, the replies and keys the spec requires) and "
+      "random script-call sequences against the model, with a per-script agreed/differ report. Exit 0 all load "
       "and agree, 1 a script does not load or differs, 2 bad pack or environment");
   check->add_option("DIR", args->dir, "Script pack directory (holds manifest.json)")->required();
   check->add_option("--sequences", args->sequences, "Random sequences compared with the model (default 100)")

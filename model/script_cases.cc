@@ -1,194 +1,17 @@
-// Script case table: named sequences of script executions with the replies,
-// publishes and final keys that lock-semantics.md (as pinned down in
-// model/scripts.h and model/variant.h) requires. tests/model/ runs them on the
-// model; tests/impl/ replays the same table on a live redis-server (fresh,
-// empty server per case, clock set to each step's server_now_ms) against the
-// Lua script packs, so the two are held to one standard.
-//
-// Conventions:
-//  - Key names are unprefixed: lock "L", keys from LockKeys (model/script_call.h).
-//    A replayer that prefixes keys must prefix the expectations the same way.
-//  - An expected Reply of kind Error matches any error (text is not compared):
-//    use reply_matches().
-//  - `final_state`, when present, is the full snapshot (every key) at its time.
-//  - `differs_from_correct` (variant cases only): running the same steps with
-//    the Correct scripts must NOT meet the expectations.
-#pragma once
+// The script case table itself (declared in model/script_cases.h).
+#include "model/script_cases.h"
 
-#include <cstdint>
-#include <optional>
-#include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "model/exec_result.h"
-#include "model/reply.h"
-#include "model/score_format.h"
-#include "model/script_call.h"
-#include "model/variant.h"
-
 namespace locksim::cases {
-
-struct CaseStep {
-  ScriptCall call;
-  int64_t server_now_ms = 0;
-  Reply expected;
-  std::vector<Published> published;
-};
-
-struct FinalState {
-  int64_t server_now_ms = 0;
-  std::vector<KeyState> keys;  // sorted by key
-};
-
-struct ScriptCase {
-  std::string name;
-  ModelVariant variant = ModelVariant::Correct;
-  std::vector<CaseStep> steps;
-  std::optional<FinalState> final_state;
-  bool differs_from_correct = false;
-};
-
-// Test names print as the case name (GoogleTest looks this up).
-inline void PrintTo(const ScriptCase& c, std::ostream* os) { *os << c.name; }
-
-// Error replies match any error; everything else must be equal.
-inline bool reply_matches(const Reply& expected, const Reply& actual) {
-  if (expected.is_error()) return actual.is_error();
-  return expected == actual;
-}
-
-// ---- builders -------------------------------------------------------------
-
-inline constexpr int64_t kT = 1'700'000'000'000;  // base server time (ms)
-inline constexpr int64_t kC = 1'800'000'000'000;  // base client clock (ms), fair lock now_ms
-inline constexpr int64_t kLease = 30'000;
-inline constexpr int64_t kWait = 5'000;
-inline constexpr int64_t kLatchTtl = 10'000;
-inline const std::string kLock = "L";
-inline const std::string kA = "A:1";
-inline const std::string kB = "B:1";
-inline const std::string kCo = "C:1";  // third owner
-inline const std::string kD = "D:1";
-
-inline std::string channel() { return LockKeys::channel(kLock); }
-inline std::string line() { return LockKeys::line(kLock); }
-inline std::string deadlines() { return LockKeys::deadlines(kLock); }
-inline std::string latch(const std::string& rid) { return LockKeys::latch(kLock, rid); }
-inline std::string waiter_channel(const std::string& owner) { return LockKeys::waiter_channel(kLock, owner); }
-
-inline ScriptCall make(ScriptKind kind, ScriptParams p) { return ScriptCall{kind, std::move(p)}; }
-
-inline ScriptCall acquire(const std::string& owner, int64_t lease_ms = kLease) {
-  ScriptParams p;
-  p.lock = kLock;
-  p.owner = owner;
-  p.lease_ms = lease_ms;
-  return make(ScriptKind::RlockAcquire, p);
-}
-inline ScriptCall release(const std::string& owner, const std::string& rid, int64_t lease_ms = kLease,
-                          int64_t latch_ttl_ms = kLatchTtl) {
-  ScriptParams p;
-  p.lock = kLock;
-  p.channel = channel();
-  p.latch = latch(rid);
-  p.owner = owner;
-  p.lease_ms = lease_ms;
-  p.latch_ttl_ms = latch_ttl_ms;
-  return make(ScriptKind::RlockRelease, p);
-}
-inline ScriptCall renew(const std::string& owner, int64_t lease_ms = kLease) {
-  ScriptParams p;
-  p.lock = kLock;
-  p.owner = owner;
-  p.lease_ms = lease_ms;
-  return make(ScriptKind::RlockRenew, p);
-}
-inline ScriptCall force_release() {
-  ScriptParams p;
-  p.lock = kLock;
-  p.channel = channel();
-  return make(ScriptKind::RlockForceRelease, p);
-}
-inline ScriptParams fair_params(const std::string& owner, int64_t client_now_ms, int64_t lease_ms,
-                                int64_t wait_ms) {
-  ScriptParams p;
-  p.lock = kLock;
-  p.line = line();
-  p.deadlines = deadlines();
-  p.owner = owner;
-  p.lease_ms = lease_ms;
-  p.wait_ms = wait_ms;
-  p.now_ms = client_now_ms;
-  return p;
-}
-inline ScriptCall fair_acquire(const std::string& owner, int64_t client_now_ms, int64_t lease_ms = kLease,
-                               int64_t wait_ms = kWait) {
-  return make(ScriptKind::FairAcquire, fair_params(owner, client_now_ms, lease_ms, wait_ms));
-}
-inline ScriptCall fair_try_once(const std::string& owner, int64_t client_now_ms, int64_t lease_ms = kLease,
-                                int64_t wait_ms = kWait) {
-  return make(ScriptKind::FairTryOnce, fair_params(owner, client_now_ms, lease_ms, wait_ms));
-}
-inline ScriptCall fair_release(const std::string& owner, int64_t client_now_ms, const std::string& rid,
-                               int64_t lease_ms = kLease, int64_t latch_ttl_ms = kLatchTtl) {
-  ScriptParams p = fair_params(owner, client_now_ms, lease_ms, 0);
-  p.channel_prefix = channel();
-  p.latch = latch(rid);
-  p.latch_ttl_ms = latch_ttl_ms;
-  return make(ScriptKind::FairRelease, p);
-}
-inline ScriptCall fair_acquire_failed(const std::string& owner, int64_t wait_ms = kWait) {
-  ScriptParams p;
-  p.line = line();
-  p.deadlines = deadlines();
-  p.owner = owner;
-  p.wait_ms = wait_ms;
-  return make(ScriptKind::FairAcquireFailed, p);
-}
-inline ScriptCall fair_force_release(int64_t client_now_ms) {
-  ScriptParams p;
-  p.lock = kLock;
-  p.line = line();
-  p.deadlines = deadlines();
-  p.channel_prefix = channel();
-  p.now_ms = client_now_ms;
-  return make(ScriptKind::FairForceRelease, p);
-}
-
-inline CaseStep step(ScriptCall call, int64_t server_now_ms, Reply expected,
-                     std::vector<Published> published = {}) {
-  return CaseStep{std::move(call), server_now_ms, std::move(expected), std::move(published)};
-}
-inline Reply nil() { return Reply::nil(); }
-inline Reply num(int64_t v) { return Reply::of_int(v); }
-inline Reply err() { return Reply::error("any error"); }
-inline Published unlocked(std::string ch) { return Published{std::move(ch), "0"}; }
-
-inline KeyState hash_key(std::string key, std::string value, int64_t pttl_ms) {
-  return KeyState{std::move(key), "hash", std::move(value), pttl_ms};
-}
-inline KeyState string_key(std::string key, std::string value, int64_t pttl_ms) {
-  return KeyState{std::move(key), "string", std::move(value), pttl_ms};
-}
-inline KeyState list_key(std::string key, std::string value) {
-  return KeyState{std::move(key), "list", std::move(value), -1};
-}
-inline KeyState zset_key(std::string key, std::string value) {
-  return KeyState{std::move(key), "zset", std::move(value), -1};
-}
-inline std::string at(const std::string& member, int64_t score) {
-  return member + ":" + format_score(static_cast<double>(score));
-}
-inline FinalState final_at(int64_t server_now_ms, std::vector<KeyState> keys) {
-  return FinalState{server_now_ms, std::move(keys)};
-}
 
 // ---- the table ------------------------------------------------------------
 // Key-name order in final states is bytewise: "L" < "redisson_lock_queue..."
 // < "redisson_lock_timeout..." < "redisson_unlock_latch...".
 
-inline std::vector<ScriptCase> reentrant_cases() {
+std::vector<ScriptCase> reentrant_cases() {
   std::vector<ScriptCase> c;
   // -- rlock_acquire
   c.push_back({"RlockAcquire_Step1_FreeLockIsTakenWithLease", ModelVariant::Correct,
@@ -270,23 +93,27 @@ inline std::vector<ScriptCase> reentrant_cases() {
   return c;
 }
 
+namespace {
+
 // Fair-lock timeline used by several cases (server and client clocks run in
 // step, client clock = kC + (server - kT)):
 //   A holds from kT (lease 30 s). B polls at +1000: ttl = PTTL = 29000,
 //   deadline(B) = kC + 1000 + 29000 + 5000 = kC + 35000.
 //   C polls at +2000: ttl = deadline(B) - now = 33000,
 //   deadline(C) = kC + 2000 + 33000 + 5000 = kC + 40000.
-inline std::vector<CaseStep> fair_line_abc() {
+std::vector<CaseStep> fair_line_abc() {
   return {step(fair_acquire(kA, kC), kT, nil()),
           step(fair_acquire(kB, kC + 1'000), kT + 1'000, num(29'000)),
           step(fair_acquire(kCo, kC + 2'000), kT + 2'000, num(33'000))};
 }
-inline std::vector<CaseStep> with(std::vector<CaseStep> head, std::vector<CaseStep> tail) {
+std::vector<CaseStep> with(std::vector<CaseStep> head, std::vector<CaseStep> tail) {
   for (auto& s : tail) head.push_back(std::move(s));
   return head;
 }
 
-inline std::vector<ScriptCase> fair_cases() {
+}  // namespace
+
+std::vector<ScriptCase> fair_cases() {
   std::vector<ScriptCase> c;
   const std::string both_waiting = "B:1,C:1";
   const std::string both_deadlines = at(kB, kC + 35'000) + "," + at(kCo, kC + 40'000);
@@ -427,7 +254,7 @@ inline std::vector<ScriptCase> fair_cases() {
   return c;
 }
 
-inline std::vector<ScriptCase> variant_cases() {
+std::vector<ScriptCase> variant_cases() {
   std::vector<ScriptCase> c;
   c.push_back({"Variant_RenewNoOwnerCheck_NonOwnerKeepsLockAlive", ModelVariant::RenewNoOwnerCheck,
                {step(acquire(kA), kT, nil()), step(renew(kB), kT + 10'000, num(1)),
@@ -505,7 +332,7 @@ inline std::vector<ScriptCase> variant_cases() {
 // Design variants (alternative designs, packs in impl/variants/, never
 // mutants): kept out of all_cases(), whose variant cases run on
 // impl/mutants/<name>.
-inline std::vector<ScriptCase> design_variant_cases() {
+std::vector<ScriptCase> design_variant_cases() {
   std::vector<ScriptCase> c;
   const std::string both_waiting = "B:1,C:1";
   const std::string both_deadlines = at(kB, kC + 35'000) + "," + at(kCo, kC + 40'000);
@@ -539,7 +366,7 @@ inline std::vector<ScriptCase> design_variant_cases() {
 }
 
 // Every case: reentrant, fair, then variants.
-inline std::vector<ScriptCase> all_cases() {
+std::vector<ScriptCase> all_cases() {
   std::vector<ScriptCase> out = reentrant_cases();
   for (auto& c : fair_cases()) out.push_back(std::move(c));
   for (auto& c : variant_cases()) out.push_back(std::move(c));
