@@ -16,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "reports/timeline_review.h"
 #include "traces/output_file.h"
 
 namespace locksim {
@@ -146,7 +147,20 @@ std::string pos(double x_pt, double y_pt) {
 
 }  // namespace
 
-std::string timeline_dot(const std::vector<Event>& all_events, const TimelineOptions& options) {
+const char* timeline_view_name(TimelineView view) {
+  return view == TimelineView::Review ? "review" : "sequence";
+}
+
+bool timeline_view_from_name(const std::string& name, TimelineView* out) {
+  if (name == "review") *out = TimelineView::Review;
+  else if (name == "sequence") *out = TimelineView::Sequence;
+  else return false;
+  return true;
+}
+
+namespace {
+
+std::string sequence_timeline_dot(const std::vector<Event>& all_events, const TimelineOptions& options) {
   const size_t count = std::min(all_events.size(), options.max_events);
   // Lanes in order of first appearance (deterministic), clients before servers.
   std::vector<std::string> lanes;
@@ -230,6 +244,13 @@ std::string timeline_dot(const std::vector<Event>& all_events, const TimelineOpt
   }
   dot << "}\n";
   return dot.str();
+}
+
+}  // namespace
+
+std::string timeline_dot(const std::vector<Event>& events, const TimelineOptions& options) {
+  return options.view == TimelineView::Review ? review_timeline_dot(events, options)
+                                              : sequence_timeline_dot(events, options);
 }
 
 namespace {

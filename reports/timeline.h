@@ -1,14 +1,17 @@
-// Timeline: draws a window of a history as a Graphviz sequence diagram for
-// design reviews. One lane per client and per Redis server; time flows down,
-// one row per event, in history order; a faint edge links the events of one
-// operation across lanes (invoke -> script on the server -> completion).
-// Colours: acquired holds green, releases blue, failures grey, faults orange,
-// highlighted events (a checker's counterexample) red and bold.
+// Timeline: draws a window of a history with Graphviz, in one of two views.
+//  - review (default; reports/timeline_review.h): a true time axis with quiet
+//    stretches collapsed, a lane per client and per server, believed holds,
+//    waits, leases with renewals and expiry, faults as spans, overlaps red.
+//  - sequence: time flows down, one row per event, in history order; a faint
+//    edge links the events of one operation across lanes (invoke -> script on
+//    the server -> completion). Colours: acquired holds green, releases blue,
+//    failures grey, faults orange.
+// In both, highlighted events (a checker's counterexample) are red and named.
 //
 // timeline_dot() is pure (same events, same text) and places every node
-// itself (a column per lane, a row per event), so drawing is linear in the
-// events: Graphviz only renders (`dot -Kneato -n2`), it does not search for
-// a layout (that took minutes for 2,000 events or a few hundred lanes).
+// itself, so drawing is linear in the events: Graphviz only renders
+// (`dot -Kneato -n2`), it does not search for a layout (that took minutes
+// for 2,000 events or a few hundred lanes).
 // render_timeline() runs `dot` without a shell, under a time limit, and
 // writes through an OutputFile (traces/output_file.h): the file appears
 // complete or not at all, and nothing else is written to disk. It throws
@@ -24,11 +27,20 @@
 
 namespace locksim {
 
+enum class TimelineView { Review, Sequence };
+
 struct TimelineOptions {
   std::string title;
   std::set<uint64_t> highlight_ids;  // events to draw in red
   size_t max_events = 600;           // a longer window is cut, saying so in the title
+  TimelineView view = TimelineView::Review;
+  std::string caption;               // review: a line under the title (e.g. a violation's explanation)
+  int64_t quiet_us = 0;              // review: gaps longer than this collapse (0: automatic)
 };
+
+// "review" / "sequence"; parse returns false for anything else.
+const char* timeline_view_name(TimelineView view);
+bool timeline_view_from_name(const std::string& name, TimelineView* out);
 
 std::string timeline_dot(const std::vector<Event>& events, const TimelineOptions& options);
 

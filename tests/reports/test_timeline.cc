@@ -1,5 +1,7 @@
-// Timelines: deterministic Graphviz text with one lane per client/server,
-// highlighted counterexample events, and a real `dot` rendering.
+// Timelines, sequence view: deterministic Graphviz text with one lane per
+// client/server, highlighted counterexample events, and a real `dot`
+// rendering. (The review view, the default, is tested in
+// test_timeline_review.cc.)
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -40,8 +42,14 @@ std::vector<Event> small_history() {
   return h;
 }
 
-TEST(Timeline, LanesRowsAndHighlights) {
+TimelineOptions sequence() {
   TimelineOptions opts;
+  opts.view = TimelineView::Sequence;
+  return opts;
+}
+
+TEST(Timeline, LanesRowsAndHighlights) {
+  TimelineOptions opts = sequence();
   opts.title = "example";
   opts.highlight_ids = {3};
   const std::string dot = timeline_dot(small_history(), opts);
@@ -62,7 +70,7 @@ TEST(Timeline, LanesRowsAndHighlights) {
 
 TEST(Timeline, LongHistoriesAreCutAndSaySo) {
   std::vector<Event> h = small_history();
-  TimelineOptions opts;
+  TimelineOptions opts = sequence();
   opts.max_events = 2;
   const std::string dot = timeline_dot(h, opts);
   EXPECT_NE(dot.find("first 2 of 5 events"), std::string::npos);
@@ -74,7 +82,7 @@ TEST(Timeline, RendersSvgWithDot) {
   std::filesystem::create_directories(dir);
   const std::string out = (dir / "t.svg").string();
   std::filesystem::remove(out);
-  render_timeline(timeline_dot(small_history(), {}), out, "svg");
+  render_timeline(timeline_dot(small_history(), sequence()), out, "svg");
   std::ifstream in(out);
   std::stringstream text;
   text << in.rdbuf();
@@ -113,11 +121,22 @@ TEST(Timeline, ServerFaultsAreDrawnOnTheirServersLane) {
   jump.server = 1;
   jump.duration_ms = 45000;
   h.push_back(jump);
-  const std::string dot = timeline_dot(h, TimelineOptions{});
+  const std::string dot = timeline_dot(h, sequence());
   EXPECT_NE(dot.find("label=\"redis 2\""), std::string::npos);
   EXPECT_NE(dot.find("label=\"redis 1\""), std::string::npos);
   EXPECT_EQ(dot.find("label=\"client 1\""), std::string::npos);  // not a client's lane
   EXPECT_EQ(dot.find("label=\"client 2\""), std::string::npos);
+}
+
+TEST(Timeline, ViewNames) {
+  TimelineView v = TimelineView::Sequence;
+  EXPECT_TRUE(timeline_view_from_name("review", &v));
+  EXPECT_EQ(v, TimelineView::Review);
+  EXPECT_TRUE(timeline_view_from_name("sequence", &v));
+  EXPECT_EQ(v, TimelineView::Sequence);
+  EXPECT_FALSE(timeline_view_from_name("gantt", &v));
+  EXPECT_STREQ(timeline_view_name(TimelineView::Review), "review");
+  EXPECT_EQ(TimelineOptions{}.view, TimelineView::Review);  // the default
 }
 
 }  // namespace

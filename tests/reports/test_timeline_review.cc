@@ -1,0 +1,311 @@
+// Review timelines: the intervals derived from a hand-built history (believed
+// holds, the pause span, the lease ending at its expiry, the overlap), the
+// time axis with a collapsed quiet stretch, the DOT text (red overlap, named
+// events, determinism, every node placed for neato -n2), the violation
+// window rule, and a real rendering of a large window.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "reports/hold_intervals.h"
+#include "reports/time_axis.h"
+#include "reports/timeline.h"
+#include "reports/timeline_review.h"
+#include "reports/violation_window.h"
+
+namespace locksim {
+namespace {
+
+const std::string kA = "aaaaaaaa-0000:1";
+const std::string kB = "bbbbbbbb-0000:1";
+
+// A history builder: ids in order, times in ms (the server clock = true time).
+class History {
+ public:
+  Event& add(EventKind kind, double at_ms, int client, const std::string& op) {
+    Event e;
+    e.id = events.size();
+    e.true_us = static_cast<int64_t>(at_ms * 1000);
+    e.kind = kind;
+    e.client = client;
+    e.op = op;
+    e.lock = "L0";
+    events.push_back(e);
+    return events.back();
+  }
+  Event& op(EventKind kind, double at_ms, int client, const std::string& owner, const std::string& op, uint64_t op_id) {
+    Event& e = add(kind, at_ms, client, op);
+    e.owner = owner;
+    e.op_id = op_id;
+    return e;
+  }
+  Event& script(double at_ms, int client, const std::string& owner, const std::string& name, const std::string& reply,
+                std::vector<std::string> holders, uint64_t op_id) {
+    Event& e = op(EventKind::Script, at_ms, client, owner, "lock", op_id);
+    e.server = 0;
+    e.script = name;
+    e.reply = reply;
+    e.server_ms = e.true_us / 1000;
+    e.lease_ms = 30000;
+    e.holders_after = std::move(holders);
+    return e;
+  }
+  Event& fault(double at_ms, int target, const std::string& op, int64_t duration_ms) {
+    Event& e = add(EventKind::Fault, at_ms, target, op);
+    e.lock.clear();
+    e.target = target;
+    e.duration_ms = duration_ms;
+    return e;
+  }
+  std::vector<Event> events;
+};
+
+// The classic: A (client 0) acquires, renews once, is paused 41 s; its lease
+// expires at 40 s; B (client 1), waiting, acquires at 40.5 s; A resumes at
+// 51 s and unlocks (refused: not held any more).
+std::vector<Event> classic_pause() {
+  History h;
+  h.op(EventKind::Invoke, 0, 0, kA, "lock", 1);                              // #0
+  h.script(1, 0, kA, "rlock_acquire", "nil", {kA}, 1);                       // #1
+  h.op(EventKind::Ok, 2, 0, kA, "lock", 1).value = 1;                        // #2
+  h.op(EventKind::Invoke, 100, 1, kB, "lock", 2);                            // #3
+  h.script(101, 1, kB, "rlock_acquire", "29900", {kA}, 2);                   // #4
+  h.script(10001, 0, kA, "rlock_renew", "1", {kA}, 3).op = "renew";          // #5: expiry 40 001 ms
+  h.fault(10002, 0, "pause", 41000);                                         // #6
+  h.script(40500, 1, kB, "rlock_acquire", "nil", {kB}, 2);                   // #7
+  h.op(EventKind::Ok, 40501, 1, kB, "lock", 2).value = 1;                    // #8
+  h.fault(51002, 0, "resume", 0);                                            // #9
+  h.op(EventKind::Invoke, 51003, 0, kA, "unlock", 4);                        // #10
+  h.script(51004, 0, kA, "rlock_release", "nil", {kB}, 4).op = "unlock";     // #11
+  h.op(EventKind::Fail, 51005, 0, kA, "unlock", 4).detail = "illegal monitor state";  // #12
+  return h.events;
+}
+
+TEST(HoldIntervals, ClassicPause) {
+  const HoldIntervals iv = derive_hold_intervals(classic_pause());
+  ASSERT_EQ(iv.holds.size(), 2u);
+  const BelievedHold& a = iv.holds[0];
+  EXPECT_EQ(a.owner, kA);
+  EXPECT_EQ(a.start_event, 2u);
+  EXPECT_EQ(a.end_event, 10u);  // the unlock Invoke
+  EXPECT_EQ(a.end, BelievedHold::End::Released);
+  const BelievedHold& b = iv.holds[1];
+  EXPECT_EQ(b.owner, kB);
+  EXPECT_EQ(b.start_event, 8u);
+  EXPECT_EQ(b.end, BelievedHold::End::Open);
+  EXPECT_EQ(b.end_us, iv.end_us);
+
+  ASSERT_EQ(iv.leases.size(), 2u);
+  const Lease& la = iv.leases[0];
+  EXPECT_EQ(la.owner, kA);
+  EXPECT_EQ(la.start_event, 1u);
+  ASSERT_EQ(la.renewals.size(), 1u);
+  EXPECT_EQ(la.renewals[0].event_id, 5u);
+  EXPECT_EQ(la.end, Lease::End::Expired);
+  EXPECT_EQ(la.end_us, 40'001'000);  // renewal at server 10 001 ms + 30 000 ms
+  EXPECT_EQ(iv.leases[1].owner, kB);
+  EXPECT_EQ(iv.leases[1].start_us, 40'500'000);
+
+  ASSERT_EQ(iv.faults.size(), 1u);
+  EXPECT_EQ(iv.faults[0].kind, "pause");
+  EXPECT_EQ(iv.faults[0].client, 0);
+  EXPECT_EQ(iv.faults[0].start_us, 10'002'000);
+  EXPECT_EQ(iv.faults[0].end_us, 51'002'000);  // the resume
+  EXPECT_EQ(iv.faults[0].end_event, 9u);
+
+  ASSERT_EQ(iv.waits.size(), 2u);  // A's lock, B's lock (40.4 s); an unlock is no wait
+  EXPECT_EQ(iv.waits[1].owner, kB);
+  EXPECT_TRUE(iv.waits[1].acquired);
+  EXPECT_EQ(iv.waits[1].end_event, 8u);
+
+  ASSERT_EQ(iv.overlaps.size(), 1u);
+  EXPECT_EQ(iv.overlaps[0].start_us, 40'501'000);
+  EXPECT_EQ(iv.overlaps[0].end_us, 51'003'000);
+  EXPECT_EQ(iv.clients, (std::vector<int>{0, 1}));
+  EXPECT_EQ(iv.servers, (std::vector<int>{0}));
+}
+
+TEST(HoldIntervals, ReleaseDeletesAndRestartLosesTheLease) {
+  History h;
+  h.op(EventKind::Invoke, 0, 0, kA, "lock", 1);
+  h.script(1, 0, kA, "rlock_acquire", "nil", {kA}, 1);
+  h.op(EventKind::Ok, 2, 0, kA, "lock", 1).value = 1;
+  h.op(EventKind::Invoke, 5, 0, kA, "unlock", 2);
+  h.script(6, 0, kA, "rlock_release", "1", {}, 2).op = "unlock";  // #4: deleted
+  h.op(EventKind::Ok, 7, 0, kA, "unlock", 2).value = 1;
+  h.op(EventKind::Invoke, 10, 1, kB, "lock", 3);
+  h.script(11, 1, kB, "rlock_acquire", "nil", {kB}, 3);
+  h.op(EventKind::Ok, 12, 1, kB, "lock", 3).value = 1;
+  Event& restart = h.fault(20, -1, "redis_restart", 0);  // #9
+  restart.client = -1;
+  restart.target = 0;
+  restart.server = 0;
+  h.op(EventKind::Info, 30000, 1, kB, "hold_lost", 0);  // renewal answered 0
+  const HoldIntervals iv = derive_hold_intervals(h.events);
+  ASSERT_EQ(iv.leases.size(), 2u);
+  EXPECT_EQ(iv.leases[0].end, Lease::End::Deleted);
+  EXPECT_EQ(iv.leases[0].end_event, 4u);
+  EXPECT_EQ(iv.leases[1].end, Lease::End::ServerReset);
+  EXPECT_EQ(iv.leases[1].end_event, 9u);
+  ASSERT_EQ(iv.holds.size(), 2u);
+  EXPECT_EQ(iv.holds[0].end, BelievedHold::End::Released);
+  EXPECT_EQ(iv.holds[1].end, BelievedHold::End::Lost);
+  EXPECT_TRUE(iv.overlaps.empty());
+  ASSERT_EQ(iv.faults.size(), 1u);
+  EXPECT_EQ(iv.faults[0].server, 0);
+  EXPECT_TRUE(iv.faults[0].instant);
+}
+
+TEST(TimeAxis, ProportionalStretchesAndACollapsedQuietBand) {
+  std::vector<int64_t> instants;
+  for (int i = 0; i <= 50; ++i) instants.push_back(i * 10'000);            // 0..500 ms, every 10 ms
+  for (int i = 0; i <= 50; ++i) instants.push_back(60'000'000 + i * 10'000);  // again 60 s later
+  const TimeAxis axis(instants, TimeAxisOptions{});
+  ASSERT_EQ(axis.bands().size(), 1u);
+  EXPECT_EQ(axis.bands()[0].start_us, 500'000);
+  EXPECT_EQ(axis.bands()[0].end_us, 60'000'000);
+  ASSERT_EQ(axis.stretches().size(), 2u);
+  // Same scale in both stretches; the band is narrow.
+  EXPECT_NEAR(axis.x_pt(500'000) - axis.x_pt(0), axis.x_pt(60'500'000) - axis.x_pt(60'000'000), 1e-6);
+  EXPECT_NEAR(axis.x_pt(60'000'000) - axis.x_pt(500'000), TimeAxis::kBandWidthPt, 1e-6);
+  // Monotone everywhere, inside the band too.
+  double last = -1e18;
+  for (int64_t t = 0; t <= 61'000'000; t += 250'000) {
+    EXPECT_GE(axis.x_pt(t), last);
+    last = axis.x_pt(t);
+  }
+  EXPECT_FALSE(axis.ticks().empty());
+  // A short counterexample (seconds apart, no dense cluster) is one linear stretch.
+  const TimeAxis linear({0, 5'000'000, 30'000'000, 40'000'000}, TimeAxisOptions{});
+  EXPECT_TRUE(linear.bands().empty());
+  // An explicit threshold wins.
+  TimeAxisOptions quiet_2s;
+  quiet_2s.quiet_us = 2'000'000;
+  EXPECT_EQ(TimeAxis({0, 5'000'000, 30'000'000, 31'000'000}, quiet_2s).bands().size(), 2u);
+}
+
+TEST(ReviewTimeline, ClassicPauseShowsHoldsPauseLeaseExpiryAndRedOverlap) {
+  TimelineOptions opts;
+  opts.title = "classic pause";
+  opts.highlight_ids = {2, 8};
+  const std::string dot = timeline_dot(classic_pause(), opts);  // the review view is the default
+  EXPECT_EQ(dot, review_timeline_dot(classic_pause(), opts));
+  // Lanes.
+  EXPECT_NE(dot.find("label=\"client 0\\l\""), std::string::npos);
+  EXPECT_NE(dot.find("label=\"client 1\\l\""), std::string::npos);
+  EXPECT_NE(dot.find("label=\"redis 0\\l\""), std::string::npos);
+  // A's and B's hold bars, A's pause span, A's lease ending at expiry, B's lease.
+  EXPECT_NE(dot.find("holds L0 #2 - unlock #10, 51.0 s"), std::string::npos);
+  EXPECT_NE(dot.find("holds L0 #8 - still held at the end"), std::string::npos);
+  EXPECT_NE(dot.find("pause 41.0 s"), std::string::npos);
+  EXPECT_NE(dot.find("lease L0 (client 0, 30.0 s), 1 renewal - expired"), std::string::npos);
+  EXPECT_NE(dot.find("lease L0 (client 1, 30.0 s)"), std::string::npos);
+  EXPECT_NE(dot.find("lease of client 0 expired (30.0 s after its last renewal), still believed held"),
+            std::string::npos);  // a dashed line across the lanes
+  // The overlap in red, said in words, and the named events in red with their ids.
+  EXPECT_NE(dot.find("fillcolor=\"#d50000\", color=\"#b71c1c\", penwidth=1.0, pos="), std::string::npos);
+  EXPECT_NE(dot.find("Both believe they hold L0 for 10.5 s: client 0 (since #2) and client 1 (acquired #8)"),
+            std::string::npos);
+  EXPECT_NE(dot.find("#2 lock ok"), std::string::npos);
+  EXPECT_NE(dot.find("#8 lock ok"), std::string::npos);
+  // Deterministic.
+  EXPECT_EQ(dot, timeline_dot(classic_pause(), opts));
+}
+
+// Every node carries a fixed position ("x,y!"), so `neato -n2` only draws.
+void expect_every_node_placed(const std::string& dot) {
+  std::istringstream lines(dot);
+  std::string line;
+  size_t nodes = 0;
+  const std::regex node(R"(^  n\d+ \[)");
+  while (std::getline(lines, line)) {
+    if (!std::regex_search(line, node)) continue;
+    ++nodes;
+    EXPECT_NE(line.find("pos=\""), std::string::npos) << line;
+    EXPECT_NE(line.find("!\""), std::string::npos) << line;
+  }
+  EXPECT_GT(nodes, 0u);
+}
+
+TEST(ReviewTimeline, LargeWindowIsPlacedAndRendersWithNeatoN2) {
+  // 2,000 events: four clients taking turns, a pause now and then.
+  History h;
+  uint64_t op_id = 1;
+  double t_ms = 0;
+  for (int round = 0; h.events.size() < 2000; ++round) {
+    const int c = round % 4;
+    const std::string owner = "c" + std::to_string(c) + ":1";
+    h.op(EventKind::Invoke, t_ms, c, owner, "lock", op_id);
+    h.script(t_ms + 1, c, owner, "rlock_acquire", "nil", {owner}, op_id);
+    h.op(EventKind::Ok, t_ms + 2, c, owner, "lock", op_id).value = 1;
+    h.op(EventKind::Invoke, t_ms + 20, c, owner, "unlock", op_id + 1);
+    h.script(t_ms + 21, c, owner, "rlock_release", "1", {}, op_id + 1).op = "unlock";
+    h.op(EventKind::Ok, t_ms + 22, c, owner, "unlock", op_id + 1).value = 1;
+    if (round % 50 == 0) h.fault(t_ms + 23, c, "pause", 300);
+    op_id += 2;
+    t_ms += round % 100 == 99 ? 20'000 : 30;  // a quiet stretch every 100 rounds
+  }
+  TimelineOptions opts;
+  opts.max_events = 2000;
+  const std::string dot = timeline_dot(h.events, opts);
+  expect_every_node_placed(dot);
+  EXPECT_NE(dot.find("quiet"), std::string::npos);
+  EXPECT_EQ(dot, timeline_dot(h.events, opts));
+  const auto dir = std::filesystem::temp_directory_path() / ("locksim-review-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  render_timeline(dot, (dir / "big.svg").string(), "svg");
+  std::ifstream in(dir / "big.svg");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("<svg"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ViolationWindow, NamedEventsAndTheHolderAreAlwaysInside) {
+  // A acquires at #100 (invoked at #90), is paused at #150, B acquires at
+  // #5000: far more than max_events apart, and still both inside, A's hold
+  // from its start.
+  History h;
+  for (int i = 0; h.events.size() < 6000; ++i) {
+    const size_t id = h.events.size();
+    const double t = static_cast<double>(id);
+    if (id == 90) h.op(EventKind::Invoke, t, 0, kA, "lock", 7);
+    else if (id == 100) h.op(EventKind::Ok, t, 0, kA, "lock", 7).value = 1;
+    else if (id == 150) h.fault(t, 0, "pause", 41000);
+    else if (id == 4990) h.op(EventKind::Invoke, t, 1, kB, "lock", 8);
+    else if (id == 5000) h.op(EventKind::Ok, t, 1, kB, "lock", 8).value = 1;
+    else if (id == 5100) h.fault(t, 0, "resume", 0);
+    else if (id == 5101) h.op(EventKind::Invoke, t, 0, kA, "unlock", 9);
+    else h.add(EventKind::Deliver, t, 2, "");
+  }
+  Violation v;
+  v.property = "mutual_exclusion";
+  v.lock = "L0";
+  v.message = "believed holds overlap: A holds since event #100 and B acquired at event #5000";
+  v.event_ids = {100, 5000};
+  v.owners = {kA, kB};
+  for (uint64_t max_events : {600u, 10'000u}) {
+    ViolationWindow w(v, 20, max_events);
+    for (const Event& e : h.events) w.on_event(e);
+    const EventRange r = w.range();
+    EXPECT_LE(r.from_id, 100u) << max_events;  // the holder's acquire
+    EXPECT_GE(r.to_id, 5000u) << max_events;
+    EXPECT_EQ(w.named_ids(), (std::set<uint64_t>{100, 5000}));
+    if (max_events == 10'000u) {
+      // Room for the rest: the acquires' Invokes, the holder's end (#5101), the resume, 20 events either side.
+      EXPECT_EQ(r.from_id, 70u);
+      EXPECT_EQ(r.to_id, 5121u);
+    } else {
+      EXPECT_EQ(r.from_id, 100u);  // only what rules 1-2 need
+      EXPECT_EQ(r.to_id, 5000u);
+    }
+  }
+  // Ids in the text count as named.
+  EXPECT_EQ(ids_named_in("holds since event #12 and #7, not 3#"), (std::set<uint64_t>{7, 12}));
+}
+
+}  // namespace
+}  // namespace locksim
