@@ -338,8 +338,9 @@ std::string review_timeline_dot(const std::vector<Event>& all_events, const Time
     item.height_pt = 14;
     item.fill = kHoldFill;
     item.edge = kHoldEdge;
-    item.label = (h.start_known ? "holds " : "holds (from before) ") + h.lock + " #" + std::to_string(h.start_event) +
-                 " - " + hold_end_text(h) + ", " + format_duration_us(h.end_us - h.start_us);
+    item.label = h.start_known ? "holds " + h.lock + " #" + std::to_string(h.start_event) + " - " + hold_end_text(h) +
+                                     ", " + format_duration_us(h.end_us - h.start_us)
+                               : "holds " + h.lock + " since before the window - " + hold_end_text(h);
     item.tooltip = h.owner + " believes it holds " + h.lock;
     item.red_spans_pt = red_of_hold[i];
     lane(client_lane(h.client)).items[Category::Activity].push_back(std::move(item));

@@ -4,6 +4,7 @@
 // events, determinism, every node placed for neato -n2), the violation
 // window rule, and a real rendering of a large window.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -159,6 +160,44 @@ TEST(HoldIntervals, ReleaseDeletesAndRestartLosesTheLease) {
   EXPECT_TRUE(iv.faults[0].instant);
 }
 
+TEST(HoldIntervals, CrashPartitionClockJumpsAndServerClockMovesTheExpiry) {
+  History h;
+  h.op(EventKind::Invoke, 0, 0, kA, "lock", 1);
+  h.script(1, 0, kA, "rlock_acquire", "nil", {kA}, 1);  // expiry at server 30 001 ms
+  h.op(EventKind::Ok, 2, 0, kA, "lock", 1).value = 1;
+  h.fault(1000, 1, "partition", 5000);                  // #3, healed at #4
+  h.fault(3000, 1, "heal", 0);
+  h.fault(4000, 1, "clock_jump", 45000);                // #5: a client's clock
+  Event& jump = h.fault(5000, -1, "clock_jump", 20000); // #6: server 0's clock, 20 s forward
+  jump.client = -1;
+  jump.target = 0;
+  jump.server = 0;
+  h.fault(6000, 0, "crash", 0);                          // #7: A's hold ends
+  h.fault(9000, 0, "restart", 0);                        // #8
+  h.add(EventKind::Deliver, 12000, 1, "");               // #9: after the expiry
+  const HoldIntervals iv = derive_hold_intervals(h.events);
+  ASSERT_EQ(iv.holds.size(), 1u);
+  EXPECT_EQ(iv.holds[0].end, BelievedHold::End::Crashed);
+  EXPECT_EQ(iv.holds[0].end_event, 7u);
+  ASSERT_EQ(iv.leases.size(), 1u);
+  EXPECT_EQ(iv.leases[0].end, Lease::End::Expired);
+  EXPECT_EQ(iv.leases[0].end_us, 10'001'000);  // 30 001 ms on a server clock 20 s ahead
+  ASSERT_EQ(iv.faults.size(), 4u);
+  EXPECT_EQ(iv.faults[0].kind, "partition");
+  EXPECT_EQ(iv.faults[0].end_us, 3'000'000);  // healed early
+  EXPECT_EQ(iv.faults[1].kind, "clock_jump");
+  EXPECT_EQ(iv.faults[1].client, 1);
+  EXPECT_TRUE(iv.faults[1].instant);
+  EXPECT_EQ(iv.faults[1].label, "clock +45.0 s");
+  EXPECT_EQ(iv.faults[2].kind, "server_clock_jump");
+  EXPECT_EQ(iv.faults[2].server, 0);
+  EXPECT_EQ(iv.faults[3].kind, "crash");
+  EXPECT_EQ(iv.faults[3].end_us, 9'000'000);
+  EXPECT_EQ(iv.faults[3].label, "crashed, down 3.0 s");
+  EXPECT_EQ(iv.clients, (std::vector<int>{0, 1}));
+  EXPECT_EQ(iv.servers, (std::vector<int>{0}));
+}
+
 TEST(TimeAxis, ProportionalStretchesAndACollapsedQuietBand) {
   std::vector<int64_t> instants;
   for (int i = 0; i <= 50; ++i) instants.push_back(i * 10'000);            // 0..500 ms, every 10 ms
@@ -213,6 +252,16 @@ TEST(ReviewTimeline, ClassicPauseShowsHoldsPauseLeaseExpiryAndRedOverlap) {
   EXPECT_NE(dot.find("#8 lock ok"), std::string::npos);
   // Deterministic.
   EXPECT_EQ(dot, timeline_dot(classic_pause(), opts));
+  // The rendered SVG names the violating events.
+  const auto dir = std::filesystem::temp_directory_path() / ("locksim-review-svg-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  render_timeline(dot, (dir / "classic.svg").string(), "svg");
+  std::ifstream in(dir / "classic.svg");
+  std::stringstream svg;
+  svg << in.rdbuf();
+  EXPECT_NE(svg.str().find("#2 lock ok"), std::string::npos);
+  EXPECT_NE(svg.str().find("#8 lock ok"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 // Every node carries a fixed position ("x,y!"), so `neato -n2` only draws.
