@@ -260,6 +260,7 @@ class Deriver {
         }
         w.end_us = e.true_us;
         w.end_event = e.id;
+        w.crashed = true;
         it = wait_of_.erase(it);
       }
     } else if (e.op == "restart") {

@@ -56,6 +56,7 @@ struct Wait {
   uint64_t end_event = 0;
   bool acquired = false;
   bool open = false;           // still waiting at the window's end
+  bool crashed = false;        // ended by the client's crash
   std::vector<IntervalTick> wakeups;  // pub/sub messages delivered during the wait
 };
 

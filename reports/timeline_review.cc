@@ -357,7 +357,7 @@ std::string review_timeline_dot(const std::vector<Event>& all_events, const Time
     // Short waits (an immediate acquire, a single try) stay unlabelled: they are noise in a review.
     if (item.x1_pt - item.x0_pt >= kLabelledWaitPt) {
       item.label = "waits " + w.lock + " " + format_duration_us(span_us) +
-                   (w.open ? "…" : (w.acquired ? "" : " (gave up)"));
+                   (w.open ? "…" : (w.acquired ? "" : (w.crashed ? " (crashed)" : " (gave up)")));
     }
     item.tooltip = w.op + " " + w.lock + " #" + std::to_string(w.start_event) + " -> #" + std::to_string(w.end_event);
     for (const IntervalTick& t : w.wakeups) item.marks.push_back({X(t.true_us), "diamond", kWakeFill, "#" + std::to_string(t.event_id) + " " + t.label});

@@ -172,13 +172,18 @@ TEST(HoldIntervals, CrashPartitionClockJumpsAndServerClockMovesTheExpiry) {
   jump.client = -1;
   jump.target = 0;
   jump.server = 0;
-  h.fault(6000, 0, "crash", 0);                          // #7: A's hold ends
-  h.fault(9000, 0, "restart", 0);                        // #8
-  h.add(EventKind::Deliver, 12000, 1, "");               // #9: after the expiry
+  h.op(EventKind::Invoke, 5500, 0, kA, "lock", 2);      // #7: a reentrant acquire, waiting
+  h.fault(6000, 0, "crash", 0);                          // #8: A's hold and wait end
+  h.fault(9000, 0, "restart", 0);                        // #9
+  h.add(EventKind::Deliver, 12000, 1, "");               // #10: after the expiry
   const HoldIntervals iv = derive_hold_intervals(h.events);
   ASSERT_EQ(iv.holds.size(), 1u);
   EXPECT_EQ(iv.holds[0].end, BelievedHold::End::Crashed);
-  EXPECT_EQ(iv.holds[0].end_event, 7u);
+  EXPECT_EQ(iv.holds[0].end_event, 8u);
+  ASSERT_EQ(iv.waits.size(), 2u);
+  EXPECT_TRUE(iv.waits[1].crashed);
+  EXPECT_FALSE(iv.waits[1].acquired);
+  EXPECT_EQ(iv.waits[1].end_event, 8u);
   ASSERT_EQ(iv.leases.size(), 1u);
   EXPECT_EQ(iv.leases[0].end, Lease::End::Expired);
   EXPECT_EQ(iv.leases[0].end_us, 10'001'000);  // 30 001 ms on a server clock 20 s ahead
