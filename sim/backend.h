@@ -12,6 +12,13 @@
 //  - snapshot() lists every key under the backend's key prefix, sorted by name.
 //  - Several servers: `server` is an index in [0, server_count()).
 //  - restart() models a server restart without persistence: all data lost.
+//  - Server faults beyond that (sim/server_faults.h) are optional:
+//    configure_server_faults() is called once, before any script, with the
+//    run's settings, and throws std::invalid_argument for what the backend
+//    cannot do; restart_keeping_data() is a restart with persistence always
+//    (the model keeps its store as it is: nothing to do); failover()
+//    promotes server `server`'s replica when the backend runs replicas itself
+//    (the model's replicas are sim/replicated_backend.h, around the backend).
 //  - Deterministic: same calls, same results, byte for byte.
 #pragma once
 
@@ -23,6 +30,7 @@
 #include "model/exec_result.h"  // Published, ExecResult, KeyState
 #include "model/reply.h"
 #include "model/script_call.h"
+#include "sim/server_faults.h"
 
 namespace locksim {
 
@@ -34,6 +42,14 @@ class Backend {
   virtual ExecResult execute(int server, const ScriptCall& call, int64_t server_now_us) = 0;
   virtual std::vector<KeyState> snapshot(int server, int64_t server_now_us) = 0;
   virtual void restart(int server) = 0;
+
+  virtual void configure_server_faults(const ServerFaultConfig& faults) { (void)faults; }
+  virtual void restart_keeping_data(int server) { (void)server; }
+  virtual FailoverResult failover(int server, int64_t server_now_us) {
+    (void)server;
+    (void)server_now_us;
+    return FailoverResult{};
+  }
 };
 
 }  // namespace locksim

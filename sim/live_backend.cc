@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <map>
+#include <stdexcept>
 #include <utility>
 
 #include "model/score_format.h"
@@ -28,6 +29,19 @@ for i = 1, #keys do
   out[#out + 1] = {k, t, redis.call('pttl', k), v}
 end
 return out
+)lua";
+
+// The model's active expiry (ModelBackend::execute sweeps its store before
+// every script): SCAN deletes every expired key it visits (lazy expiry), so
+// one full pass deletes every key under the prefix that is expired at the
+// script's server time. Without it a key that expired unseen would come back
+// when the server clock jumps backward, as it never does on the model.
+constexpr const char* kSweepLua = R"lua(
+local cursor = '0'
+repeat
+  cursor = redis.call('scan', cursor, 'match', ARGV[1], 'count', 1000)[1]
+until cursor == '0'
+return 0
 )lua";
 
 constexpr size_t kMaxMessagesPerScript = 100000;  // bound on messages read around one script
@@ -93,8 +107,27 @@ LiveBackend::LiveBackend(std::vector<ServerControl*> servers, ScriptPack pack, s
   for (size_t i = 0; i < servers.size(); ++i) {
     assert(servers[i] != nullptr);
     servers_[i].control = servers[i];
+    servers_[i].given = servers[i];
     connect(servers_[i]);
   }
+  replicas_.resize(servers.size());
+  replica_lag_ms_.assign(servers.size(), 0);
+}
+
+LiveReplica* LiveBackend::following(int server) {
+  LiveReplica* r = replicas_.at(static_cast<size_t>(server)).get();
+  return r != nullptr && !r->promoted() ? r : nullptr;
+}
+
+int64_t LiveBackend::primary_offset(Server& s) {
+  const Reply info = s.cmd->command({"INFO", "replication"});
+  const auto offset = info.is_error() ? std::nullopt : info_field(info.text, "master_repl_offset");
+  if (!offset) unexpected(s.cmd->where(), "INFO replication", info);
+  return *offset;
+}
+
+std::string LiveBackend::key_pattern() const {
+  return key_prefix_.empty() ? "*" : "*" + glob_escape(key_prefix_) + "*";
 }
 
 LiveBackend::Server& LiveBackend::at(int server) {
@@ -114,6 +147,10 @@ void LiveBackend::connect(Server& s) {
   if (!id.is_int()) unexpected(s.sub->where(), "CLIENT ID", id);
   s.marker_channel = "__locksim_live_marker__:" + std::to_string(id.integer);
   s.marker_seq = 0;
+  // Keys expire only when the sweep or a script sees them, at a server time
+  // the simulator chose, never by the server's own timer at a real moment.
+  const Reply no_active = s.cmd->command({"DEBUG", "SET-ACTIVE-EXPIRE", "0"});
+  if (no_active.is_error()) unexpected(s.cmd->where(), "DEBUG SET-ACTIVE-EXPIRE 0", no_active);
   const Reply r = s.sub->command({"PSUBSCRIBE", "*"});
   if (r.kind != Reply::Kind::Array || r.elements.empty() || r.elements[0].text != "psubscribe") {
     unexpected(s.sub->where(), "PSUBSCRIBE", r);
@@ -186,6 +223,8 @@ static void read_line(const std::string& where, const Reply& line, const Reply& 
 
 ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t server_now_us) {
   Server& s = at(server);
+  LiveReplica* follower = following(server);
+  if (follower != nullptr) follower->catch_up(server_now_us);  // before the script, as on the model
   s.control->set_clock_us(server_now_us);
   const PackScript& script = pack_.script(call.kind);
   const ScriptArgs args = pack_.build_args(call);
@@ -213,6 +252,7 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
       argv.insert(argv.end(), args.keys.begin(), args.keys.end());
       argv.insert(argv.end(), args.argv.begin(), args.argv.end());
     }
+    s.cmd->append({"EVAL", kSweepLua, "0", key_pattern()});
     s.cmd->append({"PUBLISH", s.marker_channel, begin});
     if (!argv.empty()) s.cmd->append(argv);
     s.cmd->append({"HKEYS", call.params.lock});
@@ -222,8 +262,9 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
       s.cmd->append({"ZRANGE", call.params.deadlines, "0", "-1", "WITHSCORES"});
     }
     s.cmd->append({"PUBLISH", s.marker_channel, end});
-    Reply begin_reply, holders, line, scores, end_reply;
+    Reply sweep_reply, begin_reply, holders, line, scores, end_reply;
     try {
+      sweep_reply = s.cmd->read_reply();
       begin_reply = s.cmd->read_reply();
       out.reply = argv.empty() ? ScriptPack::absent_reply(call.kind) : s.cmd->read_reply();
       holders = s.cmd->read_reply();
@@ -235,6 +276,7 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
     } catch (const RedisError& e) {  // e.g. a script that never returns: name it
       throw RedisError(std::string(script_name(call.kind)) + " (" + script.describe() + "): " + e.what());
     }
+    if (!sweep_reply.is_int()) unexpected(s.cmd->where(), "expiry sweep", sweep_reply);
     if (!begin_reply.is_int() || !end_reply.is_int() || begin_reply.integer < 1) {
       unexpected(s.cmd->where(), "PUBLISH marker", begin_reply.is_int() ? end_reply : begin_reply);
     }
@@ -258,13 +300,14 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
   }
   out.published = drain_published(s, begin, end);
   for (Published& p : out.published) p = pack_.canonical_published(call, std::move(p));
+  if (follower != nullptr) follower->record(server_now_us, primary_offset(s));
   return out;
 }
 
 std::vector<KeyState> LiveBackend::snapshot(int server, int64_t server_now_us) {
   Server& s = at(server);
   s.control->set_clock_us(server_now_us);
-  const std::string pattern = key_prefix_.empty() ? "*" : "*" + glob_escape(key_prefix_) + "*";
+  const std::string pattern = key_pattern();
   Reply r = s.cmd->command({"EVALSHA", s.snapshot_sha, "0", pattern});
   if (r.is_error() && r.text.rfind("NOSCRIPT", 0) == 0) {
     load_scripts(s);
@@ -290,13 +333,92 @@ std::vector<KeyState> LiveBackend::snapshot(int server, int64_t server_now_us) {
 
 void LiveBackend::restart(int server) {
   Server& s = at(server);
+  // A primary that restarts empty empties its replica too (a full resync
+  // from the empty primary): here a new replica follows it from scratch.
+  const bool had_follower = following(server) != nullptr;
+  if (had_follower) replicas_.at(static_cast<size_t>(server)).reset();
   s.cmd.reset();
   s.sub.reset();
   s.control->restart();
   connect(s);
+  if (had_follower) start_replica(server);
+}
+
+void LiveBackend::start_replica(int server) {
+  assert(replica_factory_);
+  std::unique_ptr<ServerControl> replica = replica_factory_();
+  replica->set_clock_us(at(server).control->clock_us());
+  replicas_.at(static_cast<size_t>(server)) = std::make_unique<LiveReplica>(
+      *at(server).control, std::move(replica), replica_lag_ms_.at(static_cast<size_t>(server)));
+}
+
+void LiveBackend::drop_replicas() {
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    Server& s = servers_[i];
+    const bool moved = s.control != s.given;  // to a promoted replica
+    if (moved) {
+      s.cmd.reset();
+      s.sub.reset();
+      s.control = s.given;
+    }
+    replicas_[i].reset();  // a promoted replica's server goes with it
+    if (moved) connect(s);
+  }
+}
+
+void LiveBackend::configure_server_faults(const ServerFaultConfig& faults) {
+  if (!faults.replica_lag_ms.empty()) {
+    if (faults.replica_lag_ms.size() != servers_.size()) {
+      throw std::invalid_argument("live backend: " + std::to_string(faults.replica_lag_ms.size()) +
+                                  " replica lags for " + std::to_string(servers_.size()) + " servers");
+    }
+    if (faults.persistence == Persistence::Always) {
+      // A restarted primary with its data forces a full resync that would
+      // hand the replica writes the lag still holds back on the model.
+      throw std::invalid_argument(
+          "replicas (--profile failover) with --persistence always are not supported on the live backend");
+    }
+    if (!replica_factory_) {
+      throw std::invalid_argument("replicas (--profile failover) need replica servers this live backend cannot start");
+    }
+  }
+  // Server i's index belongs to a promoted replica of the previous run
+  // before this: drop it first, and point every server at the given one.
+  drop_replicas();
+  for (Server& s : servers_) s.control->set_append_only(faults.persistence == Persistence::Always);
+  replica_lag_ms_.assign(servers_.size(), 0);
+  for (size_t i = 0; i < faults.replica_lag_ms.size(); ++i) {
+    replica_lag_ms_[i] = faults.replica_lag_ms[i];
+    start_replica(static_cast<int>(i));
+  }
+}
+
+FailoverResult LiveBackend::failover(int server, int64_t server_now_us) {
+  LiveReplica* r = following(server);
+  if (r == nullptr) return FailoverResult{};
+  FailoverResult f;
+  f.promoted = true;
+  f.lag_ms = r->lag_ms();
+  f.lost_writes = r->promote(server_now_us);
+  // The clients move to the promoted replica.
+  Server& s = at(server);
+  s.cmd.reset();
+  s.sub.reset();
+  s.control = &r->server();
+  connect(s);
+  return f;
+}
+
+void LiveBackend::restart_keeping_data(int server) {
+  Server& s = at(server);
+  s.cmd.reset();
+  s.sub.reset();
+  s.control->restart_keeping_data();
+  connect(s);
 }
 
 void LiveBackend::wipe() {
+  drop_replicas();
   for (Server& s : servers_) {
     const Reply r = s.cmd->command({"FLUSHALL"});
     if (r.is_error()) unexpected(s.cmd->where(), "FLUSHALL", r);

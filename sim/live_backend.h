@@ -4,8 +4,13 @@
 //
 // Per server it keeps a command connection and a subscriber connection
 // (PSUBSCRIBE *). execute() sets the server clock and sends one pipeline:
-// PUBLISH begin-marker, EVALSHA, HKEYS lock (same frozen clock), PUBLISH
-// end-marker, on a marker channel private to this connection. The messages
+// the expiry sweep (every key under the prefix that is expired at that server
+// time is deleted, as the model does before every script), PUBLISH
+// begin-marker, EVALSHA, HKEYS lock (same frozen clock), PUBLISH end-marker,
+// on a marker channel private to this connection. The server's own active
+// expiry is off (DEBUG SET-ACTIVE-EXPIRE 0): keys expire at the server times
+// the simulator chooses, so a server clock moved back or forward
+// (set_clock_us) acts on live exactly as on the model. The messages
 // the subscriber reads between the two markers are exactly the messages the
 // script published, in order; anything published before by other clients
 // (e.g. another backend on the same server) is discarded. Scripts are
@@ -26,6 +31,8 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +41,7 @@
 #include "impl/script_pack.h"
 #include "impl/server_control.h"
 #include "sim/backend.h"
+#include "sim/live_replica.h"
 
 namespace locksim {
 
@@ -46,14 +54,32 @@ class LiveBackend final : public Backend {
   ExecResult execute(int server, const ScriptCall& call, int64_t server_now_us) override;
   std::vector<KeyState> snapshot(int server, int64_t server_now_us) override;
   void restart(int server) override;
+  // Persistence::Always switches every server to append-only persistence
+  // (appendfsync always) so restart_keeping_data() restarts the real
+  // redis-server with its data; None switches it off. Replica lags give
+  // every server a real replica (sim/live_replica.h; needs
+  // set_replica_factory(); not with persistence always: std::invalid_argument).
+  // Called again, it first drops the replicas of the previous run and points
+  // every index at the caller's server again.
+  void configure_server_faults(const ServerFaultConfig& faults) override;
+  void restart_keeping_data(int server) override;
+  // Promotes server `server`'s replica once it has every write the lag let
+  // through by `server_now_us` (exactly what sim/replicated_backend.h's
+  // replica holds then); from then on the index means the promoted replica.
+  FailoverResult failover(int server, int64_t server_now_us) override;
+  // Starts the redis-servers replicas run on (owned by this backend).
+  using ServerFactory = std::function<std::unique_ptr<ServerControl>()>;
+  void set_replica_factory(ServerFactory factory) { replica_factory_ = std::move(factory); }
 
-  // FLUSHALL on every server. Only for servers the caller started.
+  // Drops the replicas, then FLUSHALL on every server the caller gave. Only
+  // for servers the caller started.
   void wipe();
   const ScriptPack& pack() const { return pack_; }
 
  private:
   struct Server {
-    ServerControl* control = nullptr;
+    ServerControl* control = nullptr;  // the caller's server, or its promoted replica
+    ServerControl* given = nullptr;    // the caller's server
     std::optional<RedisConn> cmd;
     std::optional<RedisConn> sub;
     std::array<std::string, kScriptKindCount> sha;
@@ -62,11 +88,21 @@ class LiveBackend final : public Backend {
     uint64_t marker_seq = 0;
   };
   Server& at(int server);
+  std::string key_pattern() const;  // KEYS/SCAN pattern of key_prefix_
   void connect(Server& s);
   void load_scripts(Server& s);
   std::vector<Published> drain_published(Server& s, const std::string& begin, const std::string& end);
 
+  void drop_replicas();
+  void start_replica(int server);  // a new replica following server `server` now
+  LiveReplica* following(int server);  // the replica following `server`, if any
+  // The primary's replication offset after the last command.
+  int64_t primary_offset(Server& s);
+
   std::vector<Server> servers_;
+  ServerFactory replica_factory_;
+  std::vector<std::unique_ptr<LiveReplica>> replicas_;  // per server; null: none (any more)
+  std::vector<int64_t> replica_lag_ms_;                 // per server, of this run
   ScriptPack pack_;
   std::string key_prefix_;
 };

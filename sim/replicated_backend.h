@@ -32,12 +32,8 @@ class ReplicatedBackend final : public Backend {
   std::vector<KeyState> snapshot(int server, int64_t server_now_us) override;
   void restart(int server) override;
 
-  struct Failover {
-    bool promoted = false;    // false: no replica left to promote
-    int64_t lag_ms = 0;
-    int lost_writes = 0;      // scripts the replica had not received
-  };
-  Failover failover(int server, int64_t server_now_us);
+  using Failover = FailoverResult;
+  Failover failover(int server, int64_t server_now_us) override;
   bool has_replica(int server) const { return state_.at(static_cast<size_t>(server)).replica_live; }
 
  private:

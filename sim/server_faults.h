@@ -26,6 +26,14 @@ inline std::optional<Persistence> persistence_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+// What a failover did: promoted is false when there was no replica left to
+// promote; lost_writes counts the scripts the replica had not received.
+struct FailoverResult {
+  bool promoted = false;
+  int64_t lag_ms = 0;
+  int lost_writes = 0;
+};
+
 struct ServerFaultConfig {
   Persistence persistence = Persistence::None;
   int64_t restart_delay_ms = 0;          // down time of every restart

@@ -183,13 +183,15 @@ class World::NodeEnv final : public ClientEnv {
 };
 
 namespace {
-// With replica lags: the backend wrapped so that each server has a replica.
-// Replicas are model stores of the same variant (the live backend has no
-// replicas yet).
+// With replica lags on the model: the backend wrapped so that each server
+// has a replica.
+// Replicas are model stores of the same variant; any other backend runs its
+// replicas itself (Backend::configure_server_faults, e.g. real replicas on
+// the live backend) or refuses them.
 std::unique_ptr<ReplicatedBackend> replicate(const WorldConfig& config, Backend& backend) {
-  if (config.server_faults.replica_lag_ms.empty()) return nullptr;
   auto* model = dynamic_cast<ModelBackend*>(&backend);
-  if (model == nullptr) throw std::invalid_argument("replicas and failover run on the model backend only");
+  if (model == nullptr) backend.configure_server_faults(config.server_faults);
+  if (config.server_faults.replica_lag_ms.empty() || model == nullptr) return nullptr;
   return std::make_unique<ReplicatedBackend>(
       backend, std::make_unique<ModelBackend>(backend.server_count(), model->variant()),
       config.server_faults.replica_lag_ms);
@@ -523,7 +525,11 @@ bool World::server_down(int s) const { return now_us_ < server_down_until_us_.at
 
 void World::redis_restart(int s) {
   const ServerFaultConfig& f = config_.server_faults;
-  if (f.persistence == Persistence::None) backend_.restart(s);
+  if (f.persistence == Persistence::None) {
+    backend_.restart(s);
+  } else {
+    backend_.restart_keeping_data(s);
+  }
   Event e = fault_event("redis_restart", s);
   e.server = s;
   // Today's restart (no persistence, back at once) is recorded as before.
@@ -537,8 +543,8 @@ void World::redis_restart(int s) {
 }
 
 void World::failover(int s) {
-  if (!replicated_) return;
-  const ReplicatedBackend::Failover f = replicated_->failover(s, server_clocks_.at(s).local_us(now_us_));
+  const int64_t server_us = server_clocks_.at(s).local_us(now_us_);
+  const FailoverResult f = replicated_ ? replicated_->failover(s, server_us) : backend_.failover(s, server_us);
   if (!f.promoted) return;
   Event e = fault_event("failover", s);
   e.server = s;

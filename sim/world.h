@@ -12,7 +12,8 @@
 // Server faults (sim/server_faults.h): a restart keeps the data or not
 // (persistence) and leaves the server down for restart_delay_ms, during which
 // every request is answered at once with an error; with replica lags every
-// server has an asynchronous replica (sim/replicated_backend.h) and
+// server has an asynchronous replica (on the model sim/replicated_backend.h,
+// on another backend its own: Backend::configure_server_faults) and
 // failover() promotes it. With `groups`, every client also runs a
 // MultiLockClient (impl/multi_lock.h) for multi-locks and RedLocks.
 // Every history Event goes to the EventSink with consecutive ids.

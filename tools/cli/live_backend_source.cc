@@ -8,6 +8,7 @@ void LiveBackendSource::connect() {
   std::vector<ServerControl*> controls;
   for (const auto& server : servers_) controls.push_back(server.get());
   backend_ = std::make_unique<LiveBackend>(std::move(controls), pack_, kKeyPrefix);
+  backend_->set_replica_factory([] { return std::make_unique<RedisServer>(); });  // --profile failover
 }
 
 void LiveBackendSource::start(int servers) {

@@ -31,7 +31,9 @@ RunBackend make_run_backend(const std::string& kind, Scenario* scenario) {
     out.servers.push_back(std::make_unique<RedisServer>());
     controls.push_back(out.servers.back().get());
   }
-  out.backend = std::make_unique<LiveBackend>(controls, std::move(pack), kKeyPrefix);
+  auto live = std::make_unique<LiveBackend>(controls, std::move(pack), kKeyPrefix);
+  live->set_replica_factory([] { return std::make_unique<RedisServer>(); });  // --profile failover
+  out.backend = std::move(live);
   return out;
 }
 

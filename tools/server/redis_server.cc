@@ -31,6 +31,8 @@ namespace locksim {
 
 namespace {
 
+constexpr const char* kAppendDirName = "appendonlydir";  // redis-server's default appenddirname
+
 // Asks the kernel for a free loopback port. Another process could take it
 // before redis-server binds it; start() retries on a failed start-up.
 int pick_free_port() {
@@ -156,8 +158,10 @@ void RedisServer::start() {
     const std::string clock_path = dir_.path() + "/clock";
     std::vector<std::string> args = {
         options_.redis_server_path, "--port", port_text, "--bind", "127.0.0.1",
-        "--save", "", "--appendonly", "no", "--dir", dir_.path(), "--daemonize", "no",
-        "--protected-mode", "no", "--logfile", "", "--databases", "1"};
+        "--save", "", "--appendonly", append_only_ ? "yes" : "no", "--appendfsync", "always",
+        "--dir", dir_.path(), "--daemonize", "no",
+        "--protected-mode", "no", "--logfile", "", "--databases", "1",
+        "--enable-debug-command", "local"};  // DEBUG SET-ACTIVE-EXPIRE (sim/live_backend.h)
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -275,7 +279,48 @@ void RedisServer::stop() {
 
 void RedisServer::restart() {
   stop();
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_.path() + "/" + kAppendDirName, ignored);  // empty data, AOF or not
   start();
+}
+
+void RedisServer::restart_keeping_data() {
+  if (!append_only_) throw RedisError("redis-server on port " + std::to_string(port_) +
+                                      ": a restart that keeps the data needs append-only persistence");
+  stop();
+  start();
+}
+
+// CONFIG SET appendonly yes starts a background rewrite of the data into a
+// new AOF; the server logs every write from then on, but the AOF holds the
+// data only once the rewrite is done: wait for it (a condition, bounded).
+void RedisServer::set_append_only(bool on) {
+  if (on == append_only_) return;
+  RedisConnOptions opts;
+  opts.port = port_;
+  auto conn = RedisConn::connect(opts);
+  const auto config_set = [&](const std::string& name, const std::string& value) {
+    const Reply r = conn.command({"CONFIG", "SET", name, value});
+    if (r.is_error()) {
+      throw RedisError(conn.where() + ": CONFIG SET " + name + " " + value + ": " + r.to_string());
+    }
+  };
+  config_set("appendfsync", "always");
+  config_set("appendonly", on ? "yes" : "no");
+  append_only_ = on;
+  if (!on) return;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.startup_timeout_ms);
+  while (true) {
+    const Reply info = conn.command({"INFO", "persistence"});
+    const bool busy = info.text.find("aof_rewrite_in_progress:0") == std::string::npos ||
+                      info.text.find("aof_rewrite_scheduled:0") == std::string::npos;
+    if (!busy) return;
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw RedisError(conn.where() + ": the append-only rewrite did not finish within " +
+                       std::to_string(options_.startup_timeout_ms) + " ms");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
 }
 
 std::string RedisServer::version() {

@@ -1,5 +1,7 @@
 // RedisServer: a redis-server child process on a free loopback port, with
-// persistence off, running under the vclock shim so that its clock is
+// persistence off unless set_append_only(true) (AOF in its private dir,
+// appendfsync always; restart() deletes the AOF, restart_keeping_data()
+// loads it), running under the vclock shim so that its clock is
 // whatever set_clock_us() last stored (frozen between calls). The process is
 // stopped on every exit path: destructor, exception unwinding, a signal when
 // the program installed exit_cleanup.h's handlers, and the parent dying
@@ -51,6 +53,9 @@ class RedisServer final : public ServerControl {
   void set_clock_us(int64_t now_us) override;
   int64_t clock_us() const override;
   void restart() override;
+  void set_append_only(bool on) override;
+  bool append_only() const override { return append_only_; }
+  void restart_keeping_data() override;
 
   pid_t pid() const { return pid_; }
   // "7.0.15" as reported by INFO server.
@@ -67,6 +72,7 @@ class RedisServer final : public ServerControl {
   ServerDir dir_;         // private temp dir: clock file, log
   std::optional<ExitCleanupSlot> cleanup_;  // the signal path's record of pid_ and dir_
   int clock_fd_ = -1;
+  bool append_only_ = false;  // started with appendonly yes, appendfsync always
   volatile int64_t* clock_word_ = nullptr;  // shared with the shim (mmap)
 };
 
