@@ -224,19 +224,28 @@ void RedisServer::start() {
         last_error = "redis-server exited during start-up on port " + port_text + log_tail(log_path, 8);
         break;
       }
+      std::optional<RedisConn> ready;
       try {
         RedisConnOptions opts;
         opts.port = port_;
         opts.connect_timeout_ms = 200;
         opts.io_timeout_ms = 1000;
         auto conn = RedisConn::connect(opts);
-        if (conn.command({"PING"}) == Reply::bulk("PONG")) {
-          if (options_.virtual_clock) check_clock(log_path);
-          return;
-        }
-      } catch (const ClockProbeFailure&) {
-        throw;
+        if (conn.command({"PING"}) == Reply::bulk("PONG")) ready.emplace(std::move(conn));
       } catch (const RedisError&) {
+      }
+      if (ready) {
+        if (options_.virtual_clock) {
+          // Before the probe moves the clock far ahead: the server's own
+          // active expiry would delete every key it kept (AOF) meanwhile.
+          const Reply r = ready->command({"DEBUG", "SET-ACTIVE-EXPIRE", "0"});
+          if (r.is_error()) {
+            stop();
+            throw RedisError("redis-server on port " + port_text + ": DEBUG SET-ACTIVE-EXPIRE 0: " + r.text);
+          }
+          check_clock(log_path);
+        }
+        return;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }

@@ -2,7 +2,9 @@
 // persistence off unless set_append_only(true) (AOF in its private dir,
 // appendfsync always; restart() deletes the AOF, restart_keeping_data()
 // loads it), running under the vclock shim so that its clock is
-// whatever set_clock_us() last stored (frozen between calls). The process is
+// whatever set_clock_us() last stored (frozen between calls), and with its
+// own active expiry off (DEBUG SET-ACTIVE-EXPIRE 0): keys expire only when
+// something looks at them, at a time the caller set. The process is
 // stopped on every exit path: destructor, exception unwinding, a signal when
 // the program installed exit_cleanup.h's handlers, and the parent dying
 // (PR_SET_PDEATHSIG=SIGKILL in the child). Its private temp dir
