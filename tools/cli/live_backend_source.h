@@ -34,6 +34,9 @@ class LiveBackendSource final : public BackendSource {
   // Starts `servers` servers (stopping any others) and loads the scripts.
   void start(int servers);
   int restarts() const { return restarts_; }
+  // The servers it started (for tests: where to reach them behind its back).
+  int server_count() const { return static_cast<int>(servers_.size()); }
+  ServerControl& server(int i) { return *servers_.at(static_cast<size_t>(i)); }
 
  private:
   void connect();
