@@ -304,7 +304,7 @@ class Deriver {
       }
       return;
     }
-    last_reset_[s] = {e.true_us, e.id};
+    last_reset_[s] = {e.true_us, e.id, e.op};
     if (e.op == "failover") {
       f.label = "failover (lag " + format_duration_us(e.duration_ms * 1000) + ")";
       return;  // the lease may have survived: later scripts tell
@@ -320,6 +320,7 @@ class Deriver {
     for (auto it = lease_of_.begin(); it != lease_of_.end();) {
       if (it->first.first == s) {
         end_lease(it->second, e.true_us, e.id, Lease::End::ServerReset);
+        out_.leases[it->second].reset_by = e.op;
         it = lease_of_.erase(it);
       } else {
         ++it;
@@ -369,8 +370,9 @@ class Deriver {
         if ((release || force) && e.reply == "1") {
           end_lease(it->second, e.true_us, e.id, Lease::End::Deleted);
         } else if (auto reset = last_reset_.find(e.server);
-                   reset != last_reset_.end() && reset->second.first >= l.start_us) {
-          end_lease(it->second, reset->second.first, reset->second.second, Lease::End::ServerReset);
+                   reset != last_reset_.end() && reset->second.true_us >= l.start_us) {
+          end_lease(it->second, reset->second.true_us, reset->second.event_id, Lease::End::ServerReset);
+          l.reset_by = reset->second.op;
         } else {
           end_lease(it->second, e.true_us, e.id, Lease::End::Replaced);
         }
@@ -415,7 +417,10 @@ class Deriver {
       std::vector<size_t> active;
       for (size_t i : indexes) {
         const BelievedHold& h = out_.holds[i];
-        std::erase_if(active, [&](size_t a) { return out_.holds[a].end_us <= h.start_us; });
+        // A hold still open at the horizon overlaps one that starts there too.
+        std::erase_if(active, [&](size_t a) {
+          return out_.holds[a].end != BelievedHold::End::Open && out_.holds[a].end_us <= h.start_us;
+        });
         for (size_t a : active) {
           const BelievedHold& g = out_.holds[a];
           if (g.owner == h.owner || out_.overlaps.size() >= 256) continue;
@@ -437,7 +442,12 @@ class Deriver {
   std::map<uint64_t, size_t> wait_of_;  // op_id -> wait
   std::map<LeaseKey, size_t> lease_of_;
   std::map<int, int64_t> server_offset_us_;  // server clock minus true time, from its latest script
-  std::map<int, std::pair<int64_t, uint64_t>> last_reset_;  // server -> latest restart/failover (us, id)
+  struct Reset {
+    int64_t true_us = 0;
+    uint64_t event_id = 0;
+    std::string op;  // redis_restart / failover
+  };
+  std::map<int, Reset> last_reset_;  // server -> its latest restart or failover
   std::map<std::pair<int, std::string>, std::vector<size_t>> open_fault_;  // (client, closing op) -> spans
 };
 

@@ -73,6 +73,7 @@ struct Lease {
   int64_t expire_server_ms = 0;  // server clock; the key is gone when now > this
   bool start_known = true;     // false: the first script seen already found it held
   End end = End::Open;
+  std::string reset_by;        // ServerReset: "redis_restart" or "failover"
   std::vector<IntervalTick> renewals;  // scripts that reset the expiry after the grant
 };
 

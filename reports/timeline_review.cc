@@ -249,7 +249,7 @@ std::string lease_end_text(const Lease& l) {
   switch (l.end) {
     case Lease::End::Expired: return "expired";
     case Lease::End::Deleted: return "deleted";
-    case Lease::End::ServerReset: return "lost in restart/failover";
+    case Lease::End::ServerReset: return l.reset_by == "failover" ? "lost in the failover" : "lost in the restart";
     case Lease::End::Replaced: return "gone";
     case Lease::End::Open: return "";
   }
@@ -287,7 +287,31 @@ std::vector<std::string> wrap(const std::string& text, size_t width_chars) {
 std::string review_timeline_dot(const std::vector<Event>& all_events, const TimelineOptions& options) {
   const size_t count = std::min(all_events.size(), options.max_events);
   const std::vector<Event> events(all_events.begin(), all_events.begin() + static_cast<std::ptrdiff_t>(count));
-  const HoldIntervals iv = derive_hold_intervals(events);
+  HoldIntervals iv = derive_hold_intervals(events);
+  // Bars still open at the end of the window run on a little past it (a
+  // twenty-fifth of the span), so a hold that began with the last event (a
+  // shrunk counterexample ends there) shows, and its overlap too.
+  const int64_t horizon_us = iv.end_us;
+  const bool any_open = std::any_of(iv.holds.begin(), iv.holds.end(),
+                                    [](const BelievedHold& h) { return h.end == BelievedHold::End::Open; });
+  if (any_open) {
+    iv.end_us += std::max<int64_t>((iv.end_us - iv.first_us) / 25, 1000);
+    for (BelievedHold& h : iv.holds) {
+      if (h.end == BelievedHold::End::Open) h.end_us = iv.end_us;
+    }
+    for (Wait& w : iv.waits) {
+      if (w.open) w.end_us = iv.end_us;
+    }
+    for (Lease& l : iv.leases) {
+      if (l.end == Lease::End::Open) l.end_us = iv.end_us;
+    }
+    for (HoldOverlap& o : iv.overlaps) {
+      if (iv.holds[o.first].end == BelievedHold::End::Open && iv.holds[o.second].end == BelievedHold::End::Open) {
+        o.end_us = iv.end_us;
+      }
+    }
+  }
+  auto seen_us = [&](int64_t span_end_us) { return std::min(span_end_us, horizon_us); };
 
   // The instants the axis must tell apart.
   std::vector<int64_t> instants;
@@ -338,8 +362,11 @@ std::string review_timeline_dot(const std::vector<Event>& all_events, const Time
     item.height_pt = 14;
     item.fill = kHoldFill;
     item.edge = kHoldEdge;
+    const bool open = h.end == BelievedHold::End::Open;
     item.label = h.start_known ? "holds " + h.lock + " #" + std::to_string(h.start_event) + " - " + hold_end_text(h) +
-                                     ", " + format_duration_us(h.end_us - h.start_us)
+                                     (open && seen_us(h.end_us) == h.start_us
+                                          ? std::string()
+                                          : ", " + format_duration_us(seen_us(h.end_us) - h.start_us))
                                : "holds " + h.lock + " since before the window - " + hold_end_text(h);
     item.tooltip = h.owner + " believes it holds " + h.lock;
     item.red_spans_pt = red_of_hold[i];
@@ -470,7 +497,12 @@ std::string review_timeline_dot(const std::vector<Event>& all_events, const Time
     const HoldOverlap& o = iv.overlaps[i];
     const BelievedHold& a = iv.holds[o.first];
     const BelievedHold& b = iv.holds[o.second];
-    notes.push_back("Both believe they hold " + a.lock + " for " + format_duration_us(o.end_us - o.start_us) + ": " +
+    const bool both_open = a.end == BelievedHold::End::Open && b.end == BelievedHold::End::Open;
+    const std::string how_long =
+        both_open ? (seen_us(o.end_us) > o.start_us ? "for at least " + format_duration_us(seen_us(o.end_us) - o.start_us)
+                                                    : "at the end of the window")
+                  : "for " + format_duration_us(o.end_us - o.start_us);
+    notes.push_back("Both believe they hold " + a.lock + " " + how_long + ": " +
                     client_lane(a.client) + " (since #" + std::to_string(a.start_event) + ") and " +
                     client_lane(b.client) + " (acquired #" + std::to_string(b.start_event) + ")");
   }

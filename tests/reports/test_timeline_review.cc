@@ -151,6 +151,7 @@ TEST(HoldIntervals, ReleaseDeletesAndRestartLosesTheLease) {
   EXPECT_EQ(iv.leases[0].end_event, 4u);
   EXPECT_EQ(iv.leases[1].end, Lease::End::ServerReset);
   EXPECT_EQ(iv.leases[1].end_event, 9u);
+  EXPECT_EQ(iv.leases[1].reset_by, "redis_restart");
   ASSERT_EQ(iv.holds.size(), 2u);
   EXPECT_EQ(iv.holds[0].end, BelievedHold::End::Released);
   EXPECT_EQ(iv.holds[1].end, BelievedHold::End::Lost);
