@@ -336,7 +336,7 @@ void LiveBackend::restart(int server) {
   // A primary that restarts empty empties its replica too (a full resync
   // from the empty primary): here a new replica follows it from scratch.
   const bool had_follower = following(server) != nullptr;
-  if (had_follower) replicas_.at(static_cast<size_t>(server)).reset();
+  if (had_follower) retire_replica(server);
   s.cmd.reset();
   s.sub.reset();
   s.control->restart();
@@ -346,10 +346,38 @@ void LiveBackend::restart(int server) {
 
 void LiveBackend::start_replica(int server) {
   assert(replica_factory_);
-  std::unique_ptr<ServerControl> replica = replica_factory_();
-  replica->set_clock_us(at(server).control->clock_us());
-  replicas_.at(static_cast<size_t>(server)) = std::make_unique<LiveReplica>(
-      *at(server).control, std::move(replica), replica_lag_ms_.at(static_cast<size_t>(server)));
+  while (true) {
+    // A spare first. It may be gone: a server dies with the thread that
+    // started it (PR_SET_PDEATHSIG), and a campaign's worker threads end.
+    const bool spare = !spare_replica_servers_.empty();
+    std::unique_ptr<ServerControl> replica;
+    if (spare) {
+      replica = std::move(spare_replica_servers_.back());
+      spare_replica_servers_.pop_back();
+    } else {
+      replica = replica_factory_();
+    }
+    replica->set_clock_us(at(server).control->clock_us());
+    try {
+      replicas_.at(static_cast<size_t>(server)) = std::make_unique<LiveReplica>(
+          *at(server).control, std::move(replica), replica_lag_ms_.at(static_cast<size_t>(server)));
+      return;
+    } catch (const RedisError& e) {
+      if (spare) continue;  // that spare is dead: the next one, or a new server
+      throw RedisError("starting the replica of server " + std::to_string(server) + ": " + e.what());
+    }
+  }
+}
+
+void LiveBackend::retire_replica(int server) {
+  std::unique_ptr<LiveReplica>& r = replicas_.at(static_cast<size_t>(server));
+  if (r == nullptr) return;
+  try {
+    spare_replica_servers_.push_back(r->release_server());
+  } catch (const RedisError&) {
+    // A replica server that does not answer is not kept: it goes with r.
+  }
+  r.reset();
 }
 
 void LiveBackend::drop_replicas() {
@@ -361,7 +389,7 @@ void LiveBackend::drop_replicas() {
       s.sub.reset();
       s.control = s.given;
     }
-    replicas_[i].reset();  // a promoted replica's server goes with it
+    retire_replica(static_cast<int>(i));
     if (moved) connect(s);
   }
 }
@@ -399,7 +427,11 @@ FailoverResult LiveBackend::failover(int server, int64_t server_now_us) {
   FailoverResult f;
   f.promoted = true;
   f.lag_ms = r->lag_ms();
-  f.lost_writes = r->promote(server_now_us);
+  try {
+    f.lost_writes = r->promote(server_now_us);
+  } catch (const RedisError& e) {
+    throw RedisError("failover of server " + std::to_string(server) + ": " + e.what());
+  }
   // The clients move to the promoted replica.
   Server& s = at(server);
   s.cmd.reset();

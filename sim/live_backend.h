@@ -94,6 +94,7 @@ class LiveBackend final : public Backend {
   std::vector<Published> drain_published(Server& s, const std::string& begin, const std::string& end);
 
   void drop_replicas();
+  void retire_replica(int server);  // its server to the spares
   void start_replica(int server);  // a new replica following server `server` now
   LiveReplica* following(int server);  // the replica following `server`, if any
   // The primary's replication offset after the last command.
@@ -103,6 +104,9 @@ class LiveBackend final : public Backend {
   ServerFactory replica_factory_;
   std::vector<std::unique_ptr<LiveReplica>> replicas_;  // per server; null: none (any more)
   std::vector<int64_t> replica_lag_ms_;                 // per server, of this run
+  // Replica servers of earlier runs, kept for the next (a server start per
+  // replica per run would dominate a live campaign's shrinking).
+  std::vector<std::unique_ptr<ServerControl>> spare_replica_servers_;
   ScriptPack pack_;
   std::string key_prefix_;
 };

@@ -95,6 +95,17 @@ void LiveReplica::catch_up(int64_t server_now_us) {
   if (moved) relay_->set_limit(let_through_);
 }
 
+std::unique_ptr<ServerControl> LiveReplica::release_server() {
+  if (!promoted_ && conn_) {
+    const Reply r = conn_->command({"REPLICAOF", "NO", "ONE"});
+    if (r.is_error()) throw RedisError(where() + ": REPLICAOF NO ONE: " + r.text);
+  }
+  relay_.reset();
+  conn_.reset();
+  pending_.clear();
+  return std::move(server_);
+}
+
 int LiveReplica::promote(int64_t server_now_us) {
   assert(!promoted_);
   catch_up(server_now_us);

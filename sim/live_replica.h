@@ -20,6 +20,8 @@
 //    replica has applied everything let through, REPLICAOF NO ONE, and
 //    returns how many recorded scripts never reached it. The relay goes;
 //    server() is a primary from then on.
+//  - A server can serve one LiveReplica after another (release_server()):
+//    the next one's full sync replaces whatever it held.
 //  - Failures (a server that does not answer, a sync that does not finish
 //    within 10 s) throw RedisError naming the replica.
 #pragma once
@@ -43,6 +45,11 @@ class LiveReplica {
   void record(int64_t server_now_us, int64_t primary_offset);
   void catch_up(int64_t server_now_us);
   int promote(int64_t server_now_us);
+
+  // Stops following (REPLICAOF NO ONE unless promoted) and hands the server
+  // back, data and all, for another LiveReplica (whose full sync replaces
+  // the data). The LiveReplica is empty afterwards.
+  std::unique_ptr<ServerControl> release_server();
 
   bool promoted() const { return promoted_; }
   int64_t lag_ms() const { return lag_us_ / 1000; }
