@@ -185,6 +185,14 @@ TEST(LiveServerFaultsTrace, Failover) {
   expect_model_and_live_identical("failover", "--seed 28 --profile failover --duration-s 15", "\"failover\"");
 }
 
+TEST(LiveServerFaultsTrace, RestartOfAPrimaryWithAReplicaThenFailover) {
+  // Server 1 fails over; servers 2 and 0 restart empty while their replicas
+  // follow them (each replica starts over from the empty primary).
+  expect_model_and_live_identical(
+      "failover-restarts", "--seed 4 --lock redlock --servers 3 --profile failover+restarts --duration-s 40",
+      "\"failover\"");
+}
+
 TEST(LiveServerFaultsTrace, ServerClockJumps) {
   // Server 1's clock jumps 22.8 s back, later 20.6 s forward.
   expect_model_and_live_identical("server-clock",
