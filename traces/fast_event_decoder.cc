@@ -17,7 +17,7 @@ namespace dom = simdjson::dom;
 // The keys of trace_format.h, in the writer's order; the bit of a key is its index.
 enum Key : int {
   kId, kT, kK, kC, kS, kO, kL, kOp, kOpid, kLms, kWait, kLease, kV, kD, kSc, kRid, kR, kSms, kH, kP, kDur,
-  kTg, kLn, kUnknown
+  kTg, kLn, kLr, kUnknown
 };
 
 Key key_of(std::string_view k) {
@@ -43,6 +43,7 @@ Key key_of(std::string_view k) {
       if (k == "sc") return kSc;
       if (k == "tg") return kTg;
       if (k == "ln") return kLn;
+      if (k == "lr") return kLr;
       return kUnknown;
     case 3:
       if (k == "lms") return kLms;
@@ -157,7 +158,7 @@ struct FastEventDecoder::Parser {
 FastEventDecoder::FastEventDecoder() : parser_(std::make_unique<Parser>()) {}
 FastEventDecoder::~FastEventDecoder() = default;
 
-bool FastEventDecoder::decode(std::string_view line, Event* out) {
+bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repeated) {
   // The writer's shape only: one object, no \u escapes (surrogate handling
   // is left to the authoritative decoder).
   if (line.size() < 2 || line.front() != '{' || line.back() != '}') return false;
@@ -216,11 +217,20 @@ bool FastEventDecoder::decode(std::string_view line, Event* out) {
         ok = read_line(v, &e.line_after);
         e.line_known = ok;
         break;
+      case kLr: {
+        int64_t one = 0;
+        ok = line_repeated != nullptr && read_int64(v, &one) && one == 1;
+        break;
+      }
       case kUnknown: break;
     }
     if (!ok) return false;
   }
   if (!has_kind) return false;
+  const bool repeated = (seen & (1u << kLr)) != 0;
+  if (repeated && (seen & (1u << kLn)) != 0) return false;  // both: decode_event words the error
+  if (repeated) e.line_known = true;
+  if (line_repeated != nullptr) *line_repeated = repeated;
   *out = std::move(e);
   return true;
 }

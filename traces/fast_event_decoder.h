@@ -30,7 +30,9 @@ class FastEventDecoder {
   FastEventDecoder(const FastEventDecoder&) = delete;
   FastEventDecoder& operator=(const FastEventDecoder&) = delete;
 
-  bool decode(std::string_view line, Event* out);
+  // *line_repeated as decode_event sets it ("lr"); with it null, a line
+  // with "lr" is declined.
+  bool decode(std::string_view line, Event* out, bool* line_repeated = nullptr);
 
  private:
   struct Parser;  // simdjson's parser, kept out of this header

@@ -111,10 +111,11 @@ void put_line(std::string& out, const std::vector<LineEntry>& line) {
 
 // ---- decoding ----
 
-// Every event key (version 2; version 1 lacks "ln"), in the order encode_event writes them.
+// Every event key (version 3; version 2 lacks "lr", version 1 "ln" too), in
+// the order encode_event writes them.
 constexpr std::string_view kEventKeys[] = {"id", "t", "k", "c", "s", "o", "l", "op", "opid", "lms", "wait",
                                            "lease", "v", "d", "sc", "rid", "r", "sms", "h", "p", "dur", "tg",
-                                           "ln"};
+                                           "ln", "lr"};
 constexpr std::string_view kHeaderKeys[] = {"format", "version", "seed", "build", "backend", "scenario"};
 
 template <size_t N>
@@ -272,7 +273,7 @@ std::string encode_header(const TraceHeader& header) {
   return out;
 }
 
-std::string encode_event(const Event& e) {
+std::string encode_event(const Event& e, bool line_repeated) {
   std::string out = "{";
   out.reserve(160);
   put_uint(out, "id", e.id);
@@ -298,7 +299,11 @@ std::string encode_event(const Event& e) {
   put_list_unless_empty(out, "p", e.published);
   put_int_unless(out, "dur", e.duration_ms, 0);
   put_int_unless(out, "tg", e.target, -1);
-  if (e.line_known) put_line(out, e.line_after);
+  if (e.line_known && line_repeated) {
+    put_int(out, "lr", 1);
+  } else if (e.line_known) {
+    put_line(out, e.line_after);
+  }
   out += '}';
   return out;
 }
@@ -361,7 +366,7 @@ bool decode_header(std::string_view line, TraceHeader* out, std::string* error) 
   return true;
 }
 
-bool decode_event(std::string_view line, Event* out, std::string* error) {
+bool decode_event(std::string_view line, Event* out, std::string* error, bool* line_repeated) {
   json j;
   if (!parse_object(line, &j, error)) return false;
   for (const auto& [key, value] : j.items()) {
@@ -392,6 +397,23 @@ bool decode_event(std::string_view line, Event* out, std::string* error) {
                   get_strings(j, "p", &e.published, error) && get_int64(j, "dur", &e.duration_ms, error) &&
                   get_int(j, "tg", &e.target, error) && get_line(j, &e.line_after, &e.line_known, error);
   if (!ok) return false;
+  if (line_repeated != nullptr) *line_repeated = false;
+  if (auto lr = j.find("lr"); lr != j.end()) {
+    if (!lr->is_number_integer() || lr->get<int64_t>() != 1) {
+      *error = "field \"lr\" must be 1 (the fair line repeated)";
+      return false;
+    }
+    if (e.line_known) {
+      *error = "fields \"ln\" and \"lr\" together (a line is given or repeated, not both)";
+      return false;
+    }
+    if (line_repeated == nullptr) {
+      *error = "field \"lr\" (the fair line repeated) is readable only in a trace, after the line it repeats";
+      return false;
+    }
+    e.line_known = true;
+    *line_repeated = true;
+  }
   *out = std::move(e);
   return true;
 }

@@ -1,4 +1,4 @@
-// The locksim trace format, version 2: JSON Lines.
+// The locksim trace format, version 3: JSON Lines.
 //
 //   line 1:  {"format":"locksim-trace","version":1,"seed":<u64>,"build":"<id>",
 //             "backend":"model"|"live","scenario":<any JSON>}
@@ -17,8 +17,15 @@
 //       [owner, deadline] pairs, head first; deadline is a JSON number
 //       (integral values as integers), the string "inf"/"-inf", or absent
 //       ([owner] alone) when the waiter has no deadline.
-// Version 1 (read, never written) has no "ln" and no local_ms on Script
-// events; checkers then rebuild the fair line from bounds.
+//   lr  1 in place of "ln" (version 3): the line is the same as the line of
+//       the previous event with a line for the same server ("s") and lock
+//       ("l") (traces/line_memory.h). A fair lock's pollers mostly leave the
+//       line as it was, so this keeps a trace a fraction of the size.
+//       Only a trace reader, which remembers the lines, can decode it.
+// Version 2 (read, never written) writes "ln" on every such event; version
+// 1 (read, never written) has no "ln" and no local_ms on Script events;
+// checkers then rebuild the fair line from bounds. The Events of versions 2
+// and 3 are the same; only the encoding differs.
 // Numbers are JSON integers; strings are expected to be UTF-8 (JSON escapes
 // for '"', '\\' and control characters). Encoding is byte-deterministic: the
 // same Event always gives the same line. Decoding is strict: unknown keys,
@@ -38,7 +45,7 @@
 namespace locksim {
 
 inline constexpr std::string_view kTraceFormatName = "locksim-trace";
-inline constexpr int kTraceVersion = 2;
+inline constexpr int kTraceVersion = 3;
 inline constexpr int kOldestTraceVersion = 1;  // still readable
 
 // A problem reading or writing a trace. The message names the file and line
@@ -61,7 +68,8 @@ std::string_view trace_build_id();
 
 // One line, without the trailing newline.
 std::string encode_header(const TraceHeader& header);
-std::string encode_event(const Event& event);
+// With `line_repeated` (and line_known), "lr":1 is written in place of "ln".
+std::string encode_event(const Event& event, bool line_repeated = false);
 
 // Parse one line. On failure return false and set *error to a message without
 // file/line prefix (the reader adds it). decode_header checks the format name
@@ -72,6 +80,9 @@ std::string encode_event(const Event& event);
 Event event_as_version(const Event& event, int version);
 
 bool decode_header(std::string_view line, TraceHeader* out, std::string* error);
-bool decode_event(std::string_view line, Event* out, std::string* error);
+// A line with "lr" decodes with line_known set and line_after empty, and
+// *line_repeated true, for the reader to fill in the remembered line; with
+// line_repeated null (no memory of lines), "lr" is an error.
+bool decode_event(std::string_view line, Event* out, std::string* error, bool* line_repeated = nullptr);
 
 }  // namespace locksim

@@ -21,6 +21,7 @@
 
 #include "traces/event.h"
 #include "traces/fast_event_decoder.h"
+#include "traces/line_memory.h"
 #include "traces/trace_format.h"
 
 namespace locksim {
@@ -57,6 +58,7 @@ class TraceReader {
   TraceHeader header_;
   std::string line_;
   FastEventDecoder fast_;  // the common case; decode_event decides the rest
+  LineMemory lines_;       // version 3: the lines "lr" repeats
   uint64_t line_number_ = 0;
   uint64_t events_read_ = 0;
   std::optional<uint64_t> last_id_;

@@ -45,7 +45,7 @@ void TraceWriter::write_line(const std::string& line) {
 void TraceWriter::write(const Event& event) {
   assert(!last_id_ || event.id > *last_id_);  // history order
   last_id_ = event.id;
-  write_line(encode_event(event));
+  write_line(encode_event(event, lines_.repeats(event)));
   ++events_written_;
 }
 

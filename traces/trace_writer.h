@@ -21,6 +21,7 @@
 
 #include "traces/event.h"
 #include "traces/event_sink.h"
+#include "traces/line_memory.h"
 #include "traces/output_file.h"
 #include "traces/trace_format.h"
 
@@ -52,6 +53,7 @@ class TraceWriter final : public EventSink {
   uint64_t events_written_ = 0;
   std::optional<uint64_t> last_id_;
   bool closed_ = false;
+  LineMemory lines_;  // a fair line is written only when it changed
 };
 
 }  // namespace locksim

@@ -84,7 +84,7 @@ TEST(TraceFormat, FullEventUsesFixedKeyOrder) {
 
 TEST(TraceFormat, HeaderLine) {
   EXPECT_EQ(encode_header(sample_header()),
-            R"({"format":"locksim-trace","version":2,"seed":18446744073709551615,"build":"0.1.0",)"
+            R"({"format":"locksim-trace","version":3,"seed":18446744073709551615,"build":"0.1.0",)"
             R"("backend":"model","scenario":{"clients":3,"faults":{"pause":true},"locks":["L0","L1"]}})");
 }
 
@@ -229,11 +229,11 @@ const std::string kHeader = R"({"format":"locksim-trace","version":1,"seed":1,"b
 
 TEST(TraceReaderErrors, UnknownVersionRejected) {
   EXPECT_EQ(read_error(R"({"format":"locksim-trace","version":7,"seed":1})"),
-            "trace.jsonl:1: unsupported trace version 7 (this build reads versions 1-2)");
+            "trace.jsonl:1: unsupported trace version 7 (this build reads versions 1-3)");
   EXPECT_EQ(read_error(R"({"format":"locksim-trace","version":0})"),
-            "trace.jsonl:1: unsupported trace version 0 (this build reads versions 1-2)");
+            "trace.jsonl:1: unsupported trace version 0 (this build reads versions 1-3)");
   EXPECT_EQ(read_error(R"({"format":"locksim-trace"})"),
-            "trace.jsonl:1: trace header has no integer \"version\" (this build reads version 2)");
+            "trace.jsonl:1: trace header has no integer \"version\" (this build reads version 3)");
 }
 
 TEST(TraceReaderErrors, UnknownFormatRejected) {
@@ -244,7 +244,7 @@ TEST(TraceReaderErrors, UnknownFormatRejected) {
 TEST(TraceReaderErrors, MissingHeader) {
   EXPECT_EQ(read_error(""), "trace.jsonl: empty file (expected a locksim trace header on line 1)");
   EXPECT_EQ(read_error(R"({"id":0,"t":0,"k":"invoke"})" "\n"),
-            "trace.jsonl:1: missing trace header (expected {\"format\":\"locksim-trace\",\"version\":2,...} "
+            "trace.jsonl:1: missing trace header (expected {\"format\":\"locksim-trace\",\"version\":3,...} "
             "on the first line)");
   EXPECT_EQ(read_error("hello\n"),
             "trace.jsonl:1: missing trace header: malformed JSON at column 1 (expected one JSON object per line)");
@@ -369,6 +369,99 @@ TEST(TraceFormatV2, VersionOneReadsAndReplaysWithoutServerTruth) {
   EXPECT_TRUE(old.line_after.empty());
   EXPECT_EQ(old.local_ms, 0);
   EXPECT_EQ(event_as_version(e, 2), e);
+}
+
+}  // namespace
+}  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// Version 3: a fair script's line is written only when it changed, per
+// (server, lock); "lr":1 stands for the previous line, which the reader fills in.
+std::vector<Event> polling_events() {
+  std::vector<Event> out;
+  auto script = [&out](int server, const std::string& lock, std::vector<LineEntry> line) {
+    Event e;
+    e.id = out.size();
+    e.kind = EventKind::Script;
+    e.server = server;
+    e.lock = lock;
+    e.script = "fair_acquire";
+    e.line_known = true;
+    e.line_after = std::move(line);
+    out.push_back(e);
+  };
+  const std::vector<LineEntry> ab = {{"a:1", 10.0}, {"b:1", 20.0}};
+  script(0, "L0", ab);
+  script(0, "L0", ab);                  // same: repeated
+  script(0, "L1", ab);                  // another lock: written
+  script(1, "L0", ab);                  // another server: written
+  script(0, "L0", {{"b:1", 20.0}});     // changed: written
+  script(0, "L0", {{"b:1", 20.0}});     // repeated
+  script(0, "L0", {});                  // empty: written (still server truth)
+  script(0, "L0", {});                  // repeated
+  Event invoke;                         // no line: never "lr"
+  invoke.id = out.size();
+  invoke.kind = EventKind::Invoke;
+  invoke.lock = "L0";
+  out.push_back(invoke);
+  return out;
+}
+
+TEST(TraceFormatV3, UnchangedFairLinesAreWrittenAsRepeats) {
+  const auto events = polling_events();
+  const std::string text = write_trace(events);
+  size_t repeats = 0;
+  for (size_t at = text.find(R"("lr":1)"); at != std::string::npos; at = text.find(R"("lr":1)", at + 1)) ++repeats;
+  EXPECT_EQ(repeats, 3u) << text;
+  std::istringstream in(text);
+  TraceReader r(in, "mem.jsonl");
+  EXPECT_EQ(r.header().version, 3);
+  std::vector<Event> back;
+  Event e;
+  while (r.next(e)) back.push_back(e);
+  EXPECT_EQ(back, events);  // every line filled in
+}
+
+TEST(TraceFormatV3, RepeatedLineErrors) {
+  const std::string v3 = R"({"format":"locksim-trace","version":3,"seed":1,"build":"b","backend":"model","scenario":{}})";
+  EXPECT_EQ(read_error(v3 + "\n" + R"({"id":0,"t":0,"k":"script","s":0,"l":"L","lr":1})" + "\n"),
+            "trace.jsonl:2: field \"lr\" repeats the fair line of lock \"L\" on server 0, but no earlier event gives one");
+  EXPECT_EQ(read_error(v3 + "\n" + R"({"id":0,"t":0,"k":"script","s":0,"l":"L","ln":[],"lr":1})" + "\n"),
+            "trace.jsonl:2: fields \"ln\" and \"lr\" together (a line is given or repeated, not both)");
+  EXPECT_EQ(read_error(v3 + "\n" + R"({"id":0,"t":0,"k":"script","s":0,"l":"L","ln":[]})" + "\n" +
+                       R"({"id":1,"t":0,"k":"script","s":0,"l":"L","lr":2})" + "\n"),
+            "trace.jsonl:3: field \"lr\" must be 1 (the fair line repeated)");
+  const std::string v2 = R"({"format":"locksim-trace","version":2,"seed":1,"build":"b","backend":"model","scenario":{}})";
+  EXPECT_EQ(read_error(v2 + "\n" + R"({"id":0,"t":0,"k":"script","s":0,"l":"L","ln":[]})" + "\n" +
+                       R"({"id":1,"t":0,"k":"script","s":0,"l":"L","lr":1})" + "\n"),
+            "trace.jsonl:3: field \"lr\" in a version 2 trace (version 3 and later)");
+  // Outside a reader there is no line to repeat.
+  Event e;
+  std::string error;
+  EXPECT_FALSE(decode_event(R"({"id":1,"t":0,"k":"script","lr":1})", &e, &error));
+  EXPECT_NE(error.find("readable only in a trace"), std::string::npos) << error;
+  FastEventDecoder fast;
+  EXPECT_FALSE(fast.decode(R"({"id":1,"t":0,"k":"script","lr":1})", &e));
+  bool repeated = false;
+  ASSERT_TRUE(fast.decode(R"({"id":1,"t":0,"k":"script","lr":1})", &e, &repeated));
+  EXPECT_TRUE(repeated);
+  EXPECT_TRUE(e.line_known);
+}
+
+TEST(TraceFormatV3, VersionTwoTracesStillRead) {
+  // A version 2 trace writes every line in full: read as before.
+  const auto events = polling_events();
+  std::string text = R"({"format":"locksim-trace","version":2,"seed":1,"build":"b","backend":"model","scenario":{}})";
+  text += "\n";
+  for (const Event& e : events) text += encode_event(e) + "\n";
+  std::istringstream in(text);
+  TraceReader r(in, "v2.jsonl");
+  std::vector<Event> back;
+  Event e;
+  while (r.next(e)) back.push_back(e);
+  EXPECT_EQ(back, events);
 }
 
 }  // namespace
