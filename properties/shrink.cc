@@ -1,6 +1,12 @@
 #include "properties/shrink.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "model/variant.h"
 #include "properties/checker_suite.h"
@@ -57,6 +63,36 @@ std::optional<Counterexample> check_plan(const ExplicitPlan& plan, const CheckCo
 
 namespace {
 
+// When each task's operations started, and each client incarnation, in a
+// history (the shrinker's best counterexample): keyed like plan tasks.
+struct OpTimes {
+  using TaskKey = std::tuple<int, int, int>;  // client, incarnation, task
+  std::map<TaskKey, std::vector<int64_t>> invoke_us;
+  std::map<std::pair<int, int>, int64_t> incarnation_start_us;  // (client, incarnation) -> start
+};
+
+OpTimes op_times(const std::vector<Event>& history) {
+  OpTimes out;
+  std::map<int, int> incarnation;
+  for (const Event& e : history) {
+    if (e.kind == EventKind::Fault && e.op == "restart" && e.client >= 0) {
+      out.incarnation_start_us[{e.client, ++incarnation[e.client]}] = e.true_us;
+      continue;
+    }
+    if (e.kind != EventKind::Invoke || e.client < 0) continue;
+    const auto colon = e.owner.rfind(':');
+    if (colon == std::string::npos) continue;
+    int task = 0;
+    try {
+      task = std::stoi(e.owner.substr(colon + 1));
+    } catch (const std::exception&) {
+      continue;
+    }
+    out.invoke_us[{e.client, incarnation[e.client], task}].push_back(e.true_us);
+  }
+  return out;
+}
+
 class Shrinker {
  public:
   Shrinker(ExplicitPlan* plan, PlanProbe probe, Counterexample best)
@@ -84,6 +120,7 @@ class Shrinker {
       const size_t size_before = plan_size();
       drop_tasks();
       drop_faults();
+      drop_before();
       drop_ops();
       shorten_delays();
       stretch_delays();
@@ -119,6 +156,46 @@ class Shrinker {
         else start += chunk;
       }
       if (chunk == 1) break;
+    }
+    return any;
+  }
+
+  // Every task's operations that started before a time T, all at once,
+  // each task's first remaining operation keeping its start time. Dropping
+  // one task's early operations alone moves its later ones earlier (their
+  // delays count from completions, and a removed wait took time), so two
+  // tasks that met at some time no longer meet; cutting every task at one
+  // time keeps the meeting. T runs over the start times in the best
+  // counterexample, latest first (the biggest cut).
+  bool drop_before() {
+    const OpTimes times = op_times(best_.events);
+    std::set<int64_t> cuts;
+    for (const auto& [key, starts] : times.invoke_us) cuts.insert(starts.begin(), starts.end());
+    bool any = false;
+    for (auto cut = cuts.rbegin(); cut != cuts.rend(); ++cut) {
+      ExplicitPlan c = *plan_;
+      bool dropped = false;
+      for (ExplicitTask& t : c.tasks) {
+        auto it = times.invoke_us.find({t.client, t.incarnation, t.task});
+        if (it == times.invoke_us.end()) continue;
+        const std::vector<int64_t>& starts = it->second;
+        size_t n = 0;
+        while (n < starts.size() && n < t.ops.size() && starts[n] < *cut) ++n;
+        if (n == 0) continue;
+        dropped = true;
+        t.ops.erase(t.ops.begin(), t.ops.begin() + static_cast<std::ptrdiff_t>(n));
+        if (!t.ops.empty() && n < starts.size()) {
+          auto inc = times.incarnation_start_us.find({t.client, t.incarnation});
+          const int64_t from_us = inc == times.incarnation_start_us.end() ? 0 : inc->second;
+          t.ops.front().delay_us = std::max<int64_t>(0, starts[n] - from_us);
+        }
+      }
+      if (!dropped) continue;
+      std::erase_if(c.tasks, [](const ExplicitTask& t) { return t.ops.empty(); });
+      if (attempt(c)) {
+        any = true;
+        break;  // the times changed with the plan
+      }
     }
     return any;
   }
