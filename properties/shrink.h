@@ -2,8 +2,9 @@
 // scenario is re-run to record its history, which becomes an ExplicitPlan
 // (sim/explicit_plan.h: exact operations per task plus exact fault actions).
 // The shrinker then deletes whole tasks, fault actions, every task's
-// operations before a common time, chunks of operations and single operations, shortens delays and stretches them where waiting
-// longer gives a shorter history, moves faults earlier where that gives a
+// operations before a common time, chunks of operations and single
+// operations, shortens delays and stretches them where waiting longer gives
+// a shorter history, moves faults earlier where that gives a
 // shorter history, keeping each change only if
 // the run still shows a violation with the same signature (property plus the
 // kind of fault blamed) and the counterexample does not grow. The
