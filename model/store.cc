@@ -351,9 +351,17 @@ std::string Store::render(const Value& v) {
 }
 
 std::vector<KeyState> Store::snapshot(int64_t now_ms) const {
+  std::vector<const std::pair<const std::string, Value>*> live;
+  live.reserve(keys_.size());
+  for (const auto& entry : keys_) {
+    if (!expired(entry.second, now_ms)) live.push_back(&entry);
+  }
+  std::sort(live.begin(), live.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
   std::vector<KeyState> out;
-  for (const auto& [key, v] : keys_) {  // std::map: sorted by key
-    if (expired(v, now_ms)) continue;
+  out.reserve(live.size());
+  for (const auto* entry : live) {
+    const std::string& key = entry->first;
+    const Value& v = entry->second;
     KeyState ks;
     ks.key = key;
     ks.type = type_name(v.type);

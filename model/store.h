@@ -27,6 +27,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -131,7 +132,7 @@ class Store {
   void set_expiry(const std::string& key, Value& v, std::optional<int64_t> expire_at_ms);
   void erase_if_empty(const std::string& key, const Value& v);
 
-  std::map<std::string, Value> keys_;
+  std::unordered_map<std::string, Value> keys_;  // snapshot() sorts by name
   std::set<std::pair<int64_t, std::string>> expiry_index_;  // (expire_at_ms, key)
   std::vector<Published> published_;
 };
