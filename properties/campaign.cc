@@ -184,19 +184,68 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
   return run_campaign(tmpl, options, workers, progress, config);
 }
 
+int shard_seed_count(int seeds, int shard_index, int shard_count) {
+  assert(shard_count >= 1 && shard_index >= 0 && shard_index < shard_count);
+  if (seeds <= shard_index) return 0;
+  return (seeds - shard_index + shard_count - 1) / shard_count;
+}
+
+namespace {
+
+// Shrinks every violated property of each failure in `to_shrink`, the
+// failures spread over the workers' checked backends (failure j on worker
+// j % J); each shrink is deterministic, so the result does not depend on J.
+void shrink_failures(const std::vector<std::pair<SeedFailure*, Scenario>>& to_shrink, const CheckConfig& cfg,
+                     std::vector<CampaignWorker>& workers) {
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> errors(workers.size());
+  for (size_t w = 0; w < workers.size() && w < to_shrink.size(); ++w) {
+    threads.emplace_back([&, w] {
+      try {
+        for (size_t j = w; j < to_shrink.size(); j += workers.size()) {
+          SeedFailure& f = *to_shrink[j].first;
+          std::set<std::string> shrunk_properties;
+          for (const Violation& v : f.violations) {
+            if (!shrunk_properties.insert(v.property).second) continue;
+            f.shrunk.push_back(shrink_scenario(to_shrink[j].second, v, cfg, false, workers[w].checked.get()));
+          }
+          // A divergence (--backend both) too: smaller plans whose live and
+          // model histories still differ.
+          if (f.divergence && workers[w].reference != nullptr) {
+            f.shrunk.push_back(
+                shrink_divergence(to_shrink[j].second, *f.divergence, *workers[w].checked, *workers[w].reference));
+          }
+        }
+      } catch (...) {
+        errors[w] = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace
+
 CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options, std::vector<CampaignWorker>& workers,
                             const CampaignProgress& progress, const CheckConfig* config) {
   assert(!workers.empty());
+  assert(options.shard_count >= 1 && options.shard_index >= 0 && options.shard_index < options.shard_count);
   const CheckConfig cfg = config ? *config : default_check_config();
   CampaignResult r;
   r.scenario = tmpl;
   r.backend = workers.front().reference != nullptr ? "both" : workers.front().checked->kind();
-  auto seed_scenario = [&tmpl](int i) {
+  const int seeds = shard_seed_count(options.seeds, options.shard_index, options.shard_count);
+  r.seeds_planned = seeds;
+  // The k-th seed of this shard: seed index shard_index + k * shard_count.
+  auto seed_scenario = [&tmpl, &options](int k) {
     Scenario s = tmpl;
-    s.seed = tmpl.seed + static_cast<uint64_t>(i);
+    s.seed = tmpl.seed + static_cast<uint64_t>(options.shard_index) +
+             static_cast<uint64_t>(k) * static_cast<uint64_t>(options.shard_count);
     return s;
   };
-  SeedScheduler scheduler(options.seeds, static_cast<int>(workers.size()));
+  SeedScheduler scheduler(seeds, static_cast<int>(workers.size()));
   std::vector<std::thread> threads;
   threads.reserve(workers.size());
   for (CampaignWorker& worker : workers) {
@@ -218,8 +267,8 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
     std::function<void()> join;
     ~JoinOnExit() { join(); }
   } join_on_exit{join_all};
-  std::optional<Scenario> to_shrink;  // the first failing seed
-  for (int i = 0; i < options.seeds; ++i) {
+  std::vector<Scenario> failing_scenarios;  // parallel to r.failures
+  for (int i = 0; i < seeds; ++i) {
     const Scenario s = seed_scenario(i);
     SeedOutcome outcome = scheduler.take(i);
     if (outcome.error) {
@@ -230,7 +279,7 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
     ScenarioVerdict& verdict = outcome.verdict;
     r.seeds_run = i + 1;
     r.events_checked += verdict.summary.events;
-    if (progress) progress(i + 1, options.seeds);
+    r.simulated_us += verdict.summary.end_true_us;
     std::set<std::string> advisory_seen;
     for (const Violation& v : verdict.violations) {
       if (options.policy.fail_on.count(v.property) != 0 || !is_advisory_property(v.property)) continue;
@@ -242,32 +291,27 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
       }
     }
     std::vector<Violation> failing = failing_violations(verdict.violations, options.policy);
-    if (failing.empty() && !outcome.divergence) continue;
-    SeedFailure f;
-    f.seed = s.seed;
-    f.events = verdict.summary.events;
-    f.violations = std::move(failing);
-    f.divergence = std::move(outcome.divergence);
-    if (r.failures.empty()) to_shrink = s;
-    r.failures.push_back(std::move(f));
-    if (!options.keep_going) break;
+    const bool fails = !failing.empty() || outcome.divergence;
+    if (fails) {
+      SeedFailure f;
+      f.seed = s.seed;
+      f.events = verdict.summary.events;
+      f.violations = std::move(failing);
+      f.divergence = std::move(outcome.divergence);
+      r.failures.push_back(std::move(f));
+      failing_scenarios.push_back(s);
+    }
+    if (progress) progress({i + 1, seeds, static_cast<int>(r.failures.size()), r.simulated_us});
+    if (fails && !options.keep_going) break;
   }
   join_all();
-  if (options.shrink && to_shrink) {
-    // Each violated property on its own: the first violation of each, on the
-    // first worker's checked backend (the threads are done).
-    SeedFailure& f = r.failures.front();
-    std::set<std::string> shrunk_properties;
-    for (const Violation& v : f.violations) {
-      if (!shrunk_properties.insert(v.property).second) continue;
-      f.shrunk.push_back(shrink_scenario(*to_shrink, v, cfg, false, workers.front().checked.get()));
-    }
-    // A divergence (--backend both) too: smaller plans whose live and model
-    // histories still differ.
-    if (f.divergence && workers.front().reference != nullptr) {
-      f.shrunk.push_back(
-          shrink_divergence(*to_shrink, *f.divergence, *workers.front().checked, *workers.front().reference));
-    }
+  if (options.shrink) {
+    // The first shrink_seeds failing seeds, on the workers' checked backends
+    // (the seed threads are done).
+    std::vector<std::pair<SeedFailure*, Scenario>> to_shrink;
+    for (size_t j = 0; j < r.failures.size() && j < static_cast<size_t>(std::max(0, options.shrink_seeds)); ++j)
+      to_shrink.emplace_back(&r.failures[j], failing_scenarios[j]);
+    shrink_failures(to_shrink, cfg, workers);
   }
   return r;
 }

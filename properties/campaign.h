@@ -2,8 +2,16 @@
 // CheckerSuite while it streams (nothing stored). A seed fails when it shows
 // a violation its VerdictPolicy fails on; the campaign stops at the first
 // failing seed unless keep_going, and then lists every failing seed. Every
-// property the first failing seed violates is shrunk on its own
-// (properties/shrink.h) to a short counterexample that still violates it.
+// property each of the first `shrink_seeds` failing seeds (seed order)
+// violates is shrunk on its own (properties/shrink.h) to a short
+// counterexample that still violates it.
+// Shards: shard I of N runs the seed indexes i (seed = base_seed + i,
+// 0 <= i < seeds) with i % N == I, in order. Which seeds fail and how depends
+// only on the seed, so the failures of shards 0..N-1 together are those of
+// the unsharded campaign (with keep_going), and the first `shrink_seeds`
+// failing seeds of the whole campaign are among the first `shrink_seeds` of
+// their shard: a merge can keep exactly the counterexamples the unsharded
+// campaign has.
 // Advisory properties the policy does not fail on (busy_poll) are counted in
 // the result's advisories, never hidden.
 // Mutant names resolve to a client mutant (impl/client_mutant.h) or a script
@@ -31,6 +39,7 @@
 #include "properties/check_config.h"
 #include "properties/verdict_policy.h"
 #include "properties/violation.h"
+#include "sim/explicit_plan.h"
 #include "sim/history_comparator.h"
 #include "sim/scenario.h"
 #include "traces/event.h"
@@ -53,17 +62,29 @@ struct CampaignOptions {
   int64_t fair_slot_ms = 0;                     // > 0: a fixed fair-lock slot (Scenario::fair_slot_ms)
   int64_t duration_ms = 60'000;
   bool shrink = true;
+  int shrink_seeds = 3;     // shrink the first this many failing seeds (seed order)
   bool keep_going = false;  // go on past failing seeds, list them all
+  int shard_index = 0;      // this shard's index I in [0, shard_count)
+  int shard_count = 1;      // N: the seed indexes i with i % N == I run here
   CampaignBackend backend = CampaignBackend::Model;
   int workers = 1;          // seeds run at once (one backend source each)
   VerdictPolicy policy;
 };
 
 inline constexpr int kMaxCampaignWorkers = 64;
+inline constexpr int kMaxCampaignShards = 1'000'000;
+inline constexpr int kMaxShrinkSeeds = 10'000;
+
+// How many of the seed indexes [0, seeds) shard I of N runs.
+int shard_seed_count(int seeds, int shard_index, int shard_count);
 
 struct Counterexample {
-  std::vector<Event> events;   // the shrunk history
+  std::vector<Event> events;   // the shrunk history, up to the violation's detection
   Violation violation;         // as found in it
+  // The explicit plan whose run gives `events` (then goes on to its end);
+  // absent when the failing seed could not be reproduced as a plan (events
+  // are then the seed's own history).
+  std::optional<ExplicitPlan> plan;
 };
 
 struct SeedFailure {
@@ -73,10 +94,10 @@ struct SeedFailure {
   // --backend both: the first event where the checked (live) history
   // differs from the reference (model) one; expected = reference.
   std::optional<HistoryMismatch> divergence;
-  // First failing seed only (when shrinking): one counterexample per
-  // violated property, in the order of `violations`' first occurrences;
-  // then, for a divergence, one whose violation.property is "divergence"
-  // (properties/shrink_divergence.h).
+  // The first CampaignOptions::shrink_seeds failing seeds only (when
+  // shrinking): one counterexample per violated property, in the order of
+  // `violations`' first occurrences; then, for a divergence, one whose
+  // violation.property is "divergence" (properties/shrink_divergence.h).
   std::vector<Counterexample> shrunk;
 };
 
@@ -91,8 +112,10 @@ struct AdvisoryCount {
 struct CampaignResult {
   Scenario scenario;                    // the template (seed = base seed)
   std::string backend = "model";        // "model", "live" or "both"
-  int seeds_run = 0;
+  int seeds_run = 0;                    // of this shard
+  int seeds_planned = 0;                // of this shard (shard_seed_count)
   uint64_t events_checked = 0;
+  int64_t simulated_us = 0;             // true time simulated, summed over the seeds
   std::vector<SeedFailure> failures;    // in seed order
   std::map<std::string, AdvisoryCount> advisories;  // property -> counts
   bool failed() const { return !failures.empty(); }
@@ -109,7 +132,15 @@ struct CampaignSeedError : std::runtime_error {
   uint64_t seed;
 };
 
-using CampaignProgress = std::function<void(int done, int total)>;
+// Progress, after each seed taken (in seed order): seeds done of total in
+// this shard, failing seeds so far, and the true time simulated so far.
+struct CampaignProgressInfo {
+  int done = 0;
+  int total = 0;
+  int failed = 0;
+  int64_t simulated_us = 0;
+};
+using CampaignProgress = std::function<void(const CampaignProgressInfo&)>;
 // On options.workers model workers (options.backend is not consulted).
 CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options,
                             const CampaignProgress& progress = {},

@@ -48,6 +48,7 @@ std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const Ch
     const size_t end = std::min<size_t>(history.events.size(), v.detected_at_event + 1);
     cx.events.assign(history.events.begin(), history.events.begin() + static_cast<std::ptrdiff_t>(end));
     cx.violation = v;
+    cx.plan = plan;  // the plan whose run shows it: a replayable trace (sim/explicit_plan_json.h)
     return cx;
   }
   return std::nullopt;

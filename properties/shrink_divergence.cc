@@ -59,7 +59,9 @@ std::optional<Counterexample> plan_divergence(const ExplicitPlan& plan, BackendS
   run_explicit(plan, checked.fresh(plan.scenario), actual);
   const std::optional<HistoryMismatch> m = first_difference(expected.events, actual.events);
   if (!m) return std::nullopt;
-  return divergence_counterexample(std::move(actual.events), *m);
+  Counterexample cx = divergence_counterexample(std::move(actual.events), *m);
+  cx.plan = plan;  // replayable as a trace (sim/explicit_plan_json.h)
+  return cx;
 }
 
 Counterexample shrink_divergence(const Scenario& scenario, const HistoryMismatch& first, BackendSource& checked,

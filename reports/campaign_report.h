@@ -1,44 +1,28 @@
-// CampaignReport: the summary of a campaign (many seeds of one scenario
-// template) and its rendering as a self-contained report.html: the settings,
-// totals, one row per failing seed with the property, the explanation and
-// the shrunk counterexample, and links to timeline images written beside it.
-// Rendering is deterministic except for the wall-time fields it is given.
+// Campaign report: report.html of a campaign's runs directory, built only
+// from DIR/summary.json (reports/run_summary.h) and the files it names, so
+// that `locksim report DIR` rebuilds exactly what the campaign wrote. It
+// shows the verdict, the configuration and counts, every property's
+// result, the advisories, a table of every failure (seed, property, cause,
+// the command that reproduces it) and, for each failure with a timeline,
+// its explanation, its shrunk counterexample as a table (read from the
+// counterexample's trace, the violation's events marked) and its timeline
+// embedded (the SVG inlined: the page stands alone). A file the summary
+// names but the directory lacks is reported on the page, not fatal.
+// Deterministic apart from the summary's timings.
 #pragma once
 
-#include <cstdint>
 #include <string>
-#include <vector>
 
-#include "traces/event.h"
+#include <nlohmann/json.hpp>
 
 namespace locksim {
 
-struct CampaignFailure {
-  uint64_t seed = 0;
-  std::string property;
-  std::string explanation;
-  std::vector<Event> counterexample;  // shrunk, in history order
-  std::string timeline_file;          // relative to the report, may be empty
-};
+// `dir`: where the summary's relative paths are resolved.
+std::string campaign_report_html(const nlohmann::json& summary, const std::string& dir);
 
-struct CampaignReport {
-  std::string title = "locksim campaign";
-  std::string command_line;
-  std::string profile;
-  std::string lock_kind;
-  std::string backend = "model";
-  std::string mutant;  // empty: the correct system
-  uint64_t first_seed = 0;
-  uint64_t seeds_run = 0;
-  uint64_t seeds_failed = 0;
-  uint64_t events_checked = 0;
-  double wall_s = 0;
-  std::string timeline_file;  // the sample timeline (first seed), may be empty
-  std::string failing_trace_file;  // full trace of the failing seed (replayable), may be empty
-  std::vector<CampaignFailure> failures;
-};
-
-std::string campaign_report_html(const CampaignReport& report);
-void write_campaign_report(const CampaignReport& report, const std::string& path);
+// Reads DIR/summary.json and writes DIR/report.html (complete or not at
+// all). Throws std::runtime_error naming the file on an unreadable or
+// invalid summary, OutputError when the report cannot be written.
+void write_campaign_report(const std::string& dir);
 
 }  // namespace locksim

@@ -1,11 +1,12 @@
 #include "sim/replay.h"
 
+#include "sim/explicit_plan_json.h"
 #include "sim/run.h"
 #include "sim/simulator.h"
 
 namespace locksim {
 
-ReplayResult replay_trace(TraceReader& reader, Backend& backend) {
+ReplayResult replay_trace(TraceReader& reader, Backend& backend, EventSink* also) {
   const Scenario scenario = scenario_from_header(reader.header());
   HistoryComparator comparator(
       [&reader](Event* event, std::string* line) {
@@ -14,9 +15,17 @@ ReplayResult replay_trace(TraceReader& reader, Backend& backend) {
         return true;
       },
       reader.header().version);
-  Simulator sim(scenario, backend, comparator);
-  comparator.attach(&sim);
-  sim.run();
+  FanoutSink fanout;
+  fanout.add(&comparator);
+  if (also != nullptr) fanout.add(also);
+  if (!reader.header().plan.is_null()) {
+    const ExplicitPlan plan = explicit_plan_from_json(scenario, reader.header().plan);
+    run_explicit(plan, backend, fanout);  // bounded by the plan; not stopped at a difference
+  } else {
+    Simulator sim(scenario, backend, fanout);
+    comparator.attach(&sim);
+    sim.run();
+  }
   comparator.finish();
   ReplayResult result;
   result.events_compared = comparator.events_compared();

@@ -4,6 +4,10 @@
 // 0-based index, the expected line (from the file, or "<end of trace>") and
 // the actual line (encoded from the run, or "<end of run>").
 // The caller builds the backend the header asks for (model or live).
+// A shrunk counterexample's trace carries an explicit plan in its header
+// (sim/explicit_plan_json.h): that plan is re-run (run_explicit) instead of
+// the scenario's generated workload. `also`, when given, sees every event of
+// the new run too (e.g. a CheckerSuite, to show the violation again).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +30,6 @@ struct ReplayResult {
 
 // Throws ScenarioError for a bad scenario in the header, TraceError for a
 // malformed trace line.
-ReplayResult replay_trace(TraceReader& reader, Backend& backend);
+ReplayResult replay_trace(TraceReader& reader, Backend& backend, EventSink* also = nullptr);
 
 }  // namespace locksim

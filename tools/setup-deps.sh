@@ -15,6 +15,7 @@ packages=(
   nlohmann-json3-dev                             # JSON: traces, manifests, reports
   libsimdjson-dev                                # simdjson: fast reading of trace event lines
   libcli11-dev                                   # CLI11: the locksim command line
+  python3-yaml                                   # YAML parser: the deploy/ manifest test (ctest DeployManifest)
   clang libclang-rt-14-dev                       # clang + libFuzzer runtime: fuzz/ (ctest -L fuzz)
 )
 

@@ -116,7 +116,7 @@ void put_line(std::string& out, const std::vector<LineEntry>& line) {
 constexpr std::string_view kEventKeys[] = {"id", "t", "k", "c", "s", "o", "l", "op", "opid", "lms", "wait",
                                            "lease", "v", "d", "sc", "rid", "r", "sms", "h", "p", "dur", "tg",
                                            "ln", "lr"};
-constexpr std::string_view kHeaderKeys[] = {"format", "version", "seed", "build", "backend", "scenario"};
+constexpr std::string_view kHeaderKeys[] = {"format", "version", "seed", "build", "backend", "scenario", "plan"};
 
 template <size_t N>
 bool known(const std::string_view (&keys)[N], const std::string& key) {
@@ -269,6 +269,10 @@ std::string encode_header(const TraceHeader& header) {
   append_key(out, "scenario");
   // nlohmann::json objects keep keys sorted: dump() is deterministic.
   out += header.scenario.dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
+  if (!header.plan.is_null()) {  // only in a shrunk counterexample's trace
+    append_key(out, "plan");
+    out += header.plan.dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
+  }
   out += '}';
   return out;
 }
@@ -362,6 +366,13 @@ bool decode_header(std::string_view line, TraceHeader* out, std::string* error) 
     return false;
   }
   if (auto it = j.find("scenario"); it != j.end()) h.scenario = *it;
+  if (auto it = j.find("plan"); it != j.end()) {
+    if (!it->is_object()) {
+      *error = "trace header field \"plan\" must be an object, got " + describe_json_value(*it);
+      return false;
+    }
+    h.plan = *it;
+  }
   *out = std::move(h);
   return true;
 }

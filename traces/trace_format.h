@@ -1,7 +1,10 @@
 // The locksim trace format, version 3: JSON Lines.
 //
 //   line 1:  {"format":"locksim-trace","version":1,"seed":<u64>,"build":"<id>",
-//             "backend":"model"|"live","scenario":<any JSON>}
+//             "backend":"model"|"live","scenario":<any JSON>[,"plan":<object>]}
+//           "plan" (only in a shrunk counterexample's trace, absent otherwise):
+//           the explicit plan that was run instead of the scenario's
+//           generated workload (sim/explicit_plan_json.h); opaque here.
 //   line 2+: one Event (traces/event.h) per line, in history order.
 //
 // Event lines use short stable keys in this fixed order, and leave out every
@@ -59,6 +62,7 @@ struct TraceHeader {
   std::string build;           // build id of the writer (trace_build_id())
   std::string backend;         // "model" or "live"
   nlohmann::json scenario = nlohmann::json::object();  // opaque: produced by sim/
+  nlohmann::json plan;          // null (absent), or an explicit plan object: opaque, produced by sim/
   int version = kTraceVersion;  // as read; the writer always writes kTraceVersion
   bool operator==(const TraceHeader&) const = default;
 };

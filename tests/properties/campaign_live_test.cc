@@ -110,11 +110,19 @@ TEST(CampaignLive, MutantPackIsCaughtShrunkAndReplayable) {
   ASSERT_FALSE(failure["counterexamples"].empty()) << r.out;
   EXPECT_EQ(failure["counterexamples"][0]["property"], "liveness") << r.out;
   EXPECT_LE(failure["counterexamples"][0]["events"].get<int>(), 20) << r.out;
-  const fs::path trace = out / ("seed-" + std::to_string(failure["seed"].get<uint64_t>()) + ".jsonl");
+  const std::string seed = std::to_string(failure["seed"].get<uint64_t>());
+  const fs::path trace = out / "failures" / (seed + ".jsonl");
   ASSERT_TRUE(fs::exists(trace));
   EXPECT_TRUE(contains(locksim::testing::read_file(trace), "\"backend\":\"live\""));
   const CliRun replay = run_locksim("replay " + trace.string());
   EXPECT_EQ(replay.exit_code, 0) << replay.out;
+  // The shrunk counterexample replays on live too (its explicit plan).
+  const fs::path shrunk = out / "failures" / (seed + ".shrunk.jsonl");
+  ASSERT_TRUE(fs::exists(shrunk));
+  EXPECT_TRUE(contains(locksim::testing::read_file(shrunk), "\"backend\":\"live\""));
+  const CliRun replay_shrunk = run_locksim("replay " + shrunk.string());
+  EXPECT_EQ(replay_shrunk.exit_code, 0) << replay_shrunk.out;
+  EXPECT_TRUE(contains(replay_shrunk.out, "violation: liveness")) << replay_shrunk.out;
   fs::remove_all(out);
 }
 

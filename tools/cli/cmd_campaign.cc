@@ -18,13 +18,22 @@
 // complete (a script that never answers) stops the campaign with exit 2,
 // naming the seed and the script. Shrinking and traces use the backend the
 // seeds were checked on.
-// --out DIR writes DIR/report.html, DIR/timeline.svg (a sample of the first
-// seed, or the shrunk counterexample with its evidence highlighted) and, on a
-// failure, DIR/seed-<N>.jsonl: the failing seed's full trace, replayable with
-// `locksim replay`.
+// --out DIR writes the campaign's runs directory (reports/run_summary.h):
+// summary.json, report.html, failures/<seed>.jsonl for every failing seed,
+// and for the first --shrink-seeds failing seeds their shrunk counterexamples
+// (failures/<seed>.shrunk.jsonl) and timelines (timelines/<seed>.svg).
+// Without --out: runs/<UTC time>-<profile>-<lock>[-<shard>]/ under the
+// current directory (or under $LOCKSIM_RUNS_DIR), and runs/latest links to it. Every failing seed prints
+// the line that reproduces it. --shard I/N runs the seed indexes i with
+// i % N == I (properties/campaign.h); `locksim merge` combines the shards.
+// Progress on stderr: on a terminal one updating line; otherwise a plain
+// line every kProgressLineS seconds (none for a shorter campaign).
 // Exit: 0 no property failed, 1 a property failed, 2 bad input.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
 #include <filesystem>
 #include <limits>
 #include <algorithm>
@@ -39,7 +48,8 @@
 #include "properties/campaign.h"
 #include "properties/scenario_check.h"
 #include "reports/campaign_report.h"
-#include "reports/timeline.h"
+#include "reports/run_artifacts.h"
+#include "reports/run_summary.h"
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
@@ -62,23 +72,9 @@ struct CampaignArgs {
   bool no_shrink = false;
   std::string persistence = "none";  // as typed
   std::string out_dir;
+  std::string shard;  // "I/N" as typed; empty: the whole seed space
   std::vector<std::string> fail_on;
 };
-
-// Keeps the first `limit` events of a run (for the sample timeline).
-class FirstEventsSink final : public EventSink {
- public:
-  explicit FirstEventsSink(size_t limit) : limit_(limit) {}
-  void on_event(const Event& e) override {
-    if (events.size() < limit_) events.push_back(e);
-  }
-  std::vector<Event> events;
-
- private:
-  size_t limit_;
-};
-
-constexpr size_t kSampleTimelineEvents = 120;
 
 // The files a campaign reads (its --scripts pack): never an output.
 std::vector<std::string> campaign_input_files(const CampaignOptions& o) {
@@ -90,96 +86,152 @@ std::vector<std::string> campaign_input_files(const CampaignOptions& o) {
   }
 }
 
-// Writes report.html, timeline.svg and (on a failure) the failing seed's trace.
-void write_outputs(const CampaignArgs& args, const Scenario& tmpl, const CampaignResult& r, double wall_s,
-                   BackendSource& source) {
+// The command that runs this campaign again (without --out, --workers and
+// --shard: the same for every shard of it and any number of workers).
+std::string campaign_command_line(const CampaignArgs& args) {
+  const CampaignOptions& o = args.options;
+  std::string c = "locksim campaign --seeds " + std::to_string(o.seeds) + " --base-seed " +
+                  std::to_string(o.base_seed) + " --profile " + o.profile + " --lock " + o.lock_kind +
+                  " --clients " + std::to_string(o.clients) + " --locks " + std::to_string(o.locks) +
+                  " --servers " + std::to_string(o.servers) + " --duration-ms " + std::to_string(o.duration_ms);
+  if (o.mutant != "none" && !o.mutant.empty()) c += " --mutant " + o.mutant;
+  if (!o.scripts.empty()) c += " --scripts " + o.scripts;
+  c += " --backend " + std::string(campaign_backend_name(o.backend));
+  if (args.match_variant) c += " --match-variant";
+  if (o.persistence != Persistence::None) c += " --persistence " + args.persistence;
+  if (o.restart_delay_ms != 0) c += " --restart-delay-ms " + std::to_string(o.restart_delay_ms);
+  if (o.fair_slot_ms != 0) c += " --fair-slot-ms " + std::to_string(o.fair_slot_ms);
+  if (o.validity) c += " --validity";
+  if (o.keep_going) c += " --keep-going";
+  if (!o.shrink) c += " --no-shrink";
+  if (o.shrink_seeds != CampaignOptions{}.shrink_seeds) c += " --shrink-seeds " + std::to_string(o.shrink_seeds);
+  for (const std::string& f : args.fail_on) c += " --fail-on " + f;
+  if (o.policy.unexplained_only) c += " --unexplained-only";
+  return c;
+}
+
+// Writes the runs directory: the failures' files, summary.json, report.html.
+void write_outputs(const CampaignArgs& args, const CampaignResult& r, double wall_s, BackendSource& source) {
   namespace fs = std::filesystem;
   const fs::path dir(args.out_dir);
-  CampaignReport report;
-  const CampaignOptions& o = args.options;
-  report.command_line = "locksim campaign --seeds " + std::to_string(o.seeds) + " --base-seed " +
-                        std::to_string(o.base_seed) + " --profile " + o.profile + " --lock " + o.lock_kind +
-                        " --clients " + std::to_string(o.clients) + " --locks " + std::to_string(o.locks) +
-                        " --duration-ms " + std::to_string(o.duration_ms) +
-                        (o.mutant != "none" && !o.mutant.empty() ? " --mutant " + o.mutant : "") +
-                        (o.scripts.empty() ? "" : " --scripts " + o.scripts) + " --backend " +
-                        std::string(campaign_backend_name(o.backend));
-  report.profile = tmpl.profile;
-  report.lock_kind = tmpl.lock_kind;
-  report.mutant = tmpl.mutant != "none" ? tmpl.mutant : (tmpl.model_variant != "correct" ? tmpl.model_variant : "");
-  report.first_seed = tmpl.seed;
-  report.seeds_run = static_cast<uint64_t>(r.seeds_run);
-  report.seeds_failed = 0;
-  report.events_checked = r.events_checked;
-  report.wall_s = wall_s;
-  report.timeline_file = "timeline.svg";
-  TimelineOptions timeline;
-  std::vector<Event> drawn;
-  if (r.failed()) {
-    const SeedFailure& first = r.failures.front();
-    Scenario failing = tmpl;
-    failing.seed = first.seed;
-    const std::string trace_name = "seed-" + std::to_string(failing.seed) + ".jsonl";
-    refuse_output_over_input((dir / trace_name).string(), campaign_input_files(args.options));
-    TraceWriter writer((dir / trace_name).string(), make_trace_header(failing, source.kind()));
-    check_scenario_on(source, failing, default_check_config(), &writer);
-    writer.close();
-    report.failing_trace_file = trace_name;
-    report.seeds_failed = r.failures.size();
-    for (const SeedFailure& sf : r.failures) {
-      if (sf.divergence) {
-        CampaignFailure f;
-        f.seed = sf.seed;
-        f.property = "divergence";
-        f.explanation = "event " + std::to_string(sf.divergence->index) + ": model " +
-                        sf.divergence->expected_line + " vs live " + sf.divergence->actual_line;
-        report.failures.push_back(std::move(f));
-      }
-      for (const Violation& v : sf.violations) {
-        CampaignFailure f;
-        f.seed = sf.seed;
-        f.property = v.property;
-        f.explanation = v.to_string();
-        for (const Counterexample& cx : sf.shrunk) {
-          if (cx.violation.property != v.property) continue;
-          f.explanation = cx.violation.to_string();
-          f.counterexample = cx.events;
-        }
-        // One entry per property and seed.
-        const bool dup = std::any_of(report.failures.begin(), report.failures.end(), [&](const CampaignFailure& g) {
-          return g.seed == f.seed && g.property == f.property;
-        });
-        if (!dup) report.failures.push_back(std::move(f));
-      }
-    }
-    if (!report.failures.empty()) report.failures.front().timeline_file = "timeline.svg";
-    if (first.violations.empty()) {  // a divergence only
-      timeline.title = "seed " + std::to_string(failing.seed) + ": divergence at event " +
-                       std::to_string(first.divergence->index) + " (first events of the live run)";
-    } else {
-      const Violation& v = first.shrunk.empty() ? first.violations.front() : first.shrunk.front().violation;
-      timeline.title = "seed " + std::to_string(failing.seed) + ": " + v.property +
-                       (first.shrunk.empty() ? " (first events)" : " (shrunk counterexample)");
-      timeline.highlight_ids.insert(v.event_ids.begin(), v.event_ids.end());
-    }
-    if (!first.shrunk.empty()) {
-      drawn = first.shrunk.front().events;
-    } else {
-      FirstEventsSink sample(kSampleTimelineEvents);
-      check_scenario_on(source, failing, default_check_config(), &sample);
-      drawn = sample.events;
-    }
-    report.timeline_file.clear();  // drawn with the failure instead
-  } else {
-    FirstEventsSink sample(kSampleTimelineEvents);
-    check_scenario_on(source, tmpl, default_check_config(), &sample);
-    drawn = sample.events;
-    timeline.title = "seed " + std::to_string(tmpl.seed) + ", first " + std::to_string(drawn.size()) + " events";
-  }
-  render_timeline(timeline_dot(drawn, timeline), (dir / "timeline.svg").string(), "svg");
-  write_campaign_report(report, (dir / "report.html").string());
-  std::fprintf(stderr, "campaign: wrote %s\n", (dir / "report.html").string().c_str());
+  const std::vector<std::string> inputs = campaign_input_files(args.options);
+  write_run_artifacts(args.out_dir, args.options, r, source, inputs);
+  const nlohmann::json summary = campaign_summary_json(args.options, r, campaign_command_line(args), wall_s);
+  refuse_output_over_input((dir / kSummaryFileName).string(), inputs);
+  OutputFile out((dir / kSummaryFileName).string());
+  out.write(summary.dump(2) + "\n");
+  out.commit();
+  refuse_output_over_input((dir / kReportFileName).string(), inputs);
+  write_campaign_report(args.out_dir);
+  std::fprintf(stderr, "campaign: wrote %s (summary.json, report.html%s)\n", dir.string().c_str(),
+               r.failed() ? ", failures/, timelines/" : "");
 }
+
+// The root of default runs directories: $LOCKSIM_RUNS_DIR, else "runs".
+std::string runs_root() {
+  const char* env = std::getenv("LOCKSIM_RUNS_DIR");
+  return env != nullptr && env[0] != '\0' ? env : "runs";
+}
+
+// <root>/<UTC time>-<profile>-<lock>[-shard-I-of-N][-K]/ (a new directory:
+// -2, -3 ... when one of that name exists), and <root>/latest pointing at it.
+std::string default_run_dir(const CampaignOptions& o) {
+  namespace fs = std::filesystem;
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  std::string profile = o.profile;
+  std::replace(profile.begin(), profile.end(), '+', '_');
+  std::string base = std::string(stamp) + "-" + profile + "-" + o.lock_kind;
+  if (o.shard_count > 1) base += "-shard-" + std::to_string(o.shard_index) + "-of-" + std::to_string(o.shard_count);
+  const fs::path root = runs_root();
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) throw UsageError("cannot create the runs directory '" + root.string() + "': " + ec.message() + " (or give --out DIR)");
+  for (int n = 1; n <= 1000; ++n) {
+    const std::string name = n == 1 ? base : base + "-" + std::to_string(n);
+    const fs::path dir = root / name;
+    if (!fs::create_directory(dir, ec)) {
+      if (ec) throw UsageError("cannot create '" + dir.string() + "': " + ec.message() + " (or give --out DIR)");
+      continue;  // exists: the next name
+    }
+    // runs/latest -> <name>, replaced in one step (rename over the old link).
+    const fs::path temp = root / (".latest-" + std::to_string(::getpid()));
+    fs::remove(temp, ec);
+    fs::create_directory_symlink(name, temp, ec);
+    if (!ec) fs::rename(temp, root / "latest", ec);
+    if (ec) {
+      std::error_code ignored;
+      fs::remove(temp, ignored);
+      std::fprintf(stderr, "campaign: could not update %s (%s)\n", (root / "latest").string().c_str(),
+                   ec.message().c_str());
+    }
+    return dir.string();
+  }
+  throw UsageError("too many runs named " + (root / base).string() + "*: give --out DIR");
+}
+
+// "I/N" with 0 <= I < N <= kMaxCampaignShards; throws UsageError.
+void parse_shard(const std::string& text, CampaignOptions* o) {
+  const size_t slash = text.find('/');
+  uint64_t index = 0, count = 0;
+  if (slash == std::string::npos || !parse_whole_integer(text.substr(0, slash), &index) ||
+      !parse_whole_integer(text.substr(slash + 1), &count) || text.substr(0, slash).find_first_not_of("0123456789") != std::string::npos ||
+      text.substr(slash + 1).find_first_not_of("0123456789") != std::string::npos) {
+    throw UsageError("--shard: expected I/N (e.g. 0/3: the first of 3 shards), got '" + text + "'");
+  }
+  if (count < 1 || count > static_cast<uint64_t>(kMaxCampaignShards)) {
+    throw UsageError("--shard " + text + ": N must be between 1 and " + std::to_string(kMaxCampaignShards));
+  }
+  if (index >= count) {
+    throw UsageError("--shard " + text + ": I must be between 0 and N-1 = " + std::to_string(count - 1));
+  }
+  o->shard_index = static_cast<int>(index);
+  o->shard_count = static_cast<int>(count);
+}
+
+// Progress on stderr: on a terminal one line, rewritten at most every
+// 0.2 s; otherwise a plain line every kProgressLineS seconds.
+class ProgressLine {
+ public:
+  static constexpr double kProgressLineS = 10.0;
+  ProgressLine() : tty_(::isatty(STDERR_FILENO) != 0), started_(std::chrono::steady_clock::now()) {}
+
+  void update(const CampaignProgressInfo& p) {
+    const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    const bool last = p.done == p.total;
+    if (tty_ ? (elapsed_s - printed_s_ < 0.2 && !last) : (elapsed_s - printed_s_ < kProgressLineS)) return;
+    printed_s_ = elapsed_s;
+    const double seeds_per_s = elapsed_s > 0 ? p.done / elapsed_s : 0;
+    const double sim_per_wall = elapsed_s > 0 ? static_cast<double>(p.simulated_us) / 1e6 / elapsed_s : 0;
+    const double eta_s = seeds_per_s > 0 ? (p.total - p.done) / seeds_per_s : 0;
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "campaign %d/%d seeds (%d%%), %.1f seeds/s, %.0f simulated s per wall s, %d failed, ETA %.0f s",
+                  p.done, p.total, static_cast<int>(100LL * p.done / std::max(1, p.total)), seeds_per_s,
+                  sim_per_wall, p.failed, eta_s);
+    if (tty_) {
+      std::fprintf(stderr, "\r%s\033[K", line);  // \033[K: clear the rest of the old line
+      open_ = true;
+    } else {
+      std::fprintf(stderr, "%s\n", line);
+    }
+    std::fflush(stderr);
+  }
+  // Ends the terminal line (before anything else is printed).
+  void end() {
+    if (open_) std::fprintf(stderr, "\n");
+    open_ = false;
+  }
+
+ private:
+  bool tty_;
+  std::chrono::steady_clock::time_point started_;
+  double printed_s_ = 0;
+  bool open_ = false;
+};
 
 // The default backend: the model when it stands for the pack (or there is
 // none), else live. A pack that does not load is left to campaign_template().
@@ -261,16 +313,19 @@ int run_campaign_command(CampaignArgs& args) {
   if (args.match_variant && o.backend != CampaignBackend::Both) {
     throw UsageError("--match-variant only goes with --backend both");
   }
+  if (!args.shard.empty()) parse_shard(args.shard, &o);
   std::vector<CampaignWorker> workers = make_workers(o, tmpl, args.match_variant);
-  if (!args.out_dir.empty()) {
+  if (args.out_dir.empty()) args.out_dir = default_run_dir(o);
+  {
     std::error_code ec;
     std::filesystem::create_directories(args.out_dir, ec);
     if (ec || !std::filesystem::is_directory(args.out_dir)) {
-      throw UsageError("cannot create output directory '" + args.out_dir + "': " + ec.message());
+      throw UsageError("cannot create output directory '" + args.out_dir + "': " +
+                       (ec ? ec.message() : "not a directory"));
     }
     const std::filesystem::path dir(args.out_dir);
     try {
-      for (const char* name : {"report.html", "timeline.svg"}) {
+      for (const char* name : {kReportFileName, kSummaryFileName}) {
         refuse_output_over_input((dir / name).string(), campaign_input_files(o));
       }
     } catch (const OutputError& e) {
@@ -278,32 +333,16 @@ int run_campaign_command(CampaignArgs& args) {
     }
   }
   const auto started = std::chrono::steady_clock::now();
-  // Progress bar on a terminal only; logs and pipes get just the result.
-  const bool tty = ::isatty(STDERR_FILENO) != 0;
-  int last_percent = -1;
-  const auto on_progress = [&](int done, int total) {
-    if (!tty) return;
-    const int percent = static_cast<int>(100LL * done / total);
-    if (percent == last_percent && done != total) return;
-    last_percent = percent;
-    const double elapsed_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    constexpr int kBarWidth = 30;
-    const int filled = percent * kBarWidth / 100;
-    std::fprintf(stderr, "\rcampaign [%.*s%*s] %3d%% %d/%d seeds, %.1f s", filled,
-                 "##############################", kBarWidth - filled, "", percent, done, total, elapsed_s);
-    if (done == total) std::fprintf(stderr, "\n");
-    std::fflush(stderr);
-  };
+  ProgressLine progress;
   CampaignResult r;
   try {
-    r = run_campaign(tmpl, o, workers, on_progress);
+    r = run_campaign(tmpl, o, workers, [&progress](const CampaignProgressInfo& p) { progress.update(p); });
   } catch (const CampaignSeedError& e) {
-    if (tty) std::fprintf(stderr, "\n");
+    progress.end();
     throw UsageError(std::string("campaign cut short on the ") + std::string(campaign_backend_name(o.backend)) +
                      " backend: " + e.what() + "; no verdict, no outputs written");
   }
-  if (tty && r.seeds_run < o.seeds) std::fprintf(stderr, "\n");
+  progress.end();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // The verdict first: whatever happens to the outputs, it is never lost.
   if (args.json) {
@@ -313,17 +352,22 @@ int run_campaign_command(CampaignArgs& args) {
   }
   std::fflush(stdout);
   const int verdict_code = r.failed() ? 1 : 0;
-  if (!args.out_dir.empty()) {
-    try {
-      write_outputs(args, tmpl, r, wall_s, *workers.front().checked);
-    } catch (const std::exception& e) {
-      // Each output is complete or absent (OutputFile); say which verdict stands.
-      std::fprintf(stderr,
-                   "locksim: cannot write the campaign outputs: %s (the campaign itself %s, as printed above; "
-                   "exit 2 for the outputs)\n",
-                   e.what(), r.failed() ? "FAILED" : "passed");
-      return 2;
-    }
+  try {
+    write_outputs(args, r, wall_s, *workers.front().checked);
+  } catch (const std::exception& e) {
+    // Each output is complete or absent (OutputFile); say which verdict stands.
+    std::fprintf(stderr,
+                 "locksim: cannot write the campaign outputs: %s (the campaign itself %s, as printed above; "
+                 "exit 2 for the outputs)\n",
+                 e.what(), r.failed() ? "FAILED" : "passed");
+    return 2;
+  }
+  // One line per failing seed that reproduces it (stderr under --json).
+  FILE* reproduce = args.json ? stderr : stdout;
+  const std::filesystem::path dir(args.out_dir);
+  for (const SeedFailure& f : r.failures) {
+    std::fprintf(reproduce, "reproduce seed %llu: locksim replay %s\n", static_cast<unsigned long long>(f.seed),
+                 (dir / failure_trace_file(f.seed)).string().c_str());
   }
   return verdict_code;
 }
@@ -375,9 +419,16 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--locks", args->options.locks, "locks per scenario")->capture_default_str()->check(integer_in(1, kMaxLocks));
   cmd->add_option("--duration-ms", args->options.duration_ms, "workload duration per scenario")
       ->capture_default_str()->check(integer_in(int64_t{0}, kMaxDurationMs));
-  cmd->add_flag("--no-shrink", args->no_shrink, "report the failing seed without shrinking");
+  cmd->add_flag("--no-shrink", args->no_shrink, "report the failing seeds without shrinking");
+  cmd->add_option("--shrink-seeds", args->options.shrink_seeds,
+                  "shrink and draw the first this many failing seeds (seed order; every failing seed still gets "
+                  "its full trace)")
+      ->capture_default_str()->check(integer_in(0, kMaxShrinkSeeds));
   cmd->add_flag("--keep-going", args->options.keep_going,
-                "go on past failing seeds and list every one (only the first is shrunk)");
+                "go on past failing seeds and list every one (the first --shrink-seeds are shrunk)");
+  cmd->add_option("--shard", args->shard,
+                  "I/N: run only the seed indexes i (seed = --base-seed + i) with i % N == I; "
+                  "`locksim merge` combines the N shards' directories");
   cmd->add_option("--fail-on", args->fail_on,
                   "also fail on these properties (comma-separated or repeated; e.g. busy_poll, or all). "
                   "Default: every property except the advisory busy_poll");
@@ -385,7 +436,9 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
                 "ignore violations whose cause is a fault the profile permits (non-empty blamed fault)");
   cmd->add_flag("--json", args->json, "print the result as JSON");
   cmd->add_option("--out", args->out_dir,
-                  "write report.html, timeline.svg and the failing seed's trace into this directory");
+                  "runs directory to write: summary.json, report.html, failures/<seed>.jsonl, "
+                  "failures/<seed>.shrunk.jsonl, timelines/<seed>.svg (default: a new "
+                  "runs/<UTC time>-<profile>-<lock>/, linked from runs/latest; $LOCKSIM_RUNS_DIR replaces runs/)");
   cmd->callback([args, exit_code] { *exit_code = run_campaign_command(*args); });
 }
 

@@ -5,7 +5,10 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "properties/checker_suite.h"
+#include "properties/scenario_check.h"
 #include "sim/replay.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
@@ -30,10 +33,20 @@ int replay_command(const std::string& path) {
       throw UsageError("trace scenario says model variant '" + recorded_variant +
                        "' but its script pack now says '" + scenario.model_variant + "'");
     }
-    const ReplayResult result = replay_trace(reader, *backend.backend);
+    CheckerSuite suite(default_check_config());
+    const ReplayResult result = replay_trace(reader, *backend.backend, &suite);
     if (result.identical()) {
-      std::printf("replay: %llu events reproduced identically\n",
-                  static_cast<unsigned long long>(result.events_compared));
+      std::printf("replay: %llu events reproduced identically%s\n",
+                  static_cast<unsigned long long>(result.events_compared),
+                  reader.header().plan.is_null() ? "" : " (the shrunk counterexample's explicit plan)");
+      suite.finish();
+      constexpr size_t kShownViolations = 5;
+      const std::vector<Violation> violations = suite.violations();
+      for (size_t i = 0; i < violations.size() && i < kShownViolations; ++i)
+        std::printf("  violation: %s\n", violations[i].to_string().c_str());
+      if (violations.size() > kShownViolations)
+        std::printf("  ... %zu more violation(s): locksim check %s lists them all\n",
+                    violations.size() - kShownViolations, path.c_str());
       return 0;
     }
     std::printf("replay: first difference at event %llu\n  expected: %s\n  actual:   %s\n",

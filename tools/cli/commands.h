@@ -21,6 +21,8 @@ void add_check_command(CLI::App& app, int* exit_code);
 void add_bench_command(CLI::App& app, int* exit_code);
 void add_pack_command(CLI::App& app, int* exit_code);
 void add_stress_command(CLI::App& app, int* exit_code);
+void add_report_command(CLI::App& app, int* exit_code);
+void add_merge_command(CLI::App& app, int* exit_code);
 
 // Accepts only a plain non-negative integer that fits 64 bits ("-1" would
 // otherwise wrap around in an unsigned option, and 2^64 saturate).

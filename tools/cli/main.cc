@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
   locksim::cli::add_bench_command(app, &exit_code);
   locksim::cli::add_pack_command(app, &exit_code);
   locksim::cli::add_stress_command(app, &exit_code);
+  locksim::cli::add_report_command(app, &exit_code);
+  locksim::cli::add_merge_command(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

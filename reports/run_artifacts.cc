@@ -1,0 +1,89 @@
+#include "reports/run_artifacts.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "properties/scenario_check.h"
+#include "reports/run_summary.h"
+#include "reports/timeline.h"
+#include "sim/explicit_plan_json.h"
+#include "sim/run.h"
+#include "traces/output_file.h"
+#include "traces/trace_writer.h"
+
+namespace locksim {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void make_dir(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) throw OutputError(dir.string() + ": cannot create the directory: " + ec.message());
+}
+
+void draw(const std::vector<Event>& events, const Violation& v, const std::string& title, const fs::path& path) {
+  TimelineOptions timeline;
+  timeline.title = title;
+  timeline.highlight_ids.insert(v.event_ids.begin(), v.event_ids.end());
+  render_timeline(timeline_dot(events, timeline), path.string(), "svg");
+}
+
+}  // namespace
+
+void write_run_artifacts(const std::string& dir_name, const CampaignOptions& o, const CampaignResult& r,
+                         BackendSource& source, const std::vector<std::string>& inputs) {
+  const fs::path dir(dir_name);
+  if (r.failures.empty()) return;
+  make_dir(dir / "failures");
+  const size_t drawn_seeds = static_cast<size_t>(std::max(0, o.shrink_seeds));
+  if (drawn_seeds > 0) make_dir(dir / "timelines");
+  for (size_t j = 0; j < r.failures.size(); ++j) {
+    const SeedFailure& f = r.failures[j];
+    const bool drawn = j < drawn_seeds;
+    Scenario s = r.scenario;
+    s.seed = f.seed;
+    // The full trace; the history too when a timeline may need it.
+    const fs::path trace = dir / failure_trace_file(f.seed);
+    refuse_output_over_input(trace.string(), inputs);
+    TraceWriter writer(trace.string(), make_trace_header(s, source.kind()));
+    VectorSink history;
+    FanoutSink fanout;
+    fanout.add(&writer);
+    if (drawn) fanout.add(&history);
+    check_scenario_on(source, s, default_check_config(), &fanout);
+    writer.close();
+    if (!drawn) continue;
+    const std::vector<std::string> properties = violated_properties(f);
+    for (size_t nth = 0; nth < properties.size(); ++nth) {
+      const std::string& property = properties[nth];
+      if (!has_timeline(f, property)) continue;
+      const std::string where = "seed " + std::to_string(f.seed) + ": " + property;
+      const fs::path svg = dir / timeline_file(f.seed, property, nth);
+      refuse_output_over_input(svg.string(), inputs);
+      if (const Counterexample* cx = counterexample_for(f, property)) {
+        if (cx->plan) {
+          const fs::path shrunk = dir / shrunk_trace_file(f.seed, property, nth);
+          refuse_output_over_input(shrunk.string(), inputs);
+          TraceHeader header = make_trace_header(cx->plan->scenario, source.kind());
+          header.plan = explicit_plan_to_json(*cx->plan);
+          TraceWriter shrunk_writer(shrunk.string(), header);
+          run_explicit(*cx->plan, source.fresh(cx->plan->scenario), shrunk_writer);
+          shrunk_writer.close();
+        }
+        draw(cx->events, cx->violation,
+             where + " (shrunk counterexample, " + std::to_string(cx->events.size()) + " events)", svg);
+        continue;
+      }
+      // Not shrunk: the seed's history up to the first such violation.
+      const auto v = std::find_if(f.violations.begin(), f.violations.end(),
+                                  [&](const Violation& x) { return x.property == property; });
+      const size_t end = std::min<size_t>(history.events.size(), v->detected_at_event + 1);
+      const std::vector<Event> events(history.events.begin(), history.events.begin() + static_cast<std::ptrdiff_t>(end));
+      draw(events, *v, where + " (the seed's history up to the violation, not shrunk)", svg);
+    }
+  }
+}
+
+}  // namespace locksim

@@ -1,0 +1,26 @@
+// Run artifacts: the per-failure files of a campaign's runs directory
+// (reports/run_summary.h names them): for every failing seed its full trace
+// failures/<seed>.jsonl (the seed re-run on `source`, replayable with
+// `locksim replay`); for the first CampaignOptions::shrink_seeds failing
+// seeds, per violated property, the shrunk counterexample's trace
+// failures/<seed>[.<property>].shrunk.jsonl (its explicit plan in the header,
+// so `locksim replay` re-runs that plan) and timelines/<seed>[.<property>].svg
+// (the counterexample, or without one the seed's history up to the
+// violation, with the violation's events highlighted).
+// Every file appears complete or not at all (traces/output_file.h); none
+// may be one of `inputs` (OutputError). Throws on the first file that cannot
+// be written.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "properties/campaign.h"
+#include "sim/backend_source.h"
+
+namespace locksim {
+
+void write_run_artifacts(const std::string& dir, const CampaignOptions& options, const CampaignResult& result,
+                         BackendSource& source, const std::vector<std::string>& inputs);
+
+}  // namespace locksim

@@ -1,0 +1,77 @@
+// RunSummary JSON: the summary.json of a campaign's runs directory
+// (campaign --out DIR, in the manner of Jepsen's store), and the names of
+// the files beside it. Everything but "timings" (and "shard" /
+// "merged_from", which say what part of the seed space a directory holds)
+// depends only on the configuration and the seeds' results: a campaign, its
+// shards merged, and any --workers give equal summaries apart from those.
+//
+//   {"format":"locksim-campaign-summary","version":1,"build":B,"command":C,
+//    "configuration":{"seeds","base_seed","backend","scenario",
+//                     "keep_going","shrink","shrink_seeds","fail_on","unexplained_only"},
+//    "shard":{"index":I,"count":N} (null once merged), "merged_from":[dirs] (merge only),
+//    "counts":{"seeds_planned","seeds_run","seeds_failed","failures","events_checked","simulated_us"},
+//    "properties":{name:{"result":"pass"|"fail"|"advisory"|"not checked","seeds","violations"}},
+//    "rates":{"failing_seed_fraction"},
+//    "timings":{"wall_s","seeds_per_s","simulated_s_per_wall_s"},
+//    "failures":[{"seed","property","explanation","cause","violations",
+//                 "trace","reproduce","shrunk_trace","timeline","counterexample"}],
+//    "advisories":{name:{"seeds","reports","first_seed","first_report"}}}
+// One failure per failing (seed, property), in seed order ("divergence" for
+// a --backend both divergence). "trace" (failures/<seed>.jsonl) is the
+// seed's full trace; the first CampaignOptions::shrink_seeds failing seeds
+// also have a "timeline" (timelines/<seed>.svg) and, when shrunk, a
+// "counterexample" {"trace","events","violation","event_ids"}: its first
+// `events` events of `trace` (failures/<seed>.shrunk.jsonl, replayable) up to
+// the violation, which names `event_ids`. Paths are relative to the
+// directory; absent files are null.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "properties/campaign.h"
+
+namespace locksim {
+
+inline constexpr const char* kRunSummaryFormat = "locksim-campaign-summary";
+inline constexpr int kRunSummaryVersion = 1;
+inline constexpr const char* kSummaryFileName = "summary.json";
+inline constexpr const char* kReportFileName = "report.html";
+
+// "failures/<seed>.jsonl".
+std::string failure_trace_file(uint64_t seed);
+// The shrunk counterexample of the seed's `nth` (0-based) violated property:
+// "failures/<seed>.shrunk.jsonl" for the first, else
+// "failures/<seed>.<property>.shrunk.jsonl".
+std::string shrunk_trace_file(uint64_t seed, const std::string& property, size_t nth);
+// "timelines/<seed>.svg" for the first, else "timelines/<seed>.<property>.svg".
+std::string timeline_file(uint64_t seed, const std::string& property, size_t nth);
+
+// What a failing seed's failure entries are about, in order: "divergence"
+// (--backend both) first, then the properties in the order first violated;
+// the index in this list is the `nth` of shrunk_trace_file() and
+// timeline_file().
+std::vector<std::string> violated_properties(const SeedFailure& failure);
+// The seed's counterexample for `property` ("divergence" included), or null.
+const Counterexample* counterexample_for(const SeedFailure& failure, const std::string& property);
+// Whether a drawn seed has a timeline for `property`: always, except a
+// divergence that was not shrunk (there is no violation to draw).
+bool has_timeline(const SeedFailure& failure, const std::string& property);
+
+// The configuration part, equal for every shard of one campaign.
+nlohmann::json campaign_configuration_json(const CampaignOptions& options, const Scenario& tmpl,
+                                           const std::string& backend);
+
+// The whole summary of a campaign (or of one shard of it). `wall_s` only
+// reaches "timings".
+nlohmann::json campaign_summary_json(const CampaignOptions& options, const CampaignResult& result,
+                                     const std::string& command, double wall_s);
+
+// Throws std::runtime_error naming what is wrong when `summary` is not a
+// summary this build reads (format, version, missing sections).
+void check_summary_json(const nlohmann::json& summary, const std::string& name);
+
+}  // namespace locksim
