@@ -30,6 +30,7 @@
 #pragma once
 
 #include <array>
+#include <limits>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -86,9 +87,16 @@ class LiveBackend final : public Backend {
     std::string snapshot_sha;
     std::string marker_channel;  // "__locksim_live_marker__:<subscriber CLIENT ID>"
     uint64_t marker_seq = 0;
+    // The latest server time a script ran at (sweep_before_going_back).
+    int64_t high_water_us = std::numeric_limits<int64_t>::min();
   };
   Server& at(int server);
   std::string key_pattern() const;  // KEYS/SCAN pattern of key_prefix_
+  // Before a script at a server time earlier than the high-water mark: one
+  // SCAN pass at the mark deletes every key expired by then, as the model's
+  // sweep before each script did; the mark then starts again at the new time.
+  // Otherwise raises the mark.
+  void sweep_before_going_back(Server& s, int64_t server_now_us);
   void connect(Server& s);
   void load_scripts(Server& s);
   std::vector<Published> drain_published(Server& s, const std::string& begin, const std::string& end);
