@@ -17,24 +17,12 @@
 #include <stdexcept>
 
 #include "reports/timeline_review.h"
+#include "reports/dot_text.h"
 #include "traces/output_file.h"
 
 namespace locksim {
 
 namespace {
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
 
 std::string format_seconds(int64_t true_us) {
   char buf[48];
@@ -200,7 +188,7 @@ std::string sequence_timeline_dot(const std::vector<Event>& all_events, const Ti
   }
   dot << "digraph timeline {\n"
       << "  graph [rankdir=TB, nodesep=0.25, ranksep=0.12, splines=line, fontname=\"Helvetica\", labelloc=t, label=\""
-      << escape(title) << "\"];\n"
+      << dot_escape(title) << "\"];\n"
       << "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=9, height=0.3];\n"
       << "  edge [arrowhead=none, color=grey70];\n";
   // Lane headers and the time axis.
@@ -208,7 +196,7 @@ std::string sequence_timeline_dot(const std::vector<Event>& all_events, const Ti
   dot << "  { rank=same; axis_head [label=\"true time\", shape=plaintext, style=\"\", pos=\"" << pos(axis_x_pt, y_pt)
       << "\"];";
   for (size_t l = 0; l < lanes.size(); ++l) {
-    dot << " lane" << l << " [label=\"" << escape(lanes[l]) << "\", shape=box, style=\"filled\", fillcolor=grey85, pos=\""
+    dot << " lane" << l << " [label=\"" << dot_escape(lanes[l]) << "\", shape=box, style=\"filled\", fillcolor=grey85, pos=\""
         << pos(lane_x_pt[l], y_pt) << "\"];";
   }
   dot << " }\n";
@@ -228,7 +216,7 @@ std::string sequence_timeline_dot(const std::vector<Event>& all_events, const Ti
     last_half_height_pt = half_height_pt;
     dot << "  { rank=same; " << axis << " [label=\"" << format_seconds(e.true_us)
         << "\", shape=plaintext, style=\"\", fontsize=8, pos=\"" << pos(axis_x_pt, y_pt) << "\"]; " << node
-        << " [label=\"" << escape(labels[i]) << "\", fillcolor=" << (hot ? "tomato" : colour_of(e))
+        << " [label=\"" << dot_escape(labels[i]) << "\", fillcolor=" << (hot ? "tomato" : colour_of(e))
         << (hot ? ", penwidth=2.5" : "") << ", pos=\"" << pos(lane_x_pt[l], y_pt) << "\"]; }\n";
     dot << "  " << last_axis << " -> " << axis << " [style=invis];\n";
     dot << "  " << last_in_lane[l] << " -> " << node << " [color=grey40, weight=10];\n";

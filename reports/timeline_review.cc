@@ -1,11 +1,13 @@
 #include "reports/timeline_review.h"
 
+
 #include <algorithm>
 #include <cassert>
 #include <cstdio>
 #include <map>
 #include <sstream>
 
+#include "reports/dot_text.h"
 #include "reports/hold_intervals.h"
 #include "reports/time_axis.h"
 
@@ -39,19 +41,6 @@ constexpr const char* kCrashFill = "#616161";
 constexpr const char* kRed = "#d50000";
 constexpr const char* kOverlapBack = "#ffcdd2";
 constexpr const char* kWakeFill = "#9c27b0";
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
 
 double text_pt(const std::string& text, double char_pt = kCharPt) {
   size_t longest = 0, current = 0;
@@ -159,7 +148,7 @@ class DotWriter {
     out_ << "  n" << next_++ << " [shape=" << shape << ", label=\"\", fixedsize=true, width=" << inches(w_pt)
          << ", height=" << inches(h_pt) << ", style=\"" << style << "\", fillcolor=\"" << fill << "\", color=\""
          << (edge.empty() ? fill : edge) << "\", penwidth=" << num(penwidth) << ", pos=\"" << pos(cx_pt, cy_pt) << "\"";
-    if (!tooltip.empty()) out_ << ", tooltip=\"" << escape(tooltip) << "\"";
+    if (!tooltip.empty()) out_ << ", tooltip=\"" << dot_escape(tooltip) << "\"";
     out_ << "];\n";
   }
   void rect(double x0_pt, double y0_pt, double x1_pt, double y1_pt, const std::string& fill, const std::string& edge = "",
@@ -176,9 +165,9 @@ class DotWriter {
     out_ << "  n" << next_++ << " [shape=plaintext, fontsize=" << num(size_pt) << ", fontcolor=\"" << colour << "\""
          << (bold ? ", fontname=\"Helvetica-Bold\"" : "") << ", margin=0";
     if (centred) {
-      out_ << ", label=\"" << escape(label) << "\", width=0, height=0, pos=\"" << pos(x_pt, y_pt) << "\"];\n";
+      out_ << ", label=\"" << dot_escape(label) << "\", width=0, height=0, pos=\"" << pos(x_pt, y_pt) << "\"];\n";
     } else {
-      out_ << ", label=\"" << escape(label) << "\\l\", fixedsize=true, width=" << inches(w)
+      out_ << ", label=\"" << dot_escape(label) << "\\l\", fixedsize=true, width=" << inches(w)
            << ", height=" << inches(size_pt + 2) << ", pos=\"" << pos(x_pt + w / 2, y_pt) << "\"];\n";
     }
   }
