@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "reports/run_summary.h"
+#include "reports/run_artifacts.h"
 #include "reports/timeline.h"
 #include "traces/output_file.h"
 #include "traces/trace_reader.h"
@@ -155,6 +156,12 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
           << html(str(f, "reproduce")) << "</code></td></tr>\n";
     }
     out << "</table>\n";
+  }
+  if (passed && fs::exists(dir / kSampleTimelineFile)) {
+    const std::string svg = inline_svg(dir / kSampleTimelineFile);
+    out << "<h2>Sample timeline</h2>\n<p><a href=\"" << kSampleTimelineFile << "\">" << kSampleTimelineFile
+        << "</a>: the first events of the first seed</p>\n";
+    if (!svg.empty()) out << "<div class=\"timeline\">" << svg << "</div>\n";
   }
   for (const json& f : failures) {
     if (f.value("timeline", json()).is_null() && f.value("counterexample", json()).is_null()) continue;

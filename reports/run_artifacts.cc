@@ -23,6 +23,21 @@ void make_dir(const fs::path& dir) {
   if (ec || !fs::is_directory(dir)) throw OutputError(dir.string() + ": cannot create the directory: " + ec.message());
 }
 
+// Keeps the first `limit` events of a run.
+class FirstEvents final : public EventSink {
+ public:
+  explicit FirstEvents(size_t limit) : limit_(limit) {}
+  void on_event(const Event& e) override {
+    if (events.size() < limit_) events.push_back(e);
+  }
+  std::vector<Event> events;
+
+ private:
+  size_t limit_;
+};
+
+constexpr size_t kSampleTimelineEvents = 120;
+
 void draw(const std::vector<Event>& events, const Violation& v, const std::string& title, const fs::path& path) {
   TimelineOptions timeline;
   timeline.title = title;
@@ -35,7 +50,21 @@ void draw(const std::vector<Event>& events, const Violation& v, const std::strin
 void write_run_artifacts(const std::string& dir_name, const CampaignOptions& o, const CampaignResult& r,
                          BackendSource& source, const std::vector<std::string>& inputs) {
   const fs::path dir(dir_name);
-  if (r.failures.empty()) return;
+  if (r.failures.empty()) {
+    // Nothing failed: a sample of the first seed instead, drawn by the
+    // unsharded campaign or shard 0 only (whose first seed is the campaign's).
+    if (o.shard_index != 0 || r.seeds_run == 0) return;
+    make_dir(dir / "timelines");
+    const fs::path svg = dir / kSampleTimelineFile;
+    refuse_output_over_input(svg.string(), inputs);
+    FirstEvents sample(kSampleTimelineEvents);
+    check_scenario_on(source, r.scenario, default_check_config(), &sample);
+    TimelineOptions timeline;
+    timeline.title = "seed " + std::to_string(r.scenario.seed) + ", its first " +
+                     std::to_string(sample.events.size()) + " events (a sample: no seed failed)";
+    render_timeline(timeline_dot(sample.events, timeline), svg.string(), "svg");
+    return;
+  }
   make_dir(dir / "failures");
   const size_t drawn_seeds = static_cast<size_t>(std::max(0, o.shrink_seeds));
   if (drawn_seeds > 0) make_dir(dir / "timelines");

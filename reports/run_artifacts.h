@@ -7,6 +7,8 @@
 // so `locksim replay` re-runs that plan) and timelines/<seed>[.<property>].svg
 // (the counterexample, or without one the seed's history up to the
 // violation, with the violation's events highlighted).
+// When no seed failed: timelines/sample.svg instead, the first 120 events
+// of the first seed (unsharded, or shard 0, whose first seed it is).
 // Every file appears complete or not at all (traces/output_file.h); none
 // may be one of `inputs` (OutputError). Throws on the first file that cannot
 // be written.
@@ -19,6 +21,8 @@
 #include "sim/backend_source.h"
 
 namespace locksim {
+
+inline constexpr const char* kSampleTimelineFile = "timelines/sample.svg";
 
 void write_run_artifacts(const std::string& dir, const CampaignOptions& options, const CampaignResult& result,
                          BackendSource& source, const std::vector<std::string>& inputs);

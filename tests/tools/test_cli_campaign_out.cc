@@ -43,6 +43,19 @@ TEST_F(CampaignOut, PassingCampaignWritesSummaryAndReport) {
   EXPECT_TRUE(summary["failures"].empty());
   EXPECT_EQ(summary["properties"]["mutual_exclusion"]["result"], "pass");
   EXPECT_FALSE(fs::exists(dir_ / "failures"));
+  // Nothing failed: a timeline of the first seed's first events, in the report too.
+  const std::string svg = read_file(dir_ / "timelines" / "sample.svg");
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.find("a sample: no seed failed"), std::string::npos);
+  EXPECT_NE(html.find("Sample timeline"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  // A shard other than 0 draws none (its first seed is not the campaign's).
+  const fs::path shard = dir_.string() + "-shard1";
+  fs::remove_all(shard);
+  auto s1 = run_locksim("campaign --seeds 5 --profile safe --lock rlock --shard 1/2 --out " + shard.string());
+  ASSERT_EQ(s1.exit_code, 0) << s1.out;
+  EXPECT_FALSE(fs::exists(shard / "timelines" / "sample.svg"));
+  fs::remove_all(shard);
 }
 
 // The must-show: both traces replay, the SVG names the violating events.

@@ -124,7 +124,7 @@ void write_outputs(const CampaignArgs& args, const CampaignResult& r, double wal
   refuse_output_over_input((dir / kReportFileName).string(), inputs);
   write_campaign_report(args.out_dir);
   std::fprintf(stderr, "campaign: wrote %s (summary.json, report.html%s)\n", dir.string().c_str(),
-               r.failed() ? ", failures/, timelines/" : "");
+               r.failed() ? ", failures/, timelines/" : (args.options.shard_index == 0 ? ", timelines/sample.svg" : ""));
 }
 
 // The root of default runs directories: $LOCKSIM_RUNS_DIR, else "runs".
