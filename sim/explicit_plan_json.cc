@@ -54,8 +54,9 @@ void expect_keys(const json& j, std::initializer_list<const char*> keys, const s
   if (!j.is_object()) throw ScenarioError("plan: " + where + " must be an object");
   for (const char* key : keys)
     if (!j.contains(key)) throw ScenarioError("plan: " + where + " has no \"" + key + "\"");
-  for (const auto& [key, value] : j.items()) {
-    if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return key == k; }) == keys.end())
+  for (const auto& item : j.items()) {
+    const std::string& key = item.key();
+    if (std::find_if(keys.begin(), keys.end(), [&key](const char* k) { return key == k; }) == keys.end())
       throw ScenarioError("plan: " + where + ": unknown key \"" + key + "\"");
   }
 }
