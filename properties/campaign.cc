@@ -97,15 +97,7 @@ SeedOutcome run_seed(CampaignWorker& worker, const Scenario& s, const CheckConfi
       Simulator reference(s, worker.reference->fresh(s), expected);
       reference.run();
     }
-    size_t next = 0;
-    HistoryComparator comparator(
-        [&expected, &next](Event* event, std::string* line) {
-          if (next >= expected.events.size()) return false;
-          *event = expected.events[next++];
-          *line = encode_event(*event);
-          return true;
-        },
-        kTraceVersion);
+    HistoryComparator comparator(expected.events);
     out.verdict = check_scenario_on(*worker.checked, s, cfg, &comparator);
     comparator.finish();
     out.divergence = comparator.mismatch();

@@ -7,7 +7,6 @@
 #include "properties/shrink.h"
 #include "sim/simulator.h"
 #include "traces/event_sink.h"
-#include "traces/trace_format.h"
 
 namespace locksim {
 
@@ -32,15 +31,7 @@ Counterexample divergence_counterexample(std::vector<Event> checked_events, cons
 // The first difference of two histories, as the campaign's comparator sees it.
 std::optional<HistoryMismatch> first_difference(const std::vector<Event>& expected,
                                                 const std::vector<Event>& actual) {
-  size_t next = 0;
-  HistoryComparator comparator(
-      [&expected, &next](Event* event, std::string* line) {
-        if (next >= expected.size()) return false;
-        *event = expected[next++];
-        *line = encode_event(*event);
-        return true;
-      },
-      kTraceVersion);
+  HistoryComparator comparator(expected);
   for (const Event& e : actual) {
     comparator.on_event(e);
     if (comparator.mismatch()) break;

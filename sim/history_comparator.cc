@@ -9,6 +9,16 @@ namespace locksim {
 HistoryComparator::HistoryComparator(NextExpected next_expected, int version)
     : next_expected_(std::move(next_expected)), version_(version) {}
 
+HistoryComparator::HistoryComparator(const std::vector<Event>& expected)
+    : HistoryComparator(
+          [&expected, next = size_t{0}](Event* event, std::string* line) mutable {
+            if (next >= expected.size()) return false;
+            *event = expected[next++];
+            *line = encode_event(*event);
+            return true;
+          },
+          kTraceVersion) {}
+
 void HistoryComparator::mismatch_at(std::string expected_line, std::string actual_line) {
   mismatch_ = HistoryMismatch{index_, std::move(expected_line), std::move(actual_line)};
   if (sim_ != nullptr) sim_->stop();

@@ -19,6 +19,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/simulator.h"
 #include "traces/event_sink.h"
@@ -35,6 +36,9 @@ class HistoryComparator final : public EventSink {
  public:
   using NextExpected = std::function<bool(Event* event, std::string* line)>;
   HistoryComparator(NextExpected next_expected, int version);
+  // Expecting the events of an in-memory history (current trace version),
+  // which must outlive the comparator.
+  explicit HistoryComparator(const std::vector<Event>& expected);
 
   void attach(Simulator* sim) { sim_ = sim; }
   void on_event(const Event& actual) override;

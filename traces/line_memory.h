@@ -22,6 +22,10 @@ class LineMemory {
     auto it = lines_.find(Key{e.server, e.lock});
     return it == lines_.end() ? nullptr : &it->second;
   }
+  // Remembers e's line, when it has one (the reader, for each line given).
+  void remember(const Event& e) {
+    if (e.line_known) lines_.insert_or_assign(Key{e.server, e.lock}, e.line_after);
+  }
   // True when `e` has a line equal to the remembered one (it may be written
   // as repeated); otherwise remembers e's line (when it has one).
   bool repeats(const Event& e) {

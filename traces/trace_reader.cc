@@ -92,7 +92,7 @@ bool TraceReader::next(Event& out) {
     }
     event.line_after = *line;
   } else {
-    lines_.repeats(event);  // remembers a new line
+    lines_.remember(event);
   }
   if (last_id_ && event.id <= *last_id_) {
     fail("event id " + std::to_string(event.id) + " does not follow " + std::to_string(*last_id_) +
