@@ -313,6 +313,18 @@ std::string review_timeline_dot(const std::vector<Event>& all_events, const Time
   axis_options.quiet_us = options.quiet_us;
   const TimeAxis axis(instants, axis_options);
   auto X = [&](int64_t true_us) { return kLeftPt + axis.x_pt(true_us); };
+  // A bar from start to end (at least 2 pt wide, so an instant still shows).
+  auto bar = [&](Category category, int64_t start_us, int64_t end_us, double height_pt, std::string fill,
+                 std::string edge) {
+    Item item;
+    item.category = category;
+    item.x0_pt = X(start_us);
+    item.x1_pt = std::max(X(end_us), item.x0_pt + 2);
+    item.height_pt = height_pt;
+    item.fill = std::move(fill);
+    item.edge = std::move(edge);
+    return item;
+  };
 
   // Lanes: clients ascending, then servers ascending.
   std::vector<Lane> lanes;
@@ -344,13 +356,7 @@ std::string review_timeline_dot(const std::vector<Event>& all_events, const Time
   }
   for (size_t i = 0; i < iv.holds.size(); ++i) {
     const BelievedHold& h = iv.holds[i];
-    Item item;
-    item.category = Category::Activity;
-    item.x0_pt = X(h.start_us);
-    item.x1_pt = std::max(X(h.end_us), item.x0_pt + 2);
-    item.height_pt = 14;
-    item.fill = kHoldFill;
-    item.edge = kHoldEdge;
+    Item item = bar(Category::Activity, h.start_us, h.end_us, 14, kHoldFill, kHoldEdge);
     const bool open = h.end == BelievedHold::End::Open;
     item.label = h.start_known ? "holds " + h.lock + " #" + std::to_string(h.start_event) + " - " + hold_end_text(h) +
                                      (open && seen_us(h.end_us) == h.start_us
@@ -362,13 +368,7 @@ std::string review_timeline_dot(const std::vector<Event>& all_events, const Time
     lane(client_lane(h.client)).items[Category::Activity].push_back(std::move(item));
   }
   for (const Wait& w : iv.waits) {
-    Item item;
-    item.category = Category::Activity;
-    item.x0_pt = X(w.start_us);
-    item.x1_pt = std::max(X(w.end_us), item.x0_pt + 2);
-    item.height_pt = 7;
-    item.fill = kWaitFill;
-    item.edge = "#9e9e9e";
+    Item item = bar(Category::Activity, w.start_us, w.end_us, 7, kWaitFill, "#9e9e9e");
     const int64_t span_us = w.end_us - w.start_us;
     // Short waits (an immediate acquire, a single try) stay unlabelled: they are noise in a review.
     if (item.x1_pt - item.x0_pt >= kLabelledWaitPt) {
@@ -383,13 +383,7 @@ std::string review_timeline_dot(const std::vector<Event>& all_events, const Time
   // Leases, and the expiries that outlived their owner's belief.
   std::vector<std::pair<int64_t, std::string>> expiry_lines;  // true_us, note
   for (const Lease& l : iv.leases) {
-    Item item;
-    item.category = Category::Lease;
-    item.x0_pt = X(l.start_us);
-    item.x1_pt = std::max(X(l.end_us), item.x0_pt + 2);
-    item.height_pt = 14;
-    item.fill = kLeaseFill;
-    item.edge = kLeaseEdge;
+    Item item = bar(Category::Lease, l.start_us, l.end_us, 14, kLeaseFill, kLeaseEdge);
     int client = -1;
     for (const BelievedHold& h : iv.holds) {
       if (h.owner == l.owner) client = h.client;
