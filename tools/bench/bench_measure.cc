@@ -4,6 +4,8 @@
 #include <sys/resource.h>
 
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "model/variant.h"
 #include "sim/bench_scenarios.h"
@@ -58,21 +60,79 @@ void measure_peak_rss(BenchReport* report) {
               "getrusage(RUSAGE_SELF).ru_maxrss of the whole bench run");
 }
 
-BenchReport run_bench(const BenchSizes& sizes, bool quick, const BenchProgress& progress) {
+bool BenchSelection::includes(BenchPart part) const {
+  switch (part) {
+    case BenchPart::Model: return model;
+    case BenchPart::Contention: return contention;
+    case BenchPart::Checker: return checker;
+    case BenchPart::Live: return live;
+    case BenchPart::Campaign: return campaign;
+  }
+  return false;
+}
+
+void BenchSelection::add(BenchPart part) {
+  switch (part) {
+    case BenchPart::Model: model = true; break;
+    case BenchPart::Contention: contention = true; break;
+    case BenchPart::Checker: checker = true; break;
+    case BenchPart::Live: live = true; break;
+    case BenchPart::Campaign: campaign = true; break;
+  }
+}
+
+namespace {
+constexpr std::pair<BenchPart, const char*> kPartNames[] = {{BenchPart::Model, "model"},
+                                                            {BenchPart::Contention, "contention"},
+                                                            {BenchPart::Checker, "checker"},
+                                                            {BenchPart::Live, "live"},
+                                                            {BenchPart::Campaign, "campaign"}};
+}  // namespace
+
+bool bench_part_from_name(const std::string& name, BenchPart* out) {
+  for (const auto& [part, part_name] : kPartNames) {
+    if (name == part_name) {
+      *out = part;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string bench_part_name(BenchPart part) {
+  for (const auto& [p, part_name] : kPartNames)
+    if (p == part) return part_name;
+  return "?";
+}
+
+BenchReport run_bench(const BenchSizes& sizes, bool quick, const BenchProgress& progress,
+                      const BenchSelection& selection) {
   BenchReport report(quick);
-  auto step = [&](const char* what) {
-    if (progress) progress(what);
+  struct Step {
+    BenchPart part;
+    const char* label;
+    void (*measure)(const BenchSizes&, BenchReport*);
+    std::vector<const char*> keys;
   };
-  step("model");
-  measure_model(sizes, &report);
-  step("contention-64");
-  measure_contention(sizes, &report);
-  step("checker");
-  measure_checker(sizes, &report);
-  step("live");
-  measure_live(sizes, &report);
-  step("campaign");
-  measure_campaign(sizes, &report);
+  const Step steps[] = {
+      {BenchPart::Model, "model", measure_model, {"model_execs_per_s"}},
+      {BenchPart::Contention, "contention-64", measure_contention, {"sim_speedup"}},
+      {BenchPart::Checker, "checker", measure_checker, {"checker_events_per_s", "trace_check_events_per_s"}},
+      {BenchPart::Live,
+       "live",
+       measure_live,
+       {"live_execs_per_s", "redis_benchmark_evalsha_per_s", "live_vs_redis_benchmark"}},
+      {BenchPart::Campaign, "campaign", measure_campaign, {"campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w"}},
+  };
+  for (const Step& step : steps) {
+    if (!selection.includes(step.part)) {
+      for (const char* key : step.keys)
+        report.set_null(key, "not measured (--only without " + bench_part_name(step.part) + ")");
+      continue;
+    }
+    if (progress) progress(step.label);
+    step.measure(sizes, &report);
+  }
   measure_peak_rss(&report);
   return report;
 }

@@ -46,6 +46,21 @@ struct BenchSizes {
   static BenchSizes quick() { return BenchSizes{100'000, 300'000, 1'000'000, 2'000, 10'000, 5}; }
 };
 
+// The measurements run_bench() can be limited to (`locksim bench --only`).
+// Figures of a measurement left out are null with the reason "not measured
+// (--only ...)".
+enum class BenchPart { Model, Contention, Checker, Live, Campaign };
+struct BenchSelection {
+  bool model = true, contention = true, checker = true, live = true, campaign = true;
+  bool includes(BenchPart part) const;
+  static BenchSelection all() { return BenchSelection{}; }
+  static BenchSelection none() { return BenchSelection{false, false, false, false, false}; }
+  void add(BenchPart part);
+};
+// "model" | "contention" | "checker" | "live" | "campaign"; false otherwise.
+bool bench_part_from_name(const std::string& name, BenchPart* out);
+std::string bench_part_name(BenchPart part);
+
 // Called with a short label before each measurement (progress output).
 using BenchProgress = std::function<void(const std::string& what)>;
 
@@ -56,7 +71,8 @@ void measure_live(const BenchSizes& sizes, BenchReport* report);
 void measure_campaign(const BenchSizes& sizes, BenchReport* report);
 void measure_peak_rss(BenchReport* report);
 
-// All of the above, in that order.
-BenchReport run_bench(const BenchSizes& sizes, bool quick, const BenchProgress& progress = {});
+// The selected measurements of the above, in that order; peak RSS always.
+BenchReport run_bench(const BenchSizes& sizes, bool quick, const BenchProgress& progress = {},
+                      const BenchSelection& selection = BenchSelection::all());
 
 }  // namespace locksim

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tools/bench/bench_measure.h"
 #include "tools/cli/commands.h"
@@ -23,6 +24,7 @@ namespace {
 struct BenchArgs {
   bool json = false;
   bool quick = false;
+  std::vector<std::string> only;  // measurement names; empty: all
 };
 
 // The 1-minute load average (/proc/loadavg), "?" where there is none: wall
@@ -36,10 +38,23 @@ std::string load_average_1m() {
 int bench_command(const BenchArgs& args) {
   const std::string load_before = load_average_1m();
   const BenchSizes sizes = args.quick ? BenchSizes::quick() : BenchSizes::full();
+  BenchSelection selection = BenchSelection::all();
+  if (!args.only.empty()) {
+    selection = BenchSelection::none();
+    for (const std::string& name : args.only) {
+      BenchPart part{};
+      if (!bench_part_from_name(name, &part)) {
+        std::fprintf(stderr, "locksim bench: --only: unknown measurement '%s' (model, contention, checker, live, campaign)\n",
+                     name.c_str());
+        return 2;
+      }
+      selection.add(part);
+    }
+  }
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   const BenchReport report = run_bench(sizes, args.quick, [tty](const std::string& what) {
     if (tty) std::fprintf(stderr, "bench: %s...\n", what.c_str());
-  });
+  }, selection);
   if (args.json) {
     std::printf("%s\n", report.to_json().dump().c_str());
   } else {
@@ -65,6 +80,10 @@ void add_bench_command(CLI::App& app, int* exit_code) {
                 "null_reasons for nulls)");
   cmd->add_flag("--quick", args->quick,
                 "scaled-down scenarios (1M-event checker history, 5 simulated minutes, fewer scripts and seeds)");
+  cmd->add_option("--only", args->only,
+                  "run only these measurements (comma-separated or repeated: model, contention, checker, live, "
+                  "campaign); the others' figures are null. Peak RSS is always reported")
+      ->delimiter(',');
   cmd->callback([args, exit_code] { *exit_code = bench_command(*args); });
 }
 
