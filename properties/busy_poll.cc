@@ -16,7 +16,7 @@ std::string seconds(int64_t us) {
 }  // namespace
 
 void BusyPollChecker::on_event(const Event& e) {
-  faults_.on_event(e);
+  ctx_.feed(e);
   switch (e.kind) {
     case EventKind::Invoke:
       if (is_acquire_op(e) && e.op_id != 0) {
@@ -125,7 +125,7 @@ std::string BusyPollChecker::describe_head(const Event& e, std::string* cause) c
     *cause = head + " " + f.how + " at event #" + std::to_string(f.event_id) + " but stayed at the head of the line";
     return text + f.how + " at event #" + std::to_string(f.event_id) + " yet still heads the line";
   }
-  const auto faults = faults_.faults_between(f.client, f.true_us, e.true_us);
+  const auto faults = ctx_->faults().faults_between(f.client, f.true_us, e.true_us);
   if (!faults.empty()) {
     const ClientFault& fault = faults.back();
     *cause = "client " + std::to_string(f.client) + " " + fault.kind + " at event #" +

@@ -20,6 +20,7 @@
 
 #include "properties/checker.h"
 #include "properties/fault_log.h"
+#include "properties/history_context.h"
 
 namespace locksim {
 
@@ -28,7 +29,9 @@ class BusyPollChecker : public Checker {
   static constexpr int kMaxPollsPerSecond = 20;
   static constexpr int64_t kMinStormMs = 1000;
 
-  explicit BusyPollChecker(const CheckConfig& config) : Checker(config), faults_(config.clock_epoch_ms) {}
+  // shared: the suite's HistoryContext (fed by the suite); null: a private one.
+  explicit BusyPollChecker(const CheckConfig& config, const HistoryContext* shared = nullptr)
+      : Checker(config), ctx_(config, shared) {}
   std::string_view name() const override { return property::kBusyPoll; }
   void on_event(const Event& e) override;
 
@@ -54,7 +57,7 @@ class BusyPollChecker : public Checker {
   void on_poll(const Event& e, Waiting& w);
   std::string describe_head(const Event& e, std::string* cause) const;
 
-  FaultLog faults_;
+  CheckerContext ctx_;
   std::map<uint64_t, Waiting> waiting_;       // op_id -> pending acquire
   std::map<std::string, OwnerFate> owners_;   // owner -> latest acquire's fate
 };

@@ -13,14 +13,15 @@
 
 namespace locksim {
 
-CheckerSuite::CheckerSuite(const CheckConfig& config) {
+CheckerSuite::CheckerSuite(const CheckConfig& config) : context_(std::make_unique<HistoryContext>(config)) {
+  const HistoryContext* shared = context_.get();
   checkers_.push_back(std::make_unique<ExclusiveOwnershipChecker>(config));
-  checkers_.push_back(std::make_unique<MutualExclusionChecker>(config));
-  checkers_.push_back(std::make_unique<FifoFairnessChecker>(config));
-  checkers_.push_back(std::make_unique<WatchdogExpiryChecker>(config));
-  checkers_.push_back(std::make_unique<LivenessChecker>(config));
+  checkers_.push_back(std::make_unique<MutualExclusionChecker>(config, shared));
+  checkers_.push_back(std::make_unique<FifoFairnessChecker>(config, shared));
+  checkers_.push_back(std::make_unique<WatchdogExpiryChecker>(config, shared));
+  checkers_.push_back(std::make_unique<LivenessChecker>(config, shared));
   checkers_.push_back(std::make_unique<ReentrancyChecker>(config));
-  checkers_.push_back(std::make_unique<BusyPollChecker>(config));
+  checkers_.push_back(std::make_unique<BusyPollChecker>(config, shared));
   detected_at_.resize(checkers_.size());
 }
 
@@ -37,6 +38,7 @@ void CheckerSuite::on_event(const Event& event) {
   last_true_us_ = event.true_us;
   last_event_id_ = event.id;
   if (event.kind == EventKind::Verdict) return;
+  context_->on_event(event);
   for (auto& checker : checkers_) checker->on_event(event);
   stamp_new_violations(event.id);
 }

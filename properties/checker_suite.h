@@ -2,6 +2,8 @@
 // EventSink, so a simulation can stream into it directly (alongside a trace
 // writer); call finish() once the history ends. Memory stays bounded per lock
 // and per client, so histories of tens of millions of events are fine.
+// The fault log and fair-line mirror several checkers need are kept once
+// (properties/history_context.h) and fed before the checkers.
 // Violations are ordered by the event at which they were detected, then by
 // checker order (ties), so "the first violation" is the one the history
 // exhibits first; each carries that event id in detected_at_event.
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "properties/checker.h"
+#include "properties/history_context.h"
 #include "traces/event_sink.h"
 
 namespace locksim {
@@ -33,6 +36,7 @@ class CheckerSuite final : public EventSink {
  private:
   void stamp_new_violations(uint64_t event_id);
 
+  std::unique_ptr<HistoryContext> context_;  // shared by the checkers; fed first
   std::vector<std::unique_ptr<Checker>> checkers_;
   std::vector<std::vector<uint64_t>> detected_at_;  // per checker, per violation
   uint64_t events_seen_ = 0;

@@ -106,6 +106,51 @@ bool FairLineMirror::release_seen_before(const Event& e) {
   return false;
 }
 
+// Whether the server's line `after` is, owner for owner and deadline for
+// deadline, the mirrored `line` (most polls change nothing).
+bool FairLineMirror::same_line(const std::deque<Waiter>& line, const std::vector<LineEntry>& after) {
+  if (line.size() != after.size()) return false;
+  for (size_t i = 0; i < after.size(); ++i) {
+    const Waiter& w = line[i];
+    const LineEntry& entry = after[i];
+    const int64_t deadline_ms =
+        entry.deadline_ms ? static_cast<int64_t>(std::floor(*entry.deadline_ms)) : kUnknownHighMs;
+    if (w.deadline_lo_ms != deadline_ms || w.deadline_hi_ms != deadline_ms || w.owner != entry.owner) return false;
+  }
+  return true;
+}
+
+// Exact mode, the line unchanged by the script: what on_exact_script's
+// general path concludes when `before` and `after` are the same line (no
+// purge, no rewritten deadline), without rebuilding the line.
+std::optional<FairLineMirror::Grant> FairLineMirror::on_unchanged_line(const Event& e, std::deque<Waiter>& line,
+                                                                      bool granted) {
+  std::optional<Grant> grant;
+  if (granted) {
+    // Granted while the line stayed as it was: everyone ahead of the grantee
+    // (everyone, for a newcomer) was passed over.
+    Grant g{e.lock, e.owner, e.client, e.id, e.true_us, {}};
+    for (const Waiter& w : line) {
+      if (w.owner == e.owner) break;
+      g.skipped.push_back(w);
+    }
+    grant = std::move(g);
+  }
+  for (Waiter& w : line) {
+    w.maybe_purged = false;
+    w.maybe_phantom = false;
+  }
+  if (e.script != "fair_acquire_failed") script_now_ = ClockBounds{e.local_ms, e.local_ms};
+  const bool refused_poll = is_poll(e.script) && !reply_is_nil(e);
+  // A release answered by its latch changes nothing and purges nothing.
+  const bool purges_only = refused_poll || (e.script == "fair_release" && !release_replayed_) ||
+                           e.script == "fair_force_release";
+  if (purges_only && !line.empty() && line.front().deadline_hi_ms <= e.local_ms) stale_head_ = line.front();
+  if (refused_poll && e.holders_after.empty() && !line.empty() && line.front().owner == e.owner)
+    refused_free_lock_ = true;
+  return grant;
+}
+
 // Exact mode. `before` is the server's line after the previous fair script on
 // this lock (only fair scripts change it; a Redis restart empties it), so
 // the difference with line_after is exactly what this script did.
@@ -113,6 +158,8 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
                                                                     bool latch_replay) {
   exact_ = true;
   std::deque<Waiter>& line = lines_[e.lock];
+  if (same_line(line, e.line_after)) return on_unchanged_line(e, line, granted);
+  ++line_changes_;
   const std::deque<Waiter> before = std::move(line);
   // Finds `owner`, trying positions near `hint` first: from one script to
   // the next a line mostly keeps its order, loses its head or gains a tail,
@@ -257,6 +304,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
       } else if (e.op == "redis_restart") {
         lines_.clear();
         locks_.clear();
+        ++line_changes_;
       }
       return std::nullopt;
     case EventKind::Script:
@@ -291,9 +339,11 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
     const bool nil_grant = is_poll(e.script) && reply_is_nil(e) && contains(e.holders_after, e.owner) &&
                            !(held_by_owner_before && existed != std::optional<bool>(false));
     const bool latch_replay = e.script == "fair_release" && release_seen_before(e);
+    release_replayed_ = latch_replay;
     return on_exact_script(e, nil_grant, latch_replay);
   }
   exact_ = false;
+  ++line_changes_;
   std::deque<Waiter>& line = lines_[e.lock];
 
   if (e.script == "fair_acquire_failed") {

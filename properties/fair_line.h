@@ -133,6 +133,9 @@ class FairLineMirror {
   // After on_event on a fair script: the bounds of the `now_ms` it was given.
   ClockBounds script_now() const { return script_now_; }
 
+  // Counts exact-mode scripts that changed some line's owners or deadlines
+  // (and bounds-mode fair scripts): equal counts mean no line changed.
+  uint64_t line_changes() const { return line_changes_; }
   // Whether `owner` has an acquire of `lock` in progress (invoked, not completed,
   // its client not crashed).
   bool is_waiting(const std::string& owner, const std::string& lock) const;
@@ -177,6 +180,8 @@ class FairLineMirror {
   ClockBounds now_of_script(const Event& e) const;
   // Exact mode: judges one fair Script event that carries line_after.
   std::optional<Grant> on_exact_script(const Event& e, bool granted, bool latch_replay);
+  static bool same_line(const std::deque<Waiter>& line, const std::vector<LineEntry>& after);
+  std::optional<Grant> on_unchanged_line(const Event& e, std::deque<Waiter>& line, bool granted);
   // Whether a fair_release with this request id was seen before (its latch
   // may answer; then the script changes nothing). Remembers the id.
   bool release_seen_before(const Event& e);
@@ -193,6 +198,8 @@ class FairLineMirror {
   std::optional<Waiter> stale_head_;
   std::optional<Waiter> rewritten_;
   ClockBounds script_now_;
+  bool release_replayed_ = false;  // exact mode: the latest fair_release was a latch replay
+  uint64_t line_changes_ = 0;      // see line_changes()
   std::map<std::string, std::deque<Waiter>> lines_;  // fair lock -> line
   std::map<std::string, LockState> locks_;           // lock -> existence
   std::map<uint64_t, OpClock> ops_;                  // op_id -> clock bound (recent ops)

@@ -3,7 +3,7 @@
 namespace locksim {
 
 void FifoFairnessChecker::on_event(const Event& e) {
-  faults_.on_event(e);
+  ctx_.feed(e);
   expire_give_ups(e.true_us, false);
   if (e.kind == EventKind::Script && e.script.rfind("fair_", 0) == 0) {
     script_clients_[e.lock].insert(e.client);
@@ -28,11 +28,11 @@ void FifoFairnessChecker::on_event(const Event& e) {
   if (e.kind == EventKind::Fault && e.op == "crash") {
     std::erase_if(give_ups_, [&](const auto& kv) { return kv.second.client == e.target; });
   }
-  if (auto grant = line_.on_event(e)) check_grant(*grant);
+  if (const auto& grant = ctx_->grant()) check_grant(*grant);
   check_purged(e);
   if (e.line_known) check_stale_head(e);
   else check_stale_tail(e);
-  if (line_.refused_free_lock()) {
+  if (ctx_->line().refused_free_lock()) {
     Violation v;
     v.lock = e.lock;
     v.message = e.owner + " (client " + std::to_string(e.client) + ") polled a free fair lock at event #" +
@@ -72,7 +72,7 @@ void FifoFairnessChecker::check_stale_tail(const Event& e) {
 // Exact mode: a script that purges left a head whose deadline was already
 // <= the now_ms it was given (server truth: line_after and local_ms).
 void FifoFairnessChecker::check_stale_head(const Event& e) {
-  if (const auto& w = line_.rewritten()) {
+  if (const auto& w = ctx_->line().rewritten()) {
     Violation v;
     v.lock = e.lock;
     v.message = e.script + " of " + e.owner + " (client " + std::to_string(e.client) + ") at event #" +
@@ -84,7 +84,7 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
     v.owners = {w->owner, e.owner};
     report(std::move(v));
   }
-  const auto& head = line_.stale_head();
+  const auto& head = ctx_->line().stale_head();
   if (!head) return;
   Violation v;
   v.lock = e.lock;
@@ -101,11 +101,11 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
 // A waiter the server surely dropped although it was still waiting and, by
 // its own clock, surely inside its slot by more than the tolerance.
 void FifoFairnessChecker::check_purged(const Event& e) {
-  for (const FairLineMirror::Waiter& w : line_.purged()) {
-    const FairLineMirror::ClockBounds waiter_now = line_.client_now_bounds(w.client, e.true_us);
+  for (const FairLineMirror::Waiter& w : ctx_->line().purged()) {
+    const FairLineMirror::ClockBounds waiter_now = ctx_->line().client_now_bounds(w.client, e.true_us);
     if (waiter_now.hi_ms >= FairLineMirror::kUnknownHighMs) continue;
     if (w.deadline_lo_ms <= waiter_now.hi_ms + config().purge_tolerance_ms) continue;  // stale by its clock
-    if (!line_.is_waiting(w.owner, e.lock)) continue;                                  // gave up or crashed
+    if (!ctx_->line().is_waiting(w.owner, e.lock)) continue;                                  // gave up or crashed
     Violation v;
     v.lock = e.lock;
     v.message = w.owner + " (client " + std::to_string(w.client) + "), who joined the line at event #" +
@@ -124,10 +124,10 @@ void FifoFairnessChecker::check_purged(const Event& e) {
 void FifoFairnessChecker::check_grant(const FairLineMirror::Grant& g) {
   for (const FairLineMirror::Waiter& w : g.skipped) {
     // Judged by the waiter's own clock: had its slot surely not ended?
-    const FairLineMirror::ClockBounds waiter_now = line_.client_now_bounds(w.client, g.true_us);
+    const FairLineMirror::ClockBounds waiter_now = ctx_->line().client_now_bounds(w.client, g.true_us);
     if (waiter_now.hi_ms >= FairLineMirror::kUnknownHighMs) continue;
     if (w.deadline_lo_ms <= waiter_now.hi_ms + config().purge_tolerance_ms) continue;  // stale: legitimately purged
-    if (!line_.is_waiting(w.owner, g.lock)) continue;                                   // gave up or crashed
+    if (!ctx_->line().is_waiting(w.owner, g.lock)) continue;                                   // gave up or crashed
     const int64_t waiter_now_ms = waiter_now.hi_ms;
     Violation v;
     v.lock = g.lock;
@@ -149,14 +149,14 @@ void FifoFairnessChecker::check_grant(const FairLineMirror::Grant& g) {
 // this lock has a clock ahead of the purged waiter's by more than the
 // tolerance: its now_ms made the waiter's deadline look past.
 std::string FifoFairnessChecker::explain_skew(int purged_client, const std::string& lock) const {
-  const int64_t waiter_offset = faults_.clock_offset_ms(purged_client).value_or(0);
+  const int64_t waiter_offset = ctx_->faults().clock_offset_ms(purged_client).value_or(0);
   int best_client = -1;
   int64_t best_offset = 0;
   auto it = script_clients_.find(lock);
   if (it != script_clients_.end()) {
     for (int c : it->second) {
       if (c == purged_client) continue;
-      const int64_t off = faults_.clock_offset_ms(c).value_or(0);
+      const int64_t off = ctx_->faults().clock_offset_ms(c).value_or(0);
       if (best_client < 0 || off > best_offset) { best_client = c; best_offset = off; }
     }
   }

@@ -26,12 +26,15 @@
 #include "properties/checker.h"
 #include "properties/fair_line.h"
 #include "properties/fault_log.h"
+#include "properties/history_context.h"
 
 namespace locksim {
 
 class FifoFairnessChecker : public Checker {
  public:
-  explicit FifoFairnessChecker(const CheckConfig& config) : Checker(config), faults_(config.clock_epoch_ms), line_(config.purge_tolerance_ms, config.request_timeout_ms) {}
+  // shared: the suite's HistoryContext (fed by the suite); null: a private one.
+  explicit FifoFairnessChecker(const CheckConfig& config, const HistoryContext* shared = nullptr)
+      : Checker(config), ctx_(config, shared) {}
   std::string_view name() const override { return property::kFifoFairness; }
   void on_event(const Event& e) override;
   void finish(int64_t end_true_us) override;
@@ -50,8 +53,7 @@ class FifoFairnessChecker : public Checker {
   std::string explain_skew(int purged_client, const std::string& lock) const;
   void expire_give_ups(int64_t now_us, bool at_end);
 
-  FaultLog faults_;
-  FairLineMirror line_;
+  CheckerContext ctx_;
   std::map<std::string, std::set<int>> script_clients_;  // fair lock -> clients that ran scripts
   std::map<uint64_t, std::string> enqueued_ops_;         // op_id -> lock, for ops that joined a line
   std::set<uint64_t> failed_sent_;                        // op_ids that sent acquire_failed

@@ -9,13 +9,12 @@
 namespace locksim {
 
 void LivenessChecker::on_event(const Event& e) {
-  faults_.on_event(e);
-  line_.on_event(e);
+  ctx_.feed(e);
   switch (e.kind) {
     case EventKind::Invoke:
       if (is_acquire_op(e)) {
         waiters_[e.op_id] = Waiter{e.owner, e.lock, e.client, e.id, e.true_us, e.wait_ms,
-                                   faults_.paused_total_ms(e.client), false, {}};
+                                   ctx_->faults().paused_total_ms(e.client), false, {}};
         auto noted = noted_lines_.find(e.lock);
         if (noted != noted_lines_.end()) noted->second.new_waiter = true;
       }
@@ -32,7 +31,7 @@ void LivenessChecker::on_event(const Event& e) {
     case EventKind::Script:
       if (e.server >= 0 && lock_servers_.size() < 4096) lock_servers_[e.lock].insert(e.server);
       check_wake_up(e);
-      if (line_.is_fair(e.lock)) note_line_ahead(e.lock);
+      if (ctx_->line().is_fair(e.lock)) note_line_ahead(e.lock);
       if (e.holders_after.empty()) {
         if (!free_since_us_.count(e.lock)) {
           free_since_us_[e.lock] = e.true_us;
@@ -71,7 +70,7 @@ void LivenessChecker::on_event(const Event& e) {
 
 void LivenessChecker::check_budget(const Waiter& w, int64_t now_us, uint64_t completion_event, bool completed) {
   if (w.wait_ms < 0) return;
-  const int64_t paused_ms = faults_.paused_total_ms(w.client) - w.paused_at_invoke_ms;
+  const int64_t paused_ms = ctx_->faults().paused_total_ms(w.client) - w.paused_at_invoke_ms;
   const int64_t bound_ms = w.wait_ms + config().wait_slack_ms + paused_ms;
   const int64_t elapsed_ms = (now_us - w.invoke_us) / 1000;
   if (elapsed_ms <= bound_ms) return;
@@ -94,8 +93,12 @@ void LivenessChecker::check_budget(const Waiter& w, int64_t now_us, uint64_t com
 }
 
 void LivenessChecker::note_line_ahead(const std::string& lock) {
-  const auto* line = line_.line(lock);
+  const auto* line = ctx_->line().line(lock);
   NotedLine& noted = noted_lines_[lock];
+  // No line changed since this lock's last note and nobody new waits on it.
+  const uint64_t changes = ctx_->line().line_changes();
+  if (!noted.new_waiter && noted.line_changes == changes) return;
+  noted.line_changes = changes;
   if (line == nullptr || line->empty()) {
     noted.owners.clear();
     return;
@@ -164,7 +167,7 @@ std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
   };
   int best_rank = 99;
   std::string best;
-  for (const ClientFault& f : faults_.faults_between(w.client, w.invoke_us, now_us)) {
+  for (const ClientFault& f : ctx_->faults().faults_between(w.client, w.invoke_us, now_us)) {
     const int rank = own_rank(f);
     if (rank >= 0 && rank < best_rank) {
       best_rank = rank;
@@ -175,7 +178,7 @@ std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
     int best_ahead = 99;
     for (const auto& [client, ahead] : w.ahead) {
       const int64_t from_us = std::min(ahead.since_us, w.invoke_us);
-      for (const ClientFault& f : faults_.faults_between(client, from_us, now_us)) {
+      for (const ClientFault& f : ctx_->faults().faults_between(client, from_us, now_us)) {
         const int rank = ahead_rank(f);
         if (rank < 0 || rank >= best_ahead) continue;
         best_ahead = rank;
@@ -186,7 +189,7 @@ std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
     }
   }
   if (best.empty()) {
-    for (const ClientFault& f : faults_.server_faults_between(w.invoke_us, now_us))
+    for (const ClientFault& f : ctx_->faults().server_faults_between(w.invoke_us, now_us))
       return "server " + f.kind + " at event #" + std::to_string(f.event_id);
   }
   return best;
@@ -198,11 +201,11 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
     auto free_it = free_since_us_.find(w.lock);
     if (free_it == free_since_us_.end()) continue;
     int64_t since_us = std::max(free_it->second, w.invoke_us);
-    if (line_.is_fair(w.lock)) {
-      if (auto ahead_ms = line_.latest_deadline_ahead_ms(w.lock, w.owner))
+    if (ctx_->line().is_fair(w.lock)) {
+      if (auto ahead_ms = ctx_->line().latest_deadline_ahead_ms(w.lock, w.owner))
         since_us = std::max(since_us, *ahead_ms * 1000);
     }
-    const int64_t paused_ms = faults_.paused_total_ms(w.client) - w.paused_at_invoke_ms;
+    const int64_t paused_ms = ctx_->faults().paused_total_ms(w.client) - w.paused_at_invoke_ms;
     const int64_t waited_ms = (now_us - since_us) / 1000 - paused_ms;
     if (waited_ms <= config().free_lock_bound_ms) continue;
     w.free_reported = true;

@@ -28,12 +28,15 @@
 #include "properties/checker.h"
 #include "properties/fair_line.h"
 #include "properties/fault_log.h"
+#include "properties/history_context.h"
 
 namespace locksim {
 
 class LivenessChecker : public Checker {
  public:
-  explicit LivenessChecker(const CheckConfig& config) : Checker(config), faults_(config.clock_epoch_ms), line_(config.purge_tolerance_ms, config.request_timeout_ms) {}
+  // shared: the suite's HistoryContext (fed by the suite); null: a private one.
+  explicit LivenessChecker(const CheckConfig& config, const HistoryContext* shared = nullptr)
+      : Checker(config), ctx_(config, shared) {}
   std::string_view name() const override { return property::kLiveness; }
   void on_event(const Event& e) override;
   void finish(int64_t end_true_us) override;
@@ -65,8 +68,7 @@ class LivenessChecker : public Checker {
   // The fault that can explain why w is still waiting at now_us, or "".
   std::string blame(const Waiter& w, int64_t now_us) const;
 
-  FaultLog faults_;
-  FairLineMirror line_;
+  CheckerContext ctx_;
   std::map<uint64_t, Waiter> waiters_;                  // op_id -> pending acquire
   // Per fair lock: the line's owners when note_line_ahead last ran, and
   // whether an acquire of the lock began since. Unchanged owners and no new
@@ -74,6 +76,7 @@ class LivenessChecker : public Checker {
   struct NotedLine {
     std::vector<std::string> owners;
     bool new_waiter = true;
+    uint64_t line_changes = 0;  // FairLineMirror::line_changes() at the note
   };
   std::map<std::string, NotedLine> noted_lines_;
   std::map<std::string, int64_t> free_since_us_;        // lock -> server showed it free since

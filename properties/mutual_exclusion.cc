@@ -8,7 +8,7 @@
 namespace locksim {
 
 void MutualExclusionChecker::on_event(const Event& e) {
-  faults_.on_event(e);
+  ctx_.feed(e);
   switch (e.kind) {
     case EventKind::Script:
       lock_server_ms_[e.lock] = e.server_ms;
@@ -108,7 +108,7 @@ std::string MutualExclusionChecker::blame_server(const Hold& earlier, const std:
                                                  int64_t now_us) const {
   const auto servers = lock_servers_.find(lock);
   const std::string held = "lock held by client " + std::to_string(earlier.client);
-  const auto faults = faults_.server_faults_between(std::min(earlier.invoke_us, earlier.start_us), now_us);
+  const auto faults = ctx_->faults().server_faults_between(std::min(earlier.invoke_us, earlier.start_us), now_us);
   const ClientFault* best = nullptr;
   int best_rank = 99;
   for (const ClientFault& f : faults) {
@@ -144,7 +144,7 @@ std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string
   const int64_t lease_ms = earlier.lease_ms >= 0 ? earlier.lease_ms : config().default_lease_ms;
   const std::string lease_text = "lease " + format_ms(lease_ms);
   const std::string who = "client " + std::to_string(earlier.client);
-  const auto faults = faults_.faults_between(earlier.client, earlier.start_us, now_us);
+  const auto faults = ctx_->faults().faults_between(earlier.client, earlier.start_us, now_us);
 
   const ClientFault* longest_pause = nullptr;
   const ClientFault* longest_partition = nullptr;

@@ -21,12 +21,15 @@
 
 #include "properties/checker.h"
 #include "properties/fault_log.h"
+#include "properties/history_context.h"
 
 namespace locksim {
 
 class MutualExclusionChecker : public Checker {
  public:
-  explicit MutualExclusionChecker(const CheckConfig& config) : Checker(config), faults_(config.clock_epoch_ms) {}
+  // shared: the suite's HistoryContext (fed by the suite); null: a private one.
+  explicit MutualExclusionChecker(const CheckConfig& config, const HistoryContext* shared = nullptr)
+      : Checker(config), ctx_(config, shared) {}
   std::string_view name() const override { return property::kMutualExclusion; }
   void on_event(const Event& e) override;
 
@@ -55,7 +58,7 @@ class MutualExclusionChecker : public Checker {
   std::string blame(const Hold& earlier, const std::string& lock, int64_t now_us) const;
   std::string blame_server(const Hold& earlier, const std::string& lock, int64_t now_us) const;
 
-  FaultLog faults_;
+  CheckerContext ctx_;
   std::map<uint64_t, PendingAcquire> pending_;                 // op_id -> acquire
   std::map<std::string, std::map<std::string, Hold>> holds_;   // lock -> owner -> hold
   std::map<std::string, ForceUnlock> last_force_unlock_;       // lock -> latest

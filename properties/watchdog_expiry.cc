@@ -10,7 +10,7 @@ bool is_release_script(const Event& e) { return e.script == "rlock_release" || e
 }  // namespace
 
 void WatchdogExpiryChecker::on_event(const Event& e) {
-  faults_.on_event(e);
+  ctx_.feed(e);
   prune(e.true_us);
   const uint64_t op_floor = max_op_id_;  // newest op_id before this event
   if (e.op_id > max_op_id_) max_op_id_ = e.op_id;
@@ -204,8 +204,8 @@ void WatchdogExpiryChecker::on_hold_lost(const Event& e, const std::string& how)
   const bool was_held = !s.lost && (s.count > 0 || (e.kind == EventKind::Fail && !s.released));
   s.lost = true;
   if (!was_held || s.counts_unknown) { s.count = 0; return; }
-  const bool faulted = !faults_.faults_between(s.client, s.hold_start_us, e.true_us).empty() ||
-                       !faults_.server_faults_between(s.hold_start_us, e.true_us).empty();
+  const bool faulted = !ctx_->faults().faults_between(s.client, s.hold_start_us, e.true_us).empty() ||
+                       !ctx_->faults().server_faults_between(s.hold_start_us, e.true_us).empty();
   const int64_t slack_us = config().request_timeout_ms * 1000;
   const bool lease_ran_out = !s.watchdog && e.true_us + slack_us >= s.lease_expiry_us;
   if (!faulted && !lease_ran_out) {

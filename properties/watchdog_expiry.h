@@ -27,12 +27,15 @@
 
 #include "properties/checker.h"
 #include "properties/fault_log.h"
+#include "properties/history_context.h"
 
 namespace locksim {
 
 class WatchdogExpiryChecker : public Checker {
  public:
-  explicit WatchdogExpiryChecker(const CheckConfig& config) : Checker(config), faults_(config.clock_epoch_ms) {}
+  // shared: the suite's HistoryContext (fed by the suite); null: a private one.
+  explicit WatchdogExpiryChecker(const CheckConfig& config, const HistoryContext* shared = nullptr)
+      : Checker(config), ctx_(config, shared) {}
   std::string_view name() const override { return property::kWatchdogExpiry; }
   void on_event(const Event& e) override;
 
@@ -67,7 +70,7 @@ class WatchdogExpiryChecker : public Checker {
   void on_hold_lost(const Event& e, const std::string& how);
   void prune(int64_t now_us);
 
-  FaultLog faults_;
+  CheckerContext ctx_;
   std::map<std::pair<int, std::string>, KeyLease> keys_;
   std::map<std::pair<std::string, std::string>, OwnerState> owners_;  // (lock, owner)
   std::map<uint64_t, PendingOp> pending_;                             // op_id -> acquire

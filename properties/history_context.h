@@ -1,0 +1,62 @@
+// HistoryContext: what several checkers derive from the same history, kept
+// once: the fault log (properties/fault_log.h) and the fair-line mirror
+// (properties/fair_line.h). The CheckerSuite owns one and feeds it each
+// event before any checker sees that event, so every checker reads the state
+// *after* the event; the mirror's per-event results (grant, purged waiters,
+// stale head, ...) are those of the latest event. A checker built on its own
+// (tests) owns a private context and feeds it itself (CheckerContext below),
+// with the same effect. Memory: that of one FaultLog and one FairLineMirror.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "properties/check_config.h"
+#include "properties/fair_line.h"
+#include "properties/fault_log.h"
+#include "traces/event.h"
+
+namespace locksim {
+
+class HistoryContext {
+ public:
+  explicit HistoryContext(const CheckConfig& config)
+      : faults_(config.clock_epoch_ms), line_(config.purge_tolerance_ms, config.request_timeout_ms) {}
+  HistoryContext(const HistoryContext&) = delete;
+  HistoryContext& operator=(const HistoryContext&) = delete;
+
+  void on_event(const Event& e) {
+    faults_.on_event(e);
+    grant_ = line_.on_event(e);
+  }
+  const FaultLog& faults() const { return faults_; }
+  const FairLineMirror& line() const { return line_; }
+  // The grant the latest event made on a fair lock, if any.
+  const std::optional<FairLineMirror::Grant>& grant() const { return grant_; }
+
+ private:
+  FaultLog faults_;
+  FairLineMirror line_;
+  std::optional<FairLineMirror::Grant> grant_;
+};
+
+// A checker's handle on a HistoryContext: the suite's shared one (fed by the
+// suite), or, when none is given, a private one fed by feed().
+class CheckerContext {
+ public:
+  CheckerContext(const CheckConfig& config, const HistoryContext* shared)
+      : owned_(shared == nullptr ? std::make_unique<HistoryContext>(config) : nullptr),
+        context_(shared == nullptr ? owned_.get() : shared) {}
+  // Call first in the checker's on_event: feeds a private context.
+  void feed(const Event& e) {
+    if (owned_) owned_->on_event(e);
+  }
+  const HistoryContext& operator*() const { return *context_; }
+  const HistoryContext* operator->() const { return context_; }
+
+ private:
+  std::unique_ptr<HistoryContext> owned_;
+  const HistoryContext* context_;
+};
+
+}  // namespace locksim
