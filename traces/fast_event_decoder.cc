@@ -90,28 +90,35 @@ bool read_string(dom::element v, std::string* out) {
   return true;
 }
 
+// Vectors are filled element by element over what *out holds already, so a
+// reused Event keeps its strings' storage.
 bool read_strings(dom::element v, std::vector<std::string>* out) {
   dom::array items;
   if (v.get_array().get(items) != simdjson::SUCCESS) return false;
-  out->clear();
+  size_t n = 0;
   for (dom::element item : items) {
     std::string_view s;
     if (item.get_string().get(s) != simdjson::SUCCESS) return false;
-    out->emplace_back(s.data(), s.size());
+    if (n < out->size()) (*out)[n].assign(s.data(), s.size());
+    else out->emplace_back(s.data(), s.size());
+    ++n;
   }
+  out->resize(n);
   return true;
 }
 
 bool read_line(dom::element v, std::vector<LineEntry>* out) {
   dom::array pairs;
   if (v.get_array().get(pairs) != simdjson::SUCCESS) return false;
-  out->clear();
+  size_t count = 0;
   for (dom::element pair : pairs) {
     dom::array items;
     if (pair.get_array().get(items) != simdjson::SUCCESS) return false;
     const size_t n = items.size();
     if (n < 1 || n > 2) return false;
-    LineEntry entry;
+    if (count == out->size()) out->emplace_back();
+    LineEntry& entry = (*out)[count++];
+    entry.deadline_ms.reset();
     dom::element first;
     if (items.at(0).get(first) != simdjson::SUCCESS || !read_string(first, &entry.owner)) return false;
     if (n == 2) {
@@ -144,9 +151,36 @@ bool read_line(dom::element v, std::vector<LineEntry>* out) {
           return false;
       }
     }
-    out->push_back(std::move(entry));
   }
+  out->resize(count);
   return true;
+}
+
+// Every field of *e but the three vectors to its default (Event{}), strings
+// cleared in place.
+void reset_scalars_and_strings(Event* e) {
+  static_assert(sizeof(Event) == 400, "Event changed: update reset_scalars_and_strings and this size");
+  e->id = 0;
+  e->true_us = 0;
+  e->kind = EventKind::Info;
+  e->client = -1;
+  e->server = -1;
+  e->owner.clear();
+  e->lock.clear();
+  e->op.clear();
+  e->op_id = 0;
+  e->local_ms = 0;
+  e->wait_ms = -1;
+  e->lease_ms = -1;
+  e->value = 0;
+  e->detail.clear();
+  e->script.clear();
+  e->request_id.clear();
+  e->reply.clear();
+  e->server_ms = 0;
+  e->line_known = false;
+  e->duration_ms = 0;
+  e->target = -1;
 }
 
 }  // namespace
@@ -173,7 +207,12 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
   dom::object object;
   if (root.get_object().get(object) != simdjson::SUCCESS) return false;
 
-  Event e;
+  // Decoded into *out in place: every field is first set to its default
+  // (strings emptied, keeping their storage); vectors are overwritten when
+  // their key is present and emptied after the loop when it is not. On
+  // false, *out is unspecified (the caller decodes the line again).
+  Event& e = *out;
+  reset_scalars_and_strings(&e);
   uint32_t seen = 0;
   bool has_kind = false;
   for (dom::key_value_pair field : object) {
@@ -230,8 +269,10 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
   const bool repeated = (seen & (1u << kLr)) != 0;
   if (repeated && (seen & (1u << kLn)) != 0) return false;  // both: decode_event words the error
   if (repeated) e.line_known = true;
+  if ((seen & (1u << kH)) == 0) e.holders_after.clear();
+  if ((seen & (1u << kP)) == 0) e.published.clear();
+  if ((seen & (1u << kLn)) == 0 && !repeated) e.line_after.clear();
   if (line_repeated != nullptr) *line_repeated = repeated;
-  *out = std::move(e);
   return true;
 }
 

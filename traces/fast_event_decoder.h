@@ -30,8 +30,11 @@ class FastEventDecoder {
   FastEventDecoder(const FastEventDecoder&) = delete;
   FastEventDecoder& operator=(const FastEventDecoder&) = delete;
 
-  // *line_repeated as decode_event sets it ("lr"); with it null, a line
-  // with "lr" is declined.
+  // Decodes in place: *out may hold an earlier event, whose storage is
+  // reused. *line_repeated as decode_event sets it ("lr"); with it null, a
+  // line with "lr" is declined. With "lr", out->line_after is left as it
+  // was (decode_event leaves it empty) for the caller to overwrite with the
+  // repeated line, reusing its storage (TraceReader does).
   bool decode(std::string_view line, Event* out, bool* line_repeated = nullptr);
 
  private:

@@ -24,7 +24,7 @@ class LineMemory {
   }
   // Remembers e's line, when it has one (the reader, for each line given).
   void remember(const Event& e) {
-    if (e.line_known) lines_.insert_or_assign(Key{e.server, e.lock}, e.line_after);
+    if (e.line_known) lines_[Key{e.server, e.lock}] = e.line_after;  // reuses the stored line's storage
   }
   // True when `e` has a line equal to the remembered one (it may be written
   // as repeated); otherwise remembers e's line (when it has one).

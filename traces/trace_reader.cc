@@ -1,37 +1,14 @@
 #include "traces/trace_reader.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include <sys/stat.h>
 
 #include <cassert>
 
 namespace locksim {
 
-namespace {
-
-enum class LineRead { Line, End, TooLong };
-
-// Reads up to the next '\n' (not stored) or the end of the stream, but never
-// more than `max_bytes` bytes: memory stays bounded whatever the input (a
-// file of NULs with no newline, /dev/zero). On TooLong the rest of the line
-// is left unread.
-LineRead read_bounded_line(std::istream& in, std::string* line, size_t max_bytes) {
-  line->clear();
-  std::streambuf* buf = in.rdbuf();
-  bool any = false;
-  for (;;) {
-    const int c = buf->sbumpc();
-    if (c == std::char_traits<char>::eof()) {
-      in.setstate(std::ios::eofbit);
-      return any ? LineRead::Line : LineRead::End;
-    }
-    any = true;
-    if (c == '\n') return LineRead::Line;
-    if (line->size() >= max_bytes) return LineRead::TooLong;
-    line->push_back(static_cast<char>(c));
-  }
-}
-
-}  // namespace
 
 TraceReader::TraceReader(std::istream& in, std::string name) : in_(&in), name_(std::move(name)) {
   read_header();
@@ -49,12 +26,44 @@ TraceReader::TraceReader(const std::string& path) : name_(path) {
   read_header();
 }
 
+// Reads up to the next '\n' (not included) from the reader's own buffer,
+// refilled in blocks of kReadBlockBytes: a memchr per block instead of a
+// stream call per character. At most max_bytes are kept; a longer line is
+// TooLong as soon as the bound is passed (at most one byte past it is read).
+TraceReader::LineRead TraceReader::read_bounded_line(std::string* line, size_t max_bytes) {
+  line->clear();
+  bool any = false;
+  for (;;) {
+    if (buffer_pos_ == buffer_end_) {
+      if (buffer_.empty()) buffer_.resize(kReadBlockBytes);
+      // Never read further ahead than one byte past the bound of this line.
+      const size_t want = std::min(buffer_.size(), max_bytes - line->size() + 1);
+      in_->read(buffer_.data(), static_cast<std::streamsize>(want));
+      buffer_pos_ = 0;
+      buffer_end_ = static_cast<size_t>(in_->gcount());
+      if (buffer_end_ == 0) return any ? LineRead::Line : LineRead::End;
+    }
+    any = true;
+    const char* from = buffer_.data() + buffer_pos_;
+    const size_t available = buffer_end_ - buffer_pos_;
+    const void* newline = std::memchr(from, '\n', available);
+    const size_t take = newline == nullptr ? available : static_cast<size_t>(static_cast<const char*>(newline) - from);
+    if (line->size() + take > max_bytes) return LineRead::TooLong;
+    line->append(from, take);
+    buffer_pos_ += take;
+    if (newline != nullptr) {
+      ++buffer_pos_;  // the '\n'
+      return LineRead::Line;
+    }
+  }
+}
+
 void TraceReader::fail(const std::string& what) const {
   throw TraceError(name_ + ":" + std::to_string(line_number_) + ": " + what);
 }
 
 void TraceReader::read_header() {
-  const LineRead r = read_bounded_line(*in_, &line_, kMaxHeaderBytes);
+  const LineRead r = read_bounded_line(&line_, kMaxHeaderBytes);
   if (r == LineRead::End) {
     if (in_->bad()) throw TraceError(name_ + ": read error");
     throw TraceError(name_ + ": empty file (expected a locksim trace header on line 1)");
@@ -69,7 +78,7 @@ void TraceReader::read_header() {
 }
 
 bool TraceReader::next(Event& out) {
-  const LineRead r = read_bounded_line(*in_, &line_, kMaxEventBytes);
+  const LineRead r = read_bounded_line(&line_, kMaxEventBytes);
   if (r == LineRead::End) {
     if (in_->bad()) fail("read error");
     return false;
@@ -80,7 +89,9 @@ bool TraceReader::next(Event& out) {
   }
   if (line_.empty()) fail("empty line (expected one event per line)");
   std::string error;
-  Event event;
+  // Decoded in place: the fast decoder reuses the strings and vectors `out`
+  // already holds (no allocation per field on a long read).
+  Event& event = out;
   bool repeated = false;
   if (!fast_.decode(line_, &event, &repeated) && !decode_event(line_, &event, &error, &repeated)) fail(error);
   if (repeated) {
@@ -100,7 +111,6 @@ bool TraceReader::next(Event& out) {
   }
   last_id_ = event.id;
   ++events_read_;
-  out = std::move(event);
   return true;
 }
 

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "traces/event.h"
 #include "traces/fast_event_decoder.h"
@@ -41,7 +42,8 @@ class TraceReader {
   const TraceHeader& header() const { return header_; }
   const std::string& name() const { return name_; }
 
-  // Reads the next event into *out; false at the end of the trace.
+  // Reads the next event into *out (reusing its storage); false at the end
+  // of the trace. On an error (TraceError) *out is unspecified.
   bool next(Event& out);
 
   uint64_t line_number() const { return line_number_; }  // of the last line read (1 = header)
@@ -49,6 +51,9 @@ class TraceReader {
   uint64_t events_read() const { return events_read_; }
 
  private:
+  static constexpr size_t kReadBlockBytes = 1 << 16;
+  enum class LineRead { Line, End, TooLong };
+  LineRead read_bounded_line(std::string* line, size_t max_bytes);
   void read_header();
   [[noreturn]] void fail(const std::string& what) const;
 
@@ -57,6 +62,9 @@ class TraceReader {
   std::string name_;
   TraceHeader header_;
   std::string line_;
+  std::vector<char> buffer_;  // read ahead from in_: [buffer_pos_, buffer_end_) not yet taken
+  size_t buffer_pos_ = 0;
+  size_t buffer_end_ = 0;
   FastEventDecoder fast_;  // the common case; decode_event decides the rest
   LineMemory lines_;       // version 3: the lines "lr" repeats
   uint64_t line_number_ = 0;
