@@ -157,10 +157,10 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_unchanged_line(const Eve
 std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event& e, bool granted,
                                                                     bool latch_replay) {
   exact_ = true;
-  std::deque<Waiter>& line = lines_[e.lock];
-  if (same_line(line, e.line_after)) return on_unchanged_line(e, line, granted);
+  std::deque<Waiter>& before = lines_[e.lock];
+  if (same_line(before, e.line_after)) return on_unchanged_line(e, before, granted);
   ++line_changes_;
-  const std::deque<Waiter> before = std::move(line);
+  const std::vector<LineEntry>& after = e.line_after;
   // Finds `owner`, trying positions near `hint` first: from one script to
   // the next a line mostly keeps its order, loses its head or gains a tail,
   // so the search is O(1) per entry instead of a scan (a long line made
@@ -172,28 +172,39 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
     }
     return std::find_if(entries.begin(), entries.end(), [&](const auto& w) { return w.owner == owner; });
   };
+  auto in_after = [&](const std::string& owner, size_t hint) { return find_in(after, owner, hint) != after.end(); };
 
-  // The new line: server truth, keeping what the mirror knew of each waiter.
-  std::deque<Waiter> after;
-  for (const LineEntry& entry : e.line_after) {
-    Waiter w;
-    auto known = find_in(before, entry.owner, after.size());
-    if (known != before.end()) {
-      w = *known;
-    } else {
-      w.owner = entry.owner;
-      w.client = entry.owner == e.owner ? e.client : -1;
+  // The new line is server truth; each entry keeps what the mirror knew of
+  // its waiter: source_[i] is the position in `before` of after[i]'s waiter
+  // (kNewWaiter: it just joined).
+  source_.assign(after.size(), kNewWaiter);
+  for (size_t i = 0; i < after.size(); ++i) {
+    auto known = find_in(before, after[i].owner, i);
+    if (known != before.end()) source_[i] = static_cast<size_t>(known - before.begin());
+  }
+  // No deadline (a historical bug): the slot never ends.
+  auto deadline_of = [](const LineEntry& entry) {
+    return entry.deadline_ms ? static_cast<int64_t>(std::floor(*entry.deadline_ms)) : kUnknownHighMs;
+  };
+  auto fill = [&](Waiter& w, size_t i) {
+    if (source_[i] == kNewWaiter) {
+      w.client = after[i].owner == e.owner ? e.client : -1;
       w.enqueue_event = e.id;
       w.enqueue_us = e.true_us;
-      w.op_id = entry.owner == e.owner ? e.op_id : 0;
+      w.op_id = after[i].owner == e.owner ? e.op_id : 0;
     }
     w.maybe_purged = false;
     w.maybe_phantom = false;
-    // No deadline (a historical bug): the slot never ends.
-    w.deadline_lo_ms = w.deadline_hi_ms =
-        entry.deadline_ms ? static_cast<int64_t>(std::floor(*entry.deadline_ms)) : kUnknownHighMs;
-    after.push_back(std::move(w));
-  }
+    w.deadline_lo_ms = w.deadline_hi_ms = deadline_of(after[i]);
+  };
+  // A copy of after[i]'s waiter as the new line will hold it (rare paths).
+  auto after_waiter = [&](size_t i) {
+    Waiter w;
+    if (source_[i] != kNewWaiter) w = before[source_[i]];
+    else w.owner = after[i].owner;
+    fill(w, i);
+    return w;
+  };
 
   const bool has_now = e.script != "fair_acquire_failed";
   if (has_now) script_now_ = ClockBounds{e.local_ms, e.local_ms};
@@ -202,7 +213,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
   // (acquire_failed removes its own owner): purged.
   for (size_t i = 0; i < before.size(); ++i) {
     const Waiter& w = before[i];
-    if (find_in(after, w.owner, i) != after.end()) continue;
+    if (in_after(w.owner, i)) continue;
     if (granted && w.owner == e.owner) continue;
     if (e.script == "fair_acquire_failed" && w.owner == e.owner) continue;
     purged_.push_back(w);
@@ -212,23 +223,22 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
   const bool refused_poll = is_poll(e.script) && !reply_is_nil(e);
   const bool purges_only = refused_poll || (e.script == "fair_release" && !latch_replay) ||
                            e.script == "fair_force_release";
-  if (purges_only && !after.empty() && find_in(before, after.front().owner, 0) != before.end() &&
-      after.front().deadline_hi_ms <= e.local_ms) {
-    stale_head_ = after.front();
+  if (purges_only && !after.empty() && source_[0] != kNewWaiter && deadline_of(after.front()) <= e.local_ms) {
+    stale_head_ = after_waiter(0);
   }
   if (refused_poll) {
     for (size_t i = 0; i < after.size(); ++i) {
-      const Waiter& w = after[i];
-      auto old = find_in(before, w.owner, i);
-      if (old == before.end() || old->deadline_hi_ms == w.deadline_hi_ms) continue;
+      if (source_[i] == kNewWaiter) continue;
+      const Waiter& old = before[source_[i]];
+      if (old.deadline_hi_ms == deadline_of(after[i])) continue;
       // The poller itself, stale by its own now: purged by step 1 and
       // enqueued anew by step 5 in the same script. Judged as a purge.
-      if (w.owner == e.owner && old->deadline_hi_ms <= e.local_ms) {
-        purged_.push_back(*old);
+      if (after[i].owner == e.owner && old.deadline_hi_ms <= e.local_ms) {
+        purged_.push_back(old);
         continue;
       }
-      Waiter changed = w;
-      changed.deadline_lo_ms = old->deadline_hi_ms;
+      Waiter changed = after_waiter(i);
+      changed.deadline_lo_ms = old.deadline_hi_ms;
       rewritten_ = changed;
       break;
     }
@@ -246,12 +256,30 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
     for (size_t i = 0; i < before.size(); ++i) {
       const Waiter& w = before[i];
       if (w.owner == e.owner) break;
-      if (find_in(after, w.owner, i) != after.end()) g.skipped.push_back(w);
+      if (in_after(w.owner, i)) g.skipped.push_back(w);
     }
     grant = std::move(g);
   }
-  line = std::move(after);
-  while (line.size() > kMaxLine) line.pop_back();
+
+  // The new line, moving each waiter's record out of `before` (a waiter
+  // named twice by the server is copied from its first place).
+  taken_.assign(before.size(), kNewWaiter);
+  rebuilt_.clear();
+  for (size_t i = 0; i < after.size() && rebuilt_.size() < kMaxLine; ++i) {
+    const size_t from = source_[i];
+    if (from == kNewWaiter) {
+      rebuilt_.emplace_back();
+      rebuilt_.back().owner = after[i].owner;
+    } else if (taken_[from] != kNewWaiter) {
+      rebuilt_.push_back(rebuilt_[taken_[from]]);
+    } else {
+      taken_[from] = rebuilt_.size();
+      rebuilt_.push_back(std::move(before[from]));
+    }
+    fill(rebuilt_.back(), i);
+  }
+  before.swap(rebuilt_);
+  rebuilt_.clear();
   return grant;
 }
 

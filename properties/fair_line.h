@@ -49,6 +49,7 @@
 // clock observation and its recent pauses (kMaxPauses).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -201,6 +202,11 @@ class FairLineMirror {
   bool release_replayed_ = false;  // exact mode: the latest fair_release was a latch replay
   uint64_t line_changes_ = 0;      // see line_changes()
   std::map<std::string, std::deque<Waiter>> lines_;  // fair lock -> line
+  // on_exact_script's scratch space, kept to avoid allocating per script.
+  static constexpr size_t kNewWaiter = SIZE_MAX;
+  std::vector<size_t> source_;   // new line position -> old line position
+  std::vector<size_t> taken_;    // old line position -> new line position
+  std::deque<Waiter> rebuilt_;
   std::map<std::string, LockState> locks_;           // lock -> existence
   std::map<uint64_t, OpClock> ops_;                  // op_id -> clock bound (recent ops)
   std::map<std::string, uint64_t> waiting_;          // owner -> acquire op_id in progress
