@@ -1,5 +1,8 @@
 #include "traces/trace_format.h"
 
+#include <algorithm>
+#include <charconv>
+
 #include <cassert>
 #include <climits>
 #include <cmath>
@@ -24,6 +27,16 @@ namespace {
 
 void append_string(std::string& out, std::string_view s) {
   out += '"';
+  // Most strings need no escape: copied whole.
+  const bool plain = std::all_of(s.begin(), s.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c >= 0x20 && c != '"' && c != '\\';
+  });
+  if (plain) {
+    out.append(s.data(), s.size());
+    out += '"';
+    return;
+  }
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
     switch (c) {
@@ -57,11 +70,15 @@ void append_key(std::string& out, std::string_view key) {
 
 void put_int(std::string& out, std::string_view key, int64_t v) {
   append_key(out, key);
-  out += std::to_string(v);
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+  out.append(digits, static_cast<size_t>(end - digits));
 }
 void put_uint(std::string& out, std::string_view key, uint64_t v) {
   append_key(out, key);
-  out += std::to_string(v);
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+  out.append(digits, static_cast<size_t>(end - digits));
 }
 void put_int_unless(std::string& out, std::string_view key, int64_t v, int64_t default_value) {
   if (v != default_value) put_int(out, key, v);
@@ -278,8 +295,16 @@ std::string encode_header(const TraceHeader& header) {
 }
 
 std::string encode_event(const Event& e, bool line_repeated) {
-  std::string out = "{";
+  std::string out;
   out.reserve(160);
+  encode_event_to(&out, e, line_repeated);
+  return out;
+}
+
+void encode_event_to(std::string* into, const Event& e, bool line_repeated) {
+  std::string& out = *into;
+  out.clear();  // append_key's comma rule counts from the opening brace
+  out += '{';
   put_uint(out, "id", e.id);
   put_int(out, "t", e.true_us);
   append_key(out, "k");
@@ -309,7 +334,6 @@ std::string encode_event(const Event& e, bool line_repeated) {
     put_line(out, e.line_after);
   }
   out += '}';
-  return out;
 }
 
 Event event_as_version(const Event& event, int version) {

@@ -74,6 +74,8 @@ std::string_view trace_build_id();
 std::string encode_header(const TraceHeader& header);
 // With `line_repeated` (and line_known), "lr":1 is written in place of "ln".
 std::string encode_event(const Event& event, bool line_repeated = false);
+// The same text, written over *out (a writer reuses one buffer).
+void encode_event_to(std::string* out, const Event& event, bool line_repeated = false);
 
 // Parse one line. On failure return false and set *error to a message without
 // file/line prefix (the reader adds it). decode_header checks the format name

@@ -45,7 +45,9 @@ void TraceWriter::write_line(const std::string& line) {
 void TraceWriter::write(const Event& event) {
   assert(!last_id_ || event.id > *last_id_);  // history order
   last_id_ = event.id;
-  write_line(encode_event(event, lines_.repeats(event)));
+  line_.clear();
+  encode_event_to(&line_, event, lines_.repeats(event));
+  write_line(line_);
   ++events_written_;
 }
 

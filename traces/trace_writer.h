@@ -54,6 +54,7 @@ class TraceWriter final : public EventSink {
   std::optional<uint64_t> last_id_;
   bool closed_ = false;
   LineMemory lines_;  // a fair line is written only when it changed
+  std::string line_;  // the event line being written (its storage is reused)
 };
 
 }  // namespace locksim
