@@ -118,14 +118,19 @@ std::string error_text(const std::exception_ptr& error) {
 }
 
 // Hands out seed indexes to the workers and gives their outcomes back in
-// seed order. Workers run at most kWindow seeds ahead of the next outcome
-// taken, so memory stays bounded whatever the number of seeds. A seed that
+// seed order. Workers run at most kWindowPerWorker seeds each ahead of the
+// next outcome taken, so memory stays bounded whatever the number of seeds
+// (an outcome is a verdict: a few KB). The window is wide because seeds are
+// uneven: one fair-lock poll storm can take as long as hundreds of other
+// seeds, and a narrow window (it was 4 per worker) left the other workers
+// idle behind it, so a second worker gained nothing. A seed that
 // ends the campaign (`last`: it failed without keep_going, or its run threw)
 // bounds the seeds still handed out to the ones before it; stop() makes the
 // workers finish the seed they are running and take no more.
 class SeedScheduler {
  public:
-  explicit SeedScheduler(int seeds, int workers) : limit_(seeds), window_(4 * workers) {}
+  static constexpr int kWindowPerWorker = 256;
+  explicit SeedScheduler(int seeds, int workers) : limit_(seeds), window_(kWindowPerWorker * workers) {}
 
   // Worker side: the next seed index to run, or nothing when done.
   std::optional<int> claim() {
