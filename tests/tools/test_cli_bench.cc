@@ -48,6 +48,26 @@ TEST(CliBench, QuickJsonHasEveryKeyPositiveOrNullWithReason) {
   std::filesystem::remove_all(tmp);
 }
 
+TEST(CliBench, OnlyMeasuresTheNamedPartsAndSaysWhyTheOthersAreNull) {
+  const testing::CliRun r = run_locksim("bench --quick --json --only model,contention", Stderr::Discard);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j.at("model_execs_per_s").is_number());
+  EXPECT_TRUE(j.at("sim_speedup").is_number());
+  EXPECT_TRUE(j.at("peak_rss_mb").is_number());
+  for (const char* key : {"checker_events_per_s", "trace_check_events_per_s", "live_execs_per_s",
+                          "campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w"}) {
+    EXPECT_TRUE(j.at(key).is_null()) << key;
+    EXPECT_NE(j.at("null_reasons").at(key).get<std::string>().find("--only"), std::string::npos) << key;
+  }
+}
+
+TEST(CliBench, OnlyWithAnUnknownNameIsExit2) {
+  const testing::CliRun r = run_locksim("bench --quick --only model,speed");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("unknown measurement 'speed'"), std::string::npos) << r.out;
+}
+
 TEST(CliBench, RedisBenchmarkCsvRate) {
   const std::string csv =
       "\"test\",\"rps\",\"avg_latency_ms\"\n"
