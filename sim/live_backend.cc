@@ -156,6 +156,13 @@ void LiveBackend::connect(Server& s) {
   // the simulator chose, never by the server's own timer at a real moment.
   const Reply no_active = s.cmd->command({"DEBUG", "SET-ACTIVE-EXPIRE", "0"});
   if (no_active.is_error()) unexpected(s.cmd->where(), "DEBUG SET-ACTIVE-EXPIRE 0", no_active);
+  // jemalloc's background thread sleeps until an absolute CLOCK_REALTIME
+  // deadline it computes from gettimeofday, which the vclock shim answers in
+  // virtual time: the kernel sees a deadline years in the past, so every
+  // wait times out at once and the thread spins (a quarter of the CPU of a
+  // live bench run went to it). Redis then purges from its own cron instead.
+  // A server without the option (no jemalloc thread) answers an error: fine.
+  (void)s.cmd->command({"CONFIG", "SET", "jemalloc-bg-thread", "no"});
   const Reply r = s.sub->command({"PSUBSCRIBE", "*"});
   if (r.kind != Reply::Kind::Array || r.elements.empty() || r.elements[0].text != "psubscribe") {
     unexpected(s.sub->where(), "PSUBSCRIBE", r);
