@@ -322,19 +322,26 @@ Reply RedisConn::read3_reply(const char* what) {
   return r;
 }
 
-void RedisConn::use_resp3() {
+bool RedisConn::use_resp3() {
   if (!ctx_) throw RedisError(where_ + ": connection is closed");
-  if (resp3_) return;
-  // HELLO goes through hiredis (its reply, a RESP3 map, cannot), so write it
-  // straight away and parse here.
+  if (resp3_) return true;
+  // Not through hiredis: it could not parse the reply (a RESP3 map).
   resp3_ = true;
   const std::string_view hello[] = {"HELLO", "3"};
   append_view(hello);
   bool push = false;
   const Reply r = read3(&push, "HELLO");
-  if (r.is_error() || r.kind != Reply::Kind::Array) {
-    throw RedisError(where_ + ": HELLO 3: the server does not speak RESP3: " + r.to_string());
+  if (r.is_error()) {  // Redis < 6: still RESP2, and nothing else was sent
+    assert(in_.size() == in_pos_);
+    resp3_ = false;
+    return false;
   }
+  if (r.kind != Reply::Kind::Array) unexpected_hello(r);
+  return true;
+}
+
+void RedisConn::unexpected_hello(const Reply& r) const {
+  throw RedisError(where_ + ": HELLO 3: unexpected reply " + r.to_string());
 }
 
 Reply RedisConn::read_reply() {

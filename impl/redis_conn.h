@@ -71,8 +71,8 @@ class RedisConn {
   Reply read_reply(bool* push);
 
   // Sends HELLO 3 and speaks RESP3 from then on (call it with no reply
-  // pending). Throws RedisError when the server refuses (Redis < 6).
-  void use_resp3();
+  // pending). False: the server refused (Redis < 6), still RESP2.
+  bool use_resp3();
   bool resp3() const { return resp3_; }
 
   const std::string& where() const { return where_; }  // "redis host:port"
@@ -85,6 +85,7 @@ class RedisConn {
   Reply read3(bool* push, const char* what);  // `what` names it in errors
   Reply read3_reply(const char* what);         // skips push messages
   [[noreturn]] void fail3(const std::string& what, int err) const;
+  [[noreturn]] void unexpected_hello(const Reply& r) const;
   redisContext* ctx_ = nullptr;
   std::string where_;
   int64_t io_timeout_ms_ = 0;

@@ -164,9 +164,10 @@ void LiveBackend::connect(Server& s) {
   s.cmd.reset();
   s.sub.reset();
   s.cmd.emplace(RedisConn::connect(options));
-  if (one_connection_) {
-    s.cmd->use_resp3();  // subscribed and still running commands
-  } else {
+  // Subscribed and still running commands, unless the pack has a plain
+  // command or the server is older than RESP3 (Redis 6).
+  s.one_connection = one_connection_ && s.cmd->use_resp3();
+  if (!s.one_connection) {
     s.sub.emplace(RedisConn::connect(options));
     const Reply id = s.sub->command({"CLIENT", "ID"});
     if (!id.is_int()) unexpected(s.sub->where(), "CLIENT ID", id);
@@ -184,7 +185,7 @@ void LiveBackend::connect(Server& s) {
   // live bench run went to it). Redis then purges from its own cron instead.
   // A server without the option (no jemalloc thread) answers an error: fine.
   (void)s.cmd->command({"CONFIG", "SET", "jemalloc-bg-thread", "no"});
-  if (one_connection_) {
+  if (s.one_connection) {
     s.cmd->append({"PSUBSCRIBE", "*"});
     bool push = false;
     const Reply r = s.cmd->read_reply(&push);  // RESP3: the confirmation is a push
@@ -313,7 +314,7 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (script.form == PackForm::Lua) argv[1] = s.sha[static_cast<size_t>(call.kind)];  // reloaded
       const bool may_retry = attempt == 0;
-      const bool done = one_connection_ ? run_one_connection(s, call, argv, fair, may_retry, &out)
+      const bool done = s.one_connection ? run_one_connection(s, call, argv, fair, may_retry, &out)
                                         : run_with_markers(s, call, argv, fair, may_retry, &out);
       if (done) break;
       load_scripts(s);  // NOSCRIPT: the server lost its script cache (restarted behind our back)

@@ -8,8 +8,8 @@
 // (DEBUG SET-ACTIVE-EXPIRE 0): keys expire at the server times the simulator
 // chooses, so a server clock moved back or forward (set_clock_us) acts on
 // live exactly as on the model. Two pipelines, chosen once per pack:
-//  - Every script Lua or absent (the usual case): one RESP3 connection per
-//    server, PSUBSCRIBEd to * and still running commands; per script PING,
+//  - Every script Lua or absent (the usual case) and Redis >= 6: one RESP3
+//    connection per server, PSUBSCRIBEd to * and still running commands; per script PING,
 //    EVALSHA, HKEYS lock (LRANGE line, ZRANGE deadlines WITHSCORES for fair
 //    calls), all at the same frozen clock, one write and one read. Redis
 //    runs a client's pipelined commands in order and puts a message into
@@ -18,7 +18,7 @@
 //    backend on the same server) and are dropped, and those between PONG
 //    and the last reply are exactly the script's, in order.
 //  - A pack with a plain command (whose RESP3 reply could differ in shape
-//    from RESP2's): a RESP2 command connection and a subscriber connection
+//    from RESP2's), or a server without HELLO 3: a RESP2 command connection and a subscriber connection
 //    (PSUBSCRIBE *); per script PUBLISH begin-marker, the command, HKEYS
 //    (LRANGE, ZRANGE), PUBLISH end-marker on a marker channel private to this
 //    connection; the messages the subscriber reads between the two markers
@@ -98,6 +98,7 @@ class LiveBackend final : public Backend {
     ServerControl* given = nullptr;    // the caller's server
     std::optional<RedisConn> cmd;
     std::optional<RedisConn> sub;  // only with marker pipelines
+    bool one_connection = false;   // RESP3 pipeline on cmd (else markers, sub)
     std::array<std::string, kScriptKindCount> sha;
     std::string snapshot_sha;
     std::string marker_channel;  // "__locksim_live_marker__:<subscriber CLIENT ID>"
@@ -141,8 +142,9 @@ class LiveBackend final : public Backend {
   std::vector<std::unique_ptr<ServerControl>> spare_replica_servers_;
   ScriptPack pack_;
   std::string key_prefix_;
-  // Every script Lua or absent: one RESP3 connection per server; a plain
-  // command in the pack: the RESP2 command + subscriber connections.
+  // Every script Lua or absent: one RESP3 connection per server (where the
+  // server speaks RESP3); a plain command in the pack: the RESP2 command and
+  // subscriber connections.
   bool one_connection_ = true;
 };
 

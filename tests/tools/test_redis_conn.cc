@@ -100,7 +100,7 @@ TEST(RedisConnResp3, RepliesAreThoseOfResp2) {
   opts.port = server.port();
   auto resp2 = RedisConn::connect(opts);
   auto resp3 = RedisConn::connect(opts);
-  resp3.use_resp3();
+  ASSERT_TRUE(resp3.use_resp3());
   ASSERT_TRUE(resp3.resp3());
   ASSERT_FALSE(resp2.command({"HSET", "h", "a", "1", "b", "2"}).is_error());
   ASSERT_FALSE(resp2.command({"ZADD", "z", "1.5", "m", "1e300", "n"}).is_error());
@@ -139,7 +139,7 @@ TEST(RedisConnResp3, PushMessagesOnlyThroughReadReplyWithPush) {
   opts.port = server.port();
   auto other = RedisConn::connect(opts);
   auto conn = RedisConn::connect(opts);
-  conn.use_resp3();
+  ASSERT_TRUE(conn.use_resp3());
   conn.append({"PSUBSCRIBE", "*"});
   bool push = false;
   const Reply confirmation = conn.read_reply(&push);
@@ -170,18 +170,18 @@ TEST(RedisConnResp3, PushMessagesOnlyThroughReadReplyWithPush) {
   EXPECT_FALSE(push);
 }
 
-// A peer that answers HELLO with an empty map, then sends `canned` a few
-// bytes at a time (so replies arrive split across reads), then stays open.
+// A peer that answers HELLO with `hello` (an empty map: RESP3), then sends
+// `canned` a few bytes at a time (so replies arrive split across reads),
+// then stays open until the client closes.
 struct CannedPeer {
   SilentListener listener;
   std::thread thread;
-  explicit CannedPeer(std::string canned) {
-    thread = std::thread([this, canned = std::move(canned)] {
+  explicit CannedPeer(std::string canned, std::string hello = "%0\r\n") {
+    thread = std::thread([this, canned = std::move(canned), hello = std::move(hello)] {
       const int fd = ::accept(listener.fd, nullptr, nullptr);
       if (fd < 0) return;
       char buf[256];
       (void)::read(fd, buf, sizeof buf);  // HELLO 3
-      const std::string hello = "%0\r\n";
       (void)::write(fd, hello.data(), hello.size());
       (void)::read(fd, buf, sizeof buf);  // the test's commands
       for (size_t i = 0; i < canned.size(); i += 3) {
@@ -213,7 +213,7 @@ TEST(RedisConnResp3, EveryTypeSplitAcrossReads) {
   opts.io_timeout_ms = 5000;
   {
     auto conn = RedisConn::connect(opts);
-    conn.use_resp3();
+    ASSERT_TRUE(conn.use_resp3());
     conn.append({"ANYTHING"});
     Reply map;
     map.kind = Reply::Kind::Array;
@@ -246,7 +246,7 @@ TEST(RedisConnResp3, SilentPeerTimesOut) {
   opts.io_timeout_ms = 150;
   {
     auto conn = RedisConn::connect(opts);
-    conn.use_resp3();
+    ASSERT_TRUE(conn.use_resp3());
     try {
       conn.command({"PING"});
       FAIL() << "expected RedisError";
@@ -255,6 +255,20 @@ TEST(RedisConnResp3, SilentPeerTimesOut) {
       EXPECT_NE(msg.find("PING"), std::string::npos) << msg;
       EXPECT_NE(msg.find("timed out after 150 ms"), std::string::npos) << msg;
     }
+  }
+  peer.reset();
+}
+
+TEST(RedisConnResp3, AServerWithoutHelloStaysOnResp2) {
+  std::optional<CannedPeer> peer;
+  peer.emplace("+PONG\r\n", "-ERR unknown command 'HELLO'\r\n");
+  RedisConnOptions opts;
+  opts.port = peer->listener.port;
+  {
+    auto conn = RedisConn::connect(opts);
+    EXPECT_FALSE(conn.use_resp3());
+    EXPECT_FALSE(conn.resp3());
+    EXPECT_EQ(conn.command({"PING"}), Reply::bulk("PONG"));  // through hiredis again
   }
   peer.reset();
 }
