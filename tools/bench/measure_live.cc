@@ -1,13 +1,14 @@
 // The live measurement: rlock pairs through the LiveBackend on our own
 // redis-server in virtual time, and redis-benchmark's single-connection
 // EVALSHA rate of the rlock_acquire script on the same server, in five
-// alternating rounds whose times are summed per side. Beside each
+// alternating rounds; each figure is the median over the rounds. Beside each
 // rate, the CPU time per script of each side (ours or redis-benchmark's, and
 // redis-server's): wall-clock rates on a loaded machine swing, CPU per
 // script much less.
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -50,6 +51,14 @@ std::optional<double> server_cpu_s(RedisConn& conn) {
   return total;
 }
 
+// The median of a non-empty list (the mean of the middle two when even).
+double median(std::vector<double> v) {
+  assert(!v.empty());
+  std::sort(v.begin(), v.end());
+  const size_t mid = v.size() / 2;
+  return v.size() % 2 != 0 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
 // " (CPU per script: <who> 9.1 us, redis-server 11.2 us)", or "" when the
 // server's figure is missing.
 std::string cpu_detail(const char* who, double who_cpu_s, double server_cpu_s, bool server_known,
@@ -85,17 +94,21 @@ void measure_live(const BenchSizes& sizes, BenchReport* report) {
   command.insert(command.end(), args.keys.begin(), args.keys.end());
   command.insert(command.end(), args.argv.begin(), args.argv.end());
   // Alternating rounds, so that both rates see the same load of the machine
-  // (one long phase each swung the ratio from 0.4 to 2.5 on a loaded machine).
+  // (one long phase each swung the ratio from 0.4 to 2.5 on a loaded
+  // machine), and medians, so that one round hit by a burst of load (a short
+  // redis-benchmark run measured at a seventh of its rate) does not decide.
   // Each live round starts on an emptied server (the latches of the last
   // round would answer its releases) at the same server time, like one run.
   constexpr uint64_t kRounds = 5;
+  std::vector<double> live_rates;
+  std::vector<double> rb_rates;
+  std::vector<double> ratios;  // of the live round and the redis-benchmark run after it
   const uint64_t pairs = std::max<uint64_t>(1, sizes.live_pairs / kRounds);
   const uint64_t requests = std::max<uint64_t>(1, sizes.redis_benchmark_requests / kRounds);
   uint64_t scripts = 0;
   double live_wall_s = 0;
   double live_cpu_s = 0;
   double live_server_cpu_s = 0;
-  double rb_wall_s = 0;  // requests / rate, summed over rounds
   double rb_cpu_s = 0;
   double rb_server_cpu_s = 0;
   bool server_cpu_known = true;
@@ -105,8 +118,11 @@ void measure_live(const BenchSizes& sizes, BenchReport* report) {
     std::optional<double> server_before = server_cpu_s(conn);
     const double cpu_before = thread_cpu_s();
     const WallTimer timer;
-    scripts += run_rlock_pairs(backend, pairs, kBenchStartUs);
-    live_wall_s += timer.elapsed_s();
+    const uint64_t round_scripts = run_rlock_pairs(backend, pairs, kBenchStartUs);
+    const double round_wall_s = timer.elapsed_s();
+    scripts += round_scripts;
+    live_wall_s += round_wall_s;
+    live_rates.push_back(static_cast<double>(round_scripts) / round_wall_s);
     live_cpu_s += thread_cpu_s() - cpu_before;
     std::optional<double> server_after = server_cpu_s(conn);
     server_cpu_known = server_cpu_known && server_before && server_after;
@@ -119,33 +135,33 @@ void measure_live(const BenchSizes& sizes, BenchReport* report) {
       rb_error = rb.error;
       continue;
     }
-    rb_wall_s += static_cast<double>(requests) / *rb.requests_per_s;
+    rb_rates.push_back(*rb.requests_per_s);
+    ratios.push_back(live_rates.back() / *rb.requests_per_s);
     rb_cpu_s += rb.cpu_s;
     server_cpu_known = server_cpu_known && server_before && server_after;
     if (server_cpu_known) rb_server_cpu_s += *server_after - *server_before;
   }
-  const double live_rate = static_cast<double>(scripts) / live_wall_s;
   char detail[240];
   std::snprintf(detail, sizeof detail,
-                "live: %llu rlock acquire+release scripts in %.2f s, %llu rounds (redis-server %s)",
+                "live: %llu rlock acquire+release scripts in %.2f s, median of %llu rounds (redis-server %s)",
                 static_cast<unsigned long long>(scripts), live_wall_s, static_cast<unsigned long long>(kRounds),
                 server->version().c_str());
-  report->set("live_execs_per_s", live_rate,
+  report->set("live_execs_per_s", median(live_rates),
               detail + cpu_detail("locksim", live_cpu_s, live_server_cpu_s, server_cpu_known, scripts));
   if (!rb_error.empty()) {
     report->set_null("redis_benchmark_evalsha_per_s", rb_error);
     report->set_null("live_vs_redis_benchmark", "no redis-benchmark rate: " + rb_error);
     return;
   }
-  const double rb_rate = static_cast<double>(requests * kRounds) / rb_wall_s;
   std::snprintf(detail, sizeof detail,
-                "redis-benchmark -c 1 -n %llu EVALSHA <rlock_acquire> on the same server, between the live rounds",
+                "redis-benchmark -c 1 -n %llu EVALSHA <rlock_acquire> on the same server after each live round, "
+                "median",
                 static_cast<unsigned long long>(requests));
-  report->set("redis_benchmark_evalsha_per_s", rb_rate,
+  report->set("redis_benchmark_evalsha_per_s", median(rb_rates),
               detail + cpu_detail("redis-benchmark", rb_cpu_s, rb_server_cpu_s, server_cpu_known,
                                   requests * kRounds));
-  report->set("live_vs_redis_benchmark", live_rate / rb_rate,
-              "live_execs_per_s / redis_benchmark_evalsha_per_s");
+  report->set("live_vs_redis_benchmark", median(ratios),
+              "median over the rounds of live rate / the next redis-benchmark rate");
 }
 
 }  // namespace locksim
