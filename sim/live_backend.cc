@@ -186,6 +186,10 @@ void LiveBackend::connect(Server& s) {
   // A server without the option (no jemalloc thread) answers an error: fine.
   (void)s.cmd->command({"CONFIG", "SET", "jemalloc-bg-thread", "no"});
   if (s.one_connection) {
+    // A subscribed connection is in Redis's pubsub class, whose output limit
+    // (32 MB, or 8 MB for 60 s) would close it on a large snapshot reply.
+    const Reply unlimited = s.cmd->command({"CONFIG", "SET", "client-output-buffer-limit", "pubsub 0 0 0"});
+    if (unlimited.is_error()) unexpected(s.cmd->where(), "CONFIG SET client-output-buffer-limit", unlimited);
     s.cmd->append({"PSUBSCRIBE", "*"});
     bool push = false;
     const Reply r = s.cmd->read_reply(&push);  // RESP3: the confirmation is a push
