@@ -7,22 +7,24 @@
 // goes back (sweep_before_going_back). The server's own active expiry is off
 // (DEBUG SET-ACTIVE-EXPIRE 0): keys expire at the server times the simulator
 // chooses, so a server clock moved back or forward (set_clock_us) acts on
-// live exactly as on the model. Two pipelines, chosen once per pack:
+// live exactly as on the model. Two pipelines, chosen at connect():
 //  - Every script Lua or absent (the usual case) and Redis >= 6: one RESP3
-//    connection per server, PSUBSCRIBEd to * and still running commands; per script PING,
-//    EVALSHA, HKEYS lock (LRANGE line, ZRANGE deadlines WITHSCORES for fair
-//    calls), all at the same frozen clock, one write and one read. Redis
-//    runs a client's pipelined commands in order and puts a message into
-//    each subscriber's output when it is published, so the push messages
-//    before PONG were published earlier by someone else (e.g. another
-//    backend on the same server) and are dropped, and those between PONG
-//    and the last reply are exactly the script's, in order.
+//    connection per server, PSUBSCRIBEd to * and still running commands.
+//    Per script PING, EVALSHA, HKEYS lock (LRANGE line, ZRANGE deadlines
+//    WITHSCORES for fair calls), all at the same frozen clock: one write and
+//    one read. Redis runs a client's pipelined commands in order and puts a
+//    message into each subscriber's output when it is published, so the
+//    push messages before PONG were published earlier by someone else (e.g.
+//    another backend on the same server) and are dropped, and those between
+//    PONG and the last reply are exactly the script's, in order. The
+//    connection is in Redis's pubsub client class: connect() lifts that
+//    class's output limit, which a large snapshot reply could exceed.
 //  - A pack with a plain command (whose RESP3 reply could differ in shape
-//    from RESP2's), or a server without HELLO 3: a RESP2 command connection and a subscriber connection
-//    (PSUBSCRIBE *); per script PUBLISH begin-marker, the command, HKEYS
-//    (LRANGE, ZRANGE), PUBLISH end-marker on a marker channel private to this
-//    connection; the messages the subscriber reads between the two markers
-//    are the script's.
+//    from RESP2's), or a server without HELLO 3: a RESP2 command connection
+//    and a subscriber connection (PSUBSCRIBE *). Per script PUBLISH
+//    begin-marker, the command, HKEYS (LRANGE, ZRANGE), PUBLISH end-marker
+//    on a marker channel private to this connection; the messages the
+//    subscriber reads between the two markers are the script's.
 // Either way the replies are those of RESP2 (impl/redis_conn.h). Scripts are
 // loaded with SCRIPT LOAD at start, after restart, and on NOSCRIPT (then the
 // pipeline runs once more); a script Redis rejects throws ScriptPackError
