@@ -255,9 +255,10 @@ Reply RedisConn::read_reply(bool* push) {
   return read_reply();
 }
 
-void RedisConn::fail3(const std::string& what, int err) const {
-  if (err == EAGAIN || err == EWOULDBLOCK) {
-    throw RedisError(where_ + ": " + what + ": read timed out after " + std::to_string(io_timeout_ms_) + " ms");
+void RedisConn::fail3(const std::string& what, int err, bool writing) const {
+  if (err == EAGAIN || err == EWOULDBLOCK) {  // SO_RCVTIMEO / SO_SNDTIMEO (redisSetTimeout)
+    throw RedisError(where_ + ": " + what + ": " + (writing ? "write" : "read") + " timed out after " +
+                     std::to_string(io_timeout_ms_) + " ms");
   }
   throw RedisError(where_ + ": " + what + ": " + (err == 0 ? std::string("connection closed by the server")
                                                           : std::string(std::strerror(err))));
@@ -271,7 +272,7 @@ void RedisConn::flush3() {
     if (n <= 0) {
       const int err = n < 0 ? errno : 0;
       out_.clear();
-      fail3("write", err == EAGAIN ? EPIPE : err);
+      fail3("write", err, true);
     }
     sent += static_cast<size_t>(n);
   }
@@ -311,7 +312,7 @@ Reply RedisConn::read3(bool* push, const char* what) {
     } while (n < 0 && errno == EINTR);
     const int err = n < 0 ? errno : 0;
     in_.resize(old + static_cast<size_t>(std::max<ssize_t>(n, 0)));
-    if (n <= 0) fail3(what, err);
+    if (n <= 0) fail3(what, err, false);
   }
 }
 

@@ -84,7 +84,7 @@ class RedisConn {
   void flush3();
   Reply read3(bool* push, const char* what);  // `what` names it in errors
   Reply read3_reply(const char* what);         // skips push messages
-  [[noreturn]] void fail3(const std::string& what, int err) const;
+  [[noreturn]] void fail3(const std::string& what, int err, bool writing) const;  // err 0: closed
   [[noreturn]] void unexpected_hello(const Reply& r) const;
   redisContext* ctx_ = nullptr;
   std::string where_;
