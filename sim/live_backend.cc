@@ -103,11 +103,28 @@ std::string render(const std::string& where, const std::string& type, const Repl
   return "<" + type + ">";
 }
 
+// A pmessage push (RESP3) or message (subscriber connection) as a Published.
+Published pmessage(const std::string& where, Reply r) {
+  if (r.kind != Reply::Kind::Array || r.elements.size() != 4 || r.elements[0].text != "pmessage") {
+    unexpected(where, "pub/sub", r);
+  }
+  return Published{std::move(r.elements[2].text), std::move(r.elements[3].text)};
+}
+
+// A Lua script the server does not know (its script cache was lost).
+bool lost_script(const Reply& reply) {
+  return reply.is_error() && reply.text.rfind("NOSCRIPT", 0) == 0;
+}
+
 }  // namespace
 
 LiveBackend::LiveBackend(std::vector<ServerControl*> servers, ScriptPack pack, std::string key_prefix)
     : pack_(std::move(pack)), key_prefix_(std::move(key_prefix)) {
   assert(!servers.empty());
+  one_connection_ = true;
+  for (ScriptKind kind : all_script_kinds()) {
+    if (pack_.script(kind).form == PackForm::Command) one_connection_ = false;
+  }
   servers_.resize(servers.size());
   for (size_t i = 0; i < servers.size(); ++i) {
     assert(servers[i] != nullptr);
@@ -147,18 +164,41 @@ void LiveBackend::connect(Server& s) {
   s.cmd.reset();
   s.sub.reset();
   s.cmd.emplace(RedisConn::connect(options));
-  s.sub.emplace(RedisConn::connect(options));
-  const Reply id = s.sub->command({"CLIENT", "ID"});
-  if (!id.is_int()) unexpected(s.sub->where(), "CLIENT ID", id);
-  s.marker_channel = "__locksim_live_marker__:" + std::to_string(id.integer);
-  s.marker_seq = 0;
+  // Subscribed and still running commands, unless the pack has a plain
+  // command or the server is older than RESP3 (Redis 6).
+  s.one_connection = one_connection_ && s.cmd->use_resp3();
+  if (!s.one_connection) {
+    s.sub.emplace(RedisConn::connect(options));
+    const Reply id = s.sub->command({"CLIENT", "ID"});
+    if (!id.is_int()) unexpected(s.sub->where(), "CLIENT ID", id);
+    s.marker_channel = "__locksim_live_marker__:" + std::to_string(id.integer);
+    s.marker_seq = 0;
+  }
   // Keys expire only when the sweep or a script sees them, at a server time
   // the simulator chose, never by the server's own timer at a real moment.
   const Reply no_active = s.cmd->command({"DEBUG", "SET-ACTIVE-EXPIRE", "0"});
   if (no_active.is_error()) unexpected(s.cmd->where(), "DEBUG SET-ACTIVE-EXPIRE 0", no_active);
-  const Reply r = s.sub->command({"PSUBSCRIBE", "*"});
-  if (r.kind != Reply::Kind::Array || r.elements.empty() || r.elements[0].text != "psubscribe") {
-    unexpected(s.sub->where(), "PSUBSCRIBE", r);
+  // jemalloc's background thread sleeps until an absolute CLOCK_REALTIME
+  // deadline it computes from gettimeofday, which the vclock shim answers in
+  // virtual time: the kernel sees a deadline years in the past, so every
+  // wait times out at once and the thread spins (a quarter of the CPU of a
+  // live bench run went to it). Redis then purges from its own cron instead.
+  // A server without the option (no jemalloc thread) answers an error: fine.
+  (void)s.cmd->command({"CONFIG", "SET", "jemalloc-bg-thread", "no"});
+  if (s.one_connection) {
+    // A subscribed connection is in Redis's pubsub class, whose output limit
+    // (32 MB, or 8 MB for 60 s) would close it on a large snapshot reply.
+    const Reply unlimited = s.cmd->command({"CONFIG", "SET", "client-output-buffer-limit", "pubsub 0 0 0"});
+    if (unlimited.is_error()) unexpected(s.cmd->where(), "CONFIG SET client-output-buffer-limit", unlimited);
+    s.cmd->append({"PSUBSCRIBE", "*"});
+    bool push = false;
+    const Reply r = s.cmd->read_reply(&push);  // RESP3: the confirmation is a push
+    if (!push || r.elements.size() != 3 || r.elements[0].text != "psubscribe") unexpected(s.cmd->where(), "PSUBSCRIBE", r);
+  } else {
+    const Reply r = s.sub->command({"PSUBSCRIBE", "*"});
+    if (r.kind != Reply::Kind::Array || r.elements.empty() || r.elements[0].text != "psubscribe") {
+      unexpected(s.sub->where(), "PSUBSCRIBE", r);
+    }
   }
   load_scripts(s);
 }
@@ -184,39 +224,47 @@ std::vector<Published> LiveBackend::drain_published(Server& s, const std::string
   std::vector<Published> out;
   bool inside = false;
   for (size_t n = 0; n <= kMaxMessagesPerScript; ++n) {
-    const Reply r = s.sub->read_reply();
-    if (r.kind != Reply::Kind::Array || r.elements.size() != 4 || r.elements[0].text != "pmessage") {
-      unexpected(s.sub->where(), "pub/sub", r);
-    }
-    const std::string& channel = r.elements[2].text;
-    const std::string& payload = r.elements[3].text;
-    if (channel == s.marker_channel) {
-      if (payload == begin) {
+    Published m = pmessage(s.sub->where(), s.sub->read_reply());
+    if (m.channel == s.marker_channel) {
+      if (m.payload == begin) {
         inside = true;
         out.clear();
-      } else if (payload == end && inside) {
+      } else if (m.payload == end && inside) {
         return out;
       }
-      continue;  // an older marker (e.g. of a NOSCRIPT retry)
+      continue;  // an older marker
     }
-    if (inside) out.push_back(Published{channel, payload});
+    if (inside) out.push_back(std::move(m));
     // else: published before our script by someone else: not ours.
   }
   throw RedisError(s.sub->where() + ": more than " + std::to_string(kMaxMessagesPerScript) +
                    " messages around one script");
 }
 
-// The fair line after a script, from LRANGE and ZRANGE WITHSCORES replies.
+// The fair line after a script, from LRANGE and ZRANGE WITHSCORES replies
+// (RESP2: member, score, member, ...; RESP3: [member, score] pairs).
 // A key of another type (WRONGTYPE) means there is no line to report.
 static void read_line(const std::string& where, const Reply& line, const Reply& scores, ExecResult* out) {
   if (line.is_error() || scores.is_error()) return;
   if (line.kind != Reply::Kind::Array) unexpected(where, "LRANGE", line);
-  if (scores.kind != Reply::Kind::Array || scores.elements.size() % 2 != 0) unexpected(where, "ZRANGE", scores);
+  if (scores.kind != Reply::Kind::Array) unexpected(where, "ZRANGE", scores);
+  std::vector<const Reply*> flat;  // member, score, member, score, ...
+  flat.reserve(2 * scores.elements.size());
+  for (const Reply& e : scores.elements) {
+    if (e.kind == Reply::Kind::Array) {
+      if (e.elements.size() != 2) unexpected(where, "ZRANGE pair", e);
+      flat.push_back(&e.elements[0]);
+      flat.push_back(&e.elements[1]);
+    } else {
+      flat.push_back(&e);
+    }
+  }
+  if (flat.size() % 2 != 0) unexpected(where, "ZRANGE", scores);
   std::map<std::string, double> deadline_of;
-  for (size_t i = 0; i + 1 < scores.elements.size(); i += 2) {
+  for (size_t i = 0; i + 1 < flat.size(); i += 2) {
     double score = 0;
-    if (!parse_score(scores.elements[i + 1].text, &score)) unexpected(where, "ZRANGE score", scores.elements[i + 1]);
-    deadline_of[scores.elements[i].text] = score;
+    if (!parse_score(flat[i + 1]->text, &score)) unexpected(where, "ZRANGE score", *flat[i + 1]);
+    deadline_of[flat[i]->text] = score;
   }
   out->line_known = true;
   for (const Reply& owner : line.elements) {
@@ -224,6 +272,23 @@ static void read_line(const std::string& where, const Reply& line, const Reply& 
     if (auto it = deadline_of.find(owner.text); it != deadline_of.end()) w.deadline_ms = it->second;
     out->line_after.push_back(std::move(w));
   }
+}
+
+// After the script's reply and the replies read with it: the holders and
+// line (out), the reply through the pack's adapters.
+void LiveBackend::finish(const std::string& where, ScriptKind kind, const Reply& holders, const Reply* line,
+                         const Reply* scores, ExecResult* out) const {
+  out->reply = pack_.adapt_reply(kind, std::move(out->reply));
+  out->holders_after.clear();
+  if (holders.kind == Reply::Kind::Array) {
+    for (const Reply& h : holders.elements) out->holders_after.push_back(h.text);
+  } else if (!holders.is_error()) {  // WRONGTYPE: not a hash, no holders
+    unexpected(where, "HKEYS", holders);
+  }
+  std::sort(out->holders_after.begin(), out->holders_after.end());
+  out->line_known = false;
+  out->line_after.clear();
+  if (line != nullptr) read_line(where, *line, *scores, out);
 }
 
 ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t server_now_us) {
@@ -234,77 +299,119 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
   s.control->set_clock_us(server_now_us);
   const PackScript& script = pack_.script(call.kind);
   const ScriptArgs args = pack_.build_args(call);
-  ExecResult out;
-  std::string begin;
-  std::string end;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    // One pipeline: marker, script, holders, marker. Redis runs a client's
-    // pipelined commands in order, so the messages the subscriber sees
-    // between the two markers are exactly the script's publishes.
-    ++s.marker_seq;
-    begin = "begin:" + std::to_string(s.marker_seq);
-    end = "end:" + std::to_string(s.marker_seq);
-    // The script's own command: EVALSHA, one plain command, or none (absent).
-    std::vector<std::string> argv;
-    argv.reserve(3 + args.keys.size() + args.argv.size());
-    if (script.form == PackForm::Lua) {
-      argv.push_back("EVALSHA");
-      argv.push_back(s.sha[static_cast<size_t>(call.kind)]);
-      argv.push_back(std::to_string(args.keys.size()));
-    } else if (script.form == PackForm::Command) {
-      argv.push_back(script.command);
-    }
-    if (!argv.empty()) {
-      argv.insert(argv.end(), args.keys.begin(), args.keys.end());
-      argv.insert(argv.end(), args.argv.begin(), args.argv.end());
-    }
-    s.cmd->append({"PUBLISH", s.marker_channel, begin});
-    if (!argv.empty()) s.cmd->append(argv);
-    s.cmd->append({"HKEYS", call.params.lock});
-    const bool fair = !call.params.line.empty() && !call.params.deadlines.empty();
-    if (fair) {
-      s.cmd->append({"LRANGE", call.params.line, "0", "-1"});
-      s.cmd->append({"ZRANGE", call.params.deadlines, "0", "-1", "WITHSCORES"});
-    }
-    s.cmd->append({"PUBLISH", s.marker_channel, end});
-    Reply begin_reply, holders, line, scores, end_reply;
-    try {
-      begin_reply = s.cmd->read_reply();
-      out.reply = argv.empty() ? ScriptPack::absent_reply(call.kind) : s.cmd->read_reply();
-      holders = s.cmd->read_reply();
-      if (fair) {
-        line = s.cmd->read_reply();
-        scores = s.cmd->read_reply();
-      }
-      end_reply = s.cmd->read_reply();
-    } catch (const RedisError& e) {  // e.g. a script that never returns: name it
-      throw RedisError(std::string(script_name(call.kind)) + " (" + script.describe() + "): " + e.what());
-    }
-    if (!begin_reply.is_int() || !end_reply.is_int() || begin_reply.integer < 1) {
-      unexpected(s.cmd->where(), "PUBLISH marker", begin_reply.is_int() ? end_reply : begin_reply);
-    }
-    if (script.form == PackForm::Lua && out.reply.is_error() && out.reply.text.rfind("NOSCRIPT", 0) == 0 &&
-        attempt == 0) {
-      load_scripts(s);  // the server lost its script cache (restarted behind our back)
-      continue;
-    }
-    out.reply = pack_.adapt_reply(call.kind, std::move(out.reply));
-    out.holders_after.clear();
-    if (holders.kind == Reply::Kind::Array) {
-      for (const Reply& h : holders.elements) out.holders_after.push_back(h.text);
-    } else if (!holders.is_error()) {  // WRONGTYPE: not a hash, no holders
-      unexpected(s.cmd->where(), "HKEYS", holders);
-    }
-    std::sort(out.holders_after.begin(), out.holders_after.end());
-    out.line_known = false;
-    out.line_after.clear();
-    if (fair) read_line(s.cmd->where(), line, scores, &out);
-    break;
+  const bool fair = !call.params.line.empty() && !call.params.deadlines.empty();
+  // The script's own command: EVALSHA, one plain command, or none (absent).
+  const std::string key_count = std::to_string(args.keys.size());
+  std::vector<std::string_view> argv;
+  argv.reserve(3 + args.keys.size() + args.argv.size());
+  if (script.form == PackForm::Lua) {
+    argv.insert(argv.end(), {"EVALSHA", s.sha[static_cast<size_t>(call.kind)], key_count});
+  } else if (script.form == PackForm::Command) {
+    argv.push_back(script.command);
   }
-  out.published = drain_published(s, begin, end);
+  if (!argv.empty()) {
+    argv.insert(argv.end(), args.keys.begin(), args.keys.end());
+    argv.insert(argv.end(), args.argv.begin(), args.argv.end());
+  }
+  ExecResult out;
+  try {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (script.form == PackForm::Lua) argv[1] = s.sha[static_cast<size_t>(call.kind)];  // reloaded
+      const bool may_retry = attempt == 0;
+      const bool done = s.one_connection ? run_one_connection(s, call, argv, fair, may_retry, &out)
+                                        : run_with_markers(s, call, argv, fair, may_retry, &out);
+      if (done) break;
+      load_scripts(s);  // NOSCRIPT: the server lost its script cache (restarted behind our back)
+    }
+  } catch (const RedisError& e) {  // e.g. a script that never returns: name it
+    throw RedisError(std::string(script_name(call.kind)) + " (" + script.describe() + "): " + e.what());
+  }
   for (Published& p : out.published) p = pack_.canonical_published(call, std::move(p));
   if (follower != nullptr) follower->record(server_now_us, primary_offset(s));
   return out;
+}
+
+
+bool LiveBackend::run_one_connection(Server& s, const ScriptCall& call, std::span<const std::string_view> argv,
+                                     bool fair, bool may_retry, ExecResult* out) {
+  // One pipeline on the subscribed RESP3 connection: PING, script, HKEYS
+  // (LRANGE, ZRANGE). Redis runs a client's pipelined commands in order and
+  // writes a message to its subscribers when it is published, so what
+  // arrives before PONG was published before the script (by someone else:
+  // dropped) and every push between PONG and the last reply is the script's.
+  constexpr std::string_view kPing[] = {"PING"};
+  const std::string_view hkeys[] = {"HKEYS", call.params.lock};
+  const std::string_view lrange[] = {"LRANGE", call.params.line, "0", "-1"};
+  const std::string_view zrange[] = {"ZRANGE", call.params.deadlines, "0", "-1", "WITHSCORES"};
+  RedisConn& c = *s.cmd;
+  c.append_view(kPing);
+  if (!argv.empty()) c.append_view(argv);
+  c.append_view(hkeys);
+  if (fair) {
+    c.append_view(lrange);
+    c.append_view(zrange);
+  }
+  bool push = true;
+  Reply pong;
+  while (push) pong = c.read_reply(&push);
+  if (pong != Reply::bulk("PONG")) unexpected(c.where(), "PING", pong);
+  out->published.clear();
+  // The next reply that is not a push, keeping the pushes before it.
+  auto next = [&]() {
+    while (true) {
+      Reply r = c.read_reply(&push);
+      if (!push) return r;
+      out->published.push_back(pmessage(c.where(), std::move(r)));
+    }
+  };
+  out->reply = argv.empty() ? ScriptPack::absent_reply(call.kind) : next();
+  const Reply holders = next();
+  Reply line, scores;
+  if (fair) {
+    line = next();
+    scores = next();
+  }
+  if (may_retry && !argv.empty() && pack_.script(call.kind).form == PackForm::Lua && lost_script(out->reply)) {
+    return false;
+  }
+  finish(c.where(), call.kind, holders, fair ? &line : nullptr, fair ? &scores : nullptr, out);
+  return true;
+}
+
+bool LiveBackend::run_with_markers(Server& s, const ScriptCall& call, std::span<const std::string_view> argv,
+                                   bool fair, bool may_retry, ExecResult* out) {
+  // One pipeline: marker, script, holders, marker. Redis runs a client's
+  // pipelined commands in order, so the messages the subscriber sees
+  // between the two markers are exactly the script's publishes.
+  ++s.marker_seq;
+  const std::string begin = "begin:" + std::to_string(s.marker_seq);
+  const std::string end = "end:" + std::to_string(s.marker_seq);
+  s.cmd->append({"PUBLISH", s.marker_channel, begin});
+  if (!argv.empty()) s.cmd->append(std::vector<std::string>(argv.begin(), argv.end()));
+  s.cmd->append({"HKEYS", call.params.lock});
+  if (fair) {
+    s.cmd->append({"LRANGE", call.params.line, "0", "-1"});
+    s.cmd->append({"ZRANGE", call.params.deadlines, "0", "-1", "WITHSCORES"});
+  }
+  s.cmd->append({"PUBLISH", s.marker_channel, end});
+  Reply line, scores;
+  const Reply begin_reply = s.cmd->read_reply();
+  out->reply = argv.empty() ? ScriptPack::absent_reply(call.kind) : s.cmd->read_reply();
+  const Reply holders = s.cmd->read_reply();
+  if (fair) {
+    line = s.cmd->read_reply();
+    scores = s.cmd->read_reply();
+  }
+  const Reply end_reply = s.cmd->read_reply();
+  if (!begin_reply.is_int() || !end_reply.is_int() || begin_reply.integer < 1) {
+    unexpected(s.cmd->where(), "PUBLISH marker", begin_reply.is_int() ? end_reply : begin_reply);
+  }
+  out->published = drain_published(s, begin, end);
+  if (may_retry && !argv.empty() && pack_.script(call.kind).form == PackForm::Lua && lost_script(out->reply)) {
+    return false;
+  }
+  finish(s.cmd->where(), call.kind, holders, fair ? &line : nullptr, fair ? &scores : nullptr, out);
+  return true;
 }
 
 void LiveBackend::sweep_before_going_back(Server& s, int64_t server_now_us) {

@@ -2,24 +2,39 @@
 // virtual time (impl/server_control.h), running the Lua scripts of a
 // ScriptPack (impl/script_pack.h).
 //
-// Per server it keeps a command connection and a subscriber connection
-// (PSUBSCRIBE *). execute() sets the server clock and sends one pipeline:
-// the expiry sweep (every key under the prefix that is expired at that server
-// time is deleted, as the model does before every script), PUBLISH
-// begin-marker, EVALSHA, HKEYS lock (same frozen clock), PUBLISH end-marker,
-// on a marker channel private to this connection. The server's own active
-// expiry is off (DEBUG SET-ACTIVE-EXPIRE 0): keys expire at the server times
-// the simulator chooses, so a server clock moved back or forward
-// (set_clock_us) acts on live exactly as on the model. The messages
-// the subscriber reads between the two markers are exactly the messages the
-// script published, in order; anything published before by other clients
-// (e.g. another backend on the same server) is discarded. Scripts are
-// loaded with SCRIPT LOAD at start, after restart, and on NOSCRIPT; a script
-// Redis rejects throws ScriptPackError naming the .lua file. A pack script
-// that is one plain command is sent as that command (same pipeline); an
-// absent one sends nothing and answers ScriptPack::absent_reply. The reply
-// goes through the script's reply adapters and every published message
-// through ScriptPack::canonical_published (manifest conventions).
+// execute() sets the server clock (a shared memory word) and sends one
+// pipeline per script. The expiry sweep runs first only when the server time
+// goes back (sweep_before_going_back). The server's own active expiry is off
+// (DEBUG SET-ACTIVE-EXPIRE 0): keys expire at the server times the simulator
+// chooses, so a server clock moved back or forward (set_clock_us) acts on
+// live exactly as on the model. Two pipelines, chosen at connect():
+//  - Every script Lua or absent (the usual case) and Redis >= 6: one RESP3
+//    connection per server, PSUBSCRIBEd to * and still running commands.
+//    Per script PING, EVALSHA, HKEYS lock (LRANGE line, ZRANGE deadlines
+//    WITHSCORES for fair calls), all at the same frozen clock: one write and
+//    one read. Redis runs a client's pipelined commands in order and puts a
+//    message into each subscriber's output when it is published, so the
+//    push messages before PONG were published earlier by someone else (e.g.
+//    another backend on the same server) and are dropped, and those between
+//    PONG and the last reply are exactly the script's, in order. The
+//    connection is in Redis's pubsub client class: connect() lifts that
+//    class's output limit, which a large snapshot reply could exceed.
+//  - A pack with a plain command (whose RESP3 reply could differ in shape
+//    from RESP2's), or a server without HELLO 3: a RESP2 command connection
+//    and a subscriber connection (PSUBSCRIBE *). Per script PUBLISH
+//    begin-marker, the command, HKEYS (LRANGE, ZRANGE), PUBLISH end-marker
+//    on a marker channel private to this connection; the messages the
+//    subscriber reads between the two markers are the script's.
+// Either way the replies are those of RESP2 (impl/redis_conn.h). Scripts are
+// loaded with SCRIPT LOAD at start, after restart, and on NOSCRIPT (then the
+// pipeline runs once more); a script Redis rejects throws ScriptPackError
+// naming the .lua file. A pack script that is one plain command is sent as
+// that command; an absent one sends nothing and answers
+// ScriptPack::absent_reply. The reply goes through the script's reply
+// adapters and every published message through
+// ScriptPack::canonical_published (manifest conventions). connect() also
+// turns off jemalloc's background thread, which spins on a server whose
+// wall clock is virtual.
 //
 // snapshot() runs one read-only Lua script listing every key whose name
 // contains `key_prefix` (empty: all keys) with its type, value and PTTL, and
@@ -35,7 +50,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "impl/redis_conn.h"
@@ -82,7 +99,8 @@ class LiveBackend final : public Backend {
     ServerControl* control = nullptr;  // the caller's server, or its promoted replica
     ServerControl* given = nullptr;    // the caller's server
     std::optional<RedisConn> cmd;
-    std::optional<RedisConn> sub;
+    std::optional<RedisConn> sub;  // only with marker pipelines
+    bool one_connection = false;   // RESP3 pipeline on cmd (else markers, sub)
     std::array<std::string, kScriptKindCount> sha;
     std::string snapshot_sha;
     std::string marker_channel;  // "__locksim_live_marker__:<subscriber CLIENT ID>"
@@ -100,6 +118,15 @@ class LiveBackend final : public Backend {
   void connect(Server& s);
   void load_scripts(Server& s);
   std::vector<Published> drain_published(Server& s, const std::string& begin, const std::string& end);
+  // One attempt of the script's pipeline (see the top of this file), argv
+  // being its own command (empty: absent). False (only when may_retry): the
+  // server answered NOSCRIPT; load the scripts and run it again.
+  bool run_one_connection(Server& s, const ScriptCall& call, std::span<const std::string_view> argv, bool fair,
+                          bool may_retry, ExecResult* out);
+  bool run_with_markers(Server& s, const ScriptCall& call, std::span<const std::string_view> argv, bool fair,
+                        bool may_retry, ExecResult* out);
+  void finish(const std::string& where, ScriptKind kind, const Reply& holders, const Reply* line,
+              const Reply* scores, ExecResult* out) const;
 
   void drop_replicas();
   void retire_replica(int server);  // its server to the spares
@@ -117,6 +144,10 @@ class LiveBackend final : public Backend {
   std::vector<std::unique_ptr<ServerControl>> spare_replica_servers_;
   ScriptPack pack_;
   std::string key_prefix_;
+  // Every script Lua or absent: one RESP3 connection per server (where the
+  // server speaks RESP3); a plain command in the pack: the RESP2 command and
+  // subscriber connections.
+  bool one_connection_ = true;
 };
 
 }  // namespace locksim

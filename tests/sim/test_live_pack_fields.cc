@@ -135,3 +135,40 @@ TEST(LivePackDiff, HistoricalPackDiverges) {
 
 }  // namespace
 }  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// A pack with a plain command runs on the RESP2 marker pipeline: messages
+// another client publishes between two scripts are not the next script's,
+// and the script's own are.
+TEST_F(LivePackFields, MarkerPipelineIgnoresMessagesPublishedBeforeTheScript) {
+  auto live = backend("historical");
+  RedisConn other = RedisConn::connect(RedisConnOptions{server_->host(), server_->port()});
+  ASSERT_TRUE(live->execute(0, cases::acquire(cases::kA), kT * 1000).reply.is_nil());
+  ASSERT_EQ(other.command({"PUBLISH", "elsewhere", "hello"}), Reply::of_int(1));
+  const ExecResult r = live->execute(0, cases::release(cases::kA, "r1"), kT * 1000);
+  ASSERT_EQ(r.reply, Reply::of_int(1));
+  ASSERT_EQ(r.published.size(), 1u);
+  EXPECT_NE(r.published[0].channel, "elsewhere");
+}
+
+// The same on the one-connection pipeline of an all-Lua pack.
+TEST_F(LivePackFields, OneConnectionIgnoresMessagesPublishedBeforeTheScript) {
+  auto live = std::make_unique<LiveBackend>(std::vector<ServerControl*>{server_},
+                                            ScriptPack::load(ScriptPack::default_dir()), "");
+  live->wipe();
+  RedisConn other = RedisConn::connect(RedisConnOptions{server_->host(), server_->port()});
+  ASSERT_TRUE(live->execute(0, cases::acquire(cases::kA), kT * 1000).reply.is_nil());
+  ASSERT_EQ(other.command({"PUBLISH", "elsewhere", "hello"}), Reply::of_int(1));
+  const ExecResult r = live->execute(0, cases::release(cases::kA, "r1"), kT * 1000);
+  ASSERT_EQ(r.reply, Reply::of_int(1));
+  ASSERT_EQ(r.published.size(), 1u);
+  EXPECT_NE(r.published[0].channel, "elsewhere");
+  // The next script publishes nothing: the foreign message after it is not its.
+  ASSERT_EQ(other.command({"PUBLISH", "elsewhere", "again"}), Reply::of_int(1));
+  EXPECT_TRUE(live->execute(0, cases::acquire(cases::kB), kT * 1000).published.empty());
+}
+
+}  // namespace
+}  // namespace locksim

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,15 +72,18 @@ RedisBenchmarkResult run_redis_benchmark(int port, uint64_t requests, const std:
   }
   ::close(out[0]);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
+  const double cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                       static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return {std::nullopt, "redis-benchmark not found on PATH"};
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     return {std::nullopt, "redis-benchmark failed: " + output.substr(0, 200)};
   }
   const std::optional<double> rate = parse_redis_benchmark_csv(output);
   if (!rate || *rate <= 0) return {std::nullopt, "no rate in redis-benchmark's output: " + output.substr(0, 200)};
-  return {rate, ""};
+  return {rate, "", cpu_s};
 }
 
 }  // namespace locksim

@@ -16,6 +16,7 @@ namespace locksim {
 struct RedisBenchmarkResult {
   std::optional<double> requests_per_s;
   std::string error;  // set when requests_per_s is not
+  double cpu_s = 0;   // user + system CPU seconds redis-benchmark used
 };
 
 RedisBenchmarkResult run_redis_benchmark(int port, uint64_t requests, const std::vector<std::string>& command);
