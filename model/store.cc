@@ -31,67 +31,81 @@ bool parse_int64(const std::string& s, int64_t* out) {
 
 // ---------------------------------------------------------------- internals
 
-Store::Value* Store::lookup(const std::string& key, int64_t now_ms) {
+Store::Keys::iterator Store::lookup(const std::string& key, int64_t now_ms) {
   auto it = keys_.find(key);
-  if (it == keys_.end()) return nullptr;
+  if (it == keys_.end()) return it;
   if (expired(it->second, now_ms)) {
-    erase(key);
-    return nullptr;
+    erase(it);
+    return keys_.end();
   }
-  return &it->second;
+  return it;
 }
 
-Store::Value* Store::lookup_typed(const std::string& key, Type type, int64_t now_ms) {
-  Value* v = lookup(key, now_ms);
-  if (v != nullptr && v->type != type) throw StoreError(kWrongType);
-  return v;
+Store::Keys::iterator Store::lookup_typed(const std::string& key, Type type, int64_t now_ms) {
+  auto it = lookup(key, now_ms);
+  if (it != keys_.end() && it->second.type != type) throw StoreError(kWrongType);
+  return it;
 }
 
-Store::Value& Store::lookup_or_create(const std::string& key, Type type, int64_t now_ms) {
-  if (Value* v = lookup_typed(key, type, now_ms)) return *v;
-  Value& v = keys_[key];
-  v.type = type;
-  return v;
+Store::Keys::iterator Store::lookup_or_create(const std::string& key, Type type, int64_t now_ms) {
+  auto it = lookup_typed(key, type, now_ms);
+  if (it != keys_.end()) return it;
+  it = keys_.try_emplace(key).first;
+  it->second.type = type;
+  return it;
 }
 
-void Store::erase(const std::string& key) {
-  auto it = keys_.find(key);
-  if (it == keys_.end()) return;
-  if (it->second.expire_at_ms) expiry_index_.erase({*it->second.expire_at_ms, key});
+void Store::erase(Keys::iterator it) {
+  assert(it != keys_.end());
+  if (it->second.expire_at_ms) expiry_index_.erase(it->second.expiry_entry);
   keys_.erase(it);
 }
 
-void Store::set_expiry(const std::string& key, Value& v, std::optional<int64_t> expire_at_ms) {
-  if (v.expire_at_ms) expiry_index_.erase({*v.expire_at_ms, key});
+// Moves the key's index entry instead of replacing it, so renewing a lease
+// allocates nothing.
+void Store::set_expiry(Keys::iterator it, std::optional<int64_t> expire_at_ms) {
+  Value& v = it->second;
+  if (v.expire_at_ms && expire_at_ms) {
+    if (*v.expire_at_ms != *expire_at_ms) {
+      auto node = expiry_index_.extract(v.expiry_entry);
+      node.key() = *expire_at_ms;
+      v.expiry_entry = expiry_index_.insert(std::move(node));
+    }
+  } else if (v.expire_at_ms) {
+    expiry_index_.erase(v.expiry_entry);
+  } else if (expire_at_ms) {
+    v.expiry_entry = expiry_index_.emplace(*expire_at_ms, &it->first);
+  }
   v.expire_at_ms = expire_at_ms;
-  if (v.expire_at_ms) expiry_index_.insert({*v.expire_at_ms, key});
 }
 
-void Store::erase_if_empty(const std::string& key, const Value& v) {
+void Store::erase_if_empty(Keys::iterator it) {
+  const Value& v = it->second;
   const bool empty = (v.type == Type::Hash && v.hash.empty()) ||
                      (v.type == Type::List && v.list.empty()) ||
                      (v.type == Type::ZSet && v.zset.score_of.empty());
-  if (empty) erase(key);
+  if (empty) erase(it);
 }
 
 // ---------------------------------------------------------------- keyspace
 
-bool Store::exists(const std::string& key, int64_t now_ms) { return lookup(key, now_ms) != nullptr; }
+bool Store::exists(const std::string& key, int64_t now_ms) { return lookup(key, now_ms) != keys_.end(); }
 
 std::optional<Store::Type> Store::type(const std::string& key, int64_t now_ms) {
-  const Value* v = lookup(key, now_ms);
+  const Value* v = find_value(key, now_ms);
   if (v == nullptr) return std::nullopt;
   return v->type;
 }
 
 int64_t Store::del(const std::string& key, int64_t now_ms) {
-  if (lookup(key, now_ms) == nullptr) return 0;
-  erase(key);
+  auto it = lookup(key, now_ms);
+  if (it == keys_.end()) return 0;
+  erase(it);
   return 1;
 }
 
 int64_t Store::pttl(const std::string& key, int64_t now_ms) {
-  const Value* v = lookup(key, now_ms);
+  const Value* v = find_value(key, now_ms);
   if (v == nullptr) return -2;
   if (!v->expire_at_ms) return -1;
   assert(*v->expire_at_ms >= now_ms);
@@ -99,18 +113,18 @@ int64_t Store::pttl(const std::string& key, int64_t now_ms) {
 }
 
 int64_t Store::pexpire(const std::string& key, int64_t ms, int64_t now_ms) {
-  Value* v = lookup(key, now_ms);
-  if (v == nullptr) return 0;
+  auto it = lookup(key, now_ms);
+  if (it == keys_.end()) return 0;
   if (ms <= 0) {
-    erase(key);
+    erase(it);
     return 1;
   }
-  set_expiry(key, *v, now_ms + ms);
+  set_expiry(it, now_ms + ms);
   return 1;
 }
 
 std::optional<int64_t> Store::expire_at_ms(const std::string& key, int64_t now_ms) {
-  const Value* v = lookup(key, now_ms);
+  const Value* v = find_value(key, now_ms);
   if (v == nullptr) return std::nullopt;
   return v->expire_at_ms;
 }
@@ -118,7 +132,7 @@ std::optional<int64_t> Store::expire_at_ms(const std::string& key, int64_t now_m
 // ---------------------------------------------------------------- strings
 
 std::optional<std::string> Store::get(const std::string& key, int64_t now_ms) {
-  const Value* v = lookup_typed(key, Type::String, now_ms);
+  const Value* v = find_typed(key, Type::String, now_ms);
   if (v == nullptr) return std::nullopt;
   return v->str;
 }
@@ -126,45 +140,56 @@ std::optional<std::string> Store::get(const std::string& key, int64_t now_ms) {
 void Store::set(const std::string& key, const std::string& value, std::optional<int64_t> px_ms,
                 int64_t now_ms) {
   if (px_ms && *px_ms <= 0) throw StoreError("ERR invalid expire time in 'set' command");
-  lookup(key, now_ms);  // drop an expired value first
-  erase(key);           // SET replaces any type and any expiry
-  Value& v = keys_[key];
+  // SET replaces any type and any expiry: an existing entry is reset in place.
+  auto it = lookup(key, now_ms);  // drops an expired value first
+  if (it == keys_.end()) {
+    it = keys_.try_emplace(key).first;
+  } else {
+    set_expiry(it, std::nullopt);
+    Value& old = it->second;
+    old.hash.clear();
+    old.list.clear();
+    old.zset.score_of.clear();
+    old.zset.ordered.clear();
+  }
+  Value& v = it->second;
   v.type = Type::String;
   v.str = value;
-  if (px_ms) set_expiry(key, v, now_ms + *px_ms);
+  if (px_ms) set_expiry(it, now_ms + *px_ms);
 }
 
 // ---------------------------------------------------------------- hashes
 
 int64_t Store::hincrby(const std::string& key, const std::string& field, int64_t delta,
                        int64_t now_ms) {
-  Value& v = lookup_or_create(key, Type::Hash, now_ms);
+  Value& v = lookup_or_create(key, Type::Hash, now_ms)->second;
   int64_t current = 0;
   auto it = v.hash.find(field);
   if (it != v.hash.end() && !parse_int64(it->second, &current)) {
     throw StoreError("ERR hash value is not an integer");
   }
   const int64_t next = current + delta;  // lock hold counts stay tiny
-  v.hash[field] = std::to_string(next);
+  if (it == v.hash.end()) it = v.hash.try_emplace(field).first;
+  it->second = std::to_string(next);
   return next;
 }
 
 int64_t Store::hset(const std::string& key, const std::string& field, const std::string& value,
                     int64_t now_ms) {
-  Value& v = lookup_or_create(key, Type::Hash, now_ms);
-  const bool added = v.hash.find(field) == v.hash.end();
-  v.hash[field] = value;
+  Value& v = lookup_or_create(key, Type::Hash, now_ms)->second;
+  const auto [it, added] = v.hash.try_emplace(field);
+  it->second = value;
   return added ? 1 : 0;
 }
 
 bool Store::hexists(const std::string& key, const std::string& field, int64_t now_ms) {
-  const Value* v = lookup_typed(key, Type::Hash, now_ms);
+  const Value* v = find_typed(key, Type::Hash, now_ms);
   return v != nullptr && v->hash.count(field) > 0;
 }
 
 std::optional<std::string> Store::hget(const std::string& key, const std::string& field,
                                        int64_t now_ms) {
-  const Value* v = lookup_typed(key, Type::Hash, now_ms);
+  const Value* v = find_typed(key, Type::Hash, now_ms);
   if (v == nullptr) return std::nullopt;
   auto it = v->hash.find(field);
   if (it == v->hash.end()) return std::nullopt;
@@ -173,7 +198,7 @@ std::optional<std::string> Store::hget(const std::string& key, const std::string
 
 std::vector<std::string> Store::hkeys(const std::string& key, int64_t now_ms) {
   std::vector<std::string> out;
-  if (const Value* v = lookup_typed(key, Type::Hash, now_ms)) {
+  if (const Value* v = find_typed(key, Type::Hash, now_ms)) {
     for (const auto& [field, value] : v->hash) out.push_back(field);
   }
   return out;
@@ -182,7 +207,7 @@ std::vector<std::string> Store::hkeys(const std::string& key, int64_t now_ms) {
 // ---------------------------------------------------------------- lists
 
 std::optional<std::string> Store::lindex(const std::string& key, int64_t index, int64_t now_ms) {
-  const Value* v = lookup_typed(key, Type::List, now_ms);
+  const Value* v = find_typed(key, Type::List, now_ms);
   if (v == nullptr) return std::nullopt;
   const auto size = static_cast<int64_t>(v->list.size());
   if (index < 0) index += size;
@@ -191,26 +216,27 @@ std::optional<std::string> Store::lindex(const std::string& key, int64_t index, 
 }
 
 std::optional<std::string> Store::lpop(const std::string& key, int64_t now_ms) {
-  Value* v = lookup_typed(key, Type::List, now_ms);
-  if (v == nullptr) return std::nullopt;
-  assert(!v->list.empty());  // empty lists are deleted
-  std::string head = std::move(v->list.front());
-  v->list.erase(v->list.begin());
-  erase_if_empty(key, *v);
+  auto it = lookup_typed(key, Type::List, now_ms);
+  if (it == keys_.end()) return std::nullopt;
+  auto& list = it->second.list;
+  assert(!list.empty());  // empty lists are deleted
+  std::string head = std::move(list.front());
+  list.erase(list.begin());
+  erase_if_empty(it);
   return head;
 }
 
 int64_t Store::rpush(const std::string& key, const std::string& value, int64_t now_ms) {
-  Value& v = lookup_or_create(key, Type::List, now_ms);
+  Value& v = lookup_or_create(key, Type::List, now_ms)->second;
   v.list.push_back(value);
   return static_cast<int64_t>(v.list.size());
 }
 
 int64_t Store::lrem(const std::string& key, int64_t count, const std::string& value,
                     int64_t now_ms) {
-  Value* v = lookup_typed(key, Type::List, now_ms);
-  if (v == nullptr) return 0;
-  auto& list = v->list;
+  auto entry = lookup_typed(key, Type::List, now_ms);
+  if (entry == keys_.end()) return 0;
+  auto& list = entry->second.list;
   const int64_t limit = count == 0 ? static_cast<int64_t>(list.size()) : (count > 0 ? count : -count);
   int64_t removed = 0;
   if (count >= 0) {
@@ -230,18 +256,45 @@ int64_t Store::lrem(const std::string& key, int64_t count, const std::string& va
       }
     }
   }
-  erase_if_empty(key, *v);
+  erase_if_empty(entry);
   return removed;
 }
 
 std::vector<std::string> Store::lrange_all(const std::string& key, int64_t now_ms) {
-  const Value* v = lookup_typed(key, Type::List, now_ms);
+  const Value* v = find_typed(key, Type::List, now_ms);
   if (v == nullptr) return {};
   return v->list;
 }
 
+bool Store::line_with_scores(const std::string& line, const std::string& deadlines, int64_t now_ms,
+                             std::vector<LineWaiter>* out) {
+  assert(out != nullptr);
+  out->clear();
+  const Value* list = nullptr;
+  const Value* zset = nullptr;
+  try {
+    list = find_typed(line, Type::List, now_ms);
+    // ZSCORE looks the sorted set up only when there is a member to score.
+    if (list != nullptr && !list->list.empty()) zset = find_typed(deadlines, Type::ZSet, now_ms);
+  } catch (const StoreError&) {
+    return false;
+  }
+  if (list == nullptr) return true;
+  out->resize(list->list.size());
+  for (size_t i = 0; i < list->list.size(); ++i) {
+    LineWaiter& w = (*out)[i];
+    w.owner = list->list[i];
+    w.deadline_ms.reset();
+    if (zset != nullptr) {
+      auto it = zset->zset.score_of.find(w.owner);
+      if (it != zset->zset.score_of.end()) w.deadline_ms = it->second;
+    }
+  }
+  return true;
+}
+
 int64_t Store::llen(const std::string& key, int64_t now_ms) {
-  const Value* v = lookup_typed(key, Type::List, now_ms);
+  const Value* v = find_typed(key, Type::List, now_ms);
   return v == nullptr ? 0 : static_cast<int64_t>(v->list.size());
 }
 
@@ -249,7 +302,7 @@ int64_t Store::llen(const std::string& key, int64_t now_ms) {
 
 std::optional<double> Store::zscore(const std::string& key, const std::string& member,
                                     int64_t now_ms) {
-  const Value* v = lookup_typed(key, Type::ZSet, now_ms);
+  const Value* v = find_typed(key, Type::ZSet, now_ms);
   if (v == nullptr) return std::nullopt;
   auto it = v->zset.score_of.find(member);
   if (it == v->zset.score_of.end()) return std::nullopt;
@@ -259,16 +312,18 @@ std::optional<double> Store::zscore(const std::string& key, const std::string& m
 int64_t Store::zadd(const std::string& key, double score, const std::string& member,
                     int64_t now_ms) {
   assert(score == score);  // no NaN
-  Value& v = lookup_or_create(key, Type::ZSet, now_ms);
+  Value& v = lookup_or_create(key, Type::ZSet, now_ms)->second;
   auto it = v.zset.score_of.find(member);
   if (it != v.zset.score_of.end()) {
-    v.zset.ordered.erase({it->second, member});
+    auto node = v.zset.ordered.extract({it->second, member});
+    assert(!node.empty());
+    node.value().first = score;
+    v.zset.ordered.insert(std::move(node));
     it->second = score;
-    v.zset.ordered.insert({score, member});
     return 0;
   }
   v.zset.score_of.emplace(member, score);
-  v.zset.ordered.insert({score, member});
+  v.zset.ordered.emplace(score, member);
   return 1;
 }
 
@@ -281,19 +336,20 @@ double Store::zincrby(const std::string& key, double delta, const std::string& m
 }
 
 int64_t Store::zrem(const std::string& key, const std::string& member, int64_t now_ms) {
-  Value* v = lookup_typed(key, Type::ZSet, now_ms);
-  if (v == nullptr) return 0;
-  auto it = v->zset.score_of.find(member);
-  if (it == v->zset.score_of.end()) return 0;
-  v->zset.ordered.erase({it->second, member});
-  v->zset.score_of.erase(it);
-  erase_if_empty(key, *v);
+  auto entry = lookup_typed(key, Type::ZSet, now_ms);
+  if (entry == keys_.end()) return 0;
+  ZSet& zset = entry->second.zset;
+  auto it = zset.score_of.find(member);
+  if (it == zset.score_of.end()) return 0;
+  zset.ordered.erase({it->second, member});
+  zset.score_of.erase(it);
+  erase_if_empty(entry);
   return 1;
 }
 
 std::vector<std::string> Store::zrange_all(const std::string& key, int64_t now_ms) {
   std::vector<std::string> out;
-  if (const Value* v = lookup_typed(key, Type::ZSet, now_ms)) {
+  if (const Value* v = find_typed(key, Type::ZSet, now_ms)) {
     for (const auto& [score, member] : v->zset.ordered) out.push_back(member);
   }
   return out;
@@ -311,14 +367,31 @@ std::vector<Published> Store::take_published() {
   return out;
 }
 
+void Store::take_published_into(std::vector<Published>* out) {
+  assert(out != nullptr);
+  out->swap(published_);
+  published_.clear();
+}
+
 // ---------------------------------------------------------------- whole store
 
 std::vector<std::string> Store::holders(const std::string& lock, int64_t now_ms) const {
   std::vector<std::string> out;
-  auto it = keys_.find(lock);
-  if (it == keys_.end() || expired(it->second, now_ms) || it->second.type != Type::Hash) return out;
-  for (const auto& [field, value] : it->second.hash) out.push_back(field);
+  holders_into(lock, now_ms, &out);
   return out;
+}
+
+void Store::holders_into(const std::string& lock, int64_t now_ms, std::vector<std::string>* out) const {
+  assert(out != nullptr);
+  auto it = keys_.find(lock);
+  if (it == keys_.end() || expired(it->second, now_ms) || it->second.type != Type::Hash) {
+    out->clear();
+    return;
+  }
+  const auto& hash = it->second.hash;
+  out->resize(hash.size());
+  size_t i = 0;
+  for (const auto& [field, value] : hash) (*out)[i++] = field;
 }
 
 std::string Store::render(const Value& v) {
@@ -374,8 +447,9 @@ std::vector<KeyState> Store::snapshot(int64_t now_ms) const {
 
 void Store::sweep_expired(int64_t now_ms) {
   while (!expiry_index_.empty() && expiry_index_.begin()->first < now_ms) {
-    const std::string key = expiry_index_.begin()->second;
-    erase(key);
+    auto it = keys_.find(*expiry_index_.begin()->second);
+    assert(it != keys_.end() && it->second.expire_at_ms == expiry_index_.begin()->first);
+    erase(it);
   }
 }
 

@@ -23,25 +23,29 @@ Store& ModelBackend::store(int server) {
 }
 
 ExecResult ModelBackend::execute(int server, const ScriptCall& call, int64_t server_now_us) {
+  ExecResult result;
+  execute_into(server, call, server_now_us, &result);
+  if (!result.line_known) result.line_after.clear();
+  return result;
+}
+
+void ModelBackend::execute_into(int server, const ScriptCall& call, int64_t server_now_us,
+                                ExecResult* out) {
+  assert(out != nullptr);
   const int64_t now_ms = server_ms_of_us(server_now_us);
   Store& s = store(server);
   // Redis's active expiry: keeps dead latch keys from piling up; invisible
   // to scripts because time does not go backwards.
   s.sweep_expired(now_ms);
-  ExecResult result = run_script(s, call, now_ms, variant_);
+  run_script_into(s, call, now_ms, variant_, out);
   if (!call.params.line.empty() && !call.params.deadlines.empty()) {
-    result.line_known = true;
-    try {
-      for (std::string& owner : s.lrange_all(call.params.line, now_ms)) {
-        const std::optional<double> deadline = s.zscore(call.params.deadlines, owner, now_ms);
-        result.line_after.push_back(LineWaiter{std::move(owner), deadline});
-      }
-    } catch (const StoreError&) {
-      result.line_known = false;  // not a list / sorted set: no line to report
-      result.line_after.clear();
-    }
+    if (out->line_after.empty()) out->line_after.swap(parked_line_);
+    // Not a list / sorted set: no line to report.
+    out->line_known = s.line_with_scores(call.params.line, call.params.deadlines, now_ms, &out->line_after);
+  } else if (!out->line_after.empty()) {
+    out->line_after.swap(parked_line_);
+    out->line_after.clear();
   }
-  return result;
 }
 
 std::vector<KeyState> ModelBackend::snapshot(int server, int64_t server_now_us) {

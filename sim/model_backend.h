@@ -24,6 +24,7 @@ class ModelBackend final : public Backend {
   std::string name() const override { return "model"; }
   int server_count() const override { return static_cast<int>(stores_.size()); }
   ExecResult execute(int server, const ScriptCall& call, int64_t server_now_us) override;
+  void execute_into(int server, const ScriptCall& call, int64_t server_now_us, ExecResult* out) override;
   std::vector<KeyState> snapshot(int server, int64_t server_now_us) override;
   void restart(int server) override;
 
@@ -35,6 +36,9 @@ class ModelBackend final : public Backend {
   Store& store(int server);
   ModelVariant variant_;
   std::vector<Store> stores_;
+  // line_after entries parked while execute_into runs non-fair scripts, so
+  // the next fair script reuses their buffers.
+  std::vector<LineWaiter> parked_line_;
 };
 
 // Server time in µs -> Redis ms (floor division, also for negative times).

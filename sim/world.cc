@@ -321,9 +321,13 @@ void World::execute_at_server(int c, int s, const ScriptCall& call, const Script
     return;
   }
   const int64_t server_us = server_clocks_[s].local_us(now_us_);
-  ExecResult result = backend_.execute(s, call, server_us);
+  // The result and the event are reused from script to script: their
+  // strings and vectors keep their buffers (a fair line is ~40 owner ids).
+  backend_.execute_into(s, call, server_us, &script_result_);
+  const ExecResult& result = script_result_;
   stats_.scripts++;
-  Event e;
+  Event& e = script_event_;
+  reset_keeping_buffers(&e);
   e.kind = EventKind::Script;
   e.client = c;
   e.server = s;
@@ -331,17 +335,30 @@ void World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   e.lock = call.params.lock;
   e.op = tag.op;
   e.op_id = tag.op_id;
-  e.script = std::string(script_name(call.kind));
+  e.script.assign(script_name(call.kind));
   e.request_id = tag.request_id;
   e.reply = result.reply.to_string();
   e.server_ms = server_us >= 0 ? server_us / 1000 : -((-server_us + 999) / 1000);
-  e.holders_after = result.holders_after;
+  e.holders_after.assign(result.holders_after.begin(), result.holders_after.end());
   e.line_known = result.line_known;
-  for (const auto& w : result.line_after) e.line_after.push_back(LineEntry{w.owner, w.deadline_ms});
-  for (const auto& p : result.published) e.published.push_back(p.channel + " " + p.payload);
+  if (result.line_known && !result.line_after.empty()) {
+    if (e.line_after.empty()) e.line_after.swap(parked_line_);
+    e.line_after.resize(result.line_after.size());
+    for (size_t i = 0; i < result.line_after.size(); ++i) {
+      e.line_after[i].owner = result.line_after[i].owner;
+      e.line_after[i].deadline_ms = result.line_after[i].deadline_ms;
+    }
+  } else if (!e.line_after.empty()) {
+    e.line_after.swap(parked_line_);
+    e.line_after.clear();
+  }
+  e.published.resize(result.published.size());
+  for (size_t i = 0; i < result.published.size(); ++i) {
+    e.published[i].assign(result.published[i].channel).append(" ").append(result.published[i].payload);
+  }
   set_script_call_fields(call, &e);
   const bool lose = lose_reply && lose_reply(e);
-  emit(std::move(e));
+  emit_in_place(e);
   route_published(s, result.published);
   Node& n = node(c);
   if (lose || draw_lost(config_.link, n.net_rng)) {
@@ -409,11 +426,42 @@ void World::drop_subscriptions(int c) {
   }
 }
 
-void World::emit(Event event) {
+void World::emit(Event event) { emit_in_place(event); }
+
+void World::emit_in_place(Event& event) {
   event.id = next_event_id_++;
   event.true_us = now_us_;
   stats_.events++;
   sink_.on_event(event);
+}
+
+// Every scalar and string field of traces/event.h back to its default,
+// keeping the strings' buffers; the caller sets the three vectors
+// (holders_after, published, line_after). The size check catches a field
+// added to Event without a line here.
+void World::reset_keeping_buffers(Event* e) {
+  static_assert(sizeof(Event) == kEventSizeBytes, "Event changed: update reset_keeping_buffers");
+  e->id = 0;
+  e->true_us = 0;
+  e->kind = EventKind::Info;
+  e->client = -1;
+  e->server = -1;
+  e->owner.clear();
+  e->lock.clear();
+  e->op.clear();
+  e->op_id = 0;
+  e->local_ms = 0;
+  e->wait_ms = -1;
+  e->lease_ms = -1;
+  e->value = 0;
+  e->detail.clear();
+  e->script.clear();
+  e->request_id.clear();
+  e->reply.clear();
+  e->server_ms = 0;
+  e->line_known = false;
+  e->duration_ms = 0;
+  e->target = -1;
 }
 
 static Event fault_event(const std::string& op, int target) {

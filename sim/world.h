@@ -149,6 +149,9 @@ class World {
   // recorded as a Fault event "lost" (detail: what was lost, e.g.
   // "reply rlock_acquire" or "message <channel>") so checkers can blame it.
   void record_lost(int c, std::string what, const std::string& lock);
+  void emit_in_place(Event& event);  // emit() without a copy; fills id and true_us
+  static constexpr size_t kEventSizeBytes = 400;
+  static void reset_keeping_buffers(Event* e);
 
   WorldConfig config_;
   std::unique_ptr<ReplicatedBackend> replicated_;  // with replica lags
@@ -168,6 +171,9 @@ class World {
   // server -> channel -> client -> active subscription count
   std::vector<std::map<std::string, std::map<int, int>>> channels_;
   WorldStats stats_;
+  ExecResult script_result_;             // execute_at_server's reused result
+  Event script_event_;                   // execute_at_server's reused event
+  std::vector<LineEntry> parked_line_;   // script_event_'s line buffers between fair scripts
 };
 
 }  // namespace locksim
