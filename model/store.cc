@@ -269,7 +269,6 @@ std::vector<std::string> Store::lrange_all(const std::string& key, int64_t now_m
 bool Store::line_with_scores(const std::string& line, const std::string& deadlines, int64_t now_ms,
                              std::vector<LineWaiter>* out) {
   assert(out != nullptr);
-  out->clear();
   const Value* list = nullptr;
   const Value* zset = nullptr;
   try {
@@ -277,9 +276,13 @@ bool Store::line_with_scores(const std::string& line, const std::string& deadlin
     // ZSCORE looks the sorted set up only when there is a member to score.
     if (list != nullptr && !list->list.empty()) zset = find_typed(deadlines, Type::ZSet, now_ms);
   } catch (const StoreError&) {
+    out->clear();
     return false;
   }
-  if (list == nullptr) return true;
+  if (list == nullptr) {
+    out->clear();
+    return true;
+  }
   out->resize(list->list.size());
   for (size_t i = 0; i < list->list.size(); ++i) {
     LineWaiter& w = (*out)[i];

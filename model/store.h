@@ -127,7 +127,7 @@ class Store {
   // inside keys_ (node-based, so the name never moves while the key lives).
   using ExpiryIndex = std::multimap<int64_t, const std::string*>;
   struct ZSet {
-    std::map<std::string, double> score_of;
+    std::unordered_map<std::string, double> score_of;  // never iterated
     std::set<std::pair<double, std::string>> ordered;
   };
   struct Value {

@@ -50,10 +50,15 @@ class World::NodeEnv final : public ClientEnv {
   void send_script(int server, const ScriptCall& call, const ScriptTag& tag, int64_t timeout_ms,
                    std::function<void(const ScriptOutcome&)> done) override {
     assert(server >= 0 && server < world_.server_count());
+    // One shared record per request: the queued actions point at it, so each
+    // fits an Action inline and the call is copied once.
     struct Pending {
       bool finished = false;
       TimerId timer = 0;
       std::function<void(const ScriptOutcome&)> done;
+      ScriptCall call;
+      ScriptTag tag;
+      Reply reply;
     };
     auto pending = std::make_shared<Pending>();
     pending->done = std::move(done);
@@ -75,25 +80,26 @@ class World::NodeEnv final : public ClientEnv {
                          call.params.lock);
       return;
     }
+    pending->call = call;
+    pending->tag = tag;
     const int64_t arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, n.net_rng);
     const int c = c_;
     World& world = world_;
-    world_.at(arrive_us, [&world, c, server, call, tag, incarnation, pending, this] {
-      world.execute_at_server(c, server, call, tag, [&world, c, incarnation, pending, this](
-                                                        const Reply& reply, int64_t back_us) {
-        world.at_client_incarnation(c, incarnation, [&world, c, pending, reply, this] {
-          if (world.link_down(c)) {
-            world.stats_.messages_lost++;
-            return;
-          }
-          if (pending->finished) return;  // late reply after a timeout
-          pending->finished = true;
-          cancel_timer(pending->timer);
-          ScriptOutcome out;
-          out.reply = reply;
-          pending->done(out);
-        }, back_us);
-      });
+    world_.at(arrive_us, [&world, c, server, incarnation, pending = std::move(pending), this]() mutable {
+      int64_t back_us = 0;
+      if (!world.execute_at_server(c, server, pending->call, pending->tag, &pending->reply, &back_us)) return;
+      world.at_client_incarnation(c, incarnation, [&world, c, pending = std::move(pending), this] {
+        if (world.link_down(c)) {
+          world.stats_.messages_lost++;
+          return;
+        }
+        if (pending->finished) return;  // late reply after a timeout
+        pending->finished = true;
+        cancel_timer(pending->timer);
+        ScriptOutcome out;
+        out.reply = std::move(pending->reply);
+        pending->done(out);
+      }, back_us);
     });
   }
 
@@ -276,49 +282,40 @@ void World::start_client(int c) {
   if (config_.groups) n.group = std::make_unique<MultiLockClient>(*n.env, cc, config_.group_options);
 }
 
-void World::at(int64_t at_us, std::function<void()> action) {
+void World::at(int64_t at_us, Action action) {
   assert(at_us >= now_us_);
   queue_.push(at_us, std::move(action));
 }
 
-void World::at_client(int c, int64_t at_us, std::function<void()> action) {
+void World::at_client(int c, int64_t at_us, Action action) {
   at_client_incarnation(c, node(c).incarnation, std::move(action), at_us);
 }
 
-void World::at_client_incarnation(int c, uint64_t incarnation, std::function<void()> action,
-                                  int64_t at_us) {
+void World::at_client_incarnation(int c, uint64_t incarnation, Action action, int64_t at_us) {
   if (at_us < 0) at_us = now_us_;
-  at(at_us, [this, c, incarnation, action = std::move(action)]() mutable {
-    Node& n = node(c);
-    if (!n.alive || n.incarnation != incarnation) return;
-    if (n.paused_until_us > now_us_) {
-      // Deferred to the end of the pause, after the resume, in arrival order.
-      at_client_incarnation(c, incarnation, std::move(action), n.paused_until_us);
-      return;
-    }
-    action();
-  });
+  assert(at_us >= now_us_);
+  queue_.push(at_us, std::move(action), EventQueue::Guard{c, incarnation});
 }
 
-void World::after_client(int c, int64_t delay_ms, std::function<void()> action) {
+void World::after_client(int c, int64_t delay_ms, Action action) {
   assert(delay_ms >= 0);
   at_client(c, now_us_ + node(c).clock.true_delay_us(delay_ms * 1000), std::move(action));
 }
 
 bool World::link_down(int c) const { return (partition_gen_.at(c) & 1) != 0; }
 
-void World::execute_at_server(int c, int s, const ScriptCall& call, const ScriptTag& tag,
-                              std::function<void(const Reply&, int64_t)> on_reply) {
+bool World::execute_at_server(int c, int s, const ScriptCall& call, const ScriptTag& tag, Reply* reply,
+                              int64_t* back_us) {
   if (link_down(c)) {
     stats_.messages_lost++;
-    return;
+    return false;
   }
   if (server_down(s)) {
     // Connection refused: answered at once, nothing runs.
     Node& n = node(c);
-    on_reply(Reply::error("ERR connection refused (server " + std::to_string(s) + " is restarting)"),
-             now_us_ + draw_delay_us(config_.link, n.net_rng));
-    return;
+    *reply = Reply::error("ERR connection refused (server " + std::to_string(s) + " is restarting)");
+    *back_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
+    return true;
   }
   const int64_t server_us = server_clocks_[s].local_us(now_us_);
   // The result and the event are reused from script to script: their
@@ -363,10 +360,11 @@ void World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   Node& n = node(c);
   if (lose || draw_lost(config_.link, n.net_rng)) {
     record_lost(c, "reply " + std::string(script_name(call.kind)) + " " + call.params.lock, call.params.lock);
-    return;
+    return false;
   }
-  const int64_t back_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
-  on_reply(result.reply, back_us);
+  *back_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
+  *reply = result.reply;
+  return true;
 }
 
 void World::route_published(int s, const std::vector<Published>& published) {
@@ -609,6 +607,16 @@ bool World::step() {
   assert(item.at_us >= now_us_);
   now_us_ = item.at_us;
   stats_.actions++;
+  if (item.guard.client >= 0) {  // a client action: its process must still run
+    const int c = item.guard.client;
+    Node& n = node(c);
+    if (!n.alive || n.incarnation != item.guard.incarnation) return true;
+    if (n.paused_until_us > now_us_) {
+      // Deferred to the end of the pause, after the resume, in arrival order.
+      at_client_incarnation(c, item.guard.incarnation, std::move(item.action), n.paused_until_us);
+      return true;
+    }
+  }
   item.action();
   return true;
 }
