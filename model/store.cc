@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <charconv>
+#include <cstring>
 
 #include "model/score_format.h"
 
@@ -31,6 +32,42 @@ bool parse_int64(const std::string& s, int64_t* out) {
 
 // ---------------------------------------------------------------- internals
 
+size_t Store::KeyHash::operator()(const std::string& key) const {
+  constexpr uint64_t kMul1 = 0x9E3779B97F4A7C15ULL;
+  constexpr uint64_t kMul2 = 0xC2B2AE3D27D4EB4FULL;
+  const char* p = key.data();
+  size_t n = key.size();
+  uint64_t h = kMul1 ^ (static_cast<uint64_t>(n) * kMul2);
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t chunk = 0;
+    std::memcpy(&chunk, p, 8);
+    h ^= chunk * kMul2;
+    h = ((h << 31) | (h >> 33)) * kMul1;
+  }
+  // The last n < 8 bytes by overlapping loads (the length is already mixed in).
+  uint64_t tail = 0;
+  if (n > 0 && key.size() >= 8) {
+    std::memcpy(&tail, key.data() + key.size() - 8, 8);
+  } else if (n >= 4) {
+    uint32_t head4 = 0;
+    uint32_t last4 = 0;
+    std::memcpy(&head4, p, 4);
+    std::memcpy(&last4, p + n - 4, 4);
+    tail = (static_cast<uint64_t>(head4) << 32) | last4;
+  } else if (n > 0) {
+    const auto byte = [p](size_t i) { return static_cast<uint64_t>(static_cast<unsigned char>(p[i])); };
+    tail = (byte(0) << 16) | (byte(n / 2) << 8) | byte(n - 1);
+  }
+  h ^= tail * kMul2;
+  // MurmurHash3's finaliser: every input bit reaches every output bit.
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDULL;
+  h ^= h >> 33;
+  h *= 0xC4CEB9FE1A85EC53ULL;
+  h ^= h >> 33;
+  return static_cast<size_t>(h);
+}
+
 Store::Keys::iterator Store::lookup(const std::string& key, int64_t now_ms) {
   auto it = keys_.find(key);
   if (it == keys_.end()) return it;
@@ -52,6 +89,7 @@ Store::Keys::iterator Store::lookup_or_create(const std::string& key, Type type,
   if (it != keys_.end()) return it;
   it = keys_.try_emplace(key).first;
   it->second.type = type;
+  touch(it->second);
   return it;
 }
 
@@ -69,12 +107,14 @@ void Store::set_expiry(Keys::iterator it, std::optional<int64_t> expire_at_ms) {
     if (*v.expire_at_ms != *expire_at_ms) {
       auto node = expiry_index_.extract(v.expiry_entry);
       node.key() = *expire_at_ms;
-      v.expiry_entry = expiry_index_.insert(std::move(node));
+      // Hint end(): a new deadline is usually the latest (O(1) there); a
+      // multimap puts an equal key after its equals, with or without hint.
+      v.expiry_entry = expiry_index_.insert(expiry_index_.end(), std::move(node));
     }
   } else if (v.expire_at_ms) {
     expiry_index_.erase(v.expiry_entry);
   } else if (expire_at_ms) {
-    v.expiry_entry = expiry_index_.emplace(*expire_at_ms, &it->first);
+    v.expiry_entry = expiry_index_.emplace_hint(expiry_index_.end(), *expire_at_ms, &it->first);
   }
   v.expire_at_ms = expire_at_ms;
 }
@@ -155,6 +195,7 @@ void Store::set(const std::string& key, const std::string& value, std::optional<
   Value& v = it->second;
   v.type = Type::String;
   v.str = value;
+  touch(v);
   if (px_ms) set_expiry(it, now_ms + *px_ms);
 }
 
@@ -169,6 +210,7 @@ int64_t Store::hincrby(const std::string& key, const std::string& field, int64_t
     throw StoreError("ERR hash value is not an integer");
   }
   const int64_t next = current + delta;  // lock hold counts stay tiny
+  touch(v);
   if (it == v.hash.end()) it = v.hash.try_emplace(field).first;
   it->second = std::to_string(next);
   return next;
@@ -179,6 +221,7 @@ int64_t Store::hset(const std::string& key, const std::string& field, const std:
   Value& v = lookup_or_create(key, Type::Hash, now_ms)->second;
   const auto [it, added] = v.hash.try_emplace(field);
   it->second = value;
+  touch(v);
   return added ? 1 : 0;
 }
 
@@ -222,6 +265,7 @@ std::optional<std::string> Store::lpop(const std::string& key, int64_t now_ms) {
   assert(!list.empty());  // empty lists are deleted
   std::string head = std::move(list.front());
   list.erase(list.begin());
+  touch(it->second);
   erase_if_empty(it);
   return head;
 }
@@ -229,6 +273,7 @@ std::optional<std::string> Store::lpop(const std::string& key, int64_t now_ms) {
 int64_t Store::rpush(const std::string& key, const std::string& value, int64_t now_ms) {
   Value& v = lookup_or_create(key, Type::List, now_ms)->second;
   v.list.push_back(value);
+  touch(v);
   return static_cast<int64_t>(v.list.size());
 }
 
@@ -256,6 +301,7 @@ int64_t Store::lrem(const std::string& key, int64_t count, const std::string& va
       }
     }
   }
+  touch(entry->second);
   erase_if_empty(entry);
   return removed;
 }
@@ -296,6 +342,24 @@ bool Store::line_with_scores(const std::string& line, const std::string& deadlin
   return true;
 }
 
+bool Store::line_version(const std::string& line, const std::string& deadlines, int64_t now_ms,
+                         LineVersion* out) {
+  assert(out != nullptr);
+  *out = LineVersion{};
+  try {
+    const Value* list = find_typed(line, Type::List, now_ms);
+    if (list == nullptr || list->list.empty()) return true;
+    out->line_version = list->version;
+    const Value* zset = find_typed(deadlines, Type::ZSet, now_ms);
+    if (zset != nullptr) out->deadlines_version = zset->version;
+  } catch (const StoreError&) {
+    *out = LineVersion{};
+    return false;
+  }
+  assert(out->line_version != 0);
+  return true;
+}
+
 int64_t Store::llen(const std::string& key, int64_t now_ms) {
   const Value* v = find_typed(key, Type::List, now_ms);
   return v == nullptr ? 0 : static_cast<int64_t>(v->list.size());
@@ -323,10 +387,12 @@ int64_t Store::zadd(const std::string& key, double score, const std::string& mem
     node.value().first = score;
     v.zset.ordered.insert(std::move(node));
     it->second = score;
+    touch(v);
     return 0;
   }
   v.zset.score_of.emplace(member, score);
   v.zset.ordered.emplace(score, member);
+  touch(v);
   return 1;
 }
 
@@ -346,6 +412,7 @@ int64_t Store::zrem(const std::string& key, const std::string& member, int64_t n
   if (it == zset.score_of.end()) return 0;
   zset.ordered.erase({it->second, member});
   zset.score_of.erase(it);
+  touch(entry->second);
   erase_if_empty(entry);
   return 1;
 }

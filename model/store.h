@@ -94,6 +94,19 @@ class Store {
   // with *out empty, where those would fail with WRONGTYPE.
   bool line_with_scores(const std::string& line, const std::string& deadlines, int64_t now_ms,
                         std::vector<LineWaiter>* out);
+  // What line_with_scores would read, as versions: every write to a list or
+  // sorted set gives it a new version from a counter that never repeats
+  // (not even across clear()), 0 for an absent key, and deadlines_version is
+  // 0 when the line is empty. Equal versions => equal line_with_scores
+  // output. Same lookups (and lazy expiry) as line_with_scores; false where
+  // it would return false.
+  struct LineVersion {
+    uint64_t line_version = 0;
+    uint64_t deadlines_version = 0;
+    bool operator==(const LineVersion&) const = default;
+  };
+  bool line_version(const std::string& line, const std::string& deadlines, int64_t now_ms,
+                    LineVersion* out);
   int64_t llen(const std::string& key, int64_t now_ms);
 
   // --- sorted sets ---
@@ -126,11 +139,20 @@ class Store {
   // Keys with an expiry by expire_at_ms; each entry points at its key's name
   // inside keys_ (node-based, so the name never moves while the key lives).
   using ExpiryIndex = std::multimap<int64_t, const std::string*>;
+  // Key names share long prefixes ("redisson_lock_queue:{...}"); this hash
+  // reads 8 bytes a step (std::hash's costs ~2x). Only snapshot() iterates
+  // keys_, and it sorts, so the hash never shows in any output.
+  // Not noexcept on purpose: libstdc++ then caches each key's hash in its
+  // node, so rehashing and bucket walks never hash a key again.
+  struct KeyHash {
+    size_t operator()(const std::string& key) const;
+  };
   struct ZSet {
-    std::unordered_map<std::string, double> score_of;  // never iterated
+    std::unordered_map<std::string, double, KeyHash> score_of;  // never iterated
     std::set<std::pair<double, std::string>> ordered;
   };
   struct Value {
+    uint64_t version = 0;  // see LineVersion; set by touch() on every write
     Type type = Type::String;
     std::string str;
     std::map<std::string, std::string> hash;
@@ -139,12 +161,13 @@ class Store {
     std::optional<int64_t> expire_at_ms;
     ExpiryIndex::iterator expiry_entry;  // valid iff expire_at_ms
   };
-  using Keys = std::unordered_map<std::string, Value>;
+  using Keys = std::unordered_map<std::string, Value, KeyHash>;
 
   static bool expired(const Value& v, int64_t now_ms) {
     return v.expire_at_ms && now_ms > *v.expire_at_ms;
   }
   static std::string render(const Value& v);
+  void touch(Value& v) { v.version = ++write_clock_; }
 
   // Live entry of `key` (keys_.end() if none), deleting it first if it has expired.
   Keys::iterator lookup(const std::string& key, int64_t now_ms);
@@ -167,6 +190,7 @@ class Store {
   Keys keys_;                 // snapshot() sorts by name
   ExpiryIndex expiry_index_;  // one entry per key with an expiry
   std::vector<Published> published_;
+  uint64_t write_clock_ = 0;  // never reset: versions stay unique across clear()
 };
 
 }  // namespace locksim

@@ -13,7 +13,8 @@ int64_t server_ms_of_us(int64_t server_now_us) {
 }
 
 ModelBackend::ModelBackend(int server_count, ModelVariant variant)
-    : variant_(variant), stores_(static_cast<size_t>(server_count)) {
+    : variant_(variant), stores_(static_cast<size_t>(server_count)),
+      line_cache_(static_cast<size_t>(server_count)) {
   assert(server_count >= 1);
 }
 
@@ -40,8 +41,23 @@ void ModelBackend::execute_into(int server, const ScriptCall& call, int64_t serv
   run_script_into(s, call, now_ms, variant_, out);
   if (!call.params.line.empty() && !call.params.deadlines.empty()) {
     if (out->line_after.empty()) out->line_after.swap(parked_line_);
-    // Not a list / sorted set: no line to report.
-    out->line_known = s.line_with_scores(call.params.line, call.params.deadlines, now_ms, &out->line_after);
+    Store::LineVersion version;
+    if (!s.line_version(call.params.line, call.params.deadlines, now_ms, &version)) {
+      out->line_known = false;  // not a list / sorted set: no line to report
+      out->line_after.clear();
+      return;
+    }
+    CachedLine& cached = line_cache_[static_cast<size_t>(server)][call.params.line];
+    if (!cached.filled || !(cached.version == version) || cached.deadlines != call.params.deadlines) {
+      const bool read = s.line_with_scores(call.params.line, call.params.deadlines, now_ms, &cached.waiters);
+      assert(read && "line_version and line_with_scores disagree");
+      (void)read;
+      cached.filled = true;
+      cached.version = version;
+      cached.deadlines = call.params.deadlines;
+    }
+    out->line_known = true;
+    out->line_after = cached.waiters;
   } else if (!out->line_after.empty()) {
     out->line_after.swap(parked_line_);
     out->line_after.clear();
@@ -52,7 +68,7 @@ std::vector<KeyState> ModelBackend::snapshot(int server, int64_t server_now_us) 
   return store(server).snapshot(server_ms_of_us(server_now_us));
 }
 
-void ModelBackend::restart(int server) { store(server).clear(); }
+void ModelBackend::restart(int server) { store(server).clear(); }  // versions stay unique: the line cache stays valid
 
 void ModelBackend::wipe() {
   for (Store& s : stores_) s.clear();

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "model/store.h"
@@ -39,6 +40,15 @@ class ModelBackend final : public Backend {
   // line_after entries parked while execute_into runs non-fair scripts, so
   // the next fair script reuses their buffers.
   std::vector<LineWaiter> parked_line_;
+  // The last line read per (server, line key): read again only when
+  // Store::line_version changed. One entry per fair lock name seen.
+  struct CachedLine {
+    bool filled = false;
+    std::string deadlines;
+    Store::LineVersion version;
+    std::vector<LineWaiter> waiters;
+  };
+  std::vector<std::unordered_map<std::string, CachedLine>> line_cache_;  // by server
 };
 
 // Server time in µs -> Redis ms (floor division, also for negative times).

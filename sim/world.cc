@@ -3,6 +3,7 @@
 #include <cassert>
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <utility>
 
 #include "impl/script_event_fields.h"
@@ -10,6 +11,41 @@
 #include "sim/replicated_backend.h"
 
 namespace locksim {
+
+namespace {
+// The set of a node's pending timers. Timer ids are handed out in increasing
+// order (insert() checks it), so the set is a window of flags from the
+// oldest pending id on: insert, erase and clear are O(1) amortised and
+// allocate only when the window grows.
+class LiveTimers {
+ public:
+  void insert(uint64_t id) {
+    if (flags_.empty()) base_ = id;
+    assert(id == base_ + flags_.size() && "timer ids must be consecutive");
+    flags_.push_back(1);
+  }
+  // True if `id` was pending (and now is not).
+  bool erase(uint64_t id) {
+    if (id < base_ || id >= base_ + flags_.size()) return false;
+    uint8_t& flag = flags_[id - base_];
+    const bool was = flag != 0;
+    flag = 0;
+    while (!flags_.empty() && flags_.front() == 0) {
+      flags_.pop_front();
+      ++base_;
+    }
+    return was;
+  }
+  void clear() {
+    base_ += flags_.size();
+    flags_.clear();
+  }
+
+ private:
+  uint64_t base_ = 0;           // id of flags_.front()
+  std::deque<uint8_t> flags_;   // 1: pending
+};
+}  // namespace
 
 struct World::Node {
   int index = -1;
@@ -22,7 +58,7 @@ struct World::Node {
   std::unique_ptr<NodeEnv> env;
   std::unique_ptr<LockClient> client;
   std::unique_ptr<MultiLockClient> group;  // WorldConfig::groups
-  std::unordered_set<uint64_t> live_timers;  // membership only, never iterated
+  LiveTimers live_timers;
   uint64_t next_timer = 1;
 };
 
