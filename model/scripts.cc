@@ -248,6 +248,7 @@ void run_script_into(Store& store, const ScriptCall& call, int64_t server_now_ms
   store.take_published_into(&out->published);
   store.holders_into(call.params.lock, server_now_ms, &out->holders_after);
   out->line_known = false;
+  out->line_token = 0;
 }
 
 ExecResult run_script(Store& store, const ScriptCall& call, int64_t server_now_ms,

@@ -87,7 +87,7 @@ Store::Keys::iterator Store::lookup_typed(const std::string& key, Type type, int
 Store::Keys::iterator Store::lookup_or_create(const std::string& key, Type type, int64_t now_ms) {
   auto it = lookup_typed(key, type, now_ms);
   if (it != keys_.end()) return it;
-  it = keys_.try_emplace(key).first;
+  it = create(key);
   it->second.type = type;
   touch(it->second);
   return it;
@@ -96,7 +96,36 @@ Store::Keys::iterator Store::lookup_or_create(const std::string& key, Type type,
 void Store::erase(Keys::iterator it) {
   assert(it != keys_.end());
   if (it->second.expire_at_ms) expiry_index_.erase(it->second.expiry_entry);
-  keys_.erase(it);
+  if (spare_nodes_.size() >= kSpareNodes) {
+    keys_.erase(it);
+    return;
+  }
+  Keys::node_type node = keys_.extract(it);
+  Value& v = node.mapped();
+  v.version = 0;
+  v.type = Type::String;
+  v.str.clear();
+  v.hash.clear();
+  v.list.clear();
+  v.zset.score_of.clear();
+  v.zset.ordered.clear();
+  v.expire_at_ms.reset();
+  spare_nodes_.push_back(std::move(node));
+}
+
+Store::Keys::iterator Store::create(const std::string& key) {
+  if (spare_nodes_.empty()) {
+    const auto [it, added] = keys_.try_emplace(key);
+    assert(added);
+    (void)added;
+    return it;
+  }
+  Keys::node_type node = std::move(spare_nodes_.back());
+  spare_nodes_.pop_back();
+  node.key() = key;
+  auto result = keys_.insert(std::move(node));
+  assert(result.inserted);
+  return result.position;
 }
 
 // Moves the key's index entry instead of replacing it, so renewing a lease
@@ -183,7 +212,7 @@ void Store::set(const std::string& key, const std::string& value, std::optional<
   // SET replaces any type and any expiry: an existing entry is reset in place.
   auto it = lookup(key, now_ms);  // drops an expired value first
   if (it == keys_.end()) {
-    it = keys_.try_emplace(key).first;
+    it = create(key);
   } else {
     set_expiry(it, std::nullopt);
     Value& old = it->second;

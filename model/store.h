@@ -184,6 +184,8 @@ class Store {
     return it == keys_.end() ? nullptr : &it->second;
   }
   void erase(Keys::iterator it);
+  // A new empty entry for `key` (absent), reusing a spare node if any.
+  Keys::iterator create(const std::string& key);
   void set_expiry(Keys::iterator it, std::optional<int64_t> expire_at_ms);
   void erase_if_empty(Keys::iterator it);
 
@@ -191,6 +193,11 @@ class Store {
   ExpiryIndex expiry_index_;  // one entry per key with an expiry
   std::vector<Published> published_;
   uint64_t write_clock_ = 0;  // never reset: versions stay unique across clear()
+  // Nodes of erased keys, emptied, for create(): a lock hash or an unlock
+  // latch comes and goes with every lock/unlock, so reusing their node (and
+  // the key's buffer) saves two allocations each time. At most kSpareNodes.
+  static constexpr size_t kSpareNodes = 16;
+  std::vector<Keys::node_type> spare_nodes_;
 };
 
 }  // namespace locksim

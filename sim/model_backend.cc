@@ -27,6 +27,10 @@ ExecResult ModelBackend::execute(int server, const ScriptCall& call, int64_t ser
   ExecResult result;
   execute_into(server, call, server_now_us, &result);
   if (!result.line_known) result.line_after.clear();
+  // Tokens are only meaningful to a caller of this backend's execute_into:
+  // a wrapper (e.g. ReplicatedBackend switching to a replica) may mix
+  // backends whose tokens collide.
+  result.line_token = 0;
   return result;
 }
 
@@ -53,10 +57,12 @@ void ModelBackend::execute_into(int server, const ScriptCall& call, int64_t serv
       assert(read && "line_version and line_with_scores disagree");
       (void)read;
       cached.filled = true;
+      cached.token = ++next_line_token_;
       cached.version = version;
       cached.deadlines = call.params.deadlines;
     }
     out->line_known = true;
+    out->line_token = cached.token;
     out->line_after = cached.waiters;
   } else if (!out->line_after.empty()) {
     out->line_after.swap(parked_line_);

@@ -44,11 +44,13 @@ class ModelBackend final : public Backend {
   // Store::line_version changed. One entry per fair lock name seen.
   struct CachedLine {
     bool filled = false;
+    uint64_t token = 0;  // ExecResult::line_token, new at every re-read
     std::string deadlines;
     Store::LineVersion version;
     std::vector<LineWaiter> waiters;
   };
   std::vector<std::unordered_map<std::string, CachedLine>> line_cache_;  // by server
+  uint64_t next_line_token_ = 0;
 };
 
 // Server time in µs -> Redis ms (floor division, also for negative times).

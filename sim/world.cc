@@ -263,6 +263,7 @@ World::World(WorldConfig config, Backend& backend, EventSink& sink)
   partition_gen_.assign(config_.clients, 0);
   server_down_until_us_.assign(static_cast<size_t>(servers), 0);
   channels_.resize(servers);
+  line_copies_.resize(static_cast<size_t>(servers));
   for (int c = 0; c < config_.clients; ++c) start_client(c);
 }
 
@@ -374,7 +375,26 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   e.server_ms = server_us >= 0 ? server_us / 1000 : -((-server_us + 999) / 1000);
   e.holders_after.assign(result.holders_after.begin(), result.holders_after.end());
   e.line_known = result.line_known;
-  if (result.line_known && !result.line_after.empty()) {
+  // A line the backend names by a token is copied once per token into
+  // line_copies_ and lent to the event (swapped in, and back after emit).
+  LineCopy* lent_line = nullptr;
+  if (result.line_known && result.line_token != 0) {
+    LineCopy& copy = line_copies_[static_cast<size_t>(s)][call.params.line];
+    if (copy.token != result.line_token) {
+      copy.entries.resize(result.line_after.size());
+      for (size_t i = 0; i < result.line_after.size(); ++i) {
+        copy.entries[i].owner = result.line_after[i].owner;
+        copy.entries[i].deadline_ms = result.line_after[i].deadline_ms;
+      }
+      copy.token = result.line_token;
+    }
+    if (!e.line_after.empty()) {
+      e.line_after.swap(parked_line_);
+      e.line_after.clear();
+    }
+    e.line_after.swap(copy.entries);
+    lent_line = &copy;
+  } else if (result.line_known && !result.line_after.empty()) {
     if (e.line_after.empty()) e.line_after.swap(parked_line_);
     e.line_after.resize(result.line_after.size());
     for (size_t i = 0; i < result.line_after.size(); ++i) {
@@ -392,6 +412,10 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   set_script_call_fields(call, &e);
   const bool lose = lose_reply && lose_reply(e);
   emit_in_place(e);
+  if (lent_line != nullptr) {
+    assert(lent_line->entries.empty());
+    lent_line->entries.swap(e.line_after);
+  }
   route_published(s, result.published);
   Node& n = node(c);
   if (lose || draw_lost(config_.link, n.net_rng)) {

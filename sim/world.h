@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -176,6 +177,12 @@ class World {
   ExecResult script_result_;             // execute_at_server's reused result
   Event script_event_;                   // execute_at_server's reused event
   std::vector<LineEntry> parked_line_;   // script_event_'s line buffers between fair scripts
+  struct LineCopy {
+    uint64_t token = 0;  // ExecResult::line_token of `entries`
+    std::vector<LineEntry> entries;
+  };
+  // Per server, per line key: the last tokened line, in event form.
+  std::vector<std::unordered_map<std::string, LineCopy>> line_copies_;
 };
 
 }  // namespace locksim
