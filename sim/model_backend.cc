@@ -42,6 +42,7 @@ void ModelBackend::execute_into(int server, const ScriptCall& call, int64_t serv
   // Redis's active expiry: keeps dead latch keys from piling up; invisible
   // to scripts because time does not go backwards.
   s.sweep_expired(now_ms);
+  const uint64_t held_token = out->line_token;  // the caller's hint (model_backend.h)
   run_script_into(s, call, now_ms, variant_, out);
   if (!call.params.line.empty() && !call.params.deadlines.empty()) {
     if (out->line_after.empty()) out->line_after.swap(parked_line_);
@@ -63,7 +64,7 @@ void ModelBackend::execute_into(int server, const ScriptCall& call, int64_t serv
     }
     out->line_known = true;
     out->line_token = cached.token;
-    out->line_after = cached.waiters;
+    if (held_token != cached.token) out->line_after = cached.waiters;
   } else if (!out->line_after.empty()) {
     out->line_after.swap(parked_line_);
     out->line_after.clear();

@@ -3,7 +3,10 @@
 // clock in µs becomes Redis's ms by floor division. A ModelVariant selects
 // deliberately broken scripts (mutants) for checking the checkers.
 //
-// Contract: as Backend. Server time may go backwards only across restart()
+// Contract: as Backend. execute_into() also sets ExecResult::line_token for
+// fair scripts; a caller that already holds the line of token T (e.g. in its
+// own form) may enter with out->line_token = T: if the line is still T,
+// out->line_after is then left as it was instead of being copied again. Server time may go backwards only across restart()
 // or wipe() (the model, like Redis, assumes a monotonic clock otherwise).
 #pragma once
 

@@ -357,6 +357,11 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   const int64_t server_us = server_clocks_[s].local_us(now_us_);
   // The result and the event are reused from script to script: their
   // strings and vectors keep their buffers (a fair line is ~40 owner ids).
+  // A fair line already held in event form (line_copies_) need not be copied
+  // into the result again: the held token tells the backend so.
+  LineCopy* held_line = nullptr;
+  if (!call.params.line.empty()) held_line = &line_copies_[static_cast<size_t>(s)][call.params.line];
+  script_result_.line_token = held_line != nullptr ? held_line->token : 0;
   backend_.execute_into(s, call, server_us, &script_result_);
   const ExecResult& result = script_result_;
   stats_.scripts++;
@@ -379,7 +384,8 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   // line_copies_ and lent to the event (swapped in, and back after emit).
   LineCopy* lent_line = nullptr;
   if (result.line_known && result.line_token != 0) {
-    LineCopy& copy = line_copies_[static_cast<size_t>(s)][call.params.line];
+    assert(held_line != nullptr);
+    LineCopy& copy = *held_line;
     if (copy.token != result.line_token) {
       copy.entries.resize(result.line_after.size());
       for (size_t i = 0; i < result.line_after.size(); ++i) {
