@@ -17,6 +17,7 @@ struct LockClient::AcquireOp {
   bool once = false;      // tryLock(): exactly one attempt
   int64_t start_ms = 0;   // local wall clock at the start (budget accounting)
   std::string channel;
+  std::string line_key, deadlines_key;  // fair lock: computed once, sent every attempt
   ClientEnv::SubscriptionId sub = 0;
   bool subscribed = false;  // requested (confirmed or not)
   ClientEnv::TimerId wait_timer = 0;
@@ -89,6 +90,10 @@ void LockClient::start_acquire(int task, const LockRef& lock, int64_t wait_ms, i
   op->once = once;
   op->start_ms = env_.now_ms();
   op->channel = channel_of(lock, op->owner);
+  if (lock.kind == LockKind::Fair) {
+    op->line_key = LockKeys::line(lock.name);
+    op->deadlines_key = LockKeys::deadlines(lock.name);
+  }
   op->done = std::move(done);
   acquires_.emplace(op->op_id, op);
 
@@ -132,8 +137,8 @@ void LockClient::attempt(const std::shared_ptr<AcquireOp>& op) {
   }
   if (op->lock.kind == LockKind::Fair) {
     call.kind = op->once ? ScriptKind::FairTryOnce : ScriptKind::FairAcquire;
-    p.line = LockKeys::line(op->lock.name);
-    p.deadlines = LockKeys::deadlines(op->lock.name);
+    p.line = op->line_key;
+    p.deadlines = op->deadlines_key;
     p.wait_ms = fair_slot_ms(op->wait_ms);
     p.now_ms = env_.now_ms();
   } else {
@@ -244,8 +249,8 @@ void LockClient::send_acquire_failed(const std::shared_ptr<AcquireOp>& op) {
   }
   ScriptCall call;
   call.kind = ScriptKind::FairAcquireFailed;
-  call.params.line = LockKeys::line(op->lock.name);
-  call.params.deadlines = LockKeys::deadlines(op->lock.name);
+  call.params.line = op->line_key;
+  call.params.deadlines = op->deadlines_key;
   call.params.owner = op->owner;
   call.params.wait_ms = fair_slot_ms(op->wait_ms);
   call.params.lock = op->lock.name;

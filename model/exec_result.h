@@ -6,7 +6,8 @@
 //    order (kept even when the script later fails: Redis has no rollback), and
 //    the owner fields of params.lock right after it, sorted; for fair-lock
 //    scripts (params.line set) also the line right after it, head first,
-//    each owner with its deadline score (none if the sorted set lacks it).
+//    each owner with its deadline score (none if the sorted set lacks it),
+//    and optionally a line_token naming that line's content.
 //  - KeyState: one key with its type, canonical value rendering (see
 //    model/store.h for the rendering rules) and PTTL (-1: no expiry).
 #pragma once
@@ -38,6 +39,10 @@ struct ExecResult {
   std::vector<std::string> holders_after;  // owner fields of params.lock, sorted
   bool line_known = false;                 // line_after filled (fair scripts)
   std::vector<LineWaiter> line_after;      // params.line after the script, head first
+  // 0, or a token for line_after from a backend that caches lines: within
+  // one backend, equal non-zero tokens mean equal line_after (so a caller
+  // may keep its own copy per token instead of copying the line again).
+  uint64_t line_token = 0;
 };
 
 // One key as seen by a client: type ("string", "hash", "list", "zset"), a

@@ -235,20 +235,26 @@ class Execution {
 
 }  // namespace
 
-ExecResult run_script(Store& store, const ScriptCall& call, int64_t server_now_ms,
-                      ModelVariant variant) {
-  const std::vector<Published> leftover = store.take_published();
-  assert(leftover.empty());
-  (void)leftover;
-  ExecResult result;
+void run_script_into(Store& store, const ScriptCall& call, int64_t server_now_ms, ModelVariant variant,
+                     ExecResult* out) {
+  assert(out != nullptr);
+  assert(store.published_pending() == 0);
   Execution execution(store, call.params, server_now_ms, variant);
   try {
-    result.reply = execution.run(call.kind);
+    out->reply = execution.run(call.kind);
   } catch (const StoreError& e) {
-    result.reply = Reply::error(e.what());
+    out->reply = Reply::error(e.what());
   }
-  result.published = store.take_published();
-  result.holders_after = store.holders(call.params.lock, server_now_ms);
+  store.take_published_into(&out->published);
+  store.holders_into(call.params.lock, server_now_ms, &out->holders_after);
+  out->line_known = false;
+  out->line_token = 0;
+}
+
+ExecResult run_script(Store& store, const ScriptCall& call, int64_t server_now_ms,
+                      ModelVariant variant) {
+  ExecResult result;
+  run_script_into(store, call, server_now_ms, variant, &result);
   return result;
 }
 

@@ -103,4 +103,10 @@ namespace locksim {
 ExecResult run_script(Store& store, const ScriptCall& call, int64_t server_now_ms,
                       ModelVariant variant = ModelVariant::Correct);
 
+// run_script into *out, reusing its buffers so that a caller running many
+// scripts allocates little. Sets reply, published and holders_after, and
+// line_known = false; leaves line_after alone (the caller owns it).
+void run_script_into(Store& store, const ScriptCall& call, int64_t server_now_ms, ModelVariant variant,
+                     ExecResult* out);
+
 }  // namespace locksim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <charconv>
+#include <cstring>
 
 #include "model/score_format.h"
 
@@ -31,67 +32,149 @@ bool parse_int64(const std::string& s, int64_t* out) {
 
 // ---------------------------------------------------------------- internals
 
-Store::Value* Store::lookup(const std::string& key, int64_t now_ms) {
-  auto it = keys_.find(key);
-  if (it == keys_.end()) return nullptr;
-  if (expired(it->second, now_ms)) {
-    erase(key);
-    return nullptr;
+size_t Store::KeyHash::operator()(const std::string& key) const {
+  constexpr uint64_t kMul1 = 0x9E3779B97F4A7C15ULL;
+  constexpr uint64_t kMul2 = 0xC2B2AE3D27D4EB4FULL;
+  const char* p = key.data();
+  size_t n = key.size();
+  uint64_t h = kMul1 ^ (static_cast<uint64_t>(n) * kMul2);
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t chunk = 0;
+    std::memcpy(&chunk, p, 8);
+    h ^= chunk * kMul2;
+    h = ((h << 31) | (h >> 33)) * kMul1;
   }
-  return &it->second;
+  // The last n < 8 bytes by overlapping loads (the length is already mixed in).
+  uint64_t tail = 0;
+  if (n > 0 && key.size() >= 8) {
+    std::memcpy(&tail, key.data() + key.size() - 8, 8);
+  } else if (n >= 4) {
+    uint32_t head4 = 0;
+    uint32_t last4 = 0;
+    std::memcpy(&head4, p, 4);
+    std::memcpy(&last4, p + n - 4, 4);
+    tail = (static_cast<uint64_t>(head4) << 32) | last4;
+  } else if (n > 0) {
+    const auto byte = [p](size_t i) { return static_cast<uint64_t>(static_cast<unsigned char>(p[i])); };
+    tail = (byte(0) << 16) | (byte(n / 2) << 8) | byte(n - 1);
+  }
+  h ^= tail * kMul2;
+  // MurmurHash3's finaliser: every input bit reaches every output bit.
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDULL;
+  h ^= h >> 33;
+  h *= 0xC4CEB9FE1A85EC53ULL;
+  h ^= h >> 33;
+  return static_cast<size_t>(h);
 }
 
-Store::Value* Store::lookup_typed(const std::string& key, Type type, int64_t now_ms) {
-  Value* v = lookup(key, now_ms);
-  if (v != nullptr && v->type != type) throw StoreError(kWrongType);
-  return v;
-}
-
-Store::Value& Store::lookup_or_create(const std::string& key, Type type, int64_t now_ms) {
-  if (Value* v = lookup_typed(key, type, now_ms)) return *v;
-  Value& v = keys_[key];
-  v.type = type;
-  return v;
-}
-
-void Store::erase(const std::string& key) {
+Store::Keys::iterator Store::lookup(const std::string& key, int64_t now_ms) {
   auto it = keys_.find(key);
-  if (it == keys_.end()) return;
-  if (it->second.expire_at_ms) expiry_index_.erase({*it->second.expire_at_ms, key});
-  keys_.erase(it);
+  if (it == keys_.end()) return it;
+  if (expired(it->second, now_ms)) {
+    erase(it);
+    return keys_.end();
+  }
+  return it;
 }
 
-void Store::set_expiry(const std::string& key, Value& v, std::optional<int64_t> expire_at_ms) {
-  if (v.expire_at_ms) expiry_index_.erase({*v.expire_at_ms, key});
+Store::Keys::iterator Store::lookup_typed(const std::string& key, Type type, int64_t now_ms) {
+  auto it = lookup(key, now_ms);
+  if (it != keys_.end() && it->second.type != type) throw StoreError(kWrongType);
+  return it;
+}
+
+Store::Keys::iterator Store::lookup_or_create(const std::string& key, Type type, int64_t now_ms) {
+  auto it = lookup_typed(key, type, now_ms);
+  if (it != keys_.end()) return it;
+  it = create(key);
+  it->second.type = type;
+  touch(it->second);
+  return it;
+}
+
+void Store::erase(Keys::iterator it) {
+  assert(it != keys_.end());
+  if (it->second.expire_at_ms) expiry_index_.erase(it->second.expiry_entry);
+  if (spare_nodes_.size() >= kSpareNodes) {
+    keys_.erase(it);
+    return;
+  }
+  Keys::node_type node = keys_.extract(it);
+  Value& v = node.mapped();
+  v.version = 0;
+  v.type = Type::String;
+  v.str.clear();
+  v.hash.clear();
+  v.list.clear();
+  v.zset.score_of.clear();
+  v.zset.ordered.clear();
+  v.expire_at_ms.reset();
+  spare_nodes_.push_back(std::move(node));
+}
+
+Store::Keys::iterator Store::create(const std::string& key) {
+  if (spare_nodes_.empty()) {
+    const auto [it, added] = keys_.try_emplace(key);
+    assert(added);
+    (void)added;
+    return it;
+  }
+  Keys::node_type node = std::move(spare_nodes_.back());
+  spare_nodes_.pop_back();
+  node.key() = key;
+  auto result = keys_.insert(std::move(node));
+  assert(result.inserted);
+  return result.position;
+}
+
+// Moves the key's index entry instead of replacing it, so renewing a lease
+// allocates nothing.
+void Store::set_expiry(Keys::iterator it, std::optional<int64_t> expire_at_ms) {
+  Value& v = it->second;
+  if (v.expire_at_ms && expire_at_ms) {
+    if (*v.expire_at_ms != *expire_at_ms) {
+      auto node = expiry_index_.extract(v.expiry_entry);
+      node.key() = *expire_at_ms;
+      // Hint end(): a new deadline is usually the latest (O(1) there); a
+      // multimap puts an equal key after its equals, with or without hint.
+      v.expiry_entry = expiry_index_.insert(expiry_index_.end(), std::move(node));
+    }
+  } else if (v.expire_at_ms) {
+    expiry_index_.erase(v.expiry_entry);
+  } else if (expire_at_ms) {
+    v.expiry_entry = expiry_index_.emplace_hint(expiry_index_.end(), *expire_at_ms, &it->first);
+  }
   v.expire_at_ms = expire_at_ms;
-  if (v.expire_at_ms) expiry_index_.insert({*v.expire_at_ms, key});
 }
 
-void Store::erase_if_empty(const std::string& key, const Value& v) {
+void Store::erase_if_empty(Keys::iterator it) {
+  const Value& v = it->second;
   const bool empty = (v.type == Type::Hash && v.hash.empty()) ||
                      (v.type == Type::List && v.list.empty()) ||
                      (v.type == Type::ZSet && v.zset.score_of.empty());
-  if (empty) erase(key);
+  if (empty) erase(it);
 }
 
 // ---------------------------------------------------------------- keyspace
 
-bool Store::exists(const std::string& key, int64_t now_ms) { return lookup(key, now_ms) != nullptr; }
+bool Store::exists(const std::string& key, int64_t now_ms) { return lookup(key, now_ms) != keys_.end(); }
 
 std::optional<Store::Type> Store::type(const std::string& key, int64_t now_ms) {
-  const Value* v = lookup(key, now_ms);
+  const Value* v = find_value(key, now_ms);
   if (v == nullptr) return std::nullopt;
   return v->type;
 }
 
 int64_t Store::del(const std::string& key, int64_t now_ms) {
-  if (lookup(key, now_ms) == nullptr) return 0;
-  erase(key);
+  auto it = lookup(key, now_ms);
+  if (it == keys_.end()) return 0;
+  erase(it);
   return 1;
 }
 
 int64_t Store::pttl(const std::string& key, int64_t now_ms) {
-  const Value* v = lookup(key, now_ms);
+  const Value* v = find_value(key, now_ms);
   if (v == nullptr) return -2;
   if (!v->expire_at_ms) return -1;
   assert(*v->expire_at_ms >= now_ms);
@@ -99,18 +182,18 @@ int64_t Store::pttl(const std::string& key, int64_t now_ms) {
 }
 
 int64_t Store::pexpire(const std::string& key, int64_t ms, int64_t now_ms) {
-  Value* v = lookup(key, now_ms);
-  if (v == nullptr) return 0;
+  auto it = lookup(key, now_ms);
+  if (it == keys_.end()) return 0;
   if (ms <= 0) {
-    erase(key);
+    erase(it);
     return 1;
   }
-  set_expiry(key, *v, now_ms + ms);
+  set_expiry(it, now_ms + ms);
   return 1;
 }
 
 std::optional<int64_t> Store::expire_at_ms(const std::string& key, int64_t now_ms) {
-  const Value* v = lookup(key, now_ms);
+  const Value* v = find_value(key, now_ms);
   if (v == nullptr) return std::nullopt;
   return v->expire_at_ms;
 }
@@ -118,7 +201,7 @@ std::optional<int64_t> Store::expire_at_ms(const std::string& key, int64_t now_m
 // ---------------------------------------------------------------- strings
 
 std::optional<std::string> Store::get(const std::string& key, int64_t now_ms) {
-  const Value* v = lookup_typed(key, Type::String, now_ms);
+  const Value* v = find_typed(key, Type::String, now_ms);
   if (v == nullptr) return std::nullopt;
   return v->str;
 }
@@ -126,45 +209,59 @@ std::optional<std::string> Store::get(const std::string& key, int64_t now_ms) {
 void Store::set(const std::string& key, const std::string& value, std::optional<int64_t> px_ms,
                 int64_t now_ms) {
   if (px_ms && *px_ms <= 0) throw StoreError("ERR invalid expire time in 'set' command");
-  lookup(key, now_ms);  // drop an expired value first
-  erase(key);           // SET replaces any type and any expiry
-  Value& v = keys_[key];
+  // SET replaces any type and any expiry: an existing entry is reset in place.
+  auto it = lookup(key, now_ms);  // drops an expired value first
+  if (it == keys_.end()) {
+    it = create(key);
+  } else {
+    set_expiry(it, std::nullopt);
+    Value& old = it->second;
+    old.hash.clear();
+    old.list.clear();
+    old.zset.score_of.clear();
+    old.zset.ordered.clear();
+  }
+  Value& v = it->second;
   v.type = Type::String;
   v.str = value;
-  if (px_ms) set_expiry(key, v, now_ms + *px_ms);
+  touch(v);
+  if (px_ms) set_expiry(it, now_ms + *px_ms);
 }
 
 // ---------------------------------------------------------------- hashes
 
 int64_t Store::hincrby(const std::string& key, const std::string& field, int64_t delta,
                        int64_t now_ms) {
-  Value& v = lookup_or_create(key, Type::Hash, now_ms);
+  Value& v = lookup_or_create(key, Type::Hash, now_ms)->second;
   int64_t current = 0;
   auto it = v.hash.find(field);
   if (it != v.hash.end() && !parse_int64(it->second, &current)) {
     throw StoreError("ERR hash value is not an integer");
   }
   const int64_t next = current + delta;  // lock hold counts stay tiny
-  v.hash[field] = std::to_string(next);
+  touch(v);
+  if (it == v.hash.end()) it = v.hash.try_emplace(field).first;
+  it->second = std::to_string(next);
   return next;
 }
 
 int64_t Store::hset(const std::string& key, const std::string& field, const std::string& value,
                     int64_t now_ms) {
-  Value& v = lookup_or_create(key, Type::Hash, now_ms);
-  const bool added = v.hash.find(field) == v.hash.end();
-  v.hash[field] = value;
+  Value& v = lookup_or_create(key, Type::Hash, now_ms)->second;
+  const auto [it, added] = v.hash.try_emplace(field);
+  it->second = value;
+  touch(v);
   return added ? 1 : 0;
 }
 
 bool Store::hexists(const std::string& key, const std::string& field, int64_t now_ms) {
-  const Value* v = lookup_typed(key, Type::Hash, now_ms);
+  const Value* v = find_typed(key, Type::Hash, now_ms);
   return v != nullptr && v->hash.count(field) > 0;
 }
 
 std::optional<std::string> Store::hget(const std::string& key, const std::string& field,
                                        int64_t now_ms) {
-  const Value* v = lookup_typed(key, Type::Hash, now_ms);
+  const Value* v = find_typed(key, Type::Hash, now_ms);
   if (v == nullptr) return std::nullopt;
   auto it = v->hash.find(field);
   if (it == v->hash.end()) return std::nullopt;
@@ -173,7 +270,7 @@ std::optional<std::string> Store::hget(const std::string& key, const std::string
 
 std::vector<std::string> Store::hkeys(const std::string& key, int64_t now_ms) {
   std::vector<std::string> out;
-  if (const Value* v = lookup_typed(key, Type::Hash, now_ms)) {
+  if (const Value* v = find_typed(key, Type::Hash, now_ms)) {
     for (const auto& [field, value] : v->hash) out.push_back(field);
   }
   return out;
@@ -182,7 +279,7 @@ std::vector<std::string> Store::hkeys(const std::string& key, int64_t now_ms) {
 // ---------------------------------------------------------------- lists
 
 std::optional<std::string> Store::lindex(const std::string& key, int64_t index, int64_t now_ms) {
-  const Value* v = lookup_typed(key, Type::List, now_ms);
+  const Value* v = find_typed(key, Type::List, now_ms);
   if (v == nullptr) return std::nullopt;
   const auto size = static_cast<int64_t>(v->list.size());
   if (index < 0) index += size;
@@ -191,26 +288,29 @@ std::optional<std::string> Store::lindex(const std::string& key, int64_t index, 
 }
 
 std::optional<std::string> Store::lpop(const std::string& key, int64_t now_ms) {
-  Value* v = lookup_typed(key, Type::List, now_ms);
-  if (v == nullptr) return std::nullopt;
-  assert(!v->list.empty());  // empty lists are deleted
-  std::string head = std::move(v->list.front());
-  v->list.erase(v->list.begin());
-  erase_if_empty(key, *v);
+  auto it = lookup_typed(key, Type::List, now_ms);
+  if (it == keys_.end()) return std::nullopt;
+  auto& list = it->second.list;
+  assert(!list.empty());  // empty lists are deleted
+  std::string head = std::move(list.front());
+  list.erase(list.begin());
+  touch(it->second);
+  erase_if_empty(it);
   return head;
 }
 
 int64_t Store::rpush(const std::string& key, const std::string& value, int64_t now_ms) {
-  Value& v = lookup_or_create(key, Type::List, now_ms);
+  Value& v = lookup_or_create(key, Type::List, now_ms)->second;
   v.list.push_back(value);
+  touch(v);
   return static_cast<int64_t>(v.list.size());
 }
 
 int64_t Store::lrem(const std::string& key, int64_t count, const std::string& value,
                     int64_t now_ms) {
-  Value* v = lookup_typed(key, Type::List, now_ms);
-  if (v == nullptr) return 0;
-  auto& list = v->list;
+  auto entry = lookup_typed(key, Type::List, now_ms);
+  if (entry == keys_.end()) return 0;
+  auto& list = entry->second.list;
   const int64_t limit = count == 0 ? static_cast<int64_t>(list.size()) : (count > 0 ? count : -count);
   int64_t removed = 0;
   if (count >= 0) {
@@ -230,18 +330,67 @@ int64_t Store::lrem(const std::string& key, int64_t count, const std::string& va
       }
     }
   }
-  erase_if_empty(key, *v);
+  touch(entry->second);
+  erase_if_empty(entry);
   return removed;
 }
 
 std::vector<std::string> Store::lrange_all(const std::string& key, int64_t now_ms) {
-  const Value* v = lookup_typed(key, Type::List, now_ms);
+  const Value* v = find_typed(key, Type::List, now_ms);
   if (v == nullptr) return {};
   return v->list;
 }
 
+bool Store::line_with_scores(const std::string& line, const std::string& deadlines, int64_t now_ms,
+                             std::vector<LineWaiter>* out) {
+  assert(out != nullptr);
+  const Value* list = nullptr;
+  const Value* zset = nullptr;
+  try {
+    list = find_typed(line, Type::List, now_ms);
+    // ZSCORE looks the sorted set up only when there is a member to score.
+    if (list != nullptr && !list->list.empty()) zset = find_typed(deadlines, Type::ZSet, now_ms);
+  } catch (const StoreError&) {
+    out->clear();
+    return false;
+  }
+  if (list == nullptr) {
+    out->clear();
+    return true;
+  }
+  out->resize(list->list.size());
+  for (size_t i = 0; i < list->list.size(); ++i) {
+    LineWaiter& w = (*out)[i];
+    w.owner = list->list[i];
+    w.deadline_ms.reset();
+    if (zset != nullptr) {
+      auto it = zset->zset.score_of.find(w.owner);
+      if (it != zset->zset.score_of.end()) w.deadline_ms = it->second;
+    }
+  }
+  return true;
+}
+
+bool Store::line_version(const std::string& line, const std::string& deadlines, int64_t now_ms,
+                         LineVersion* out) {
+  assert(out != nullptr);
+  *out = LineVersion{};
+  try {
+    const Value* list = find_typed(line, Type::List, now_ms);
+    if (list == nullptr || list->list.empty()) return true;
+    out->line_version = list->version;
+    const Value* zset = find_typed(deadlines, Type::ZSet, now_ms);
+    if (zset != nullptr) out->deadlines_version = zset->version;
+  } catch (const StoreError&) {
+    *out = LineVersion{};
+    return false;
+  }
+  assert(out->line_version != 0);
+  return true;
+}
+
 int64_t Store::llen(const std::string& key, int64_t now_ms) {
-  const Value* v = lookup_typed(key, Type::List, now_ms);
+  const Value* v = find_typed(key, Type::List, now_ms);
   return v == nullptr ? 0 : static_cast<int64_t>(v->list.size());
 }
 
@@ -249,7 +398,7 @@ int64_t Store::llen(const std::string& key, int64_t now_ms) {
 
 std::optional<double> Store::zscore(const std::string& key, const std::string& member,
                                     int64_t now_ms) {
-  const Value* v = lookup_typed(key, Type::ZSet, now_ms);
+  const Value* v = find_typed(key, Type::ZSet, now_ms);
   if (v == nullptr) return std::nullopt;
   auto it = v->zset.score_of.find(member);
   if (it == v->zset.score_of.end()) return std::nullopt;
@@ -259,16 +408,20 @@ std::optional<double> Store::zscore(const std::string& key, const std::string& m
 int64_t Store::zadd(const std::string& key, double score, const std::string& member,
                     int64_t now_ms) {
   assert(score == score);  // no NaN
-  Value& v = lookup_or_create(key, Type::ZSet, now_ms);
+  Value& v = lookup_or_create(key, Type::ZSet, now_ms)->second;
   auto it = v.zset.score_of.find(member);
   if (it != v.zset.score_of.end()) {
-    v.zset.ordered.erase({it->second, member});
+    auto node = v.zset.ordered.extract({it->second, member});
+    assert(!node.empty());
+    node.value().first = score;
+    v.zset.ordered.insert(std::move(node));
     it->second = score;
-    v.zset.ordered.insert({score, member});
+    touch(v);
     return 0;
   }
   v.zset.score_of.emplace(member, score);
-  v.zset.ordered.insert({score, member});
+  v.zset.ordered.emplace(score, member);
+  touch(v);
   return 1;
 }
 
@@ -281,19 +434,21 @@ double Store::zincrby(const std::string& key, double delta, const std::string& m
 }
 
 int64_t Store::zrem(const std::string& key, const std::string& member, int64_t now_ms) {
-  Value* v = lookup_typed(key, Type::ZSet, now_ms);
-  if (v == nullptr) return 0;
-  auto it = v->zset.score_of.find(member);
-  if (it == v->zset.score_of.end()) return 0;
-  v->zset.ordered.erase({it->second, member});
-  v->zset.score_of.erase(it);
-  erase_if_empty(key, *v);
+  auto entry = lookup_typed(key, Type::ZSet, now_ms);
+  if (entry == keys_.end()) return 0;
+  ZSet& zset = entry->second.zset;
+  auto it = zset.score_of.find(member);
+  if (it == zset.score_of.end()) return 0;
+  zset.ordered.erase({it->second, member});
+  zset.score_of.erase(it);
+  touch(entry->second);
+  erase_if_empty(entry);
   return 1;
 }
 
 std::vector<std::string> Store::zrange_all(const std::string& key, int64_t now_ms) {
   std::vector<std::string> out;
-  if (const Value* v = lookup_typed(key, Type::ZSet, now_ms)) {
+  if (const Value* v = find_typed(key, Type::ZSet, now_ms)) {
     for (const auto& [score, member] : v->zset.ordered) out.push_back(member);
   }
   return out;
@@ -311,14 +466,31 @@ std::vector<Published> Store::take_published() {
   return out;
 }
 
+void Store::take_published_into(std::vector<Published>* out) {
+  assert(out != nullptr);
+  out->swap(published_);
+  published_.clear();
+}
+
 // ---------------------------------------------------------------- whole store
 
 std::vector<std::string> Store::holders(const std::string& lock, int64_t now_ms) const {
   std::vector<std::string> out;
-  auto it = keys_.find(lock);
-  if (it == keys_.end() || expired(it->second, now_ms) || it->second.type != Type::Hash) return out;
-  for (const auto& [field, value] : it->second.hash) out.push_back(field);
+  holders_into(lock, now_ms, &out);
   return out;
+}
+
+void Store::holders_into(const std::string& lock, int64_t now_ms, std::vector<std::string>* out) const {
+  assert(out != nullptr);
+  auto it = keys_.find(lock);
+  if (it == keys_.end() || expired(it->second, now_ms) || it->second.type != Type::Hash) {
+    out->clear();
+    return;
+  }
+  const auto& hash = it->second.hash;
+  out->resize(hash.size());
+  size_t i = 0;
+  for (const auto& [field, value] : hash) (*out)[i++] = field;
 }
 
 std::string Store::render(const Value& v) {
@@ -374,8 +546,9 @@ std::vector<KeyState> Store::snapshot(int64_t now_ms) const {
 
 void Store::sweep_expired(int64_t now_ms) {
   while (!expiry_index_.empty() && expiry_index_.begin()->first < now_ms) {
-    const std::string key = expiry_index_.begin()->second;
-    erase(key);
+    auto it = keys_.find(*expiry_index_.begin()->second);
+    assert(it != keys_.end() && it->second.expire_at_ms == expiry_index_.begin()->first);
+    erase(it);
   }
 }
 

@@ -17,6 +17,7 @@
 //    HINCRBY / HSET / RPUSH / ZADD / ZINCRBY keep it; a container whose last
 //    element is removed is deleted.
 //  - PUBLISH appends to a log that the caller drains with take_published().
+//  - Store is move-only: its expiry index points into its own key table.
 //  - snapshot(now_ms): every live key sorted by name, values rendered as
 //    string -> raw value; hash -> "f=v" joined by "," in field order;
 //    list -> elements joined by "," head first; zset -> "member:score" joined
@@ -44,6 +45,12 @@ struct StoreError : std::runtime_error {
 class Store {
  public:
   enum class Type { String, Hash, List, ZSet };
+
+  Store() = default;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  Store(Store&&) = default;
+  Store& operator=(Store&&) = default;
 
   // --- keyspace ---
   bool exists(const std::string& key, int64_t now_ms);
@@ -81,6 +88,25 @@ class Store {
   // LREM key count value: count > 0 from the head, < 0 from the tail, 0 all.
   int64_t lrem(const std::string& key, int64_t count, const std::string& value, int64_t now_ms);
   std::vector<std::string> lrange_all(const std::string& key, int64_t now_ms);
+  // The fair waiting line `line` with each member's score in `deadlines`
+  // (none if absent), head first, into *out (its buffers are reused). Same
+  // lookups (and lazy expiry) as LRANGE then one ZSCORE per member; false,
+  // with *out empty, where those would fail with WRONGTYPE.
+  bool line_with_scores(const std::string& line, const std::string& deadlines, int64_t now_ms,
+                        std::vector<LineWaiter>* out);
+  // What line_with_scores would read, as versions: every write to a list or
+  // sorted set gives it a new version from a counter that never repeats
+  // (not even across clear()), 0 for an absent key, and deadlines_version is
+  // 0 when the line is empty. Equal versions => equal line_with_scores
+  // output. Same lookups (and lazy expiry) as line_with_scores; false where
+  // it would return false.
+  struct LineVersion {
+    uint64_t line_version = 0;
+    uint64_t deadlines_version = 0;
+    bool operator==(const LineVersion&) const = default;
+  };
+  bool line_version(const std::string& line, const std::string& deadlines, int64_t now_ms,
+                    LineVersion* out);
   int64_t llen(const std::string& key, int64_t now_ms);
 
   // --- sorted sets ---
@@ -94,47 +120,84 @@ class Store {
   // --- pub/sub ---
   void publish(const std::string& channel, const std::string& payload);
   std::vector<Published> take_published();
+  // Moves the log into *out (replacing its content) and keeps *out's old
+  // buffer as the next log, so a steady state allocates nothing.
+  void take_published_into(std::vector<Published>* out);
+  size_t published_pending() const { return published_.size(); }
 
   // --- whole store ---
   // Names of the fields of hash `lock`, sorted; empty if absent/expired/not a hash.
   std::vector<std::string> holders(const std::string& lock, int64_t now_ms) const;
+  // holders() into *out, reusing its buffers.
+  void holders_into(const std::string& lock, int64_t now_ms, std::vector<std::string>* out) const;
   std::vector<KeyState> snapshot(int64_t now_ms) const;
   void sweep_expired(int64_t now_ms);  // delete every key with expire_at < now_ms
   void clear();                        // server restart without persistence
   size_t key_count() const { return keys_.size(); }  // including not-yet-swept expired keys
 
  private:
+  // Keys with an expiry by expire_at_ms; each entry points at its key's name
+  // inside keys_ (node-based, so the name never moves while the key lives).
+  using ExpiryIndex = std::multimap<int64_t, const std::string*>;
+  // Key names share long prefixes ("redisson_lock_queue:{...}"); this hash
+  // reads 8 bytes a step (std::hash's costs ~2x). Only snapshot() iterates
+  // keys_, and it sorts, so the hash never shows in any output.
+  // Not noexcept on purpose: libstdc++ then caches each key's hash in its
+  // node, so rehashing and bucket walks never hash a key again.
+  struct KeyHash {
+    size_t operator()(const std::string& key) const;
+  };
   struct ZSet {
-    std::map<std::string, double> score_of;
+    std::unordered_map<std::string, double, KeyHash> score_of;  // never iterated
     std::set<std::pair<double, std::string>> ordered;
   };
   struct Value {
+    uint64_t version = 0;  // see LineVersion; set by touch() on every write
     Type type = Type::String;
     std::string str;
     std::map<std::string, std::string> hash;
     std::vector<std::string> list;  // head first (lists stay short: waiting lines)
     ZSet zset;
     std::optional<int64_t> expire_at_ms;
+    ExpiryIndex::iterator expiry_entry;  // valid iff expire_at_ms
   };
+  using Keys = std::unordered_map<std::string, Value, KeyHash>;
 
   static bool expired(const Value& v, int64_t now_ms) {
     return v.expire_at_ms && now_ms > *v.expire_at_ms;
   }
   static std::string render(const Value& v);
+  void touch(Value& v) { v.version = ++write_clock_; }
 
-  // Live value of `key`, deleting it first if it has expired.
-  Value* lookup(const std::string& key, int64_t now_ms);
+  // Live entry of `key` (keys_.end() if none), deleting it first if it has expired.
+  Keys::iterator lookup(const std::string& key, int64_t now_ms);
   // Like lookup, but throws WRONGTYPE if it exists with another type.
-  Value* lookup_typed(const std::string& key, Type type, int64_t now_ms);
+  Keys::iterator lookup_typed(const std::string& key, Type type, int64_t now_ms);
   // Live value of `type`, created empty (no expiry) if absent.
-  Value& lookup_or_create(const std::string& key, Type type, int64_t now_ms);
-  void erase(const std::string& key);
-  void set_expiry(const std::string& key, Value& v, std::optional<int64_t> expire_at_ms);
-  void erase_if_empty(const std::string& key, const Value& v);
+  Keys::iterator lookup_or_create(const std::string& key, Type type, int64_t now_ms);
+  Value* find_value(const std::string& key, int64_t now_ms) {
+    auto it = lookup(key, now_ms);
+    return it == keys_.end() ? nullptr : &it->second;
+  }
+  Value* find_typed(const std::string& key, Type type, int64_t now_ms) {
+    auto it = lookup_typed(key, type, now_ms);
+    return it == keys_.end() ? nullptr : &it->second;
+  }
+  void erase(Keys::iterator it);
+  // A new empty entry for `key` (absent), reusing a spare node if any.
+  Keys::iterator create(const std::string& key);
+  void set_expiry(Keys::iterator it, std::optional<int64_t> expire_at_ms);
+  void erase_if_empty(Keys::iterator it);
 
-  std::unordered_map<std::string, Value> keys_;  // snapshot() sorts by name
-  std::set<std::pair<int64_t, std::string>> expiry_index_;  // (expire_at_ms, key)
+  Keys keys_;                 // snapshot() sorts by name
+  ExpiryIndex expiry_index_;  // one entry per key with an expiry
   std::vector<Published> published_;
+  uint64_t write_clock_ = 0;  // never reset: versions stay unique across clear()
+  // Nodes of erased keys, emptied, for create(): a lock hash or an unlock
+  // latch comes and goes with every lock/unlock, so reusing their node (and
+  // the key's buffer) saves two allocations each time. At most kSpareNodes.
+  static constexpr size_t kSpareNodes = 16;
+  std::vector<Keys::node_type> spare_nodes_;
 };
 
 }  // namespace locksim

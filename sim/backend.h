@@ -9,6 +9,9 @@
 //    (Redis sees now_ms = server_now_us / 1000) and returns the reply, the
 //    messages published by that script in order, and the owner fields of the
 //    lock hash right after it (server truth for the exclusive-ownership check).
+//  - execute_into() is execute() into a caller-owned result whose buffers a
+//    backend may reuse (the simulator's hot path); the result is the same,
+//    except that line_after is meaningful only when line_known is true.
 //  - snapshot() lists every key under the backend's key prefix, sorted by name.
 //  - Several servers: `server` is an index in [0, server_count()).
 //  - restart() models a server restart without persistence: all data lost.
@@ -40,6 +43,9 @@ class Backend {
   virtual std::string name() const = 0;  // "model" or "live"
   virtual int server_count() const = 0;
   virtual ExecResult execute(int server, const ScriptCall& call, int64_t server_now_us) = 0;
+  virtual void execute_into(int server, const ScriptCall& call, int64_t server_now_us, ExecResult* out) {
+    *out = execute(server, call, server_now_us);
+  }
   virtual std::vector<KeyState> snapshot(int server, int64_t server_now_us) = 0;
   virtual void restart(int server) = 0;
 

@@ -1,6 +1,7 @@
 #include "sim/bench_scenarios.h"
 
 #include <cassert>
+#include <charconv>
 
 namespace locksim {
 
@@ -39,12 +40,19 @@ ScriptCall bench_rlock_call(ScriptKind kind, const std::string& owner, const std
 uint64_t run_rlock_pairs(Backend& backend, uint64_t pairs, int64_t start_us) {
   const ScriptCall acquire = bench_rlock_call(ScriptKind::RlockAcquire, "A:1", "");
   ScriptCall release = bench_rlock_call(ScriptKind::RlockRelease, "A:1", "");
+  // Every release names its own latch, LockKeys::latch(lock, "r<i>"), built
+  // in place like a client that keeps its key prefix.
+  const std::string latch_prefix = LockKeys::latch(release.params.lock, "r");
+  ExecResult result;  // reused: the simulator's execute_into path
   uint64_t scripts = 0;
   for (uint64_t i = 0; i < pairs; ++i) {
     const int64_t now_us = start_us + static_cast<int64_t>(i) * 1000;
-    backend.execute(0, acquire, now_us);
-    release.params.latch = LockKeys::latch(release.params.lock, "r" + std::to_string(i));
-    backend.execute(0, release, now_us);
+    backend.execute_into(0, acquire, now_us, &result);
+    char digits[24];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);
+    assert(ec == std::errc());
+    release.params.latch.assign(latch_prefix).append(digits, end);
+    backend.execute_into(0, release, now_us, &result);
     scripts += 2;
   }
   assert(scripts == 2 * pairs);

@@ -13,7 +13,8 @@ int64_t server_ms_of_us(int64_t server_now_us) {
 }
 
 ModelBackend::ModelBackend(int server_count, ModelVariant variant)
-    : variant_(variant), stores_(static_cast<size_t>(server_count)) {
+    : variant_(variant), stores_(static_cast<size_t>(server_count)),
+      line_cache_(static_cast<size_t>(server_count)) {
   assert(server_count >= 1);
 }
 
@@ -23,32 +24,58 @@ Store& ModelBackend::store(int server) {
 }
 
 ExecResult ModelBackend::execute(int server, const ScriptCall& call, int64_t server_now_us) {
+  ExecResult result;
+  execute_into(server, call, server_now_us, &result);
+  if (!result.line_known) result.line_after.clear();
+  // Tokens are only meaningful to a caller of this backend's execute_into:
+  // a wrapper (e.g. ReplicatedBackend switching to a replica) may mix
+  // backends whose tokens collide.
+  result.line_token = 0;
+  return result;
+}
+
+void ModelBackend::execute_into(int server, const ScriptCall& call, int64_t server_now_us,
+                                ExecResult* out) {
+  assert(out != nullptr);
   const int64_t now_ms = server_ms_of_us(server_now_us);
   Store& s = store(server);
   // Redis's active expiry: keeps dead latch keys from piling up; invisible
   // to scripts because time does not go backwards.
   s.sweep_expired(now_ms);
-  ExecResult result = run_script(s, call, now_ms, variant_);
+  const uint64_t held_token = out->line_token;  // the caller's hint (model_backend.h)
+  run_script_into(s, call, now_ms, variant_, out);
   if (!call.params.line.empty() && !call.params.deadlines.empty()) {
-    result.line_known = true;
-    try {
-      for (std::string& owner : s.lrange_all(call.params.line, now_ms)) {
-        const std::optional<double> deadline = s.zscore(call.params.deadlines, owner, now_ms);
-        result.line_after.push_back(LineWaiter{std::move(owner), deadline});
-      }
-    } catch (const StoreError&) {
-      result.line_known = false;  // not a list / sorted set: no line to report
-      result.line_after.clear();
+    if (out->line_after.empty()) out->line_after.swap(parked_line_);
+    Store::LineVersion version;
+    if (!s.line_version(call.params.line, call.params.deadlines, now_ms, &version)) {
+      out->line_known = false;  // not a list / sorted set: no line to report
+      out->line_after.clear();
+      return;
     }
+    CachedLine& cached = line_cache_[static_cast<size_t>(server)][call.params.line];
+    if (!cached.filled || !(cached.version == version) || cached.deadlines != call.params.deadlines) {
+      const bool read = s.line_with_scores(call.params.line, call.params.deadlines, now_ms, &cached.waiters);
+      assert(read && "line_version and line_with_scores disagree");
+      (void)read;
+      cached.filled = true;
+      cached.token = ++next_line_token_;
+      cached.version = version;
+      cached.deadlines = call.params.deadlines;
+    }
+    out->line_known = true;
+    out->line_token = cached.token;
+    if (held_token != cached.token) out->line_after = cached.waiters;
+  } else if (!out->line_after.empty()) {
+    out->line_after.swap(parked_line_);
+    out->line_after.clear();
   }
-  return result;
 }
 
 std::vector<KeyState> ModelBackend::snapshot(int server, int64_t server_now_us) {
   return store(server).snapshot(server_ms_of_us(server_now_us));
 }
 
-void ModelBackend::restart(int server) { store(server).clear(); }
+void ModelBackend::restart(int server) { store(server).clear(); }  // versions stay unique: the line cache stays valid
 
 void ModelBackend::wipe() {
   for (Store& s : stores_) s.clear();

@@ -3,6 +3,7 @@
 #include <cassert>
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <utility>
 
 #include "impl/script_event_fields.h"
@@ -10,6 +11,41 @@
 #include "sim/replicated_backend.h"
 
 namespace locksim {
+
+namespace {
+// The set of a node's pending timers. Timer ids are handed out in increasing
+// order (insert() checks it), so the set is a window of flags from the
+// oldest pending id on: insert, erase and clear are O(1) amortised and
+// allocate only when the window grows.
+class LiveTimers {
+ public:
+  void insert(uint64_t id) {
+    if (flags_.empty()) base_ = id;
+    assert(id == base_ + flags_.size() && "timer ids must be consecutive");
+    flags_.push_back(1);
+  }
+  // True if `id` was pending (and now is not).
+  bool erase(uint64_t id) {
+    if (id < base_ || id >= base_ + flags_.size()) return false;
+    uint8_t& flag = flags_[id - base_];
+    const bool was = flag != 0;
+    flag = 0;
+    while (!flags_.empty() && flags_.front() == 0) {
+      flags_.pop_front();
+      ++base_;
+    }
+    return was;
+  }
+  void clear() {
+    base_ += flags_.size();
+    flags_.clear();
+  }
+
+ private:
+  uint64_t base_ = 0;           // id of flags_.front()
+  std::deque<uint8_t> flags_;   // 1: pending
+};
+}  // namespace
 
 struct World::Node {
   int index = -1;
@@ -22,7 +58,7 @@ struct World::Node {
   std::unique_ptr<NodeEnv> env;
   std::unique_ptr<LockClient> client;
   std::unique_ptr<MultiLockClient> group;  // WorldConfig::groups
-  std::unordered_set<uint64_t> live_timers;  // membership only, never iterated
+  LiveTimers live_timers;
   uint64_t next_timer = 1;
 };
 
@@ -50,10 +86,15 @@ class World::NodeEnv final : public ClientEnv {
   void send_script(int server, const ScriptCall& call, const ScriptTag& tag, int64_t timeout_ms,
                    std::function<void(const ScriptOutcome&)> done) override {
     assert(server >= 0 && server < world_.server_count());
+    // One shared record per request: the queued actions point at it, so each
+    // fits an Action inline and the call is copied once.
     struct Pending {
       bool finished = false;
       TimerId timer = 0;
       std::function<void(const ScriptOutcome&)> done;
+      ScriptCall call;
+      ScriptTag tag;
+      Reply reply;
     };
     auto pending = std::make_shared<Pending>();
     pending->done = std::move(done);
@@ -75,25 +116,26 @@ class World::NodeEnv final : public ClientEnv {
                          call.params.lock);
       return;
     }
+    pending->call = call;
+    pending->tag = tag;
     const int64_t arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, n.net_rng);
     const int c = c_;
     World& world = world_;
-    world_.at(arrive_us, [&world, c, server, call, tag, incarnation, pending, this] {
-      world.execute_at_server(c, server, call, tag, [&world, c, incarnation, pending, this](
-                                                        const Reply& reply, int64_t back_us) {
-        world.at_client_incarnation(c, incarnation, [&world, c, pending, reply, this] {
-          if (world.link_down(c)) {
-            world.stats_.messages_lost++;
-            return;
-          }
-          if (pending->finished) return;  // late reply after a timeout
-          pending->finished = true;
-          cancel_timer(pending->timer);
-          ScriptOutcome out;
-          out.reply = reply;
-          pending->done(out);
-        }, back_us);
-      });
+    world_.at(arrive_us, [&world, c, server, incarnation, pending = std::move(pending), this]() mutable {
+      int64_t back_us = 0;
+      if (!world.execute_at_server(c, server, pending->call, pending->tag, &pending->reply, &back_us)) return;
+      world.at_client_incarnation(c, incarnation, [&world, c, pending = std::move(pending), this] {
+        if (world.link_down(c)) {
+          world.stats_.messages_lost++;
+          return;
+        }
+        if (pending->finished) return;  // late reply after a timeout
+        pending->finished = true;
+        cancel_timer(pending->timer);
+        ScriptOutcome out;
+        out.reply = std::move(pending->reply);
+        pending->done(out);
+      }, back_us);
     });
   }
 
@@ -221,6 +263,7 @@ World::World(WorldConfig config, Backend& backend, EventSink& sink)
   partition_gen_.assign(config_.clients, 0);
   server_down_until_us_.assign(static_cast<size_t>(servers), 0);
   channels_.resize(servers);
+  line_copies_.resize(static_cast<size_t>(servers));
   for (int c = 0; c < config_.clients; ++c) start_client(c);
 }
 
@@ -276,54 +319,54 @@ void World::start_client(int c) {
   if (config_.groups) n.group = std::make_unique<MultiLockClient>(*n.env, cc, config_.group_options);
 }
 
-void World::at(int64_t at_us, std::function<void()> action) {
+void World::at(int64_t at_us, Action action) {
   assert(at_us >= now_us_);
   queue_.push(at_us, std::move(action));
 }
 
-void World::at_client(int c, int64_t at_us, std::function<void()> action) {
+void World::at_client(int c, int64_t at_us, Action action) {
   at_client_incarnation(c, node(c).incarnation, std::move(action), at_us);
 }
 
-void World::at_client_incarnation(int c, uint64_t incarnation, std::function<void()> action,
-                                  int64_t at_us) {
+void World::at_client_incarnation(int c, uint64_t incarnation, Action action, int64_t at_us) {
   if (at_us < 0) at_us = now_us_;
-  at(at_us, [this, c, incarnation, action = std::move(action)]() mutable {
-    Node& n = node(c);
-    if (!n.alive || n.incarnation != incarnation) return;
-    if (n.paused_until_us > now_us_) {
-      // Deferred to the end of the pause, after the resume, in arrival order.
-      at_client_incarnation(c, incarnation, std::move(action), n.paused_until_us);
-      return;
-    }
-    action();
-  });
+  assert(at_us >= now_us_);
+  queue_.push(at_us, std::move(action), EventQueue::Guard{c, incarnation});
 }
 
-void World::after_client(int c, int64_t delay_ms, std::function<void()> action) {
+void World::after_client(int c, int64_t delay_ms, Action action) {
   assert(delay_ms >= 0);
   at_client(c, now_us_ + node(c).clock.true_delay_us(delay_ms * 1000), std::move(action));
 }
 
 bool World::link_down(int c) const { return (partition_gen_.at(c) & 1) != 0; }
 
-void World::execute_at_server(int c, int s, const ScriptCall& call, const ScriptTag& tag,
-                              std::function<void(const Reply&, int64_t)> on_reply) {
+bool World::execute_at_server(int c, int s, const ScriptCall& call, const ScriptTag& tag, Reply* reply,
+                              int64_t* back_us) {
   if (link_down(c)) {
     stats_.messages_lost++;
-    return;
+    return false;
   }
   if (server_down(s)) {
     // Connection refused: answered at once, nothing runs.
     Node& n = node(c);
-    on_reply(Reply::error("ERR connection refused (server " + std::to_string(s) + " is restarting)"),
-             now_us_ + draw_delay_us(config_.link, n.net_rng));
-    return;
+    *reply = Reply::error("ERR connection refused (server " + std::to_string(s) + " is restarting)");
+    *back_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
+    return true;
   }
   const int64_t server_us = server_clocks_[s].local_us(now_us_);
-  ExecResult result = backend_.execute(s, call, server_us);
+  // The result and the event are reused from script to script: their
+  // strings and vectors keep their buffers (a fair line is ~40 owner ids).
+  // A fair line already held in event form (line_copies_) need not be copied
+  // into the result again: the held token tells the backend so.
+  LineCopy* held_line = nullptr;
+  if (!call.params.line.empty()) held_line = &line_copies_[static_cast<size_t>(s)][call.params.line];
+  script_result_.line_token = held_line != nullptr ? held_line->token : 0;
+  backend_.execute_into(s, call, server_us, &script_result_);
+  const ExecResult& result = script_result_;
   stats_.scripts++;
-  Event e;
+  Event& e = script_event_;
+  reset_keeping_buffers(&e);
   e.kind = EventKind::Script;
   e.client = c;
   e.server = s;
@@ -331,25 +374,63 @@ void World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   e.lock = call.params.lock;
   e.op = tag.op;
   e.op_id = tag.op_id;
-  e.script = std::string(script_name(call.kind));
+  e.script.assign(script_name(call.kind));
   e.request_id = tag.request_id;
   e.reply = result.reply.to_string();
   e.server_ms = server_us >= 0 ? server_us / 1000 : -((-server_us + 999) / 1000);
-  e.holders_after = result.holders_after;
+  e.holders_after.assign(result.holders_after.begin(), result.holders_after.end());
   e.line_known = result.line_known;
-  for (const auto& w : result.line_after) e.line_after.push_back(LineEntry{w.owner, w.deadline_ms});
-  for (const auto& p : result.published) e.published.push_back(p.channel + " " + p.payload);
+  // A line the backend names by a token is copied once per token into
+  // line_copies_ and lent to the event (swapped in, and back after emit).
+  LineCopy* lent_line = nullptr;
+  if (result.line_known && result.line_token != 0) {
+    assert(held_line != nullptr);
+    LineCopy& copy = *held_line;
+    if (copy.token != result.line_token) {
+      copy.entries.resize(result.line_after.size());
+      for (size_t i = 0; i < result.line_after.size(); ++i) {
+        copy.entries[i].owner = result.line_after[i].owner;
+        copy.entries[i].deadline_ms = result.line_after[i].deadline_ms;
+      }
+      copy.token = result.line_token;
+    }
+    if (!e.line_after.empty()) {
+      e.line_after.swap(parked_line_);
+      e.line_after.clear();
+    }
+    e.line_after.swap(copy.entries);
+    lent_line = &copy;
+  } else if (result.line_known && !result.line_after.empty()) {
+    if (e.line_after.empty()) e.line_after.swap(parked_line_);
+    e.line_after.resize(result.line_after.size());
+    for (size_t i = 0; i < result.line_after.size(); ++i) {
+      e.line_after[i].owner = result.line_after[i].owner;
+      e.line_after[i].deadline_ms = result.line_after[i].deadline_ms;
+    }
+  } else if (!e.line_after.empty()) {
+    e.line_after.swap(parked_line_);
+    e.line_after.clear();
+  }
+  e.published.resize(result.published.size());
+  for (size_t i = 0; i < result.published.size(); ++i) {
+    e.published[i].assign(result.published[i].channel).append(" ").append(result.published[i].payload);
+  }
   set_script_call_fields(call, &e);
   const bool lose = lose_reply && lose_reply(e);
-  emit(std::move(e));
+  emit_in_place(e);
+  if (lent_line != nullptr) {
+    assert(lent_line->entries.empty());
+    lent_line->entries.swap(e.line_after);
+  }
   route_published(s, result.published);
   Node& n = node(c);
   if (lose || draw_lost(config_.link, n.net_rng)) {
     record_lost(c, "reply " + std::string(script_name(call.kind)) + " " + call.params.lock, call.params.lock);
-    return;
+    return false;
   }
-  const int64_t back_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
-  on_reply(result.reply, back_us);
+  *back_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
+  *reply = result.reply;
+  return true;
 }
 
 void World::route_published(int s, const std::vector<Published>& published) {
@@ -409,11 +490,42 @@ void World::drop_subscriptions(int c) {
   }
 }
 
-void World::emit(Event event) {
+void World::emit(Event event) { emit_in_place(event); }
+
+void World::emit_in_place(Event& event) {
   event.id = next_event_id_++;
   event.true_us = now_us_;
   stats_.events++;
   sink_.on_event(event);
+}
+
+// Every scalar and string field of traces/event.h back to its default,
+// keeping the strings' buffers; the caller sets the three vectors
+// (holders_after, published, line_after). The size check catches a field
+// added to Event without a line here.
+void World::reset_keeping_buffers(Event* e) {
+  static_assert(sizeof(Event) == kEventSizeBytes, "Event changed: update reset_keeping_buffers");
+  e->id = 0;
+  e->true_us = 0;
+  e->kind = EventKind::Info;
+  e->client = -1;
+  e->server = -1;
+  e->owner.clear();
+  e->lock.clear();
+  e->op.clear();
+  e->op_id = 0;
+  e->local_ms = 0;
+  e->wait_ms = -1;
+  e->lease_ms = -1;
+  e->value = 0;
+  e->detail.clear();
+  e->script.clear();
+  e->request_id.clear();
+  e->reply.clear();
+  e->server_ms = 0;
+  e->line_known = false;
+  e->duration_ms = 0;
+  e->target = -1;
 }
 
 static Event fault_event(const std::string& op, int target) {
@@ -561,6 +673,16 @@ bool World::step() {
   assert(item.at_us >= now_us_);
   now_us_ = item.at_us;
   stats_.actions++;
+  if (item.guard.client >= 0) {  // a client action: its process must still run
+    const int c = item.guard.client;
+    Node& n = node(c);
+    if (!n.alive || n.incarnation != item.guard.incarnation) return true;
+    if (n.paused_until_us > now_us_) {
+      // Deferred to the end of the pause, after the resume, in arrival order.
+      at_client_incarnation(c, item.guard.incarnation, std::move(item.action), n.paused_until_us);
+      return true;
+    }
+  }
   item.action();
   return true;
 }

@@ -24,11 +24,13 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "impl/client.h"
 #include "impl/multi_lock.h"
+#include "sim/action.h"
 #include "sim/backend.h"
 #include "sim/event_queue.h"
 #include "sim/network.h"
@@ -72,14 +74,14 @@ class World {
   int server_count() const { return backend_.server_count(); }
 
   // Schedules a world action (not tied to a client) at true time at_us >= now.
-  void at(int64_t at_us, std::function<void()> action);
+  void at(int64_t at_us, Action action);
   // Schedules an action on client c's current incarnation: dropped if it
   // crashes first, deferred to the end of a pause.
-  void at_client(int c, int64_t at_us, std::function<void()> action);
+  void at_client(int c, int64_t at_us, Action action);
 
   // Runs `action` on client c after delay_ms of its monotonic clock (a task's
   // sleep); same crash/pause rules as at_client.
-  void after_client(int c, int64_t delay_ms, std::function<void()> action);
+  void after_client(int c, int64_t delay_ms, Action action);
 
   bool client_alive(int c) const;
   LockClient& client(int c);  // c must be alive
@@ -136,19 +138,23 @@ class World {
   void start_client(int c);
   bool link_down(int c) const;
   std::string make_uuid(int c);
-  // Server side of a script request from client c.
-  // on_reply(reply, arrival_us) is called at once unless the reply is lost.
-  void execute_at_server(int c, int s, const ScriptCall& call, const ScriptTag& tag,
-                         std::function<void(const Reply&, int64_t)> on_reply);
-  // at_client for a given incarnation of c; at_us < 0 means now.
-  void at_client_incarnation(int c, uint64_t incarnation, std::function<void()> action,
-                             int64_t at_us = -1);
+  // Server side of a script request from client c: true with *reply and
+  // the reply's arrival time *back_us at the client, false if no reply goes
+  // back (link down, or the reply is lost).
+  bool execute_at_server(int c, int s, const ScriptCall& call, const ScriptTag& tag, Reply* reply,
+                         int64_t* back_us);
+  // at_client for a given incarnation of c; at_us < 0 means now. The queue
+  // carries the (client, incarnation) guard that step() checks.
+  void at_client_incarnation(int c, uint64_t incarnation, Action action, int64_t at_us = -1);
   void route_published(int s, const std::vector<Published>& published);
   void drop_subscriptions(int c);
   // A message the link dropped at random (not a partition): counted, and
   // recorded as a Fault event "lost" (detail: what was lost, e.g.
   // "reply rlock_acquire" or "message <channel>") so checkers can blame it.
   void record_lost(int c, std::string what, const std::string& lock);
+  void emit_in_place(Event& event);  // emit() without a copy; fills id and true_us
+  static constexpr size_t kEventSizeBytes = 400;
+  static void reset_keeping_buffers(Event* e);
 
   WorldConfig config_;
   std::unique_ptr<ReplicatedBackend> replicated_;  // with replica lags
@@ -168,6 +174,15 @@ class World {
   // server -> channel -> client -> active subscription count
   std::vector<std::map<std::string, std::map<int, int>>> channels_;
   WorldStats stats_;
+  ExecResult script_result_;             // execute_at_server's reused result
+  Event script_event_;                   // execute_at_server's reused event
+  std::vector<LineEntry> parked_line_;   // script_event_'s line buffers between fair scripts
+  struct LineCopy {
+    uint64_t token = 0;  // ExecResult::line_token of `entries`
+    std::vector<LineEntry> entries;
+  };
+  // Per server, per line key: the last tokened line, in event form.
+  std::vector<std::unordered_map<std::string, LineCopy>> line_copies_;
 };
 
 }  // namespace locksim
