@@ -366,7 +366,7 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   const ExecResult& result = script_result_;
   stats_.scripts++;
   Event& e = script_event_;
-  reset_keeping_buffers(&e);
+  reset_keeping_storage(&e);
   e.kind = EventKind::Script;
   e.client = c;
   e.server = s;
@@ -499,34 +499,6 @@ void World::emit_in_place(Event& event) {
   sink_.on_event(event);
 }
 
-// Every scalar and string field of traces/event.h back to its default,
-// keeping the strings' buffers; the caller sets the three vectors
-// (holders_after, published, line_after). The size check catches a field
-// added to Event without a line here.
-void World::reset_keeping_buffers(Event* e) {
-  static_assert(sizeof(Event) == kEventSizeBytes, "Event changed: update reset_keeping_buffers");
-  e->id = 0;
-  e->true_us = 0;
-  e->kind = EventKind::Info;
-  e->client = -1;
-  e->server = -1;
-  e->owner.clear();
-  e->lock.clear();
-  e->op.clear();
-  e->op_id = 0;
-  e->local_ms = 0;
-  e->wait_ms = -1;
-  e->lease_ms = -1;
-  e->value = 0;
-  e->detail.clear();
-  e->script.clear();
-  e->request_id.clear();
-  e->reply.clear();
-  e->server_ms = 0;
-  e->line_known = false;
-  e->duration_ms = 0;
-  e->target = -1;
-}
 
 static Event fault_event(const std::string& op, int target) {
   Event e;

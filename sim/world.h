@@ -153,8 +153,6 @@ class World {
   // "reply rlock_acquire" or "message <channel>") so checkers can blame it.
   void record_lost(int c, std::string what, const std::string& lock);
   void emit_in_place(Event& event);  // emit() without a copy; fills id and true_us
-  static constexpr size_t kEventSizeBytes = 400;
-  static void reset_keeping_buffers(Event* e);
 
   WorldConfig config_;
   std::unique_ptr<ReplicatedBackend> replicated_;  // with replica lags

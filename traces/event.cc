@@ -27,4 +27,30 @@ bool event_kind_from_name(std::string_view name, EventKind* out) {
   return false;
 }
 
+void reset_keeping_storage(Event* e) {
+  // A field added to Event needs its line here (and the size below).
+  static_assert(sizeof(Event) == 400, "Event changed: update reset_keeping_storage");
+  e->id = 0;
+  e->true_us = 0;
+  e->kind = EventKind::Info;
+  e->client = -1;
+  e->server = -1;
+  e->owner.clear();
+  e->lock.clear();
+  e->op.clear();
+  e->op_id = 0;
+  e->local_ms = 0;
+  e->wait_ms = -1;
+  e->lease_ms = -1;
+  e->value = 0;
+  e->detail.clear();
+  e->script.clear();
+  e->request_id.clear();
+  e->reply.clear();
+  e->server_ms = 0;
+  e->line_known = false;
+  e->duration_ms = 0;
+  e->target = -1;
+}
+
 }  // namespace locksim

@@ -111,4 +111,10 @@ struct Event {
   bool operator==(const Event&) const = default;
 };
 
+// Every field but the three vectors (holders_after, published, line_after)
+// back to its default (Event{}), strings cleared in place so their storage is
+// reused: for code that refills one Event per step (the simulator's script
+// events, the trace decoder). The caller sets or clears the vectors.
+void reset_keeping_storage(Event* e);
+
 }  // namespace locksim

@@ -156,33 +156,6 @@ bool read_line(dom::element v, std::vector<LineEntry>* out) {
   return true;
 }
 
-// Every field of *e but the three vectors to its default (Event{}), strings
-// cleared in place.
-void reset_scalars_and_strings(Event* e) {
-  static_assert(sizeof(Event) == 400, "Event changed: update reset_scalars_and_strings and this size");
-  e->id = 0;
-  e->true_us = 0;
-  e->kind = EventKind::Info;
-  e->client = -1;
-  e->server = -1;
-  e->owner.clear();
-  e->lock.clear();
-  e->op.clear();
-  e->op_id = 0;
-  e->local_ms = 0;
-  e->wait_ms = -1;
-  e->lease_ms = -1;
-  e->value = 0;
-  e->detail.clear();
-  e->script.clear();
-  e->request_id.clear();
-  e->reply.clear();
-  e->server_ms = 0;
-  e->line_known = false;
-  e->duration_ms = 0;
-  e->target = -1;
-}
-
 }  // namespace
 
 struct FastEventDecoder::Parser {
@@ -212,7 +185,7 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
   // their key is present and emptied after the loop when it is not. On
   // false, *out is unspecified (the caller decodes the line again).
   Event& e = *out;
-  reset_scalars_and_strings(&e);
+  reset_keeping_storage(&e);
   uint32_t seen = 0;
   bool has_kind = false;
   for (dom::key_value_pair field : object) {
