@@ -42,7 +42,8 @@ class CliOutputs : public ::testing::Test {
   std::string hanging_dot_path() const {
     const fs::path bin = dir_ / "bin";
     fs::create_directories(bin);
-    std::ofstream(bin / "dot") << "#!/bin/sh\nexec sleep 300\n";
+    // An unusual length, so the check below finds this dot and no one else's sleep.
+    std::ofstream(bin / "dot") << "#!/bin/sh\nexec sleep 300.017\n";
     fs::permissions(bin / "dot", fs::perms::owner_all);
     return "PATH=" + bin.string() + ":$PATH";
   }
@@ -158,7 +159,7 @@ TEST_F(CliOutputs, KilledWhileDrawingLeavesNothing) {
     EXPECT_EQ(entries(dir_ / "out"), 0u) << "signal " << sig;
     // The hanging dot died with its parent (PR_SET_PDEATHSIG).
     const auto r = run_locksim("", locksim::testing::Stderr::Discard,
-                               "pgrep -f '^sleep 300$' >/dev/null && echo ALIVE; true ||");
+                               "pgrep -f '^sleep 300[.]017$' >/dev/null && echo ALIVE; true ||");
     EXPECT_EQ(r.out.find("ALIVE"), std::string::npos) << "signal " << sig;
   }
 }
