@@ -124,7 +124,7 @@ bool FairLineMirror::same_line(const std::deque<Waiter>& line, const std::vector
 // general path concludes when `before` and `after` are the same line (no
 // purge, no rewritten deadline), without rebuilding the line.
 std::optional<FairLineMirror::Grant> FairLineMirror::on_unchanged_line(const Event& e, std::deque<Waiter>& line,
-                                                                      bool granted) {
+                                                                      bool granted, bool latch_replay) {
   std::optional<Grant> grant;
   if (granted) {
     // Granted while the line stayed as it was: everyone ahead of the grantee
@@ -143,7 +143,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_unchanged_line(const Eve
   if (e.script != "fair_acquire_failed") script_now_ = ClockBounds{e.local_ms, e.local_ms};
   const bool refused_poll = is_poll(e.script) && !reply_is_nil(e);
   // A release answered by its latch changes nothing and purges nothing.
-  const bool purges_only = refused_poll || (e.script == "fair_release" && !release_replayed_) ||
+  const bool purges_only = refused_poll || (e.script == "fair_release" && !latch_replay) ||
                            e.script == "fair_force_release";
   if (purges_only && !line.empty() && line.front().deadline_hi_ms <= e.local_ms) stale_head_ = line.front();
   if (refused_poll && e.holders_after.empty() && !line.empty() && line.front().owner == e.owner)
@@ -158,7 +158,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
                                                                     bool latch_replay) {
   exact_ = true;
   std::deque<Waiter>& before = lines_[e.lock];
-  if (same_line(before, e.line_after)) return on_unchanged_line(e, before, granted);
+  if (same_line(before, e.line_after)) return on_unchanged_line(e, before, granted, latch_replay);
   ++line_changes_;
   const std::vector<LineEntry>& after = e.line_after;
   // Finds `owner`, trying positions near `hint` first: from one script to
@@ -367,7 +367,6 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
     const bool nil_grant = is_poll(e.script) && reply_is_nil(e) && contains(e.holders_after, e.owner) &&
                            !(held_by_owner_before && existed != std::optional<bool>(false));
     const bool latch_replay = e.script == "fair_release" && release_seen_before(e);
-    release_replayed_ = latch_replay;
     return on_exact_script(e, nil_grant, latch_replay);
   }
   exact_ = false;

@@ -182,7 +182,7 @@ class FairLineMirror {
   // Exact mode: judges one fair Script event that carries line_after.
   std::optional<Grant> on_exact_script(const Event& e, bool granted, bool latch_replay);
   static bool same_line(const std::deque<Waiter>& line, const std::vector<LineEntry>& after);
-  std::optional<Grant> on_unchanged_line(const Event& e, std::deque<Waiter>& line, bool granted);
+  std::optional<Grant> on_unchanged_line(const Event& e, std::deque<Waiter>& line, bool granted, bool latch_replay);
   // Whether a fair_release with this request id was seen before (its latch
   // may answer; then the script changes nothing). Remembers the id.
   bool release_seen_before(const Event& e);
@@ -199,7 +199,6 @@ class FairLineMirror {
   std::optional<Waiter> stale_head_;
   std::optional<Waiter> rewritten_;
   ClockBounds script_now_;
-  bool release_replayed_ = false;  // exact mode: the latest fair_release was a latch replay
   uint64_t line_changes_ = 0;      // see line_changes()
   std::map<std::string, std::deque<Waiter>> lines_;  // fair lock -> line
   // on_exact_script's scratch space, kept to avoid allocating per script.
