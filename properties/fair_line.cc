@@ -106,12 +106,13 @@ bool FairLineMirror::release_seen_before(const Event& e) {
   return false;
 }
 
-// Whether the server's line `after` is, owner for owner and deadline for
-// deadline, the mirrored `line` (most polls change nothing).
-bool FairLineMirror::same_line(const std::deque<Waiter>& line, const std::vector<LineEntry>& after) {
-  if (line.size() != after.size()) return false;
+bool FairLineMirror::same_line(const Line& line, const Event& e) {
+  const std::vector<LineEntry>& after = e.line_after;
+  if (line.waiters.size() != after.size()) return false;
+  // The producer named this content before and the mirror holds it.
+  if (e.line_token.value != 0 && e.line_token.value == line.token) return true;
   for (size_t i = 0; i < after.size(); ++i) {
-    const Waiter& w = line[i];
+    const Waiter& w = line.waiters[i];
     const LineEntry& entry = after[i];
     const int64_t deadline_ms =
         entry.deadline_ms ? static_cast<int64_t>(std::floor(*entry.deadline_ms)) : kUnknownHighMs;
@@ -157,9 +158,15 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_unchanged_line(const Eve
 std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event& e, bool granted,
                                                                     bool latch_replay) {
   exact_ = true;
-  std::deque<Waiter>& before = lines_[e.lock];
-  if (same_line(before, e.line_after)) return on_unchanged_line(e, before, granted, latch_replay);
-  ++line_changes_;
+  Line& line = line_of(e.lock);
+  std::deque<Waiter>& before = line.waiters;
+  if (same_line(line, e)) {
+    line.token = e.line_token.value;
+    return on_unchanged_line(e, before, granted, latch_replay);
+  }
+  line.version = ++last_version_;
+  // The rebuilt line below is e's line, unless it is cut at kMaxLine.
+  line.token = e.line_after.size() <= kMaxLine ? e.line_token.value : 0;
   const std::vector<LineEntry>& after = e.line_after;
   // Finds `owner`, trying positions near `hint` first: from one script to
   // the next a line mostly keeps its order, loses its head or gains a tail,
@@ -265,12 +272,18 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
   // named twice by the server is copied from its first place).
   taken_.assign(before.size(), kNewWaiter);
   rebuilt_.clear();
+  line.unique_owners = true;
   for (size_t i = 0; i < after.size() && rebuilt_.size() < kMaxLine; ++i) {
     const size_t from = source_[i];
     if (from == kNewWaiter) {
+      // Newcomers are few per script: a search for an earlier namesake is cheap.
+      if (line.unique_owners && std::any_of(rebuilt_.begin(), rebuilt_.end(),
+                                            [&](const Waiter& w) { return w.owner == after[i].owner; }))
+        line.unique_owners = false;
       rebuilt_.emplace_back();
       rebuilt_.back().owner = after[i].owner;
     } else if (taken_[from] != kNewWaiter) {
+      line.unique_owners = false;
       rebuilt_.push_back(rebuilt_[taken_[from]]);
     } else {
       taken_[from] = rebuilt_.size();
@@ -330,9 +343,8 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
         p.push_back(Pause{e.true_us, e.true_us + e.duration_ms * 1000});
         while (p.size() > kMaxPauses) p.pop_front();
       } else if (e.op == "redis_restart") {
-        lines_.clear();
+        lines_.clear();  // recreated with new versions
         locks_.clear();
-        ++line_changes_;
       }
       return std::nullopt;
     case EventKind::Script:
@@ -370,8 +382,11 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
     return on_exact_script(e, nil_grant, latch_replay);
   }
   exact_ = false;
-  ++line_changes_;
-  std::deque<Waiter>& line = lines_[e.lock];
+  Line& bounded = line_of(e.lock);
+  bounded.version = ++last_version_;
+  bounded.token = 0;
+  bounded.unique_owners = false;  // a phantom may repeat an owner
+  std::deque<Waiter>& line = bounded.waiters;
 
   if (e.script == "fair_acquire_failed") {
     auto it = std::find_if(line.begin(), line.end(), [&](const Waiter& w) { return w.owner == e.owner; });
@@ -463,6 +478,12 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   return std::nullopt;
 }
 
+FairLineMirror::Line& FairLineMirror::line_of(const std::string& lock) {
+  auto [it, created] = lines_.try_emplace(lock);
+  if (created) it->second.version = ++last_version_;
+  return it->second;
+}
+
 bool FairLineMirror::is_waiting(const std::string& owner, const std::string& lock) const {
   auto it = waiting_.find(owner);
   if (it == waiting_.end()) return false;
@@ -475,7 +496,7 @@ std::optional<int64_t> FairLineMirror::latest_deadline_ahead_ms(const std::strin
   auto it = lines_.find(lock);
   if (it == lines_.end()) return std::nullopt;
   std::optional<int64_t> latest;
-  for (const Waiter& w : it->second) {
+  for (const Waiter& w : it->second.waiters) {
     if (w.owner == owner) break;
     if (w.deadline_hi_ms >= kUnknownHighMs) continue;
     auto obs = clocks_.find(w.client);

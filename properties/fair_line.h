@@ -134,17 +134,28 @@ class FairLineMirror {
   // After on_event on a fair script: the bounds of the `now_ms` it was given.
   ClockBounds script_now() const { return script_now_; }
 
-  // Counts exact-mode scripts that changed some line's owners or deadlines
-  // (and bounds-mode fair scripts): equal counts mean no line changed.
-  uint64_t line_changes() const { return line_changes_; }
+  // A version of `lock`'s line, new whenever an exact-mode script changes
+  // its owners or deadlines, a bounds-mode fair script runs on it, or the
+  // line is created (after a Redis restart too): an equal version means the
+  // same line. 0: no line.
+  uint64_t line_version(const std::string& lock) const {
+    auto it = lines_.find(lock);
+    return it == lines_.end() ? 0 : it->second.version;
+  }
   // Whether `owner` has an acquire of `lock` in progress (invoked, not completed,
   // its client not crashed).
   bool is_waiting(const std::string& owner, const std::string& lock) const;
   bool is_fair(const std::string& lock) const { return lines_.count(lock) > 0; }
+  // Whether no owner is in `lock`'s line twice (false: maybe; a historical
+  // bug or, in bounds mode, a phantom). True for no line.
+  bool owners_unique(const std::string& lock) const {
+    auto it = lines_.find(lock);
+    return it == lines_.end() || it->second.unique_owners;
+  }
   // The mirrored line of `lock`, head first (nullptr if none).
   const std::deque<Waiter>* line(const std::string& lock) const {
     auto it = lines_.find(lock);
-    return it == lines_.end() ? nullptr : &it->second;
+    return it == lines_.end() ? nullptr : &it->second.waiters;
   }
   // `client`'s clock at true time `true_us`: best estimate (true ms if never
   // observed) and bounds.
@@ -177,11 +188,23 @@ class FairLineMirror {
     int64_t from_us = 0;
     int64_t to_us = 0;
   };
+  struct Line {
+    std::deque<Waiter> waiters;  // head first
+    uint64_t version = 0;        // see line_version()
+    // The Event::line_token of the exact-mode script that last set the
+    // line: an event with this token has this very line (0: none known).
+    uint64_t token = 0;
+    bool unique_owners = true;  // see owners_unique()
+  };
+  // The line of `lock`, created (empty, with a new version) if need be.
+  Line& line_of(const std::string& lock);
 
   ClockBounds now_of_script(const Event& e) const;
   // Exact mode: judges one fair Script event that carries line_after.
   std::optional<Grant> on_exact_script(const Event& e, bool granted, bool latch_replay);
-  static bool same_line(const std::deque<Waiter>& line, const std::vector<LineEntry>& after);
+  // Whether the server's line after `e` is, owner for owner and deadline
+  // for deadline, the mirrored `line` (most polls change nothing).
+  static bool same_line(const Line& line, const Event& e);
   std::optional<Grant> on_unchanged_line(const Event& e, std::deque<Waiter>& line, bool granted, bool latch_replay);
   // Whether a fair_release with this request id was seen before (its latch
   // may answer; then the script changes nothing). Remembers the id.
@@ -199,8 +222,8 @@ class FairLineMirror {
   std::optional<Waiter> stale_head_;
   std::optional<Waiter> rewritten_;
   ClockBounds script_now_;
-  uint64_t line_changes_ = 0;      // see line_changes()
-  std::map<std::string, std::deque<Waiter>> lines_;  // fair lock -> line
+  uint64_t last_version_ = 0;      // the latest version given to a line
+  std::map<std::string, Line> lines_;  // fair lock -> line
   // on_exact_script's scratch space, kept to avoid allocating per script.
   static constexpr size_t kNewWaiter = SIZE_MAX;
   std::vector<size_t> source_;   // new line position -> old line position

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <string_view>
-#include <unordered_map>
 
 #include "model/script_call.h"
 
@@ -95,36 +94,44 @@ void LivenessChecker::check_budget(const Waiter& w, int64_t now_us, uint64_t com
 void LivenessChecker::note_line_ahead(const std::string& lock) {
   const auto* line = ctx_->line().line(lock);
   NotedLine& noted = noted_lines_[lock];
-  // No line changed since this lock's last note and nobody new waits on it.
-  const uint64_t changes = ctx_->line().line_changes();
-  if (!noted.new_waiter && noted.line_changes == changes) return;
-  noted.line_changes = changes;
-  if (line == nullptr || line->empty()) {
-    noted.owners.clear();
-    return;
-  }
-  const bool unchanged =
-      !noted.new_waiter && noted.owners.size() == line->size() &&
-      std::equal(noted.owners.begin(), noted.owners.end(), line->begin(),
-                 [](const std::string& owner, const FairLineMirror::Waiter& w) { return owner == w.owner; });
-  if (unchanged) return;
+  // The line is as it was at this lock's last note and nobody new waits on it.
+  const uint64_t version = ctx_->line().line_version(lock);
+  if (!noted.new_waiter && noted.line_version == version) return;
+  noted.line_version = version;
   noted.new_waiter = false;
-  noted.owners.clear();
-  for (const auto& entry : *line) noted.owners.push_back(entry.owner);
+  if (line == nullptr || line->empty()) return;
   // A line only loses entries or gains them at its tail, so a waiter that
   // is in it with the same enqueue time as at its last note has nobody new
   // ahead of it: only waiters that (re)joined or are outside it are scanned.
-  std::unordered_map<std::string_view, int64_t> enqueue_us_of;
+  // A waiter's place moves little between notes (heads leave, tails join):
+  // it is looked for near its place at the last note first, when the line
+  // names each owner once (else its first place counts).
+  const size_t line_size = line->size();
+  const bool unique = ctx_->line().owners_unique(lock);
   for (auto& [op_id, w] : waiters_) {
     if (w.lock != lock) continue;
-    if (enqueue_us_of.empty())
-      for (const auto& entry : *line) enqueue_us_of.emplace(entry.owner, entry.enqueue_us);
-    auto in_line = enqueue_us_of.find(w.owner);
-    const int64_t enqueue_us = in_line == enqueue_us_of.end() ? Waiter::kNotInLine : in_line->second;
+    size_t at = line_size;
+    for (size_t probe : {w.noted_line_pos, w.noted_line_pos - 1, w.noted_line_pos + 1}) {
+      if (!unique) break;
+      if (probe < line_size && (*line)[probe].owner == w.owner) {
+        at = probe;
+        break;
+      }
+    }
+    if (at == line_size) {
+      for (size_t i = 0; i < line_size; ++i) {
+        if ((*line)[i].owner == w.owner) {
+          at = i;
+          break;
+        }
+      }
+    }
+    const int64_t enqueue_us = at == line_size ? Waiter::kNotInLine : (*line)[at].enqueue_us;
+    if (at != line_size) w.noted_line_pos = at;
     if (enqueue_us != Waiter::kNotInLine && enqueue_us == w.noted_enqueue_us) continue;
     w.noted_enqueue_us = enqueue_us;
-    for (const auto& ahead : *line) {
-      if (ahead.owner == w.owner) break;
+    for (size_t i = 0; i < at; ++i) {
+      const auto& ahead = (*line)[i];
       if (ahead.client < 0 || ahead.client == w.client) continue;
       if (w.ahead.size() >= kMaxAhead && !w.ahead.count(ahead.client)) continue;
       auto [noted_ahead, inserted] = w.ahead.try_emplace(ahead.client);

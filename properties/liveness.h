@@ -59,6 +59,7 @@ class LivenessChecker : public Checker {
     // The enqueue time of its own line entry when `ahead` was last updated.
     static constexpr int64_t kNotInLine = INT64_MIN;
     int64_t noted_enqueue_us = kNotInLine;
+    size_t noted_line_pos = 0;  // its place in the line at the last note (a search hint)
   };
   static constexpr size_t kMaxAhead = 16;
   void check_budget(const Waiter& w, int64_t now_us, uint64_t completion_event, bool completed);
@@ -70,13 +71,12 @@ class LivenessChecker : public Checker {
 
   CheckerContext ctx_;
   std::map<uint64_t, Waiter> waiters_;                  // op_id -> pending acquire
-  // Per fair lock: the line's owners when note_line_ahead last ran, and
-  // whether an acquire of the lock began since. Unchanged owners and no new
+  // Per fair lock: the line's version when note_line_ahead last ran, and
+  // whether an acquire of the lock began since. The same version and no new
   // waiter: nothing new to note (this was the checker's hottest loop).
   struct NotedLine {
-    std::vector<std::string> owners;
     bool new_waiter = true;
-    uint64_t line_changes = 0;  // FairLineMirror::line_changes() at the note
+    uint64_t line_version = 0;  // FairLineMirror::line_version() at the note
   };
   std::map<std::string, NotedLine> noted_lines_;
   std::map<std::string, int64_t> free_since_us_;        // lock -> server showed it free since

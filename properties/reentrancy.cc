@@ -27,14 +27,15 @@ void ReentrancyChecker::violation(const Event& e, std::string message, std::vect
 }
 
 void ReentrancyChecker::on_event(const Event& e) {
-  const auto key = std::make_pair(e.lock, e.owner);
+  // Built only for client events (most events are scripts and deliveries).
+  auto lock_owner = [&e] { return std::make_pair(e.lock, e.owner); };
   switch (e.kind) {
     case EventKind::Script:
       on_script(e);
       break;
     case EventKind::Ok:
       if (is_acquire_op(e) && e.value == 1) {
-        Count& c = counts_[key];
+        Count& c = counts_[lock_owner()];
         c.client = e.client;
         ++c.count;
       } else if (e.op == "unlock") {
@@ -56,7 +57,7 @@ void ReentrancyChecker::on_event(const Event& e) {
                              " instead of 1 (released): the server counts more holds than the client");
           }
         }
-        auto it = counts_.find(key);
+        auto it = counts_.find(lock_owner());
         if (it != counts_.end()) {
           if (it->second.count > 0) --it->second.count;
           if (e.value == 1 || (it->second.count == 0 && !it->second.unknown)) counts_.erase(it);
@@ -65,25 +66,25 @@ void ReentrancyChecker::on_event(const Event& e) {
       break;
     case EventKind::Invoke:
       if (e.op == "unlock") {
-        auto it = counts_.find(key);
+        auto it = counts_.find(lock_owner());
         unlock_snapshots_[e.op_id] = it != counts_.end() ? it->second : Count{e.client, 0, false};
       }
       break;
     case EventKind::Fail:
       if (e.op == "unlock") {
-        counts_.erase(key);  // illegal monitor state: nothing held
+        counts_.erase(lock_owner());  // illegal monitor state: nothing held
         unlock_snapshots_.erase(e.op_id);
       }
       break;
     case EventKind::Info:
       if (e.op == "unlock") {
         unlock_snapshots_.erase(e.op_id);  // outcome unknown
-        auto it = counts_.find(key);
+        auto it = counts_.find(lock_owner());
         if (it != counts_.end()) it->second.unknown = true;
       } else if (e.op == "hold_lost") {
-        counts_.erase(key);
+        counts_.erase(lock_owner());
       } else if (is_acquire_op(e) && e.detail == "timeout") {
-        Count& c = counts_[key];
+        Count& c = counts_[lock_owner()];
         c.client = e.client;
         c.unknown = true;
       }

@@ -14,7 +14,8 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
   prune(e.true_us);
   const uint64_t op_floor = max_op_id_;  // newest op_id before this event
   if (e.op_id > max_op_id_) max_op_id_ = e.op_id;
-  const auto key = std::make_pair(e.lock, e.owner);
+  // Built only for client events (most events are scripts and deliveries).
+  auto lock_owner = [&e] { return std::make_pair(e.lock, e.owner); };
   switch (e.kind) {
     case EventKind::Script:
       on_script(e);
@@ -23,7 +24,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
       if (is_acquire_op(e)) {
         pending_[e.op_id] = {e.lease_ms};
       } else if (e.op == "unlock") {
-        auto it = owners_.find(key);
+        auto it = owners_.find(lock_owner());
         if (it != owners_.end() && it->second.count > 0) --it->second.count;
       }
       break;
@@ -31,7 +32,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
       if (is_acquire_op(e) && e.value == 1) {
         auto p = pending_.find(e.op_id);
         const int64_t lease_ms = p == pending_.end() ? e.lease_ms : p->second.lease_ms;
-        OwnerState& s = owners_[key];
+        OwnerState& s = owners_[lock_owner()];
         if (s.count == 0) {
           s = OwnerState{};
           s.client = e.client;
@@ -44,7 +45,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
         if (lease_ms < 0) s.watchdog = true;
         else s.lease_expiry_us = e.true_us + lease_ms * 1000;
       } else if (e.op == "unlock" && e.value == 1) {
-        auto it = owners_.find(key);
+        auto it = owners_.find(lock_owner());
         if (it != owners_.end() && it->second.count == 0) {
           it->second.released = true;
           it->second.release_event = e.id;
@@ -63,7 +64,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
     case EventKind::Info:
       if (e.op == "hold_lost") on_hold_lost(e, "hold_lost (renewal answered 0)");
       else if (e.detail == "timeout" && is_acquire_op(e)) {
-        auto it = owners_.find(key);
+        auto it = owners_.find(lock_owner());
         if (it != owners_.end()) it->second.counts_unknown = true;
       }
       if (e.op_id != 0 && is_acquire_op(e)) pending_.erase(e.op_id);

@@ -399,6 +399,7 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
       e.line_after.clear();
     }
     e.line_after.swap(copy.entries);
+    e.line_token = LineToken{result.line_token};
     lent_line = &copy;
   } else if (result.line_known && !result.line_after.empty()) {
     if (e.line_after.empty()) e.line_after.swap(parked_line_);

@@ -60,6 +60,19 @@ struct LineEntry {
   bool operator==(const LineEntry&) const = default;
 };
 
+// Names the content of an event's fair line within one producer's stream:
+// two events with the same non-zero token carry equal lines (line_after),
+// so a consumer holding the line of token T may skip comparing a line of
+// token T. 0: no name (compare). The simulator takes the model store's line
+// tokens; the trace reader names each line it decodes ("lr":1 repeats a
+// token). Not part of what the history says: events that differ only in
+// their token are equal (a run's event and its trace's decoding may differ
+// here), and tokens of different producers must not be mixed.
+struct LineToken {
+  uint64_t value = 0;
+  bool operator==(const LineToken&) const { return true; }
+};
+
 enum class EventKind { Invoke, Ok, Fail, Info, Script, Deliver, Fault, Verdict };
 std::string_view event_kind_name(EventKind kind);
 bool event_kind_from_name(std::string_view name, EventKind* out);
@@ -103,6 +116,7 @@ struct Event {
   std::vector<std::string> published;      // "channel payload" per message, in order
   bool line_known = false;                 // line_after is server truth (fair scripts, v2)
   std::vector<LineEntry> line_after;       // the fair line after the script, head first
+  LineToken line_token;                    // names line_after's content (see LineToken)
 
   // Fault events.
   int64_t duration_ms = 0;  // pause length, partition length, clock jump size (signed)
@@ -112,9 +126,10 @@ struct Event {
 };
 
 // Every field but the three vectors (holders_after, published, line_after)
-// back to its default (Event{}), strings cleared in place so their storage is
-// reused: for code that refills one Event per step (the simulator's script
-// events, the trace decoder). The caller sets or clears the vectors.
+// back to its default (Event{}), line_token too, strings cleared in place so
+// their storage is reused: for code that refills one Event per step (the
+// simulator's script events, the trace decoder). The caller sets or clears
+// the vectors.
 void reset_keeping_storage(Event* e);
 
 }  // namespace locksim

@@ -3,7 +3,9 @@
 // changed. The writer and the reader each keep one and feed it the same
 // events in the same order, so a repeated line ("lr":1 in place of "ln")
 // always means the line of the previous event with a line on that server
-// and lock. Memory: one line per (server, lock) seen.
+// and lock. The reader names each line it remembers with a token (Event::
+// line_token); the writer skips comparing a line whose producer token is
+// the remembered line's. Memory: one line per (server, lock) seen.
 #pragma once
 
 #include <map>
@@ -17,29 +19,47 @@ namespace locksim {
 
 class LineMemory {
  public:
-  // The line last remembered for the event's server and lock, or null.
-  const std::vector<LineEntry>* last(const Event& e) const {
-    auto it = lines_.find(Key{e.server, e.lock});
-    return it == lines_.end() ? nullptr : &it->second;
+  // The reader: fills e's line from the one remembered for its server and
+  // lock ("lr":1), with that line's token; false when none is remembered.
+  bool repeat_into(Event* e) const {
+    auto it = lines_.find(Key{e->server, e->lock});
+    if (it == lines_.end()) return false;
+    e->line_after = it->second.entries;
+    e->line_token = LineToken{it->second.token};
+    return true;
   }
-  // Remembers e's line, when it has one (the reader, for each line given).
-  void remember(const Event& e) {
-    if (e.line_known) lines_[Key{e.server, e.lock}] = e.line_after;  // reuses the stored line's storage
+  // The reader: remembers e's line (when it has one) under a new token,
+  // which e carries from then on.
+  void remember(Event* e) {
+    if (!e->line_known) return;
+    Line& line = lines_[Key{e->server, e->lock}];
+    line.entries = e->line_after;  // reuses the stored line's storage
+    line.token = ++last_token_;
+    e->line_token = LineToken{line.token};
   }
-  // True when `e` has a line equal to the remembered one (it may be written
-  // as repeated); otherwise remembers e's line (when it has one).
+  // The writer: true when `e` has a line equal to the remembered one (it may
+  // be written as repeated); otherwise remembers e's line (when it has one).
+  // A line with the remembered line's (producer) token is equal unseen.
   bool repeats(const Event& e) {
     if (!e.line_known) return false;
-    auto [it, inserted] = lines_.try_emplace(Key{e.server, e.lock}, e.line_after);
-    if (inserted) return false;
-    if (it->second == e.line_after) return true;
-    it->second = e.line_after;
-    return false;
+    auto [it, inserted] = lines_.try_emplace(Key{e.server, e.lock});
+    Line& line = it->second;
+    const uint64_t token = e.line_token.value;
+    if (!inserted && token != 0 && token == line.token) return true;
+    const bool same = !inserted && line.entries == e.line_after;
+    if (!same) line.entries = e.line_after;
+    line.token = token;
+    return same;
   }
 
  private:
   using Key = std::pair<int, std::string>;
-  std::map<Key, std::vector<LineEntry>> lines_;
+  struct Line {
+    std::vector<LineEntry> entries;
+    uint64_t token = 0;  // the token the entries were remembered with (0: none)
+  };
+  std::map<Key, Line> lines_;
+  uint64_t last_token_ = 0;  // the reader's tokens
 };
 
 }  // namespace locksim

@@ -94,16 +94,15 @@ bool TraceReader::next(Event& out) {
   Event& event = out;
   bool repeated = false;
   if (!fast_.decode(line_, &event, &repeated) && !decode_event(line_, &event, &error, &repeated)) fail(error);
+  event.line_token = LineToken{};
   if (repeated) {
     if (header_.version < 3) fail("field \"lr\" in a version " + std::to_string(header_.version) + " trace (version 3 and later)");
-    const std::vector<LineEntry>* line = lines_.last(event);
-    if (line == nullptr) {
+    if (!lines_.repeat_into(&event)) {
       fail("field \"lr\" repeats the fair line of lock \"" + event.lock + "\" on server " +
            std::to_string(event.server) + ", but no earlier event gives one");
     }
-    event.line_after = *line;
   } else {
-    lines_.remember(event);
+    lines_.remember(&event);
   }
   if (last_id_ && event.id <= *last_id_) {
     fail("event id " + std::to_string(event.id) + " does not follow " + std::to_string(*last_id_) +
