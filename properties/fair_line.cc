@@ -100,10 +100,7 @@ void FairLineMirror::judge_refusal(const std::deque<Waiter>& line, const Event& 
 
 bool FairLineMirror::release_seen_before(const Event& e) {
   if (e.request_id.empty()) return false;
-  if (std::find(release_ids_.begin(), release_ids_.end(), e.request_id) != release_ids_.end()) return true;
-  release_ids_.push_back(e.request_id);
-  while (release_ids_.size() > kMaxReleaseIds) release_ids_.pop_front();
-  return false;
+  return release_ids_.seen_before(e.request_id);
 }
 
 bool FairLineMirror::same_line(const Line& line, const Event& e) {

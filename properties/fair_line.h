@@ -57,6 +57,7 @@
 #include <string>
 #include <vector>
 
+#include "properties/recent_ids.h"
 #include "traces/event.h"
 
 namespace locksim {
@@ -234,7 +235,7 @@ class FairLineMirror {
   std::map<std::string, uint64_t> waiting_;          // owner -> acquire op_id in progress
   std::map<int, Observation> clocks_;                // client -> latest clock observation
   std::map<int, std::deque<Pause>> pauses_;          // client -> recent pauses
-  std::deque<std::string> release_ids_;              // recent fair release request ids
+  RecentIds<> release_ids_{kMaxReleaseIds};          // recent fair release request ids
 };
 
 }  // namespace locksim

@@ -231,12 +231,8 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
 
 void LivenessChecker::check_wake_up(const Event& e) {
   if (e.script != "rlock_release") return;
-  auto& ids = release_ids_[e.lock];
-  const bool replay = !e.request_id.empty() && std::find(ids.begin(), ids.end(), e.request_id) != ids.end();
-  if (!e.request_id.empty() && !replay) {
-    ids.push_back(e.request_id);
-    while (ids.size() > 256) ids.pop_front();
-  }
+  auto& ids = release_ids_.try_emplace(e.lock, kReleaseIdsPerLock).first->second;
+  const bool replay = !e.request_id.empty() && ids.seen_before(e.request_id);
   if (replay || e.reply != "1") return;
   const std::string channel = LockKeys::channel(e.lock);
   const bool woke = std::any_of(e.published.begin(), e.published.end(), [&](const std::string& p) {

@@ -29,6 +29,7 @@
 #include "properties/fair_line.h"
 #include "properties/fault_log.h"
 #include "properties/history_context.h"
+#include "properties/recent_ids.h"
 
 namespace locksim {
 
@@ -81,7 +82,8 @@ class LivenessChecker : public Checker {
   std::map<std::string, NotedLine> noted_lines_;
   std::map<std::string, int64_t> free_since_us_;        // lock -> server showed it free since
   std::map<std::string, uint64_t> free_event_;          // lock -> the event that showed it
-  std::map<std::string, std::deque<std::string>> release_ids_;  // lock -> recent request ids
+  static constexpr size_t kReleaseIdsPerLock = 256;
+  std::map<std::string, RecentIds<>> release_ids_;  // lock -> recent release request ids
   int64_t last_scan_us_ = 0;
   std::map<std::string, std::set<int>> lock_servers_;  // lock -> servers its scripts ran on
 };

@@ -120,9 +120,7 @@ void ReentrancyChecker::on_script(const Event& e) {
   s.unknown = false;
   bool latch_replay = false;  // a retried release, answered by its latch: changes nothing
   if (release && !e.request_id.empty()) {
-    auto first = std::find_if(s.releases.begin(), s.releases.end(),
-                              [&](const Release& r) { return r.request_id == e.request_id; });
-    if (first != s.releases.end()) {
+    if (const Release* first = s.releases.find(e.request_id)) {
       latch_replay = true;
       if (first->reply != e.reply)
         violation(e, "retried release " + e.request_id + " answered " + e.reply + " but the first answered " +
@@ -147,8 +145,7 @@ void ReentrancyChecker::on_script(const Event& e) {
         for (const std::string& h : e.holders_after)
           if (!contains(s.holders, h))
             violation(e, "release by non-owner " + e.owner + " changed the owners (added " + h + ")");
-      s.releases.push_back(Release{e.request_id, e.reply, e.id, e.true_us});
-      while (s.releases.size() > kRequestsPerLock) s.releases.pop_front();
+      s.releases.add(e.request_id, Release{e.reply, e.id, e.true_us});
     }
   }
   s.holders = e.holders_after;

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "properties/checker.h"
+#include "properties/recent_ids.h"
 
 namespace locksim {
 
@@ -44,8 +45,7 @@ class ReentrancyChecker : public Checker {
     int64_t count = 0;
     bool unknown = false;
   };
-  struct Release {
-    std::string request_id;
+  struct Release {  // the first execution of a release request id
     std::string reply;
     uint64_t event_id = 0;
     int64_t true_us = 0;
@@ -53,7 +53,7 @@ class ReentrancyChecker : public Checker {
   struct ServerLock {
     std::vector<std::string> holders;
     int64_t expire_at_ms = INT64_MAX;  // server ms after which the key is gone
-    std::deque<Release> releases;
+    RecentIds<Release> releases{kRequestsPerLock};  // by request id
     bool unknown = false;  // after a failover or a restart that kept data: holders not known
   };
   void on_script(const Event& e);
