@@ -1,6 +1,7 @@
 #include "properties/liveness.h"
 
 #include <algorithm>
+#include <cassert>
 #include <string_view>
 
 #include "model/script_call.h"
@@ -12,8 +13,11 @@ void LivenessChecker::on_event(const Event& e) {
   switch (e.kind) {
     case EventKind::Invoke:
       if (is_acquire_op(e)) {
-        waiters_[e.op_id] = Waiter{e.owner, e.lock, e.client, e.id, e.true_us, e.wait_ms,
-                                   ctx_->faults().paused_total_ms(e.client), false, {}};
+        if (auto old = waiters_.find(e.op_id); old != waiters_.end()) erase_waiter(old);  // an op_id reused
+        auto [it, added] = waiters_.try_emplace(e.op_id, Waiter{e.owner, e.lock, e.client, e.id, e.true_us, e.wait_ms,
+                                                                ctx_->faults().paused_total_ms(e.client), false, {}});
+        assert(added);
+        waiters_of_lock_[e.lock].push_back(&it->second);
         auto noted = noted_lines_.find(e.lock);
         if (noted != noted_lines_.end()) noted->second.new_waiter = true;
       }
@@ -24,7 +28,7 @@ void LivenessChecker::on_event(const Event& e) {
       auto it = waiters_.find(e.op_id);
       if (e.op_id == 0 || it == waiters_.end()) break;
       if (e.detail != "crashed") check_budget(it->second, e.true_us, e.id, true);
-      waiters_.erase(it);
+      erase_waiter(it);
       break;
     }
     case EventKind::Script:
@@ -43,6 +47,8 @@ void LivenessChecker::on_event(const Event& e) {
       break;
     case EventKind::Fault:
       if (e.op == "crash") {
+        for (auto& [lock, waiters] : waiters_of_lock_)
+          std::erase_if(waiters, [&](const Waiter* w) { return w->client == e.target; });
         std::erase_if(waiters_, [&](const auto& kv) { return kv.second.client == e.target; });
       } else if (e.op == "redis_restart" && e.detail.empty()) {
         // Data lost: every lock seen on that server is free now (a restart
@@ -108,8 +114,10 @@ void LivenessChecker::note_line_ahead(const std::string& lock) {
   // names each owner once (else its first place counts).
   const size_t line_size = line->size();
   const bool unique = ctx_->line().owners_unique(lock);
-  for (auto& [op_id, w] : waiters_) {
-    if (w.lock != lock) continue;
+  auto of_lock = waiters_of_lock_.find(lock);
+  if (of_lock == waiters_of_lock_.end()) return;
+  for (Waiter* waiter : of_lock->second) {
+    Waiter& w = *waiter;
     size_t at = line_size;
     for (size_t probe : {w.noted_line_pos, w.noted_line_pos - 1, w.noted_line_pos + 1}) {
       if (!unique) break;
@@ -139,6 +147,14 @@ void LivenessChecker::note_line_ahead(const std::string& lock) {
         noted_ahead->second = Waiter::Ahead{ahead.owner, ahead.enqueue_us};
     }
   }
+}
+
+void LivenessChecker::erase_waiter(std::map<uint64_t, Waiter>::iterator it) {
+  auto& of_lock = waiters_of_lock_[it->second.lock];
+  auto pos = std::find(of_lock.begin(), of_lock.end(), &it->second);
+  assert(pos != of_lock.end());
+  of_lock.erase(pos);
+  waiters_.erase(it);
 }
 
 std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {

@@ -67,11 +67,15 @@ class LivenessChecker : public Checker {
   void check_free_waits(int64_t now_us);
   void check_wake_up(const Event& e);
   void note_line_ahead(const std::string& lock);
+  // Forgets a pending acquire (waiters_ and waiters_of_lock_).
+  void erase_waiter(std::map<uint64_t, Waiter>::iterator it);
   // The fault that can explain why w is still waiting at now_us, or "".
   std::string blame(const Waiter& w, int64_t now_us) const;
 
   CheckerContext ctx_;
   std::map<uint64_t, Waiter> waiters_;                  // op_id -> pending acquire
+  // lock -> its entries of waiters_, in no particular order (map nodes stay put)
+  std::map<std::string, std::vector<Waiter*>> waiters_of_lock_;
   // Per fair lock: the line's version when note_line_ahead last ran, and
   // whether an acquire of the lock began since. The same version and no new
   // waiter: nothing new to note (this was the checker's hottest loop).
