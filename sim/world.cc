@@ -641,21 +641,29 @@ void World::failover(int s) {
 
 bool World::step() {
   if (queue_.empty()) return false;
-  EventQueue::Item item = queue_.pop();
-  assert(item.at_us >= now_us_);
-  now_us_ = item.at_us;
+  const EventQueue::Popped top = queue_.pop();
+  assert(top.at_us >= now_us_);
+  now_us_ = top.at_us;
   stats_.actions++;
-  if (item.guard.client >= 0) {  // a client action: its process must still run
-    const int c = item.guard.client;
+  // The action runs in its slot; the slot is freed (and the action destroyed)
+  // when this step ends, also if the action throws.
+  struct Release {
+    EventQueue& queue;
+    uint32_t slot;
+    ~Release() { queue.release(slot); }
+  } release{queue_, top.slot};
+  Action& action = queue_.action(top.slot);
+  if (top.guard.client >= 0) {  // a client action: its process must still run
+    const int c = top.guard.client;
     Node& n = node(c);
-    if (!n.alive || n.incarnation != item.guard.incarnation) return true;
+    if (!n.alive || n.incarnation != top.guard.incarnation) return true;
     if (n.paused_until_us > now_us_) {
       // Deferred to the end of the pause, after the resume, in arrival order.
-      at_client_incarnation(c, item.guard.incarnation, std::move(item.action), n.paused_until_us);
+      at_client_incarnation(c, top.guard.incarnation, std::move(action), n.paused_until_us);
       return true;
     }
   }
-  item.action();
+  action();
   return true;
 }
 
