@@ -70,15 +70,7 @@ class World::NodeEnv final : public ClientEnv {
   int64_t now_ms() const override { return world_.node(c_).clock.local_ms(world_.now_us_); }
 
   TimerId start_timer(int64_t delay_ms, std::function<void()> fire) override {
-    assert(delay_ms >= 0);
-    Node& n = world_.node(c_);
-    const TimerId id = n.next_timer++;
-    n.live_timers.insert(id);
-    const int64_t at_us = world_.now_us_ + n.clock.true_delay_us(delay_ms * 1000);
-    world_.at_client(c_, at_us, [this, id, fire = std::move(fire)] {
-      if (world_.node(c_).live_timers.erase(id) != 0) fire();
-    });
-    return id;
+    return arm_timer(delay_ms, std::move(fire));
   }
 
   void cancel_timer(TimerId id) override { world_.node(c_).live_timers.erase(id); }
@@ -86,24 +78,18 @@ class World::NodeEnv final : public ClientEnv {
   void send_script(int server, const ScriptCall& call, const ScriptTag& tag, int64_t timeout_ms,
                    std::function<void(const ScriptOutcome&)> done) override {
     assert(server >= 0 && server < world_.server_count());
-    // One shared record per request: the queued actions point at it, so each
-    // fits an Action inline and the call is copied once.
-    struct Pending {
-      bool finished = false;
-      TimerId timer = 0;
-      std::function<void(const ScriptOutcome&)> done;
-      ScriptCall call;
-      ScriptTag tag;
-      Reply reply;
-    };
-    auto pending = std::make_shared<Pending>();
+    // One pooled record per request: the queued actions hold a Ref to it, so
+    // each fits an Action inline, and the call is copied into buffers that
+    // earlier requests left.
+    RecordPool<ScriptRequest>::Ref pending = world_.script_requests_.acquire();
+    pending->finished = false;
     pending->done = std::move(done);
-    pending->timer = start_timer(timeout_ms, [pending] {
+    pending->timer = arm_timer(timeout_ms, [pending] {
       if (pending->finished) return;
       pending->finished = true;
       ScriptOutcome out;
       out.timed_out = true;
-      pending->done(out);
+      finish(*pending, out);
     });
     Node& n = world_.node(c_);
     const uint64_t incarnation = n.incarnation;
@@ -134,7 +120,7 @@ class World::NodeEnv final : public ClientEnv {
         cancel_timer(pending->timer);
         ScriptOutcome out;
         out.reply = std::move(pending->reply);
-        pending->done(out);
+        finish(*pending, out);
       }, back_us);
     });
   }
@@ -148,7 +134,7 @@ class World::NodeEnv final : public ClientEnv {
     };
     auto pending = std::make_shared<Pending>();
     pending->done = std::move(done);
-    pending->timer = start_timer(timeout_ms > 0 ? timeout_ms : 0, [pending] {
+    pending->timer = arm_timer(timeout_ms > 0 ? timeout_ms : 0, [pending] {
       if (pending->finished) return;
       pending->finished = true;
       pending->done(false);
@@ -213,10 +199,31 @@ class World::NodeEnv final : public ClientEnv {
 
   uint64_t new_op_id() override { return world_.next_op_id_++; }
 
+  // start_timer for any callable (the env's own timers need no std::function).
+  template <class F>
+  TimerId arm_timer(int64_t delay_ms, F&& fire) {
+    assert(delay_ms >= 0);
+    Node& n = world_.node(c_);
+    const TimerId id = n.next_timer++;
+    n.live_timers.insert(id);
+    const int64_t at_us = world_.now_us_ + n.clock.true_delay_us(delay_ms * 1000);
+    world_.at_client(c_, at_us, [this, id, fire = std::forward<F>(fire)]() mutable {
+      if (world_.node(c_).live_timers.erase(id) != 0) fire();
+    });
+    return id;
+  }
+
   void emit(Event event) override {
     event.client = c_;
     event.local_ms = now_ms();
     world_.emit(std::move(event));
+  }
+
+  // Calls the request's callback once; the pooled record keeps no captures.
+  static void finish(ScriptRequest& request, const ScriptOutcome& out) {
+    std::function<void(const ScriptOutcome&)> done = std::move(request.done);
+    request.done = nullptr;
+    done(out);
   }
 
  private:

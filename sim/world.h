@@ -35,6 +35,7 @@
 #include "sim/event_queue.h"
 #include "sim/network.h"
 #include "sim/node_clock.h"
+#include "sim/record_pool.h"
 #include "sim/rng.h"
 #include "sim/server_faults.h"
 #include "traces/event_sink.h"
@@ -134,6 +135,18 @@ class World {
     bool active = false;  // reached the server
   };
 
+  // A script request in flight (NodeEnv::send_script): the timeout timer, the
+  // arrival at the server and the reply share it. Pooled: its strings keep
+  // their buffers from request to request.
+  struct ScriptRequest {
+    bool finished = false;
+    ClientEnv::TimerId timer = 0;
+    std::function<void(const ScriptOutcome&)> done;  // cleared once called
+    ScriptCall call;
+    ScriptTag tag;
+    Reply reply;
+  };
+
   Node& node(int c);
   void start_client(int c);
   bool link_down(int c) const;
@@ -158,6 +171,7 @@ class World {
   std::unique_ptr<ReplicatedBackend> replicated_;  // with replica lags
   Backend& backend_;
   EventSink& sink_;
+  RecordPool<ScriptRequest> script_requests_;  // before queue_: queued actions hold Refs
   EventQueue queue_;
   int64_t now_us_ = 0;
   uint64_t next_event_id_ = 0;
