@@ -279,12 +279,23 @@ std::vector<std::string> Store::hkeys(const std::string& key, int64_t now_ms) {
 // ---------------------------------------------------------------- lists
 
 std::optional<std::string> Store::lindex(const std::string& key, int64_t index, int64_t now_ms) {
+  const std::string* element = lindex_ref(key, index, now_ms);
+  if (element == nullptr) return std::nullopt;
+  return *element;
+}
+
+const std::string* Store::lindex_ref(const std::string& key, int64_t index, int64_t now_ms) {
   const Value* v = find_typed(key, Type::List, now_ms);
-  if (v == nullptr) return std::nullopt;
+  if (v == nullptr) return nullptr;
   const auto size = static_cast<int64_t>(v->list.size());
   if (index < 0) index += size;
-  if (index < 0 || index >= size) return std::nullopt;
-  return v->list[static_cast<size_t>(index)];
+  if (index < 0 || index >= size) return nullptr;
+  return &v->list[static_cast<size_t>(index)];
+}
+
+const std::vector<std::string>* Store::list_ref(const std::string& key, int64_t now_ms) {
+  const Value* v = find_typed(key, Type::List, now_ms);
+  return v == nullptr ? nullptr : &v->list;
 }
 
 std::optional<std::string> Store::lpop(const std::string& key, int64_t now_ms) {

@@ -88,6 +88,12 @@ class Store {
   // LREM key count value: count > 0 from the head, < 0 from the tail, 0 all.
   int64_t lrem(const std::string& key, int64_t count, const std::string& value, int64_t now_ms);
   std::vector<std::string> lrange_all(const std::string& key, int64_t now_ms);
+  // LINDEX and LRANGE 0 -1 without a copy (same lookup, lazy expiry and
+  // WRONGTYPE): null where LINDEX gives nil / there is no list. The pointer
+  // stays valid until the next call that may change `key` (calls on other
+  // keys leave it alone).
+  const std::string* lindex_ref(const std::string& key, int64_t index, int64_t now_ms);
+  const std::vector<std::string>* list_ref(const std::string& key, int64_t now_ms);
   // The fair waiting line `line` with each member's score in `deadlines`
   // (none if absent), head first, into *out (its buffers are reused). Same
   // lookups (and lazy expiry) as LRANGE then one ZSCORE per member; false,
