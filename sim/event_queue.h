@@ -8,8 +8,8 @@
 // a slot table of fixed-size chunks that never moves them: pop() takes the
 // earliest entry out of the order and leaves its action in its slot, where
 // the caller runs it in place (it may schedule more meanwhile) and then
-// release()s the slot. The order is a 4-ary min-heap of 16-byte entries
-// (time, then sequence and slot packed in one word, compared inline), so
+// release()s the slot. The order is a 4-ary min-heap of 16-byte keys (time,
+// then sequence and slot: one 128-bit integer, compared inline), so
 // scheduling and popping copy no callable and allocate nothing once the
 // table has grown.
 #pragma once
@@ -57,7 +57,7 @@ class EventQueue {
     Slot& s = slot_at(slot);
     s.action = std::move(action);
     s.guard = guard;
-    heap_.push_back(Entry{at_us, (next_seq_++ << kSlotBits) | slot});
+    heap_.push_back(make_key(at_us, (next_seq_++ << kSlotBits) | slot));
     sift_up(heap_.size() - 1);
   }
 
@@ -65,19 +65,19 @@ class EventQueue {
   size_t size() const { return heap_.size(); }
   int64_t next_at_us() const {
     assert(!heap_.empty());
-    return heap_.front().at_us;
+    return at_us_of(heap_.front());
   }
 
   // Takes the earliest entry out of the order. Its action stays in place
   // (action(slot)) until release(slot); the slot is not reused before.
   Popped pop() {
     assert(!heap_.empty());
-    const Entry top = heap_.front();
-    const Entry last = heap_.back();
+    const Key top = heap_.front();
+    const Key last = heap_.back();
     heap_.pop_back();
     if (!heap_.empty()) sift_down(last);
-    const uint32_t slot = static_cast<uint32_t>(top.order & kSlotMask);
-    return Popped{top.at_us, slot_at(slot).guard, slot};
+    const auto slot = static_cast<uint32_t>(static_cast<uint64_t>(top) & kSlotMask);
+    return Popped{at_us_of(top), slot_at(slot).guard, slot};
   }
 
   // The action of a popped, not yet released slot.
@@ -96,18 +96,18 @@ class EventQueue {
   static constexpr uint32_t kChunkSlots = 1024;  // a power of two
   static constexpr size_t kArity = 4;
 
-  struct Entry {
-    int64_t at_us = 0;
-    uint64_t order = 0;  // sequence << kSlotBits | slot: unique, in scheduling order
-  };
+  // at_us << 64 | sequence << kSlotBits | slot: unique, and smaller means
+  // earlier (at_us >= 0), then scheduled first.
+  using Key = unsigned __int128;
   struct Slot {
     Action action;  // empty while the slot is free
     Guard guard;
   };
 
-  static bool before(const Entry& a, const Entry& b) {
-    return a.at_us < b.at_us || (a.at_us == b.at_us && a.order < b.order);
+  static Key make_key(int64_t at_us, uint64_t order) {
+    return (static_cast<Key>(static_cast<uint64_t>(at_us)) << 64) | order;
   }
+  static int64_t at_us_of(Key key) { return static_cast<int64_t>(static_cast<uint64_t>(key >> 64)); }
 
   Slot& slot_at(uint32_t slot) {
     assert(slot < slot_count_);
@@ -115,10 +115,10 @@ class EventQueue {
   }
 
   void sift_up(size_t i) {
-    const Entry moving = heap_[i];
+    const Key moving = heap_[i];
     while (i > 0) {
       const size_t parent = (i - 1) / kArity;
-      if (!before(moving, heap_[parent])) break;
+      if (!(moving < heap_[parent])) break;
       heap_[i] = heap_[parent];
       i = parent;
     }
@@ -126,25 +126,32 @@ class EventQueue {
   }
 
   // Places `moving` into the hole at the root, moving smaller children up.
-  void sift_down(const Entry moving) {
+  void sift_down(const Key moving) {
+    static_assert(kArity == 4, "the full-node case below compares four children");
     const size_t n = heap_.size();
     size_t i = 0;
     for (;;) {
       const size_t first = i * kArity + 1;
-      if (first >= n) break;
       size_t best = first;
-      const size_t end = first + kArity < n ? first + kArity : n;
-      for (size_t k = first + 1; k < end; ++k) {
-        if (before(heap_[k], heap_[best])) best = k;
+      if (first + kArity <= n) {  // all four children: a two-round tournament
+        const size_t left = heap_[first + 1] < heap_[first] ? first + 1 : first;
+        const size_t right = heap_[first + 3] < heap_[first + 2] ? first + 3 : first + 2;
+        best = heap_[right] < heap_[left] ? right : left;
+      } else if (first < n) {
+        for (size_t k = first + 1; k < n; ++k) {
+          if (heap_[k] < heap_[best]) best = k;
+        }
+      } else {
+        break;
       }
-      if (!before(heap_[best], moving)) break;
+      if (!(heap_[best] < moving)) break;
       heap_[i] = heap_[best];
       i = best;
     }
     heap_[i] = moving;
   }
 
-  std::vector<Entry> heap_;
+  std::vector<Key> heap_;
   std::vector<std::unique_ptr<Slot[]>> chunks_;
   uint32_t slot_count_ = 0;
   std::vector<uint32_t> free_slots_;
