@@ -68,8 +68,20 @@ size_t Store::KeyHash::operator()(const std::string& key) const {
   return static_cast<size_t>(h);
 }
 
-Store::Keys::iterator Store::lookup(const std::string& key, int64_t now_ms) {
+Store::Keys::iterator Store::find_key(const std::string& key) {
+  for (const RecentKey& r : recent_keys_.entries) {
+    if (r.name != nullptr && *r.name == key) return r.it;
+  }
   auto it = keys_.find(key);
+  if (it != keys_.end()) {
+    recent_keys_.entries[recent_keys_.next] = RecentKey{&it->first, it};
+    recent_keys_.next = (recent_keys_.next + 1) % RecentKeys::kSize;
+  }
+  return it;
+}
+
+Store::Keys::iterator Store::lookup(const std::string& key, int64_t now_ms) {
+  auto it = find_key(key);
   if (it == keys_.end()) return it;
   if (expired(it->second, now_ms)) {
     erase(it);
@@ -95,6 +107,7 @@ Store::Keys::iterator Store::lookup_or_create(const std::string& key, Type type,
 
 void Store::erase(Keys::iterator it) {
   assert(it != keys_.end());
+  forget_recent_keys();
   if (it->second.expire_at_ms) expiry_index_.erase(it->second.expiry_entry);
   if (spare_nodes_.size() >= kSpareNodes) {
     keys_.erase(it);
@@ -114,18 +127,23 @@ void Store::erase(Keys::iterator it) {
 }
 
 Store::Keys::iterator Store::create(const std::string& key) {
+  const size_t buckets = keys_.bucket_count();
+  Keys::iterator it;
   if (spare_nodes_.empty()) {
-    const auto [it, added] = keys_.try_emplace(key);
+    const auto [created, added] = keys_.try_emplace(key);
     assert(added);
     (void)added;
-    return it;
+    it = created;
+  } else {
+    Keys::node_type node = std::move(spare_nodes_.back());
+    spare_nodes_.pop_back();
+    node.key() = key;
+    auto result = keys_.insert(std::move(node));
+    assert(result.inserted);
+    it = result.position;
   }
-  Keys::node_type node = std::move(spare_nodes_.back());
-  spare_nodes_.pop_back();
-  node.key() = key;
-  auto result = keys_.insert(std::move(node));
-  assert(result.inserted);
-  return result.position;
+  if (keys_.bucket_count() != buckets) forget_recent_keys();  // a rehash invalidates iterators
+  return it;
 }
 
 // Moves the key's index entry instead of replacing it, so renewing a lease
@@ -564,6 +582,7 @@ void Store::sweep_expired(int64_t now_ms) {
 }
 
 void Store::clear() {
+  forget_recent_keys();
   keys_.clear();
   expiry_index_.clear();
   published_.clear();

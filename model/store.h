@@ -24,6 +24,7 @@
 //    by "," in ZRANGE order, score via format_score(). Does not delete anything.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -190,6 +191,9 @@ class Store {
     return it == keys_.end() ? nullptr : &it->second;
   }
   void erase(Keys::iterator it);
+  // keys_.find through recent_keys_.
+  Keys::iterator find_key(const std::string& key);
+  void forget_recent_keys() { recent_keys_.forget(); }
   // A new empty entry for `key` (absent), reusing a spare node if any.
   Keys::iterator create(const std::string& key);
   void set_expiry(Keys::iterator it, std::optional<int64_t> expire_at_ms);
@@ -204,6 +208,34 @@ class Store {
   // the key's buffer) saves two allocations each time. At most kSpareNodes.
   static constexpr size_t kSpareNodes = 16;
   std::vector<Keys::node_type> spare_nodes_;
+  // The last few keys found: a script names the same two or three keys over
+  // and over, and a hit costs a string compare instead of hashing and a
+  // bucket walk. Emptied whenever an entry may go stale: a key erased (or
+  // its node extracted), clear(), and a rehash (an insertion that changed
+  // the bucket count), and a move of the store (both sides). Only speeds
+  // find up: the same entries are found.
+  struct RecentKey {
+    const std::string* name = nullptr;  // the key inside its node; null: unused
+    Keys::iterator it;
+  };
+  struct RecentKeys {
+    static constexpr size_t kSize = 4;
+    std::array<RecentKey, kSize> entries{};
+    size_t next = 0;  // round robin
+
+    RecentKeys() = default;
+    RecentKeys(RecentKeys&& other) noexcept { other.forget(); }
+    RecentKeys& operator=(RecentKeys&& other) noexcept {
+      forget();
+      other.forget();
+      return *this;
+    }
+    void forget() {
+      entries.fill(RecentKey{});
+      next = 0;
+    }
+  };
+  RecentKeys recent_keys_;
 };
 
 }  // namespace locksim
