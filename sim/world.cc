@@ -3,7 +3,7 @@
 #include <cassert>
 #include <algorithm>
 #include <cstdio>
-#include <deque>
+#include <cstddef>
 #include <utility>
 
 #include "impl/script_event_fields.h"
@@ -16,34 +16,46 @@ namespace {
 // The set of a node's pending timers. Timer ids are handed out in increasing
 // order (insert() checks it), so the set is a window of flags from the
 // oldest pending id on: insert, erase and clear are O(1) amortised and
-// allocate only when the window grows.
+// allocate only when the window grows. The window is flags_[head_..]; the
+// flags before head_ are dropped in one go once they are the larger half.
 class LiveTimers {
  public:
   void insert(uint64_t id) {
-    if (flags_.empty()) base_ = id;
-    assert(id == base_ + flags_.size() && "timer ids must be consecutive");
+    if (head_ == flags_.size()) {  // empty: the window starts at id
+      flags_.clear();
+      head_ = 0;
+      base_ = id;
+    }
+    assert(id == base_ + (flags_.size() - head_) && "timer ids must be consecutive");
     flags_.push_back(1);
   }
   // True if `id` was pending (and now is not).
   bool erase(uint64_t id) {
-    if (id < base_ || id >= base_ + flags_.size()) return false;
-    uint8_t& flag = flags_[id - base_];
+    if (id < base_ || id >= base_ + (flags_.size() - head_)) return false;
+    uint8_t& flag = flags_[head_ + (id - base_)];
     const bool was = flag != 0;
     flag = 0;
-    while (!flags_.empty() && flags_.front() == 0) {
-      flags_.pop_front();
+    while (head_ < flags_.size() && flags_[head_] == 0) {
+      ++head_;
       ++base_;
+    }
+    if (head_ >= kCompactAfter && head_ * 2 >= flags_.size()) {
+      flags_.erase(flags_.begin(), flags_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
     }
     return was;
   }
   void clear() {
-    base_ += flags_.size();
+    base_ += flags_.size() - head_;
     flags_.clear();
+    head_ = 0;
   }
 
  private:
-  uint64_t base_ = 0;           // id of flags_.front()
-  std::deque<uint8_t> flags_;   // 1: pending
+  static constexpr size_t kCompactAfter = 64;
+  uint64_t base_ = 0;            // id of flags_[head_]
+  size_t head_ = 0;
+  std::vector<uint8_t> flags_;   // 1: pending
 };
 }  // namespace
 
