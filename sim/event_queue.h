@@ -41,7 +41,7 @@ class EventQueue {
     uint32_t slot = 0;
   };
 
-  void push(int64_t at_us, Action action, Guard guard = Guard{}) {
+  void push(int64_t at_us, Action&& action, Guard guard = Guard{}) {
     assert(heap_.size() < kMaxItems && "event queue bound exceeded");
     assert(action && "scheduling an empty action");
     assert(at_us >= 0);

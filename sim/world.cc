@@ -288,7 +288,7 @@ World::World(WorldConfig config, Backend& backend, EventSink& sink)
 
 World::~World() = default;
 
-World::Node& World::node(int c) {
+inline World::Node& World::node(int c) {
   assert(c >= 0 && c < static_cast<int>(nodes_.size()));
   return *nodes_[c];
 }
@@ -338,22 +338,22 @@ void World::start_client(int c) {
   if (config_.groups) n.group = std::make_unique<MultiLockClient>(*n.env, cc, config_.group_options);
 }
 
-void World::at(int64_t at_us, Action action) {
+void World::at(int64_t at_us, Action&& action) {
   assert(at_us >= now_us_);
   queue_.push(at_us, std::move(action));
 }
 
-void World::at_client(int c, int64_t at_us, Action action) {
+void World::at_client(int c, int64_t at_us, Action&& action) {
   at_client_incarnation(c, node(c).incarnation, std::move(action), at_us);
 }
 
-void World::at_client_incarnation(int c, uint64_t incarnation, Action action, int64_t at_us) {
+void World::at_client_incarnation(int c, uint64_t incarnation, Action&& action, int64_t at_us) {
   if (at_us < 0) at_us = now_us_;
   assert(at_us >= now_us_);
   queue_.push(at_us, std::move(action), EventQueue::Guard{c, incarnation});
 }
 
-void World::after_client(int c, int64_t delay_ms, Action action) {
+void World::after_client(int c, int64_t delay_ms, Action&& action) {
   assert(delay_ms >= 0);
   at_client(c, now_us_ + node(c).clock.true_delay_us(delay_ms * 1000), std::move(action));
 }

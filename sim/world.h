@@ -75,14 +75,16 @@ class World {
   int server_count() const { return backend_.server_count(); }
 
   // Schedules a world action (not tied to a client) at true time at_us >= now.
-  void at(int64_t at_us, Action action);
+  // (Actions are taken by rvalue reference all the way into the queue: a
+  // lambda converts to one Action, which is moved once, into its slot.)
+  void at(int64_t at_us, Action&& action);
   // Schedules an action on client c's current incarnation: dropped if it
   // crashes first, deferred to the end of a pause.
-  void at_client(int c, int64_t at_us, Action action);
+  void at_client(int c, int64_t at_us, Action&& action);
 
   // Runs `action` on client c after delay_ms of its monotonic clock (a task's
   // sleep); same crash/pause rules as at_client.
-  void after_client(int c, int64_t delay_ms, Action action);
+  void after_client(int c, int64_t delay_ms, Action&& action);
 
   bool client_alive(int c) const;
   LockClient& client(int c);  // c must be alive
@@ -158,7 +160,7 @@ class World {
                          int64_t* back_us);
   // at_client for a given incarnation of c; at_us < 0 means now. The queue
   // carries the (client, incarnation) guard that step() checks.
-  void at_client_incarnation(int c, uint64_t incarnation, Action action, int64_t at_us = -1);
+  void at_client_incarnation(int c, uint64_t incarnation, Action&& action, int64_t at_us = -1);
   void route_published(int s, const std::vector<Published>& published);
   void drop_subscriptions(int c);
   // A message the link dropped at random (not a partition): counted, and
