@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "model/exec_result.h"
+#include "model/key_hash.h"
 
 namespace locksim {
 
@@ -146,14 +147,8 @@ class Store {
   // Keys with an expiry by expire_at_ms; each entry points at its key's name
   // inside keys_ (node-based, so the name never moves while the key lives).
   using ExpiryIndex = std::multimap<int64_t, const std::string*>;
-  // Key names share long prefixes ("redisson_lock_queue:{...}"); this hash
-  // reads 8 bytes a step (std::hash's costs ~2x). Only snapshot() iterates
-  // keys_, and it sorts, so the hash never shows in any output.
-  // Not noexcept on purpose: libstdc++ then caches each key's hash in its
-  // node, so rehashing and bucket walks never hash a key again.
-  struct KeyHash {
-    size_t operator()(const std::string& key) const;
-  };
+  // model/key_hash.h. Only snapshot() iterates keys_, and it sorts, so the
+  // hash never shows in any output.
   struct ZSet {
     std::unordered_map<std::string, double, KeyHash> score_of;  // never iterated
     std::set<std::pair<double, std::string>> ordered;

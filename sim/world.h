@@ -30,6 +30,7 @@
 
 #include "impl/client.h"
 #include "impl/multi_lock.h"
+#include "model/key_hash.h"
 #include "sim/action.h"
 #include "sim/backend.h"
 #include "sim/event_queue.h"
@@ -196,7 +197,7 @@ class World {
     std::vector<LineEntry> entries;
   };
   // Per server, per line key: the last tokened line, in event form.
-  std::vector<std::unordered_map<std::string, LineCopy>> line_copies_;
+  std::vector<std::unordered_map<std::string, LineCopy, KeyHash>> line_copies_;  // never iterated
 };
 
 }  // namespace locksim
