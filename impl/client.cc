@@ -17,7 +17,11 @@ struct LockClient::AcquireOp {
   bool once = false;      // tryLock(): exactly one attempt
   int64_t start_ms = 0;   // local wall clock at the start (budget accounting)
   std::string channel;
-  std::string line_key, deadlines_key;  // fair lock: computed once, sent every attempt
+  // The acquire script, built once (owner, key names, lease, slot); an
+  // attempt sets only its now_ms. Fair: also the line/deadlines key names
+  // that acquire_failed sends.
+  ScriptCall call;
+  ScriptTag tag;
   ClientEnv::SubscriptionId sub = 0;
   bool subscribed = false;  // requested (confirmed or not)
   ClientEnv::TimerId wait_timer = 0;
@@ -90,10 +94,25 @@ void LockClient::start_acquire(int task, const LockRef& lock, int64_t wait_ms, i
   op->once = once;
   op->start_ms = env_.now_ms();
   op->channel = channel_of(lock, op->owner);
-  if (lock.kind == LockKind::Fair) {
-    op->line_key = LockKeys::line(lock.name);
-    op->deadlines_key = LockKeys::deadlines(lock.name);
+  ScriptParams& p = op->call.params;
+  p.lock = lock.name;
+  p.owner = op->owner;
+  if (lease_ms < 0) {
+    p.lease_ms = config_.watchdog_lease_ms;
+  } else if (config_.mutant == ClientMutant::LeaseUnitSeconds) {
+    p.lease_ms = lease_ms / 1000;  // the bug: a unit mix-up
+  } else {
+    p.lease_ms = lease_ms;
   }
+  if (lock.kind == LockKind::Fair) {
+    op->call.kind = once ? ScriptKind::FairTryOnce : ScriptKind::FairAcquire;
+    p.line = LockKeys::line(lock.name);
+    p.deadlines = LockKeys::deadlines(lock.name);
+    p.wait_ms = fair_slot_ms(wait_ms);
+  } else {
+    op->call.kind = ScriptKind::RlockAcquire;
+  }
+  op->tag = ScriptTag{op->op_name, op->op_id, ""};
   op->done = std::move(done);
   acquires_.emplace(op->op_id, op);
 
@@ -124,29 +143,21 @@ void LockClient::attempt(const std::shared_ptr<AcquireOp>& op) {
     return;
   }
   op->wake_pending = false;  // this poll sees every release published so far
-  ScriptCall call;
-  ScriptParams& p = call.params;
-  p.lock = op->lock.name;
-  p.owner = op->owner;
-  if (op->lease_ms < 0) {
-    p.lease_ms = config_.watchdog_lease_ms;
-  } else if (config_.mutant == ClientMutant::LeaseUnitSeconds) {
-    p.lease_ms = op->lease_ms / 1000;  // the bug: a unit mix-up
-  } else {
-    p.lease_ms = op->lease_ms;
-  }
-  if (op->lock.kind == LockKind::Fair) {
-    call.kind = op->once ? ScriptKind::FairTryOnce : ScriptKind::FairAcquire;
-    p.line = op->line_key;
-    p.deadlines = op->deadlines_key;
-    p.wait_ms = fair_slot_ms(op->wait_ms);
-    p.now_ms = env_.now_ms();
-  } else {
-    call.kind = ScriptKind::RlockAcquire;
-  }
-  env_.send_script(op->lock.server, call, ScriptTag{op->op_name, op->op_id, ""},
-                   config_.request_timeout_ms,
-                   [this, op](const ScriptOutcome& out) { on_acquire_reply(op, out); });
+  if (op->lock.kind == LockKind::Fair) op->call.params.now_ms = env_.now_ms();
+  // The callbacks name the operation by id (small enough for std::function
+  // to keep inline): a finished or crashed one is no longer in acquires_.
+  env_.send_script(op->lock.server, op->call, op->tag, config_.request_timeout_ms,
+                   [this, op_id = op->op_id](const ScriptOutcome& out) {
+                     if (const std::shared_ptr<AcquireOp> op = pending_acquire(op_id)) on_acquire_reply(op, out);
+                   });
+}
+
+std::shared_ptr<LockClient::AcquireOp> LockClient::pending_acquire(uint64_t op_id) const {
+  if (dead_) return nullptr;
+  auto it = acquires_.find(op_id);
+  if (it == acquires_.end()) return nullptr;
+  assert(!it->second->finished);
+  return it->second;
 }
 
 void LockClient::on_acquire_reply(const std::shared_ptr<AcquireOp>& op, const ScriptOutcome& out) {
@@ -180,8 +191,9 @@ void LockClient::on_acquire_reply(const std::shared_ptr<AcquireOp>& op, const Sc
     op->subscribed = true;
     const int64_t remaining = op->wait_ms - (env_.now_ms() - op->start_ms);
     const int64_t timeout_ms = op->has_budget() ? remaining : config_.request_timeout_ms;
-    op->sub = env_.subscribe(op->lock.server, op->channel, timeout_ms, [this, op](bool ok) {
-      if (dead_ || op->finished) return;
+    op->sub = env_.subscribe(op->lock.server, op->channel, timeout_ms, [this, op_id = op->op_id](bool ok) {
+      const std::shared_ptr<AcquireOp> op = pending_acquire(op_id);
+      if (!op) return;
       if (!ok) {
         give_up(op, "subscribe timeout");
         return;
@@ -202,7 +214,7 @@ void LockClient::wait_for_wake(const std::shared_ptr<AcquireOp>& op, int64_t ttl
   op->waiting = true;
   if (op->wake_pending) {  // woken while the poll was in flight: poll again now
     op->wake_pending = false;
-    op->wait_timer = env_.start_timer(0, [this, op] { wake(op); });
+    op->wait_timer = env_.start_timer(0, [this, op_id = op->op_id] { wake_by_id(op_id); });
     return;
   }
   int64_t wait_ms = -1;  // -1: until a message
@@ -213,8 +225,12 @@ void LockClient::wait_for_wake(const std::shared_ptr<AcquireOp>& op, int64_t ttl
     wait_ms = ttl_ms;
   }
   if (wait_ms >= 0) {
-    op->wait_timer = env_.start_timer(wait_ms, [this, op] { wake(op); });
+    op->wait_timer = env_.start_timer(wait_ms, [this, op_id = op->op_id] { wake_by_id(op_id); });
   }
+}
+
+void LockClient::wake_by_id(uint64_t op_id) {
+  if (const std::shared_ptr<AcquireOp> op = pending_acquire(op_id)) wake(op);
 }
 
 void LockClient::wake(const std::shared_ptr<AcquireOp>& op) {
@@ -249,8 +265,8 @@ void LockClient::send_acquire_failed(const std::shared_ptr<AcquireOp>& op) {
   }
   ScriptCall call;
   call.kind = ScriptKind::FairAcquireFailed;
-  call.params.line = op->line_key;
-  call.params.deadlines = op->deadlines_key;
+  call.params.line = op->call.params.line;
+  call.params.deadlines = op->call.params.deadlines;
   call.params.owner = op->owner;
   call.params.wait_ms = fair_slot_ms(op->wait_ms);
   call.params.lock = op->lock.name;

@@ -74,6 +74,9 @@ class LockClient {
   void on_acquire_reply(const std::shared_ptr<AcquireOp>& op, const ScriptOutcome& out);
   void wait_for_wake(const std::shared_ptr<AcquireOp>& op, int64_t ttl_ms);
   void wake(const std::shared_ptr<AcquireOp>& op);
+  void wake_by_id(uint64_t op_id);
+  // The pending (not finished) acquire op_id; null when finished or crashed.
+  std::shared_ptr<AcquireOp> pending_acquire(uint64_t op_id) const;
   bool spend_budget(const std::shared_ptr<AcquireOp>& op);  // false: exhausted
   void give_up(const std::shared_ptr<AcquireOp>& op, const std::string& detail);
   // Fair lock, not tryLock(): leave the line (acquire_failed + its notice).

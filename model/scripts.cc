@@ -108,8 +108,10 @@ class Execution {
   void purge_stale_waiters() {
     const int64_t limit = s_.llen(p_.line, now_);
     for (int64_t i = 0; i < limit; ++i) {
-      const auto head = s_.lindex(p_.line, 0, now_);
-      if (!head) return;
+      // `head` stays valid until the lpop (the calls between touch only
+      // the deadlines key).
+      const std::string* head = s_.lindex_ref(p_.line, 0, now_);
+      if (head == nullptr) return;
       const auto deadline = s_.zscore(p_.deadlines, *head, now_);
       if (!deadline || *deadline > static_cast<double>(p_.now_ms)) return;
       s_.zrem(p_.deadlines, *head, now_);
@@ -117,12 +119,18 @@ class Execution {
     }
   }
 
+  // LINDEX line 0 == member.
+  bool is_line_head(const std::string& member) {
+    const std::string* head = s_.lindex_ref(p_.line, 0, now_);
+    return head != nullptr && *head == member;
+  }
+
   void publish_to_head() {
     if (is(ModelVariant::ReleaseNoPublish)) return;
     publish_to_head_always();
   }
   void publish_to_head_always() {
-    if (auto head = s_.lindex(p_.line, 0, now_)) s_.publish(p_.channel_prefix + ":" + *head, p_.message);
+    if (const std::string* head = s_.lindex_ref(p_.line, 0, now_)) s_.publish(p_.channel_prefix + ":" + *head, p_.message);
   }
 
   Reply fair_acquire(bool try_once) {
@@ -132,7 +140,7 @@ class Execution {
     if (try_once || !is(ModelVariant::FairNoStalePurge)) purge_stale_waiters();
     // 2.
     if (!s_.exists(p_.lock, now_)) {
-      const bool line_free = !s_.exists(p_.line, now_) || s_.lindex(p_.line, 0, now_) == p_.owner;
+      const bool line_free = !s_.exists(p_.line, now_) || is_line_head(p_.owner);
       if (line_free) {
         s_.lpop(p_.line, now_);
         s_.zrem(p_.deadlines, p_.owner, now_);
@@ -158,8 +166,8 @@ class Execution {
       if (is(ModelVariant::FairTtlFromDeadline)) return lua_number_reply(*own_deadline - wait - now_client);
       if (same_deadline) s_.zadd(p_.deadlines, now_client + wait, p_.owner, now_);
       if (is(ModelVariant::FairWaitForHead) && !s_.exists(p_.lock, now_)) {
-        const auto head = s_.lindex(p_.line, 0, now_);
-        if (head && *head != p_.owner) {
+        const std::string* head = s_.lindex_ref(p_.line, 0, now_);
+        if (head != nullptr && *head != p_.owner) {
           if (const auto head_deadline = s_.zscore(p_.deadlines, *head, now_)) {
             return lua_number_reply(std::min(static_cast<double>(kWaitForHeadRecheckMs),
                                              std::max(0.0, *head_deadline - now_client)));
@@ -175,9 +183,9 @@ class Execution {
       ttl = static_cast<double>(s_.pttl(p_.lock, now_));
       deadline = now_client + wait;
     } else {
-      const auto last = s_.lindex(p_.line, -1, now_);
+      const std::string* last = s_.lindex_ref(p_.line, -1, now_);
       std::optional<double> last_deadline;
-      if (last && *last != p_.owner) last_deadline = s_.zscore(p_.deadlines, *last, now_);
+      if (last != nullptr && *last != p_.owner) last_deadline = s_.zscore(p_.deadlines, *last, now_);
       ttl = last_deadline ? *last_deadline - now_client : static_cast<double>(s_.pttl(p_.lock, now_));
       deadline = ttl + wait + now_client;
     }
@@ -215,11 +223,13 @@ class Execution {
   }
 
   Reply fair_acquire_failed() {
-    const std::vector<std::string> members = s_.lrange_all(p_.line, now_);
-    const auto first = std::find(members.begin(), members.end(), p_.owner);
-    if (first != members.end()) {
-      for (auto it = first + 1; it != members.end(); ++it) {
-        s_.zincrby(p_.deadlines, -static_cast<double>(p_.wait_ms), *it, now_);
+    // The line itself, not a copy: the zincrby calls touch only the deadlines key.
+    if (const std::vector<std::string>* members = s_.list_ref(p_.line, now_)) {
+      const auto first = std::find(members->begin(), members->end(), p_.owner);
+      if (first != members->end()) {
+        for (auto it = first + 1; it != members->end(); ++it) {
+          s_.zincrby(p_.deadlines, -static_cast<double>(p_.wait_ms), *it, now_);
+        }
       }
     }
     s_.zrem(p_.deadlines, p_.owner, now_);

@@ -32,44 +32,20 @@ bool parse_int64(const std::string& s, int64_t* out) {
 
 // ---------------------------------------------------------------- internals
 
-size_t Store::KeyHash::operator()(const std::string& key) const {
-  constexpr uint64_t kMul1 = 0x9E3779B97F4A7C15ULL;
-  constexpr uint64_t kMul2 = 0xC2B2AE3D27D4EB4FULL;
-  const char* p = key.data();
-  size_t n = key.size();
-  uint64_t h = kMul1 ^ (static_cast<uint64_t>(n) * kMul2);
-  for (; n >= 8; p += 8, n -= 8) {
-    uint64_t chunk = 0;
-    std::memcpy(&chunk, p, 8);
-    h ^= chunk * kMul2;
-    h = ((h << 31) | (h >> 33)) * kMul1;
+Store::Keys::iterator Store::find_key(const std::string& key) {
+  for (const RecentKey& r : recent_keys_.entries) {
+    if (r.name != nullptr && *r.name == key) return r.it;
   }
-  // The last n < 8 bytes by overlapping loads (the length is already mixed in).
-  uint64_t tail = 0;
-  if (n > 0 && key.size() >= 8) {
-    std::memcpy(&tail, key.data() + key.size() - 8, 8);
-  } else if (n >= 4) {
-    uint32_t head4 = 0;
-    uint32_t last4 = 0;
-    std::memcpy(&head4, p, 4);
-    std::memcpy(&last4, p + n - 4, 4);
-    tail = (static_cast<uint64_t>(head4) << 32) | last4;
-  } else if (n > 0) {
-    const auto byte = [p](size_t i) { return static_cast<uint64_t>(static_cast<unsigned char>(p[i])); };
-    tail = (byte(0) << 16) | (byte(n / 2) << 8) | byte(n - 1);
+  auto it = keys_.find(key);
+  if (it != keys_.end()) {
+    recent_keys_.entries[recent_keys_.next] = RecentKey{&it->first, it};
+    recent_keys_.next = (recent_keys_.next + 1) % RecentKeys::kSize;
   }
-  h ^= tail * kMul2;
-  // MurmurHash3's finaliser: every input bit reaches every output bit.
-  h ^= h >> 33;
-  h *= 0xFF51AFD7ED558CCDULL;
-  h ^= h >> 33;
-  h *= 0xC4CEB9FE1A85EC53ULL;
-  h ^= h >> 33;
-  return static_cast<size_t>(h);
+  return it;
 }
 
 Store::Keys::iterator Store::lookup(const std::string& key, int64_t now_ms) {
-  auto it = keys_.find(key);
+  auto it = find_key(key);
   if (it == keys_.end()) return it;
   if (expired(it->second, now_ms)) {
     erase(it);
@@ -95,6 +71,7 @@ Store::Keys::iterator Store::lookup_or_create(const std::string& key, Type type,
 
 void Store::erase(Keys::iterator it) {
   assert(it != keys_.end());
+  forget_recent_keys();
   if (it->second.expire_at_ms) expiry_index_.erase(it->second.expiry_entry);
   if (spare_nodes_.size() >= kSpareNodes) {
     keys_.erase(it);
@@ -114,18 +91,23 @@ void Store::erase(Keys::iterator it) {
 }
 
 Store::Keys::iterator Store::create(const std::string& key) {
+  const size_t buckets = keys_.bucket_count();
+  Keys::iterator it;
   if (spare_nodes_.empty()) {
-    const auto [it, added] = keys_.try_emplace(key);
+    const auto [created, added] = keys_.try_emplace(key);
     assert(added);
     (void)added;
-    return it;
+    it = created;
+  } else {
+    Keys::node_type node = std::move(spare_nodes_.back());
+    spare_nodes_.pop_back();
+    node.key() = key;
+    auto result = keys_.insert(std::move(node));
+    assert(result.inserted);
+    it = result.position;
   }
-  Keys::node_type node = std::move(spare_nodes_.back());
-  spare_nodes_.pop_back();
-  node.key() = key;
-  auto result = keys_.insert(std::move(node));
-  assert(result.inserted);
-  return result.position;
+  if (keys_.bucket_count() != buckets) forget_recent_keys();  // a rehash invalidates iterators
+  return it;
 }
 
 // Moves the key's index entry instead of replacing it, so renewing a lease
@@ -279,12 +261,23 @@ std::vector<std::string> Store::hkeys(const std::string& key, int64_t now_ms) {
 // ---------------------------------------------------------------- lists
 
 std::optional<std::string> Store::lindex(const std::string& key, int64_t index, int64_t now_ms) {
+  const std::string* element = lindex_ref(key, index, now_ms);
+  if (element == nullptr) return std::nullopt;
+  return *element;
+}
+
+const std::string* Store::lindex_ref(const std::string& key, int64_t index, int64_t now_ms) {
   const Value* v = find_typed(key, Type::List, now_ms);
-  if (v == nullptr) return std::nullopt;
+  if (v == nullptr) return nullptr;
   const auto size = static_cast<int64_t>(v->list.size());
   if (index < 0) index += size;
-  if (index < 0 || index >= size) return std::nullopt;
-  return v->list[static_cast<size_t>(index)];
+  if (index < 0 || index >= size) return nullptr;
+  return &v->list[static_cast<size_t>(index)];
+}
+
+const std::vector<std::string>* Store::list_ref(const std::string& key, int64_t now_ms) {
+  const Value* v = find_typed(key, Type::List, now_ms);
+  return v == nullptr ? nullptr : &v->list;
 }
 
 std::optional<std::string> Store::lpop(const std::string& key, int64_t now_ms) {
@@ -553,6 +546,7 @@ void Store::sweep_expired(int64_t now_ms) {
 }
 
 void Store::clear() {
+  forget_recent_keys();
   keys_.clear();
   expiry_index_.clear();
   published_.clear();

@@ -24,6 +24,7 @@
 //    by "," in ZRANGE order, score via format_score(). Does not delete anything.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -35,6 +36,7 @@
 #include <vector>
 
 #include "model/exec_result.h"
+#include "model/key_hash.h"
 
 namespace locksim {
 
@@ -88,6 +90,12 @@ class Store {
   // LREM key count value: count > 0 from the head, < 0 from the tail, 0 all.
   int64_t lrem(const std::string& key, int64_t count, const std::string& value, int64_t now_ms);
   std::vector<std::string> lrange_all(const std::string& key, int64_t now_ms);
+  // LINDEX and LRANGE 0 -1 without a copy (same lookup, lazy expiry and
+  // WRONGTYPE): null where LINDEX gives nil / there is no list. The pointer
+  // stays valid until the next call that may change `key` (calls on other
+  // keys leave it alone).
+  const std::string* lindex_ref(const std::string& key, int64_t index, int64_t now_ms);
+  const std::vector<std::string>* list_ref(const std::string& key, int64_t now_ms);
   // The fair waiting line `line` with each member's score in `deadlines`
   // (none if absent), head first, into *out (its buffers are reused). Same
   // lookups (and lazy expiry) as LRANGE then one ZSCORE per member; false,
@@ -139,14 +147,8 @@ class Store {
   // Keys with an expiry by expire_at_ms; each entry points at its key's name
   // inside keys_ (node-based, so the name never moves while the key lives).
   using ExpiryIndex = std::multimap<int64_t, const std::string*>;
-  // Key names share long prefixes ("redisson_lock_queue:{...}"); this hash
-  // reads 8 bytes a step (std::hash's costs ~2x). Only snapshot() iterates
-  // keys_, and it sorts, so the hash never shows in any output.
-  // Not noexcept on purpose: libstdc++ then caches each key's hash in its
-  // node, so rehashing and bucket walks never hash a key again.
-  struct KeyHash {
-    size_t operator()(const std::string& key) const;
-  };
+  // model/key_hash.h. Only snapshot() iterates keys_, and it sorts, so the
+  // hash never shows in any output.
   struct ZSet {
     std::unordered_map<std::string, double, KeyHash> score_of;  // never iterated
     std::set<std::pair<double, std::string>> ordered;
@@ -184,6 +186,9 @@ class Store {
     return it == keys_.end() ? nullptr : &it->second;
   }
   void erase(Keys::iterator it);
+  // keys_.find through recent_keys_.
+  Keys::iterator find_key(const std::string& key);
+  void forget_recent_keys() { recent_keys_.forget(); }
   // A new empty entry for `key` (absent), reusing a spare node if any.
   Keys::iterator create(const std::string& key);
   void set_expiry(Keys::iterator it, std::optional<int64_t> expire_at_ms);
@@ -198,6 +203,34 @@ class Store {
   // the key's buffer) saves two allocations each time. At most kSpareNodes.
   static constexpr size_t kSpareNodes = 16;
   std::vector<Keys::node_type> spare_nodes_;
+  // The last few keys found: a script names the same two or three keys over
+  // and over, and a hit costs a string compare instead of hashing and a
+  // bucket walk. Emptied whenever an entry may go stale: a key erased (or
+  // its node extracted), clear(), and a rehash (an insertion that changed
+  // the bucket count), and a move of the store (both sides). Only speeds
+  // find up: the same entries are found.
+  struct RecentKey {
+    const std::string* name = nullptr;  // the key inside its node; null: unused
+    Keys::iterator it;
+  };
+  struct RecentKeys {
+    static constexpr size_t kSize = 4;
+    std::array<RecentKey, kSize> entries{};
+    size_t next = 0;  // round robin
+
+    RecentKeys() = default;
+    RecentKeys(RecentKeys&& other) noexcept { other.forget(); }
+    RecentKeys& operator=(RecentKeys&& other) noexcept {
+      forget();
+      other.forget();
+      return *this;
+    }
+    void forget() {
+      entries.fill(RecentKey{});
+      next = 0;
+    }
+  };
+  RecentKeys recent_keys_;
 };
 
 }  // namespace locksim

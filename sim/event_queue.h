@@ -5,14 +5,18 @@
 //
 // Each action may carry a Guard (a client and its incarnation) that the
 // World checks before running it; the queue only stores it. Actions live in
-// a slot table that never moves them while queued; the binary heap orders
-// small (time, sequence, slot) entries, so scheduling and popping copy no
-// callable and allocate nothing once the table has grown.
+// a slot table of fixed-size chunks that never moves them: pop() takes the
+// earliest entry out of the order and leaves its action in its slot, where
+// the caller runs it in place (it may schedule more meanwhile) and then
+// release()s the slot. The order is a 4-ary min-heap of 16-byte keys (time,
+// then sequence and slot: one 128-bit integer, compared inline), so
+// scheduling and popping copy no callable and allocate nothing once the
+// table has grown.
 #pragma once
 
-#include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "sim/action.h"
@@ -30,65 +34,126 @@ class EventQueue {
   static constexpr size_t kMaxItems = size_t{1} << 22;
   using Guard = QueueGuard;
 
-  struct Item {
+  // The earliest entry, out of the order; its action stays in slot `slot`.
+  struct Popped {
     int64_t at_us = 0;
-    uint64_t seq = 0;
     Guard guard;
-    Action action;
+    uint32_t slot = 0;
   };
 
-  void push(int64_t at_us, Action action, Guard guard = Guard{}) {
+  void push(int64_t at_us, Action&& action, Guard guard = Guard{}) {
     assert(heap_.size() < kMaxItems && "event queue bound exceeded");
     assert(action && "scheduling an empty action");
+    assert(at_us >= 0);
+    assert(next_seq_ < (uint64_t{1} << (64 - kSlotBits)) && "sequence numbers exhausted");
     uint32_t slot = 0;
     if (free_slots_.empty()) {
-      slot = static_cast<uint32_t>(slots_.size());
-      slots_.push_back(Slot{std::move(action), guard});
+      slot = slot_count_++;
+      if ((slot & (kChunkSlots - 1)) == 0) chunks_.push_back(std::make_unique<Slot[]>(kChunkSlots));
     } else {
       slot = free_slots_.back();
       free_slots_.pop_back();
-      slots_[slot].action = std::move(action);
-      slots_[slot].guard = guard;
     }
-    heap_.push_back(Entry{at_us, next_seq_++, slot});
-    std::push_heap(heap_.begin(), heap_.end(), later);
+    Slot& s = slot_at(slot);
+    s.action = std::move(action);
+    s.guard = guard;
+    heap_.push_back(make_key(at_us, (next_seq_++ << kSlotBits) | slot));
+    sift_up(heap_.size() - 1);
   }
 
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
   int64_t next_at_us() const {
     assert(!heap_.empty());
-    return heap_.front().at_us;
+    return at_us_of(heap_.front());
   }
 
-  Item pop() {
+  // Takes the earliest entry out of the order. Its action stays in place
+  // (action(slot)) until release(slot); the slot is not reused before.
+  Popped pop() {
     assert(!heap_.empty());
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    const Entry top = heap_.back();
+    const Key top = heap_.front();
+    const Key last = heap_.back();
     heap_.pop_back();
-    Slot& slot = slots_[top.slot];
-    Item item{top.at_us, top.seq, slot.guard, std::move(slot.action)};
-    free_slots_.push_back(top.slot);
-    assert(free_slots_.size() + heap_.size() == slots_.size());
-    return item;
+    if (!heap_.empty()) sift_down(last);
+    const auto slot = static_cast<uint32_t>(static_cast<uint64_t>(top) & kSlotMask);
+    return Popped{at_us_of(top), slot_at(slot).guard, slot};
+  }
+
+  // The action of a popped, not yet released slot.
+  Action& action(uint32_t slot) { return slot_at(slot).action; }
+
+  // Destroys the slot's action (if still there) and frees the slot.
+  void release(uint32_t slot) {
+    slot_at(slot).action.reset();
+    free_slots_.push_back(slot);
+    assert(free_slots_.size() <= slot_count_);
   }
 
  private:
-  struct Entry {
-    int64_t at_us = 0;
-    uint64_t seq = 0;
-    uint32_t slot = 0;
-  };
+  static constexpr int kSlotBits = 22;  // kMaxItems slots
+  static constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
+  static constexpr uint32_t kChunkSlots = 1024;  // a power of two
+  static constexpr size_t kArity = 4;
+
+  // at_us << 64 | sequence << kSlotBits | slot: unique, and smaller means
+  // earlier (at_us >= 0), then scheduled first.
+  using Key = unsigned __int128;
   struct Slot {
     Action action;  // empty while the slot is free
     Guard guard;
   };
-  static bool later(const Entry& a, const Entry& b) {
-    if (a.at_us != b.at_us) return a.at_us > b.at_us;
-    return a.seq > b.seq;
+
+  static Key make_key(int64_t at_us, uint64_t order) {
+    return (static_cast<Key>(static_cast<uint64_t>(at_us)) << 64) | order;
   }
-  std::vector<Entry> heap_;
-  std::vector<Slot> slots_;
+  static int64_t at_us_of(Key key) { return static_cast<int64_t>(static_cast<uint64_t>(key >> 64)); }
+
+  Slot& slot_at(uint32_t slot) {
+    assert(slot < slot_count_);
+    return chunks_[slot / kChunkSlots][slot & (kChunkSlots - 1)];
+  }
+
+  void sift_up(size_t i) {
+    const Key moving = heap_[i];
+    while (i > 0) {
+      const size_t parent = (i - 1) / kArity;
+      if (!(moving < heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = moving;
+  }
+
+  // Places `moving` into the hole at the root, moving smaller children up.
+  void sift_down(const Key moving) {
+    static_assert(kArity == 4, "the full-node case below compares four children");
+    const size_t n = heap_.size();
+    size_t i = 0;
+    for (;;) {
+      const size_t first = i * kArity + 1;
+      size_t best = first;
+      if (first + kArity <= n) {  // all four children: a two-round tournament
+        const size_t left = heap_[first + 1] < heap_[first] ? first + 1 : first;
+        const size_t right = heap_[first + 3] < heap_[first + 2] ? first + 3 : first + 2;
+        best = heap_[right] < heap_[left] ? right : left;
+      } else if (first < n) {
+        for (size_t k = first + 1; k < n; ++k) {
+          if (heap_[k] < heap_[best]) best = k;
+        }
+      } else {
+        break;
+      }
+      if (!(heap_[best] < moving)) break;
+      heap_[i] = heap_[best];
+      i = best;
+    }
+    heap_[i] = moving;
+  }
+
+  std::vector<Key> heap_;
+  std::vector<std::unique_ptr<Slot[]>> chunks_;
+  uint32_t slot_count_ = 0;
   std::vector<uint32_t> free_slots_;
   uint64_t next_seq_ = 0;
 };

@@ -52,7 +52,7 @@ class ModelBackend final : public Backend {
     Store::LineVersion version;
     std::vector<LineWaiter> waiters;
   };
-  std::vector<std::unordered_map<std::string, CachedLine>> line_cache_;  // by server
+  std::vector<std::unordered_map<std::string, CachedLine, KeyHash>> line_cache_;  // by server; never iterated
   uint64_t next_line_token_ = 0;
 };
 

@@ -3,7 +3,7 @@
 #include <cassert>
 #include <algorithm>
 #include <cstdio>
-#include <deque>
+#include <cstddef>
 #include <utility>
 
 #include "impl/script_event_fields.h"
@@ -16,34 +16,46 @@ namespace {
 // The set of a node's pending timers. Timer ids are handed out in increasing
 // order (insert() checks it), so the set is a window of flags from the
 // oldest pending id on: insert, erase and clear are O(1) amortised and
-// allocate only when the window grows.
+// allocate only when the window grows. The window is flags_[head_..]; the
+// flags before head_ are dropped in one go once they are the larger half.
 class LiveTimers {
  public:
   void insert(uint64_t id) {
-    if (flags_.empty()) base_ = id;
-    assert(id == base_ + flags_.size() && "timer ids must be consecutive");
+    if (head_ == flags_.size()) {  // empty: the window starts at id
+      flags_.clear();
+      head_ = 0;
+      base_ = id;
+    }
+    assert(id == base_ + (flags_.size() - head_) && "timer ids must be consecutive");
     flags_.push_back(1);
   }
   // True if `id` was pending (and now is not).
   bool erase(uint64_t id) {
-    if (id < base_ || id >= base_ + flags_.size()) return false;
-    uint8_t& flag = flags_[id - base_];
+    if (id < base_ || id >= base_ + (flags_.size() - head_)) return false;
+    uint8_t& flag = flags_[head_ + (id - base_)];
     const bool was = flag != 0;
     flag = 0;
-    while (!flags_.empty() && flags_.front() == 0) {
-      flags_.pop_front();
+    while (head_ < flags_.size() && flags_[head_] == 0) {
+      ++head_;
       ++base_;
+    }
+    if (head_ >= kCompactAfter && head_ * 2 >= flags_.size()) {
+      flags_.erase(flags_.begin(), flags_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
     }
     return was;
   }
   void clear() {
-    base_ += flags_.size();
+    base_ += flags_.size() - head_;
     flags_.clear();
+    head_ = 0;
   }
 
  private:
-  uint64_t base_ = 0;           // id of flags_.front()
-  std::deque<uint8_t> flags_;   // 1: pending
+  static constexpr size_t kCompactAfter = 64;
+  uint64_t base_ = 0;            // id of flags_[head_]
+  size_t head_ = 0;
+  std::vector<uint8_t> flags_;   // 1: pending
 };
 }  // namespace
 
@@ -70,15 +82,7 @@ class World::NodeEnv final : public ClientEnv {
   int64_t now_ms() const override { return world_.node(c_).clock.local_ms(world_.now_us_); }
 
   TimerId start_timer(int64_t delay_ms, std::function<void()> fire) override {
-    assert(delay_ms >= 0);
-    Node& n = world_.node(c_);
-    const TimerId id = n.next_timer++;
-    n.live_timers.insert(id);
-    const int64_t at_us = world_.now_us_ + n.clock.true_delay_us(delay_ms * 1000);
-    world_.at_client(c_, at_us, [this, id, fire = std::move(fire)] {
-      if (world_.node(c_).live_timers.erase(id) != 0) fire();
-    });
-    return id;
+    return arm_timer(delay_ms, std::move(fire));
   }
 
   void cancel_timer(TimerId id) override { world_.node(c_).live_timers.erase(id); }
@@ -86,24 +90,18 @@ class World::NodeEnv final : public ClientEnv {
   void send_script(int server, const ScriptCall& call, const ScriptTag& tag, int64_t timeout_ms,
                    std::function<void(const ScriptOutcome&)> done) override {
     assert(server >= 0 && server < world_.server_count());
-    // One shared record per request: the queued actions point at it, so each
-    // fits an Action inline and the call is copied once.
-    struct Pending {
-      bool finished = false;
-      TimerId timer = 0;
-      std::function<void(const ScriptOutcome&)> done;
-      ScriptCall call;
-      ScriptTag tag;
-      Reply reply;
-    };
-    auto pending = std::make_shared<Pending>();
+    // One pooled record per request: the queued actions hold a Ref to it, so
+    // each fits an Action inline, and the call is copied into buffers that
+    // earlier requests left.
+    RecordPool<ScriptRequest>::Ref pending = world_.script_requests_.acquire();
+    pending->finished = false;
     pending->done = std::move(done);
-    pending->timer = start_timer(timeout_ms, [pending] {
+    pending->timer = arm_timer(timeout_ms, [pending] {
       if (pending->finished) return;
       pending->finished = true;
       ScriptOutcome out;
       out.timed_out = true;
-      pending->done(out);
+      finish(*pending, out);
     });
     Node& n = world_.node(c_);
     const uint64_t incarnation = n.incarnation;
@@ -134,7 +132,7 @@ class World::NodeEnv final : public ClientEnv {
         cancel_timer(pending->timer);
         ScriptOutcome out;
         out.reply = std::move(pending->reply);
-        pending->done(out);
+        finish(*pending, out);
       }, back_us);
     });
   }
@@ -148,7 +146,7 @@ class World::NodeEnv final : public ClientEnv {
     };
     auto pending = std::make_shared<Pending>();
     pending->done = std::move(done);
-    pending->timer = start_timer(timeout_ms > 0 ? timeout_ms : 0, [pending] {
+    pending->timer = arm_timer(timeout_ms > 0 ? timeout_ms : 0, [pending] {
       if (pending->finished) return;
       pending->finished = true;
       pending->done(false);
@@ -213,10 +211,31 @@ class World::NodeEnv final : public ClientEnv {
 
   uint64_t new_op_id() override { return world_.next_op_id_++; }
 
+  // start_timer for any callable (the env's own timers need no std::function).
+  template <class F>
+  TimerId arm_timer(int64_t delay_ms, F&& fire) {
+    assert(delay_ms >= 0);
+    Node& n = world_.node(c_);
+    const TimerId id = n.next_timer++;
+    n.live_timers.insert(id);
+    const int64_t at_us = world_.now_us_ + n.clock.true_delay_us(delay_ms * 1000);
+    world_.at_client(c_, at_us, [this, id, fire = std::forward<F>(fire)]() mutable {
+      if (world_.node(c_).live_timers.erase(id) != 0) fire();
+    });
+    return id;
+  }
+
   void emit(Event event) override {
     event.client = c_;
     event.local_ms = now_ms();
     world_.emit(std::move(event));
+  }
+
+  // Calls the request's callback once; the pooled record keeps no captures.
+  static void finish(ScriptRequest& request, const ScriptOutcome& out) {
+    std::function<void(const ScriptOutcome&)> done = std::move(request.done);
+    request.done = nullptr;
+    done(out);
   }
 
  private:
@@ -269,7 +288,7 @@ World::World(WorldConfig config, Backend& backend, EventSink& sink)
 
 World::~World() = default;
 
-World::Node& World::node(int c) {
+inline World::Node& World::node(int c) {
   assert(c >= 0 && c < static_cast<int>(nodes_.size()));
   return *nodes_[c];
 }
@@ -319,22 +338,22 @@ void World::start_client(int c) {
   if (config_.groups) n.group = std::make_unique<MultiLockClient>(*n.env, cc, config_.group_options);
 }
 
-void World::at(int64_t at_us, Action action) {
+void World::at(int64_t at_us, Action&& action) {
   assert(at_us >= now_us_);
   queue_.push(at_us, std::move(action));
 }
 
-void World::at_client(int c, int64_t at_us, Action action) {
+void World::at_client(int c, int64_t at_us, Action&& action) {
   at_client_incarnation(c, node(c).incarnation, std::move(action), at_us);
 }
 
-void World::at_client_incarnation(int c, uint64_t incarnation, Action action, int64_t at_us) {
+void World::at_client_incarnation(int c, uint64_t incarnation, Action&& action, int64_t at_us) {
   if (at_us < 0) at_us = now_us_;
   assert(at_us >= now_us_);
   queue_.push(at_us, std::move(action), EventQueue::Guard{c, incarnation});
 }
 
-void World::after_client(int c, int64_t delay_ms, Action action) {
+void World::after_client(int c, int64_t delay_ms, Action&& action) {
   assert(delay_ms >= 0);
   at_client(c, now_us_ + node(c).clock.true_delay_us(delay_ms * 1000), std::move(action));
 }
@@ -642,21 +661,29 @@ void World::failover(int s) {
 
 bool World::step() {
   if (queue_.empty()) return false;
-  EventQueue::Item item = queue_.pop();
-  assert(item.at_us >= now_us_);
-  now_us_ = item.at_us;
+  const EventQueue::Popped top = queue_.pop();
+  assert(top.at_us >= now_us_);
+  now_us_ = top.at_us;
   stats_.actions++;
-  if (item.guard.client >= 0) {  // a client action: its process must still run
-    const int c = item.guard.client;
+  // The action runs in its slot; the slot is freed (and the action destroyed)
+  // when this step ends, also if the action throws.
+  struct Release {
+    EventQueue& queue;
+    uint32_t slot;
+    ~Release() { queue.release(slot); }
+  } release{queue_, top.slot};
+  Action& action = queue_.action(top.slot);
+  if (top.guard.client >= 0) {  // a client action: its process must still run
+    const int c = top.guard.client;
     Node& n = node(c);
-    if (!n.alive || n.incarnation != item.guard.incarnation) return true;
+    if (!n.alive || n.incarnation != top.guard.incarnation) return true;
     if (n.paused_until_us > now_us_) {
       // Deferred to the end of the pause, after the resume, in arrival order.
-      at_client_incarnation(c, item.guard.incarnation, std::move(item.action), n.paused_until_us);
+      at_client_incarnation(c, top.guard.incarnation, std::move(action), n.paused_until_us);
       return true;
     }
   }
-  item.action();
+  action();
   return true;
 }
 

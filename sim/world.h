@@ -30,11 +30,13 @@
 
 #include "impl/client.h"
 #include "impl/multi_lock.h"
+#include "model/key_hash.h"
 #include "sim/action.h"
 #include "sim/backend.h"
 #include "sim/event_queue.h"
 #include "sim/network.h"
 #include "sim/node_clock.h"
+#include "sim/record_pool.h"
 #include "sim/rng.h"
 #include "sim/server_faults.h"
 #include "traces/event_sink.h"
@@ -74,14 +76,16 @@ class World {
   int server_count() const { return backend_.server_count(); }
 
   // Schedules a world action (not tied to a client) at true time at_us >= now.
-  void at(int64_t at_us, Action action);
+  // (Actions are taken by rvalue reference all the way into the queue: a
+  // lambda converts to one Action, which is moved once, into its slot.)
+  void at(int64_t at_us, Action&& action);
   // Schedules an action on client c's current incarnation: dropped if it
   // crashes first, deferred to the end of a pause.
-  void at_client(int c, int64_t at_us, Action action);
+  void at_client(int c, int64_t at_us, Action&& action);
 
   // Runs `action` on client c after delay_ms of its monotonic clock (a task's
   // sleep); same crash/pause rules as at_client.
-  void after_client(int c, int64_t delay_ms, Action action);
+  void after_client(int c, int64_t delay_ms, Action&& action);
 
   bool client_alive(int c) const;
   LockClient& client(int c);  // c must be alive
@@ -134,6 +138,18 @@ class World {
     bool active = false;  // reached the server
   };
 
+  // A script request in flight (NodeEnv::send_script): the timeout timer, the
+  // arrival at the server and the reply share it. Pooled: its strings keep
+  // their buffers from request to request.
+  struct ScriptRequest {
+    bool finished = false;
+    ClientEnv::TimerId timer = 0;
+    std::function<void(const ScriptOutcome&)> done;  // cleared once called
+    ScriptCall call;
+    ScriptTag tag;
+    Reply reply;
+  };
+
   Node& node(int c);
   void start_client(int c);
   bool link_down(int c) const;
@@ -145,7 +161,7 @@ class World {
                          int64_t* back_us);
   // at_client for a given incarnation of c; at_us < 0 means now. The queue
   // carries the (client, incarnation) guard that step() checks.
-  void at_client_incarnation(int c, uint64_t incarnation, Action action, int64_t at_us = -1);
+  void at_client_incarnation(int c, uint64_t incarnation, Action&& action, int64_t at_us = -1);
   void route_published(int s, const std::vector<Published>& published);
   void drop_subscriptions(int c);
   // A message the link dropped at random (not a partition): counted, and
@@ -158,6 +174,7 @@ class World {
   std::unique_ptr<ReplicatedBackend> replicated_;  // with replica lags
   Backend& backend_;
   EventSink& sink_;
+  RecordPool<ScriptRequest> script_requests_;  // before queue_: queued actions hold Refs
   EventQueue queue_;
   int64_t now_us_ = 0;
   uint64_t next_event_id_ = 0;
@@ -180,7 +197,7 @@ class World {
     std::vector<LineEntry> entries;
   };
   // Per server, per line key: the last tokened line, in event form.
-  std::vector<std::unordered_map<std::string, LineCopy>> line_copies_;
+  std::vector<std::unordered_map<std::string, LineCopy, KeyHash>> line_copies_;  // never iterated
 };
 
 }  // namespace locksim
