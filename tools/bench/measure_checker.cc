@@ -17,6 +17,7 @@
 #include "sim/simulator.h"
 #include "tools/bench/bench_measure.h"
 #include "tools/bench/wall_timer.h"
+#include "traces/trace_prefetch.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
@@ -125,13 +126,10 @@ void measure_checker(const BenchSizes& sizes, BenchReport* report) {
   const uintmax_t trace_bytes = std::filesystem::file_size(trace_path);
   CheckerSuite offline(default_check_config());
   const WallTimer timer;
-  TraceReader reader(trace_path);
-  Event e;
-  uint64_t read = 0;
-  while (reader.next(e)) {
-    offline.on_event(e);
-    ++read;
-  }
+  // As `locksim check` reads: decoded on a second thread while checked.
+  const uint64_t read = stream_events(std::make_unique<TraceReader>(trace_path), [&offline](std::span<const Event> batch) {
+    for (const Event& e : batch) offline.on_event(e);
+  });
   offline.finish();
   const double read_s = timer.elapsed_s();
   const size_t offline_violations = offline.violations().size();

@@ -16,6 +16,7 @@
 #include "properties/verdict_policy.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
+#include "traces/trace_prefetch.h"
 #include "traces/trace_reader.h"
 
 namespace locksim::cli {
@@ -41,18 +42,17 @@ int check_command(const CheckArgs& args) {
   uint64_t events = 0;
   int version = 0;
   try {
-    TraceReader reader(args.path);
-    version = reader.header().version;
+    auto reader = std::make_unique<TraceReader>(args.path);
+    version = reader->header().version;
     try {
-      scenario_from_header(reader.header());  // a corrupt header is a corrupt trace: no verdict on it
+      scenario_from_header(reader->header());  // a corrupt header is a corrupt trace: no verdict on it
     } catch (const ScenarioError& e) {
       throw UsageError(args.path + ": " + e.what());
     }
-    Event e;
-    while (reader.next(e)) {
-      suite.on_event(e);
-      ++events;
-    }
+    // Decoded on a thread of its own while the checkers run (two cores or more).
+    events = stream_events(std::move(reader), [&suite](std::span<const Event> batch) {
+      for (const Event& e : batch) suite.on_event(e);
+    });
   } catch (const TraceError& e) {
     throw UsageError(e.what());
   }

@@ -1,0 +1,103 @@
+#include "traces/trace_prefetch.h"
+
+#include <cassert>
+#include <utility>
+
+namespace locksim {
+
+TracePrefetch::TracePrefetch(std::unique_ptr<TraceReader> reader, size_t batch_events, size_t batches)
+    : reader_(std::move(reader)), ring_(batches) {
+  assert(reader_ != nullptr && batch_events > 0 && batches > 0);
+  for (Batch& b : ring_) b.events.resize(batch_events);
+  handed_.resize(batch_events);
+  thread_ = std::thread([this] { read_loop(); });
+}
+
+TracePrefetch::~TracePrefetch() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  can_fill_.notify_all();
+  thread_.join();
+}
+
+void TracePrefetch::read_loop() {
+  for (;;) {
+    size_t slot = 0;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      can_fill_.wait(lock, [this] { return stop_ || filled_ < ring_.size(); });
+      if (stop_) return;
+      slot = (consume_at_ + filled_) % ring_.size();
+    }
+    // Until it is counted as filled, only this thread touches the slot.
+    Batch& b = ring_[slot];
+    b.count = 0;
+    b.last = false;
+    b.error = nullptr;
+    try {
+      while (b.count < b.events.size() && reader_->next(b.events[b.count])) ++b.count;
+      b.last = b.count < b.events.size();
+    } catch (...) {
+      b.error = std::current_exception();
+      b.last = true;
+    }
+    const bool last = b.last;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      ++filled_;
+    }
+    can_take_.notify_one();
+    if (last) return;
+  }
+}
+
+std::span<const Event> TracePrefetch::next_batch() {
+  if (pending_error_) {
+    std::exception_ptr error = std::exchange(pending_error_, nullptr);
+    std::rethrow_exception(error);
+  }
+  if (done_) return {};
+  size_t count = 0;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    can_take_.wait(lock, [this] { return filled_ > 0; });
+    Batch& b = ring_[consume_at_];
+    handed_.swap(b.events);  // the slot gets the previous batch's storage back
+    count = b.count;
+    if (b.last) {
+      done_ = true;
+      pending_error_ = b.error;
+    }
+    consume_at_ = (consume_at_ + 1) % ring_.size();
+    --filled_;
+  }
+  can_fill_.notify_one();
+  if (count == 0 && pending_error_) {
+    std::exception_ptr error = std::exchange(pending_error_, nullptr);
+    std::rethrow_exception(error);
+  }
+  return std::span<const Event>(handed_.data(), count);
+}
+
+uint64_t stream_events(std::unique_ptr<TraceReader> reader, const std::function<void(std::span<const Event>)>& consume,
+                       bool second_thread) {
+  uint64_t events = 0;
+  if (!second_thread) {
+    Event e;
+    while (reader->next(e)) {
+      consume(std::span<const Event>(&e, 1));
+      ++events;
+    }
+    return events;
+  }
+  TracePrefetch prefetch(std::move(reader));
+  for (auto batch = prefetch.next_batch(); !batch.empty(); batch = prefetch.next_batch()) {
+    consume(batch);
+    events += batch.size();
+  }
+  return events;
+}
+
+}  // namespace locksim
