@@ -42,11 +42,14 @@ class CliOutputs : public ::testing::Test {
   std::string hanging_dot_path() const {
     const fs::path bin = dir_ / "bin";
     fs::create_directories(bin);
-    // An unusual length, so the check below finds this dot and no one else's sleep.
-    std::ofstream(bin / "dot") << "#!/bin/sh\nexec sleep 300.017\n";
+    // A length of this test process's own, so the check below finds this
+    // dot and no one else's sleep (ctest -j runs the other hanging-dot test
+    // beside this one).
+    std::ofstream(bin / "dot") << "#!/bin/sh\nexec " << hanging_sleep() << "\n";
     fs::permissions(bin / "dot", fs::perms::owner_all);
     return "PATH=" + bin.string() + ":$PATH";
   }
+  static std::string hanging_sleep() { return "sleep 300.0" + std::to_string(::getpid()); }
   size_t entries(const fs::path& d) const {
     size_t n = 0;
     for ([[maybe_unused]] const auto& e : fs::directory_iterator(d)) ++n;
@@ -159,7 +162,7 @@ TEST_F(CliOutputs, KilledWhileDrawingLeavesNothing) {
     EXPECT_EQ(entries(dir_ / "out"), 0u) << "signal " << sig;
     // The hanging dot died with its parent (PR_SET_PDEATHSIG).
     const auto r = run_locksim("", locksim::testing::Stderr::Discard,
-                               "pgrep -f '^sleep 300[.]017$' >/dev/null && echo ALIVE; true ||");
+                               "pgrep -xf '" + hanging_sleep() + "' >/dev/null && echo ALIVE; true ||");
     EXPECT_EQ(r.out.find("ALIVE"), std::string::npos) << "signal " << sig;
   }
 }
