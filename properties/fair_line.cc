@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "properties/checker.h"
+#include "properties/name_equal.h"
 
 namespace locksim {
 
@@ -113,7 +114,7 @@ bool FairLineMirror::same_line(const Line& line, const Event& e) {
     const LineEntry& entry = after[i];
     const int64_t deadline_ms =
         entry.deadline_ms ? static_cast<int64_t>(std::floor(*entry.deadline_ms)) : kUnknownHighMs;
-    if (w.deadline_lo_ms != deadline_ms || w.deadline_hi_ms != deadline_ms || w.owner != entry.owner) return false;
+    if (w.deadline_lo_ms != deadline_ms || w.deadline_hi_ms != deadline_ms || !same_name(w.owner, entry.owner)) return false;
   }
   return true;
 }
@@ -129,7 +130,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_unchanged_line(const Eve
     // (everyone, for a newcomer) was passed over.
     Grant g{e.lock, e.owner, e.client, e.id, e.true_us, {}};
     for (const Waiter& w : line) {
-      if (w.owner == e.owner) break;
+      if (same_name(w.owner, e.owner)) break;
       g.skipped.push_back(w);
     }
     grant = std::move(g);
@@ -172,9 +173,9 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
   auto find_in = [](const auto& entries, const std::string& owner, size_t hint) {
     const size_t n = entries.size();
     for (size_t probe : {hint, hint + 1, hint - 1}) {
-      if (probe < n && entries[probe].owner == owner) return entries.begin() + static_cast<ptrdiff_t>(probe);
+      if (probe < n && same_name(entries[probe].owner, owner)) return entries.begin() + static_cast<ptrdiff_t>(probe);
     }
-    return std::find_if(entries.begin(), entries.end(), [&](const auto& w) { return w.owner == owner; });
+    return std::find_if(entries.begin(), entries.end(), [&](const auto& w) { return same_name(w.owner, owner); });
   };
   auto in_after = [&](const std::string& owner, size_t hint) { return find_in(after, owner, hint) != after.end(); };
 
@@ -218,8 +219,8 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
   for (size_t i = 0; i < before.size(); ++i) {
     const Waiter& w = before[i];
     if (in_after(w.owner, i)) continue;
-    if (granted && w.owner == e.owner) continue;
-    if (e.script == "fair_acquire_failed" && w.owner == e.owner) continue;
+    if (granted && same_name(w.owner, e.owner)) continue;
+    if (e.script == "fair_acquire_failed" && same_name(w.owner, e.owner)) continue;
     purged_.push_back(w);
   }
 
@@ -259,7 +260,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
     // newcomer) who is still in the line was passed over.
     for (size_t i = 0; i < before.size(); ++i) {
       const Waiter& w = before[i];
-      if (w.owner == e.owner) break;
+      if (same_name(w.owner, e.owner)) break;
       if (in_after(w.owner, i)) g.skipped.push_back(w);
     }
     grant = std::move(g);
@@ -275,7 +276,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
     if (from == kNewWaiter) {
       // Newcomers are few per script: a search for an earlier namesake is cheap.
       if (line.unique_owners && std::any_of(rebuilt_.begin(), rebuilt_.end(),
-                                            [&](const Waiter& w) { return w.owner == after[i].owner; }))
+                                            [&](const Waiter& w) { return same_name(w.owner, after[i].owner); }))
         line.unique_owners = false;
       rebuilt_.emplace_back();
       rebuilt_.back().owner = after[i].owner;

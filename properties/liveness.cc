@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "model/script_call.h"
+#include "properties/name_equal.h"
 
 namespace locksim {
 
@@ -121,14 +122,14 @@ void LivenessChecker::note_line_ahead(const std::string& lock) {
     size_t at = line_size;
     for (size_t probe : {w.noted_line_pos, w.noted_line_pos - 1, w.noted_line_pos + 1}) {
       if (!unique) break;
-      if (probe < line_size && (*line)[probe].owner == w.owner) {
+      if (probe < line_size && same_name((*line)[probe].owner, w.owner)) {
         at = probe;
         break;
       }
     }
     if (at == line_size) {
       for (size_t i = 0; i < line_size; ++i) {
-        if ((*line)[i].owner == w.owner) {
+        if (same_name((*line)[i].owner, w.owner)) {
           at = i;
           break;
         }
@@ -143,7 +144,7 @@ void LivenessChecker::note_line_ahead(const std::string& lock) {
       if (ahead.client < 0 || ahead.client == w.client) continue;
       if (w.ahead.size() >= kMaxAhead && !w.ahead.count(ahead.client)) continue;
       auto [noted_ahead, inserted] = w.ahead.try_emplace(ahead.client);
-      if (inserted || noted_ahead->second.since_us != ahead.enqueue_us || noted_ahead->second.owner != ahead.owner)
+      if (inserted || noted_ahead->second.since_us != ahead.enqueue_us || !same_name(noted_ahead->second.owner, ahead.owner))
         noted_ahead->second = Waiter::Ahead{ahead.owner, ahead.enqueue_us};
     }
   }

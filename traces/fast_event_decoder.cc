@@ -226,6 +226,7 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
       case kDur: ok = read_int64(v, &e.duration_ms); break;
       case kTg: ok = read_int(v, &e.target); break;
       case kLn:
+        take_spare_line(&e.line_after);
         ok = read_line(v, &e.line_after);
         e.line_known = ok;
         break;
@@ -244,9 +245,19 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
   if (repeated) e.line_known = true;
   if ((seen & (1u << kH)) == 0) e.holders_after.clear();
   if ((seen & (1u << kP)) == 0) e.published.clear();
-  if ((seen & (1u << kLn)) == 0 && !repeated) e.line_after.clear();
+  if (repeated) take_spare_line(&e.line_after);  // the caller copies the repeated line into it
+  if ((seen & (1u << kLn)) == 0 && !repeated) park_line(&e.line_after);
   if (line_repeated != nullptr) *line_repeated = repeated;
   return true;
+}
+
+void FastEventDecoder::park_line(std::vector<LineEntry>* line) {
+  if (line->size() > spare_line_.size()) line->swap(spare_line_);
+  line->clear();
+}
+
+void FastEventDecoder::take_spare_line(std::vector<LineEntry>* line) {
+  if (line->size() < spare_line_.size()) line->swap(spare_line_);
 }
 
 }  // namespace locksim

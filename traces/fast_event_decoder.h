@@ -32,15 +32,26 @@ class FastEventDecoder {
 
   // Decodes in place: *out may hold an earlier event, whose storage is
   // reused. *line_repeated as decode_event sets it ("lr"); with it null, a
-  // line with "lr" is declined. With "lr", out->line_after is left as it
-  // was (decode_event leaves it empty) for the caller to overwrite with the
-  // repeated line, reusing its storage (TraceReader does).
+  // line with "lr" is declined. With "lr", out->line_after holds some
+  // earlier line's entries (decode_event leaves it empty): storage for the
+  // caller to overwrite with the repeated line (TraceReader does).
   bool decode(std::string_view line, Event* out, bool* line_repeated = nullptr);
 
  private:
   struct Parser;  // simdjson's parser, kept out of this header
   std::unique_ptr<Parser> parser_;
   std::vector<char> padded_;  // the line plus simdjson's padding
+  // Line storage kept across events: an event without a line parks its
+  // line's entries here (owner strings with their buffers) instead of
+  // freeing them, and the next event with a line takes them back, so a
+  // stream that alternates polls with lines and events without does not
+  // free and reallocate every owner string of the line each time.
+  std::vector<LineEntry> spare_line_;
+  // Empties *line, keeping the larger of its entries and the spare's.
+  void park_line(std::vector<LineEntry>* line);
+  // Gives *line the spare's entries when the spare has more (contents are
+  // to be overwritten).
+  void take_spare_line(std::vector<LineEntry>* line);
 };
 
 }  // namespace locksim

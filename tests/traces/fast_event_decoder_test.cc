@@ -168,5 +168,70 @@ TEST(FastEventDecoder, ReusedAcrossLinesKeepsNothingFromTheLastOne) {
   EXPECT_EQ(first.line_after[0].deadline_ms, 5.0);
 }
 
+// One Event decoded over and over, lines long and short, absent and
+// repeated, as TraceReader does: each decoding is decode_event's, whatever
+// line storage the decoder kept from earlier events.
+TEST(FastEventDecoder, LineStorageKeptAcrossEventsNeverLeaks) {
+  const std::vector<std::string> lines = {
+      R"({"id":1,"t":1,"k":"script","l":"L","ln":[["A:1",5],["B:1",6],["C:1",7]]})",
+      R"({"id":2,"t":2,"k":"deliver","p":["ch m"]})",
+      R"({"id":3,"t":3,"k":"script","l":"L","ln":[["D:1"]]})",
+      R"({"id":4,"t":4,"k":"ok","o":"A:1"})",
+      R"({"id":5,"t":5,"k":"script","l":"L","ln":[]})",
+      R"({"id":6,"t":6,"k":"script","l":"L","ln":[["E:1",1],["F:1",2],["G:1",3],["H:1",4]]})",
+      R"({"id":7,"t":7,"k":"invoke"})",
+      R"({"id":8,"t":8,"k":"script","l":"L","lr":1})",
+      R"({"id":9,"t":9,"k":"script","l":"L","ln":[["I:1",9]]})",
+  };
+  FastEventDecoder fast;
+  Event reused;
+  for (const std::string& line : lines) {
+    bool repeated = false;
+    ASSERT_TRUE(fast.decode(line, &reused, &repeated)) << line;
+    Event expected;
+    std::string error;
+    bool expected_repeated = false;
+    ASSERT_TRUE(decode_event(line, &expected, &error, &expected_repeated)) << error;
+    ASSERT_EQ(repeated, expected_repeated) << line;
+    if (repeated) {
+      // Only the line's entries are the caller's to overwrite.
+      reused.line_after.clear();
+      expected.line_after.clear();
+    }
+    EXPECT_EQ(reused, expected) << line;
+  }
+}
+
+// The same over several Event slots reused in any order (TracePrefetch's
+// batches), with lines of any length: the line storage the decoder keeps
+// moves between slots and never shows through.
+RC_GTEST_PROP(FastEventDecoder, LineStorageMovedBetweenSlotsNeverLeaks, ()) {
+  const auto steps = *rc::gen::container<std::vector<std::pair<int, int>>>(
+      rc::gen::pair(rc::gen::inRange(0, 3), rc::gen::inRange(-2, 7)));
+  FastEventDecoder fast;
+  std::vector<Event> slots(3);
+  uint64_t id = 0;
+  for (const auto& [slot, kind] : steps) {
+    ++id;
+    std::string line = R"({"id":)" + std::to_string(id) + R"(,"t":)" + std::to_string(id);
+    if (kind == -2) {
+      line += R"(,"k":"ok","o":"A:1"})";
+    } else if (kind == -1) {
+      line += R"(,"k":"script","l":"L","h":["A:1"]})";
+    } else {
+      line += R"(,"k":"script","l":"L","ln":[)";
+      for (int i = 0; i < kind; ++i)
+        line += (i > 0 ? "," : "") + std::string(R"([")") + std::to_string(id) + "-" + std::to_string(i) + R"(:1",)" +
+                std::to_string(i) + "]";
+      line += "]}";
+    }
+    RC_ASSERT(fast.decode(line, &slots[slot]));
+    Event expected;
+    std::string error;
+    RC_ASSERT(decode_event(line, &expected, &error));
+    RC_ASSERT(slots[slot] == expected);
+  }
+}
+
 }  // namespace
 }  // namespace locksim
