@@ -17,7 +17,9 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <unordered_map>
 
+#include "model/key_hash.h"
 #include "properties/checker.h"
 #include "properties/fault_log.h"
 #include "properties/history_context.h"
@@ -58,8 +60,9 @@ class BusyPollChecker : public Checker {
   std::string describe_head(const Event& e, std::string* cause) const;
 
   CheckerContext ctx_;
-  std::map<uint64_t, Waiting> waiting_;       // op_id -> pending acquire
-  std::map<std::string, OwnerFate> owners_;   // owner -> latest acquire's fate
+  // Looked up and pruned, never iterated for a report: unordered.
+  std::unordered_map<uint64_t, Waiting> waiting_;                // op_id -> pending acquire
+  std::unordered_map<std::string, OwnerFate, KeyHash> owners_;   // owner -> latest acquire's fate
 };
 
 }  // namespace locksim

@@ -24,10 +24,12 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "properties/checker.h"
+#include "properties/name_hash.h"
 #include "properties/recent_ids.h"
 
 namespace locksim {
@@ -60,9 +62,10 @@ class ReentrancyChecker : public Checker {
   void violation(const Event& e, std::string message, std::vector<uint64_t> ids = {},
                  std::vector<int64_t> times = {});
 
-  std::map<std::pair<std::string, std::string>, Count> counts_;  // (lock, owner)
-  std::map<std::pair<int, std::string>, ServerLock> server_;     // (server, lock)
-  std::map<uint64_t, Count> unlock_snapshots_;                   // unlock op_id -> count at invoke
+  // Looked up and pruned, never iterated for a report: unordered.
+  std::unordered_map<std::pair<std::string, std::string>, Count, NamePairHash> counts_;  // (lock, owner)
+  std::unordered_map<std::pair<int, std::string>, ServerLock, NamePairHash> server_;     // (server, lock)
+  std::unordered_map<uint64_t, Count> unlock_snapshots_;  // unlock op_id -> count at invoke
   std::set<uint64_t> absent_lock_releases_;                      // fair releases of an absent lock
   std::string rollback_;  // the latest failover: the cause of count mismatches after it
 };

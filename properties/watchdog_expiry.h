@@ -23,11 +23,13 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "properties/checker.h"
 #include "properties/fault_log.h"
 #include "properties/history_context.h"
+#include "properties/name_hash.h"
 
 namespace locksim {
 
@@ -71,11 +73,12 @@ class WatchdogExpiryChecker : public Checker {
   void prune(int64_t now_us);
 
   CheckerContext ctx_;
-  std::map<std::pair<int, std::string>, KeyLease> keys_;
-  std::map<std::pair<std::string, std::string>, OwnerState> owners_;  // (lock, owner)
-  std::map<uint64_t, PendingOp> pending_;                             // op_id -> acquire
+  // Looked up and pruned, never iterated for a report: unordered.
+  std::unordered_map<std::pair<int, std::string>, KeyLease, NamePairHash> keys_;          // (server, lock)
+  std::unordered_map<std::pair<std::string, std::string>, OwnerState, NamePairHash> owners_;  // (lock, owner)
+  std::unordered_map<uint64_t, PendingOp> pending_;                   // op_id -> acquire
   std::map<int, bool> crashed_;                                       // client -> crashed
-  std::map<std::string, int64_t> release_ids_;                        // release request id -> first seen (true us)
+  std::unordered_map<std::string, int64_t, KeyHash> release_ids_;     // release request id -> first seen (true us)
   int64_t last_prune_us_ = 0;
   uint64_t max_op_id_ = 0;
 };
