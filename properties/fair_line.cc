@@ -306,7 +306,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   switch (e.kind) {
     case EventKind::Invoke:
       if (e.op_id != 0) {
-        ops_[e.op_id] = OpClock{e.client, e.owner, e.lock, is_acquire_op(e), true, e.local_ms};
+        ops_[e.op_id] = OpClock{e.client, e.lock, is_acquire_op(e), true, e.local_ms};
         while (ops_.size() > kMaxOps) ops_.erase(ops_.begin());
         if (is_acquire_op(e)) waiting_[e.owner] = e.op_id;
       }

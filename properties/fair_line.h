@@ -55,8 +55,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "model/key_hash.h"
 #include "properties/recent_ids.h"
 #include "traces/event.h"
 
@@ -109,6 +111,15 @@ class FairLineMirror {
     int64_t lo_ms = kUnknownLowMs;
     int64_t hi_ms = kUnknownHighMs;
   };
+  // One fair lock's mirrored line with what the accessors below tell of it.
+  struct Line {
+    std::deque<Waiter> waiters;  // head first
+    uint64_t version = 0;        // see line_version()
+    // The Event::line_token of the exact-mode script that last set the
+    // line: an event with this token has this very line (0: none known).
+    uint64_t token = 0;
+    bool unique_owners = true;  // see owners_unique()
+  };
 
   // Feeds one event. Returns the grant it made on a fair lock, if any.
   std::optional<Grant> on_event(const Event& e);
@@ -143,6 +154,12 @@ class FairLineMirror {
     auto it = lines_.find(lock);
     return it == lines_.end() ? 0 : it->second.version;
   }
+  // `lock`'s line (nullptr: not a fair lock): line(), line_version() and
+  // owners_unique() in one lookup.
+  const Line* find_line(const std::string& lock) const {
+    auto it = lines_.find(lock);
+    return it == lines_.end() ? nullptr : &it->second;
+  }
   // Whether `owner` has an acquire of `lock` in progress (invoked, not completed,
   // its client not crashed).
   bool is_waiting(const std::string& owner, const std::string& lock) const;
@@ -174,7 +191,6 @@ class FairLineMirror {
   };
   struct OpClock {
     int client = -1;
-    std::string owner;
     std::string lock;
     bool acquire = false;
     bool pending = true;
@@ -188,14 +204,6 @@ class FairLineMirror {
   struct Pause {
     int64_t from_us = 0;
     int64_t to_us = 0;
-  };
-  struct Line {
-    std::deque<Waiter> waiters;  // head first
-    uint64_t version = 0;        // see line_version()
-    // The Event::line_token of the exact-mode script that last set the
-    // line: an event with this token has this very line (0: none known).
-    uint64_t token = 0;
-    bool unique_owners = true;  // see owners_unique()
   };
   // The line of `lock`, created (empty, with a new version) if need be.
   Line& line_of(const std::string& lock);
@@ -224,16 +232,17 @@ class FairLineMirror {
   std::optional<Waiter> rewritten_;
   ClockBounds script_now_;
   uint64_t last_version_ = 0;      // the latest version given to a line
-  std::map<std::string, Line> lines_;  // fair lock -> line
+  // Lookups only (cleared on a Redis restart): unordered.
+  std::unordered_map<std::string, Line, KeyHash> lines_;  // fair lock -> line
   // on_exact_script's scratch space, kept to avoid allocating per script.
   static constexpr size_t kNewWaiter = SIZE_MAX;
   std::vector<size_t> source_;   // new line position -> old line position
   std::vector<size_t> taken_;    // old line position -> new line position
   std::deque<Waiter> rebuilt_;
-  std::map<std::string, LockState> locks_;           // lock -> existence
-  std::map<uint64_t, OpClock> ops_;                  // op_id -> clock bound (recent ops)
-  std::map<std::string, uint64_t> waiting_;          // owner -> acquire op_id in progress
-  std::map<int, Observation> clocks_;                // client -> latest clock observation
+  std::unordered_map<std::string, LockState, KeyHash> locks_;  // lock -> existence
+  std::map<uint64_t, OpClock> ops_;  // op_id -> clock bound (recent ops; the oldest is dropped first)
+  std::unordered_map<std::string, uint64_t, KeyHash> waiting_;  // owner -> acquire op_id in progress
+  std::unordered_map<int, Observation> clocks_;                 // client -> latest clock observation
   std::map<int, std::deque<Pause>> pauses_;          // client -> recent pauses
   RecentIds<> release_ids_{kMaxReleaseIds};          // recent fair release request ids
 };

@@ -18,9 +18,10 @@ void LivenessChecker::on_event(const Event& e) {
         auto [it, added] = waiters_.try_emplace(e.op_id, Waiter{e.owner, e.lock, e.client, e.id, e.true_us, e.wait_ms,
                                                                 ctx_->faults().paused_total_ms(e.client), false, {}});
         assert(added);
-        waiters_of_lock_[e.lock].push_back(&it->second);
-        auto noted = noted_lines_.find(e.lock);
-        if (noted != noted_lines_.end()) noted->second.new_waiter = true;
+        PerLock& lock = locks_[e.lock];
+        it->second.at_lock = &lock;
+        lock.waiters.push_back(&it->second);
+        lock.new_waiter = true;
       }
       break;
     case EventKind::Ok:
@@ -32,35 +33,38 @@ void LivenessChecker::on_event(const Event& e) {
       erase_waiter(it);
       break;
     }
-    case EventKind::Script:
-      if (e.server >= 0 && lock_servers_.size() < 4096) lock_servers_[e.lock].insert(e.server);
-      check_wake_up(e);
-      if (ctx_->line().is_fair(e.lock)) note_line_ahead(e.lock);
+    case EventKind::Script: {
+      PerLock& lock = locks_[e.lock];
+      if (e.server >= 0) lock.servers.insert(e.server);
+      check_wake_up(e, lock);
+      if (const FairLineMirror::Line* line = ctx_->line().find_line(e.lock)) note_line_ahead(lock, *line);
       if (e.holders_after.empty()) {
-        if (!free_since_us_.count(e.lock)) {
-          free_since_us_[e.lock] = e.true_us;
-          free_event_[e.lock] = e.id;
+        if (!lock.free) {
+          lock.free = true;
+          lock.free_since_us = e.true_us;
+          lock.free_event = e.id;
         }
       } else {
-        free_since_us_.erase(e.lock);
-        free_event_.erase(e.lock);
+        lock.free = false;
       }
       break;
+    }
     case EventKind::Fault:
       if (e.op == "crash") {
-        for (auto& [lock, waiters] : waiters_of_lock_)
-          std::erase_if(waiters, [&](const Waiter* w) { return w->client == e.target; });
+        for (auto& [name, lock] : locks_)
+          std::erase_if(lock.waiters, [&](const Waiter* w) { return w->client == e.target; });
         std::erase_if(waiters_, [&](const auto& kv) { return kv.second.client == e.target; });
       } else if (e.op == "redis_restart" && e.detail.empty()) {
         // Data lost: every lock seen on that server is free now (a restart
         // with persistence keeps them; a multi-lock group's own name is on
         // no server).
         for (const auto& [op_id, w] : waiters_) {
-          auto servers = lock_servers_.find(w.lock);
-          if (servers == lock_servers_.end() || !servers->second.count(e.target)) continue;
-          if (!free_since_us_.count(w.lock)) {
-            free_since_us_[w.lock] = e.true_us;
-            free_event_[w.lock] = e.id;
+          PerLock& lock = *w.at_lock;
+          if (!lock.servers.count(e.target)) continue;
+          if (!lock.free) {
+            lock.free = true;
+            lock.free_since_us = e.true_us;
+            lock.free_event = e.id;
           }
         }
       }
@@ -98,15 +102,13 @@ void LivenessChecker::check_budget(const Waiter& w, int64_t now_us, uint64_t com
   report(std::move(v));
 }
 
-void LivenessChecker::note_line_ahead(const std::string& lock) {
-  const auto* line = ctx_->line().line(lock);
-  NotedLine& noted = noted_lines_[lock];
+void LivenessChecker::note_line_ahead(PerLock& lock, const FairLineMirror::Line& fair_line) {
   // The line is as it was at this lock's last note and nobody new waits on it.
-  const uint64_t version = ctx_->line().line_version(lock);
-  if (!noted.new_waiter && noted.line_version == version) return;
-  noted.line_version = version;
-  noted.new_waiter = false;
-  if (line == nullptr || line->empty()) return;
+  if (!lock.new_waiter && lock.noted_line_version == fair_line.version) return;
+  lock.noted_line_version = fair_line.version;
+  lock.new_waiter = false;
+  const std::deque<FairLineMirror::Waiter>* line = &fair_line.waiters;
+  if (line->empty()) return;
   // A line only loses entries or gains them at its tail, so a waiter that
   // is in it with the same enqueue time as at its last note has nobody new
   // ahead of it: only waiters that (re)joined or are outside it are scanned.
@@ -114,10 +116,8 @@ void LivenessChecker::note_line_ahead(const std::string& lock) {
   // it is looked for near its place at the last note first, when the line
   // names each owner once (else its first place counts).
   const size_t line_size = line->size();
-  const bool unique = ctx_->line().owners_unique(lock);
-  auto of_lock = waiters_of_lock_.find(lock);
-  if (of_lock == waiters_of_lock_.end()) return;
-  for (Waiter* waiter : of_lock->second) {
+  const bool unique = fair_line.unique_owners;
+  for (Waiter* waiter : lock.waiters) {
     Waiter& w = *waiter;
     size_t at = line_size;
     for (size_t probe : {w.noted_line_pos, w.noted_line_pos - 1, w.noted_line_pos + 1}) {
@@ -151,7 +151,7 @@ void LivenessChecker::note_line_ahead(const std::string& lock) {
 }
 
 void LivenessChecker::erase_waiter(std::map<uint64_t, Waiter>::iterator it) {
-  auto& of_lock = waiters_of_lock_[it->second.lock];
+  auto& of_lock = it->second.at_lock->waiters;
   auto pos = std::find(of_lock.begin(), of_lock.end(), &it->second);
   assert(pos != of_lock.end());
   of_lock.erase(pos);
@@ -222,9 +222,9 @@ std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
 void LivenessChecker::check_free_waits(int64_t now_us) {
   for (auto& [op_id, w] : waiters_) {
     if (w.free_reported) continue;
-    auto free_it = free_since_us_.find(w.lock);
-    if (free_it == free_since_us_.end()) continue;
-    int64_t since_us = std::max(free_it->second, w.invoke_us);
+    const PerLock& lock = *w.at_lock;
+    if (!lock.free) continue;
+    int64_t since_us = std::max(lock.free_since_us, w.invoke_us);
     if (ctx_->line().is_fair(w.lock)) {
       if (auto ahead_ms = ctx_->line().latest_deadline_ahead_ms(w.lock, w.owner))
         since_us = std::max(since_us, *ahead_ms * 1000);
@@ -236,20 +236,19 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
     Violation v;
     v.lock = w.lock;
     v.message = w.owner + " (client " + std::to_string(w.client) + ") has waited " + format_ms(waited_ms) +
-                " for a lock the server shows free since event #" + std::to_string(free_event_[w.lock]) +
+                " for a lock the server shows free since event #" + std::to_string(lock.free_event) +
                 " (bound " + format_ms(config().free_lock_bound_ms) + ")";
-    v.event_ids = {w.invoke_event, free_event_[w.lock]};
-    v.true_us = {w.invoke_us, free_it->second};
+    v.event_ids = {w.invoke_event, lock.free_event};
+    v.true_us = {w.invoke_us, lock.free_since_us};
     v.owners = {w.owner};
     v.blamed_fault = blame(w, now_us);
     report(std::move(v));
   }
 }
 
-void LivenessChecker::check_wake_up(const Event& e) {
+void LivenessChecker::check_wake_up(const Event& e, PerLock& lock) {
   if (e.script != "rlock_release") return;
-  auto& ids = release_ids_.try_emplace(e.lock, kReleaseIdsPerLock).first->second;
-  const bool replay = !e.request_id.empty() && ids.seen_before(e.request_id);
+  const bool replay = !e.request_id.empty() && lock.release_ids.seen_before(e.request_id);
   if (replay || e.reply != "1") return;
   const std::string channel = LockKeys::channel(e.lock);
   const bool woke = std::any_of(e.published.begin(), e.published.end(), [&](const std::string& p) {

@@ -14,8 +14,9 @@
 // message its client lost, or a fault of a waiter that was ahead of it in a
 // fair line (it left without acquire_failed, or was purged, and nobody
 // publishes to the next one), or its own partition. Crashed clients'
-// operations are dropped. Memory: per pending operation one
-// record, per lock one "free since" time, the fair-line mirror.
+// operations are dropped. Memory: per pending operation one record, per
+// lock one (its waiters, "free since", recent release ids, servers), the
+// fair-line mirror.
 #pragma once
 
 #include <deque>
@@ -23,8 +24,10 @@
 #include <set>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "model/key_hash.h"
 #include "properties/checker.h"
 #include "properties/fair_line.h"
 #include "properties/fault_log.h"
@@ -43,6 +46,7 @@ class LivenessChecker : public Checker {
   void finish(int64_t end_true_us) override;
 
  private:
+  struct PerLock;  // below
   struct Waiter {
     std::string owner;
     std::string lock;
@@ -61,35 +65,40 @@ class LivenessChecker : public Checker {
     static constexpr int64_t kNotInLine = INT64_MIN;
     int64_t noted_enqueue_us = kNotInLine;
     size_t noted_line_pos = 0;  // its place in the line at the last note (a search hint)
+    PerLock* at_lock = nullptr;  // its lock's entry of locks_ (nodes stay put)
   };
   static constexpr size_t kMaxAhead = 16;
   void check_budget(const Waiter& w, int64_t now_us, uint64_t completion_event, bool completed);
   void check_free_waits(int64_t now_us);
-  void check_wake_up(const Event& e);
-  void note_line_ahead(const std::string& lock);
-  // Forgets a pending acquire (waiters_ and waiters_of_lock_).
+  void check_wake_up(const Event& e, PerLock& lock);
+  void note_line_ahead(PerLock& lock, const FairLineMirror::Line& line);
+  // Forgets a pending acquire (waiters_ and its lock's waiters).
   void erase_waiter(std::map<uint64_t, Waiter>::iterator it);
   // The fault that can explain why w is still waiting at now_us, or "".
   std::string blame(const Waiter& w, int64_t now_us) const;
 
   CheckerContext ctx_;
-  std::map<uint64_t, Waiter> waiters_;                  // op_id -> pending acquire
-  // lock -> its entries of waiters_, in no particular order (map nodes stay put)
-  std::map<std::string, std::vector<Waiter*>> waiters_of_lock_;
-  // Per fair lock: the line's version when note_line_ahead last ran, and
-  // whether an acquire of the lock began since. The same version and no new
-  // waiter: nothing new to note (this was the checker's hottest loop).
-  struct NotedLine {
-    bool new_waiter = true;
-    uint64_t line_version = 0;  // FairLineMirror::line_version() at the note
-  };
-  std::map<std::string, NotedLine> noted_lines_;
-  std::map<std::string, int64_t> free_since_us_;        // lock -> server showed it free since
-  std::map<std::string, uint64_t> free_event_;          // lock -> the event that showed it
+  std::map<uint64_t, Waiter> waiters_;  // op_id -> pending acquire (reports go in op_id order)
   static constexpr size_t kReleaseIdsPerLock = 256;
-  std::map<std::string, RecentIds<>> release_ids_;  // lock -> recent release request ids
+  // Per lock: its pending acquires, what note_line_ahead last saw of its
+  // line, whether the server shows it free, recent release ids, servers.
+  struct PerLock {
+    std::vector<Waiter*> waiters;  // its entries of waiters_, in no particular order (map nodes stay put)
+    // The line's version when note_line_ahead last ran, and whether an
+    // acquire of the lock began since. The same version and no new waiter:
+    // nothing new to note (this was the checker's hottest loop).
+    uint64_t noted_line_version = 0;  // FairLineMirror::line_version() at the note
+    bool new_waiter = true;
+    bool free = false;                // the server showed it free since free_since_us (event free_event)
+    int64_t free_since_us = 0;
+    uint64_t free_event = 0;
+    RecentIds<> release_ids{kReleaseIdsPerLock};  // recent release request ids
+    std::set<int> servers;                          // servers its scripts ran on
+  };
+  // One lookup per event (the lock's name hashed once): unordered, never
+  // iterated for a report.
+  std::unordered_map<std::string, PerLock, KeyHash> locks_;
   int64_t last_scan_us_ = 0;
-  std::map<std::string, std::set<int>> lock_servers_;  // lock -> servers its scripts ran on
 };
 
 }  // namespace locksim
