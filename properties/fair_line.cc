@@ -62,7 +62,7 @@ FairLineMirror::ClockBounds FairLineMirror::now_of_script(const Event& e) const 
   return b;
 }
 
-void FairLineMirror::purge(std::deque<Waiter>& line, ClockBounds now, bool sure) {
+void FairLineMirror::purge(Waiters& line, ClockBounds now, bool sure) {
   bool chain_sure = sure;  // every entry so far is surely gone after this purge
   size_t popped = 0;
   for (size_t i = 0; i < line.size(); ++i) {
@@ -83,7 +83,7 @@ void FairLineMirror::purge(std::deque<Waiter>& line, ClockBounds now, bool sure)
   line.erase(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(popped));
 }
 
-void FairLineMirror::judge_refusal(const std::deque<Waiter>& line, const Event& e, ClockBounds now) {
+void FairLineMirror::judge_refusal(const Waiters& line, const Event& e, ClockBounds now) {
   if (now.lo_ms <= kUnknownLowMs) return;
   size_t k = 0;
   // Entries stale by the margin for every possible `now` are surely purged
@@ -122,7 +122,7 @@ bool FairLineMirror::same_line(const Line& line, const Event& e) {
 // Exact mode, the line unchanged by the script: what on_exact_script's
 // general path concludes when `before` and `after` are the same line (no
 // purge, no rewritten deadline), without rebuilding the line.
-std::optional<FairLineMirror::Grant> FairLineMirror::on_unchanged_line(const Event& e, std::deque<Waiter>& line,
+std::optional<FairLineMirror::Grant> FairLineMirror::on_unchanged_line(const Event& e, Waiters& line,
                                                                       bool granted, bool latch_replay) {
   std::optional<Grant> grant;
   if (granted) {
@@ -157,7 +157,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
                                                                     bool latch_replay) {
   exact_ = true;
   Line& line = line_of(e.lock);
-  std::deque<Waiter>& before = line.waiters;
+  Waiters& before = line.waiters;
   if (same_line(line, e)) {
     line.token = e.line_token.value;
     return on_unchanged_line(e, before, granted, latch_replay);
@@ -384,7 +384,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   bounded.version = ++last_version_;
   bounded.token = 0;
   bounded.unique_owners = false;  // a phantom may repeat an owner
-  std::deque<Waiter>& line = bounded.waiters;
+  Waiters& line = bounded.waiters;
 
   if (e.script == "fair_acquire_failed") {
     auto it = std::find_if(line.begin(), line.end(), [&](const Waiter& w) { return w.owner == e.owner; });

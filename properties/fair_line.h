@@ -96,6 +96,11 @@ class FairLineMirror {
     bool maybe_phantom = false;  // the server may never have added it
     bool certain() const { return !maybe_purged && !maybe_phantom; }
   };
+  // A line, head first. A vector: a changed line is rebuilt into a second
+  // one and swapped in, and both keep their buffers (a deque freed and
+  // allocated its blocks on every rebuild). Bounds mode erases heads from
+  // the front: lines are short, and capped at kMaxLine.
+  using Waiters = std::vector<Waiter>;
   struct Grant {
     std::string lock;
     std::string owner;
@@ -113,7 +118,7 @@ class FairLineMirror {
   };
   // One fair lock's mirrored line with what the accessors below tell of it.
   struct Line {
-    std::deque<Waiter> waiters;  // head first
+    Waiters waiters;  // head first
     uint64_t version = 0;        // see line_version()
     // The Event::line_token of the exact-mode script that last set the
     // line: an event with this token has this very line (0: none known).
@@ -171,7 +176,7 @@ class FairLineMirror {
     return it == lines_.end() || it->second.unique_owners;
   }
   // The mirrored line of `lock`, head first (nullptr if none).
-  const std::deque<Waiter>* line(const std::string& lock) const {
+  const Waiters* line(const std::string& lock) const {
     auto it = lines_.find(lock);
     return it == lines_.end() ? nullptr : &it->second.waiters;
   }
@@ -214,13 +219,13 @@ class FairLineMirror {
   // Whether the server's line after `e` is, owner for owner and deadline
   // for deadline, the mirrored `line` (most polls change nothing).
   static bool same_line(const Line& line, const Event& e);
-  std::optional<Grant> on_unchanged_line(const Event& e, std::deque<Waiter>& line, bool granted, bool latch_replay);
+  std::optional<Grant> on_unchanged_line(const Event& e, Waiters& line, bool granted, bool latch_replay);
   // Whether a fair_release with this request id was seen before (its latch
   // may answer; then the script changes nothing). Remembers the id.
   bool release_seen_before(const Event& e);
   // Purges by the bounds; `sure` false: the script may not have purged at all.
-  void purge(std::deque<Waiter>& line, ClockBounds now, bool sure);
-  void judge_refusal(const std::deque<Waiter>& line, const Event& e, ClockBounds now);
+  void purge(Waiters& line, ClockBounds now, bool sure);
+  void judge_refusal(const Waiters& line, const Event& e, ClockBounds now);
   bool paused_within(int client, int64_t from_us, int64_t to_us) const;
 
   int64_t stale_margin_ms_;
@@ -238,7 +243,7 @@ class FairLineMirror {
   static constexpr size_t kNewWaiter = SIZE_MAX;
   std::vector<size_t> source_;   // new line position -> old line position
   std::vector<size_t> taken_;    // old line position -> new line position
-  std::deque<Waiter> rebuilt_;
+  Waiters rebuilt_;
   std::unordered_map<std::string, LockState, KeyHash> locks_;  // lock -> existence
   std::map<uint64_t, OpClock> ops_;  // op_id -> clock bound (recent ops; the oldest is dropped first)
   std::unordered_map<std::string, uint64_t, KeyHash> waiting_;  // owner -> acquire op_id in progress

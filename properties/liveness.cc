@@ -107,7 +107,7 @@ void LivenessChecker::note_line_ahead(PerLock& lock, const FairLineMirror::Line&
   if (!lock.new_waiter && lock.noted_line_version == fair_line.version) return;
   lock.noted_line_version = fair_line.version;
   lock.new_waiter = false;
-  const std::deque<FairLineMirror::Waiter>* line = &fair_line.waiters;
+  const FairLineMirror::Waiters* line = &fair_line.waiters;
   if (line->empty()) return;
   // A line only loses entries or gains them at its tail, so a waiter that
   // is in it with the same enqueue time as at its last note has nobody new
@@ -142,10 +142,16 @@ void LivenessChecker::note_line_ahead(PerLock& lock, const FairLineMirror::Line&
     for (size_t i = 0; i < at; ++i) {
       const auto& ahead = (*line)[i];
       if (ahead.client < 0 || ahead.client == w.client) continue;
-      if (w.ahead.size() >= kMaxAhead && !w.ahead.count(ahead.client)) continue;
-      auto [noted_ahead, inserted] = w.ahead.try_emplace(ahead.client);
-      if (inserted || noted_ahead->second.since_us != ahead.enqueue_us || !same_name(noted_ahead->second.owner, ahead.owner))
-        noted_ahead->second = Waiter::Ahead{ahead.owner, ahead.enqueue_us};
+      auto noted_ahead = std::lower_bound(w.ahead.begin(), w.ahead.end(), ahead.client,
+                                          [](const auto& kv, int client) { return kv.first < client; });
+      const bool known = noted_ahead != w.ahead.end() && noted_ahead->first == ahead.client;
+      if (!known) {
+        if (w.ahead.size() >= kMaxAhead) continue;
+        w.ahead.insert(noted_ahead, {ahead.client, Waiter::Ahead{ahead.owner, ahead.enqueue_us}});
+      } else if (noted_ahead->second.since_us != ahead.enqueue_us || !same_name(noted_ahead->second.owner, ahead.owner)) {
+        noted_ahead->second.owner = ahead.owner;
+        noted_ahead->second.since_us = ahead.enqueue_us;
+      }
     }
   }
 }

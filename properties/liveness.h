@@ -19,7 +19,6 @@
 // fair-line mirror.
 #pragma once
 
-#include <deque>
 #include <map>
 #include <set>
 #include <optional>
@@ -60,7 +59,10 @@ class LivenessChecker : public Checker {
       std::string owner;
       int64_t since_us = 0;  // when it joined the line
     };
-    std::map<int, Ahead> ahead;  // client -> a waiter seen ahead in a fair line (capped)
+    // client -> a waiter seen ahead in a fair line (capped at kMaxAhead),
+    // sorted by client: a flat map (a tree node per entry was a fifth of
+    // this checker's time).
+    std::vector<std::pair<int, Ahead>> ahead;
     // The enqueue time of its own line entry when `ahead` was last updated.
     static constexpr int64_t kNotInLine = INT64_MIN;
     int64_t noted_enqueue_us = kNotInLine;
