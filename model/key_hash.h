@@ -13,11 +13,12 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 namespace locksim {
 
 struct KeyHash {
-  size_t operator()(const std::string& key) const {  // NOLINT(performance-noexcept-*): see above
+  size_t operator()(std::string_view key) const {  // NOLINT(performance-noexcept-*): see above
     constexpr uint64_t kMul1 = 0x9E3779B97F4A7C15ULL;
     constexpr uint64_t kMul2 = 0xC2B2AE3D27D4EB4FULL;
     const char* p = key.data();

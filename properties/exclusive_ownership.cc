@@ -4,12 +4,12 @@ namespace locksim {
 
 void ExclusiveOwnershipChecker::on_event(const Event& e) {
   if (e.kind != EventKind::Script) return;
-  const auto key = std::make_pair(e.server, e.lock);
   if (e.holders_after.size() <= 1) {
-    over_owned_.erase(key);
+    // Nearly always empty: no key built for nothing.
+    if (!over_owned_.empty()) over_owned_.erase(std::make_pair(e.server, e.lock));
     return;
   }
-  if (!over_owned_.insert(key).second) return;  // already reported this episode
+  if (!over_owned_.insert(std::make_pair(e.server, e.lock)).second) return;  // already reported this episode
   Violation v;
   v.lock = e.lock;
   std::string names;

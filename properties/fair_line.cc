@@ -357,7 +357,9 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   std::optional<bool> existed;  // nullopt: cannot tell
   if (!had_holders) existed = false;
   else if (lock.expiry_known) existed = e.server_ms <= lock.expire_at_ms;
-  const bool held_by_owner_before = had_holders && contains(lock.holders, e.owner);
+  const bool fair_script = e.script.rfind("fair_", 0) == 0;
+  // Only fair scripts need it (most scripts are not).
+  const bool held_by_owner_before = fair_script && had_holders && contains(lock.holders, e.owner);
   lock.holders = e.holders_after;
   if (e.holders_after.empty()) {
     lock.expiry_known = false;
@@ -372,7 +374,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
     lock.expiry_known = false;  // reset, unless a latch answered
   }
 
-  if (e.script.rfind("fair_", 0) != 0) return std::nullopt;
+  if (!fair_script) return std::nullopt;
   if (e.line_known) {
     const bool nil_grant = is_poll(e.script) && reply_is_nil(e) && contains(e.holders_after, e.owner) &&
                            !(held_by_owner_before && existed != std::optional<bool>(false));

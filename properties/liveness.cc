@@ -119,6 +119,8 @@ void LivenessChecker::note_line_ahead(PerLock& lock, const FairLineMirror::Line&
   const bool unique = fair_line.unique_owners;
   for (Waiter* waiter : lock.waiters) {
     Waiter& w = *waiter;
+    if (w.noted_line_version == fair_line.version) continue;
+    w.noted_line_version = fair_line.version;
     size_t at = line_size;
     for (size_t probe : {w.noted_line_pos, w.noted_line_pos - 1, w.noted_line_pos + 1}) {
       if (!unique) break;
@@ -139,19 +141,30 @@ void LivenessChecker::note_line_ahead(PerLock& lock, const FairLineMirror::Line&
     if (at != line_size) w.noted_line_pos = at;
     if (enqueue_us != Waiter::kNotInLine && enqueue_us == w.noted_enqueue_us) continue;
     w.noted_enqueue_us = enqueue_us;
+    if (at == 0) continue;
+    // client -> 1 + its place in w.ahead, for this scan (a line is long:
+    // one lookup per entry ahead).
+    for (size_t k = 0; k < w.ahead.size(); ++k) ahead_index(w.ahead[k].first) = k + 1;
+    bool inserted = false;
     for (size_t i = 0; i < at; ++i) {
       const auto& ahead = (*line)[i];
       if (ahead.client < 0 || ahead.client == w.client) continue;
-      auto noted_ahead = std::lower_bound(w.ahead.begin(), w.ahead.end(), ahead.client,
-                                          [](const auto& kv, int client) { return kv.first < client; });
-      const bool known = noted_ahead != w.ahead.end() && noted_ahead->first == ahead.client;
-      if (!known) {
+      uint32_t& place = ahead_index(ahead.client);
+      if (place == 0) {
         if (w.ahead.size() >= kMaxAhead) continue;
-        w.ahead.insert(noted_ahead, {ahead.client, Waiter::Ahead{ahead.owner, ahead.enqueue_us}});
-      } else if (noted_ahead->second.since_us != ahead.enqueue_us || !same_name(noted_ahead->second.owner, ahead.owner)) {
-        noted_ahead->second.owner = ahead.owner;
-        noted_ahead->second.since_us = ahead.enqueue_us;
+        w.ahead.emplace_back(ahead.client, Waiter::Ahead{ahead.owner, ahead.enqueue_us, ahead.enqueue_event});
+        place = static_cast<uint32_t>(w.ahead.size());
+        inserted = true;
+      } else if (Waiter::Ahead& noted = w.ahead[place - 1].second; noted.enqueue_event != ahead.enqueue_event) {
+        noted.owner = ahead.owner;
+        noted.since_us = ahead.enqueue_us;
+        noted.enqueue_event = ahead.enqueue_event;
       }
+    }
+    for (const auto& [client, noted] : w.ahead) ahead_index(client) = 0;
+    // Kept sorted by client (blame() walks them in that order).
+    if (inserted) {
+      std::sort(w.ahead.begin(), w.ahead.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     }
   }
 }

@@ -19,6 +19,8 @@
 // fair-line mirror.
 #pragma once
 
+#include <cassert>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <optional>
@@ -58,6 +60,10 @@ class LivenessChecker : public Checker {
     struct Ahead {
       std::string owner;
       int64_t since_us = 0;  // when it joined the line
+      // The event that put that entry in the line: one event enqueues one
+      // owner of a given client, so an equal id means the same entry
+      // (compared instead of the owner string).
+      uint64_t enqueue_event = 0;
     };
     // client -> a waiter seen ahead in a fair line (capped at kMaxAhead),
     // sorted by client: a flat map (a tree node per entry was a fifth of
@@ -67,6 +73,10 @@ class LivenessChecker : public Checker {
     static constexpr int64_t kNotInLine = INT64_MIN;
     int64_t noted_enqueue_us = kNotInLine;
     size_t noted_line_pos = 0;  // its place in the line at the last note (a search hint)
+    // The line version it was last noted against: noting the same line
+    // again changes nothing (a new waiter on the lock makes a note run
+    // while the line is unchanged).
+    uint64_t noted_line_version = 0;
     PerLock* at_lock = nullptr;  // its lock's entry of locks_ (nodes stay put)
   };
   static constexpr size_t kMaxAhead = 16;
@@ -97,6 +107,15 @@ class LivenessChecker : public Checker {
     RecentIds<> release_ids{kReleaseIdsPerLock};  // recent release request ids
     std::set<int> servers;                          // servers its scripts ran on
   };
+  // note_line_ahead's scratch: client -> 1 + place in a waiter's `ahead`
+  // (0: absent); all zero between scans.
+  std::vector<uint32_t> ahead_index_;
+  uint32_t& ahead_index(int client) {
+    assert(client >= 0);
+    const auto at = static_cast<size_t>(client);
+    if (at >= ahead_index_.size()) ahead_index_.resize(at + 1, 0);
+    return ahead_index_[at];
+  }
   // One lookup per event (the lock's name hashed once): unordered, never
   // iterated for a report.
   std::unordered_map<std::string, PerLock, KeyHash> locks_;

@@ -28,14 +28,14 @@ void ReentrancyChecker::violation(const Event& e, std::string message, std::vect
 
 void ReentrancyChecker::on_event(const Event& e) {
   // Built only for client events (most events are scripts and deliveries).
-  auto lock_owner = [&e] { return std::make_pair(e.lock, e.owner); };
+  auto lock_owner = [&e] { return NamePairView(e.lock, e.owner); };
   switch (e.kind) {
     case EventKind::Script:
       on_script(e);
       break;
     case EventKind::Ok:
       if (is_acquire_op(e) && e.value == 1) {
-        Count& c = counts_[lock_owner()];
+        Count& c = slot_of(counts_, lock_owner());
         c.client = e.client;
         ++c.count;
       } else if (e.op == "unlock") {
@@ -72,7 +72,7 @@ void ReentrancyChecker::on_event(const Event& e) {
       break;
     case EventKind::Fail:
       if (e.op == "unlock") {
-        counts_.erase(lock_owner());  // illegal monitor state: nothing held
+        erase_key(counts_, lock_owner());  // illegal monitor state: nothing held
         unlock_snapshots_.erase(e.op_id);
       }
       break;
@@ -82,9 +82,9 @@ void ReentrancyChecker::on_event(const Event& e) {
         auto it = counts_.find(lock_owner());
         if (it != counts_.end()) it->second.unknown = true;
       } else if (e.op == "hold_lost") {
-        counts_.erase(lock_owner());
+        erase_key(counts_, lock_owner());
       } else if (is_acquire_op(e) && e.detail == "timeout") {
-        Count& c = counts_[lock_owner()];
+        Count& c = slot_of(counts_, lock_owner());
         c.client = e.client;
         c.unknown = true;
       }
@@ -114,7 +114,7 @@ void ReentrancyChecker::on_event(const Event& e) {
 }
 
 void ReentrancyChecker::on_script(const Event& e) {
-  ServerLock& s = server_[{e.server, e.lock}];
+  ServerLock& s = slot_of(server_, ServerLockView(e.server, e.lock));
   if (e.server_ms > s.expire_at_ms) s.holders.clear();  // the key expired meanwhile
   const bool release = (e.script == "rlock_release" || e.script == "fair_release") && !s.unknown;
   s.unknown = false;

@@ -63,8 +63,8 @@ class ReentrancyChecker : public Checker {
                  std::vector<int64_t> times = {});
 
   // Looked up and pruned, never iterated for a report: unordered.
-  std::unordered_map<std::pair<std::string, std::string>, Count, NamePairHash> counts_;  // (lock, owner)
-  std::unordered_map<std::pair<int, std::string>, ServerLock, NamePairHash> server_;     // (server, lock)
+  std::unordered_map<std::pair<std::string, std::string>, Count, NamePairHash, NamePairEq> counts_;  // (lock, owner)
+  std::unordered_map<std::pair<int, std::string>, ServerLock, NamePairHash, NamePairEq> server_;     // (server, lock)
   std::unordered_map<uint64_t, Count> unlock_snapshots_;  // unlock op_id -> count at invoke
   std::set<uint64_t> absent_lock_releases_;                      // fair releases of an absent lock
   std::string rollback_;  // the latest failover: the cause of count mismatches after it

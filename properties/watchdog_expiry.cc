@@ -15,7 +15,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
   const uint64_t op_floor = max_op_id_;  // newest op_id before this event
   if (e.op_id > max_op_id_) max_op_id_ = e.op_id;
   // Built only for client events (most events are scripts and deliveries).
-  auto lock_owner = [&e] { return std::make_pair(e.lock, e.owner); };
+  auto lock_owner = [&e] { return NamePairView(e.lock, e.owner); };
   switch (e.kind) {
     case EventKind::Script:
       on_script(e);
@@ -32,7 +32,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
       if (is_acquire_op(e) && e.value == 1) {
         auto p = pending_.find(e.op_id);
         const int64_t lease_ms = p == pending_.end() ? e.lease_ms : p->second.lease_ms;
-        OwnerState& s = owners_[lock_owner()];
+        OwnerState& s = slot_of(owners_, lock_owner());
         if (s.count == 0) {
           s = OwnerState{};
           s.client = e.client;
@@ -82,7 +82,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
 }
 
 void WatchdogExpiryChecker::on_script(const Event& e) {
-  const auto key_id = std::make_pair(e.server, e.lock);
+  const ServerLockView key_id(e.server, e.lock);
   auto key_it = keys_.find(key_id);
   const bool granted_now = is_acquire_script(e) && e.reply == "nil" && holders_contain(e, e.owner);
 
@@ -93,7 +93,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
       const KeyLease& k = key_it->second;
       Violation v;
       v.lock = e.lock;
-      auto os = owners_.find({e.lock, holder});
+      auto os = owners_.find(NamePairView(e.lock, holder));
       const bool crashed = os != owners_.end() && crashed_[os->second.client];
       v.message = std::string(crashed ? "crashed holder " : "holder ") + holder +
                   " still holds the lock at server time " + std::to_string(e.server_ms) +
@@ -142,13 +142,13 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
   if (partial_release) {
     // A partial release resets the expiry to the client's lease where it
     // first runs (a retry answered by the latch changes nothing).
-    auto os = owners_.find({e.lock, e.owner});
+    auto os = owners_.find(NamePairView(e.lock, e.owner));
     if (os != owners_.end() && os->second.lease_ms >= 0) os->second.lease_expiry_us = e.true_us + e.lease_ms * 1000;
   }
   if (granted_now || renewed || partial_release) {
-    keys_[key_id] = KeyLease{e.server_ms + e.lease_ms, e.id, e.true_us, e.owner};
+    slot_of(keys_, key_id) = KeyLease{e.server_ms + e.lease_ms, e.id, e.true_us, e.owner};
   } else if (e.holders_after.empty()) {
-    keys_.erase(key_id);
+    erase_key(keys_, key_id);
   }
 
   if (e.script != "rlock_renew") return;
@@ -164,7 +164,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     report(std::move(v));
   }
   // 4. No renewal after the final release; none for explicit-lease holds.
-  auto os = owners_.find({e.lock, e.owner});
+  auto os = owners_.find(NamePairView(e.lock, e.owner));
   if (os == owners_.end()) return;
   const OwnerState& s = os->second;
   const bool started_after_release =
@@ -197,7 +197,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
 // The client learned its hold is gone. Legitimate when a fault hit it (or
 // the server) during the hold, or when an explicit lease ran out.
 void WatchdogExpiryChecker::on_hold_lost(const Event& e, const std::string& how) {
-  auto it = owners_.find({e.lock, e.owner});
+  auto it = owners_.find(NamePairView(e.lock, e.owner));
   if (it == owners_.end()) return;
   OwnerState& s = it->second;
   // An unlock answering nil for the outermost hold: the count already went to

@@ -74,8 +74,8 @@ class WatchdogExpiryChecker : public Checker {
 
   CheckerContext ctx_;
   // Looked up and pruned, never iterated for a report: unordered.
-  std::unordered_map<std::pair<int, std::string>, KeyLease, NamePairHash> keys_;          // (server, lock)
-  std::unordered_map<std::pair<std::string, std::string>, OwnerState, NamePairHash> owners_;  // (lock, owner)
+  std::unordered_map<std::pair<int, std::string>, KeyLease, NamePairHash, NamePairEq> keys_;          // (server, lock)
+  std::unordered_map<std::pair<std::string, std::string>, OwnerState, NamePairHash, NamePairEq> owners_;  // (lock, owner)
   std::unordered_map<uint64_t, PendingOp> pending_;                   // op_id -> acquire
   std::map<int, bool> crashed_;                                       // client -> crashed
   std::unordered_map<std::string, int64_t, KeyHash> release_ids_;     // release request id -> first seen (true us)
