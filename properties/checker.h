@@ -5,6 +5,7 @@
 // most CheckConfig::max_violations_per_checker, the first ones).
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +28,9 @@ class Checker {
 
   const std::vector<Violation>& violations() const { return violations_; }
   bool ok() const { return violations_.empty(); }
+  // Every violation recorded from now on also adds one to *counter (the
+  // suite's, so it looks for new violations only after one was recorded).
+  void count_reports_in(uint64_t* counter) { report_counter_ = counter; }
 
  protected:
   // Records a violation (dropped once the per-checker cap is reached).
@@ -34,12 +38,14 @@ class Checker {
     if (static_cast<int>(violations_.size()) >= config_.max_violations_per_checker) return;
     if (v.property.empty()) v.property = std::string(name());
     violations_.push_back(std::move(v));
+    if (report_counter_ != nullptr) ++*report_counter_;
   }
   const CheckConfig& config() const { return config_; }
 
  private:
   CheckConfig config_;
   std::vector<Violation> violations_;
+  uint64_t* report_counter_ = nullptr;
 };
 
 // Helpers shared by the checkers (pure functions of one event).

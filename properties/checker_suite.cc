@@ -23,9 +23,12 @@ CheckerSuite::CheckerSuite(const CheckConfig& config) : context_(std::make_uniqu
   checkers_.push_back(std::make_unique<ReentrancyChecker>(config));
   checkers_.push_back(std::make_unique<BusyPollChecker>(config, shared));
   detected_at_.resize(checkers_.size());
+  for (auto& checker : checkers_) checker->count_reports_in(&reports_);
 }
 
 void CheckerSuite::stamp_new_violations(uint64_t event_id) {
+  if (reports_ == stamped_reports_) return;  // nothing recorded since the last stamp
+  stamped_reports_ = reports_;
   for (size_t i = 0; i < checkers_.size(); ++i) {
     while (detected_at_[i].size() < checkers_[i]->violations().size()) detected_at_[i].push_back(event_id);
   }

@@ -22,6 +22,9 @@ namespace locksim {
 class CheckerSuite final : public EventSink {
  public:
   explicit CheckerSuite(const CheckConfig& config = CheckConfig{});
+  // The checkers count their reports in this object: it stays put.
+  CheckerSuite(const CheckerSuite&) = delete;
+  CheckerSuite& operator=(const CheckerSuite&) = delete;
 
   void on_event(const Event& event) override;
   // Ends the history at `end_true_us` (default: the last event's time).
@@ -39,6 +42,8 @@ class CheckerSuite final : public EventSink {
   std::unique_ptr<HistoryContext> context_;  // shared by the checkers; fed first
   std::vector<std::unique_ptr<Checker>> checkers_;
   std::vector<std::vector<uint64_t>> detected_at_;  // per checker, per violation
+  uint64_t reports_ = 0;          // violations recorded by the checkers (Checker::count_reports_in)
+  uint64_t stamped_reports_ = 0;  // reports_ at the last stamp
   uint64_t events_seen_ = 0;
   uint64_t last_event_id_ = 0;
   int64_t last_true_us_ = 0;
