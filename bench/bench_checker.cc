@@ -87,7 +87,7 @@ std::unique_ptr<Checker> suite_checker(int index, const CheckConfig& config, con
     case 2: return std::make_unique<FifoFairnessChecker>(config, shared);
     case 3: return std::make_unique<WatchdogExpiryChecker>(config, shared);
     case 4: return std::make_unique<LivenessChecker>(config, shared);
-    case 5: return std::make_unique<ReentrancyChecker>(config);
+    case 5: return std::make_unique<ReentrancyChecker>(config, shared);
     case 6: return std::make_unique<BusyPollChecker>(config, shared);
     default: return nullptr;
   }

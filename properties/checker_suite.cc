@@ -20,7 +20,7 @@ CheckerSuite::CheckerSuite(const CheckConfig& config) : context_(std::make_uniqu
   checkers_.push_back(std::make_unique<FifoFairnessChecker>(config, shared));
   checkers_.push_back(std::make_unique<WatchdogExpiryChecker>(config, shared));
   checkers_.push_back(std::make_unique<LivenessChecker>(config, shared));
-  checkers_.push_back(std::make_unique<ReentrancyChecker>(config));
+  checkers_.push_back(std::make_unique<ReentrancyChecker>(config, shared));
   checkers_.push_back(std::make_unique<BusyPollChecker>(config, shared));
   detected_at_.resize(checkers_.size());
   for (auto& checker : checkers_) checker->count_reports_in(&reports_);

@@ -156,7 +156,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_unchanged_line(const Eve
 std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event& e, bool granted,
                                                                     bool latch_replay) {
   exact_ = true;
-  Line& line = line_of(e.lock);
+  Line& line = line_of(lock_id_);
   Waiters& before = line.waiters;
   if (same_line(line, e)) {
     line.token = e.line_token.value;
@@ -296,6 +296,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
 
 std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   refused_free_lock_ = false;
+  lock_id_ = lock_table_.intern(e.lock);
   purged_.clear();
   stale_head_.reset();
   rewritten_.reset();
@@ -352,7 +353,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   }
 
   // Did the lock exist when the script ran? (Scripts see a frozen clock.)
-  LockState& lock = locks_[e.lock];
+  LockState& lock = locks_[lock_id_];
   const bool had_holders = !lock.holders.empty();
   std::optional<bool> existed;  // nullopt: cannot tell
   if (!had_holders) existed = false;
@@ -382,7 +383,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
     return on_exact_script(e, nil_grant, latch_replay);
   }
   exact_ = false;
-  Line& bounded = line_of(e.lock);
+  Line& bounded = line_of(lock_id_);
   bounded.version = ++last_version_;
   bounded.token = 0;
   bounded.unique_owners = false;  // a phantom may repeat an owner
@@ -478,10 +479,11 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   return std::nullopt;
 }
 
-FairLineMirror::Line& FairLineMirror::line_of(const std::string& lock) {
-  auto [it, created] = lines_.try_emplace(lock);
-  if (created) it->second.version = ++last_version_;
-  return it->second;
+FairLineMirror::Line& FairLineMirror::line_of(LockId lock) {
+  const bool created = lines_.find(lock) == nullptr;
+  Line& line = lines_[lock];
+  if (created) line.version = ++last_version_;
+  return line;
 }
 
 bool FairLineMirror::is_waiting(const std::string& owner, const std::string& lock) const {
@@ -493,10 +495,10 @@ bool FairLineMirror::is_waiting(const std::string& owner, const std::string& loc
 
 std::optional<int64_t> FairLineMirror::latest_deadline_ahead_ms(const std::string& lock,
                                                                  const std::string& owner) const {
-  auto it = lines_.find(lock);
-  if (it == lines_.end()) return std::nullopt;
+  const Line* found = find_line(lock);
+  if (found == nullptr) return std::nullopt;
   std::optional<int64_t> latest;
-  for (const Waiter& w : it->second.waiters) {
+  for (const Waiter& w : found->waiters) {
     if (w.owner == owner) break;
     if (w.deadline_hi_ms >= kUnknownHighMs) continue;
     auto obs = clocks_.find(w.client);

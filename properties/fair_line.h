@@ -59,6 +59,7 @@
 #include <vector>
 
 #include "model/key_hash.h"
+#include "properties/lock_table.h"
 #include "properties/recent_ids.h"
 #include "traces/event.h"
 
@@ -156,30 +157,32 @@ class FairLineMirror {
   // line is created (after a Redis restart too): an equal version means the
   // same line. 0: no line.
   uint64_t line_version(const std::string& lock) const {
-    auto it = lines_.find(lock);
-    return it == lines_.end() ? 0 : it->second.version;
+    const Line* line = find_line(lock);
+    return line == nullptr ? 0 : line->version;
   }
   // `lock`'s line (nullptr: not a fair lock): line(), line_version() and
   // owners_unique() in one lookup.
-  const Line* find_line(const std::string& lock) const {
-    auto it = lines_.find(lock);
-    return it == lines_.end() ? nullptr : &it->second;
-  }
+  const Line* find_line(const std::string& lock) const { return find_line(lock_table_.find(lock)); }
+  const Line* find_line(LockId lock) const { return lines_.find(lock); }
   // Whether `owner` has an acquire of `lock` in progress (invoked, not completed,
   // its client not crashed).
   bool is_waiting(const std::string& owner, const std::string& lock) const;
-  bool is_fair(const std::string& lock) const { return lines_.count(lock) > 0; }
+  bool is_fair(const std::string& lock) const { return find_line(lock) != nullptr; }
   // Whether no owner is in `lock`'s line twice (false: maybe; a historical
   // bug or, in bounds mode, a phantom). True for no line.
   bool owners_unique(const std::string& lock) const {
-    auto it = lines_.find(lock);
-    return it == lines_.end() || it->second.unique_owners;
+    const Line* line = find_line(lock);
+    return line == nullptr || line->unique_owners;
   }
   // The mirrored line of `lock`, head first (nullptr if none).
   const Waiters* line(const std::string& lock) const {
-    auto it = lines_.find(lock);
-    return it == lines_.end() ? nullptr : &it->second.waiters;
+    const Line* found = find_line(lock);
+    return found == nullptr ? nullptr : &found->waiters;
   }
+  // The id of the latest event's lock (kNoLock: it names none), and the
+  // table of every lock name seen (see properties/lock_table.h).
+  LockId lock_id() const { return lock_id_; }
+  const LockTable& locks() const { return lock_table_; }
   // `client`'s clock at true time `true_us`: best estimate (true ms if never
   // observed) and bounds.
   int64_t client_now_ms(int client, int64_t true_us) const;
@@ -211,7 +214,7 @@ class FairLineMirror {
     int64_t to_us = 0;
   };
   // The line of `lock`, created (empty, with a new version) if need be.
-  Line& line_of(const std::string& lock);
+  Line& line_of(LockId lock);
 
   ClockBounds now_of_script(const Event& e) const;
   // Exact mode: judges one fair Script event that carries line_after.
@@ -238,13 +241,15 @@ class FairLineMirror {
   ClockBounds script_now_;
   uint64_t last_version_ = 0;      // the latest version given to a line
   // Lookups only (cleared on a Redis restart): unordered.
-  std::unordered_map<std::string, Line, KeyHash> lines_;  // fair lock -> line
+  LockTable lock_table_;
+  LockId lock_id_ = kNoLock;  // of the latest event
+  PerLockId<Line> lines_;  // fair lock -> line
   // on_exact_script's scratch space, kept to avoid allocating per script.
   static constexpr size_t kNewWaiter = SIZE_MAX;
   std::vector<size_t> source_;   // new line position -> old line position
   std::vector<size_t> taken_;    // old line position -> new line position
   Waiters rebuilt_;
-  std::unordered_map<std::string, LockState, KeyHash> locks_;  // lock -> existence
+  PerLockId<LockState> locks_;  // lock -> existence
   std::map<uint64_t, OpClock> ops_;  // op_id -> clock bound (recent ops; the oldest is dropped first)
   std::unordered_map<std::string, uint64_t, KeyHash> waiting_;  // owner -> acquire op_id in progress
   std::unordered_map<int, Observation> clocks_;                 // client -> latest clock observation

@@ -6,7 +6,7 @@ void FifoFairnessChecker::on_event(const Event& e) {
   ctx_.feed(e);
   expire_give_ups(e.true_us, false);
   if (e.kind == EventKind::Script && e.script.rfind("fair_", 0) == 0) {
-    script_clients_[e.lock].insert(e.client);
+    script_clients_[ctx_->lock_id()].insert(e.client);
     int64_t ttl_ms = 0;
     if (e.script == "fair_acquire" && e.op_id != 0 && reply_integer(e, &ttl_ms)) enqueued_ops_[e.op_id] = e.lock;
     if (e.script == "fair_acquire_failed") give_ups_.erase(e.owner);
@@ -152,9 +152,8 @@ std::string FifoFairnessChecker::explain_skew(int purged_client, const std::stri
   const int64_t waiter_offset = ctx_->faults().clock_offset_ms(purged_client).value_or(0);
   int best_client = -1;
   int64_t best_offset = 0;
-  auto it = script_clients_.find(lock);
-  if (it != script_clients_.end()) {
-    for (int c : it->second) {
+  if (const std::set<int>* clients = script_clients_.find(ctx_->locks().find(lock))) {
+    for (int c : *clients) {
       if (c == purged_client) continue;
       const int64_t off = ctx_->faults().clock_offset_ms(c).value_or(0);
       if (best_client < 0 || off > best_offset) { best_client = c; best_offset = off; }

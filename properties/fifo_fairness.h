@@ -30,6 +30,7 @@
 #include "properties/fair_line.h"
 #include "properties/fault_log.h"
 #include "properties/history_context.h"
+#include "properties/lock_table.h"
 
 namespace locksim {
 
@@ -58,7 +59,7 @@ class FifoFairnessChecker : public Checker {
 
   CheckerContext ctx_;
   // Looked up and pruned on every fair script, never iterated: unordered.
-  std::unordered_map<std::string, std::set<int>, KeyHash> script_clients_;  // fair lock -> clients that ran scripts
+  PerLockId<std::set<int>> script_clients_;  // fair lock (context id) -> clients that ran scripts
   std::unordered_map<uint64_t, std::string> enqueued_ops_;  // op_id -> lock, for ops that joined a line
   std::unordered_set<uint64_t> failed_sent_;                 // op_ids that sent acquire_failed
   std::map<std::string, GiveUp> give_ups_;                // owner -> unconfirmed give-up

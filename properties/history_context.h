@@ -31,6 +31,10 @@ class HistoryContext {
   }
   const FaultLog& faults() const { return faults_; }
   const FairLineMirror& line() const { return line_; }
+  // The latest event's lock as a dense id (properties/lock_table.h): index
+  // per-lock state by it instead of hashing the name again.
+  LockId lock_id() const { return line_.lock_id(); }
+  const LockTable& locks() const { return line_.locks(); }
   // The grant the latest event made on a fair lock, if any.
   const std::optional<FairLineMirror::Grant>& grant() const { return grant_; }
 

@@ -18,7 +18,7 @@ void LivenessChecker::on_event(const Event& e) {
         auto [it, added] = waiters_.try_emplace(e.op_id, Waiter{e.owner, e.lock, e.client, e.id, e.true_us, e.wait_ms,
                                                                 ctx_->faults().paused_total_ms(e.client), false, {}});
         assert(added);
-        PerLock& lock = locks_[e.lock];
+        PerLock& lock = locks_[ctx_->lock_id()];
         it->second.at_lock = &lock;
         lock.waiters.push_back(&it->second);
         lock.new_waiter = true;
@@ -34,10 +34,10 @@ void LivenessChecker::on_event(const Event& e) {
       break;
     }
     case EventKind::Script: {
-      PerLock& lock = locks_[e.lock];
+      PerLock& lock = locks_[ctx_->lock_id()];
       if (e.server >= 0) lock.servers.insert(e.server);
       check_wake_up(e, lock);
-      if (const FairLineMirror::Line* line = ctx_->line().find_line(e.lock)) note_line_ahead(lock, *line);
+      if (const FairLineMirror::Line* line = ctx_->line().find_line(ctx_->lock_id())) note_line_ahead(lock, *line);
       if (e.holders_after.empty()) {
         if (!lock.free) {
           lock.free = true;
@@ -51,8 +51,9 @@ void LivenessChecker::on_event(const Event& e) {
     }
     case EventKind::Fault:
       if (e.op == "crash") {
-        for (auto& [name, lock] : locks_)
+        locks_.for_each([&](PerLock& lock) {
           std::erase_if(lock.waiters, [&](const Waiter* w) { return w->client == e.target; });
+        });
         std::erase_if(waiters_, [&](const auto& kv) { return kv.second.client == e.target; });
       } else if (e.op == "redis_restart" && e.detail.empty()) {
         // Data lost: every lock seen on that server is free now (a restart

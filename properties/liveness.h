@@ -77,7 +77,7 @@ class LivenessChecker : public Checker {
     // again changes nothing (a new waiter on the lock makes a note run
     // while the line is unchanged).
     uint64_t noted_line_version = 0;
-    PerLock* at_lock = nullptr;  // its lock's entry of locks_ (nodes stay put)
+    PerLock* at_lock = nullptr;  // its lock's entry of locks_ (entries stay put)
   };
   static constexpr size_t kMaxAhead = 16;
   void check_budget(const Waiter& w, int64_t now_us, uint64_t completion_event, bool completed);
@@ -116,9 +116,8 @@ class LivenessChecker : public Checker {
     if (at >= ahead_index_.size()) ahead_index_.resize(at + 1, 0);
     return ahead_index_[at];
   }
-  // One lookup per event (the lock's name hashed once): unordered, never
-  // iterated for a report.
-  std::unordered_map<std::string, PerLock, KeyHash> locks_;
+  // Indexed by the context's lock id (no name hashed here).
+  PerLockId<PerLock> locks_;
   int64_t last_scan_us_ = 0;
 };
 

@@ -11,13 +11,19 @@ void MutualExclusionChecker::on_event(const Event& e) {
   ctx_.feed(e);
   switch (e.kind) {
     case EventKind::Script:
-      lock_server_ms_[e.lock] = e.server_ms;
+    {
+      LockInfo& info = lock_info_[ctx_->lock_id()];
+      info.script_seen = true;
+      info.server_ms = e.server_ms;
       if (e.server >= 0) {
-        // A group member "<group>@<server>" counts for its group.
-        const auto at = e.lock.rfind('@');
-        auto& servers = lock_servers_[at == std::string::npos ? e.lock : e.lock.substr(0, at)];
-        if (servers.size() < 64) servers.insert(e.server);
+        if (info.group_servers == nullptr) {
+          // A group member "<group>@<server>" counts for its group.
+          const auto at = e.lock.rfind('@');
+          info.group_servers = &lock_servers_[at == std::string::npos ? e.lock : e.lock.substr(0, at)];
+        }
+        if (info.group_servers->size() < 64) info.group_servers->insert(e.server);
       }
+    }
       if ((e.script == "rlock_acquire" || e.script == "fair_acquire" || e.script == "fair_try_once") &&
           reply_is_nil(e) && holders_contain(e, e.owner)) {
         granted_server_ms_[{e.lock, e.owner}] = e.server_ms;
@@ -172,12 +178,12 @@ std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string
   // The explicit lease runs on the server from the grant, before the client
   // heard of it: by server time it may be over although the client's hold
   // is not yet lease ms old.
-  if (auto now_server = lock_server_ms_.find(lock); earlier.lease_ms >= 0 &&
-      earlier.granted_server_ms != INT64_MIN && now_server != lock_server_ms_.end() &&
-      now_server->second > earlier.granted_server_ms + earlier.lease_ms)
+  const LockInfo* info = lock_info_.find(ctx_->locks().find(lock));
+  if (earlier.lease_ms >= 0 && earlier.granted_server_ms != INT64_MIN && info != nullptr && info->script_seen &&
+      info->server_ms > earlier.granted_server_ms + earlier.lease_ms)
     return who + " kept a hold with explicit " + lease_text + " past its expiry on the server (granted at server " +
            std::to_string(earlier.granted_server_ms) + " ms, taken by another owner at server " +
-           std::to_string(now_server->second) + " ms)";
+           std::to_string(info->server_ms) + " ms)";
   if (longest_pause)
     return who + " paused " + format_ms(longest_pause->duration_ms) + " (" + lease_text +
            ", renewal every " + format_ms(lease_ms / 3) + ")";

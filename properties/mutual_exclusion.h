@@ -24,6 +24,7 @@
 #include "properties/checker.h"
 #include "properties/fault_log.h"
 #include "properties/history_context.h"
+#include "properties/lock_table.h"
 
 namespace locksim {
 
@@ -67,9 +68,16 @@ class MutualExclusionChecker : public Checker {
   // Server truth: (lock, owner) -> server ms of the latest script that
   // granted or reentered it; lock -> server ms of its latest script.
   std::map<std::pair<std::string, std::string>, int64_t> granted_server_ms_;
-  // Looked up on every script, never iterated for a report: unordered.
-  std::unordered_map<std::string, int64_t, KeyHash> lock_server_ms_;
-  std::unordered_map<std::string, std::set<int>, KeyHash> lock_servers_;  // lock or group -> servers its scripts ran on
+  // Lock or group -> servers its scripts ran on (looked up, never iterated).
+  std::unordered_map<std::string, std::set<int>, KeyHash> lock_servers_;
+  // Per lock (the context's id): server ms of its latest script, and its
+  // entry of lock_servers_ (nodes stay put).
+  struct LockInfo {
+    bool script_seen = false;
+    int64_t server_ms = 0;
+    std::set<int>* group_servers = nullptr;
+  };
+  PerLockId<LockInfo> lock_info_;
   int64_t invoke_us_ = 0;  // invoke time of the acquire being completed
 };
 

@@ -27,6 +27,7 @@ void ReentrancyChecker::violation(const Event& e, std::string message, std::vect
 }
 
 void ReentrancyChecker::on_event(const Event& e) {
+  ctx_.feed(e);
   // Built only for client events (most events are scripts and deliveries).
   auto lock_owner = [&e] { return NamePairView(e.lock, e.owner); };
   switch (e.kind) {
@@ -95,10 +96,10 @@ void ReentrancyChecker::on_event(const Event& e) {
         std::erase_if(unlock_snapshots_, [&](const auto& kv) { return kv.second.client == e.target; });
       } else if (resets_server_state(e)) {  // restart or failover
         if (e.op == "redis_restart" && e.detail.empty()) {  // without persistence: every key is gone
-          std::erase_if(server_, [&](const auto& kv) { return kv.first.first == e.target; });
+          std::erase_if(server_, [&](const auto& kv) { return server_of_key(kv.first) == e.target; });
         } else {  // kept (persistence) or a replica's older copy: unknown until the next script shows it
           for (auto& [key, lock] : server_)
-            if (key.first == e.target) lock.unknown = true;
+            if (server_of_key(key) == e.target) lock.unknown = true;
         }
         if (e.op == "failover") {
           // The promoted replica may hold older counts: later count mismatches are its doing.
@@ -114,7 +115,7 @@ void ReentrancyChecker::on_event(const Event& e) {
 }
 
 void ReentrancyChecker::on_script(const Event& e) {
-  ServerLock& s = slot_of(server_, ServerLockView(e.server, e.lock));
+  ServerLock& s = server_[server_lock_key(e.server, ctx_->lock_id())];
   if (e.server_ms > s.expire_at_ms) s.holders.clear();  // the key expired meanwhile
   const bool release = (e.script == "rlock_release" || e.script == "fair_release") && !s.unknown;
   s.unknown = false;

@@ -16,7 +16,9 @@
 // After a failover the promoted replica may hold older counts: violations
 // then name it as their cause.
 // Memory: per (lock, owner) a count; per (server, lock) the last holders and
-// the replies of its latest kRequestsPerLock release request ids.
+// the replies of its latest kRequestsPerLock release request ids; a
+// HistoryContext of its own only when built without the suite's (for the
+// lock id of each event).
 #pragma once
 
 #include <deque>
@@ -29,6 +31,8 @@
 #include <vector>
 
 #include "properties/checker.h"
+#include "properties/history_context.h"
+#include "properties/lock_table.h"
 #include "properties/name_hash.h"
 #include "properties/recent_ids.h"
 
@@ -37,7 +41,9 @@ namespace locksim {
 class ReentrancyChecker : public Checker {
  public:
   static constexpr size_t kRequestsPerLock = 256;
-  using Checker::Checker;
+  // shared: the suite's HistoryContext (fed by the suite); null: a private one.
+  explicit ReentrancyChecker(const CheckConfig& config, const HistoryContext* shared = nullptr)
+      : Checker(config), ctx_(config, shared) {}
   std::string_view name() const override { return property::kReentrancy; }
   void on_event(const Event& e) override;
 
@@ -63,8 +69,9 @@ class ReentrancyChecker : public Checker {
                  std::vector<int64_t> times = {});
 
   // Looked up and pruned, never iterated for a report: unordered.
+  CheckerContext ctx_;  // for the lock id of each event
   std::unordered_map<std::pair<std::string, std::string>, Count, NamePairHash, NamePairEq> counts_;  // (lock, owner)
-  std::unordered_map<std::pair<int, std::string>, ServerLock, NamePairHash, NamePairEq> server_;     // (server, lock)
+  std::unordered_map<uint64_t, ServerLock> server_;  // server_lock_key(server, context lock id)     // (server, lock)
   std::unordered_map<uint64_t, Count> unlock_snapshots_;  // unlock op_id -> count at invoke
   std::set<uint64_t> absent_lock_releases_;                      // fair releases of an absent lock
   std::string rollback_;  // the latest failover: the cause of count mismatches after it

@@ -73,7 +73,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
       if (e.op == "crash") crashed_[e.target] = true;
       if (e.op == "restart") crashed_[e.target] = false;
       if (resets_server_state(e)) {  // restart or failover: the key may be gone or older
-        std::erase_if(keys_, [&](const auto& kv) { return kv.first.first == e.target; });
+        std::erase_if(keys_, [&](const auto& kv) { return server_of_key(kv.first) == e.target; });
       }
       break;
     default:
@@ -82,7 +82,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
 }
 
 void WatchdogExpiryChecker::on_script(const Event& e) {
-  const ServerLockView key_id(e.server, e.lock);
+  const uint64_t key_id = server_lock_key(e.server, ctx_->lock_id());
   auto key_it = keys_.find(key_id);
   const bool granted_now = is_acquire_script(e) && e.reply == "nil" && holders_contain(e, e.owner);
 
@@ -146,9 +146,9 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     if (os != owners_.end() && os->second.lease_ms >= 0) os->second.lease_expiry_us = e.true_us + e.lease_ms * 1000;
   }
   if (granted_now || renewed || partial_release) {
-    slot_of(keys_, key_id) = KeyLease{e.server_ms + e.lease_ms, e.id, e.true_us, e.owner};
+    keys_[key_id] = KeyLease{e.server_ms + e.lease_ms, e.id, e.true_us, e.owner};
   } else if (e.holders_after.empty()) {
-    erase_key(keys_, key_id);
+    keys_.erase(key_id);
   }
 
   if (e.script != "rlock_renew") return;

@@ -29,6 +29,7 @@
 #include "properties/checker.h"
 #include "properties/fault_log.h"
 #include "properties/history_context.h"
+#include "properties/lock_table.h"
 #include "properties/name_hash.h"
 
 namespace locksim {
@@ -74,7 +75,7 @@ class WatchdogExpiryChecker : public Checker {
 
   CheckerContext ctx_;
   // Looked up and pruned, never iterated for a report: unordered.
-  std::unordered_map<std::pair<int, std::string>, KeyLease, NamePairHash, NamePairEq> keys_;          // (server, lock)
+  std::unordered_map<uint64_t, KeyLease> keys_;  // server_lock_key(server, context lock id)          // (server, lock)
   std::unordered_map<std::pair<std::string, std::string>, OwnerState, NamePairHash, NamePairEq> owners_;  // (lock, owner)
   std::unordered_map<uint64_t, PendingOp> pending_;                   // op_id -> acquire
   std::map<int, bool> crashed_;                                       // client -> crashed
