@@ -25,6 +25,11 @@ class LockTable {
   // The id of `name`, given a new one at its first appearance (an event
   // without a lock has the id of "").
   LockId intern(const std::string& name) {
+    // Histories name a few locks: comparing with each beats hashing.
+    if (names_.size() <= kScanned) {
+      for (size_t id = 0; id < names_.size(); ++id)
+        if (*names_[id] == name) return static_cast<LockId>(id);
+    }
     auto [it, added] = ids_.try_emplace(name, static_cast<LockId>(names_.size()));
     if (added) names_.push_back(&it->first);
     return it->second;
@@ -41,6 +46,7 @@ class LockTable {
   size_t size() const { return names_.size(); }
 
  private:
+  static constexpr size_t kScanned = 8;
   std::unordered_map<std::string, LockId, KeyHash> ids_;
   std::vector<const std::string*> names_;  // id -> its key in ids_ (nodes stay put)
 };
