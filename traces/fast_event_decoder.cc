@@ -252,12 +252,19 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
 }
 
 void FastEventDecoder::park_line(std::vector<LineEntry>* line) {
-  if (line->size() > spare_line_.size()) line->swap(spare_line_);
+  if (line->empty()) return;
+  if (spare_entries_ + line->size() <= kMaxSpareEntries) {
+    spare_entries_ += line->size();
+    spare_lines_.push_back(std::move(*line));
+  }
   line->clear();
 }
 
 void FastEventDecoder::take_spare_line(std::vector<LineEntry>* line) {
-  if (line->size() < spare_line_.size()) line->swap(spare_line_);
+  if (!line->empty() || spare_lines_.empty()) return;
+  line->swap(spare_lines_.back());
+  spare_lines_.pop_back();
+  spare_entries_ -= line->size();
 }
 
 }  // namespace locksim

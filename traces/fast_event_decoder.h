@@ -45,11 +45,15 @@ class FastEventDecoder {
   // line's entries here (owner strings with their buffers) instead of
   // freeing them, and the next event with a line takes them back, so a
   // stream that alternates polls with lines and events without does not
-  // free and reallocate every owner string of the line each time.
-  std::vector<LineEntry> spare_line_;
-  // Empties *line, keeping the larger of its entries and the spare's.
+  // free and reallocate every owner string of the line each time. A pool,
+  // not one spare: a reader's batch of events holds many lines at once.
+  // Bounded by kMaxSpareEntries entries in all.
+  static constexpr size_t kMaxSpareEntries = 1 << 16;
+  std::vector<std::vector<LineEntry>> spare_lines_;
+  size_t spare_entries_ = 0;
+  // Empties *line, keeping its entries in the pool while it has room.
   void park_line(std::vector<LineEntry>* line);
-  // Gives *line the spare's entries when the spare has more (contents are
+  // Gives an empty *line the entries of a parked line, if any (contents are
   // to be overwritten).
   void take_spare_line(std::vector<LineEntry>* line);
 };
