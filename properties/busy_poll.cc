@@ -70,16 +70,20 @@ void BusyPollChecker::on_event(const Event& e) {
 
 void BusyPollChecker::on_poll(const Event& e, Waiting& w) {
   w.window_us.push_back(e.true_us);
-  while (!w.window_us.empty() && w.window_us.front() < e.true_us - 1'000'000) w.window_us.pop_front();
-  if (static_cast<int>(w.window_us.size()) <= kMaxPollsPerSecond) {
+  while (w.window_size() > 0 && w.window_us[w.window_head] < e.true_us - 1'000'000) ++w.window_head;
+  if (w.window_head > w.window_us.size() / 2) {
+    w.window_us.erase(w.window_us.begin(), w.window_us.begin() + static_cast<std::ptrdiff_t>(w.window_head));
+    w.window_head = 0;
+  }
+  if (static_cast<int>(w.window_size()) <= kMaxPollsPerSecond) {
     w.storm_start_us = -1;
     w.storm_polls = 0;
     return;
   }
   if (w.storm_start_us < 0) {
-    w.storm_start_us = w.window_us.front();
+    w.storm_start_us = w.window_us[w.window_head];
     w.storm_first_event = e.id;
-    w.storm_polls = static_cast<int64_t>(w.window_us.size());
+    w.storm_polls = static_cast<int64_t>(w.window_size());
   } else {
     ++w.storm_polls;
   }

@@ -14,9 +14,9 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <string>
+#include <vector>
 #include <unordered_map>
 
 #include "model/key_hash.h"
@@ -44,7 +44,12 @@ class BusyPollChecker : public Checker {
     int client = -1;
     uint64_t invoke_event = 0;
     int64_t invoke_us = 0;
-    std::deque<int64_t> window_us;  // poll times within the last second
+    // Poll times within the last second: window_us[window_head..]. A vector
+    // read from a moving head (a std::deque allocated two blocks for every
+    // acquire, polled or not); compacted once the head passes half of it.
+    std::vector<int64_t> window_us;
+    size_t window_head = 0;
+    size_t window_size() const { return window_us.size() - window_head; }
     int64_t storm_start_us = -1;    // first poll of the current dense stretch
     uint64_t storm_first_event = 0;
     int64_t storm_polls = 0;
