@@ -25,7 +25,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "model/key_hash.h"
 #include "properties/checker.h"
 #include "properties/fair_line.h"
 #include "properties/fault_log.h"
@@ -58,8 +57,8 @@ class FifoFairnessChecker : public Checker {
   void expire_give_ups(int64_t now_us, bool at_end);
 
   CheckerContext ctx_;
-  // Looked up and pruned on every fair script, never iterated: unordered.
   PerLockId<std::set<int>> script_clients_;  // fair lock (context id) -> clients that ran scripts
+  // Looked up and pruned on every fair script, never iterated: unordered.
   std::unordered_map<uint64_t, std::string> enqueued_ops_;  // op_id -> lock, for ops that joined a line
   std::unordered_set<uint64_t> failed_sent_;                 // op_ids that sent acquire_failed
   std::map<std::string, GiveUp> give_ups_;                // owner -> unconfirmed give-up

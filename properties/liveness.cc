@@ -120,8 +120,6 @@ void LivenessChecker::note_line_ahead(PerLock& lock, const FairLineMirror::Line&
   const bool unique = fair_line.unique_owners;
   for (Waiter* waiter : lock.waiters) {
     Waiter& w = *waiter;
-    if (w.noted_line_version == fair_line.version) continue;
-    w.noted_line_version = fair_line.version;
     size_t at = line_size;
     for (size_t probe : {w.noted_line_pos, w.noted_line_pos - 1, w.noted_line_pos + 1}) {
       if (!unique) break;

@@ -73,10 +73,6 @@ class LivenessChecker : public Checker {
     static constexpr int64_t kNotInLine = INT64_MIN;
     int64_t noted_enqueue_us = kNotInLine;
     size_t noted_line_pos = 0;  // its place in the line at the last note (a search hint)
-    // The line version it was last noted against: noting the same line
-    // again changes nothing (a new waiter on the lock makes a note run
-    // while the line is unchanged).
-    uint64_t noted_line_version = 0;
     PerLock* at_lock = nullptr;  // its lock's entry of locks_ (entries stay put)
   };
   static constexpr size_t kMaxAhead = 16;

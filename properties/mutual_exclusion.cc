@@ -10,8 +10,7 @@ namespace locksim {
 void MutualExclusionChecker::on_event(const Event& e) {
   ctx_.feed(e);
   switch (e.kind) {
-    case EventKind::Script:
-    {
+    case EventKind::Script: {
       LockInfo& info = lock_info_[ctx_->lock_id()];
       info.script_seen = true;
       info.server_ms = e.server_ms;
@@ -23,13 +22,13 @@ void MutualExclusionChecker::on_event(const Event& e) {
         }
         if (info.group_servers->size() < 64) info.group_servers->insert(e.server);
       }
-    }
       if ((e.script == "rlock_acquire" || e.script == "fair_acquire" || e.script == "fair_try_once") &&
           reply_is_nil(e) && holders_contain(e, e.owner)) {
         granted_server_ms_[{e.lock, e.owner}] = e.server_ms;
         if (granted_server_ms_.size() > 4096) granted_server_ms_.erase(granted_server_ms_.begin());
       }
       break;
+    }
     case EventKind::Invoke:
       if (is_acquire_op(e)) {
         pending_[e.op_id] = {e.client, e.lease_ms, e.true_us};

@@ -1,5 +1,5 @@
 // NamePairHash: hashes the checkers' keys made of a lock name and an owner
-// id, or of a server index and a lock name, for unordered maps that are only
+// id, for unordered maps that are only
 // looked up and pruned, never iterated for output (bucket order is not an
 // order any report may show). Ordered maps of such pairs compared two long
 // strings per tree level; a lookup here hashes each name once (KeyHash).
@@ -15,10 +15,10 @@
 namespace locksim {
 
 // Transparent, with NamePairEq: a lookup may name its key by views
-// (NamePairView, ServerLockView) instead of building a pair of strings,
-// which copied the owner id (a heap allocation) on every event.
+// (NamePairView) instead of building a pair of strings, which copied the
+// owner id (a heap allocation) on every event. (Server and lock pairs are
+// integer keys: server_lock_key in properties/lock_table.h.)
 using NamePairView = std::pair<std::string_view, std::string_view>;
-using ServerLockView = std::pair<int, std::string_view>;
 
 struct NamePairHash {
   using is_transparent = void;
@@ -27,12 +27,6 @@ struct NamePairHash {
   }
   size_t operator()(const std::pair<std::string, std::string>& key) const {  // NOLINT(performance-noexcept-*)
     return (*this)(NamePairView(key.first, key.second));
-  }
-  size_t operator()(const ServerLockView& key) const {  // NOLINT(performance-noexcept-*): see KeyHash
-    return mix(static_cast<size_t>(static_cast<unsigned>(key.first)), KeyHash{}(key.second));
-  }
-  size_t operator()(const std::pair<int, std::string>& key) const {  // NOLINT(performance-noexcept-*)
-    return (*this)(ServerLockView(key.first, key.second));
   }
 
  private:

@@ -68,10 +68,10 @@ class ReentrancyChecker : public Checker {
   void violation(const Event& e, std::string message, std::vector<uint64_t> ids = {},
                  std::vector<int64_t> times = {});
 
-  // Looked up and pruned, never iterated for a report: unordered.
   CheckerContext ctx_;  // for the lock id of each event
+  // Looked up and pruned, never iterated for a report: unordered.
   std::unordered_map<std::pair<std::string, std::string>, Count, NamePairHash, NamePairEq> counts_;  // (lock, owner)
-  std::unordered_map<uint64_t, ServerLock> server_;  // server_lock_key(server, context lock id)     // (server, lock)
+  std::unordered_map<uint64_t, ServerLock> server_;  // server_lock_key(server, context lock id)
   std::unordered_map<uint64_t, Count> unlock_snapshots_;  // unlock op_id -> count at invoke
   std::set<uint64_t> absent_lock_releases_;                      // fair releases of an absent lock
   std::string rollback_;  // the latest failover: the cause of count mismatches after it
