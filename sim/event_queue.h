@@ -12,9 +12,19 @@
 // then sequence and slot: one 128-bit integer, compared inline), so
 // scheduling and popping copy no callable and allocate nothing once the
 // table has grown.
+//
+// Lanes: a caller that schedules a series of actions in time order (a fault
+// plan laid out at the start, request timeouts of one length) may push them
+// into a lane, a FIFO of keys beside the heap. A push joins its lane when it
+// is not earlier than the lane's last key, and the heap otherwise, so a lane
+// stays sorted whatever the caller does; pop() takes the least key among the
+// heap's root and the lanes' heads. The order is the same as with the heap
+// alone (keys are unique and compared alike); lanes only keep long-lived
+// entries out of the heap, whose every push and pop walks its depth.
 #pragma once
 
 #include <cassert>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -32,7 +42,12 @@ struct QueueGuard {
 class EventQueue {
  public:
   static constexpr size_t kMaxItems = size_t{1} << 22;
+  static constexpr size_t kLanes = 2;
   using Guard = QueueGuard;
+  // A lane (see above), 0 .. kLanes-1.
+  struct Lane {
+    uint8_t index = 0;
+  };
 
   // The earliest entry, out of the order; its action stays in slot `slot`.
   struct Popped {
@@ -42,42 +57,52 @@ class EventQueue {
   };
 
   void push(int64_t at_us, Action&& action, Guard guard = Guard{}) {
-    assert(heap_.size() < kMaxItems && "event queue bound exceeded");
-    assert(action && "scheduling an empty action");
-    assert(at_us >= 0);
-    assert(next_seq_ < (uint64_t{1} << (64 - kSlotBits)) && "sequence numbers exhausted");
-    uint32_t slot = 0;
-    if (free_slots_.empty()) {
-      slot = slot_count_++;
-      if ((slot & (kChunkSlots - 1)) == 0) chunks_.push_back(std::make_unique<Slot[]>(kChunkSlots));
-    } else {
-      slot = free_slots_.back();
-      free_slots_.pop_back();
-    }
-    Slot& s = slot_at(slot);
-    s.action = std::move(action);
-    s.guard = guard;
-    heap_.push_back(make_key(at_us, (next_seq_++ << kSlotBits) | slot));
+    heap_.push_back(store(at_us, std::move(action), guard));
     sift_up(heap_.size() - 1);
   }
+  // push(), into `lane` when at_us is not earlier than the lane's last entry.
+  void push(Lane lane, int64_t at_us, Action&& action, Guard guard = Guard{}) {
+    assert(lane.index < kLanes);
+    LaneKeys& l = lanes_[lane.index];
+    if (l.head < l.keys.size() && at_us < at_us_of(l.keys.back())) {
+      push(at_us, std::move(action), guard);
+      return;
+    }
+    if (l.head == l.keys.size()) {  // empty: start again at the buffer's front
+      l.keys.clear();
+      l.head = 0;
+    }
+    l.keys.push_back(store(at_us, std::move(action), guard));
+    ++lane_items_;
+  }
 
-  bool empty() const { return heap_.empty(); }
-  size_t size() const { return heap_.size(); }
+  bool empty() const { return heap_.empty() && lane_items_ == 0; }
+  size_t size() const { return heap_.size() + lane_items_; }
   int64_t next_at_us() const {
-    assert(!heap_.empty());
-    return at_us_of(heap_.front());
+    assert(!empty());
+    return at_us_of(least().key);
   }
 
   // Takes the earliest entry out of the order. Its action stays in place
   // (action(slot)) until release(slot); the slot is not reused before.
   Popped pop() {
-    assert(!heap_.empty());
-    const Key top = heap_.front();
-    const Key last = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) sift_down(last);
-    const auto slot = static_cast<uint32_t>(static_cast<uint64_t>(top) & kSlotMask);
-    return Popped{at_us_of(top), slot_at(slot).guard, slot};
+    assert(!empty());
+    const Least top = least();
+    if (top.lane < 0) {
+      const Key last = heap_.back();
+      heap_.pop_back();
+      if (!heap_.empty()) sift_down(last);
+    } else {
+      LaneKeys& l = lanes_[static_cast<size_t>(top.lane)];
+      ++l.head;
+      --lane_items_;
+      if (l.head >= kLaneCompactAfter && l.head * 2 >= l.keys.size()) {  // drop the popped half
+        l.keys.erase(l.keys.begin(), l.keys.begin() + static_cast<std::ptrdiff_t>(l.head));
+        l.head = 0;
+      }
+    }
+    const auto slot = static_cast<uint32_t>(static_cast<uint64_t>(top.key) & kSlotMask);
+    return Popped{at_us_of(top.key), slot_at(slot).guard, slot};
   }
 
   // The action of a popped, not yet released slot.
@@ -95,6 +120,7 @@ class EventQueue {
   static constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
   static constexpr uint32_t kChunkSlots = 1024;  // a power of two
   static constexpr size_t kArity = 4;
+  static constexpr size_t kLaneCompactAfter = 4096;
 
   // at_us << 64 | sequence << kSlotBits | slot: unique, and smaller means
   // earlier (at_us >= 0), then scheduled first.
@@ -103,6 +129,51 @@ class EventQueue {
     Action action;  // empty while the slot is free
     Guard guard;
   };
+
+  struct LaneKeys {
+    std::vector<Key> keys;  // sorted; keys[head..] are queued
+    size_t head = 0;
+  };
+  // The least queued key, and where it is (lane -1: the heap's root).
+  struct Least {
+    Key key = 0;
+    int lane = -1;
+  };
+  Least least() const {
+    Least best;
+    bool found = !heap_.empty();
+    if (found) best.key = heap_.front();
+    for (size_t i = 0; i < kLanes; ++i) {
+      const LaneKeys& l = lanes_[i];
+      if (l.head == l.keys.size()) continue;
+      if (!found || l.keys[l.head] < best.key) {
+        best = Least{l.keys[l.head], static_cast<int>(i)};
+        found = true;
+      }
+    }
+    assert(found);
+    return best;
+  }
+
+  // Puts the action in a free slot; returns its key.
+  Key store(int64_t at_us, Action&& action, Guard guard) {
+    assert(size() < kMaxItems && "event queue bound exceeded");
+    assert(action && "scheduling an empty action");
+    assert(at_us >= 0);
+    assert(next_seq_ < (uint64_t{1} << (64 - kSlotBits)) && "sequence numbers exhausted");
+    uint32_t slot = 0;
+    if (free_slots_.empty()) {
+      slot = slot_count_++;
+      if ((slot & (kChunkSlots - 1)) == 0) chunks_.push_back(std::make_unique<Slot[]>(kChunkSlots));
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+    }
+    Slot& s = slot_at(slot);
+    s.action = std::move(action);
+    s.guard = guard;
+    return make_key(at_us, (next_seq_++ << kSlotBits) | slot);
+  }
 
   static Key make_key(int64_t at_us, uint64_t order) {
     return (static_cast<Key>(static_cast<uint64_t>(at_us)) << 64) | order;
@@ -152,6 +223,8 @@ class EventQueue {
   }
 
   std::vector<Key> heap_;
+  LaneKeys lanes_[kLanes];
+  size_t lane_items_ = 0;
   std::vector<std::unique_ptr<Slot[]>> chunks_;
   uint32_t slot_count_ = 0;
   std::vector<uint32_t> free_slots_;

@@ -1,6 +1,7 @@
 #include "sim/world.h"
 
 #include <cassert>
+#include <optional>
 #include <algorithm>
 #include <cstdio>
 #include <cstddef>
@@ -96,7 +97,7 @@ class World::NodeEnv final : public ClientEnv {
     RecordPool<ScriptRequest>::Ref pending = world_.script_requests_.acquire();
     pending->finished = false;
     pending->done = std::move(done);
-    pending->timer = arm_timer(timeout_ms, [pending] {
+    pending->timer = arm_timer(timeout_ms, World::kRequestTimeoutLane, [pending] {
       if (pending->finished) return;
       pending->finished = true;
       ScriptOutcome out;
@@ -214,14 +215,21 @@ class World::NodeEnv final : public ClientEnv {
   // start_timer for any callable (the env's own timers need no std::function).
   template <class F>
   TimerId arm_timer(int64_t delay_ms, F&& fire) {
+    return arm_timer(delay_ms, std::nullopt, std::forward<F>(fire));
+  }
+  // The same, in `lane` of the queue when one is given (timers of one length).
+  template <typename F>
+  TimerId arm_timer(int64_t delay_ms, std::optional<EventQueue::Lane> lane, F&& fire) {
     assert(delay_ms >= 0);
     Node& n = world_.node(c_);
     const TimerId id = n.next_timer++;
     n.live_timers.insert(id);
     const int64_t at_us = world_.now_us_ + n.clock.true_delay_us(delay_ms * 1000);
-    world_.at_client(c_, at_us, [this, id, fire = std::forward<F>(fire)]() mutable {
+    Action timer = [this, id, fire = std::forward<F>(fire)]() mutable {
       if (world_.node(c_).live_timers.erase(id) != 0) fire();
-    });
+    };
+    if (lane) world_.at_client_in_lane(*lane, c_, at_us, std::move(timer));
+    else world_.at_client(c_, at_us, std::move(timer));
     return id;
   }
 
@@ -343,8 +351,18 @@ void World::at(int64_t at_us, Action&& action) {
   queue_.push(at_us, std::move(action));
 }
 
+void World::at_planned(int64_t at_us, Action&& action) {
+  assert(at_us >= now_us_);
+  queue_.push(kPlanLane, at_us, std::move(action));
+}
+
 void World::at_client(int c, int64_t at_us, Action&& action) {
   at_client_incarnation(c, node(c).incarnation, std::move(action), at_us);
+}
+
+void World::at_client_in_lane(EventQueue::Lane lane, int c, int64_t at_us, Action&& action) {
+  assert(at_us >= now_us_);
+  queue_.push(lane, at_us, std::move(action), EventQueue::Guard{c, node(c).incarnation});
 }
 
 void World::at_client_incarnation(int c, uint64_t incarnation, Action&& action, int64_t at_us) {

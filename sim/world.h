@@ -79,6 +79,9 @@ class World {
   // (Actions are taken by rvalue reference all the way into the queue: a
   // lambda converts to one Action, which is moved once, into its slot.)
   void at(int64_t at_us, Action&& action);
+  // at() for a plan's actions scheduled in time order (a fault plan): they
+  // wait in a queue lane, out of the heap (sim/event_queue.h). Same order.
+  void at_planned(int64_t at_us, Action&& action);
   // Schedules an action on client c's current incarnation: dropped if it
   // crashes first, deferred to the end of a pause.
   void at_client(int c, int64_t at_us, Action&& action);
@@ -162,6 +165,12 @@ class World {
   // at_client for a given incarnation of c; at_us < 0 means now. The queue
   // carries the (client, incarnation) guard that step() checks.
   void at_client_incarnation(int c, uint64_t incarnation, Action&& action, int64_t at_us = -1);
+  // The queue lanes (sim/event_queue.h): the fault plan, and request
+  // timeouts (one length per client, armed in time order).
+  static constexpr EventQueue::Lane kPlanLane{0};
+  static constexpr EventQueue::Lane kRequestTimeoutLane{1};
+  // at_client, through `lane`.
+  void at_client_in_lane(EventQueue::Lane lane, int c, int64_t at_us, Action&& action);
   void route_published(int s, const std::vector<Published>& published);
   void drop_subscriptions(int c);
   // A message the link dropped at random (not a partition): counted, and

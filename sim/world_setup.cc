@@ -27,7 +27,7 @@ WorldConfig world_config_for(const Scenario& s, const FaultPlan& plan) {
 
 void schedule_faults(World& world, const FaultPlan& plan) {
   for (const FaultAction& f : plan.actions) {
-    world.at(f.at_us, [&world, f] {
+    world.at_planned(f.at_us, [&world, f] {
       switch (f.kind) {
         case FaultKind::Crash:
           if (!world.client_alive(f.target)) return;
