@@ -18,6 +18,13 @@ bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 bool is_poll(const std::string& script) { return script == "fair_acquire" || script == "fair_try_once"; }
+bool names_an_owner_twice(const FairLineMirror::Waiters& line) {
+  std::vector<std::string_view> owners;
+  owners.reserve(line.size());
+  for (const FairLineMirror::Waiter& w : line) owners.push_back(w.owner);
+  std::sort(owners.begin(), owners.end());
+  return std::adjacent_find(owners.begin(), owners.end()) != owners.end();
+}
 }  // namespace
 
 int64_t FairLineMirror::client_now_ms(int client, int64_t true_us) const {
@@ -150,6 +157,57 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_unchanged_line(const Eve
   return grant;
 }
 
+// Exact mode: matches the waiters of `before` with the entries of `after` by
+// owner, into source_ and kept_ (see on_exact_script). Returns k when after
+// is before[k .. k+m) and then newcomers only, `before` naming no owner twice
+// (see below); nullopt otherwise.
+std::optional<size_t> FairLineMirror::match_lines(const Waiters& before, const std::vector<LineEntry>& after,
+                                                  bool before_unique) {
+  source_.assign(after.size(), kNewWaiter);
+  kept_.assign(before.size(), 0);
+  // The common change from one script to the next: the line loses heads
+  // and gains a tail, so after = before[k .. k+m) + newcomers. When no
+  // owner is in `before` twice, checking that shape settles every match:
+  // the owner of after[j < m] is before[k + j] and no other, and the
+  // newcomers (none of them in `before`) leave before's other waiters
+  // unmatched. The general search below gives the same result.
+  if (matching_ == LineMatching::Fast && before_unique && !after.empty()) {
+    size_t k = 0;
+    while (k < before.size() && !same_name(before[k].owner, after[0].owner)) ++k;
+    const size_t m = k < before.size() ? std::min(after.size(), before.size() - k) : 0;
+    bool aligned = m > 0;
+    for (size_t j = 1; aligned && j < m; ++j) aligned = same_name(before[k + j].owner, after[j].owner);
+    for (size_t j = m; aligned && j < after.size(); ++j) {
+      aligned = std::none_of(before.begin(), before.end(),
+                             [&](const Waiter& w) { return same_name(w.owner, after[j].owner); });
+    }
+    if (aligned) {
+      for (size_t j = 0; j < m; ++j) {
+        source_[j] = k + j;
+        kept_[k + j] = 1;
+      }
+      return k;
+    }
+  }
+  // Finds `owner`, trying positions near `hint` first: from one script to
+  // the next a line mostly keeps its order, loses its head or gains a tail,
+  // so the search is O(1) per entry instead of a scan (a long line made
+  // this quadratic per fair event).
+  auto find_in = [](const auto& entries, const std::string& owner, size_t hint) {
+    const size_t n = entries.size();
+    for (size_t probe : {hint, hint + 1, hint - 1}) {
+      if (probe < n && same_name(entries[probe].owner, owner)) return entries.begin() + static_cast<ptrdiff_t>(probe);
+    }
+    return std::find_if(entries.begin(), entries.end(), [&](const auto& w) { return same_name(w.owner, owner); });
+  };
+  for (size_t i = 0; i < after.size(); ++i) {
+    auto known = find_in(before, after[i].owner, i);
+    if (known != before.end()) source_[i] = static_cast<size_t>(known - before.begin());
+  }
+  for (size_t i = 0; i < before.size(); ++i) kept_[i] = find_in(after, before[i].owner, i) != after.end() ? 1 : 0;
+  return std::nullopt;
+}
+
 // Exact mode. `before` is the server's line after the previous fair script on
 // this lock (only fair scripts change it; a Redis restart empties it), so
 // the difference with line_after is exactly what this script did.
@@ -166,27 +224,9 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
   // The rebuilt line below is e's line, unless it is cut at kMaxLine.
   line.token = e.line_after.size() <= kMaxLine ? e.line_token.value : 0;
   const std::vector<LineEntry>& after = e.line_after;
-  // Finds `owner`, trying positions near `hint` first: from one script to
-  // the next a line mostly keeps its order, loses its head or gains a tail,
-  // so the search is O(1) per entry instead of a scan (a long line made
-  // this quadratic per fair event).
-  auto find_in = [](const auto& entries, const std::string& owner, size_t hint) {
-    const size_t n = entries.size();
-    for (size_t probe : {hint, hint + 1, hint - 1}) {
-      if (probe < n && same_name(entries[probe].owner, owner)) return entries.begin() + static_cast<ptrdiff_t>(probe);
-    }
-    return std::find_if(entries.begin(), entries.end(), [&](const auto& w) { return same_name(w.owner, owner); });
-  };
-  auto in_after = [&](const std::string& owner, size_t hint) { return find_in(after, owner, hint) != after.end(); };
-
-  // The new line is server truth; each entry keeps what the mirror knew of
-  // its waiter: source_[i] is the position in `before` of after[i]'s waiter
-  // (kNewWaiter: it just joined).
-  source_.assign(after.size(), kNewWaiter);
-  for (size_t i = 0; i < after.size(); ++i) {
-    auto known = find_in(before, after[i].owner, i);
-    if (known != before.end()) source_[i] = static_cast<size_t>(known - before.begin());
-  }
+  // source_[i]: the position in `before` of after[i]'s waiter (kNewWaiter:
+  // it just joined); kept_[i]: whether before[i]'s owner is still in line.
+  const std::optional<size_t> heads_dropped = match_lines(before, after, line.unique_owners);
   // No deadline (a historical bug): the slot never ends.
   auto deadline_of = [](const LineEntry& entry) {
     return entry.deadline_ms ? static_cast<int64_t>(std::floor(*entry.deadline_ms)) : kUnknownHighMs;
@@ -218,7 +258,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
   // (acquire_failed removes its own owner): purged.
   for (size_t i = 0; i < before.size(); ++i) {
     const Waiter& w = before[i];
-    if (in_after(w.owner, i)) continue;
+    if (kept_[i]) continue;
     if (granted && same_name(w.owner, e.owner)) continue;
     if (e.script == "fair_acquire_failed" && same_name(w.owner, e.owner)) continue;
     purged_.push_back(w);
@@ -261,15 +301,39 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
     for (size_t i = 0; i < before.size(); ++i) {
       const Waiter& w = before[i];
       if (same_name(w.owner, e.owner)) break;
-      if (in_after(w.owner, i)) g.skipped.push_back(w);
+      if (kept_[i]) g.skipped.push_back(w);
     }
     grant = std::move(g);
   }
 
+  if (heads_dropped) {
+    // The new line in place: drop the heads and whatever follows the kept
+    // run, then add the newcomers. No kept owner is named twice, and no
+    // newcomer is a kept owner (match_lines): only two newcomers can share
+    // an owner.
+    const size_t k = *heads_dropped;
+    const size_t kept = std::min(after.size(), before.size() - k);
+    before.erase(before.begin() + static_cast<ptrdiff_t>(k + kept), before.end());
+    before.erase(before.begin(), before.begin() + static_cast<ptrdiff_t>(k));
+    for (size_t i = 0; i < kept; ++i) fill(before[i], i);
+    for (size_t i = kept; i < after.size() && before.size() < kMaxLine; ++i) {
+      if (line.unique_owners && std::any_of(before.begin() + static_cast<ptrdiff_t>(kept), before.end(),
+                                            [&](const Waiter& w) { return same_name(w.owner, after[i].owner); }))
+        line.unique_owners = false;
+      before.emplace_back();
+      before.back().owner = after[i].owner;
+      fill(before.back(), i);
+    }
+    return grant;
+  }
   // The new line, moving each waiter's record out of `before` (a waiter
   // named twice by the server is copied from its first place).
   taken_.assign(before.size(), kNewWaiter);
   rebuilt_.clear();
+  // The checks below see an owner twice only where one waiter is copied
+  // twice or a newcomer repeats an owner; a line that named an owner twice
+  // already can keep both from distinct places: then it is counted.
+  const bool before_unique = line.unique_owners;
   line.unique_owners = true;
   for (size_t i = 0; i < after.size() && rebuilt_.size() < kMaxLine; ++i) {
     const size_t from = source_[i];
@@ -291,6 +355,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
   }
   before.swap(rebuilt_);
   rebuilt_.clear();
+  if (!before_unique && line.unique_owners) line.unique_owners = !names_an_owner_twice(before);
   return grant;
 }
 

@@ -81,8 +81,16 @@ class FairLineMirror {
   // be, by the lower bound of the requester's clock, before the mirror calls
   // it "clearly stale" (refused_free_lock()). request_timeout_ms: the
   // client's per-request timeout (bounds how old a pending poll can be).
-  explicit FairLineMirror(int64_t stale_margin_ms = 1000, int64_t request_timeout_ms = 1000)
-      : stale_margin_ms_(stale_margin_ms), request_timeout_ms_(request_timeout_ms) {}
+  // How exact mode matches a changed line's waiters with the line before:
+  // Fast recognises the usual change (heads dropped, newcomers appended)
+  // and updates the line in place; Search searches every owner and
+  // rebuilds the line. Same results (tests/properties/fair_line_match_test.cc
+  // compares them); Search exists as that reference.
+  enum class LineMatching { Fast, Search };
+
+  explicit FairLineMirror(int64_t stale_margin_ms = 1000, int64_t request_timeout_ms = 1000,
+                          LineMatching matching = LineMatching::Fast)
+      : stale_margin_ms_(stale_margin_ms), request_timeout_ms_(request_timeout_ms), matching_(matching) {}
 
   struct Waiter {
     std::string owner;
@@ -248,6 +256,9 @@ class FairLineMirror {
   static constexpr size_t kNewWaiter = SIZE_MAX;
   std::vector<size_t> source_;   // new line position -> old line position
   std::vector<size_t> taken_;    // old line position -> new line position
+  LineMatching matching_ = LineMatching::Fast;
+  std::vector<uint8_t> kept_;    // old line position -> 1: its owner is in the new line
+  std::optional<size_t> match_lines(const Waiters& before, const std::vector<LineEntry>& after, bool before_unique);
   Waiters rebuilt_;
   PerLockId<LockState> locks_;  // lock -> existence
   std::map<uint64_t, OpClock> ops_;  // op_id -> clock bound (recent ops; the oldest is dropped first)
