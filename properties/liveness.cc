@@ -144,7 +144,6 @@ void LivenessChecker::note_line_ahead(PerLock& lock, const FairLineMirror::Line&
     // client -> 1 + its place in w.ahead, for this scan (a line is long:
     // one lookup per entry ahead).
     for (size_t k = 0; k < w.ahead.size(); ++k) ahead_index(w.ahead[k].first) = k + 1;
-    bool inserted = false;
     for (size_t i = 0; i < at; ++i) {
       const auto& ahead = (*line)[i];
       if (ahead.client < 0 || ahead.client == w.client) continue;
@@ -153,7 +152,6 @@ void LivenessChecker::note_line_ahead(PerLock& lock, const FairLineMirror::Line&
         if (w.ahead.size() >= kMaxAhead) continue;
         w.ahead.emplace_back(ahead.client, Waiter::Ahead{ahead.owner, ahead.enqueue_us, ahead.enqueue_event});
         place = static_cast<uint32_t>(w.ahead.size());
-        inserted = true;
       } else if (Waiter::Ahead& noted = w.ahead[place - 1].second; noted.enqueue_event != ahead.enqueue_event) {
         noted.owner = ahead.owner;
         noted.since_us = ahead.enqueue_us;
@@ -161,10 +159,6 @@ void LivenessChecker::note_line_ahead(PerLock& lock, const FairLineMirror::Line&
       }
     }
     for (const auto& [client, noted] : w.ahead) ahead_index(client) = 0;
-    // Kept sorted by client (blame() walks them in that order).
-    if (inserted) {
-      std::sort(w.ahead.begin(), w.ahead.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    }
   }
 }
 
@@ -218,7 +212,13 @@ std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
   }
   if (best_rank > 1) {
     int best_ahead = 99;
-    for (const auto& [client, ahead] : w.ahead) {
+    // By client: the first of equally bad faults is the lowest client's.
+    std::vector<const std::pair<int, Waiter::Ahead>*> by_client;
+    by_client.reserve(w.ahead.size());
+    for (const auto& entry : w.ahead) by_client.push_back(&entry);
+    std::sort(by_client.begin(), by_client.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+    for (const auto* entry : by_client) {
+      const auto& [client, ahead] = *entry;
       const int64_t from_us = std::min(ahead.since_us, w.invoke_us);
       for (const ClientFault& f : ctx_->faults().faults_between(client, from_us, now_us)) {
         const int rank = ahead_rank(f);

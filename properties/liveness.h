@@ -66,8 +66,9 @@ class LivenessChecker : public Checker {
       uint64_t enqueue_event = 0;
     };
     // client -> a waiter seen ahead in a fair line (capped at kMaxAhead),
-    // sorted by client: a flat map (a tree node per entry was a fifth of
-    // this checker's time).
+    // in the order first seen: a flat map (a tree node per entry was a
+    // fifth of this checker's time; keeping it sorted, moving owner
+    // strings, another sixth). blame() reads it by client.
     std::vector<std::pair<int, Ahead>> ahead;
     // The enqueue time of its own line entry when `ahead` was last updated.
     static constexpr int64_t kNotInLine = INT64_MIN;
