@@ -107,7 +107,7 @@ bool read_strings(dom::element v, std::vector<std::string>* out) {
   return true;
 }
 
-bool read_line(dom::element v, std::vector<LineEntry>* out) {
+bool read_line(dom::element v, std::vector<LineEntry>* out, LineEntryPool& pool) {
   dom::array pairs;
   if (v.get_array().get(pairs) != simdjson::SUCCESS) return false;
   size_t count = 0;
@@ -116,7 +116,7 @@ bool read_line(dom::element v, std::vector<LineEntry>* out) {
     if (pair.get_array().get(items) != simdjson::SUCCESS) return false;
     const size_t n = items.size();
     if (n < 1 || n > 2) return false;
-    if (count == out->size()) out->emplace_back();
+    if (count == out->size()) pool.grow(out);
     LineEntry& entry = (*out)[count++];
     entry.deadline_ms.reset();
     dom::element first;
@@ -152,7 +152,7 @@ bool read_line(dom::element v, std::vector<LineEntry>* out) {
       }
     }
   }
-  out->resize(count);
+  pool.truncate(out, count);
   return true;
 }
 
@@ -227,7 +227,7 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
       case kTg: ok = read_int(v, &e.target); break;
       case kLn:
         take_spare_line(&e.line_after);
-        ok = read_line(v, &e.line_after);
+        ok = read_line(v, &e.line_after, entry_pool_);
         e.line_known = ok;
         break;
       case kLr: {

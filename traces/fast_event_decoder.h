@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "traces/event.h"
+#include "traces/line_entry_pool.h"
 
 namespace locksim {
 
@@ -36,11 +37,15 @@ class FastEventDecoder {
   // earlier line's entries (decode_event leaves it empty): storage for the
   // caller to overwrite with the repeated line (TraceReader does).
   bool decode(std::string_view line, Event* out, bool* line_repeated = nullptr);
+  // The spare line entries decode() draws on and returns to: lines the
+  // caller copies between events (the "lr" lines) should go through it too.
+  LineEntryPool& entry_pool() { return entry_pool_; }
 
  private:
   struct Parser;  // simdjson's parser, kept out of this header
   std::unique_ptr<Parser> parser_;
   std::vector<char> padded_;  // the line plus simdjson's padding
+  LineEntryPool entry_pool_;
   // Line storage kept across events: an event without a line parks its
   // line's entries here (owner strings with their buffers) instead of
   // freeing them, and the next event with a line takes them back, so a

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "traces/event.h"
+#include "traces/line_entry_pool.h"
 
 namespace locksim {
 
@@ -21,19 +22,21 @@ class LineMemory {
  public:
   // The reader: fills e's line from the one remembered for its server and
   // lock ("lr":1), with that line's token; false when none is remembered.
-  bool repeat_into(Event* e) const {
+  // Entries e drops go to `pool`, and come from it when e's line grows.
+  bool repeat_into(Event* e, LineEntryPool& pool) const {
     auto it = lines_.find(Key{e->server, e->lock});
     if (it == lines_.end()) return false;
-    e->line_after = it->second.entries;
+    pool.assign(&e->line_after, it->second.entries);
     e->line_token = LineToken{it->second.token};
     return true;
   }
   // The reader: remembers e's line (when it has one) under a new token,
-  // which e carries from then on.
-  void remember(Event* e) {
+  // which e carries from then on (the stored line's storage is reused,
+  // with `pool` as in repeat_into).
+  void remember(Event* e, LineEntryPool& pool) {
     if (!e->line_known) return;
     Line& line = lines_[Key{e->server, e->lock}];
-    line.entries = e->line_after;  // reuses the stored line's storage
+    pool.assign(&line.entries, e->line_after);
     line.token = ++last_token_;
     e->line_token = LineToken{line.token};
   }
