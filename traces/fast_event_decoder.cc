@@ -226,7 +226,7 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
       case kDur: ok = read_int64(v, &e.duration_ms); break;
       case kTg: ok = read_int(v, &e.target); break;
       case kLn:
-        take_spare_line(&e.line_after);
+        entry_pool_.take_line(&e.line_after);
         ok = read_line(v, &e.line_after, entry_pool_);
         e.line_known = ok;
         break;
@@ -245,26 +245,10 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
   if (repeated) e.line_known = true;
   if ((seen & (1u << kH)) == 0) e.holders_after.clear();
   if ((seen & (1u << kP)) == 0) e.published.clear();
-  if (repeated) take_spare_line(&e.line_after);  // the caller copies the repeated line into it
-  if ((seen & (1u << kLn)) == 0 && !repeated) park_line(&e.line_after);
+  if (repeated) entry_pool_.take_line(&e.line_after);  // the caller copies the repeated line into it
+  if ((seen & (1u << kLn)) == 0 && !repeated) entry_pool_.park_line(&e.line_after);
   if (line_repeated != nullptr) *line_repeated = repeated;
   return true;
-}
-
-void FastEventDecoder::park_line(std::vector<LineEntry>* line) {
-  if (line->empty()) return;
-  if (spare_entries_ + line->size() <= kMaxSpareEntries) {
-    spare_entries_ += line->size();
-    spare_lines_.push_back(std::move(*line));
-  }
-  line->clear();
-}
-
-void FastEventDecoder::take_spare_line(std::vector<LineEntry>* line) {
-  if (!line->empty() || spare_lines_.empty()) return;
-  line->swap(spare_lines_.back());
-  spare_lines_.pop_back();
-  spare_entries_ -= line->size();
 }
 
 }  // namespace locksim

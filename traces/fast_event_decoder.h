@@ -37,8 +37,9 @@ class FastEventDecoder {
   // earlier line's entries (decode_event leaves it empty): storage for the
   // caller to overwrite with the repeated line (TraceReader does).
   bool decode(std::string_view line, Event* out, bool* line_repeated = nullptr);
-  // The spare line entries decode() draws on and returns to: lines the
-  // caller copies between events (the "lr" lines) should go through it too.
+  // The spare line storage decode() draws on and returns to (an event
+  // without a line parks its line there): lines the caller copies between
+  // events (the "lr" lines) should go through it too.
   LineEntryPool& entry_pool() { return entry_pool_; }
 
  private:
@@ -46,21 +47,6 @@ class FastEventDecoder {
   std::unique_ptr<Parser> parser_;
   std::vector<char> padded_;  // the line plus simdjson's padding
   LineEntryPool entry_pool_;
-  // Line storage kept across events: an event without a line parks its
-  // line's entries here (owner strings with their buffers) instead of
-  // freeing them, and the next event with a line takes them back, so a
-  // stream that alternates polls with lines and events without does not
-  // free and reallocate every owner string of the line each time. A pool,
-  // not one spare: a reader's batch of events holds many lines at once.
-  // Bounded by kMaxSpareEntries entries in all.
-  static constexpr size_t kMaxSpareEntries = 1 << 16;
-  std::vector<std::vector<LineEntry>> spare_lines_;
-  size_t spare_entries_ = 0;
-  // Empties *line, keeping its entries in the pool while it has room.
-  void park_line(std::vector<LineEntry>* line);
-  // Gives an empty *line the entries of a parked line, if any (contents are
-  // to be overwritten).
-  void take_spare_line(std::vector<LineEntry>* line);
 };
 
 }  // namespace locksim
