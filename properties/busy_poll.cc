@@ -5,9 +5,6 @@
 namespace locksim {
 
 namespace {
-bool is_acquire_script(const std::string& s) {
-  return s == "rlock_acquire" || s == "fair_acquire" || s == "fair_try_once";
-}
 std::string seconds(int64_t us) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(us) / 1e6);
@@ -19,7 +16,7 @@ void BusyPollChecker::on_event(const Event& e) {
   ctx_.feed(e);
   switch (e.kind) {
     case EventKind::Invoke:
-      if (is_acquire_op(e) && e.op_id != 0) {
+      if (ctx_->facts().acquire_op() && e.op_id != 0) {
         Waiting w;
         w.owner = e.owner;
         w.lock = e.lock;
@@ -33,7 +30,7 @@ void BusyPollChecker::on_event(const Event& e) {
     case EventKind::Ok:
     case EventKind::Fail:
     case EventKind::Info:
-      if (is_acquire_op(e) && e.op_id != 0) {
+      if (ctx_->facts().acquire_op() && e.op_id != 0) {
         waiting_.erase(e.op_id);
         auto fate = owners_.find(e.owner);
         if (fate != owners_.end() && fate->second.how.empty()) {
@@ -47,7 +44,7 @@ void BusyPollChecker::on_event(const Event& e) {
       }
       break;
     case EventKind::Script:
-      if (is_acquire_script(e.script) && e.op_id != 0) {
+      if (ctx_->facts().granting_script() && e.op_id != 0) {
         auto it = waiting_.find(e.op_id);
         if (it != waiting_.end()) on_poll(e, it->second);
       }

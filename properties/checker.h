@@ -48,12 +48,8 @@ class Checker {
   uint64_t* report_counter_ = nullptr;
 };
 
-// Helpers shared by the checkers (pure functions of one event).
-bool is_acquire_op(const Event& e);        // op lock / try_lock
-bool is_script(const Event& e, std::string_view script);
+// Helpers shared by the checkers (pure functions of one event). An event's
+// op, script and reply are read once per event: HistoryContext::facts().
 bool holders_contain(const Event& e, const std::string& owner);
-// Integer value of a Script reply ("123" -> 123); false for nil/errors/bulk.
-bool reply_integer(const Event& e, int64_t* out);
-bool reply_is_nil(const Event& e);
 
 }  // namespace locksim

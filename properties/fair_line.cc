@@ -14,10 +14,6 @@ int64_t true_ms(int64_t true_us) { return true_us >= 0 ? true_us / 1000 : -((-tr
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-bool is_poll(const std::string& script) { return script == "fair_acquire" || script == "fair_try_once"; }
 bool names_an_owner_twice(const FairLineMirror::Waiters& line) {
   std::vector<std::string_view> owners;
   owners.reserve(line.size());
@@ -57,7 +53,7 @@ FairLineMirror::ClockBounds FairLineMirror::now_of_script(const Event& e) const 
   auto op = ops_.find(e.op_id);
   if (e.op_id == 0 || op == ops_.end() || op->second.client != e.client) return b;
   b.lo_ms = op->second.lo_ms;
-  if (op->second.acquire && op->second.pending && is_poll(e.script)) {
+  if (op->second.acquire && op->second.pending && facts_.fair_poll()) {
     // Acquire polls are never retried: a pending one was sent less than one
     // request timeout (client clock, plus drift; a pause defers the timeout)
     // before it arrived.
@@ -146,11 +142,11 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_unchanged_line(const Eve
     w.maybe_purged = false;
     w.maybe_phantom = false;
   }
-  if (e.script != "fair_acquire_failed") script_now_ = ClockBounds{e.local_ms, e.local_ms};
-  const bool refused_poll = is_poll(e.script) && !reply_is_nil(e);
+  if (!facts_.script_is(ScriptKind::FairAcquireFailed)) script_now_ = ClockBounds{e.local_ms, e.local_ms};
+  const bool refused_poll = facts_.fair_poll() && !facts_.reply_nil;
   // A release answered by its latch changes nothing and purges nothing.
-  const bool purges_only = refused_poll || (e.script == "fair_release" && !latch_replay) ||
-                           e.script == "fair_force_release";
+  const bool purges_only = refused_poll || (facts_.script_is(ScriptKind::FairRelease) && !latch_replay) ||
+                           facts_.script_is(ScriptKind::FairForceRelease);
   if (purges_only && !line.empty() && line.front().deadline_hi_ms <= e.local_ms) stale_head_ = line.front();
   if (refused_poll && e.holders_after.empty() && !line.empty() && line.front().owner == e.owner)
     refused_free_lock_ = true;
@@ -251,7 +247,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
     return w;
   };
 
-  const bool has_now = e.script != "fair_acquire_failed";
+  const bool has_now = !facts_.script_is(ScriptKind::FairAcquireFailed);
   if (has_now) script_now_ = ClockBounds{e.local_ms, e.local_ms};
 
   // Waiters removed by this script other than the grantee and a leaver
@@ -260,14 +256,14 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
     const Waiter& w = before[i];
     if (kept_[i]) continue;
     if (granted && same_name(w.owner, e.owner)) continue;
-    if (e.script == "fair_acquire_failed" && same_name(w.owner, e.owner)) continue;
+    if (facts_.script_is(ScriptKind::FairAcquireFailed) && same_name(w.owner, e.owner)) continue;
     purged_.push_back(w);
   }
 
   // A script that purges and then changes no deadline must leave a live head.
-  const bool refused_poll = is_poll(e.script) && !reply_is_nil(e);
-  const bool purges_only = refused_poll || (e.script == "fair_release" && !latch_replay) ||
-                           e.script == "fair_force_release";
+  const bool refused_poll = facts_.fair_poll() && !facts_.reply_nil;
+  const bool purges_only = refused_poll || (facts_.script_is(ScriptKind::FairRelease) && !latch_replay) ||
+                           facts_.script_is(ScriptKind::FairForceRelease);
   if (purges_only && !after.empty() && source_[0] != kNewWaiter && deadline_of(after.front()) <= e.local_ms) {
     stale_head_ = after_waiter(0);
   }
@@ -359,7 +355,8 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
   return grant;
 }
 
-std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
+std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, const EventFacts& facts) {
+  facts_ = facts;
   refused_free_lock_ = false;
   lock_id_ = lock_table_.intern(e.lock);
   purged_.clear();
@@ -372,9 +369,9 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   switch (e.kind) {
     case EventKind::Invoke:
       if (e.op_id != 0) {
-        ops_[e.op_id] = OpClock{e.client, e.lock, is_acquire_op(e), true, e.local_ms};
+        ops_[e.op_id] = OpClock{e.client, e.lock, facts_.acquire_op(), true, e.local_ms};
         while (ops_.size() > kMaxOps) ops_.erase(ops_.begin());
-        if (is_acquire_op(e)) waiting_[e.owner] = e.op_id;
+        if (facts_.acquire_op()) waiting_[e.owner] = e.op_id;
       }
       return std::nullopt;
     case EventKind::Ok:
@@ -423,28 +420,28 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   std::optional<bool> existed;  // nullopt: cannot tell
   if (!had_holders) existed = false;
   else if (lock.expiry_known) existed = e.server_ms <= lock.expire_at_ms;
-  const bool fair_script = e.script.rfind("fair_", 0) == 0;
+  const bool fair_script = facts_.fair_prefix;
   // Only fair scripts need it (most scripts are not).
   const bool held_by_owner_before = fair_script && had_holders && contains(lock.holders, e.owner);
   lock.holders = e.holders_after;
   if (e.holders_after.empty()) {
     lock.expiry_known = false;
-  } else if ((ends_with(e.script, "_acquire") || ends_with(e.script, "_try_once")) && reply_is_nil(e) &&
+  } else if ((facts_.acquire_suffix || facts_.try_once_suffix) && facts_.reply_nil &&
              e.lease_ms > 0) {
     lock.expiry_known = true;
     lock.expire_at_ms = e.server_ms + e.lease_ms;
-  } else if (ends_with(e.script, "_renew") && e.reply == "1" && e.lease_ms > 0) {
+  } else if (facts_.renew_suffix && e.reply == "1" && e.lease_ms > 0) {
     lock.expiry_known = true;
     lock.expire_at_ms = e.server_ms + e.lease_ms;
-  } else if (ends_with(e.script, "_release") && e.reply == "0") {
+  } else if (facts_.release_suffix && e.reply == "0") {
     lock.expiry_known = false;  // reset, unless a latch answered
   }
 
   if (!fair_script) return std::nullopt;
   if (e.line_known) {
-    const bool nil_grant = is_poll(e.script) && reply_is_nil(e) && contains(e.holders_after, e.owner) &&
+    const bool nil_grant = facts_.fair_poll() && facts_.reply_nil && contains(e.holders_after, e.owner) &&
                            !(held_by_owner_before && existed != std::optional<bool>(false));
-    const bool latch_replay = e.script == "fair_release" && release_seen_before(e);
+    const bool latch_replay = facts_.script_is(ScriptKind::FairRelease) && release_seen_before(e);
     return on_exact_script(e, nil_grant, latch_replay);
   }
   exact_ = false;
@@ -454,7 +451,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   bounded.unique_owners = false;  // a phantom may repeat an owner
   Waiters& line = bounded.waiters;
 
-  if (e.script == "fair_acquire_failed") {
+  if (facts_.script_is(ScriptKind::FairAcquireFailed)) {
     auto it = std::find_if(line.begin(), line.end(), [&](const Waiter& w) { return w.owner == e.owner; });
     if (it != line.end()) {
       const bool exact = it->certain();
@@ -471,11 +468,11 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   script_now_ = now;
   // A release whose request id was seen before may be answered by its latch
   // before any purge.
-  const bool purge_sure = !(e.script == "fair_release" && release_seen_before(e));
-  const bool poll = is_poll(e.script);
+  const bool purge_sure = !(facts_.script_is(ScriptKind::FairRelease) && release_seen_before(e));
+  const bool poll = facts_.fair_poll();
   // Refused while the lock does not exist (the acquire scripts never delete
   // it, so it did not exist before either).
-  if (poll && !reply_is_nil(e) && e.holders_after.empty())
+  if (poll && !facts_.reply_nil && e.holders_after.empty())
     judge_refusal(line, e, now);
   purge(line, now, purge_sure);
   if (poll && e.op_id != 0) {
@@ -486,7 +483,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
   }
   if (!poll) return std::nullopt;
 
-  const bool nil = reply_is_nil(e);
+  const bool nil = facts_.reply_nil;
   const bool holds_now = contains(e.holders_after, e.owner);
   // Step 3 (reentry) needs the owner's field on a live lock.
   const bool maybe_reentry = held_by_owner_before && existed != std::optional<bool>(false);
@@ -519,8 +516,8 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e) {
     }
     return std::nullopt;
   }
-  int64_t ttl_ms = 0;
-  if (e.script == "fair_acquire" && reply_integer(e, &ttl_ms)) {
+  if (facts_.script_is(ScriptKind::FairAcquire) && facts_.reply_integer) {
+    const int64_t ttl_ms = *facts_.reply_integer;
     auto mine = std::find_if(line.begin(), line.end(), [&](const Waiter& w) { return w.owner == e.owner; });
     const bool surely_queued =
         std::any_of(line.begin(), line.end(), [&](const Waiter& w) { return w.owner == e.owner && w.certain(); });

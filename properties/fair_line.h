@@ -59,6 +59,7 @@
 #include <vector>
 
 #include "model/key_hash.h"
+#include "properties/event_facts.h"
 #include "properties/lock_table.h"
 #include "properties/recent_ids.h"
 #include "traces/event.h"
@@ -136,7 +137,9 @@ class FairLineMirror {
   };
 
   // Feeds one event. Returns the grant it made on a fair lock, if any.
-  std::optional<Grant> on_event(const Event& e);
+  std::optional<Grant> on_event(const Event& e) { return on_event(e, facts_of(e)); }
+  // The same, with the event's facts already read (HistoryContext).
+  std::optional<Grant> on_event(const Event& e, const EventFacts& facts);
 
   // After on_event: the event was a fair_acquire / fair_try_once on a lock
   // that did not exist, refused, although the server's purge must have left
@@ -201,6 +204,7 @@ class FairLineMirror {
   std::optional<int64_t> latest_deadline_ahead_ms(const std::string& lock, const std::string& owner) const;
 
  private:
+  EventFacts facts_;  // of the event on_event is reading
   struct Observation {
     int64_t offset_ms = 0;  // local ms - true ms
     int64_t at_us = 0;

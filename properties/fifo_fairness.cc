@@ -5,23 +5,22 @@ namespace locksim {
 void FifoFairnessChecker::on_event(const Event& e) {
   ctx_.feed(e);
   expire_give_ups(e.true_us, false);
-  if (e.kind == EventKind::Script && e.script.rfind("fair_", 0) == 0) {
+  if (e.kind == EventKind::Script && ctx_->facts().fair_prefix) {
     script_clients_[ctx_->lock_id()].insert(e.client);
-    int64_t ttl_ms = 0;
-    if (e.script == "fair_acquire" && e.op_id != 0 && reply_integer(e, &ttl_ms)) enqueued_ops_[e.op_id] = e.lock;
-    if (e.script == "fair_acquire_failed") give_ups_.erase(e.owner);
+    if (ctx_->facts().script_is(ScriptKind::FairAcquire) && e.op_id != 0 && ctx_->facts().reply_integer) enqueued_ops_[e.op_id] = e.lock;
+    if (ctx_->facts().script_is(ScriptKind::FairAcquireFailed)) give_ups_.erase(e.owner);
   }
-  if (e.kind == EventKind::Info && e.op == "acquire_failed") {
+  if (e.kind == EventKind::Info && ctx_->facts().op == OpName::AcquireFailed) {
     give_ups_.erase(e.owner);
     if (e.op_id != 0) failed_sent_.insert(e.op_id);
   }
-  if (e.kind == EventKind::Fail && is_acquire_op(e)) {
+  if (e.kind == EventKind::Fail && ctx_->facts().acquire_op()) {
     auto it = enqueued_ops_.find(e.op_id);
     if (it != enqueued_ops_.end() && !failed_sent_.count(e.op_id))
       give_ups_[e.owner] = GiveUp{it->second, e.client, e.id, e.true_us};
   }
   if ((e.kind == EventKind::Ok || e.kind == EventKind::Fail || e.kind == EventKind::Info) && e.op_id != 0 &&
-      e.op != "acquire_failed") {
+      ctx_->facts().op != OpName::AcquireFailed) {
     enqueued_ops_.erase(e.op_id);
     failed_sent_.erase(e.op_id);
   }
@@ -54,8 +53,11 @@ void FifoFairnessChecker::on_event(const Event& e) {
 // means the tail, hence every waiter, was past its slot by the requester's
 // own `now`: the purge that ran first would have emptied the line. Clock-free.
 void FifoFairnessChecker::check_stale_tail(const Event& e) {
-  int64_t ttl_ms = 0;
-  if (e.kind != EventKind::Script || e.script != "fair_acquire" || !reply_integer(e, &ttl_ms) || ttl_ms > -2) return;
+  const EventFacts& facts = ctx_->facts();
+  if (e.kind != EventKind::Script || !facts.script_is(ScriptKind::FairAcquire) || !facts.reply_integer ||
+      *facts.reply_integer > -2)
+    return;
+  const int64_t ttl_ms = *facts.reply_integer;
   Violation v;
   v.lock = e.lock;
   v.message = e.owner + " (client " + std::to_string(e.client) + ") joined the line at event #" +

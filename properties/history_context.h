@@ -1,6 +1,7 @@
 // HistoryContext: what several checkers derive from the same history, kept
-// once: the fault log (properties/fault_log.h) and the fair-line mirror
-// (properties/fair_line.h). The CheckerSuite owns one and feeds it each
+// once: the event's facts (its op, script and reply read into types,
+// properties/event_facts.h), the fault log (properties/fault_log.h) and the
+// fair-line mirror (properties/fair_line.h). The CheckerSuite owns one and feeds it each
 // event before any checker sees that event, so every checker reads the state
 // *after* the event; the mirror's per-event results (grant, purged waiters,
 // stale head, ...) are those of the latest event. A checker built on its own
@@ -12,6 +13,7 @@
 #include <optional>
 
 #include "properties/check_config.h"
+#include "properties/event_facts.h"
 #include "properties/fair_line.h"
 #include "properties/fault_log.h"
 #include "traces/event.h"
@@ -26,9 +28,12 @@ class HistoryContext {
   HistoryContext& operator=(const HistoryContext&) = delete;
 
   void on_event(const Event& e) {
+    facts_ = facts_of(e);
     faults_.on_event(e);
-    grant_ = line_.on_event(e);
+    grant_ = line_.on_event(e, facts_);
   }
+  // The latest event's names and reply, read once (properties/event_facts.h).
+  const EventFacts& facts() const { return facts_; }
   const FaultLog& faults() const { return faults_; }
   const FairLineMirror& line() const { return line_; }
   // The latest event's lock as a dense id (properties/lock_table.h): index
@@ -39,6 +44,7 @@ class HistoryContext {
   const std::optional<FairLineMirror::Grant>& grant() const { return grant_; }
 
  private:
+  EventFacts facts_;
   FaultLog faults_;
   FairLineMirror line_;
   std::optional<FairLineMirror::Grant> grant_;

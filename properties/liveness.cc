@@ -13,7 +13,7 @@ void LivenessChecker::on_event(const Event& e) {
   ctx_.feed(e);
   switch (e.kind) {
     case EventKind::Invoke:
-      if (is_acquire_op(e)) {
+      if (ctx_->facts().acquire_op()) {
         if (auto old = waiters_.find(e.op_id); old != waiters_.end()) erase_waiter(old);  // an op_id reused
         auto [it, added] = waiters_.try_emplace(e.op_id, Waiter{e.owner, e.lock, e.client, e.id, e.true_us, e.wait_ms,
                                                                 ctx_->faults().paused_total_ms(e.client), false, {}});
@@ -265,7 +265,7 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
 }
 
 void LivenessChecker::check_wake_up(const Event& e, PerLock& lock) {
-  if (e.script != "rlock_release") return;
+  if (!ctx_->facts().script_is(ScriptKind::RlockRelease)) return;
   const bool replay = !e.request_id.empty() && lock.release_ids.seen_before(e.request_id);
   if (replay || e.reply != "1") return;
   const std::string channel = LockKeys::channel(e.lock);

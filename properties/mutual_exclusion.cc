@@ -22,17 +22,17 @@ void MutualExclusionChecker::on_event(const Event& e) {
         }
         if (info.group_servers->size() < 64) info.group_servers->insert(e.server);
       }
-      if ((e.script == "rlock_acquire" || e.script == "fair_acquire" || e.script == "fair_try_once") &&
-          reply_is_nil(e) && holders_contain(e, e.owner)) {
+      if (ctx_->facts().granting_script() &&
+          ctx_->facts().reply_nil && holders_contain(e, e.owner)) {
         granted_server_ms_[{e.lock, e.owner}] = e.server_ms;
         if (granted_server_ms_.size() > 4096) granted_server_ms_.erase(granted_server_ms_.begin());
       }
       break;
     }
     case EventKind::Invoke:
-      if (is_acquire_op(e)) {
+      if (ctx_->facts().acquire_op()) {
         pending_[e.op_id] = {e.client, e.lease_ms, e.true_us};
-      } else if (e.op == "unlock") {
+      } else if (ctx_->facts().op == OpName::Unlock) {
         auto lock_it = holds_.find(e.lock);
         if (lock_it == holds_.end()) break;
         auto it = lock_it->second.find(e.owner);
@@ -42,13 +42,13 @@ void MutualExclusionChecker::on_event(const Event& e) {
       }
       break;
     case EventKind::Ok:
-      if (is_acquire_op(e)) {
+      if (ctx_->facts().acquire_op()) {
         auto p = pending_.find(e.op_id);
         const int64_t lease_ms = p == pending_.end() ? e.lease_ms : p->second.lease_ms;
         invoke_us_ = p == pending_.end() ? e.true_us : p->second.invoke_us;
         if (p != pending_.end()) pending_.erase(p);
         if (e.value == 1) start_or_reenter(e, lease_ms);
-      } else if (e.op == "force_unlock" && e.value == 1) {
+      } else if (ctx_->facts().op == OpName::ForceUnlock && e.value == 1) {
         last_force_unlock_[e.lock] = {e.id, e.true_us, e.client};
       }
       break;
@@ -56,10 +56,10 @@ void MutualExclusionChecker::on_event(const Event& e) {
       pending_.erase(e.op_id);
       break;
     case EventKind::Info:
-      if (e.op == "hold_lost" || e.op == "validity_end") {
+      if (ctx_->facts().op == OpName::HoldLost || ctx_->facts().op == OpName::ValidityEnd) {
         auto lock_it = holds_.find(e.lock);
         if (lock_it != holds_.end()) lock_it->second.erase(e.owner);
-      } else if (e.op_id != 0 && is_acquire_op(e)) {
+      } else if (e.op_id != 0 && ctx_->facts().acquire_op()) {
         pending_.erase(e.op_id);
       }
       break;

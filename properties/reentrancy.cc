@@ -35,11 +35,11 @@ void ReentrancyChecker::on_event(const Event& e) {
       on_script(e);
       break;
     case EventKind::Ok:
-      if (is_acquire_op(e) && e.value == 1) {
+      if (ctx_->facts().acquire_op() && e.value == 1) {
         Count& c = slot_of(counts_, lock_owner());
         c.client = e.client;
         ++c.count;
-      } else if (e.op == "unlock") {
+      } else if (ctx_->facts().op == OpName::Unlock) {
         // Judge by the count when the unlock was invoked (a hold_lost notice
         // may arrive while the release is in flight).
         auto snap = unlock_snapshots_.find(e.op_id);
@@ -66,25 +66,25 @@ void ReentrancyChecker::on_event(const Event& e) {
       }
       break;
     case EventKind::Invoke:
-      if (e.op == "unlock") {
+      if (ctx_->facts().op == OpName::Unlock) {
         auto it = counts_.find(lock_owner());
         unlock_snapshots_[e.op_id] = it != counts_.end() ? it->second : Count{e.client, 0, false};
       }
       break;
     case EventKind::Fail:
-      if (e.op == "unlock") {
+      if (ctx_->facts().op == OpName::Unlock) {
         erase_key(counts_, lock_owner());  // illegal monitor state: nothing held
         unlock_snapshots_.erase(e.op_id);
       }
       break;
     case EventKind::Info:
-      if (e.op == "unlock") {
+      if (ctx_->facts().op == OpName::Unlock) {
         unlock_snapshots_.erase(e.op_id);  // outcome unknown
         auto it = counts_.find(lock_owner());
         if (it != counts_.end()) it->second.unknown = true;
-      } else if (e.op == "hold_lost") {
+      } else if (ctx_->facts().op == OpName::HoldLost) {
         erase_key(counts_, lock_owner());
-      } else if (is_acquire_op(e) && e.detail == "timeout") {
+      } else if (ctx_->facts().acquire_op() && e.detail == "timeout") {
         Count& c = slot_of(counts_, lock_owner());
         c.client = e.client;
         c.unknown = true;
@@ -117,7 +117,7 @@ void ReentrancyChecker::on_event(const Event& e) {
 void ReentrancyChecker::on_script(const Event& e) {
   ServerLock& s = server_[server_lock_key(e.server, ctx_->lock_id())];
   if (e.server_ms > s.expire_at_ms) s.holders.clear();  // the key expired meanwhile
-  const bool release = (e.script == "rlock_release" || e.script == "fair_release") && !s.unknown;
+  const bool release = ctx_->facts().release_script() && !s.unknown;
   s.unknown = false;
   bool latch_replay = false;  // a retried release, answered by its latch: changes nothing
   if (release && !e.request_id.empty()) {
@@ -131,16 +131,16 @@ void ReentrancyChecker::on_script(const Event& e) {
           violation(e, "retried release " + e.request_id + " changed the owners (added " + h + ")",
                     {first->event_id}, {first->true_us});
     } else {
-      const bool fair_absent = e.script == "fair_release" && s.holders.empty();
+      const bool fair_absent = ctx_->facts().script_is(ScriptKind::FairRelease) && s.holders.empty();
       if (fair_absent && e.op_id != 0) {
         absent_lock_releases_.insert(e.op_id);
         while (absent_lock_releases_.size() > kRequestsPerLock) absent_lock_releases_.erase(absent_lock_releases_.begin());
       }
-      if (!contains(s.holders, e.owner) && !fair_absent && !s.holders.empty() && !reply_is_nil(e))
+      if (!contains(s.holders, e.owner) && !fair_absent && !s.holders.empty() && !ctx_->facts().reply_nil)
         violation(e, "release by non-owner " + e.owner + " (held by " + s.holders.front() + ") answered " +
                          e.reply + " instead of nil");
-      else if (!contains(s.holders, e.owner) && s.holders.empty() && e.script == "rlock_release" &&
-               !reply_is_nil(e))
+      else if (!contains(s.holders, e.owner) && s.holders.empty() && ctx_->facts().script_is(ScriptKind::RlockRelease) &&
+               !ctx_->facts().reply_nil)
         violation(e, "release by " + e.owner + " of a free lock answered " + e.reply + " instead of nil");
       if (!contains(s.holders, e.owner))
         for (const std::string& h : e.holders_after)
@@ -150,11 +150,10 @@ void ReentrancyChecker::on_script(const Event& e) {
     }
   }
   s.holders = e.holders_after;
-  int64_t reply = 0;
-  const bool granted = (e.script == "rlock_acquire" || e.script == "fair_acquire" || e.script == "fair_try_once") &&
-                       reply_is_nil(e) && holders_contain(e, e.owner);
-  const bool refreshed = granted || (e.script == "rlock_renew" && reply_integer(e, &reply) && reply == 1) ||
-                         (release && !latch_replay && reply_integer(e, &reply) && reply == 0);
+  const bool granted = ctx_->facts().granting_script() &&
+                       ctx_->facts().reply_nil && holders_contain(e, e.owner);
+  const bool refreshed = granted || (ctx_->facts().script_is(ScriptKind::RlockRenew) && ctx_->facts().reply_is(1)) ||
+                         (release && !latch_replay && ctx_->facts().reply_is(0));
   if (e.holders_after.empty()) s.expire_at_ms = INT64_MAX;
   else if (refreshed && e.lease_ms >= 0) s.expire_at_ms = e.server_ms + e.lease_ms;
 }

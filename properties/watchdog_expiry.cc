@@ -2,13 +2,6 @@
 
 namespace locksim {
 
-namespace {
-bool is_acquire_script(const Event& e) {
-  return e.script == "rlock_acquire" || e.script == "fair_acquire" || e.script == "fair_try_once";
-}
-bool is_release_script(const Event& e) { return e.script == "rlock_release" || e.script == "fair_release"; }
-}  // namespace
-
 void WatchdogExpiryChecker::on_event(const Event& e) {
   ctx_.feed(e);
   prune(e.true_us);
@@ -21,15 +14,15 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
       on_script(e);
       break;
     case EventKind::Invoke:
-      if (is_acquire_op(e)) {
+      if (ctx_->facts().acquire_op()) {
         pending_[e.op_id] = {e.lease_ms};
-      } else if (e.op == "unlock") {
+      } else if (ctx_->facts().op == OpName::Unlock) {
         auto it = owners_.find(lock_owner());
         if (it != owners_.end() && it->second.count > 0) --it->second.count;
       }
       break;
     case EventKind::Ok:
-      if (is_acquire_op(e) && e.value == 1) {
+      if (ctx_->facts().acquire_op() && e.value == 1) {
         auto p = pending_.find(e.op_id);
         const int64_t lease_ms = p == pending_.end() ? e.lease_ms : p->second.lease_ms;
         OwnerState& s = slot_of(owners_, lock_owner());
@@ -44,7 +37,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
         s.lease_ms = lease_ms;
         if (lease_ms < 0) s.watchdog = true;
         else s.lease_expiry_us = e.true_us + lease_ms * 1000;
-      } else if (e.op == "unlock" && e.value == 1) {
+      } else if (ctx_->facts().op == OpName::Unlock && e.value == 1) {
         auto it = owners_.find(lock_owner());
         if (it != owners_.end() && it->second.count == 0) {
           it->second.released = true;
@@ -56,18 +49,18 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
       pending_.erase(e.op_id);
       break;
     case EventKind::Fail:
-      if (e.op == "unlock" && e.detail.find("illegal monitor state") != std::string::npos) {
+      if (ctx_->facts().op == OpName::Unlock && e.detail.find("illegal monitor state") != std::string::npos) {
         on_hold_lost(e, "its unlock answered illegal monitor state");
       }
       pending_.erase(e.op_id);
       break;
     case EventKind::Info:
-      if (e.op == "hold_lost") on_hold_lost(e, "hold_lost (renewal answered 0)");
-      else if (e.detail == "timeout" && is_acquire_op(e)) {
+      if (ctx_->facts().op == OpName::HoldLost) on_hold_lost(e, "hold_lost (renewal answered 0)");
+      else if (e.detail == "timeout" && ctx_->facts().acquire_op()) {
         auto it = owners_.find(lock_owner());
         if (it != owners_.end()) it->second.counts_unknown = true;
       }
-      if (e.op_id != 0 && is_acquire_op(e)) pending_.erase(e.op_id);
+      if (e.op_id != 0 && ctx_->facts().acquire_op()) pending_.erase(e.op_id);
       break;
     case EventKind::Fault:
       if (e.op == "crash") crashed_[e.target] = true;
@@ -84,7 +77,8 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
 void WatchdogExpiryChecker::on_script(const Event& e) {
   const uint64_t key_id = server_lock_key(e.server, ctx_->lock_id());
   auto key_it = keys_.find(key_id);
-  const bool granted_now = is_acquire_script(e) && e.reply == "nil" && holders_contain(e, e.owner);
+  const EventFacts& facts = ctx_->facts();
+  const bool granted_now = facts.granting_script() && facts.reply_nil && holders_contain(e, e.owner);
 
   // 1. The key must be gone once the server clock passed its expiry.
   if (key_it != keys_.end() && e.server_ms > key_it->second.expire_at_ms) {
@@ -111,8 +105,9 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
 
   // 1b. The key's remaining time (PTTL, answered by a refused acquire) must
   //     match its last refresh: a shorter one means an expiry was not reset.
-  int64_t pttl_ms = 0;
-  if (e.script == "rlock_acquire" && reply_integer(e, &pttl_ms) && pttl_ms >= 0 && !e.holders_after.empty()) {
+  if (facts.script_is(ScriptKind::RlockAcquire) && facts.reply_integer && *facts.reply_integer >= 0 &&
+      !e.holders_after.empty()) {
+    const int64_t pttl_ms = *facts.reply_integer;
     auto k = keys_.find(key_id);
     if (k != keys_.end() && pttl_ms < k->second.expire_at_ms - e.server_ms) {
       Violation v;
@@ -130,15 +125,14 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
   }
 
   // Refreshes of the key's expiry.
-  int64_t reply = 0;
-  const bool renewed = e.script == "rlock_renew" && reply_integer(e, &reply) && reply == 1;
+  const bool renewed = facts.script_is(ScriptKind::RlockRenew) && facts.reply_is(1);
   // A retried release (same request id) is answered by its latch and
   // changes nothing: only the first execution of a request id resets the expiry.
   bool latch_replay = false;
-  if (is_release_script(e) && !e.request_id.empty()) {
+  if (facts.release_script() && !e.request_id.empty()) {
     latch_replay = !release_ids_.emplace(e.request_id, e.true_us).second;
   }
-  const bool partial_release = is_release_script(e) && !latch_replay && reply_integer(e, &reply) && reply == 0;
+  const bool partial_release = facts.release_script() && !latch_replay && facts.reply_is(0);
   if (partial_release) {
     // A partial release resets the expiry to the client's lease where it
     // first runs (a retry answered by the latch changes nothing).
@@ -151,7 +145,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     keys_.erase(key_id);
   }
 
-  if (e.script != "rlock_renew") return;
+  if (!facts.script_is(ScriptKind::RlockRenew)) return;
   // 2. Renewal succeeds only for a holder.
   if (renewed && !holders_contain(e, e.owner)) {
     Violation v;
