@@ -20,21 +20,48 @@ constexpr std::array<std::pair<std::string_view, OpName>, 9> kOpNames = {{
     {"validity_end", OpName::ValidityEnd},
 }};
 
-bool starts_with(std::string_view s, std::string_view prefix) {
+constexpr bool starts_with(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix;
 }
-bool ends_with(std::string_view s, std::string_view suffix) {
+constexpr bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
+
+struct NameFlags {
+  bool fair_prefix = false;
+  bool acquire_suffix = false;
+  bool try_once_suffix = false;
+  bool renew_suffix = false;
+  bool release_suffix = false;
+};
+constexpr NameFlags flags_of(std::string_view s) {
+  return NameFlags{starts_with(s, "fair_"), ends_with(s, "_acquire"), ends_with(s, "_try_once"),
+                   ends_with(s, "_renew"), ends_with(s, "_release")};
+}
+// Each kind's name and flags, read from script_name once (it is defined
+// elsewhere: calling it nine times per event was most of facts_of).
+struct KindName {
+  std::string_view name;
+  NameFlags flags;
+};
+std::array<KindName, kScriptKindCount> kind_names() {
+  std::array<KindName, kScriptKindCount> out{};
+  for (int i = 0; i < kScriptKindCount; ++i) {
+    const std::string_view name = script_name(static_cast<ScriptKind>(i));
+    out[static_cast<size_t>(i)] = KindName{name, flags_of(name)};
+  }
+  return out;
+}
+// Immutable after static initialisation (script_name reads a constant table).
+const std::array<KindName, kScriptKindCount> kKindNames = kind_names();
 
 // Same answer as script_from_name, without comparing every name: the
 // length and the last byte rule out all but one or two.
 std::optional<ScriptKind> script_kind_of(std::string_view name) {
   if (name.empty()) return std::nullopt;
-  for (int i = 0; i < kScriptKindCount; ++i) {
-    const auto kind = static_cast<ScriptKind>(i);
-    const std::string_view known = script_name(kind);
-    if (known.size() == name.size() && known.back() == name.back() && known == name) return kind;
+  for (size_t i = 0; i < kKindNames.size(); ++i) {
+    const std::string_view known = kKindNames[i].name;
+    if (known.size() == name.size() && known.back() == name.back() && known == name) return static_cast<ScriptKind>(i);
   }
   return std::nullopt;
 }
@@ -55,11 +82,13 @@ EventFacts facts_of(const Event& e) {
   if (!e.script.empty()) {
     const std::string_view s = e.script;
     f.script = script_kind_of(s);
-    f.fair_prefix = starts_with(s, "fair_");
-    f.acquire_suffix = ends_with(s, "_acquire");
-    f.try_once_suffix = ends_with(s, "_try_once");
-    f.renew_suffix = ends_with(s, "_renew");
-    f.release_suffix = ends_with(s, "_release");
+    // A known name's flags are read from its kind's name, once per kind.
+    const NameFlags flags = f.script ? kKindNames[static_cast<size_t>(*f.script)].flags : flags_of(s);
+    f.fair_prefix = flags.fair_prefix;
+    f.acquire_suffix = flags.acquire_suffix;
+    f.try_once_suffix = flags.try_once_suffix;
+    f.renew_suffix = flags.renew_suffix;
+    f.release_suffix = flags.release_suffix;
   }
   if (!e.reply.empty()) {
     f.reply_nil = e.reply == "nil";
