@@ -5,10 +5,12 @@ namespace locksim {
 void FifoFairnessChecker::on_event(const Event& e) {
   ctx_.feed(e);
   expire_give_ups(e.true_us, false);
-  if (e.kind == EventKind::Script && ctx_->facts().fair_prefix) {
+  const EventFacts& facts = ctx_->facts();
+  if (e.kind == EventKind::Script && facts.fair_prefix) {
     script_clients_[ctx_->lock_id()].insert(e.client);
-    if (ctx_->facts().script_is(ScriptKind::FairAcquire) && e.op_id != 0 && ctx_->facts().reply_integer) enqueued_ops_[e.op_id] = e.lock;
-    if (ctx_->facts().script_is(ScriptKind::FairAcquireFailed)) give_ups_.erase(e.owner);
+    if (facts.script_is(ScriptKind::FairAcquire) && e.op_id != 0 && facts.reply_integer)
+      enqueued_ops_[e.op_id] = e.lock;
+    if (facts.script_is(ScriptKind::FairAcquireFailed)) give_ups_.erase(e.owner);
   }
   if (e.kind == EventKind::Info && ctx_->facts().op == OpName::AcquireFailed) {
     give_ups_.erase(e.owner);

@@ -115,9 +115,10 @@ void ReentrancyChecker::on_event(const Event& e) {
 }
 
 void ReentrancyChecker::on_script(const Event& e) {
+  const EventFacts& facts = ctx_->facts();
   ServerLock& s = server_[server_lock_key(e.server, ctx_->lock_id())];
   if (e.server_ms > s.expire_at_ms) s.holders.clear();  // the key expired meanwhile
-  const bool release = ctx_->facts().release_script() && !s.unknown;
+  const bool release = facts.release_script() && !s.unknown;
   s.unknown = false;
   bool latch_replay = false;  // a retried release, answered by its latch: changes nothing
   if (release && !e.request_id.empty()) {
@@ -131,16 +132,16 @@ void ReentrancyChecker::on_script(const Event& e) {
           violation(e, "retried release " + e.request_id + " changed the owners (added " + h + ")",
                     {first->event_id}, {first->true_us});
     } else {
-      const bool fair_absent = ctx_->facts().script_is(ScriptKind::FairRelease) && s.holders.empty();
+      const bool fair_absent = facts.script_is(ScriptKind::FairRelease) && s.holders.empty();
       if (fair_absent && e.op_id != 0) {
         absent_lock_releases_.insert(e.op_id);
         while (absent_lock_releases_.size() > kRequestsPerLock) absent_lock_releases_.erase(absent_lock_releases_.begin());
       }
-      if (!contains(s.holders, e.owner) && !fair_absent && !s.holders.empty() && !ctx_->facts().reply_nil)
+      if (!contains(s.holders, e.owner) && !fair_absent && !s.holders.empty() && !facts.reply_nil)
         violation(e, "release by non-owner " + e.owner + " (held by " + s.holders.front() + ") answered " +
                          e.reply + " instead of nil");
-      else if (!contains(s.holders, e.owner) && s.holders.empty() && ctx_->facts().script_is(ScriptKind::RlockRelease) &&
-               !ctx_->facts().reply_nil)
+      else if (!contains(s.holders, e.owner) && s.holders.empty() && facts.script_is(ScriptKind::RlockRelease) &&
+               !facts.reply_nil)
         violation(e, "release by " + e.owner + " of a free lock answered " + e.reply + " instead of nil");
       if (!contains(s.holders, e.owner))
         for (const std::string& h : e.holders_after)
@@ -150,10 +151,9 @@ void ReentrancyChecker::on_script(const Event& e) {
     }
   }
   s.holders = e.holders_after;
-  const bool granted = ctx_->facts().granting_script() &&
-                       ctx_->facts().reply_nil && holders_contain(e, e.owner);
-  const bool refreshed = granted || (ctx_->facts().script_is(ScriptKind::RlockRenew) && ctx_->facts().reply_is(1)) ||
-                         (release && !latch_replay && ctx_->facts().reply_is(0));
+  const bool granted = facts.granting_script() && facts.reply_nil && holders_contain(e, e.owner);
+  const bool refreshed = granted || (facts.script_is(ScriptKind::RlockRenew) && facts.reply_is(1)) ||
+                         (release && !latch_replay && facts.reply_is(0));
   if (e.holders_after.empty()) s.expire_at_ms = INT64_MAX;
   else if (refreshed && e.lease_ms >= 0) s.expire_at_ms = e.server_ms + e.lease_ms;
 }
