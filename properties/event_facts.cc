@@ -38,33 +38,17 @@ constexpr NameFlags flags_of(std::string_view s) {
   return NameFlags{starts_with(s, "fair_"), ends_with(s, "_acquire"), ends_with(s, "_try_once"),
                    ends_with(s, "_renew"), ends_with(s, "_release")};
 }
-// Each kind's name and flags, read from script_name once (it is defined
-// elsewhere: calling it nine times per event was most of facts_of).
-struct KindName {
-  std::string_view name;
-  NameFlags flags;
-};
-std::array<KindName, kScriptKindCount> kind_names() {
-  std::array<KindName, kScriptKindCount> out{};
+// Each kind's flags, read from its name once (script_name is defined in
+// another translation unit: calling it per event was most of facts_of).
+std::array<NameFlags, kScriptKindCount> kind_flags() {
+  std::array<NameFlags, kScriptKindCount> out{};
   for (int i = 0; i < kScriptKindCount; ++i) {
-    const std::string_view name = script_name(static_cast<ScriptKind>(i));
-    out[static_cast<size_t>(i)] = KindName{name, flags_of(name)};
+    out[static_cast<size_t>(i)] = flags_of(script_name(static_cast<ScriptKind>(i)));
   }
   return out;
 }
 // Immutable after static initialisation (script_name reads a constant table).
-const std::array<KindName, kScriptKindCount> kKindNames = kind_names();
-
-// Same answer as script_from_name, without comparing every name: the
-// length and the last byte rule out all but one or two.
-std::optional<ScriptKind> script_kind_of(std::string_view name) {
-  if (name.empty()) return std::nullopt;
-  for (size_t i = 0; i < kKindNames.size(); ++i) {
-    const std::string_view known = kKindNames[i].name;
-    if (known.size() == name.size() && known.back() == name.back() && known == name) return static_cast<ScriptKind>(i);
-  }
-  return std::nullopt;
-}
+const std::array<NameFlags, kScriptKindCount> kKindFlags = kind_flags();
 
 }  // namespace
 
@@ -81,9 +65,9 @@ EventFacts facts_of(const Event& e) {
   f.op = op_name_of(e.op);
   if (!e.script.empty()) {
     const std::string_view s = e.script;
-    f.script = script_kind_of(s);
+    f.script = script_from_name(s);
     // A known name's flags are read from its kind's name, once per kind.
-    const NameFlags flags = f.script ? kKindNames[static_cast<size_t>(*f.script)].flags : flags_of(s);
+    const NameFlags flags = f.script ? kKindFlags[static_cast<size_t>(*f.script)] : flags_of(s);
     f.fair_prefix = flags.fair_prefix;
     f.acquire_suffix = flags.acquire_suffix;
     f.try_once_suffix = flags.try_once_suffix;
