@@ -13,6 +13,7 @@
 // consumer stops early (the reader first ends the batch it is reading).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -59,12 +60,14 @@ class TracePrefetch {
   std::vector<Event> handed_;  // the batch last handed out (swapped with a ring slot)
   // Guarded by mutex_: filled_ batches wait for the consumer, starting at
   // ring position consume_at_ (the reader fills at (consume_at_ + filled_)).
+  // filled_ and stop_ change only under mutex_; they are atomic so that a
+  // thread may spin on them before it waits (trace_prefetch.cc).
   std::mutex mutex_;
   std::condition_variable can_fill_;
   std::condition_variable can_take_;
   size_t consume_at_ = 0;
-  size_t filled_ = 0;
-  bool stop_ = false;
+  std::atomic<size_t> filled_ = 0;
+  std::atomic<bool> stop_ = false;
   bool done_ = false;          // the consumer has taken the last batch
   std::exception_ptr pending_error_;  // thrown by the next next_batch()
   std::thread thread_;
