@@ -17,7 +17,7 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 bool names_an_owner_twice(const FairLineMirror::Waiters& line) {
   std::vector<std::string_view> owners;
   owners.reserve(line.size());
-  for (const FairLineMirror::Waiter& w : line) owners.push_back(w.owner);
+  for (const FairLineMirror::Waiter& w : line) owners.push_back(w.owner.str());
   std::sort(owners.begin(), owners.end());
   return std::adjacent_find(owners.begin(), owners.end()) != owners.end();
 }
@@ -242,7 +242,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
   auto after_waiter = [&](size_t i) {
     Waiter w;
     if (source_[i] != kNewWaiter) w = before[source_[i]];
-    else w.owner = after[i].owner;
+    else w.owner = owners_.intern(after[i].owner);
     fill(w, i);
     return w;
   };
@@ -317,7 +317,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
                                             [&](const Waiter& w) { return same_name(w.owner, after[i].owner); }))
         line.unique_owners = false;
       before.emplace_back();
-      before.back().owner = after[i].owner;
+      before.back().owner = owners_.intern(after[i].owner);
       fill(before.back(), i);
     }
     return grant;
@@ -339,7 +339,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
                                             [&](const Waiter& w) { return same_name(w.owner, after[i].owner); }))
         line.unique_owners = false;
       rebuilt_.emplace_back();
-      rebuilt_.back().owner = after[i].owner;
+      rebuilt_.back().owner = owners_.intern(after[i].owner);
     } else if (taken_[from] != kNewWaiter) {
       line.unique_owners = false;
       rebuilt_.push_back(rebuilt_[taken_[from]]);
@@ -522,7 +522,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
     const bool surely_queued =
         std::any_of(line.begin(), line.end(), [&](const Waiter& w) { return w.owner == e.owner && w.certain(); });
     if (surely_queued || line.size() >= kMaxLine) return std::nullopt;  // step 4: nothing changes
-    Waiter w{e.owner, e.client, e.id, e.true_us, 0, 0, e.op_id, false, mine != line.end()};
+    Waiter w{owners_.intern(e.owner), e.client, e.id, e.true_us, 0, 0, e.op_id, false, mine != line.end()};
     // deadline = ttl + wait + now, ttl truncated toward zero in the reply.
     w.deadline_lo_ms = now.lo_ms <= kUnknownLowMs ? kUnknownLowMs : now.lo_ms + ttl_ms + e.wait_ms - 1;
     w.deadline_hi_ms = now.hi_ms >= kUnknownHighMs ? kUnknownHighMs : now.hi_ms + ttl_ms + e.wait_ms + 1;

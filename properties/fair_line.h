@@ -61,6 +61,7 @@
 #include "model/key_hash.h"
 #include "properties/event_facts.h"
 #include "properties/lock_table.h"
+#include "properties/owner_table.h"
 #include "properties/recent_ids.h"
 #include "traces/event.h"
 
@@ -94,7 +95,7 @@ class FairLineMirror {
       : stale_margin_ms_(stale_margin_ms), request_timeout_ms_(request_timeout_ms), matching_(matching) {}
 
   struct Waiter {
-    std::string owner;
+    OwnerName owner;  // in the mirror's owner table (owner_name())
     int client = -1;
     uint64_t enqueue_event = 0;
     int64_t enqueue_us = 0;
@@ -194,6 +195,10 @@ class FairLineMirror {
   // table of every lock name seen (see properties/lock_table.h).
   LockId lock_id() const { return lock_id_; }
   const LockTable& locks() const { return lock_table_; }
+  // `owner` as named in the mirror's table, which its waiters' names come
+  // from (properties/owner_table.h): a name from here equals a waiter's
+  // by one pointer comparison. Interning only adds to a cache: const.
+  OwnerName owner_name(std::string_view owner) const { return owners_.intern(owner); }
   // `client`'s clock at true time `true_us`: best estimate (true ms if never
   // observed) and bounds.
   int64_t client_now_ms(int client, int64_t true_us) const;
@@ -254,6 +259,7 @@ class FairLineMirror {
   uint64_t last_version_ = 0;      // the latest version given to a line
   // Lookups only (cleared on a Redis restart): unordered.
   LockTable lock_table_;
+  mutable OwnerTable owners_;  // every waiter's owner (see owner_name())
   LockId lock_id_ = kNoLock;  // of the latest event
   PerLockId<Line> lines_;  // fair lock -> line
   // on_exact_script's scratch space, kept to avoid allocating per script.

@@ -80,7 +80,7 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
     Violation v;
     v.lock = e.lock;
     v.message = e.script + " of " + e.owner + " (client " + std::to_string(e.client) + ") at event #" +
-                std::to_string(e.id) + " was refused yet moved the slot deadline of " + w->owner + " from " +
+                std::to_string(e.id) + " was refused yet moved the slot deadline of " + w->owner.str() + " from " +
                 std::to_string(w->deadline_lo_ms) + " ms to " + std::to_string(w->deadline_hi_ms) +
                 " ms: a poll must not rewrite deadlines (they would drift, and the line's order with them)";
     v.event_ids = {w->enqueue_event, e.id};
@@ -93,7 +93,7 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
   Violation v;
   v.lock = e.lock;
   v.message = e.script + " of " + e.owner + " (client " + std::to_string(e.client) + ") at event #" +
-              std::to_string(e.id) + " ran with now " + std::to_string(e.local_ms) + " ms but left " + head->owner +
+              std::to_string(e.id) + " ran with now " + std::to_string(e.local_ms) + " ms but left " + head->owner.str() +
               " at the head of the line with a deadline of " + std::to_string(head->deadline_hi_ms) + " ms (" +
               format_ms(e.local_ms - head->deadline_hi_ms) + " past its slot): stale waiters were not purged";
   v.event_ids = {head->enqueue_event, e.id};
@@ -112,7 +112,7 @@ void FifoFairnessChecker::check_purged(const Event& e) {
     if (!ctx_->line().is_waiting(w.owner, e.lock)) continue;                                  // gave up or crashed
     Violation v;
     v.lock = e.lock;
-    v.message = w.owner + " (client " + std::to_string(w.client) + "), who joined the line at event #" +
+    v.message = w.owner.str() + " (client " + std::to_string(w.client) + "), who joined the line at event #" +
                 std::to_string(w.enqueue_event) + ", was purged as stale by " + e.script + " of client " +
                 std::to_string(e.client) + " at event #" + std::to_string(e.id) + " while still waiting with " +
                 format_ms(w.deadline_lo_ms - waiter_now.hi_ms) + " of its slot left by its own clock";
@@ -136,7 +136,7 @@ void FifoFairnessChecker::check_grant(const FairLineMirror::Grant& g) {
     Violation v;
     v.lock = g.lock;
     v.message = g.owner + " (client " + std::to_string(g.client) + ") was granted at event #" +
-                std::to_string(g.event_id) + " ahead of " + w.owner + " (client " + std::to_string(w.client) +
+                std::to_string(g.event_id) + " ahead of " + w.owner.str() + " (client " + std::to_string(w.client) +
                 "), who joined the line earlier at event #" + std::to_string(w.enqueue_event) +
                  " and was still waiting with " + format_ms(w.deadline_lo_ms - waiter_now_ms) +
                 " of its slot left by its own clock";

@@ -5,7 +5,6 @@
 #include <string_view>
 
 #include "model/script_call.h"
-#include "properties/name_equal.h"
 
 namespace locksim {
 
@@ -15,7 +14,7 @@ void LivenessChecker::on_event(const Event& e) {
     case EventKind::Invoke:
       if (ctx_->facts().acquire_op()) {
         if (auto old = waiters_.find(e.op_id); old != waiters_.end()) erase_waiter(old);  // an op_id reused
-        auto [it, added] = waiters_.try_emplace(e.op_id, Waiter{e.owner, e.lock, e.client, e.id, e.true_us, e.wait_ms,
+        auto [it, added] = waiters_.try_emplace(e.op_id, Waiter{ctx_->line().owner_name(e.owner), e.lock, e.client, e.id, e.true_us, e.wait_ms,
                                                                 ctx_->faults().paused_total_ms(e.client), false, {}});
         assert(added);
         PerLock& lock = locks_[ctx_->lock_id()];
@@ -88,7 +87,7 @@ void LivenessChecker::check_budget(const Waiter& w, int64_t now_us, uint64_t com
   Violation v;
   v.property = property::kLiveness;
   v.lock = w.lock;
-  v.message = w.owner + " (client " + std::to_string(w.client) + ") invoked an acquire with wait budget " +
+  v.message = w.owner.str() + " (client " + std::to_string(w.client) + ") invoked an acquire with wait budget " +
               format_ms(w.wait_ms) + " at event #" + std::to_string(w.invoke_event) +
               (completed ? " and returned after " : " and had not returned after ") + format_ms(elapsed_ms) +
               " (bound " + format_ms(bound_ms) + ")";
@@ -123,14 +122,14 @@ void LivenessChecker::note_line_ahead(PerLock& lock, const FairLineMirror::Line&
     size_t at = line_size;
     for (size_t probe : {w.noted_line_pos, w.noted_line_pos - 1, w.noted_line_pos + 1}) {
       if (!unique) break;
-      if (probe < line_size && same_name((*line)[probe].owner, w.owner)) {
+      if (probe < line_size && (*line)[probe].owner.is(w.owner)) {
         at = probe;
         break;
       }
     }
     if (at == line_size) {
       for (size_t i = 0; i < line_size; ++i) {
-        if (same_name((*line)[i].owner, w.owner)) {
+        if ((*line)[i].owner.is(w.owner)) {
           at = i;
           break;
         }
@@ -207,7 +206,7 @@ std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
     const int rank = own_rank(f);
     if (rank >= 0 && rank < best_rank) {
       best_rank = rank;
-      best = describe_client_fault(w.client, f) + " while " + w.owner + " waited";
+      best = describe_client_fault(w.client, f) + " while " + w.owner.str() + " waited";
     }
   }
   if (best_rank > 1) {
@@ -225,7 +224,7 @@ std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
         if (rank < 0 || rank >= best_ahead) continue;
         best_ahead = rank;
         best_rank = 1;
-        best = describe_client_fault(client, f) + ", while " + ahead.owner + " was ahead of " + w.owner +
+        best = describe_client_fault(client, f) + ", while " + ahead.owner.str() + " was ahead of " + w.owner.str() +
                " in the line (a head that leaves or is purged wakes nobody)";
       }
     }
@@ -253,7 +252,7 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
     w.free_reported = true;
     Violation v;
     v.lock = w.lock;
-    v.message = w.owner + " (client " + std::to_string(w.client) + ") has waited " + format_ms(waited_ms) +
+    v.message = w.owner.str() + " (client " + std::to_string(w.client) + ") has waited " + format_ms(waited_ms) +
                 " for a lock the server shows free since event #" + std::to_string(lock.free_event) +
                 " (bound " + format_ms(config().free_lock_bound_ms) + ")";
     v.event_ids = {w.invoke_event, lock.free_event};

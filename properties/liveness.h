@@ -49,7 +49,7 @@ class LivenessChecker : public Checker {
  private:
   struct PerLock;  // below
   struct Waiter {
-    std::string owner;
+    OwnerName owner;  // in the mirror's owner table (FairLineMirror::owner_name)
     std::string lock;
     int client = -1;
     uint64_t invoke_event = 0;
@@ -58,7 +58,7 @@ class LivenessChecker : public Checker {
     int64_t paused_at_invoke_ms = 0;
     bool free_reported = false;
     struct Ahead {
-      std::string owner;
+      OwnerName owner;  // the mirror's waiter's name
       int64_t since_us = 0;  // when it joined the line
       // The event that put that entry in the line: one event enqueues one
       // owner of a given client, so an equal id means the same entry
