@@ -93,9 +93,10 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
   Violation v;
   v.lock = e.lock;
   v.message = e.script + " of " + e.owner + " (client " + std::to_string(e.client) + ") at event #" +
-              std::to_string(e.id) + " ran with now " + std::to_string(e.local_ms) + " ms but left " + head->owner.str() +
-              " at the head of the line with a deadline of " + std::to_string(head->deadline_hi_ms) + " ms (" +
-              format_ms(e.local_ms - head->deadline_hi_ms) + " past its slot): stale waiters were not purged";
+              std::to_string(e.id) + " ran with now " + std::to_string(e.local_ms) + " ms but left " +
+              head->owner.str() + " at the head of the line with a deadline of " +
+              std::to_string(head->deadline_hi_ms) + " ms (" + format_ms(e.local_ms - head->deadline_hi_ms) +
+              " past its slot): stale waiters were not purged";
   v.event_ids = {head->enqueue_event, e.id};
   v.true_us = {head->enqueue_us, e.true_us};
   v.owners = {head->owner, e.owner};

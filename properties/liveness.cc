@@ -14,8 +14,9 @@ void LivenessChecker::on_event(const Event& e) {
     case EventKind::Invoke:
       if (ctx_->facts().acquire_op()) {
         if (auto old = waiters_.find(e.op_id); old != waiters_.end()) erase_waiter(old);  // an op_id reused
-        auto [it, added] = waiters_.try_emplace(e.op_id, Waiter{ctx_->line().owner_name(e.owner), e.lock, e.client, e.id, e.true_us, e.wait_ms,
-                                                                ctx_->faults().paused_total_ms(e.client), false, {}});
+        auto [it, added] =
+            waiters_.try_emplace(e.op_id, Waiter{ctx_->line().owner_name(e.owner), e.lock, e.client, e.id, e.true_us,
+                                                 e.wait_ms, ctx_->faults().paused_total_ms(e.client), false, {}});
         assert(added);
         PerLock& lock = locks_[ctx_->lock_id()];
         it->second.at_lock = &lock;

@@ -49,7 +49,9 @@ TracePrefetch::~TracePrefetch() {
 void TracePrefetch::read_loop() {
   for (;;) {
     size_t slot = 0;
-    spin_until([this] { return stop_.load(std::memory_order_relaxed) || filled_.load(std::memory_order_relaxed) < ring_.size(); });
+    spin_until([this] {
+      return stop_.load(std::memory_order_relaxed) || filled_.load(std::memory_order_relaxed) < ring_.size();
+    });
     {
       std::unique_lock<std::mutex> lock(mutex_);
       can_fill_.wait(lock, [this] { return stop_ || filled_ < ring_.size(); });
