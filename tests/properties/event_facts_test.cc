@@ -25,7 +25,10 @@ const std::vector<std::string> kKnownScripts = {
     "fair_try_once", "fair_release",  "fair_acquire_failed", "fair_force_release",  "fair_x",
     "x_acquire",     "_release",      "fair_",               ""};
 const std::vector<std::string> kKnownReplies = {"nil", "0", "1", "-1", "29752", "-2", "+1", "01", "1.5", "ERR x",
-                                                "9223372036854775808", ""};
+                                                "9223372036854775808", "9223372036854775807",
+                                                "-9223372036854775808", "-9223372036854775809",
+                                                "999999999999999999", "-999999999999999999", "-", "--1", "-0",
+                                                "1 ", ""};
 
 // A known name, the same name changed by one byte (or cut, or longer), or any string.
 rc::Gen<std::string> name_like(const std::vector<std::string>& known) {
