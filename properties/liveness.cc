@@ -238,6 +238,11 @@ std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
 }
 
 void LivenessChecker::check_free_waits(int64_t now_us) {
+  // Only waiters of a lock the server shows free can be reported: when no
+  // lock with waiters is free (the usual case), there is nothing to walk.
+  bool any_free = false;
+  locks_.for_each([&](const PerLock& lock) { any_free = any_free || (lock.free && !lock.waiters.empty()); });
+  if (!any_free) return;
   for (auto& [op_id, w] : waiters_) {
     if (w.free_reported) continue;
     const PerLock& lock = *w.at_lock;
