@@ -12,7 +12,8 @@ namespace locksim {
 namespace {
 
 // Checks `ready` up to kSpins times, pausing between checks, before the
-// caller falls back to waiting on its condition variable. On this virtual
+// caller falls back to waiting on its condition variable with the same
+// predicate (re-checked there under the mutex). On this virtual
 // machine a thread put to sleep costs an interrupt to another CPU to wake:
 // a checker that slept until each batch was decoded spent an eighth of a
 // trace check in the kernel. The spin lasts at most a few hundred
@@ -49,12 +50,11 @@ TracePrefetch::~TracePrefetch() {
 void TracePrefetch::read_loop() {
   for (;;) {
     size_t slot = 0;
-    spin_until([this] {
-      return stop_.load(std::memory_order_relaxed) || filled_.load(std::memory_order_relaxed) < ring_.size();
-    });
+    const auto can_fill = [this] { return stop_ || filled_ < ring_.size(); };
+    spin_until(can_fill);
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      can_fill_.wait(lock, [this] { return stop_ || filled_ < ring_.size(); });
+      can_fill_.wait(lock, can_fill);
       if (stop_) return;
       slot = (consume_at_ + filled_) % ring_.size();
     }
@@ -87,10 +87,11 @@ std::span<const Event> TracePrefetch::next_batch() {
   }
   if (done_) return {};
   size_t count = 0;
-  spin_until([this] { return filled_.load(std::memory_order_relaxed) > 0; });
+  const auto can_take = [this] { return filled_ > 0; };
+  spin_until(can_take);
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    can_take_.wait(lock, [this] { return filled_ > 0; });
+    can_take_.wait(lock, can_take);
     Batch& b = ring_[consume_at_];
     handed_.swap(b.events);  // the slot gets the previous batch's storage back
     count = b.count;
