@@ -12,17 +12,17 @@ void FifoFairnessChecker::on_event(const Event& e) {
       enqueued_ops_[e.op_id] = e.lock;
     if (facts.script_is(ScriptKind::FairAcquireFailed)) give_ups_.erase(e.owner);
   }
-  if (e.kind == EventKind::Info && ctx_->facts().op == OpName::AcquireFailed) {
+  if (e.kind == EventKind::Info && facts.op == OpName::AcquireFailed) {
     give_ups_.erase(e.owner);
     if (e.op_id != 0) failed_sent_.insert(e.op_id);
   }
-  if (e.kind == EventKind::Fail && ctx_->facts().acquire_op()) {
+  if (e.kind == EventKind::Fail && facts.acquire_op()) {
     auto it = enqueued_ops_.find(e.op_id);
     if (it != enqueued_ops_.end() && !failed_sent_.count(e.op_id))
       give_ups_[e.owner] = GiveUp{it->second, e.client, e.id, e.true_us};
   }
   if ((e.kind == EventKind::Ok || e.kind == EventKind::Fail || e.kind == EventKind::Info) && e.op_id != 0 &&
-      ctx_->facts().op != OpName::AcquireFailed) {
+      facts.op != OpName::AcquireFailed) {
     enqueued_ops_.erase(e.op_id);
     failed_sent_.erase(e.op_id);
   }

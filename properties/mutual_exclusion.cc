@@ -22,8 +22,7 @@ void MutualExclusionChecker::on_event(const Event& e) {
         }
         if (info.group_servers->size() < 64) info.group_servers->insert(e.server);
       }
-      if (ctx_->facts().granting_script() &&
-          ctx_->facts().reply_nil && holders_contain(e, e.owner)) {
+      if (ctx_->facts().granting_script() && ctx_->facts().reply_nil && holders_contain(e, e.owner)) {
         granted_server_ms_[{e.lock, e.owner}] = e.server_ms;
         if (granted_server_ms_.size() > 4096) granted_server_ms_.erase(granted_server_ms_.begin());
       }
