@@ -4,8 +4,10 @@
 
 namespace locksim {
 
-bool holders_contain(const Event& e, const std::string& owner) {
-  return std::find(e.holders_after.begin(), e.holders_after.end(), owner) != e.holders_after.end();
+bool names_contain(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
+
+bool holders_contain(const Event& e, const std::string& owner) { return names_contain(e.holders_after, owner); }
 
 }  // namespace locksim

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -48,8 +49,11 @@ class Checker {
   uint64_t* report_counter_ = nullptr;
 };
 
-// Helpers shared by the checkers (pure functions of one event). An event's
-// op, script and reply are read once per event: HistoryContext::facts().
+// Helpers shared by the checkers (pure functions). An event's op, script and
+// reply are read once per event: HistoryContext::facts().
+// Whether `names` (a list of holders) has `name` in it.
+bool names_contain(const std::vector<std::string>& names, const std::string& name);
+// Whether the event's holders after its script include `owner`.
 bool holders_contain(const Event& e, const std::string& owner);
 
 }  // namespace locksim

@@ -11,9 +11,6 @@ namespace locksim {
 
 namespace {
 int64_t true_ms(int64_t true_us) { return true_us >= 0 ? true_us / 1000 : -((-true_us + 999) / 1000); }
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
 bool names_an_owner_twice(const FairLineMirror::Waiters& line) {
   std::vector<std::string_view> owners;
   owners.reserve(line.size());
@@ -117,7 +114,8 @@ bool FairLineMirror::same_line(const Line& line, const Event& e) {
     const LineEntry& entry = after[i];
     const int64_t deadline_ms =
         entry.deadline_ms ? static_cast<int64_t>(std::floor(*entry.deadline_ms)) : kUnknownHighMs;
-    if (w.deadline_lo_ms != deadline_ms || w.deadline_hi_ms != deadline_ms || !same_name(w.owner, entry.owner)) return false;
+    if (w.deadline_lo_ms != deadline_ms || w.deadline_hi_ms != deadline_ms) return false;
+    if (!same_name(w.owner, entry.owner)) return false;
   }
   return true;
 }
@@ -422,7 +420,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
   else if (lock.expiry_known) existed = e.server_ms <= lock.expire_at_ms;
   const bool fair_script = facts_.fair_prefix;
   // Only fair scripts need it (most scripts are not).
-  const bool held_by_owner_before = fair_script && had_holders && contains(lock.holders, e.owner);
+  const bool held_by_owner_before = fair_script && had_holders && names_contain(lock.holders, e.owner);
   lock.holders = e.holders_after;
   if (e.holders_after.empty()) {
     lock.expiry_known = false;
@@ -439,7 +437,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
 
   if (!fair_script) return std::nullopt;
   if (e.line_known) {
-    const bool nil_grant = facts_.fair_poll() && facts_.reply_nil && contains(e.holders_after, e.owner) &&
+    const bool nil_grant = facts_.fair_poll() && facts_.reply_nil && names_contain(e.holders_after, e.owner) &&
                            !(held_by_owner_before && existed != std::optional<bool>(false));
     const bool latch_replay = facts_.script_is(ScriptKind::FairRelease) && release_seen_before(e);
     return on_exact_script(e, nil_grant, latch_replay);
@@ -484,7 +482,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
   if (!poll) return std::nullopt;
 
   const bool nil = facts_.reply_nil;
-  const bool holds_now = contains(e.holders_after, e.owner);
+  const bool holds_now = names_contain(e.holders_after, e.owner);
   // Step 3 (reentry) needs the owner's field on a live lock.
   const bool maybe_reentry = held_by_owner_before && existed != std::optional<bool>(false);
   if (nil && holds_now && !maybe_reentry) {

@@ -6,12 +6,6 @@
 
 namespace locksim {
 
-namespace {
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-}  // namespace
-
 void ReentrancyChecker::violation(const Event& e, std::string message, std::vector<uint64_t> ids,
                                   std::vector<int64_t> times) {
   Violation v;
@@ -128,24 +122,25 @@ void ReentrancyChecker::on_script(const Event& e) {
         violation(e, "retried release " + e.request_id + " answered " + e.reply + " but the first answered " +
                          first->reply, {first->event_id}, {first->true_us});
       for (const std::string& h : e.holders_after)
-        if (!contains(s.holders, h))
+        if (!names_contain(s.holders, h))
           violation(e, "retried release " + e.request_id + " changed the owners (added " + h + ")",
                     {first->event_id}, {first->true_us});
     } else {
       const bool fair_absent = facts.script_is(ScriptKind::FairRelease) && s.holders.empty();
       if (fair_absent && e.op_id != 0) {
         absent_lock_releases_.insert(e.op_id);
-        while (absent_lock_releases_.size() > kRequestsPerLock) absent_lock_releases_.erase(absent_lock_releases_.begin());
+        while (absent_lock_releases_.size() > kRequestsPerLock)
+          absent_lock_releases_.erase(absent_lock_releases_.begin());
       }
-      if (!contains(s.holders, e.owner) && !fair_absent && !s.holders.empty() && !facts.reply_nil)
+      if (!names_contain(s.holders, e.owner) && !fair_absent && !s.holders.empty() && !facts.reply_nil)
         violation(e, "release by non-owner " + e.owner + " (held by " + s.holders.front() + ") answered " +
                          e.reply + " instead of nil");
-      else if (!contains(s.holders, e.owner) && s.holders.empty() && facts.script_is(ScriptKind::RlockRelease) &&
+      else if (!names_contain(s.holders, e.owner) && s.holders.empty() && facts.script_is(ScriptKind::RlockRelease) &&
                !facts.reply_nil)
         violation(e, "release by " + e.owner + " of a free lock answered " + e.reply + " instead of nil");
-      if (!contains(s.holders, e.owner))
+      if (!names_contain(s.holders, e.owner))
         for (const std::string& h : e.holders_after)
-          if (!contains(s.holders, h))
+          if (!names_contain(s.holders, h))
             violation(e, "release by non-owner " + e.owner + " changed the owners (added " + h + ")");
       s.releases.add(e.request_id, Release{e.reply, e.id, e.true_us});
     }
