@@ -147,7 +147,9 @@ ExplicitPlan explicit_plan_from_json(const Scenario& scenario, const json& j) {
                               f.kind == FaultKind::Failover;
     f.target = static_cast<int>(
         get_int(a, "target", 0, (server_fault ? scenario.servers : scenario.clients) - 1, where));
-    f.duration_ms = get_int(a, "duration_ms", -kMaxPlanSpanMs, kMaxPlanSpanMs, where);
+    // A pause or partition lasts a length of time; a clock jump may go back.
+    const bool lasts = f.kind == FaultKind::Pause || f.kind == FaultKind::Partition;
+    f.duration_ms = get_int(a, "duration_ms", lasts ? 0 : -kMaxPlanSpanMs, kMaxPlanSpanMs, where);
     f.restart_after_ms = get_int(a, "restart_after_ms", -1, kMaxPlanSpanMs, where);
     plan.faults.actions.push_back(f);
   }
@@ -172,6 +174,8 @@ ExplicitPlan explicit_plan_from_json(const Scenario& scenario, const json& j) {
       op.lock = static_cast<int>(get_int(o, "lock", 0, max_lock, at));
       op.wait_ms = get_int(o, "wait_ms", -1, kMaxPlanSpanMs, at);
       op.lease_ms = get_int(o, "lease_ms", -1, kMaxPlanSpanMs, at);
+      // -1: the watchdog keeps the lease; otherwise a lease of at least 1 ms.
+      if (op.lease_ms == 0) throw ScenarioError("plan: " + at + ": lease_ms is 0 (-1 for the watchdog, or >= 1)");
       op.delay_us = get_int(o, "delay_us", 0, kMaxPlanTimeUs, at);
       task.ops.push_back(op);
     }

@@ -109,6 +109,11 @@ bool TraceReader::next(Event& out) {
          " (ids must increase)");
   }
   last_id_ = event.id;
+  if (last_true_us_ && event.true_us < *last_true_us_) {
+    fail("event time " + std::to_string(event.true_us) + " us is before the previous event's " +
+         std::to_string(*last_true_us_) + " us (times must not go back)");
+  }
+  last_true_us_ = event.true_us;
   ++events_read_;
   return true;
 }

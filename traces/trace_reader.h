@@ -70,6 +70,7 @@ class TraceReader {
   uint64_t line_number_ = 0;
   uint64_t events_read_ = 0;
   std::optional<uint64_t> last_id_;
+  std::optional<int64_t> last_true_us_;  // events are in true-time order
 };
 
 struct TraceDifference {

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/cli_runner.h"
 
 namespace {
@@ -175,6 +177,72 @@ TEST_F(HostileInput, OutOfRangeNumbersAreRejectedOnEveryOption) {
   // --around at the largest id does not overflow into a wrapped window.
   expect_one_line_exit2(tl + " --around 9223372036854775807 --radius 100000", {"no events in the requested window"});
   expect_only({"t.jsonl", "x.jsonl"});
+}
+
+// Numbers are plain decimal: a leading zero is not octal, hex is refused.
+TEST_F(HostileInput, LeadingZeroIsDecimalAndHexIsRefused) {
+  const auto r = run_locksim("run --seed 010 --clients 010 --locks 010 --duration-s 1 --trace " + path("z.jsonl"));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("seed=10 clients=10 locks=10"), std::string::npos) << r.out;
+  const auto from = run_locksim("timeline " + trace_ + " -o " + path("a.dot") + " --from 010 --to 011");
+  const auto plain = run_locksim("timeline " + trace_ + " -o " + path("b.dot") + " --from 10 --to 11");
+  EXPECT_EQ(from.exit_code, 0) << from.out;
+  EXPECT_EQ(read_file(path("a.dot")), read_file(path("b.dot")));
+  expect_one_line_exit2("doctor --port 0x10", {"--port", "0x10"});
+}
+
+// Options that need another, or exclude one, say so instead of being ignored.
+TEST_F(HostileInput, ConflictingOrOrphanOptionsAreNamed) {
+  const std::string tl = "timeline " + trace_ + " -o " + path("x.svg");
+  expect_one_line_exit2(tl + " --around 5 --from 1 --to 10", {"--around", "--from"});
+  expect_one_line_exit2(tl + " --radius 5", {"--radius", "--around"});
+  expect_one_line_exit2(tl + " --format gif", {"--format", "gif"});
+  expect_one_line_exit2("doctor --host 127.0.0.1", {"--host", "--port"});
+  expect_one_line_exit2("doctor --timeout-ms 5", {"--timeout-ms", "--port"});
+  expect_one_line_exit2("mutants --only \"\"", {"--only"});
+  expect_one_line_exit2("mutants --list --only bogus", {"unknown mutant", "bogus"});
+  const auto json = run_locksim("mutants --list --json --only lease_unit_seconds");
+  EXPECT_EQ(json.exit_code, 0) << json.out;
+  EXPECT_EQ(json.out, "{\"mutants\":[\"lease_unit_seconds\"]}\n");
+  expect_only({"t.jsonl"});
+}
+
+// Event times that go back, and plan values the simulator cannot run, end in
+// a one-line exit 2 naming the place, never in an assertion.
+TEST_F(HostileInput, BackwardTimesAndImpossiblePlansAreRefused) {
+  // The first event moved far into the future: the second goes back.
+  std::string body = body_;
+  const size_t t = body.find("\"t\":") + 4;
+  body.replace(t, body.find(',', t) - t, "999999999999");
+  const std::string back = write("back.jsonl", header_ + "\n" + body);
+  expect_one_line_exit2("check " + back, {"back.jsonl:3:", "times must not go back"});
+  expect_one_line_exit2("timeline " + back + " --violation 1 -o " + path("v.svg"), {"times must not go back"});
+  // A shrunk failure trace carries an explicit plan in its header.
+  const std::string runs = path("runs");
+  const auto c = run_locksim("campaign --seeds 3 --base-seed 7 --profile pauses --out " + runs);
+  std::string shrunk;
+  for (const auto& e : fs::directory_iterator(fs::path(runs) / "failures")) {
+    if (e.path().string().find(".shrunk.jsonl") != std::string::npos) shrunk = e.path().string();
+  }
+  ASSERT_FALSE(shrunk.empty()) << c.out;
+  const std::string text = read_file(shrunk);
+  const size_t eol = text.find('\n');
+  const nlohmann::json header = nlohmann::json::parse(text.substr(0, eol));
+  const auto with = [&](const std::string& name, const nlohmann::json& h) {
+    return write(name, h.dump() + text.substr(eol));
+  };
+  ASSERT_FALSE(header["plan"]["tasks"].empty());
+  nlohmann::json lease0 = header;
+  lease0["plan"]["tasks"][0]["ops"][0]["lease_ms"] = 0;
+  expect_one_line_exit2("replay " + with("lease0.jsonl", lease0), {"tasks[0].ops[0]", "lease_ms is 0"});
+  ASSERT_FALSE(header["plan"]["faults"].empty());
+  for (const char* kind : {"pause", "partition"}) {
+    nlohmann::json negative = header;
+    negative["plan"]["faults"][0]["kind"] = kind;
+    negative["plan"]["faults"][0]["duration_ms"] = -5;
+    expect_one_line_exit2("replay " + with(std::string(kind) + ".jsonl", negative), {"faults[0].duration_ms", "-5"});
+  }
+  fs::remove_all(runs);
 }
 
 TEST_F(HostileInput, ScriptFileThatIsADirectoryIsNamed) {

@@ -74,6 +74,9 @@ TEST(PartialOutput, FailingCampaignPrintsItsVerdictEvenIfTheReportFails) {
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "FAILED at seed")) << r.out;
   EXPECT_TRUE(contains(r.out, "liveness")) << r.out;
+  // The same campaign again, with stderr: into a new blocked directory (a
+  // runs directory that holds a run is refused, see FreshRunDir below).
+  out_dir_with_blocked_report("campaign-text");
   const CliRun merged = run_locksim("campaign --seeds 20 --mutant release_no_publish --out " + out.string());
   EXPECT_TRUE(contains(merged.out, "cannot write the campaign outputs")) << merged.out;
   EXPECT_TRUE(contains(merged.out, "report.html")) << merged.out;
@@ -103,11 +106,42 @@ TEST(PartialOutput, JsonVerdictComesFirstToo) {
   const auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
   EXPECT_EQ(j["ok"], false);
+  out_dir_with_blocked_report("campaign-json");
   const CliRun passing = run_locksim("campaign --seeds 3 --json --out " + out.string(),
                                      locksim::testing::Stderr::Discard);
   EXPECT_EQ(passing.exit_code, 2) << passing.out;
   EXPECT_EQ(nlohmann::json::parse(passing.out, nullptr, false)["ok"], true) << passing.out;
   fs::remove_all(out);
+}
+
+// A runs directory that already holds a run is refused (exit 2), so old
+// failure traces cannot sit beside a new summary that does not list them;
+// nothing in it changes.
+TEST(FreshRunDir, CampaignAndMergeRefuseADirectoryHoldingARun) {
+  const fs::path dir = fresh_dir("reuse");
+  const fs::path failing = dir / "failing";
+  const CliRun first = run_locksim("campaign --seeds 5 --mutant release_no_publish --out " + failing.string());
+  ASSERT_EQ(first.exit_code, 1) << first.out;
+  ASSERT_TRUE(fs::is_directory(failing / "failures"));
+  const std::vector<std::string> before = entries(failing / "failures");
+  const std::string summary = locksim::testing::read_file(failing / "summary.json");
+  const CliRun again = run_locksim("campaign --seeds 3 --out " + failing.string());
+  EXPECT_EQ(again.exit_code, 2) << again.out;
+  EXPECT_TRUE(contains(again.out, "already holds a run")) << again.out;
+  EXPECT_EQ(locksim::testing::read_file(failing / "summary.json"), summary);
+  EXPECT_EQ(entries(failing / "failures"), before);
+  // merge: two shards into a fresh directory works; into the failing run's does not.
+  const fs::path s0 = dir / "s0";
+  const fs::path s1 = dir / "s1";
+  ASSERT_EQ(run_locksim("campaign --seeds 4 --shard 0/2 --out " + s0.string()).exit_code, 0);
+  ASSERT_EQ(run_locksim("campaign --seeds 4 --shard 1/2 --out " + s1.string()).exit_code, 0);
+  EXPECT_EQ(run_locksim("merge " + s0.string() + " " + s1.string() + " --out " + (dir / "m").string()).exit_code,
+            0);
+  const CliRun into_used = run_locksim("merge " + s0.string() + " " + s1.string() + " --out " + failing.string());
+  EXPECT_EQ(into_used.exit_code, 2) << into_used.out;
+  EXPECT_TRUE(contains(into_used.out, "already holds a run")) << into_used.out;
+  EXPECT_EQ(locksim::testing::read_file(failing / "summary.json"), summary);
+  fs::remove_all(dir);
 }
 
 }  // namespace

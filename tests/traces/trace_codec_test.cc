@@ -279,6 +279,21 @@ TEST(TraceReaderErrors, IdsMustIncrease) {
             "trace.jsonl:3: event id 4 does not follow 4 (ids must increase)");
 }
 
+// The checkers rely on true-time order; a trace that breaks it is refused
+// where it breaks, not left to an assertion inside a checker.
+TEST(TraceReaderErrors, TimesMustNotGoBack) {
+  const auto two = [](const std::string& t1, const std::string& t2) {
+    return read_error(kHeader + "\n" + R"({"id":1,"t":)" + t1 + R"(,"k":"ok"})" + "\n" + R"({"id":2,"t":)" + t2 +
+                      R"(,"k":"ok"})" + "\n");
+  };
+  EXPECT_EQ(two("70740", "10"),
+            "trace.jsonl:3: event time 10 us is before the previous event's 70740 us (times must not go back)");
+  EXPECT_EQ(two("9223372036854775807", "5"),
+            "trace.jsonl:3: event time 5 us is before the previous event's 9223372036854775807 us (times must not "
+            "go back)");
+  EXPECT_EQ(two("7", "7"), "");  // equal times: events of one instant
+}
+
 TEST(TraceReaderErrors, GoodTraceHasNoError) {
   EXPECT_EQ(read_error(kHeader + "\n" + R"({"id":0,"t":0,"k":"ok"})" + "\n"), "");
 }

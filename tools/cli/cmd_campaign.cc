@@ -53,6 +53,7 @@
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/fresh_run_dir.h"
 #include "tools/cli/live_backend_source.h"
 #include "impl/redis_conn.h"
 #include "impl/script_pack.h"
@@ -316,6 +317,7 @@ int run_campaign_command(CampaignArgs& args) {
   if (!args.shard.empty()) parse_shard(args.shard, &o);
   std::vector<CampaignWorker> workers = make_workers(o, tmpl, args.match_variant);
   if (args.out_dir.empty()) args.out_dir = default_run_dir(o);
+  refuse_used_run_dir(args.out_dir);
   {
     std::error_code ec;
     std::filesystem::create_directories(args.out_dir, ec);
@@ -378,7 +380,7 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<CampaignArgs>();
   CLI::App* cmd =
       app.add_subcommand("campaign", "Run seeded scenarios on the model or live Redis and check every property");
-  cmd->add_option("--seeds", args->options.seeds, "number of seeds to run")->required()->check(integer_in(1, 100'000'000));
+  cmd->add_option("--seeds", args->options.seeds, "number of seeds to run")->required()->transform(integer_in(1, 100'000'000));
   cmd->add_option("--profile", args->options.profile,
                   "fault profile: none, safe, pauses, skew, hostile, restarts, failover, server-clock, or a "
                   "'+' combination (pauses+restarts)")->capture_default_str();
@@ -387,16 +389,16 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
                   "(RedLock: a majority of the servers)")->capture_default_str();
   cmd->add_option("--servers", args->options.servers,
                   "Redis servers per scenario (lock i lives on server i % servers; a multi/redlock group has "
-                  "one member on each)")->capture_default_str()->check(integer_in(1, kMaxServers));
+                  "one member on each)")->capture_default_str()->transform(integer_in(1, kMaxServers));
   cmd->add_option("--persistence", args->persistence,
                   "what a server restart keeps: none (all data lost) or always (append-only, fsync on every "
                   "write: all kept)")->capture_default_str();
   cmd->add_option("--restart-delay-ms", args->options.restart_delay_ms,
                   "a restarted server stays down this long (requests meanwhile are refused)")
-      ->capture_default_str()->check(integer_in(int64_t{0}, kMaxRestartDelayMs));
+      ->capture_default_str()->transform(integer_in(int64_t{0}, kMaxRestartDelayMs));
   cmd->add_option("--fair-slot-ms", args->options.fair_slot_ms,
                   "Fair lock: every slot this long whatever the caller's wait (older versions: 5000); 0: the wait")
-      ->capture_default_str()->check(integer_in(int64_t{0}, kMaxFairSlotMs));
+      ->capture_default_str()->transform(integer_in(int64_t{0}, kMaxFairSlotMs));
   cmd->add_flag("--validity", args->options.validity,
                 "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
   cmd->add_option("--mutant", args->options.mutant, "client or script mutant to run (see locksim mutants --list)")->capture_default_str();
@@ -412,18 +414,18 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--workers", args->options.workers,
                   "seeds run at once, one backend (live: one set of redis-servers) each; the result is the same "
                   "for any number")
-      ->capture_default_str()->check(integer_in(1, kMaxCampaignWorkers));
-  cmd->add_option("--base-seed", args->options.base_seed, "seed of the first run")->capture_default_str()->check(non_negative_integer());
+      ->capture_default_str()->transform(integer_in(1, kMaxCampaignWorkers));
+  cmd->add_option("--base-seed", args->options.base_seed, "seed of the first run")->capture_default_str()->transform(non_negative_integer());
   cmd->add_option("--clients", args->options.clients, "clients per scenario")
-      ->capture_default_str()->check(integer_in(1, kMaxClients));
-  cmd->add_option("--locks", args->options.locks, "locks per scenario")->capture_default_str()->check(integer_in(1, kMaxLocks));
+      ->capture_default_str()->transform(integer_in(1, kMaxClients));
+  cmd->add_option("--locks", args->options.locks, "locks per scenario")->capture_default_str()->transform(integer_in(1, kMaxLocks));
   cmd->add_option("--duration-ms", args->options.duration_ms, "workload duration per scenario")
-      ->capture_default_str()->check(integer_in(int64_t{0}, kMaxDurationMs));
+      ->capture_default_str()->transform(integer_in(int64_t{0}, kMaxDurationMs));
   cmd->add_flag("--no-shrink", args->no_shrink, "report the failing seeds without shrinking");
   cmd->add_option("--shrink-seeds", args->options.shrink_seeds,
                   "shrink and draw the first this many failing seeds (seed order; every failing seed still gets "
                   "its full trace)")
-      ->capture_default_str()->check(integer_in(0, kMaxShrinkSeeds));
+      ->capture_default_str()->transform(integer_in(0, kMaxShrinkSeeds));
   cmd->add_flag("--keep-going", args->options.keep_going,
                 "go on past failing seeds and list every one (the first --shrink-seeds are shrunk)");
   cmd->add_option("--shard", args->shard,

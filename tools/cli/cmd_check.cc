@@ -15,6 +15,7 @@
 #include "properties/scenario_check.h"
 #include "properties/verdict_policy.h"
 #include "sim/run.h"
+#include "traces/trace_format.h"
 #include "tools/cli/commands.h"
 #include "traces/trace_prefetch.h"
 #include "traces/trace_reader.h"
@@ -88,7 +89,7 @@ int check_command(const CheckArgs& args) {
 void add_check_command(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* cmd = app.add_subcommand("check", "Run every checker on a saved trace and list every violation");
-  cmd->add_option("trace", args->path, "trace file (JSON Lines, version 1 or 2)")->required();
+  cmd->add_option("trace", args->path, "trace file (JSON Lines, version 1 to " + std::to_string(kTraceVersion) + ")")->required();
   cmd->add_flag("--json", args->json, "print one JSON object: events, ok, every violation with \"fails\"");
   cmd->add_flag("--unexplained-only", args->unexplained_only,
                 "ignore violations whose cause is a fault the profile permits (non-empty blamed fault)");

@@ -174,10 +174,10 @@ void add_diff_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--scripts", args->scripts,
                   "Script pack directory (default: $LOCKSIM_SCRIPTS or the built-in impl/lua)");
   cmd->add_option("--sequences", args->sequences, "Number of random sequences (default 200)")
-      ->capture_default_str()->check(integer_in(1, 10'000'000));
+      ->capture_default_str()->transform(integer_in(1, 10'000'000));
   cmd->add_option("--length", args->length, "Steps per sequence (default 50)")
-      ->capture_default_str()->check(integer_in(1, 100'000));
-  cmd->add_option("--seed", args->seed, "PRNG seed (default 1)")->capture_default_str()->check(non_negative_integer());
+      ->capture_default_str()->transform(integer_in(1, 100'000));
+  cmd->add_option("--seed", args->seed, "PRNG seed (default 1)")->capture_default_str()->transform(non_negative_integer());
   cmd->add_flag("--json", args->json, "Print one JSON summary object on stdout");
   cmd->add_flag("--match-variant", args->match_variant,
                 "Compare against the model variant named by the pack's manifest instead of the correct model");
@@ -186,7 +186,7 @@ void add_diff_command(CLI::App& app, int* exit_code) {
                 "every divergence and how each script fared (the first is still shrunk)");
   cmd->add_option("--max-divergences", args->max_divergences,
                   "Go on past differences until N are listed (0: all; default 1: stop at the first)")
-      ->capture_default_str()->check(integer_in(0, 1'000'000));
+      ->capture_default_str()->transform(integer_in(0, 1'000'000));
   cmd->add_option("--skip-script", args->skip_scripts,
                   "Leave this script's steps out of every sequence (repeatable; e.g. fair_acquire_failed)");
   cmd->callback([args, exit_code] { *exit_code = run_diff(*args); });

@@ -8,6 +8,7 @@
 
 #include "impl/redis_conn.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/number_option.h"
 #include "tools/server/redis_server.h"
 
 namespace locksim::cli {
@@ -131,11 +132,13 @@ int check_named_server(const DoctorOptions& o) {
 void add_doctor_command(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand("doctor", "Check the environment: redis-server, the virtual clock, graphviz");
   auto opts = std::make_shared<DoctorOptions>();
-  cmd->add_option("--host", opts->host, "With --port: host of an existing server to check (read-only)");
-  cmd->add_option("--port", opts->port, "Check that an existing Redis server on this port answers (read-only)")
-      ->check(CLI::Range(1, 65535));
+  CLI::Option* port =
+      cmd->add_option("--port", opts->port, "Check that an existing Redis server on this port answers (read-only)")
+          ->transform(integer_in(1, 65535));
+  cmd->add_option("--host", opts->host, "With --port: host of an existing server to check (read-only)")->needs(port);
   cmd->add_option("--timeout-ms", opts->timeout_ms, "Connect/read timeout for --port")
-      ->check(CLI::Range(int64_t{1}, int64_t{600000}));
+      ->transform(integer_in(int64_t{1}, int64_t{600000}))
+      ->needs(port);
   cmd->callback([opts, exit_code] {
     *exit_code = opts->port != 0 ? check_named_server(*opts) : run_doctor();
   });

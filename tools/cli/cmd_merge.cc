@@ -21,6 +21,7 @@
 #include "reports/run_summary.h"
 #include "reports/summary_merge.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/fresh_run_dir.h"
 #include "traces/output_file.h"
 
 namespace locksim::cli {
@@ -72,6 +73,7 @@ int merge_command(const MergeArgs& args) {
   } catch (const MergeError& e) {
     throw UsageError(e.what());
   }
+  refuse_used_run_dir(args.out_dir);
   std::error_code ec;
   fs::create_directories(args.out_dir, ec);
   if (ec || !fs::is_directory(args.out_dir)) {

@@ -22,12 +22,24 @@ struct MutantsArgs {
   bool json = false;
   int max_seeds = 200;
   std::string only;
+  bool only_given = false;  // --only was on the command line (possibly empty)
 };
 
 int run_mutants_command(const MutantsArgs& args) {
   const auto specs = mutant_specs();
+  if (args.only_given && args.only.empty()) throw UsageError("--only needs a mutant name (see locksim mutants --list)");
   if (args.list) {
-    for (const MutantSpec& s : specs) std::printf("%s\n", s.name.c_str());
+    nlohmann::json names = nlohmann::json::array();
+    for (const MutantSpec& s : specs) {
+      if (args.only_given && s.name != args.only) continue;
+      names.push_back(s.name);
+    }
+    if (names.empty()) throw UsageError("unknown mutant '" + args.only + "' (see locksim mutants --list)");
+    if (args.json) {
+      std::printf("%s\n", nlohmann::json{{"mutants", names}}.dump().c_str());
+    } else {
+      for (const auto& name : names) std::printf("%s\n", name.get<std::string>().c_str());
+    }
     return 0;
   }
   if (args.max_seeds < 1 || args.max_seeds > 1'000'000) throw UsageError("--max-seeds must be between 1 and 1000000");
@@ -65,12 +77,15 @@ int run_mutants_command(const MutantsArgs& args) {
 void add_mutants_command(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<MutantsArgs>();
   CLI::App* cmd = app.add_subcommand("mutants", "Check that every known mutant is caught by some property");
-  cmd->add_flag("--list", args->list, "print the mutant names, one per line");
-  cmd->add_flag("--json", args->json, "print {\"mutants\":[...]} as JSON");
+  cmd->add_flag("--list", args->list, "print the mutant names (with --only: that one), one per line");
+  cmd->add_flag("--json", args->json, "print {\"mutants\":[...]} as JSON (with --list: the names)");
   cmd->add_option("--max-seeds", args->max_seeds, "seed budget per mutant")
-      ->capture_default_str()->check(integer_in(1, 1'000'000));
-  cmd->add_option("--only", args->only, "run just this mutant")->capture_default_str();
-  cmd->callback([args, exit_code] { *exit_code = run_mutants_command(*args); });
+      ->capture_default_str()->transform(integer_in(1, 1'000'000));
+  CLI::Option* only = cmd->add_option("--only", args->only, "run just this mutant")->capture_default_str();
+  cmd->callback([args, only, exit_code] {
+    args->only_given = only->count() > 0;
+    *exit_code = run_mutants_command(*args);
+  });
 }
 
 }  // namespace locksim::cli

@@ -309,10 +309,10 @@ void add_pack_command(CLI::App& app, int* exit_code) {
       "and agree, 1 a script does not load or differs, 2 bad pack or environment");
   check->add_option("DIR", args->dir, "Script pack directory (holds manifest.json)")->required();
   check->add_option("--sequences", args->sequences, "Random sequences compared with the model (default 100)")
-      ->capture_default_str()->check(integer_in(1, 1'000'000));
+      ->capture_default_str()->transform(integer_in(1, 1'000'000));
   check->add_option("--length", args->length, "Steps per sequence (default 50)")
-      ->capture_default_str()->check(integer_in(1, 100'000));
-  check->add_option("--seed", args->seed, "PRNG seed (default 1)")->capture_default_str()->check(non_negative_integer());
+      ->capture_default_str()->transform(integer_in(1, 100'000));
+  check->add_option("--seed", args->seed, "PRNG seed (default 1)")->capture_default_str()->transform(non_negative_integer());
   check->add_flag("--json", args->json, "Print one JSON object on stdout");
   check->add_flag("--match-variant", args->match_variant,
                   "Compare against the model variant named by the pack's manifest instead of the correct model");

@@ -108,13 +108,13 @@ int run_command(const RunOptions& o) {
 void add_run_command(CLI::App& app, int* exit_code) {
   auto opts = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "Run one scenario in virtual time and write its trace");
-  cmd->add_option("--seed", opts->seed, "Seed of the run")->required()->check(non_negative_integer());
+  cmd->add_option("--seed", opts->seed, "Seed of the run")->required()->transform(non_negative_integer());
   cmd->add_option("--backend", opts->backend, "model (default) or live")->capture_default_str();
   cmd->add_option("--clients", opts->clients, "Number of client processes")
-      ->capture_default_str()->check(integer_in(1, kMaxClients));
-  cmd->add_option("--locks", opts->locks, "Number of locks")->capture_default_str()->check(integer_in(1, kMaxLocks));
+      ->capture_default_str()->transform(integer_in(1, kMaxClients));
+  cmd->add_option("--locks", opts->locks, "Number of locks")->capture_default_str()->transform(integer_in(1, kMaxLocks));
   cmd->add_option("--servers", opts->servers, "Number of Redis servers")
-      ->capture_default_str()->check(integer_in(1, kMaxServers));
+      ->capture_default_str()->transform(integer_in(1, kMaxServers));
   cmd->add_option("--lock", opts->lock,
                   "Lock kind: rlock, fair, mixed, multi (multi-lock: one member per server, all needed) or "
                   "redlock (RedLock: a majority of the servers)")->capture_default_str();
@@ -128,10 +128,10 @@ void add_run_command(CLI::App& app, int* exit_code) {
                   "write: all kept)")->capture_default_str();
   cmd->add_option("--restart-delay-ms", opts->restart_delay_ms,
                   "A restarted server stays down this long (requests meanwhile are refused)")
-      ->capture_default_str()->check(integer_in(int64_t{0}, kMaxRestartDelayMs));
+      ->capture_default_str()->transform(integer_in(int64_t{0}, kMaxRestartDelayMs));
   cmd->add_option("--fair-slot-ms", opts->fair_slot_ms,
                   "Fair lock: every slot this long whatever the caller's wait (older versions: 5000); 0: the wait")
-      ->capture_default_str()->check(integer_in(int64_t{0}, kMaxFairSlotMs));
+      ->capture_default_str()->transform(integer_in(int64_t{0}, kMaxFairSlotMs));
   cmd->add_flag("--validity", opts->validity,
                 "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
   cmd->add_option("--scripts", opts->scripts, "Script pack directory (default: impl/lua)")->capture_default_str();

@@ -338,17 +338,17 @@ void add_stress_command(CLI::App& app, int* exit_code) {
       "stress",
       "Real threads contend for locks on a live Redis through the lock library; overlaps, checkers, pairs/s, "
       "p50/p99 acquire latency, redis-benchmark EVALSHA rate");
-  cmd->add_option("--threads", args->threads, "Threads contending")->capture_default_str()->check(integer_in(1, 1024));
+  cmd->add_option("--threads", args->threads, "Threads contending")->capture_default_str()->transform(integer_in(1, 1024));
   cmd->add_option("--locks", args->locks, "Locks they contend for (each thread picks one at random per hold)")
-      ->capture_default_str()->check(integer_in(1, kMaxLocks));
+      ->capture_default_str()->transform(integer_in(1, kMaxLocks));
   cmd->add_option("--lock", args->lock, "Lock kind: rlock or fair")->capture_default_str();
   cmd->add_option("--duration-s", args->duration_s, "Seconds of real time the threads keep locking")
       ->capture_default_str()->check(decimal_in(0.1, 3600));
   cmd->add_option("--lease-ms", args->lease_ms,
                   "Explicit lease of every hold, no watchdog (default: watchdog, lease 30000 ms)")
-      ->check(integer_in<int64_t>(1, 86'400'000));
+      ->transform(integer_in<int64_t>(1, 86'400'000));
   cmd->add_option("--clients", args->clients, "Client processes (UUIDs) the threads are spread over (default: "
-                  "min(threads, 4))")->check(integer_in(1, 1024));
+                  "min(threads, 4))")->transform(integer_in(1, 1024));
   cmd->add_option("--redis", args->redis,
                   "Use this running Redis (HOST:PORT) instead of starting one; only keys whose names contain the "
                   "run's prefix lsim:stress:<run>: and the clock probe lsim:realtime:clock are written (and deleted "
@@ -358,7 +358,7 @@ void add_stress_command(CLI::App& app, int* exit_code) {
                   "(default: none)")->capture_default_str();
   cmd->add_option("--benchmark-requests", args->benchmark_requests,
                   "redis-benchmark requests for the comparison (0: skip)")
-      ->capture_default_str()->check(non_negative_integer());
+      ->capture_default_str()->transform(non_negative_integer());
   cmd->callback([args, exit_code] { *exit_code = stress_command(*args); });
 }
 

@@ -36,7 +36,7 @@ struct TimelineArgs {
   int64_t from_id = -1;
   int64_t to_id = -1;
   int64_t around_id = -1;
-  int64_t radius = 20;
+  int64_t radius = -1;  // -1: not given (20)
   int64_t violation = 0;  // 1-based; 0: none
   bool shrink = false;
   std::string view = "review";
@@ -93,15 +93,26 @@ int timeline_command(const TimelineArgs& a) {
     throw UsageError(e.what());
   }
   std::string format = a.format.empty() ? format_from_path(a.out) : a.format;
-  if (format != "svg" && format != "png" && format != "pdf" && format != "dot") {
+  const bool known_format = format == "svg" || format == "png" || format == "pdf" || format == "dot";
+  if (!a.format.empty() && !known_format) {
+    throw UsageError("--format: unknown format '" + a.format + "' (svg|png|pdf|dot)");
+  }
+  if (!known_format) {
     throw UsageError("cannot tell the output format of '" + a.out +
                      "': use --format svg|png|pdf|dot or an output name ending in one of them");
   }
+  if (a.around_id >= 0 && (a.from_id >= 0 || a.to_id >= 0)) {
+    throw UsageError("--around picks its own window: do not combine it with --from or --to");
+  }
+  if (a.radius >= 0 && a.around_id < 0 && a.violation <= 0) {
+    throw UsageError("--radius needs --around or --violation");
+  }
+  const int64_t radius = a.radius >= 0 ? a.radius : 20;
   uint64_t from = 0;
   uint64_t to = std::numeric_limits<uint64_t>::max();
   if (a.around_id >= 0) {
-    from = a.around_id > a.radius ? static_cast<uint64_t>(a.around_id - a.radius) : 0;
-    to = static_cast<uint64_t>(a.around_id) + static_cast<uint64_t>(a.radius);  // both < 2^63: no overflow
+    from = a.around_id > radius ? static_cast<uint64_t>(a.around_id - radius) : 0;
+    to = static_cast<uint64_t>(a.around_id) + static_cast<uint64_t>(radius);  // both < 2^63: no overflow
   }
   if (a.from_id >= 0) from = static_cast<uint64_t>(a.from_id);
   if (a.to_id >= 0) to = static_cast<uint64_t>(a.to_id);
@@ -147,7 +158,7 @@ int timeline_command(const TimelineArgs& a) {
                       (cx.violation.blamed_fault.empty() ? "" : ". Blamed: " + cx.violation.blamed_fault + ".");
   } else if (a.violation > 0) {
     const Violation v = nth_violation(a.trace, a.violation);
-    ViolationWindow planner(v, static_cast<uint64_t>(a.radius), a.max_events);
+    ViolationWindow planner(v, static_cast<uint64_t>(radius), a.max_events);
     read_trace(a.trace, [&](const Event& e) { planner.on_event(e); });
     const EventRange range = planner.range();
     if (range.size() > kMaxViolationWindow) {
@@ -194,27 +205,27 @@ void add_timeline_command(CLI::App& app, int* exit_code) {
   cmd->add_option("-o,--out", a->out, "Output file (.svg, .png, .pdf or .dot)")->required();
   cmd->add_option("--format", a->format, "svg|png|pdf|dot (default: from the output name)")->capture_default_str();
   const CLI::Validator event_id = integer_in(int64_t{0}, std::numeric_limits<int64_t>::max());
-  cmd->add_option("--from", a->from_id, "First event id to draw")->check(event_id);
-  cmd->add_option("--to", a->to_id, "Last event id to draw")->check(event_id);
+  cmd->add_option("--from", a->from_id, "First event id to draw")->transform(event_id);
+  cmd->add_option("--to", a->to_id, "Last event id to draw")->transform(event_id);
   cmd->add_option("--around", a->around_id, "Draw --radius events either side of this id, highlighted")
-      ->check(event_id);
+      ->transform(event_id);
   cmd->add_option("--violation", a->violation,
                   "Check the trace and draw its N-th violation (1: the first) with the events it names, in red")
-      ->check(integer_in(int64_t{1}, int64_t{1'000'000}));
+      ->transform(integer_in(int64_t{1}, int64_t{1'000'000}));
   cmd->add_flag("--shrink", a->shrink,
                 "With --violation: re-run the trace's scenario on the model, shrink it as a campaign does and draw the "
                 "shrunk counterexample");
   cmd->add_option("--view", a->view, "review (time axis, holds, leases, faults) or sequence (one row per event)")
       ->capture_default_str();
   cmd->add_option("--quiet-ms", a->quiet_ms, "Review view: collapse gaps longer than this (default: automatic)")
-      ->check(integer_in(int64_t{1}, int64_t{1'000'000'000}));
+      ->transform(integer_in(int64_t{1}, int64_t{1'000'000'000}));
   cmd->add_option("--radius", a->radius, "With --around or --violation: events either side (default 20)")
-      ->check(integer_in(int64_t{0}, int64_t{100000}));
+      ->transform(integer_in(int64_t{0}, int64_t{100000}));
   cmd->add_option("--lock", a->lock, "Only events of this lock, its members (L@S) and events with no lock (e.g. faults)")->capture_default_str();
   cmd->add_option("--max-events", a->max_events, "At most this many events (default 600)")
-      ->check(integer_in(size_t{1}, size_t{100000}));
+      ->transform(integer_in(size_t{1}, size_t{100000}));
   cmd->add_option("--dot-time-limit-s", a->dot_time_limit_s, "Stop Graphviz after this many seconds")
-      ->capture_default_str()->check(integer_in(1, 3600));
+      ->capture_default_str()->transform(integer_in(1, 3600));
   cmd->callback([a, exit_code] { *exit_code = timeline_command(*a); });
 }
 

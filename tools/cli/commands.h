@@ -25,7 +25,9 @@ void add_report_command(CLI::App& app, int* exit_code);
 void add_merge_command(CLI::App& app, int* exit_code);
 
 // Accepts only a plain non-negative integer that fits 64 bits ("-1" would
-// otherwise wrap around in an unsigned option, and 2^64 saturate).
+// otherwise wrap around in an unsigned option, and 2^64 saturate). Attach it
+// with ->transform(): it rewrites the text in canonical decimal ("010" ->
+// "10"), which CLI11 would otherwise read as octal.
 inline CLI::Validator non_negative_integer() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -36,6 +38,7 @@ inline CLI::Validator non_negative_integer() {
         if (!parse_whole_integer(text, &value)) {
           return "'" + text + "' is out of range (at most 18446744073709551615)";
         }
+        text = std::to_string(value);
         return "";
       },
       "UINT");

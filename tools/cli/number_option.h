@@ -3,7 +3,10 @@
 // naming the option and the allowed range (exit 2, via main's ParseError
 // handler). CLI11's own conversion would otherwise saturate (99999999999999999999
 // -> 2^64-1), accept hex ("0x10") or floats where integers belong.
-//   integer_in(min, max):  [-]digits, min <= value <= max
+//   integer_in(min, max):  [-]digits, min <= value <= max; attach it with
+//                          ->transform(): it rewrites the text in canonical
+//                          decimal ("010" -> "10"), which CLI11 would
+//                          otherwise read as octal
 //   decimal_in(min, max):  digits[.digits], min <= value <= max (no exponent,
 //                          hex, inf or nan)
 #pragma once
@@ -42,6 +45,10 @@ CLI::Validator integer_in(T min, T max) {
         if (!parse_whole_integer(text, &value) || value < min || value > max) {
           return "expected an integer in " + range + ", got '" + text + "'";
         }
+        // Canonical form for CLI11's own conversion (use the validator with
+        // Option::transform, which keeps the change), which would read a
+        // leading 0 as octal ("010" -> 8).
+        text = std::to_string(value);
         return "";
       },
       "INT in " + range);
