@@ -263,6 +263,8 @@ TEST_F(HostileInput, ScriptFileThatIsADirectoryIsNamed) {
 TEST_F(HostileInput, UnknownSubcommandIsNamed) {
   expect_one_line_exit2("bogus", {"unknown subcommand 'bogus'", "run", "replay", "timeline"});
   expect_one_line_exit2("bogus --seed 1", {"unknown subcommand 'bogus'"});
+  expect_one_line_exit2("pack bogus", {"unknown pack subcommand 'bogus'", "check"});
+  expect_one_line_exit2("pack", {"subcommand is required"});
 }
 
 }  // namespace

@@ -44,18 +44,29 @@ inline CLI::Validator non_negative_integer() {
       "UINT");
 }
 
-// When the first argument is not an option and names no subcommand of `app`,
-// the one-line complaint naming it and the known subcommands; "" otherwise.
+// When a word where a subcommand is expected (the first argument, or the one
+// after a command that has subcommands, e.g. `pack`) is not an option and
+// names no subcommand, the one-line complaint naming it and the known
+// subcommands; "" otherwise.
 inline std::string unknown_subcommand_message(CLI::App& app, int argc, char** argv) {
-  if (argc < 2 || argv[1][0] == '-') return "";
-  std::string names;
-  bool known = false;
-  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-    known = known || sub->check_name(argv[1]);
-    names += (names.empty() ? "" : ", ") + sub->get_name();
+  CLI::App* level = &app;
+  std::string path = "subcommand";
+  for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+    std::vector<CLI::App*> subs = level->get_subcommands([](CLI::App*) { return true; });
+    if (subs.empty()) return "";  // a positional argument of a leaf command
+    std::string names;
+    CLI::App* next = nullptr;
+    for (CLI::App* sub : subs) {
+      if (sub->check_name(argv[i])) next = sub;
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (next == nullptr) {
+      return "unknown " + path + " '" + argv[i] + "' (expected one of: " + names + ")";
+    }
+    path = next->get_name() + " subcommand";
+    level = next;
   }
-  if (known) return "";
-  return std::string("unknown subcommand '") + argv[1] + "' (expected one of: " + names + ")";
+  return "";
 }
 
 // Thrown by a command on bad input; main prints "locksim: <what>" and exits 2.
