@@ -105,7 +105,7 @@ bool FairLineMirror::release_seen_before(const Event& e) {
 }
 
 bool FairLineMirror::same_line(const Line& line, const Event& e) {
-  const std::vector<LineEntry>& after = e.line_after;
+  const std::vector<LineEntry>& after = e.line_after.entries();
   if (line.waiters.size() != after.size()) return false;
   // The producer named this content before and the mirror holds it.
   if (e.line_token.value != 0 && e.line_token.value == line.token) return true;
@@ -217,7 +217,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
   line.version = ++last_version_;
   // The rebuilt line below is e's line, unless it is cut at kMaxLine.
   line.token = e.line_after.size() <= kMaxLine ? e.line_token.value : 0;
-  const std::vector<LineEntry>& after = e.line_after;
+  const std::vector<LineEntry>& after = e.line_after.entries();
   // source_[i]: the position in `before` of after[i]'s waiter (kNewWaiter:
   // it just joined); kept_[i]: whether before[i]'s owner is still in line.
   const std::optional<size_t> heads_dropped = match_lines(before, after, line.unique_owners);

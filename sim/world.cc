@@ -418,35 +418,30 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   e.holders_after.assign(result.holders_after.begin(), result.holders_after.end());
   e.line_known = result.line_known;
   // A line the backend names by a token is copied once per token into
-  // line_copies_ and lent to the event (swapped in, and back after emit).
-  LineCopy* lent_line = nullptr;
+  // line_copies_ and shared with the events that carry it.
   if (result.line_known && result.line_token != 0) {
     assert(held_line != nullptr);
     LineCopy& copy = *held_line;
     if (copy.token != result.line_token) {
-      copy.entries.resize(result.line_after.size());
+      // Overwritten in place when no event still shares the old line.
+      std::vector<LineEntry>& entries = copy.entries.overwrite();
+      entries.resize(result.line_after.size());
       for (size_t i = 0; i < result.line_after.size(); ++i) {
-        copy.entries[i].owner = result.line_after[i].owner;
-        copy.entries[i].deadline_ms = result.line_after[i].deadline_ms;
+        entries[i].owner = result.line_after[i].owner;
+        entries[i].deadline_ms = result.line_after[i].deadline_ms;
       }
       copy.token = result.line_token;
     }
-    if (!e.line_after.empty()) {
-      e.line_after.swap(parked_line_);
-      e.line_after.clear();
-    }
-    e.line_after.swap(copy.entries);
+    e.line_after = copy.entries;
     e.line_token = LineToken{result.line_token};
-    lent_line = &copy;
   } else if (result.line_known && !result.line_after.empty()) {
-    if (e.line_after.empty()) e.line_after.swap(parked_line_);
-    e.line_after.resize(result.line_after.size());
+    std::vector<LineEntry>& entries = e.line_after.overwrite();
+    entries.resize(result.line_after.size());
     for (size_t i = 0; i < result.line_after.size(); ++i) {
-      e.line_after[i].owner = result.line_after[i].owner;
-      e.line_after[i].deadline_ms = result.line_after[i].deadline_ms;
+      entries[i].owner = result.line_after[i].owner;
+      entries[i].deadline_ms = result.line_after[i].deadline_ms;
     }
-  } else if (!e.line_after.empty()) {
-    e.line_after.swap(parked_line_);
+  } else {
     e.line_after.clear();
   }
   e.published.resize(result.published.size());
@@ -456,10 +451,9 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   set_script_call_fields(call, &e);
   const bool lose = lose_reply && lose_reply(e);
   emit_in_place(e);
-  if (lent_line != nullptr) {
-    assert(lent_line->entries.empty());
-    lent_line->entries.swap(e.line_after);
-  }
+  // A shared line is let go of, so that the next change of it on this
+  // server can overwrite it in place (a sink that kept a copy keeps it).
+  if (result.line_token != 0) e.line_after.clear();
   route_published(s, result.published);
   Node& n = node(c);
   if (lose || draw_lost(config_.link, n.net_rng)) {

@@ -200,10 +200,9 @@ class World {
   WorldStats stats_;
   ExecResult script_result_;             // execute_at_server's reused result
   Event script_event_;                   // execute_at_server's reused event
-  std::vector<LineEntry> parked_line_;   // script_event_'s line buffers between fair scripts
   struct LineCopy {
     uint64_t token = 0;  // ExecResult::line_token of `entries`
-    std::vector<LineEntry> entries;
+    SharedLine entries;  // shared with the script events that carry it
   };
   // Per server, per line key: the last tokened line, in event form.
   std::vector<std::unordered_map<std::string, LineCopy, KeyHash>> line_copies_;  // never iterated

@@ -49,16 +49,10 @@
 #include <string_view>
 #include <vector>
 
-namespace locksim {
+#include "traces/line_entry.h"
+#include "traces/shared_line.h"
 
-// One waiter of a fair lock's line as the server holds it: its owner id and
-// the score of its deadline (client clock, ms; none when the sorted set has
-// no entry for it, a historical bug). Scores are doubles in Redis.
-struct LineEntry {
-  std::string owner;
-  std::optional<double> deadline_ms;
-  bool operator==(const LineEntry&) const = default;
-};
+namespace locksim {
 
 // Names the content of an event's fair line within one producer's stream:
 // two events with the same non-zero token carry equal lines (line_after),
@@ -115,7 +109,7 @@ struct Event {
   std::vector<std::string> holders_after;  // owner fields of `lock` after the script
   std::vector<std::string> published;      // "channel payload" per message, in order
   bool line_known = false;                 // line_after is server truth (fair scripts, v2)
-  std::vector<LineEntry> line_after;       // the fair line after the script, head first
+  SharedLine line_after;                   // the fair line after the script, head first (shared, copied on write)
   LineToken line_token;                    // names line_after's content (see LineToken)
 
   // Fault events.
@@ -125,11 +119,11 @@ struct Event {
   bool operator==(const Event&) const = default;
 };
 
-// Every field but the three vectors (holders_after, published, line_after)
-// back to its default (Event{}), line_token too, strings cleared in place so
-// their storage is reused: for code that refills one Event per step (the
-// simulator's script events, the trace decoder). The caller sets or clears
-// the vectors.
+// Every field but the two vectors (holders_after, published) and the line
+// (line_after) back to its default (Event{}), line_token too, strings
+// cleared in place so their storage is reused: for code that refills one
+// Event per step (the simulator's script events, the trace decoder). The
+// caller sets or clears the vectors and the line.
 void reset_keeping_storage(Event* e);
 
 }  // namespace locksim

@@ -186,6 +186,10 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
   // false, *out is unspecified (the caller decodes the line again).
   Event& e = *out;
   reset_keeping_storage(&e);
+  if (e.line_after.holds_storage()) {
+    if (e.line_after.unique() && spare_lines_.size() < kMaxSpareLines) spare_lines_.push_back(std::move(e.line_after));
+    e.line_after.clear();
+  }
   uint32_t seen = 0;
   bool has_kind = false;
   for (dom::key_value_pair field : object) {
@@ -226,8 +230,11 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
       case kDur: ok = read_int64(v, &e.duration_ms); break;
       case kTg: ok = read_int(v, &e.target); break;
       case kLn:
-        entry_pool_.take_line(&e.line_after);
-        ok = read_line(v, &e.line_after, entry_pool_);
+        if (!spare_lines_.empty()) {
+          e.line_after = std::move(spare_lines_.back());
+          spare_lines_.pop_back();
+        }
+        ok = read_line(v, &e.line_after.overwrite(), entry_pool_);
         e.line_known = ok;
         break;
       case kLr: {
@@ -245,8 +252,7 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
   if (repeated) e.line_known = true;
   if ((seen & (1u << kH)) == 0) e.holders_after.clear();
   if ((seen & (1u << kP)) == 0) e.published.clear();
-  if (repeated) entry_pool_.take_line(&e.line_after);  // the caller copies the repeated line into it
-  if ((seen & (1u << kLn)) == 0 && !repeated) entry_pool_.park_line(&e.line_after);
+  if ((seen & (1u << kLn)) == 0) e.line_after.clear();  // with "lr", the caller gives it the repeated line
   if (line_repeated != nullptr) *line_repeated = repeated;
   return true;
 }

@@ -33,20 +33,21 @@ class FastEventDecoder {
 
   // Decodes in place: *out may hold an earlier event, whose storage is
   // reused. *line_repeated as decode_event sets it ("lr"); with it null, a
-  // line with "lr" is declined. With "lr", out->line_after holds some
-  // earlier line's entries (decode_event leaves it empty): storage for the
-  // caller to overwrite with the repeated line (TraceReader does).
+  // line with "lr" is declined. With "lr", out->line_after is left empty,
+  // as decode_event leaves it, for the caller to give it the repeated line
+  // (TraceReader does).
   bool decode(std::string_view line, Event* out, bool* line_repeated = nullptr);
-  // The spare line storage decode() draws on and returns to (an event
-  // without a line parks its line there): lines the caller copies between
-  // events (the "lr" lines) should go through it too.
-  LineEntryPool& entry_pool() { return entry_pool_; }
 
  private:
   struct Parser;  // simdjson's parser, kept out of this header
   std::unique_ptr<Parser> parser_;
   std::vector<char> padded_;  // the line plus simdjson's padding
-  LineEntryPool entry_pool_;
+  LineEntryPool entry_pool_;  // spare entries for the lines decode() reads
+  // Lines that no event shares any more (an event being decoded over held
+  // the last copy), refilled in place by the next "ln" instead of
+  // allocating a line and its owner strings again.
+  static constexpr size_t kMaxSpareLines = 64;
+  std::vector<SharedLine> spare_lines_;
 };
 
 }  // namespace locksim

@@ -6,15 +6,10 @@
 // thread's time went to malloc and free). Lines changed through the pool
 // keep what they drop here instead, and take it back when they grow.
 //
-// Whole lines are kept too: an event without a line parks its line's
-// vector (one move, however long the line), and the next empty line that is
-// about to be filled takes one back.
-//
 // Contract: the results are those of the plain vector operations (same
 // entries, same order; a line taken back is to be overwritten); only where
-// the storage comes from differs. Memory: at most kMaxEntries loose spare
-// entries and kMaxEntries entries in parked lines; beyond that, dropped
-// entries are freed.
+// the storage comes from differs. Memory: at most kMaxEntries spare
+// entries; beyond that, dropped entries are freed.
 #pragma once
 
 #include <algorithm>
@@ -22,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "traces/event.h"
+#include "traces/line_entry.h"
 
 namespace locksim {
 
@@ -55,28 +50,8 @@ class LineEntryPool {
   }
   size_t spare() const { return spare_.size(); }
 
-  // Empties *line, keeping its vector (entries and all) while there is room.
-  void park_line(std::vector<LineEntry>* line) {
-    if (line->empty()) return;
-    if (parked_entries_ + line->size() <= kMaxEntries) {
-      parked_entries_ += line->size();
-      parked_.push_back(std::move(*line));
-    }
-    line->clear();
-  }
-  // Gives an empty *line the entries of a parked line, if any: contents to
-  // be overwritten, and the caller sets its size.
-  void take_line(std::vector<LineEntry>* line) {
-    if (!line->empty() || parked_.empty()) return;
-    line->swap(parked_.back());
-    parked_.pop_back();
-    parked_entries_ -= line->size();
-  }
-
  private:
   std::vector<LineEntry> spare_;
-  std::vector<std::vector<LineEntry>> parked_;
-  size_t parked_entries_ = 0;
 };
 
 }  // namespace locksim

@@ -5,38 +5,37 @@
 // always means the line of the previous event with a line on that server
 // and lock. The reader names each line it remembers with a token (Event::
 // line_token); the writer skips comparing a line whose producer token is
-// the remembered line's. Memory: one line per (server, lock) seen.
+// the remembered line's. Lines are shared with the events that carry them
+// (traces/shared_line.h), not copied. Memory: one line per (server, lock)
+// seen.
 #pragma once
 
 #include <map>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "traces/event.h"
-#include "traces/line_entry_pool.h"
 
 namespace locksim {
 
 class LineMemory {
  public:
-  // The reader: fills e's line from the one remembered for its server and
-  // lock ("lr":1), with that line's token; false when none is remembered.
-  // Entries e drops go to `pool`, and come from it when e's line grows.
-  bool repeat_into(Event* e, LineEntryPool& pool) const {
+  // The reader: gives e the line remembered for its server and lock
+  // ("lr":1), shared, with that line's token; false when none is
+  // remembered.
+  bool repeat_into(Event* e) const {
     auto it = lines_.find(Key{e->server, e->lock});
     if (it == lines_.end()) return false;
-    pool.assign(&e->line_after, it->second.entries);
+    e->line_after = it->second.entries;
     e->line_token = LineToken{it->second.token};
     return true;
   }
-  // The reader: remembers e's line (when it has one) under a new token,
-  // which e carries from then on (the stored line's storage is reused,
-  // with `pool` as in repeat_into).
-  void remember(Event* e, LineEntryPool& pool) {
+  // The reader: remembers e's line (when it has one), shared, under a new
+  // token, which e carries from then on.
+  void remember(Event* e) {
     if (!e->line_known) return;
     Line& line = lines_[Key{e->server, e->lock}];
-    pool.assign(&line.entries, e->line_after);
+    line.entries = e->line_after;
     line.token = ++last_token_;
     e->line_token = LineToken{line.token};
   }
@@ -58,7 +57,7 @@ class LineMemory {
  private:
   using Key = std::pair<int, std::string>;
   struct Line {
-    std::vector<LineEntry> entries;
+    SharedLine entries;
     uint64_t token = 0;  // the token the entries were remembered with (0: none)
   };
   std::map<Key, Line> lines_;

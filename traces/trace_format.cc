@@ -214,7 +214,7 @@ bool get_strings(const json& j, const char* key, std::vector<std::string>* out, 
   return true;
 }
 
-bool get_line(const json& j, std::vector<LineEntry>* out, bool* known_out, std::string* error) {
+bool get_line(const json& j, SharedLine* out_line, bool* known_out, std::string* error) {
   auto it = j.find("ln");
   if (it == j.end()) return true;
   const std::string shape = "field \"ln\" must be an array of [owner] or [owner, deadline] pairs";
@@ -222,7 +222,8 @@ bool get_line(const json& j, std::vector<LineEntry>* out, bool* known_out, std::
     *error = shape;
     return false;
   }
-  out->clear();
+  std::vector<LineEntry> entries;
+  std::vector<LineEntry>* out = &entries;
   for (const auto& pair : *it) {
     if (!pair.is_array() || pair.empty() || pair.size() > 2 || !pair[0].is_string()) {
       *error = shape;
@@ -244,6 +245,7 @@ bool get_line(const json& j, std::vector<LineEntry>* out, bool* known_out, std::
     }
     out->push_back(std::move(entry));
   }
+  out_line->assign(std::move(entries));
   *known_out = true;
   return true;
 }
@@ -331,7 +333,7 @@ void encode_event_to(std::string* into, const Event& e, bool line_repeated) {
   if (e.line_known && line_repeated) {
     put_int(out, "lr", 1);
   } else if (e.line_known) {
-    put_line(out, e.line_after);
+    put_line(out, e.line_after.entries());
   }
   out += '}';
 }

@@ -97,12 +97,12 @@ bool TraceReader::next(Event& out) {
   event.line_token = LineToken{};
   if (repeated) {
     if (header_.version < 3) fail("field \"lr\" in a version " + std::to_string(header_.version) + " trace (version 3 and later)");
-    if (!lines_.repeat_into(&event, fast_.entry_pool())) {
+    if (!lines_.repeat_into(&event)) {
       fail("field \"lr\" repeats the fair line of lock \"" + event.lock + "\" on server " +
            std::to_string(event.server) + ", but no earlier event gives one");
     }
   } else {
-    lines_.remember(&event, fast_.entry_pool());
+    lines_.remember(&event);
   }
   if (last_id_ && event.id <= *last_id_) {
     fail("event id " + std::to_string(event.id) + " does not follow " + std::to_string(*last_id_) +

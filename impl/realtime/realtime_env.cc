@@ -210,7 +210,7 @@ Event RealtimeEnv::script_event(int server, const ScriptRequest& req, const std:
       if (script_ms >= before_ms && script_ms <= before_ms + kMaxScriptClockLagMs) e.server_ms = script_ms;
     }
   }
-  if (is_fair_call(call)) e.line_known = read_line(exec[kExecLine], exec[kExecLine + 1], &e.line_after);
+  if (is_fair_call(call)) e.line_known = read_line(exec[kExecLine], exec[kExecLine + 1], &e.line_after.edit());  // e is new: no entries yet
   set_script_call_fields(call, &e);
   return e;
 }

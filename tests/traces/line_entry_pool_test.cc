@@ -59,26 +59,5 @@ TEST(LineEntryPool, SparesAreBounded) {
   EXPECT_EQ(pool.spare(), LineEntryPool::kMaxEntries);
 }
 
-TEST(LineEntryPool, AParkedLineIsTakenBackWholeAndParkingIsBounded) {
-  LineEntryPool pool;
-  std::vector<LineEntry> line = line_of({1, 2, 3});
-  const char* buffer = line[0].owner.data();
-  pool.park_line(&line);
-  EXPECT_TRUE(line.empty());
-  std::vector<LineEntry> other = line_of({4});
-  pool.take_line(&other);  // not empty: nothing taken
-  EXPECT_EQ(other.size(), 1u);
-  std::vector<LineEntry> empty;
-  pool.take_line(&empty);
-  ASSERT_EQ(empty.size(), 3u);
-  EXPECT_EQ(empty[0].owner.data(), buffer);
-  std::vector<LineEntry> huge(LineEntryPool::kMaxEntries + 1);
-  pool.park_line(&huge);  // too long to keep: emptied and freed
-  EXPECT_TRUE(huge.empty());
-  std::vector<LineEntry> again;
-  pool.take_line(&again);
-  EXPECT_TRUE(again.empty());
-}
-
 }  // namespace
 }  // namespace locksim
