@@ -19,7 +19,7 @@
 #include <atomic>
 #include <cstddef>
 #include <initializer_list>
-#include <memory>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -34,6 +34,21 @@ class SharedLine {
   SharedLine() = default;
   SharedLine(std::initializer_list<LineEntry> entries) { assign(Entries(entries)); }
   explicit SharedLine(Entries entries) { assign(std::move(entries)); }
+  SharedLine(const SharedLine& other) : node_(other.node_) {
+    if (node_ != nullptr) node_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  SharedLine(SharedLine&& other) noexcept : node_(std::exchange(other.node_, nullptr)) {}
+  SharedLine& operator=(const SharedLine& other) {
+    if (node_ != other.node_) SharedLine(other).swap(*this);
+    return *this;
+  }
+  SharedLine& operator=(SharedLine&& other) noexcept {
+    if (this != &other) {
+      release();
+      node_ = std::exchange(other.node_, nullptr);
+    }
+    return *this;
+  }
   SharedLine& operator=(std::initializer_list<LineEntry> entries) {
     assign(Entries(entries));
     return *this;
@@ -42,9 +57,11 @@ class SharedLine {
     assign(std::move(entries));
     return *this;
   }
+  ~SharedLine() { release(); }
+  void swap(SharedLine& other) noexcept { std::swap(node_, other.node_); }
 
   // Reading.
-  const Entries& entries() const { return entries_ ? *entries_ : kEmpty; }
+  const Entries& entries() const { return node_ != nullptr ? node_->entries : kEmpty; }
   size_t size() const { return entries().size(); }
   bool empty() const { return entries().empty(); }
   const LineEntry& operator[](size_t i) const { return entries()[i]; }
@@ -52,55 +69,61 @@ class SharedLine {
   Entries::const_iterator begin() const { return entries().begin(); }
   Entries::const_iterator end() const { return entries().end(); }
   // Whether both name the very same entries (then they are surely equal).
-  bool same_storage(const SharedLine& other) const { return entries_ == other.entries_; }
+  bool same_storage(const SharedLine& other) const { return node_ == other.node_; }
   bool operator==(const SharedLine& other) const { return same_storage(other) || entries() == other.entries(); }
 
   // Writing. The entries to change, seen by no other copy: this line's own
   // when no other copy shares them (their storage is reused), else a fresh
   // copy of them.
   Entries& edit() {
-    if (!entries_) {
-      entries_ = std::make_shared<Entries>();
+    if (node_ == nullptr) {
+      node_ = new Node{};
     } else if (!unique()) {
-      entries_ = std::make_shared<Entries>(*entries_);
+      Node* copy = new Node{};
+      copy->entries = node_->entries;
+      release();
+      node_ = copy;
     }
-    return *entries_;
+    return node_->entries;
   }
   // Entries to be overwritten whole (contents unspecified, the caller sets
   // them and their size): this line's own when no other copy shares them
   // (their storage is reused), else new ones (nothing is copied).
   Entries& overwrite() {
-    if (!entries_ || !unique()) entries_ = std::make_shared<Entries>();
-    return *entries_;
+    if (node_ == nullptr || !unique()) {
+      release();
+      node_ = new Node{};
+    }
+    return node_->entries;
   }
   // No entries (drops this copy's reference; other copies keep theirs).
-  void clear() { entries_.reset(); }
+  void clear() { release(); }
   void push_back(LineEntry entry) { edit().push_back(std::move(entry)); }
   void assign(Entries entries) {
     if (entries.empty()) {
-      entries_.reset();
-    } else if (entries_ && unique()) {
-      *entries_ = std::move(entries);
-    } else {
-      entries_ = std::make_shared<Entries>(std::move(entries));
+      release();
+      return;
     }
+    overwrite() = std::move(entries);
   }
   // Whether this line holds entries storage (possibly empty entries).
-  bool holds_storage() const { return entries_ != nullptr; }
+  bool holds_storage() const { return node_ != nullptr; }
   // Whether no other copy shares the entries (true for no entries). After a
-  // true answer, the other copies' reads of the entries happened before.
-  bool unique() const {
-    if (!entries_) return true;
-    if (entries_.use_count() != 1) return false;
-    // use_count() is a relaxed load; the last other copy let go of the
-    // entries with a release decrement, which this fence pairs with.
-    std::atomic_thread_fence(std::memory_order_acquire);
-    return true;
-  }
+  // true answer, the other copies' reads of the entries happened before:
+  // each copy lets go with a release decrement, read here with acquire.
+  bool unique() const { return node_ == nullptr || node_->refs.load(std::memory_order_acquire) == 1; }
 
  private:
+  struct Node {
+    std::atomic<uint32_t> refs{1};
+    Entries entries;
+  };
+  void release() {
+    Node* node = std::exchange(node_, nullptr);
+    if (node != nullptr && node->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete node;
+  }
   static inline const Entries kEmpty{};
-  std::shared_ptr<Entries> entries_;  // null: no entries
+  Node* node_ = nullptr;  // null: no entries
 };
 
 }  // namespace locksim
