@@ -14,6 +14,7 @@ packages=(
   graphviz                                       # dot: timeline diagrams
   nlohmann-json3-dev                             # JSON: traces, manifests, reports
   libsimdjson-dev                                # simdjson: fast reading of trace event lines
+  libjemalloc-dev                                # jemalloc: malloc of the locksim command and bench/
   libcli11-dev                                   # CLI11: the locksim command line
   python3-yaml                                   # YAML parser: the deploy/ manifest test (ctest DeployManifest)
   clang libclang-rt-14-dev                       # clang + libFuzzer runtime: fuzz/ (ctest -L fuzz)

@@ -62,6 +62,22 @@ TEST(CliBench, OnlyMeasuresTheNamedPartsAndSaysWhyTheOthersAreNull) {
   }
 }
 
+// The allocator the figures were measured with is named, and it is the one
+// the build asked for (a jemalloc link that did not take is caught here).
+TEST(CliBench, NamesTheAllocatorTheBuildAskedFor) {
+  const testing::CliRun r = run_locksim("bench --quick --json --only model", Stderr::Discard);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string allocator = nlohmann::json::parse(r.out).at("allocator").get<std::string>();
+  if (LOCKSIM_EXPECT_JEMALLOC) {
+    EXPECT_EQ(allocator.rfind("jemalloc ", 0), 0u) << allocator;
+  } else {
+    EXPECT_EQ(allocator, "glibc malloc");
+  }
+  const testing::CliRun text = run_locksim("bench --quick --only model", Stderr::Discard);
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_NE(text.out.find(allocator), std::string::npos) << text.out;
+}
+
 TEST(CliBench, OnlyWithAnUnknownNameIsExit2) {
   const testing::CliRun r = run_locksim("bench --quick --only model,speed");
   EXPECT_EQ(r.exit_code, 2);

@@ -1,5 +1,7 @@
 #include "tools/bench/bench_report.h"
 
+#include "tools/bench/allocator.h"
+
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -53,6 +55,7 @@ nlohmann::json BenchReport::to_json() const {
     }
   }
   j["quick"] = quick_;
+  j["allocator"] = allocator_in_use();
   j["null_reasons"] = reasons;
   return j;
 }

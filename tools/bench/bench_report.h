@@ -5,7 +5,8 @@
 // (scenario, counts, wall seconds) for the text output.
 //
 // JSON: one object with every key of kBenchKeys (a number or null), "quick",
-// and "null_reasons": {key: reason} for each null figure.
+// "allocator" (the malloc measured with, tools/bench/allocator.h) and
+// "null_reasons": {key: reason} for each null figure.
 #pragma once
 
 #include <array>

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/bench/allocator.h"
 #include "tools/bench/bench_measure.h"
 #include "tools/cli/commands.h"
 
@@ -59,8 +60,9 @@ int bench_command(const BenchArgs& args) {
     std::printf("%s\n", report.to_json().dump().c_str());
   } else {
     std::printf("%s", report.to_text().c_str());
-    std::printf("  (wall-clock rates; %ld CPUs, 1-minute load average %s at the start, %s at the end)\n",
-                ::sysconf(_SC_NPROCESSORS_ONLN), load_before.c_str(), load_average_1m().c_str());
+    std::printf("  (wall-clock rates; %ld CPUs, %s, 1-minute load average %s at the start, %s at the end)\n",
+                ::sysconf(_SC_NPROCESSORS_ONLN), allocator_in_use().c_str(), load_before.c_str(),
+                load_average_1m().c_str());
   }
   return 0;
 }
