@@ -252,6 +252,15 @@ class World::NodeEnv final : public ClientEnv {
 };
 
 namespace {
+// *out = the backend's line in event form, reusing out's entries.
+void line_to_event_form(const std::vector<LineWaiter>& line, std::vector<LineEntry>* out) {
+  out->resize(line.size());
+  for (size_t i = 0; i < line.size(); ++i) {
+    (*out)[i].owner = line[i].owner;
+    (*out)[i].deadline_ms = line[i].deadline_ms;
+  }
+}
+
 // With replica lags on the model: the backend wrapped so that each server
 // has a replica.
 // Replicas are model stores of the same variant; any other backend runs its
@@ -424,23 +433,13 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
     LineCopy& copy = *held_line;
     if (copy.token != result.line_token) {
       // Overwritten in place when no event still shares the old line.
-      std::vector<LineEntry>& entries = copy.entries.overwrite();
-      entries.resize(result.line_after.size());
-      for (size_t i = 0; i < result.line_after.size(); ++i) {
-        entries[i].owner = result.line_after[i].owner;
-        entries[i].deadline_ms = result.line_after[i].deadline_ms;
-      }
+      line_to_event_form(result.line_after, &copy.entries.overwrite());
       copy.token = result.line_token;
     }
     e.line_after = copy.entries;
     e.line_token = LineToken{result.line_token};
   } else if (result.line_known && !result.line_after.empty()) {
-    std::vector<LineEntry>& entries = e.line_after.overwrite();
-    entries.resize(result.line_after.size());
-    for (size_t i = 0; i < result.line_after.size(); ++i) {
-      entries[i].owner = result.line_after[i].owner;
-      entries[i].deadline_ms = result.line_after[i].deadline_ms;
-    }
+    line_to_event_form(result.line_after, &e.line_after.overwrite());
   } else {
     e.line_after.clear();
   }
