@@ -8,18 +8,19 @@
 // Contract: a SharedLine behaves as a value. Reading never changes what
 // another copy sees; edit() hands out entries no other copy can see (they
 // are copied first when shared). Two lines are equal when their entries
-// are, whether or not they share them. Thread safety: that of a
-// std::shared_ptr: copies may be read, copied and dropped on different
-// threads; edit() needs the calling thread to own this SharedLine object.
-// unique() is exact for a line whose other copies are only ever dropped
-// (never copied again) on other threads: then once it is true it stays so,
-// and edit() changes the entries in place, reusing their storage.
+// are, whether or not they share them. Thread safety: copies may be read,
+// copied and dropped on different threads (the count is atomic); the
+// writers (edit, overwrite, assign, push_back, clear) need the calling
+// thread to own this SharedLine object. unique() is exact for a line whose
+// other copies are only ever dropped (never copied again) on other
+// threads: then once it is true it stays so, and the writers change the
+// entries in place, reusing their storage.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
-#include <initializer_list>
 #include <cstdint>
+#include <initializer_list>
 #include <utility>
 #include <vector>
 
