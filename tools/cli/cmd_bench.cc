@@ -79,7 +79,7 @@ void add_bench_command(CLI::App& app, int* exit_code) {
                 "print one JSON object (model_execs_per_s, sim_speedup, checker_events_per_s, "
                 "trace_check_events_per_s, live_execs_per_s, redis_benchmark_evalsha_per_s, "
                 "live_vs_redis_benchmark, campaign_seeds_per_s_1w, campaign_seeds_per_s_2w, peak_rss_mb; "
-                "null_reasons for nulls)");
+                "null_reasons for nulls; quick; allocator: the malloc the run used)");
   cmd->add_flag("--quick", args->quick,
                 "scaled-down scenarios (1M-event checker history, 5 simulated minutes, fewer scripts and seeds)");
   cmd->add_option("--only", args->only,
