@@ -8,7 +8,6 @@
 
 #include <vector>
 
-#include "model/variant.h"
 #include "properties/busy_poll.h"
 #include "properties/checker_suite.h"
 #include "properties/exclusive_ownership.h"
@@ -20,37 +19,15 @@
 #include "properties/watchdog_expiry.h"
 #include "properties/scenario_check.h"
 #include "sim/bench_scenarios.h"
-#include "sim/model_backend.h"
-#include "sim/simulator.h"
-#include "traces/event_sink.h"
 
 namespace locksim {
 namespace {
 
-// Keeps the first `limit` events of a run and stops it there.
-class HistorySink final : public EventSink {
- public:
-  explicit HistorySink(size_t limit) : limit_(limit) { events.reserve(limit); }
-  void attach(Simulator* sim) { sim_ = sim; }
-  void on_event(const Event& e) override {
-    if (events.size() == limit_) return;
-    events.push_back(e);
-    if (events.size() == limit_ && sim_ != nullptr) sim_->stop();
-  }
-  std::vector<Event> events;
-
- private:
-  size_t limit_;
-  Simulator* sim_ = nullptr;
-};
-
 std::vector<Event> history_of(const Scenario& s, size_t limit) {
-  ModelBackend backend(s.servers, ModelVariant::Correct);
-  HistorySink sink(limit);
-  Simulator sim(s, backend, sink);
-  sink.attach(&sim);
-  sim.run();
-  return std::move(sink.events);
+  std::vector<Event> events;
+  events.reserve(limit);
+  run_first_events(s, limit, [&events](const Event& e) { events.push_back(e); });
+  return events;
 }
 
 void check_all(benchmark::State& state, const std::vector<Event>& history) {

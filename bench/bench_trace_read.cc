@@ -17,9 +17,6 @@
 #include <simdjson.h>
 
 #include "sim/bench_scenarios.h"
-#include "sim/model_backend.h"
-#include "sim/simulator.h"
-#include "traces/event_sink.h"
 #include "traces/fast_event_decoder.h"
 #include "traces/line_memory.h"
 #include "traces/trace_format.h"
@@ -27,33 +24,14 @@
 namespace locksim {
 namespace {
 
-// The first `limit` events of a run as trace lines (no header).
-class LineSink final : public EventSink {
- public:
-  explicit LineSink(size_t limit) : limit_(limit) { lines.reserve(limit); }
-  void attach(Simulator* sim) { sim_ = sim; }
-  void on_event(const Event& e) override {
-    if (lines.size() == limit_) return;
-    lines.push_back(encode_event(e, memory_.repeats(e)));
-    if (lines.size() == limit_ && sim_ != nullptr) sim_->stop();
-  }
-  std::vector<std::string> lines;
-
- private:
-  size_t limit_;
-  Simulator* sim_ = nullptr;
-  LineMemory memory_;
-};
-
+// The first 300 k events of checker-10m's run as trace lines (no header).
 const std::vector<std::string>& checker_lines() {
   static const std::vector<std::string> lines = [] {
-    const Scenario s = checker_history_scenario(1);
-    ModelBackend backend(s.servers, ModelVariant::Correct);
-    LineSink sink(300'000);
-    Simulator sim(s, backend, sink);
-    sink.attach(&sim);
-    sim.run();
-    return std::move(sink.lines);
+    std::vector<std::string> out;
+    LineMemory memory;
+    run_first_events(checker_history_scenario(1), 300'000,
+                     [&](const Event& e) { out.push_back(encode_event(e, memory.repeats(e))); });
+    return out;
   }();
   return lines;
 }

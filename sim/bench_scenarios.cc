@@ -3,6 +3,10 @@
 #include <cassert>
 #include <charconv>
 
+#include "model/variant.h"
+#include "sim/model_backend.h"
+#include "sim/simulator.h"
+
 namespace locksim {
 
 Scenario bench_contention_scenario(uint64_t seed, int clients, const std::string& profile,
@@ -57,6 +61,33 @@ uint64_t run_rlock_pairs(Backend& backend, uint64_t pairs, int64_t start_us) {
   }
   assert(scripts == 2 * pairs);
   return scripts;
+}
+
+namespace {
+class FirstEventsSink final : public EventSink {
+ public:
+  FirstEventsSink(uint64_t limit, const std::function<void(const Event&)>& each) : limit_(limit), each_(each) {}
+  void attach(Simulator* sim) { sim_ = sim; }
+  void on_event(const Event& e) override {
+    if (seen_ == limit_) return;
+    each_(e);
+    if (++seen_ == limit_ && sim_ != nullptr) sim_->stop();
+  }
+
+ private:
+  uint64_t limit_;
+  const std::function<void(const Event&)>& each_;
+  uint64_t seen_ = 0;
+  Simulator* sim_ = nullptr;
+};
+}  // namespace
+
+void run_first_events(const Scenario& s, uint64_t limit, const std::function<void(const Event&)>& each) {
+  ModelBackend backend(s.servers, ModelVariant::Correct);
+  FirstEventsSink sink(limit, each);
+  Simulator sim(s, backend, sink);
+  sink.attach(&sim);
+  sim.run();
 }
 
 }  // namespace locksim

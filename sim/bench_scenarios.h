@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "model/script_call.h"
@@ -50,6 +51,11 @@ class CountingSink final : public EventSink {
   void on_event(const Event&) override { ++events; }
   uint64_t events = 0;
 };
+
+// Runs `s` on a model backend of the correct scripts and hands each of its
+// first `limit` events to `each`, then stops the run (a history as long as
+// a benchmark wants, from a scenario that would go on).
+void run_first_events(const Scenario& s, uint64_t limit, const std::function<void(const Event&)>& each);
 
 // An rlock script call on lock "lsim:L0" by `owner` (lease 30 s, latch TTL
 // 10 s); `request_id` names the unlock latch of a release.

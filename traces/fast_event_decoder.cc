@@ -186,6 +186,8 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
   // false, *out is unspecified (the caller decodes the line again).
   Event& e = *out;
   reset_keeping_storage(&e);
+  // The line is emptied here: an "ln" fills it, with "lr" the caller gives
+  // it the repeated line, otherwise it stays empty.
   if (e.line_after.holds_storage()) {
     if (e.line_after.unique() && spare_lines_.size() < kMaxSpareLines) spare_lines_.push_back(std::move(e.line_after));
     e.line_after.clear();
@@ -252,7 +254,6 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
   if (repeated) e.line_known = true;
   if ((seen & (1u << kH)) == 0) e.holders_after.clear();
   if ((seen & (1u << kP)) == 0) e.published.clear();
-  if ((seen & (1u << kLn)) == 0) e.line_after.clear();  // with "lr", the caller gives it the repeated line
   if (line_repeated != nullptr) *line_repeated = repeated;
   return true;
 }

@@ -12,7 +12,6 @@
 // entries; beyond that, dropped entries are freed.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -25,13 +24,6 @@ class LineEntryPool {
  public:
   static constexpr size_t kMaxEntries = size_t{1} << 16;
 
-  // *to = from.
-  void assign(std::vector<LineEntry>* to, const std::vector<LineEntry>& from) {
-    const size_t common = std::min(to->size(), from.size());
-    for (size_t i = 0; i < common; ++i) (*to)[i] = from[i];
-    truncate(to, from.size());
-    for (size_t i = common; i < from.size(); ++i) grow(to) = from[i];
-  }
   // Appends an entry (a spare one when there is one: its contents are
   // unspecified until the caller sets them); returns it.
   LineEntry& grow(std::vector<LineEntry>* line) {
