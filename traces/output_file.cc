@@ -41,15 +41,67 @@ int create_named_temp(const std::string& dir, const std::string& name, std::stri
   return -1;
 }
 
+// What a path that exists and is not a regular file is, for messages.
+std::string kind_of(const struct stat& st) {
+  if (S_ISLNK(st.st_mode)) return "a symbolic link";
+  if (S_ISBLK(st.st_mode)) return "a block device";
+  if (S_ISSOCK(st.st_mode)) return "a socket";
+  if (S_ISDIR(st.st_mode)) return "a directory";
+  return "not a regular file";
+}
+
+// Opens a character device or FIFO for writing through. A FIFO is opened
+// without blocking (no reader: ENXIO), then switched back to blocking writes.
+int open_stream(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return fd;
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    const int saved = errno;
+    ::close(fd);
+    errno = saved;
+    return -1;
+  }
+  return fd;
+}
+
 }  // namespace
 
 OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   if (path_.empty()) throw OutputError("empty output file name");
+  if (path_ == "-") {  // standard output, after what stdio holds for it
+    std::fflush(stdout);
+    fd_ = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+    if (fd_ < 0) throw OutputError("-: cannot write to standard output: " + errno_text());
+    stream_ = true;
+    return;
+  }
   std::string name;
   split_path(path_, &dir_, &name);
   struct stat st {};
   if (name.empty() || (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
     throw OutputError(path_ + ": is a directory (expected a file name)");
+  }
+  struct stat lst {};
+  if (::lstat(path_.c_str(), &lst) == 0 && !S_ISREG(lst.st_mode)) {
+    // Never renamed over: written through when it is a stream, else refused.
+    const bool target_known = ::stat(path_.c_str(), &st) == 0;
+    if (target_known && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+      fd_ = open_stream(path_);
+      if (fd_ < 0) {
+        throw OutputError(path_ + ": cannot write through it: " +
+                          (errno == ENXIO ? std::string("nobody reads the pipe") : errno_text()));
+      }
+      stream_ = true;
+      return;
+    }
+    std::string what = kind_of(lst);
+    if (S_ISLNK(lst.st_mode)) {
+      what += !target_known ? " that points nowhere" : " to " + (S_ISREG(st.st_mode) ? std::string("a regular file")
+                                                                                     : kind_of(st));
+    }
+    throw OutputError(path_ + ": is " + what +
+                      "; locksim never replaces it (give a new file name, or - for standard output)");
   }
   // Unnamed first: nothing to clean up on any exit. Linking it later goes
   // through /proc/self/fd, so /proc must be there too.
@@ -69,6 +121,11 @@ OutputFile::~OutputFile() {
 }
 
 void OutputFile::discard() noexcept {
+  if (stream_) {  // what was written through stays; only let go of it
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    return;
+  }
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   if (!temp_name_.empty()) ::unlink(temp_name_.c_str());
@@ -109,6 +166,13 @@ void OutputFile::commit() {
   } catch (const OutputError&) {
     discard();
     throw;
+  }
+  if (stream_) {
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0 && errno != EINTR) throw OutputError(path_ + ": cannot write through it: " + errno_text());
+    committed_ = true;
+    return;
   }
   if (temp_name_.empty()) {
     // Give the unnamed file a (hidden, unique) name, then rename it.
@@ -152,6 +216,14 @@ bool same_file(const std::string& a, const std::string& b) {
   struct stat sb {};
   if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+bool is_standard_output(const std::string& path) {
+  if (path == "-") return true;
+  struct stat out {};
+  struct stat st {};
+  if (::fstat(STDOUT_FILENO, &out) != 0 || ::stat(path.c_str(), &st) != 0) return false;
+  return out.st_dev == st.st_dev && out.st_ino == st.st_ino && out.st_rdev == st.st_rdev;
 }
 
 void refuse_output_over_input(const std::string& output, const std::vector<std::string>& inputs) {

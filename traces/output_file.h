@@ -10,6 +10,14 @@
 // disappears with the process even on SIGKILL, so no exit path leaves a
 // partial file under either name.
 //
+// Streams: "-" is standard output. A path that exists and is not a regular
+// file is never renamed over: a character device or a FIFO (also through a
+// symbolic link: /dev/stdout, /dev/null, /dev/fd/N, a named pipe) is written
+// through directly (commit() then only flushes; what was written stays); a
+// FIFO with no reader is an error, never a hang. Anything else that is not
+// a regular file (a symbolic link to a file or directory, a dangling link,
+// a block device, a socket) is refused with OutputError.
+//
 // Every error throws OutputError whose message names the path:
 //   "out.svg: cannot create the file: Permission denied".
 // Every locksim output (traces, reports, timelines) is written through it.
@@ -28,8 +36,9 @@ struct OutputError : std::runtime_error {
 
 class OutputFile {
  public:
-  // Creates the temporary file; throws OutputError if `path` is empty, is a
-  // directory, or its directory cannot hold a new file.
+  // Creates the temporary file (or opens the stream); throws OutputError if
+  // `path` is empty, is a directory or another kind of file it must not
+  // replace (above), or its directory cannot hold a new file.
   explicit OutputFile(std::string path);
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
@@ -46,6 +55,8 @@ class OutputFile {
 
   const std::string& path() const { return path_; }
   bool committed() const { return committed_; }
+  // Whether the output is written through (standard output, a device, a FIFO).
+  bool is_stream() const { return stream_; }
 
  private:
   void flush();
@@ -57,12 +68,17 @@ class OutputFile {
   std::string buffer_;
   int fd_ = -1;
   bool committed_ = false;
+  bool stream_ = false;
 };
 
 // True if both paths exist and name the same file (same device and inode,
 // after following symbolic links): a hard link, a symlink or another
 // spelling of the same path.
 bool same_file(const std::string& a, const std::string& b);
+
+// Whether `path` is "-" or names the file standard output writes to (e.g.
+// /dev/stdout): a command then prints its own text on standard error.
+bool is_standard_output(const std::string& path);
 
 // Throws OutputError if `output` is the same file as any of `inputs`:
 //   "refusing to write t.jsonl: it is an input of this command (t.jsonl)".

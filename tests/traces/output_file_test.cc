@@ -2,7 +2,9 @@
 // is left behind when it is not committed; an output that is an input (same
 // file by any path) is refused. TraceWriter by path follows the same rule.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -91,6 +93,101 @@ TEST_F(OutputFileTest, BadPathsAreNamed) {
   EXPECT_EQ(error(dir_ + "/"), dir_ + "/: is a directory (expected a file name)");
   EXPECT_EQ(error(dir_ + "/missing/x.svg"), dir_ + "/missing/x.svg: cannot create the file: No such file or directory");
   EXPECT_EQ(entries(), 0u);
+}
+
+std::string error_of(const std::string& p) {
+  try {
+    OutputFile out(p);
+  } catch (const OutputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Links, devices and the like are never renamed over: a symbolic link to a
+// file (the /etc/shadow case), a dangling link, a link to a directory are
+// refused and stay as they were; so does what they point at.
+TEST_F(OutputFileTest, LinksToFilesAreRefusedAndLeftAlone) {
+  std::ofstream(path("target")) << "precious";
+  fs::permissions(path("target"), fs::perms::owner_read | fs::perms::owner_write);
+  fs::create_symlink(path("target"), path("link"));
+  fs::create_symlink(path("nowhere"), path("dangling"));
+  fs::create_directory(path("d"));
+  fs::create_symlink(path("d"), path("dirlink"));
+  EXPECT_EQ(error_of(path("link")), path("link") + ": is a symbolic link to a regular file; locksim never replaces it "
+                                                   "(give a new file name, or - for standard output)");
+  EXPECT_EQ(error_of(path("dangling")), path("dangling") + ": is a symbolic link that points nowhere; locksim never "
+                                                           "replaces it (give a new file name, or - for standard output)");
+  EXPECT_NE(error_of(path("dirlink")), "");
+  EXPECT_TRUE(fs::is_symlink(path("link")));
+  EXPECT_TRUE(fs::is_symlink(path("dangling")));
+  EXPECT_TRUE(fs::is_symlink(path("dirlink")));
+  EXPECT_EQ(content(path("target")), "precious");
+  EXPECT_EQ(fs::status(path("target")).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(entries(), 5u);  // no temporary file either
+}
+
+// A character device is written through, never replaced: /dev/null stays a
+// device, through a link too.
+TEST_F(OutputFileTest, CharacterDevicesAreWrittenThrough) {
+  fs::create_symlink("/dev/null", path("null"));
+  for (const std::string& p : {std::string("/dev/null"), path("null")}) {
+    OutputFile out(p);
+    EXPECT_TRUE(out.is_stream());
+    out.write(std::string(100'000, 'z'));
+    out.commit();
+    EXPECT_TRUE(out.committed());
+  }
+  struct stat st {};
+  ASSERT_EQ(::lstat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_TRUE(fs::is_symlink(path("null")));
+  EXPECT_EQ(entries(), 1u);
+}
+
+// A FIFO: written through while somebody reads; with no reader, an error at
+// once instead of a hang.
+TEST_F(OutputFileTest, FifosAreWrittenThroughOrRefusedWithoutAReader) {
+  ASSERT_EQ(::mkfifo(path("pipe").c_str(), 0600), 0);
+  EXPECT_EQ(error_of(path("pipe")), path("pipe") + ": cannot write through it: nobody reads the pipe");
+  const int reader = ::open(path("pipe").c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  {
+    OutputFile out(path("pipe"));
+    out.write("through the pipe");
+    out.commit();
+  }
+  char buffer[64] = {};
+  EXPECT_EQ(::read(reader, buffer, sizeof buffer), 16);
+  EXPECT_EQ(std::string(buffer), "through the pipe");
+  ::close(reader);
+  struct stat st {};
+  ASSERT_EQ(::lstat(path("pipe").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+// "-" is standard output.
+TEST_F(OutputFileTest, DashIsStandardOutput) {
+  const int saved = ::dup(STDOUT_FILENO);
+  ASSERT_GE(saved, 0);
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  ::dup2(pipe_fds[1], STDOUT_FILENO);
+  {
+    OutputFile out("-");
+    EXPECT_TRUE(out.is_stream());
+    out.write("to stdout");
+    out.commit();
+  }
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  ::close(pipe_fds[1]);
+  char buffer[64] = {};
+  EXPECT_EQ(::read(pipe_fds[0], buffer, sizeof buffer), 9);
+  ::close(pipe_fds[0]);
+  EXPECT_EQ(std::string(buffer), "to stdout");
+  EXPECT_EQ(entries(), 0u);
+  EXPECT_FALSE(fs::exists("-"));
 }
 
 TEST_F(OutputFileTest, SameFileFollowsLinksAndSpellings) {

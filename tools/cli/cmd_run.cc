@@ -98,8 +98,9 @@ int run_command(const RunOptions& o) {
   } catch (const TraceError& e) {
     throw UsageError(std::string("cannot write trace: ") + e.what());
   }
-  std::printf("%s backend=%s trace=%s\n", summary_line(s, summary).c_str(), o.backend.c_str(),
-              o.trace.c_str());
+  // With the trace on standard output, the summary line goes to stderr.
+  std::fprintf(is_standard_output(o.trace) ? stderr : stdout, "%s backend=%s trace=%s\n",
+               summary_line(s, summary).c_str(), o.backend.c_str(), o.trace.c_str());
   return 0;
 }
 
@@ -136,7 +137,7 @@ void add_run_command(CLI::App& app, int* exit_code) {
                 "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
   cmd->add_option("--scripts", opts->scripts, "Script pack directory (default: impl/lua)")->capture_default_str();
   cmd->add_option("--mutant", opts->mutant, "Client mutant (default: none)")->capture_default_str();
-  cmd->add_option("--trace", opts->trace, "Trace file to write")->required();
+  cmd->add_option("--trace", opts->trace, "Trace file to write (- or /dev/stdout: standard output, the summary line then goes to stderr)")->required();
   cmd->callback([opts, exit_code] { *exit_code = run_command(*opts); });
 }
 

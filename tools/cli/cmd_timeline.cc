@@ -22,6 +22,7 @@
 #include "reports/violation_window.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/spooled_input.h"
 #include "traces/output_file.h"
 #include "traces/trace_reader.h"
 
@@ -56,9 +57,10 @@ constexpr uint64_t kMaxViolationWindow = 20'000;
 
 // Streams every event of the trace to `fn`; a bad trace is a usage error.
 template <typename Fn>
-void read_trace(const std::string& path, Fn&& fn) {
+void read_trace(const SpooledInput& input, Fn&& fn) {
   try {
-    TraceReader reader(path);
+    const std::unique_ptr<std::istream> in = input.open();
+    TraceReader reader(*in, input.name());
     Event e;
     while (reader.next(e)) fn(e);
   } catch (const TraceError& e) {
@@ -72,9 +74,10 @@ bool is_lock_or_member(const std::string& name, const std::string& lock) {
 }
 
 // The n-th (1-based) violation that `locksim check` finds in the trace.
-Violation nth_violation(const std::string& path, int64_t n) {
+Violation nth_violation(const SpooledInput& input, int64_t n) {
+  const std::string& path = input.name();
   CheckerSuite suite(default_check_config());
-  read_trace(path, [&](const Event& e) { suite.on_event(e); });
+  read_trace(input, [&](const Event& e) { suite.on_event(e); });
   suite.finish();
   const std::vector<Violation> all = suite.violations();
   if (all.empty()) throw UsageError(path + ": the checkers find no violation to draw (--violation " + std::to_string(n) + ")");
@@ -108,6 +111,7 @@ int timeline_command(const TimelineArgs& a) {
     throw UsageError("--radius needs --around or --violation");
   }
   const int64_t radius = a.radius >= 0 ? a.radius : 20;
+  const SpooledInput input(a.trace);  // read more than once: a stream is copied first
   uint64_t from = 0;
   uint64_t to = std::numeric_limits<uint64_t>::max();
   if (a.around_id >= 0) {
@@ -132,10 +136,11 @@ int timeline_command(const TimelineArgs& a) {
   std::vector<Event> window;
   uint64_t total = 0;
   if (a.shrink) {
-    const Violation v = nth_violation(a.trace, a.violation);
+    const Violation v = nth_violation(input, a.violation);
     Scenario scenario;
     try {
-      TraceReader reader(a.trace);
+      const std::unique_ptr<std::istream> in = input.open();
+      TraceReader reader(*in, a.trace);
       if (reader.header().backend != "model") {
         throw UsageError(a.trace + ": --shrink re-runs the scenario on the model; this is a " +
                          reader.header().backend + " trace (draw it without --shrink)");
@@ -157,9 +162,9 @@ int timeline_command(const TimelineArgs& a) {
     options.caption = cx.violation.message +
                       (cx.violation.blamed_fault.empty() ? "" : ". Blamed: " + cx.violation.blamed_fault + ".");
   } else if (a.violation > 0) {
-    const Violation v = nth_violation(a.trace, a.violation);
+    const Violation v = nth_violation(input, a.violation);
     ViolationWindow planner(v, static_cast<uint64_t>(radius), a.max_events);
-    read_trace(a.trace, [&](const Event& e) { planner.on_event(e); });
+    read_trace(input, [&](const Event& e) { planner.on_event(e); });
     const EventRange range = planner.range();
     if (range.size() > kMaxViolationWindow) {
       throw UsageError("violation " + std::to_string(a.violation) + " names events #" +
@@ -177,7 +182,7 @@ int timeline_command(const TimelineArgs& a) {
     options.caption = v.message + (v.blamed_fault.empty() ? "" : ". Blamed: " + v.blamed_fault + ".");
   }
   if (!a.shrink) {
-    read_trace(a.trace, [&](const Event& e) {
+    read_trace(input, [&](const Event& e) {
       ++total;
       if (e.id < from || e.id > to) return;
       if (!a.lock.empty() && !e.lock.empty() && !is_lock_or_member(e.lock, a.lock)) return;
@@ -191,7 +196,7 @@ int timeline_command(const TimelineArgs& a) {
     std::fprintf(stderr, "locksim: %s\n", e.what());
     return 2;
   }
-  std::printf("timeline: %zu of %llu events -> %s\n", std::min(window.size(), options.max_events),
+  std::fprintf(is_standard_output(a.out) ? stderr : stdout, "timeline: %zu of %llu events -> %s\n", std::min(window.size(), options.max_events),
               static_cast<unsigned long long>(total), a.out.c_str());
   return 0;
 }
@@ -201,8 +206,8 @@ int timeline_command(const TimelineArgs& a) {
 void add_timeline_command(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<TimelineArgs>();
   CLI::App* cmd = app.add_subcommand("timeline", "Draw a window of a trace as a Graphviz timeline");
-  cmd->add_option("trace", a->trace, "Trace file (JSON Lines)")->required();
-  cmd->add_option("-o,--out", a->out, "Output file (.svg, .png, .pdf or .dot)")->required();
+  cmd->add_option("trace", a->trace, "Trace file (JSON Lines; - or /dev/stdin: standard input)")->required();
+  cmd->add_option("-o,--out", a->out, "Output file (.svg, .png, .pdf or .dot; - : standard output, with --format)")->required();
   cmd->add_option("--format", a->format, "svg|png|pdf|dot (default: from the output name)")->capture_default_str();
   const CLI::Validator event_id = integer_in(int64_t{0}, std::numeric_limits<int64_t>::max());
   cmd->add_option("--from", a->from_id, "First event id to draw")->transform(event_id);
