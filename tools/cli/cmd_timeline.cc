@@ -57,7 +57,7 @@ constexpr uint64_t kMaxViolationWindow = 20'000;
 
 // Streams every event of the trace to `fn`; a bad trace is a usage error.
 template <typename Fn>
-void read_trace(const SpooledInput& input, Fn&& fn) {
+void read_trace(SpooledInput& input, Fn&& fn) {
   try {
     const std::unique_ptr<std::istream> in = input.open();
     TraceReader reader(*in, input.name());
@@ -74,7 +74,7 @@ bool is_lock_or_member(const std::string& name, const std::string& lock) {
 }
 
 // The n-th (1-based) violation that `locksim check` finds in the trace.
-Violation nth_violation(const SpooledInput& input, int64_t n) {
+Violation nth_violation(SpooledInput& input, int64_t n) {
   const std::string& path = input.name();
   CheckerSuite suite(default_check_config());
   read_trace(input, [&](const Event& e) { suite.on_event(e); });
@@ -111,7 +111,7 @@ int timeline_command(const TimelineArgs& a) {
     throw UsageError("--radius needs --around or --violation");
   }
   const int64_t radius = a.radius >= 0 ? a.radius : 20;
-  const SpooledInput input(a.trace);  // read more than once: a stream is copied first
+  SpooledInput input(a.trace);  // read more than once: a stream is copied first
   uint64_t from = 0;
   uint64_t to = std::numeric_limits<uint64_t>::max();
   if (a.around_id >= 0) {

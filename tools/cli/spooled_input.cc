@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +21,65 @@ std::string temp_root() {
   return env != nullptr && env[0] == '/' ? env : "/tmp";
 }
 
+void write_all(int fd, const char* data, size_t size, const std::string& name) {
+  for (size_t done = 0; done < size;) {
+    const ssize_t w = ::write(fd, data + done, size - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      throw UsageError(name + ": cannot keep a copy of this stream to read it again: " +
+                       (w < 0 ? std::strerror(errno) : "no progress"));
+    }
+    done += static_cast<size_t>(w);
+  }
+}
+
+// One read of up to `size` bytes; 0 at the end. Throws UsageError.
+size_t read_some(int fd, char* data, size_t size, const std::string& name) {
+  for (;;) {
+    const ssize_t n = ::read(fd, data, size);
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno != EINTR) throw UsageError(name + ": read error: " + std::strerror(errno));
+  }
+}
+
+}  // namespace
+
+// The first pass: what it reads from the stream also goes to the copy.
+class SpooledInput::TeeBuf final : public std::streambuf {
+ public:
+  explicit TeeBuf(SpooledInput* owner) : owner_(owner) {}
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    if (owner_->in_fd_ < 0) return traits_type::eof();
+    const size_t n = read_some(owner_->in_fd_, buffer_.data(), buffer_.size(), owner_->path_);
+    if (n == 0) {
+      ::close(owner_->in_fd_);
+      owner_->in_fd_ = -1;
+      return traits_type::eof();
+    }
+    write_all(owner_->spool_fd_, buffer_.data(), n, owner_->path_);
+    setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  SpooledInput* owner_;
+  std::array<char, 1 << 16> buffer_{};
+};
+
+namespace {
+
+// An istream that owns its streambuf.
+class OwningStream final : public std::istream {
+ public:
+  explicit OwningStream(std::unique_ptr<std::streambuf> buf) : std::istream(buf.get()), buf_(std::move(buf)) {}
+
+ private:
+  std::unique_ptr<std::streambuf> buf_;
+};
+
 }  // namespace
 
 SpooledInput::SpooledInput(std::string path) : path_(std::move(path)) {
@@ -30,46 +90,48 @@ SpooledInput::SpooledInput(std::string path) : path_(std::move(path)) {
   }
   if (S_ISREG(st.st_mode) && !standard_input) return;
   if (S_ISDIR(st.st_mode)) throw UsageError(path_ + ": is a directory (expected a trace file)");
-  const int in = standard_input ? ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) : ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) throw UsageError(path_ + ": cannot read: " + std::strerror(errno));
+  in_fd_ = standard_input ? ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) : ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in_fd_ < 0) throw UsageError(path_ + ": cannot read: " + std::strerror(errno));
   spool_fd_ = ::open(temp_root().c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (spool_fd_ < 0) {
     const std::string why = std::strerror(errno);
-    ::close(in);
-    throw UsageError(path_ + ": cannot keep a copy of this stream to read it twice (" + temp_root() + ": " + why + ")");
+    ::close(in_fd_);
+    in_fd_ = -1;
+    throw UsageError(path_ + ": cannot keep a copy of this stream to read it again (" + temp_root() + ": " + why + ")");
   }
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(in, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const std::string why = std::strerror(errno);
-      ::close(in);
-      throw UsageError(path_ + ": read error: " + why);
-    }
-    if (n == 0) break;
-    for (ssize_t done = 0; done < n;) {
-      const ssize_t w = ::write(spool_fd_, buffer + done, static_cast<size_t>(n - done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) {
-        const std::string why = w < 0 ? std::strerror(errno) : "no progress";
-        ::close(in);
-        throw UsageError(path_ + ": cannot keep a copy of this stream to read it twice: " + why);
-      }
-      done += w;
-    }
-  }
-  ::close(in);
 }
 
 SpooledInput::~SpooledInput() {
+  if (in_fd_ >= 0) ::close(in_fd_);
   if (spool_fd_ >= 0) ::close(spool_fd_);
 }
 
-std::unique_ptr<std::istream> SpooledInput::open() const {
-  const std::string file = spool_fd_ >= 0 ? "/proc/self/fd/" + std::to_string(spool_fd_) : path_;
-  auto in = std::make_unique<std::ifstream>(file, std::ios::binary);
-  if (!*in) throw UsageError(path_ + ": cannot read");
+void SpooledInput::drain() {
+  std::array<char, 1 << 16> buffer{};
+  while (in_fd_ >= 0) {
+    const size_t n = read_some(in_fd_, buffer.data(), buffer.size(), path_);
+    if (n == 0) {
+      ::close(in_fd_);
+      in_fd_ = -1;
+    } else {
+      write_all(spool_fd_, buffer.data(), n, path_);
+    }
+  }
+}
+
+std::unique_ptr<std::istream> SpooledInput::open() {
+  if (spool_fd_ < 0) {
+    auto in = std::make_unique<std::ifstream>(path_, std::ios::binary);
+    if (!*in) throw UsageError(path_ + ": cannot read");
+    return in;
+  }
+  if (first_pass_) {
+    first_pass_ = false;
+    return std::make_unique<OwningStream>(std::make_unique<TeeBuf>(this));
+  }
+  drain();
+  auto in = std::make_unique<std::ifstream>("/proc/self/fd/" + std::to_string(spool_fd_), std::ios::binary);
+  if (!*in) throw UsageError(path_ + ": cannot read its copy");
   return in;
 }
 
