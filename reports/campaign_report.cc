@@ -1,5 +1,7 @@
 #include "reports/campaign_report.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "reports/run_files.h"
 #include "reports/run_summary.h"
 #include "reports/run_artifacts.h"
 #include "reports/timeline.h"
@@ -64,7 +67,12 @@ std::string counterexample_table(const json& cx, const fs::path& dir) {
       if (id.is_number_unsigned()) cited.insert(id.get<uint64_t>());
   std::ostringstream out;
   try {
-    TraceReader reader((dir / trace).string());
+    // Opened without following links (reports/run_files.h), read through
+    // the descriptor's /proc name.
+    const int fd = open_run_file(dir.string(), trace, kMaxRunFileBytes);
+    std::ifstream text("/proc/self/fd/" + std::to_string(fd), std::ios::binary);
+    ::close(fd);
+    TraceReader reader(text, (dir / trace).string());
     out << "<table><tr><th>id</th><th>true s</th><th>kind</th><th>where</th><th>owner</th><th>what</th></tr>\n";
     Event e;
     for (uint64_t n = 0; n < events && reader.next(e); ++n) out << event_row(e, cited.count(e.id) != 0);
@@ -75,13 +83,15 @@ std::string counterexample_table(const json& cx, const fs::path& dir) {
   return out.str();
 }
 
-// The SVG file's <svg> element, to inline it.
-std::string inline_svg(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return "";
-  std::stringstream all;
-  all << in.rdbuf();
-  const std::string svg = all.str();
+// The SVG file's <svg> element, to inline it ("" when it cannot be read:
+// absent, a link, not a regular file, too large).
+std::string inline_svg(const fs::path& dir, const std::string& relative) {
+  std::string svg;
+  try {
+    svg = read_run_file(dir.string(), relative, kMaxInlinedSvgBytes);
+  } catch (const RunFileError&) {
+    return "";
+  }
   const size_t at = svg.find("<svg");
   return at == std::string::npos ? "" : svg.substr(at);
 }
@@ -158,7 +168,7 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
     out << "</table>\n";
   }
   if (passed && fs::exists(dir / kSampleTimelineFile)) {
-    const std::string svg = inline_svg(dir / kSampleTimelineFile);
+    const std::string svg = inline_svg(dir, kSampleTimelineFile);
     out << "<h2>Sample timeline</h2>\n<p><a href=\"" << kSampleTimelineFile << "\">" << kSampleTimelineFile
         << "</a>: the first events of the first seed</p>\n";
     if (!svg.empty()) out << "<div class=\"timeline\">" << svg << "</div>\n";
@@ -176,7 +186,7 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
     }
     out << "</p>\n";
     if (!f.value("timeline", json()).is_null()) {
-      const std::string svg = inline_svg(dir / str(f, "timeline"));
+      const std::string svg = inline_svg(dir, str(f, "timeline"));
       out << "<p><a href=\"" << html(str(f, "timeline")) << "\">" << html(str(f, "timeline")) << "</a></p>\n";
       out << (svg.empty() ? "<p class=\"fail\">timeline missing: " + html(str(f, "timeline")) + "</p>\n"
                           : "<div class=\"timeline\">" + svg + "</div>\n");
@@ -194,16 +204,12 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
 
 void write_campaign_report(const std::string& dir_name) {
   const fs::path dir(dir_name);
-  const fs::path summary_path = dir / kSummaryFileName;
-  std::ifstream in(summary_path);
-  if (!in) throw std::runtime_error(summary_path.string() + ": cannot read (is this a campaign's runs directory?)");
   json summary;
   try {
-    summary = json::parse(in);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(summary_path.string() + ": not valid JSON: " + e.what());
+    summary = read_run_summary(dir_name);  // bounded, checked field by field
+  } catch (const RunFileError& e) {
+    throw std::runtime_error(std::string(e.what()) + " (is this a campaign's runs directory?)");
   }
-  check_summary_json(summary, summary_path.string());
   OutputFile out((dir / kReportFileName).string());  // complete or not at all
   out.write(campaign_report_html(summary, dir_name));
   out.commit();

@@ -1,9 +1,9 @@
 // Issue 13, item 9: partial output never looks complete. A live run cut
 // short (a script that never returns: the connection's 5 s read timeout)
 // exits 2 naming the script, writes no trace, and leaves an existing trace
-// untouched; a campaign whose --out report cannot be written prints its
-// verdict (FAILED or ok, text or JSON) before it exits 2, and leaves only
-// complete files.
+// untouched; a campaign whose outputs cannot be written prints its verdict
+// (FAILED or ok, text or JSON) before it exits 2, and leaves nothing: its
+// runs directory appears complete or not at all.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -60,58 +60,58 @@ TEST(PartialOutput, LiveRunCutShortWritesNoTrace) {
   fs::remove_all(dir);
 }
 
-// report.html cannot be written (a directory holds its name).
-fs::path out_dir_with_blocked_report(const std::string& name) {
-  const fs::path out = fresh_dir(name);
-  fs::create_directories(out / "report.html");
-  return out;
+// The outputs cannot be written: a file size limit (ulimit -f, with
+// SIGXFSZ ignored so a write fails with EFBIG instead of killing locksim)
+// stops the first file that passes it.
+const std::string kSmallFileLimit = "trap '' XFSZ; ulimit -f 2;";
+
+// Nothing of a run is left: no --out, no staging dir, no lock file.
+void expect_nothing_written(const fs::path& parent) {
+  for (const std::string& name : entries(parent)) ADD_FAILURE() << "left behind: " << name;
 }
 
-TEST(PartialOutput, FailingCampaignPrintsItsVerdictEvenIfTheReportFails) {
-  const fs::path out = out_dir_with_blocked_report("campaign-text");
+TEST(PartialOutput, FailingCampaignPrintsItsVerdictEvenIfItsOutputsFail) {
+  const fs::path parent = fresh_dir("campaign-text");
+  const fs::path out = parent / "out";
   const CliRun r = run_locksim("campaign --seeds 20 --mutant release_no_publish --out " + out.string(),
-                               locksim::testing::Stderr::Discard);
+                               locksim::testing::Stderr::Discard, kSmallFileLimit);
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "FAILED at seed")) << r.out;
   EXPECT_TRUE(contains(r.out, "liveness")) << r.out;
-  // The same campaign again, with stderr: into a new blocked directory (a
-  // runs directory that holds a run is refused, see FreshRunDir below).
-  out_dir_with_blocked_report("campaign-text");
-  const CliRun merged = run_locksim("campaign --seeds 20 --mutant release_no_publish --out " + out.string());
-  EXPECT_TRUE(contains(merged.out, "cannot write the campaign outputs")) << merged.out;
-  EXPECT_TRUE(contains(merged.out, "report.html")) << merged.out;
+  expect_nothing_written(parent);
+  const CliRun merged = run_locksim("campaign --seeds 20 --mutant release_no_publish --out " + out.string(),
+                                    locksim::testing::Stderr::Merge, kSmallFileLimit);
+  EXPECT_TRUE(contains(merged.out, "cannot write the campaign outputs: " + out.string() + "/")) << merged.out;
+  EXPECT_TRUE(contains(merged.out, "File too large")) << merged.out;
   EXPECT_TRUE(contains(merged.out, "the campaign itself FAILED")) << merged.out;
-  // Only complete files (the runs directory's layout, reports/run_summary.h):
-  // every failing seed's trace replays, no temp file.
-  for (const std::string& name : entries(out)) {
-    EXPECT_TRUE(name == "report.html" || name == "summary.json" || name == "failures" || name == "timelines") << name;
-  }
-  ASSERT_TRUE(fs::is_directory(out / "failures"));
-  int traces = 0;
+  EXPECT_TRUE(contains(merged.out, "nothing written to " + out.string())) << merged.out;
+  expect_nothing_written(parent);
+  // Without the limit, the same command writes the whole run.
+  const CliRun whole = run_locksim("campaign --seeds 20 --mutant release_no_publish --out " + out.string());
+  EXPECT_EQ(whole.exit_code, 1) << whole.out;
+  EXPECT_EQ(entries(parent), std::vector<std::string>{"out"});
   for (const std::string& name : entries(out / "failures")) {
-    EXPECT_EQ(name.find(".tmp"), std::string::npos) << name;
     const CliRun replay = run_locksim("replay " + (out / "failures" / name).string());
     EXPECT_EQ(replay.exit_code, 0) << name << ": " << replay.out;
-    ++traces;
   }
-  EXPECT_GE(traces, 1);
-  fs::remove_all(out);
+  fs::remove_all(parent);
 }
 
 TEST(PartialOutput, JsonVerdictComesFirstToo) {
-  const fs::path out = out_dir_with_blocked_report("campaign-json");
+  const fs::path parent = fresh_dir("campaign-json");
+  const fs::path out = parent / "out";
   const CliRun r = run_locksim("campaign --seeds 20 --mutant release_no_publish --json --out " + out.string(),
-                               locksim::testing::Stderr::Discard);
+                               locksim::testing::Stderr::Discard, kSmallFileLimit);
   EXPECT_EQ(r.exit_code, 2) << r.out;
   const auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
   EXPECT_EQ(j["ok"], false);
-  out_dir_with_blocked_report("campaign-json");
   const CliRun passing = run_locksim("campaign --seeds 3 --json --out " + out.string(),
-                                     locksim::testing::Stderr::Discard);
+                                     locksim::testing::Stderr::Discard, kSmallFileLimit);
   EXPECT_EQ(passing.exit_code, 2) << passing.out;
   EXPECT_EQ(nlohmann::json::parse(passing.out, nullptr, false)["ok"], true) << passing.out;
-  fs::remove_all(out);
+  expect_nothing_written(parent);
+  fs::remove_all(parent);
 }
 
 // A runs directory that already holds a run is refused (exit 2), so old

@@ -53,7 +53,7 @@
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
-#include "tools/cli/fresh_run_dir.h"
+#include "tools/cli/staged_run_dir.h"
 #include "tools/cli/live_backend_source.h"
 #include "impl/redis_conn.h"
 #include "impl/script_pack.h"
@@ -111,21 +111,23 @@ std::string campaign_command_line(const CampaignArgs& args) {
   return c;
 }
 
-// Writes the runs directory: the failures' files, summary.json, report.html.
-void write_outputs(const CampaignArgs& args, const CampaignResult& r, double wall_s, BackendSource& source) {
+// Writes the runs directory into its staging dir (the failures' files,
+// summary.json, report.html), then puts it in place in one rename.
+void write_outputs(const CampaignArgs& args, const CampaignResult& r, double wall_s, BackendSource& source,
+                   StagedRunDir& staged) {
   namespace fs = std::filesystem;
-  const fs::path dir(args.out_dir);
+  const fs::path dir(staged.path());
   const std::vector<std::string> inputs = campaign_input_files(args.options);
-  write_run_artifacts(args.out_dir, args.options, r, source, inputs);
+  write_run_artifacts(staged.path(), args.options, r, source, inputs);
   const nlohmann::json summary = campaign_summary_json(args.options, r, campaign_command_line(args), wall_s);
-  refuse_output_over_input((dir / kSummaryFileName).string(), inputs);
   OutputFile out((dir / kSummaryFileName).string());
   out.write(summary.dump(2) + "\n");
   out.commit();
-  refuse_output_over_input((dir / kReportFileName).string(), inputs);
-  write_campaign_report(args.out_dir);
-  std::fprintf(stderr, "campaign: wrote %s (summary.json, report.html%s)\n", dir.string().c_str(),
-               r.failed() ? ", failures/, timelines/" : (args.options.shard_index == 0 ? ", timelines/sample.svg" : ""));
+  write_campaign_report(staged.path());
+  staged.publish();
+  std::fprintf(stderr, "campaign: wrote %s (summary.json, report.html%s)%s\n", args.out_dir.c_str(),
+               r.failed() ? ", failures/, timelines/" : (args.options.shard_index == 0 ? ", timelines/sample.svg" : ""),
+               staged.replaces() ? ", replacing the earlier run of this same campaign" : "");
 }
 
 // The root of default runs directories: $LOCKSIM_RUNS_DIR, else "runs".
@@ -134,8 +136,10 @@ std::string runs_root() {
   return env != nullptr && env[0] != '\0' ? env : "runs";
 }
 
-// <root>/<UTC time>-<profile>-<lock>[-shard-I-of-N][-K]/ (a new directory:
-// -2, -3 ... when one of that name exists), and <root>/latest pointing at it.
+// <root>/<UTC time>-<profile>-<lock>[-shard-I-of-N][-K]/: a new, empty
+// directory (-2, -3 ... when one of that name exists), which claims the name;
+// the run is put there when it is complete (StagedRunDir), and only then
+// does <root>/latest point at it (point_latest_at).
 std::string default_run_dir(const CampaignOptions& o) {
   namespace fs = std::filesystem;
   const std::time_t now = std::time(nullptr);
@@ -158,20 +162,27 @@ std::string default_run_dir(const CampaignOptions& o) {
       if (ec) throw UsageError("cannot create '" + dir.string() + "': " + ec.message() + " (or give --out DIR)");
       continue;  // exists: the next name
     }
-    // runs/latest -> <name>, replaced in one step (rename over the old link).
-    const fs::path temp = root / (".latest-" + std::to_string(::getpid()));
-    fs::remove(temp, ec);
-    fs::create_directory_symlink(name, temp, ec);
-    if (!ec) fs::rename(temp, root / "latest", ec);
-    if (ec) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      std::fprintf(stderr, "campaign: could not update %s (%s)\n", (root / "latest").string().c_str(),
-                   ec.message().c_str());
-    }
     return dir.string();
   }
   throw UsageError("too many runs named " + (root / base).string() + "*: give --out DIR");
+}
+
+// <root>/latest -> the run dir's name, replaced in one step (rename over the
+// old link). A failure is only reported.
+void point_latest_at(const std::string& run_dir) {
+  namespace fs = std::filesystem;
+  const fs::path dir(run_dir);
+  const fs::path root = dir.parent_path();
+  std::error_code ec;
+  const fs::path temp = root / (".latest-" + std::to_string(::getpid()));
+  fs::remove(temp, ec);
+  fs::create_directory_symlink(dir.filename(), temp, ec);
+  if (!ec) fs::rename(temp, root / "latest", ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    std::fprintf(stderr, "campaign: could not update %s (%s)\n", (root / "latest").string().c_str(), ec.message().c_str());
+  }
 }
 
 // "I/N" with 0 <= I < N <= kMaxCampaignShards; throws UsageError.
@@ -316,24 +327,17 @@ int run_campaign_command(CampaignArgs& args) {
   }
   if (!args.shard.empty()) parse_shard(args.shard, &o);
   std::vector<CampaignWorker> workers = make_workers(o, tmpl, args.match_variant);
-  if (args.out_dir.empty()) args.out_dir = default_run_dir(o);
-  refuse_used_run_dir(args.out_dir);
-  {
-    std::error_code ec;
-    std::filesystem::create_directories(args.out_dir, ec);
-    if (ec || !std::filesystem::is_directory(args.out_dir)) {
-      throw UsageError("cannot create output directory '" + args.out_dir + "': " +
-                       (ec ? ec.message() : "not a directory"));
-    }
-    const std::filesystem::path dir(args.out_dir);
-    try {
-      for (const char* name : {kReportFileName, kSummaryFileName}) {
-        refuse_output_over_input((dir / name).string(), campaign_input_files(o));
-      }
-    } catch (const OutputError& e) {
-      throw UsageError(e.what());
-    }
-  }
+  const bool default_dir = args.out_dir.empty();
+  if (default_dir) args.out_dir = default_run_dir(o);
+  // Claimed for the whole run: a second campaign on the same --out is
+  // refused, and the run appears there complete or not at all. A complete
+  // run of this same campaign shard (a retry) is replaced.
+  const nlohmann::json configuration = campaign_configuration_json(o, tmpl, std::string(campaign_backend_name(o.backend)));
+  const nlohmann::json shard = {{"index", o.shard_index}, {"count", o.shard_count}};
+  StagedRunDir staged(args.out_dir, [&](const nlohmann::json& old) {
+    return old.value("build", nlohmann::json()) == std::string(trace_build_id()) &&
+           old["configuration"] == configuration && old["shard"] == shard;
+  });
   const auto started = std::chrono::steady_clock::now();
   ProgressLine progress;
   CampaignResult r;
@@ -355,15 +359,21 @@ int run_campaign_command(CampaignArgs& args) {
   std::fflush(stdout);
   const int verdict_code = r.failed() ? 1 : 0;
   try {
-    write_outputs(args, r, wall_s, *workers.front().checked);
+    write_outputs(args, r, wall_s, *workers.front().checked, staged);
   } catch (const std::exception& e) {
-    // Each output is complete or absent (OutputFile); say which verdict stands.
+    // Nothing of the run is left (the staging dir goes); say which verdict
+    // stands, naming files by where they were going.
+    std::string what = e.what();
+    for (size_t at = what.find(staged.path()); at != std::string::npos; at = what.find(staged.path(), at)) {
+      what.replace(at, staged.path().size(), args.out_dir);
+    }
     std::fprintf(stderr,
                  "locksim: cannot write the campaign outputs: %s (the campaign itself %s, as printed above; "
-                 "exit 2 for the outputs)\n",
-                 e.what(), r.failed() ? "FAILED" : "passed");
+                 "nothing written to %s; exit 2 for the outputs)\n",
+                 what.c_str(), r.failed() ? "FAILED" : "passed", args.out_dir.c_str());
     return 2;
   }
+  if (default_dir) point_latest_at(args.out_dir);
   // One line per failing seed that reproduces it (stderr under --json).
   FILE* reproduce = args.json ? stderr : stdout;
   const std::filesystem::path dir(args.out_dir);

@@ -6,7 +6,16 @@
 // different campaigns or builds, overlapping or missing shards, and an --out
 // that is one of the inputs. Exit: 0 the merged campaign passed, 1 it failed
 // (as the campaign would), 2 bad input or a file that cannot be written.
+// Shards are data that may be hostile (a shared volume): every summary is
+// read bounded and checked field by field (reports/run_summary.h), and only
+// the failure files a campaign itself writes are copied, opened without
+// following links, regular files only (reports/run_files.h). The merged
+// directory appears complete or not at all (tools/cli/staged_run_dir.h).
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -21,7 +30,8 @@
 #include "reports/run_summary.h"
 #include "reports/summary_merge.h"
 #include "tools/cli/commands.h"
-#include "tools/cli/fresh_run_dir.h"
+#include "reports/run_files.h"
+#include "tools/cli/staged_run_dir.h"
 #include "traces/output_file.h"
 
 namespace locksim::cli {
@@ -35,37 +45,51 @@ struct MergeArgs {
   std::string out_dir;
 };
 
-nlohmann::json read_summary(const std::string& dir) {
-  const fs::path path = fs::path(dir) / kSummaryFileName;
-  std::ifstream in(path);
-  if (!in) throw UsageError(path.string() + ": cannot read (is " + dir + " a campaign's runs directory?)");
+// Copies <shard>/<file> (a name its validated summary gives: inside
+// failures/ or timelines/) to <staging>/<file>, opening the source without
+// following links, refusing anything but a regular file of bounded size.
+void copy_shard_file(const std::string& shard, const std::string& file, const std::string& staging) {
+  int in = -1;
   try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw UsageError(path.string() + ": not valid JSON: " + e.what());
+    in = open_run_file(shard, file, kMaxRunFileBytes);
+  } catch (const RunFileError& e) {
+    throw UsageError(std::string(e.what()) + " (named by " + shard + "/" + kSummaryFileName + ")");
   }
-}
-
-void copy_shard_file(const fs::path& from, const fs::path& to) {
-  std::ifstream in(from, std::ios::binary);
-  if (!in) throw UsageError(from.string() + ": cannot read (the shard's summary names it)");
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{in};
+  const fs::path to = fs::path(staging) / file;
   std::error_code ec;
   fs::create_directories(to.parent_path(), ec);
   OutputFile out(to.string());
   char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) out.write(std::string_view(buffer, static_cast<size_t>(in.gcount())));
-  if (in.bad()) throw UsageError(from.string() + ": read error");
+  uint64_t copied = 0;
+  for (;;) {
+    const ssize_t n = ::read(in, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw UsageError(shard + "/" + file + ": read error: " + std::strerror(errno));
+    if (n == 0) break;
+    copied += static_cast<uint64_t>(n);
+    if (copied > kMaxRunFileBytes) throw UsageError(shard + "/" + file + ": grew past its bound while copied");
+    out.write(std::string_view(buffer, static_cast<size_t>(n)));
+  }
   out.commit();
 }
 
 int merge_command(const MergeArgs& args) {
+  // Everything is read and checked before anything is written.
   std::vector<ShardSummary> shards;
   for (const std::string& dir : args.dirs) {
     if (!fs::is_directory(dir)) throw UsageError(dir + ": not a directory");
     if (fs::exists(args.out_dir) && same_file(dir, args.out_dir)) {
       throw UsageError("--out " + args.out_dir + " is one of the shards to merge (" + dir + "): give a new directory");
     }
-    shards.push_back({dir, read_summary(dir)});
+    try {
+      shards.push_back({dir, read_run_summary(dir)});
+    } catch (const RunFileError& e) {
+      throw UsageError(std::string(e.what()) + " (is " + dir + " a campaign shard's runs directory?)");
+    }
   }
   nlohmann::json merged;
   try {
@@ -73,33 +97,36 @@ int merge_command(const MergeArgs& args) {
   } catch (const MergeError& e) {
     throw UsageError(e.what());
   }
-  refuse_used_run_dir(args.out_dir);
-  std::error_code ec;
-  fs::create_directories(args.out_dir, ec);
-  if (ec || !fs::is_directory(args.out_dir)) {
-    throw UsageError("cannot create output directory '" + args.out_dir + "': " + (ec ? ec.message() : "not a directory"));
-  }
+  // A retried merge of the same campaign replaces its own earlier output.
+  StagedRunDir staged(args.out_dir, [&](const nlohmann::json& old) {
+    return old["shard"].is_null() && old["build"] == merged["build"] && old["configuration"] == merged["configuration"];
+  });
   try {
     // Each file from the shard whose summary names it.
+    const std::vector<std::string> kept = summary_files(merged);
     for (const ShardSummary& s : shards) {
-      const std::vector<std::string> kept = summary_files(merged);
       for (const std::string& file : summary_files(s.summary)) {
         if (std::find(kept.begin(), kept.end(), file) == kept.end()) continue;
-        copy_shard_file(fs::path(s.dir) / file, fs::path(args.out_dir) / file);
+        copy_shard_file(s.dir, file, staged.path());
       }
     }
-    OutputFile out((fs::path(args.out_dir) / kSummaryFileName).string());
+    OutputFile out((fs::path(staged.path()) / kSummaryFileName).string());
     out.write(merged.dump(2) + "\n");
     out.commit();
-    write_campaign_report(args.out_dir);
+    write_campaign_report(staged.path());
+    staged.publish();
   } catch (const OutputError& e) {
-    throw UsageError(std::string("cannot write the merged outputs: ") + e.what());
+    throw UsageError(std::string("cannot write the merged outputs: ") + e.what() + " (nothing written to " +
+                     args.out_dir + ")");
+  } catch (const UsageError&) {
+    throw;
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
   const auto& counts = merged["counts"];
-  std::printf("merge: %zu shards, %s seeds run, %s failed; wrote %s\n", shards.size(), counts["seeds_run"].dump().c_str(),
-              counts["seeds_failed"].dump().c_str(), args.out_dir.c_str());
+  std::printf("merge: %zu shards, %s seeds run, %s failed; wrote %s%s\n", shards.size(), counts["seeds_run"].dump().c_str(),
+              counts["seeds_failed"].dump().c_str(), args.out_dir.c_str(),
+              staged.replaces() ? ", replacing the earlier merge of this same campaign" : "");
   std::string previous_seed;
   for (const auto& f : merged["failures"]) {  // one line per failing seed
     if (f["seed"].dump() == previous_seed) continue;

@@ -37,29 +37,48 @@ struct sigaction g_previous[kSignalCount];
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free,
               "the signal handler needs lock-free atomics");
 
-// Removes the entries of `dir` (plain files: the clock, the log, the owner
-// lock) and then `dir` itself, with raw system calls only.
-void remove_dir_signal_safe(const char* dir) {
-  const int fd = ::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+// Removes `name` under the open directory `parent_fd` with everything in
+// it, down to `depth` levels of subdirectories (a server dir is flat; a
+// staged runs directory holds failures/ and timelines/), with raw system
+// calls only. Links are removed, never followed. Each round rereads the
+// directory from its start (removing entries while reading may skip some)
+// until a round removes nothing.
+void remove_tree_signal_safe(int parent_fd, const char* name, int depth) {
+  const int fd = ::openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   if (fd >= 0) {
     alignas(8) char buf[4096];
     for (int rounds = 0; rounds < 64; ++rounds) {
-      const long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
-      if (n <= 0) break;
-      for (long off = 0; off < n;) {
-        // struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name.
-        unsigned short reclen = 0;
-        std::memcpy(&reclen, buf + off + 16, sizeof reclen);
-        const char* name = buf + off + 19;
-        if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0) ::unlinkat(fd, name, 0);
-        if (reclen == 0) break;
-        off += reclen;
+      bool removed = false;
+      ::lseek(fd, 0, SEEK_SET);
+      for (int reads = 0; reads < 4096; ++reads) {
+        const long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
+        if (n <= 0) break;
+        for (long off = 0; off < n;) {
+          // struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name.
+          unsigned short reclen = 0;
+          std::memcpy(&reclen, buf + off + 16, sizeof reclen);
+          const unsigned char type = static_cast<unsigned char>(buf[off + 18]);
+          const char* entry = buf + off + 19;
+          if (std::strcmp(entry, ".") != 0 && std::strcmp(entry, "..") != 0) {
+            if (type == DT_DIR && depth > 0) {
+              remove_tree_signal_safe(fd, entry, depth - 1);
+              removed = true;
+            } else if (::unlinkat(fd, entry, 0) == 0) {
+              removed = true;
+            }
+          }
+          if (reclen == 0) break;
+          off += reclen;
+        }
       }
+      if (!removed) break;
     }
     ::close(fd);
   }
-  ::rmdir(dir);
+  ::unlinkat(parent_fd, name, AT_REMOVEDIR);
 }
+
+void remove_dir_signal_safe(const char* dir) { remove_tree_signal_safe(AT_FDCWD, dir, 3); }
 
 void clean_up_everything() {
   for (Slot& slot : g_slots) {

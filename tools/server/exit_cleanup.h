@@ -1,18 +1,20 @@
 // Exit cleanup: what must not outlive locksim when a signal ends it, the
-// redis-server children and their private temp dirs, kept in a fixed table
+// redis-server children and their private temp dirs, and the staging dir of
+// a runs directory being written (tools/cli/staged_run_dir.h), kept in a fixed table
 // that a signal handler can walk without allocating or locking.
 //
 // Contract:
 //  - This is process-wide state by necessity (a signal handler has no other
 //    way in): a fixed table of kExitCleanupSlots slots. ExitCleanupSlot is
-//    its RAII handle: RedisServer holds one per server; a full table only
-//    means that the signal path leaves that dir to the next start's sweep
-//    (server_dir.h).
+//    its RAII handle: RedisServer holds one per server, a staged runs
+//    directory one; a full table only means that the signal path leaves that
+//    dir to the next sweep (server_dir.h, staged_run_dir.h).
 //  - install_exit_cleanup_handlers() is called once by the program (the
 //    locksim main), never by the library. On SIGINT, SIGTERM, SIGHUP,
 //    SIGQUIT, SIGABRT (abort(), assertions), SIGSEGV, SIGBUS, SIGFPE and
 //    SIGILL the handler SIGKILLs and reaps every registered server, removes
-//    every registered dir (only async-signal-safe calls), then puts back the
+//    every registered dir with what it holds, down to three levels of
+//    subdirectories, never following a link (only async-signal-safe calls), then puts back the
 //    signal's previous disposition and re-raises it, so the process still
 //    dies of that signal (exit status and core dumps unchanged; a sanitizer's
 //    own handler still reports a fault).
