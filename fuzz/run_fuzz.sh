@@ -29,11 +29,11 @@ if [ ! -f "$work/build/build.ninja" ]; then
     -DLOCKSIM_FUZZ=ON -DLOCKSIM_BUILD_TESTS=OFF -DLOCKSIM_BUILD_BENCH=OFF >"$work/configure.log" 2>&1 ||
     { cat "$work/configure.log"; exit 1; }
 fi
-cmake --build "$work/build" -j2 --target fuzz_trace_reader fuzz_script_pack >"$work/build.log" 2>&1 ||
+cmake --build "$work/build" -j2 --target fuzz_trace_reader fuzz_script_pack fuzz_run_summary >"$work/build.log" 2>&1 ||
   { tail -50 "$work/build.log"; exit 1; }
 
 status=0
-for target in trace_reader script_pack; do
+for target in trace_reader script_pack run_summary; do
   seeds=("$src/fuzz/corpus/$target")
   if [ "$target" = trace_reader ]; then seeds+=("$src/traces/corpus"); fi
   corpus=$work/corpus-$target  # new inputs go here, never into the source tree
