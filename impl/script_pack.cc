@@ -124,9 +124,61 @@ std::vector<ReplyAdapter> parse_reply_field(const nlohmann::json& v, const std::
   return out;
 }
 
+// The directories a pack may read its files from: its own and the roots
+// its manifest declares, each resolved (symbolic links followed).
+struct PackRoots {
+  std::vector<std::string> resolved;
+  // Whether `path`, resolved, lies in one of them.
+  bool contain(const std::string& resolved_path) const {
+    for (const std::string& root : resolved) {
+      if (resolved_path == root) return true;
+      const std::string prefix = root == "/" ? root : root + "/";
+      if (resolved_path.compare(0, prefix.size(), prefix) == 0) return true;
+    }
+    return false;
+  }
+};
+
+std::optional<std::string> resolved_path(const std::string& path) {
+  char* r = ::realpath(path.c_str(), nullptr);
+  if (r == nullptr) return std::nullopt;
+  std::string out(r);
+  std::free(r);
+  return out;
+}
+
+// "roots": relative directories, beside the pack's own, that its files may
+// come from (a mutant pack reuses its parent's scripts: ["../../lua"]).
+PackRoots parse_roots(const nlohmann::json& doc, const std::string& dir, const std::string& manifest_path) {
+  PackRoots roots;
+  const auto own = resolved_path(dir);
+  if (!own) throw ScriptPackError(dir + ": cannot resolve the pack's directory");
+  roots.resolved.push_back(*own);
+  if (!doc.contains("roots")) return roots;
+  const auto& list = doc["roots"];
+  const std::string here = manifest_path + ": \"roots\"";
+  if (!list.is_array()) throw ScriptPackError(here + " must be a list of directories relative to the pack's");
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string at = here + "[" + std::to_string(i) + "]";
+    if (!list[i].is_string() || list[i].get<std::string>().empty()) {
+      throw ScriptPackError(at + ": expected a directory name, got " + describe_json_value(list[i]));
+    }
+    const std::string root = list[i].get<std::string>();
+    if (root.find('\0') != std::string::npos) throw ScriptPackError(at + ": a NUL in a directory name is refused");
+    if (root.front() == '/') throw ScriptPackError(at + ": must be relative to the pack's directory, got an absolute path");
+    const auto resolved = resolved_path(dir + "/" + root);
+    struct stat st {};
+    if (!resolved || ::stat(resolved->c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      throw ScriptPackError(at + ": \"" + root + "\" is not a directory beside the pack");
+    }
+    roots.resolved.push_back(*resolved);
+  }
+  return roots;
+}
+
 // One entry of "scripts" (already known to be an object).
 PackScript parse_script_entry(ScriptKind kind, const nlohmann::json& entry, const std::string& dir,
-                              const std::string& where) {
+                              const PackRoots& roots, const std::string& where) {
   PackScript script;
   script.kind = kind;
   static const char* const kFields[] = {"file", "command", "absent", "keys", "argv", "reply", "message",
@@ -162,7 +214,21 @@ PackScript parse_script_entry(ScriptKind kind, const nlohmann::json& entry, cons
     if (!entry["file"].is_string()) throw ScriptPackError(where + ": \"file\" is missing or not a string");
     script.form = PackForm::Lua;
     script.file = entry["file"].get<std::string>();
-    script.path = dir + "/" + script.file;
+    const std::string& file = script.file;
+    if (file.empty()) throw ScriptPackError(where + ": \"file\" is empty");
+    if (file.find('\0') != std::string::npos) throw ScriptPackError(where + ": \"file\": a NUL in a file name is refused");
+    if (file.front() == '/') {
+      throw ScriptPackError(where + ": \"file\" must be relative to the pack's directory, got an absolute path "
+                                    "(declare other directories in \"roots\")");
+    }
+    script.path = dir + "/" + file;
+    // Only inside the pack's directory tree or a declared root, links
+    // resolved: nothing else is read (or sent to a server, or quoted in an error).
+    if (const auto resolved = resolved_path(script.path); resolved && !roots.contain(*resolved)) {
+      throw ScriptPackError(where + ": \"file\" \"" + file + "\" lies outside the pack's directory" +
+                            (roots.resolved.size() > 1 ? " and its \"roots\"" : "") +
+                            " (declare its directory in \"roots\", relative to the pack)");
+    }
   } else {
     const auto& c = entry["command"];
     if (!c.is_string() || !is_command_name(c.get<std::string>())) {
@@ -267,6 +333,13 @@ ScriptPack ScriptPack::load(const std::string& dir) {
   ScriptPack pack;
   pack.dir_ = dir;
   const std::string manifest_path = dir + "/manifest.json";
+  {
+    const auto own = resolved_path(dir);
+    const auto resolved = resolved_path(manifest_path);
+    if (own && resolved && resolved->compare(0, own->size() + 1, *own + "/") != 0) {
+      throw ScriptPackError(manifest_path + ": the manifest is a link to a file outside the pack's directory");
+    }
+  }
   const auto text = read_file(manifest_path, "the manifest");
   if (!text) {
     throw ScriptPackError(manifest_path + ": cannot read the manifest (is \"" + dir +
@@ -277,6 +350,9 @@ ScriptPack ScriptPack::load(const std::string& dir) {
     doc = parse_bounded_json(*text);
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
+    // The parser quotes what it last read: the file's own bytes stay out of
+    // the message.
+    if (const size_t quoted = what.find("; last read"); quoted != std::string::npos) what.resize(quoted);
     if (what.size() > 200) what = what.substr(0, 200) + "...";
     throw ScriptPackError(manifest_path + ": invalid JSON at line " +
                           std::to_string(line_of_byte(*text, e.byte)) + ": " + what);
@@ -286,6 +362,13 @@ ScriptPack ScriptPack::load(const std::string& dir) {
     throw ScriptPackError(manifest_path + ": " + e.what());
   }
   if (!doc.is_object()) throw ScriptPackError(manifest_path + ": the manifest must be a JSON object");
+  for (const auto& [key, value] : doc.items()) {
+    (void)value;
+    if (key != "format" && key != "version" && key != "model_variant" && key != "scripts" && key != "roots") {
+      throw ScriptPackError(manifest_path + ": unknown key \"" + key.substr(0, 40) +
+                            "\" (known: format, version, model_variant, roots, scripts)");
+    }
+  }
   if (!doc.contains("format") || doc["format"] != kFormatName) {
     throw ScriptPackError(manifest_path + ": \"format\" must be \"" + kFormatName + "\"");
   }
@@ -311,13 +394,14 @@ ScriptPack ScriptPack::load(const std::string& dir) {
   if (!doc.contains("scripts") || !doc["scripts"].is_object()) {
     throw ScriptPackError(manifest_path + ": \"scripts\" is missing or not an object");
   }
+  const PackRoots roots = parse_roots(doc, dir, manifest_path);
   std::array<bool, kScriptKindCount> seen{};
   for (const auto& [name, entry] : doc["scripts"].items()) {
     const auto kind = script_from_name(name);
     const std::string where = manifest_path + ": script \"" + name + "\"";
     if (!kind) throw ScriptPackError(where + ": unknown script name");
     if (!entry.is_object()) throw ScriptPackError(where + ": entry must be an object");
-    PackScript script = parse_script_entry(*kind, entry, dir, where);
+    PackScript script = parse_script_entry(*kind, entry, dir, roots, where);
     const auto i = static_cast<size_t>(*kind);
     seen[i] = true;
     pack.scripts_[i] = std::move(script);

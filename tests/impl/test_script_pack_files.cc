@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -54,16 +56,71 @@ TEST_F(PackFiles, ScriptFileThatIsADirectoryIsRejected) {
   fs::create_directory(dir_ + "/sub");
   EXPECT_EQ(load_error_with_file("sub"), dir_ + "/manifest.json: script \"rlock_acquire\": " + dir_ +
                                              "/sub: the Lua file is a directory, not a file");
-  EXPECT_EQ(load_error_with_file(""), dir_ + "/manifest.json: script \"rlock_acquire\": " + dir_ +
-                                          "/: the Lua file is a directory, not a file");
+  EXPECT_EQ(load_error_with_file(""), dir_ + "/manifest.json: script \"rlock_acquire\": \"file\" is empty");
   EXPECT_EQ(load_error_with_file("."), dir_ + "/manifest.json: script \"rlock_acquire\": " + dir_ +
                                            "/.: the Lua file is a directory, not a file");
 }
 
 TEST_F(PackFiles, ScriptFileThatIsADeviceIsRejected) {
+  ASSERT_EQ(::mkfifo((dir_ + "/pipe.lua").c_str(), 0600), 0);
+  EXPECT_NE(load_error_with_file("pipe.lua").find("pipe.lua: the Lua file is not a regular file"), std::string::npos);
+  // A device is reached only through a name that leads outside the pack.
   const std::string error = load_error_with_file("../../../../../../../../../../dev/zero");
   EXPECT_NE(error.find("script \"rlock_acquire\""), std::string::npos) << error;
-  EXPECT_NE(error.find("dev/zero: the Lua file is not a regular file"), std::string::npos) << error;
+  EXPECT_NE(error.find("lies outside the pack's directory"), std::string::npos) << error;
+}
+
+// Hardening, round 2, item 11: a pack reads only from its own directory
+// tree and the "roots" its manifest declares, links resolved; nothing else
+// is read, sent to a server or quoted in an error.
+TEST_F(PackFiles, FilesOutsideThePackAreRefused) {
+  const std::string passwd = load_error_with_file("../../../../../../../../etc/passwd");
+  EXPECT_NE(passwd.find("\"../../../../../../../../etc/passwd\" lies outside the pack's directory"), std::string::npos)
+      << passwd;
+  EXPECT_EQ(passwd.find("root:"), std::string::npos) << passwd;
+  fs::create_symlink("/etc/shadow", dir_ + "/shadow.lua");
+  const std::string shadow = load_error_with_file("shadow.lua");
+  EXPECT_NE(shadow.find("\"shadow.lua\" lies outside the pack's directory"), std::string::npos) << shadow;
+  EXPECT_EQ(shadow.find("root:"), std::string::npos) << shadow;
+  EXPECT_NE(load_error_with_file("/etc/passwd").find("must be relative to the pack's directory, got an absolute path"),
+            std::string::npos);
+  EXPECT_NE(load_error_with_file(std::string("rlock_acquire.lua\0x", 19)).find("a NUL in a file name is refused"),
+            std::string::npos);
+  // A link inside the pack to another of its files is fine.
+  fs::create_symlink(dir_ + "/rlock_renew.lua", dir_ + "/renew_link.lua");
+  EXPECT_EQ(load_error_with_file("renew_link.lua"), "");
+}
+
+TEST_F(PackFiles, DeclaredRootsAreReadable) {
+  fs::create_directories(dir_ + "/pack");
+  nlohmann::json m = manifest_;
+  for (auto& [name, entry] : m["scripts"].items()) entry["file"] = "../" + entry["file"].get<std::string>();
+  std::ofstream(dir_ + "/pack/manifest.json") << m.dump(2);
+  auto error_of = [&] {
+    try {
+      ScriptPack::load(dir_ + "/pack");
+    } catch (const ScriptPackError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error_of().find("lies outside the pack's directory (declare its directory in \"roots\""), std::string::npos);
+  m["roots"] = {".."};
+  std::ofstream(dir_ + "/pack/manifest.json") << m.dump(2);
+  EXPECT_EQ(error_of(), "");
+  m["roots"] = {"/etc"};
+  std::ofstream(dir_ + "/pack/manifest.json") << m.dump(2);
+  EXPECT_NE(error_of().find("\"roots\"[0]: must be relative"), std::string::npos);
+  m["roots"] = {"missing"};
+  std::ofstream(dir_ + "/pack/manifest.json") << m.dump(2);
+  EXPECT_NE(error_of().find("\"roots\"[0]: \"missing\" is not a directory beside the pack"), std::string::npos);
+}
+
+// An unknown top-level key is refused with the key named, never ignored.
+TEST_F(PackFiles, UnknownManifestKeysAreRefused) {
+  manifest_["fair_slot_ms"] = 5000;
+  write("manifest.json", manifest_.dump(2));
+  EXPECT_NE(load_error().find("unknown key \"fair_slot_ms\""), std::string::npos) << load_error();
 }
 
 TEST_F(PackFiles, ManifestThatIsADirectoryIsRejected) {
