@@ -182,14 +182,14 @@ PackScript parse_script_entry(ScriptKind kind, const nlohmann::json& entry, cons
   PackScript script;
   script.kind = kind;
   static const char* const kFields[] = {"file", "command", "absent", "keys", "argv", "reply", "message",
-                                        "wake_channel"};
+                                        "wake_channel", "errors"};
   for (const auto& [field, value] : entry.items()) {
     (void)value;
     bool known = false;
     for (const char* f : kFields) known = known || field == f;
     if (!known) {
       throw ScriptPackError(where + ": unknown field \"" + field +
-                            "\" (known: file, command, absent, keys, argv, reply, message, wake_channel)");
+                            "\" (known: file, command, absent, keys, argv, reply, message, wake_channel, errors)");
     }
   }
   const int forms = static_cast<int>(entry.contains("file")) + static_cast<int>(entry.contains("command")) +
@@ -241,6 +241,20 @@ PackScript parse_script_entry(ScriptKind kind, const nlohmann::json& entry, cons
   script.keys = parse_expr_list(entry, "keys", where);
   script.argv = parse_expr_list(entry, "argv", where);
   if (entry.contains("reply")) script.reply = parse_reply_field(entry["reply"], where);
+  if (entry.contains("errors")) {
+    const auto& list = entry["errors"];
+    const std::string here = where + ": \"errors\"";
+    if (!list.is_array() || list.empty()) {
+      throw ScriptPackError(here + " must be a non-empty list of error reply prefixes (e.g. [\"ERR lock busy\"])");
+    }
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_string() || list[i].get<std::string>().empty()) {
+        throw ScriptPackError(here + "[" + std::to_string(i) + "]: expected a non-empty text, got " +
+                              describe_json_value(list[i]));
+      }
+      script.errors.push_back(list[i].get<std::string>());
+    }
+  }
   for (const char* field : {"message", "wake_channel"}) {
     if (entry.contains(field) && !is_release(kind)) {
       throw ScriptPackError(where + ": \"" + field +
@@ -311,6 +325,7 @@ std::string PackScript::conventions_text() const {
   out += "\n";
   if (message) out += "message\t" + *message + "\n";
   if (wake_channel) out += "wake_channel\t" + wake_channel->text + "\n";
+  for (const std::string& e : errors) out += "error\t" + e + "\n";
   return out;
 }
 
@@ -445,6 +460,15 @@ ScriptArgs ScriptPack::build_args(const ScriptCall& call) const {
   for (const auto& e : s.keys) out.keys.push_back(e.evaluate(*params));
   for (const auto& e : s.argv) out.argv.push_back(e.evaluate(*params));
   return out;
+}
+
+bool ScriptPack::declares_error(ScriptKind kind, const Reply& reply) const {
+  if (!reply.is_error()) return false;
+  const PackScript& s = script(kind);
+  if (s.form == PackForm::Absent) return true;
+  for (const std::string& prefix : s.errors)
+    if (reply.text.compare(0, prefix.size(), prefix) == 0) return true;
+  return false;
 }
 
 Reply ScriptPack::adapt_reply(ScriptKind kind, Reply raw) const {

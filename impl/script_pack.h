@@ -17,6 +17,10 @@
 //             with an error reply and touches nothing (absent_reply()).
 // Optional fields of a Lua or command entry:
 //  - "reply": a reply adapter name or list of names (impl/reply_adapter.h).
+//  - "errors": error reply prefixes that are part of this script's
+//    conventions (e.g. ["ERR lock busy"]): such an answer is not a script
+//    failure (properties/script_error.h). An absent script's answer is
+//    always declared.
 //  - release / force_release scripts only (they publish the unlock message):
 //    "message": the unlock message value this script uses (default: the
 //    call's, "0"): passed as the `message` parameter, and a published payload
@@ -70,6 +74,7 @@ struct PackScript {
   std::vector<ReplyAdapter> reply;       // empty: as is
   std::optional<std::string> message;    // nullopt: the call's message
   std::optional<PackExpr> wake_channel;  // nullopt: today's channel naming
+  std::vector<std::string> errors;       // declared error reply prefixes
 
   // How it runs, apart from the Lua text: form, command, keys, argv and
   // every convention field, one canonical line each. Two scripts with equal
@@ -103,6 +108,10 @@ class ScriptPack {
 
   // KEYS and ARGV of a call (empty for an absent script).
   ScriptArgs build_args(const ScriptCall& call) const;
+  // Whether `reply` (as the client reads it) is an error this pack declares
+  // part of kind's conventions: every error of an absent script, or one
+  // that starts with a declared prefix.
+  bool declares_error(ScriptKind kind, const Reply& reply) const;
   // The reply the client reads from a raw reply of call.kind's script.
   Reply adapt_reply(ScriptKind kind, Reply raw) const;
   // A message published by `call`'s script, renamed to today's conventions

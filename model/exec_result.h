@@ -35,6 +35,10 @@ struct LineWaiter {
 
 struct ExecResult {
   Reply reply;
+  // The reply is an error the script pack declares part of its conventions
+  // (an absent script's answer, or an error its manifest lists): not a
+  // script failure. Always false on the model, whose scripts never declare one.
+  bool error_declared = false;
   std::vector<Published> published;
   std::vector<std::string> holders_after;  // owner fields of params.lock, sorted
   bool line_known = false;                 // line_after filled (fair scripts)

@@ -277,6 +277,8 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
     r.seeds_run = i + 1;
     r.events_checked += verdict.summary.events;
     r.simulated_us += verdict.summary.end_true_us;
+    r.operations_ok += verdict.summary.oks;
+    r.script_errors += verdict.summary.script_errors;
     std::set<std::string> advisory_seen;
     for (const Violation& v : verdict.violations) {
       if (options.policy.fail_on.count(v.property) != 0 || !is_advisory_property(v.property)) continue;
@@ -302,6 +304,7 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
     if (fails && !options.keep_going) break;
   }
   join_all();
+  r.vacuous_fails = r.vacuous() && options.policy.fail_vacuous;
   if (options.shrink) {
     // The first shrink_seeds failing seeds, on the workers' checked backends
     // (the seed threads are done).
@@ -452,6 +455,9 @@ nlohmann::json campaign_result_to_json(const CampaignResult& r) {
   j["backend"] = r.backend;
   j["seeds_run"] = r.seeds_run;
   j["events_checked"] = r.events_checked;
+  j["operations_ok"] = r.operations_ok;
+  j["script_errors"] = r.script_errors;
+  j["vacuous"] = r.vacuous();
   j["ok"] = !r.failed();
   j["failures"] = nlohmann::json::array();
   for (const SeedFailure& f : r.failures) j["failures"].push_back(seed_failure_to_json(f));
@@ -468,6 +474,14 @@ std::string format_campaign_result(const CampaignResult& r) {
     out += name + " (advisory, not failing; --fail-on " + name + " makes it fail): " + std::to_string(a.reports) +
            " report(s) in " + std::to_string(a.seeds) + " seed(s); first at seed " + std::to_string(a.first_seed) +
            ": " + a.first_report + "\n";
+  }
+  if (r.script_errors > 0) {
+    out += "script errors: " + std::to_string(r.script_errors) + " script execution(s) answered an error\n";
+  }
+  if (r.vacuous()) {
+    out += std::string(r.vacuous_fails ? "VACUOUS" : "vacuous (accepted by --allow-vacuous)") +
+           ": no operation succeeded in any of the " + std::to_string(r.seeds_run) +
+           " seed(s) (every acquire failed or errored): nothing was checked\n";
   }
   if (!r.failed()) {
     out += "ok: " + std::to_string(r.seeds_run) + " seeds, " + std::to_string(r.events_checked) +
@@ -486,7 +500,11 @@ std::string format_campaign_result(const CampaignResult& r) {
     for (const Violation& v : f.violations) out += "  violation: " + v.to_string() + "\n";
     for (const Counterexample& cx : f.shrunk) append_counterexample(out, cx);
   }
-  out += "failed: " + std::to_string(r.failures.size()) + " of " + std::to_string(r.seeds_run) + " seeds\n";
+  if (!r.failures.empty()) {
+    out += "failed: " + std::to_string(r.failures.size()) + " of " + std::to_string(r.seeds_run) + " seeds\n";
+  } else {
+    out += "failed: the campaign is vacuous\n";
+  }
   return out;
 }
 

@@ -116,9 +116,14 @@ struct CampaignResult {
   int seeds_planned = 0;                // of this shard (shard_seed_count)
   uint64_t events_checked = 0;
   int64_t simulated_us = 0;             // true time simulated, summed over the seeds
+  uint64_t operations_ok = 0;           // Ok events (operations that succeeded), summed
+  uint64_t script_errors = 0;           // script events that answered an error, summed
   std::vector<SeedFailure> failures;    // in seed order
   std::map<std::string, AdvisoryCount> advisories;  // property -> counts
-  bool failed() const { return !failures.empty(); }
+  bool vacuous_fails = false;           // vacuous() and the policy fails on it
+  // No operation succeeded in any seed run: nothing was checked.
+  bool vacuous() const { return seeds_run > 0 && operations_ok == 0; }
+  bool failed() const { return !failures.empty() || vacuous_fails; }
 };
 
 // Resolves the options into a scenario template; throws std::invalid_argument

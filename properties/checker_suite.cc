@@ -9,6 +9,7 @@
 #include "properties/liveness.h"
 #include "properties/mutual_exclusion.h"
 #include "properties/reentrancy.h"
+#include "properties/script_error.h"
 #include "properties/watchdog_expiry.h"
 
 namespace locksim {
@@ -22,6 +23,7 @@ CheckerSuite::CheckerSuite(const CheckConfig& config) : context_(std::make_uniqu
   checkers_.push_back(std::make_unique<LivenessChecker>(config, shared));
   checkers_.push_back(std::make_unique<ReentrancyChecker>(config, shared));
   checkers_.push_back(std::make_unique<BusyPollChecker>(config, shared));
+  checkers_.push_back(std::make_unique<ScriptErrorChecker>(config));
   detected_at_.resize(checkers_.size());
   for (auto& checker : checkers_) checker->count_reports_in(&reports_);
 }

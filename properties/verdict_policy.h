@@ -20,6 +20,9 @@ namespace locksim {
 struct VerdictPolicy {
   std::set<std::string> fail_on = default_fail_on();
   bool unexplained_only = false;
+  // A campaign in which no operation ever succeeded checked nothing: it
+  // fails unless this is false (--allow-vacuous).
+  bool fail_vacuous = true;
 
   bool fails(const Violation& v) const {
     if (fail_on.count(v.property) == 0) return false;

@@ -7,7 +7,7 @@ namespace locksim {
 std::vector<std::string> all_properties() {
   return {property::kExclusiveOwnership, property::kMutualExclusion, property::kFifoFairness,
           property::kWatchdogExpiry,     property::kLiveness,        property::kReentrancy,
-          property::kBusyPoll};
+          property::kBusyPoll,           property::kScriptError};
 }
 
 bool is_advisory_property(std::string_view name) { return name == property::kBusyPoll; }

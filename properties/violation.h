@@ -23,6 +23,7 @@ inline constexpr const char* kWatchdogExpiry = "watchdog_expiry";
 inline constexpr const char* kLiveness = "liveness";
 inline constexpr const char* kReentrancy = "reentrancy";
 inline constexpr const char* kBusyPoll = "busy_poll";
+inline constexpr const char* kScriptError = "script_error";
 }  // namespace property
 
 // Every property name, in checker order.

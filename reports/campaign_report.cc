@@ -103,7 +103,7 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
   const json& config = s["configuration"];
   const json& counts = s["counts"];
   const json& failures = s["failures"];
-  const bool passed = failures.empty();
+  const bool passed = failures.empty() && !(s.value("vacuous", false) && config.value("fail_vacuous", true));
   std::ostringstream out;
   const std::string title = "locksim campaign: " + str(config["scenario"], "profile") + " / " +
                             str(config["scenario"], "lock");
@@ -119,6 +119,15 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
                  : "FAIL: " + text(counts["seeds_failed"]) + " of " + text(counts["seeds_run"]) +
                        " seed(s) violated a property")
       << "</b></p>\n";
+  if (s.value("vacuous", false)) {
+    out << "<p class=\"fail\"><b>VACUOUS: no operation succeeded in any of the " << text(counts["seeds_run"])
+        << " seed(s): nothing was checked" << (config.value("fail_vacuous", true) ? "" : " (accepted: --allow-vacuous)")
+        << "</b></p>\n";
+  }
+  if (counts.value("script_errors", uint64_t{0}) > 0) {
+    out << "<p class=\"fail\">script errors: " << text(counts["script_errors"])
+        << " script execution(s) answered an error</p>\n";
+  }
   const json& scenario = config["scenario"];
   out << "<table>\n"
       << "<tr><th>command</th><td><code>" << html(str(s, "command")) << "</code></td></tr>\n"

@@ -54,6 +54,7 @@ json campaign_configuration_json(const CampaignOptions& o, const Scenario& tmpl,
   c["shrink_seeds"] = o.shrink_seeds;
   c["fail_on"] = o.policy.fail_on;  // a std::set: sorted
   c["unexplained_only"] = o.policy.unexplained_only;
+  c["fail_vacuous"] = o.policy.fail_vacuous;
   return c;
 }
 
@@ -129,7 +130,10 @@ json campaign_summary_json(const CampaignOptions& o, const CampaignResult& r, co
                  {"seeds_failed", r.failures.size()},
                  {"failures", failures.size()},
                  {"events_checked", r.events_checked},
-                 {"simulated_us", r.simulated_us}};
+                 {"simulated_us", r.simulated_us},
+                 {"operations_ok", r.operations_ok},
+                 {"script_errors", r.script_errors}};
+  s["vacuous"] = r.vacuous();
   // Per property: failing seeds and violations (failing ones; advisory
   // properties the policy does not fail on: their reports).
   json properties = json::object();
@@ -253,6 +257,7 @@ void check_summary_json(const json& s, const std::string& name) {
   f.flag(config, "configuration", "shrink");
   f.count(config, "configuration", "shrink_seeds", kMaxShrinkSeeds);
   f.flag(config, "configuration", "unexplained_only");
+  f.flag(config, "configuration", "fail_vacuous");
   const json& fail_on = f.at(config, "configuration", "fail_on");
   if (!fail_on.is_array()) f.fail("configuration.fail_on", "expected an array, got " + describe_json_value(fail_on));
   for (size_t i = 0; i < fail_on.size(); ++i) {
@@ -282,6 +287,11 @@ void check_summary_json(const json& s, const std::string& name) {
   const uint64_t seeds_failed = f.count(counts, "counts", "seeds_failed", run);
   f.count(counts, "counts", "events_checked");
   f.count(counts, "counts", "simulated_us", INT64_MAX);
+  const uint64_t operations_ok = f.count(counts, "counts", "operations_ok");
+  f.count(counts, "counts", "script_errors");
+  if (f.flag(s, "", "vacuous") != (run > 0 && operations_ok == 0)) {
+    f.fail("vacuous", "does not agree with counts.operations_ok and counts.seeds_run");
+  }
   // properties.
   for (const auto& [property, p] : f.object(s, "", "properties").items()) {
     const std::string path = "properties." + property;

@@ -9,7 +9,9 @@
 //    "configuration":{"seeds","base_seed","backend","scenario",
 //                     "keep_going","shrink","shrink_seeds","fail_on","unexplained_only"},
 //    "shard":{"index":I,"count":N} (null once merged), "merged_from":[dirs] (merge only),
-//    "counts":{"seeds_planned","seeds_run","seeds_failed","failures","events_checked","simulated_us"},
+//    "counts":{"seeds_planned","seeds_run","seeds_failed","failures","events_checked","simulated_us",
+//              "operations_ok","script_errors"},
+//    "vacuous": no operation succeeded in any seed run (nothing was checked),
 //    "properties":{name:{"result":"pass"|"fail"|"advisory"|"not checked","seeds","violations"}},
 //    "rates":{"failing_seed_fraction"},
 //    "timings":{"wall_s","seeds_per_s","simulated_s_per_wall_s"},
@@ -70,8 +72,11 @@ nlohmann::json campaign_configuration_json(const CampaignOptions& options, const
 nlohmann::json campaign_summary_json(const CampaignOptions& options, const CampaignResult& result,
                                      const std::string& command, double wall_s);
 
-// Throws std::runtime_error naming what is wrong when `summary` is not a
-// summary this build reads (format, version, missing sections).
+// Throws std::runtime_error naming the file and the field's path when
+// `summary` is not a summary this build reads: format and version, every
+// field's type and range, counts that agree with each other, seeds within
+// the campaign and the directory's shard, each (seed, property) once, and
+// only the file names a campaign writes (reports/run_files.h).
 void check_summary_json(const nlohmann::json& summary, const std::string& name);
 
 }  // namespace locksim

@@ -106,6 +106,7 @@ json merge_summaries(const std::vector<ShardSummary>& shards) {
     merged["properties"][name] = {{"result", result}, {"seeds", seeds}, {"violations", violations}};
   }
   const uint64_t seeds_run = merged["counts"]["seeds_run"].get<uint64_t>();
+  merged["vacuous"] = seeds_run > 0 && merged["counts"]["operations_ok"].get<uint64_t>() == 0;
   const uint64_t seeds_failed = merged["counts"]["seeds_failed"].get<uint64_t>();
   merged["rates"] = {{"failing_seed_fraction",
                       seeds_run == 0 ? 0.0 : static_cast<double>(seeds_failed) / static_cast<double>(seeds_run)}};

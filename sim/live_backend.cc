@@ -279,6 +279,7 @@ static void read_line(const std::string& where, const Reply& line, const Reply& 
 void LiveBackend::finish(const std::string& where, ScriptKind kind, const Reply& holders, const Reply* line,
                          const Reply* scores, ExecResult* out) const {
   out->reply = pack_.adapt_reply(kind, std::move(out->reply));
+  out->error_declared = pack_.declares_error(kind, out->reply);
   out->holders_after.clear();
   if (holders.kind == Reply::Kind::Array) {
     for (const Reply& h : holders.elements) out->holders_after.push_back(h.text);

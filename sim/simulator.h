@@ -24,6 +24,7 @@ struct RunSummary {
   uint64_t fails = 0;
   uint64_t infos = 0;
   uint64_t faults = 0;
+  uint64_t script_errors = 0;  // script events whose reply is an error
   uint64_t actions = 0;  // event-loop steps
   int64_t end_true_us = 0;
   bool stopped = false;  // ended by stop()

@@ -17,7 +17,10 @@ class SummarySink final : public EventSink {
       case EventKind::Ok: summary_.oks++; break;
       case EventKind::Fail: summary_.fails++; break;
       case EventKind::Info: summary_.infos++; break;
-      case EventKind::Script: summary_.scripts++; break;
+      case EventKind::Script:
+        summary_.scripts++;
+        if (e.reply.compare(0, 7, "error: ") == 0) summary_.script_errors++;
+        break;
       case EventKind::Fault: summary_.faults++; break;
       default: break;
     }

@@ -423,6 +423,7 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   e.script.assign(script_name(call.kind));
   e.request_id = tag.request_id;
   e.reply = result.reply.to_string();
+  if (result.error_declared) e.detail = kDeclaredReplyDetail;
   e.server_ms = server_us >= 0 ? server_us / 1000 : -((-server_us + 999) / 1000);
   e.holders_after.assign(result.holders_after.begin(), result.holders_after.end());
   e.line_known = result.line_known;

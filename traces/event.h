@@ -26,6 +26,8 @@
 //             acquire_failed, which takes none) and line_after = the line
 //             right after the script, head first, each owner with its slot
 //             deadline (line_known = true, even for an empty line).
+//             detail = kDeclaredReplyDetail when the reply is an error the
+//             script pack declares part of its conventions (else empty).
 //  - Deliver a pub/sub message reaching `client`: published = {"channel payload"}.
 //  - Fault   op: crash (target client; all its believed holds end), restart
 //             (target client, detail = new client uuid), pause (target client,
@@ -68,6 +70,9 @@ struct LineToken {
 };
 
 enum class EventKind { Invoke, Ok, Fail, Info, Script, Deliver, Fault, Verdict };
+
+// The detail of a script event whose error reply the pack declares.
+inline constexpr const char* kDeclaredReplyDetail = "error declared by the pack";
 std::string_view event_kind_name(EventKind kind);
 bool event_kind_from_name(std::string_view name, EventKind* out);
 

@@ -70,6 +70,7 @@ struct CampaignArgs {
   bool backend_given = false;  // else: the default for the pack
   bool match_variant = false;  // both: compare with the pack's model variant
   bool json = false;
+  bool allow_vacuous = false;
   bool no_shrink = false;
   std::string persistence = "none";  // as typed
   std::string out_dir;
@@ -108,6 +109,7 @@ std::string campaign_command_line(const CampaignArgs& args) {
   if (o.shrink_seeds != CampaignOptions{}.shrink_seeds) c += " --shrink-seeds " + std::to_string(o.shrink_seeds);
   for (const std::string& f : args.fail_on) c += " --fail-on " + f;
   if (o.policy.unexplained_only) c += " --unexplained-only";
+  if (!o.policy.fail_vacuous) c += " --allow-vacuous";
   return c;
 }
 
@@ -126,7 +128,7 @@ void write_outputs(const CampaignArgs& args, const CampaignResult& r, double wal
   write_campaign_report(staged.path());
   staged.publish();
   std::fprintf(stderr, "campaign: wrote %s (summary.json, report.html%s)%s\n", args.out_dir.c_str(),
-               r.failed() ? ", failures/, timelines/" : (args.options.shard_index == 0 ? ", timelines/sample.svg" : ""),
+               !r.failures.empty() ? ", failures/, timelines/" : (args.options.shard_index == 0 ? ", timelines/sample.svg" : ""),
                staged.replaces() ? ", replacing the earlier run of this same campaign" : "");
 }
 
@@ -299,6 +301,7 @@ int run_campaign_command(CampaignArgs& args) {
                      " passes the largest seed, 18446744073709551615 (seeds would wrap around to 0)");
   }
   if (args.no_shrink) o.shrink = false;
+  if (args.allow_vacuous) o.policy.fail_vacuous = false;
   if (auto p = persistence_from_name(args.persistence)) {
     o.persistence = *p;
   } else {
@@ -446,6 +449,8 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
                   "Default: every property except the advisory busy_poll");
   cmd->add_flag("--unexplained-only", args->options.policy.unexplained_only,
                 "ignore violations whose cause is a fault the profile permits (non-empty blamed fault)");
+  cmd->add_flag("--allow-vacuous", args->allow_vacuous,
+                "do not fail a campaign in which no operation ever succeeded (it checked nothing; by default it fails)");
   cmd->add_flag("--json", args->json, "print the result as JSON");
   cmd->add_option("--out", args->out_dir,
                   "runs directory to write: summary.json, report.html, failures/<seed>.jsonl, "

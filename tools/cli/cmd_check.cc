@@ -2,7 +2,9 @@
 // checker on a saved trace offline (streaming: bounded memory) and lists
 // every violation. Version 2 traces are checked against the server truth they
 // carry (fair lines); version 1 traces as before, from bounds.
-// Exit: 0 nothing the policy fails on, 1 some violation fails, 2 bad input.
+// A trace in which no operation succeeded is vacuous: said, and failing
+// unless --allow-vacuous.
+// Exit: 0 nothing the policy fails on, 1 some violation fails (or vacuous), 2 bad input.
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -28,6 +30,7 @@ struct CheckArgs {
   std::string path;
   bool json = false;
   bool unexplained_only = false;
+  bool allow_vacuous = false;
   std::vector<std::string> fail_on;
 };
 
@@ -41,6 +44,7 @@ int check_command(const CheckArgs& args) {
   }
   CheckerSuite suite(default_check_config());
   uint64_t events = 0;
+  uint64_t operations_ok = 0;
   int version = 0;
   try {
     auto reader = std::make_unique<TraceReader>(args.path);
@@ -51,8 +55,11 @@ int check_command(const CheckArgs& args) {
       throw UsageError(args.path + ": " + e.what());
     }
     // Decoded on a thread of its own while the checkers run (two cores or more).
-    events = stream_events(std::move(reader), [&suite](std::span<const Event> batch) {
-      for (const Event& e : batch) suite.on_event(e);
+    events = stream_events(std::move(reader), [&suite, &operations_ok](std::span<const Event> batch) {
+      for (const Event& e : batch) {
+        operations_ok += e.kind == EventKind::Ok;
+        suite.on_event(e);
+      }
     });
   } catch (const TraceError& e) {
     throw UsageError(e.what());
@@ -60,12 +67,18 @@ int check_command(const CheckArgs& args) {
   suite.finish();
   const std::vector<Violation> all = suite.violations();
   const std::vector<Violation> failing = failing_violations(all, policy);
+  // No operation succeeded: the trace shows nothing the checkers could judge.
+  const bool vacuous = events > 0 && operations_ok == 0;
+  const bool vacuous_fails = vacuous && !args.allow_vacuous;
+  const bool ok = failing.empty() && !vacuous_fails;
   if (args.json) {
     nlohmann::json j;
     j["trace"] = args.path;
     j["version"] = version;
     j["events"] = events;
-    j["ok"] = failing.empty();
+    j["operations_ok"] = operations_ok;
+    j["vacuous"] = vacuous;
+    j["ok"] = ok;
     j["violations"] = nlohmann::json::array();
     for (const Violation& v : all) {
       nlohmann::json jv = violation_to_json(v);
@@ -77,11 +90,14 @@ int check_command(const CheckArgs& args) {
     for (const Violation& v : all) {
       std::printf("%s %s\n", policy.fails(v) ? "FAIL" : "note", v.to_string().c_str());
     }
-    std::printf("%s: %llu events (trace version %d), %zu violation(s), %zu failing\n",
-                failing.empty() ? "ok" : "FAILED", static_cast<unsigned long long>(events), version, all.size(),
-                failing.size());
+    if (vacuous) {
+      std::printf("%s: no operation succeeded in this trace: nothing was checked\n",
+                  vacuous_fails ? "VACUOUS" : "vacuous (accepted by --allow-vacuous)");
+    }
+    std::printf("%s: %llu events (trace version %d), %zu violation(s), %zu failing\n", ok ? "ok" : "FAILED",
+                static_cast<unsigned long long>(events), version, all.size(), failing.size());
   }
-  return failing.empty() ? 0 : 1;
+  return ok ? 0 : 1;
 }
 
 }  // namespace
@@ -93,6 +109,8 @@ void add_check_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--json", args->json, "print one JSON object: events, ok, every violation with \"fails\"");
   cmd->add_flag("--unexplained-only", args->unexplained_only,
                 "ignore violations whose cause is a fault the profile permits (non-empty blamed fault)");
+  cmd->add_flag("--allow-vacuous", args->allow_vacuous,
+                "do not fail a trace in which no operation succeeded (it shows nothing to check; by default it fails)");
   cmd->add_option("--fail-on", args->fail_on,
                   "also fail on these properties (comma-separated or repeated; e.g. busy_poll, or all)");
   cmd->callback([args, exit_code] { *exit_code = check_command(*args); });

@@ -134,7 +134,9 @@ int merge_command(const MergeArgs& args) {
     std::printf("reproduce seed %s: locksim replay %s\n", previous_seed.c_str(),
                 (fs::path(args.out_dir) / f["trace"].get<std::string>()).string().c_str());
   }
-  return merged["failures"].empty() ? 0 : 1;
+  const bool vacuous_fails = merged["vacuous"].get<bool>() && merged["configuration"]["fail_vacuous"].get<bool>();
+  if (vacuous_fails) std::printf("VACUOUS: no operation succeeded in any seed: nothing was checked\n");
+  return merged["failures"].empty() && !vacuous_fails ? 0 : 1;
 }
 
 }  // namespace

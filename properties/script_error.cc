@@ -1,0 +1,20 @@
+#include "properties/script_error.h"
+
+namespace locksim {
+
+void ScriptErrorChecker::on_event(const Event& e) {
+  if (e.kind != EventKind::Script || e.reply.compare(0, 7, "error: ") != 0) return;
+  if (e.detail == kDeclaredReplyDetail) return;
+  Violation v;
+  v.lock = e.lock;
+  v.message = e.script + " by " + e.owner + " on server " + std::to_string(e.server) +
+              " answered an error: " + e.reply.substr(7) +
+              " (a lock script never errors in normal operation; a pack may declare an error part of its "
+              "conventions in its manifest)";
+  v.event_ids = {e.id};
+  v.true_us = {e.true_us};
+  v.owners = {e.owner};
+  report(std::move(v));
+}
+
+}  // namespace locksim
