@@ -1,5 +1,7 @@
 #include "properties/campaign.h"
 
+#include "traces/byte_text.h"
+
 #include <algorithm>
 #include <cassert>
 #include <condition_variable>
@@ -326,7 +328,7 @@ std::string format_event(const Event& e) {
   if (e.kind == EventKind::Fault) {
     out += " " + e.op + " target=" + std::to_string(e.target);
     if (e.duration_ms != 0) out += " " + format_ms(e.duration_ms);
-    return out;
+    return visible_text(out);
   }
   if (!e.op.empty() && e.kind != EventKind::Script) out += " " + e.op;
   if (e.kind == EventKind::Script) out += " " + e.script + " -> " + e.reply;
@@ -344,7 +346,7 @@ std::string format_event(const Event& e) {
     out += "]";
   }
   if (!e.detail.empty()) out += " (" + e.detail + ")";
-  return out;
+  return visible_text(out);
 }
 
 namespace {

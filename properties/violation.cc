@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "traces/byte_text.h"
+
 namespace locksim {
 
 std::vector<std::string> all_properties() {
@@ -13,9 +15,9 @@ std::vector<std::string> all_properties() {
 bool is_advisory_property(std::string_view name) { return name == property::kBusyPoll; }
 
 nlohmann::json violation_to_json(const Violation& v) {
-  return {{"property", v.property},   {"lock", v.lock},         {"message", v.message},
+  return {{"property", v.property},   {"lock", v.lock},         {"message", visible_text(v.message)},
           {"event_ids", v.event_ids}, {"true_us", v.true_us},   {"owners", v.owners},
-          {"blamed_fault", v.blamed_fault}, {"detected_at_event", v.detected_at_event}};
+          {"blamed_fault", visible_text(v.blamed_fault)}, {"detected_at_event", v.detected_at_event}};
 }
 
 std::string format_ms(int64_t ms) {
@@ -48,7 +50,7 @@ std::string Violation::to_string() const {
     out += ")";
   }
   if (!blamed_fault.empty()) out += "; cause: " + blamed_fault;
-  return out;
+  return visible_text(out);  // a reply's bytes never reach a console or report raw
 }
 
 }  // namespace locksim

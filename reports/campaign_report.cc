@@ -14,6 +14,7 @@
 #include "reports/run_summary.h"
 #include "reports/run_artifacts.h"
 #include "reports/timeline.h"
+#include "traces/byte_text.h"
 #include "traces/output_file.h"
 #include "traces/trace_reader.h"
 
@@ -24,9 +25,9 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string html(const std::string& s) {
+std::string html(const std::string& raw) {
   std::string out;
-  for (char c : s) {
+  for (char c : visible_text(raw)) {
     switch (c) {
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;

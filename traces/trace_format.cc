@@ -1,5 +1,7 @@
 #include "traces/trace_format.h"
 
+#include "traces/byte_text.h"
+
 #include <algorithm>
 #include <charconv>
 
@@ -26,12 +28,19 @@ namespace {
 // ---- encoding: hand-written so the bytes are fixed and it is fast ----
 
 void append_string(std::string& out, std::string_view s) {
-  out += '"';
   // Most strings need no escape: copied whole.
   const bool plain = std::all_of(s.begin(), s.end(), [](char ch) {
     const auto c = static_cast<unsigned char>(ch);
-    return c >= 0x20 && c != '"' && c != '\\';
+    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
   });
+  if (!plain && !is_valid_utf8(s)) {
+    // Bytes JSON text cannot hold (not UTF-8): written losslessly in hex.
+    out += "{\"hex\":\"";
+    out += to_hex(s);
+    out += "\"}";
+    return;
+  }
+  out += '"';
   if (plain) {
     out.append(s.data(), s.size());
     out += '"';
@@ -185,14 +194,25 @@ bool get_int(const json& j, const char* key, int* out, std::string* error) {
   return true;
 }
 
+// A string field: JSON text, or {"hex": "..."} for bytes that are not
+// UTF-8 (append_string). False when `v` is neither.
+bool string_of(const json& v, std::string* out) {
+  if (v.is_string()) {
+    *out = v.get<std::string>();
+    return true;
+  }
+  if (!v.is_object() || v.size() != 1) return false;
+  const auto hex = v.find("hex");
+  return hex != v.end() && hex->is_string() && from_hex(hex->get_ref<const std::string&>(), out);
+}
+
 bool get_string(const json& j, const char* key, std::string* out, std::string* error) {
   auto it = j.find(key);
   if (it == j.end()) return true;
-  if (!it->is_string()) {
+  if (!string_of(*it, out)) {
     *error = std::string("field \"") + key + "\" must be a string";
     return false;
   }
-  *out = it->get<std::string>();
   return true;
 }
 
@@ -205,11 +225,12 @@ bool get_strings(const json& j, const char* key, std::vector<std::string>* out, 
   }
   out->clear();
   for (const auto& e : *it) {
-    if (!e.is_string()) {
+    std::string s;
+    if (!string_of(e, &s)) {
       *error = std::string("field \"") + key + "\" must be an array of strings";
       return false;
     }
-    out->push_back(e.get<std::string>());
+    out->push_back(std::move(s));
   }
   return true;
 }
@@ -225,12 +246,11 @@ bool get_line(const json& j, SharedLine* out_line, bool* known_out, std::string*
   std::vector<LineEntry> entries;
   std::vector<LineEntry>* out = &entries;
   for (const auto& pair : *it) {
-    if (!pair.is_array() || pair.empty() || pair.size() > 2 || !pair[0].is_string()) {
+    LineEntry entry;
+    if (!pair.is_array() || pair.empty() || pair.size() > 2 || !string_of(pair[0], &entry.owner)) {
       *error = shape;
       return false;
     }
-    LineEntry entry;
-    entry.owner = pair[0].get<std::string>();
     if (pair.size() == 2) {
       double score = 0;
       if (pair[1].is_number()) {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_runner.h"
+#include "traces/byte_text.h"
 
 namespace {
 
@@ -111,6 +112,52 @@ TEST(CampaignScriptError, OurPackHasNoScriptErrors) {
   EXPECT_EQ(s["counts"]["script_errors"], 0);
   EXPECT_GT(s["counts"]["operations_ok"].get<uint64_t>(), 0u);
   EXPECT_EQ(s["vacuous"], false);
+}
+
+}  // namespace
+
+namespace {
+
+bool control_free_utf8(const std::string& text) {
+  for (char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 && b != '\n' && b != '\t' && b != '\r') return false;
+  }
+  return locksim::is_valid_utf8(text);
+}
+
+// Hardening, round 2, item 7: a reply with a NUL, bytes that are not UTF-8
+// and control characters (a terminal escape) breaks nothing: the verdict is
+// printed whole with the bytes made visible, every output is written (DOT
+// renders, summary.json is valid JSON, SVGs and report.html are valid UTF-8
+// with no control character), and the trace replays exactly.
+TEST(CampaignScriptError, HostileBytesInRepliesBreakNoOutput) {
+  const fs::path error_pack = pack_with_acquire_prefix(
+      "bytes_error", "if true then return redis.error_reply('bad \\255\\254 \\1\\27[31m \"q\" <x> & end') end");
+  const fs::path bulk_pack =
+      pack_with_acquire_prefix("bytes_bulk", "if true then return 'bad\\0nul \\255\\254 \\1\\27[31m \"q\" <x> &' end");
+  for (const fs::path& pack : {error_pack, bulk_pack}) {
+    CliRun r;
+    const nlohmann::json s = run_live(pack, &r);
+    EXPECT_EQ(r.exit_code, 1) << r.out;  // a verdict, not an output error (2)
+    EXPECT_TRUE(control_free_utf8(r.out)) << r.out;
+    ASSERT_FALSE(s.is_discarded()) << pack;
+    const fs::path out = work_dir() / (pack.filename().string() + "-out");
+    for (const auto& entry : fs::recursive_directory_iterator(out)) {
+      if (!entry.is_regular_file()) continue;
+      const std::string name = entry.path().filename().string();
+      if (name.size() > 4 && (name.substr(name.size() - 4) == ".svg" || name == "report.html")) {
+        EXPECT_TRUE(control_free_utf8(read_file(entry.path()))) << entry.path();
+      }
+      if (name.size() > 6 && name.substr(name.size() - 6) == ".jsonl") {
+        const CliRun replay = run_locksim("replay " + entry.path().string());
+        EXPECT_EQ(replay.exit_code, 0) << entry.path() << ": " << replay.out;
+      }
+    }
+  }
+  CliRun r;
+  run_live(error_pack, &r);
+  EXPECT_TRUE(contains(r.out, "answered an error: bad \\xff\\xfe \\x01\\x1b[31m \"q\" <x> & end")) << r.out;
 }
 
 }  // namespace

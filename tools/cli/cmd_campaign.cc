@@ -123,7 +123,7 @@ void write_outputs(const CampaignArgs& args, const CampaignResult& r, double wal
   write_run_artifacts(staged.path(), args.options, r, source, inputs);
   const nlohmann::json summary = campaign_summary_json(args.options, r, campaign_command_line(args), wall_s);
   OutputFile out((dir / kSummaryFileName).string());
-  out.write(summary.dump(2) + "\n");
+  out.write(summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   out.commit();
   write_campaign_report(staged.path());
   staged.publish();
@@ -355,7 +355,7 @@ int run_campaign_command(CampaignArgs& args) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // The verdict first: whatever happens to the outputs, it is never lost.
   if (args.json) {
-    std::printf("%s\n", campaign_result_to_json(r).dump().c_str());
+    std::printf("%s\n", campaign_result_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     std::printf("%s", format_campaign_result(r).c_str());
   }

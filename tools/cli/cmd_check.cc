@@ -85,7 +85,7 @@ int check_command(const CheckArgs& args) {
       jv["fails"] = policy.fails(v);
       j["violations"].push_back(std::move(jv));
     }
-    std::printf("%s\n", j.dump().c_str());
+    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     for (const Violation& v : all) {
       std::printf("%s %s\n", policy.fails(v) ? "FAIL" : "note", v.to_string().c_str());

@@ -130,7 +130,7 @@ int run_diff(const DiffArgs& args) {
       }
       out["per_script"] = per;
     }
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     if (report.counterexample) {
       std::fprintf(stderr, "%s", format_counterexample(report, reference_name, candidate_name).c_str());
     }

@@ -111,7 +111,7 @@ int merge_command(const MergeArgs& args) {
       }
     }
     OutputFile out((fs::path(staged.path()) / kSummaryFileName).string());
-    out.write(merged.dump(2) + "\n");
+    out.write(merged.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     out.commit();
     write_campaign_report(staged.path());
     staged.publish();

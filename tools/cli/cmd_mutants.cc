@@ -58,7 +58,7 @@ int run_mutants_command(const MutantsArgs& args) {
   bool all_caught = true;
   for (const MutantResult& r : results) all_caught = all_caught && r.caught;
   if (args.json) {
-    std::printf("%s\n", mutant_results_to_json(results).dump().c_str());
+    std::printf("%s\n", mutant_results_to_json(results).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return all_caught ? 0 : 1;
   }
   std::printf("%-32s %-8s %-18s %6s %8s %7s\n", "mutant", "caught", "property", "seeds", "wall_s", "events");

@@ -253,7 +253,7 @@ int run_pack_check(const PackCheckArgs& args) {
     out["steps"] = report ? report->steps_run : 0;
     if (!run_problem.empty()) out["problem"] = run_problem;
     out["ok"] = all_load && all_agree;
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     std::printf("locksim pack check: %s against %s\n", args.dir.c_str(), reference_name.c_str());
     for (const LoadCheck& c : loads) {
