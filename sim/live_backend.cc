@@ -328,6 +328,7 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
     throw RedisError(std::string(script_name(call.kind)) + " (" + script.describe() + "): " + e.what());
   }
   for (Published& p : out.published) p = pack_.canonical_published(call, std::move(p));
+  output_budget_.charge(out, script_name(call.kind));  // a pack that answers megabytes stops the run
   if (follower != nullptr) follower->record(server_now_us, primary_offset(s));
   return out;
 }
@@ -574,6 +575,7 @@ void LiveBackend::restart_keeping_data(int server) {
 }
 
 void LiveBackend::wipe() {
+  output_budget_.reset();  // a new run
   drop_replicas();
   for (Server& s : servers_) {
     const Reply r = s.cmd->command({"FLUSHALL"});

@@ -41,7 +41,9 @@
 // renders the values exactly like model/store.h (zset scores through
 // format_score). It never touches a server it was not given; wipe() flushes
 // whole servers and is only for servers the caller started itself.
-// Transport failures throw RedisError.
+// Transport failures throw RedisError; a pack that hands back more than
+// sim/script_output_bound.h allows (per execution, per run since wipe())
+// throws ScriptOutputTooLarge, a RedisError.
 #pragma once
 
 #include <array>
@@ -60,6 +62,7 @@
 #include "impl/server_control.h"
 #include "sim/backend.h"
 #include "sim/live_replica.h"
+#include "sim/script_output_bound.h"
 
 namespace locksim {
 
@@ -148,6 +151,8 @@ class LiveBackend final : public Backend {
   // server speaks RESP3); a plain command in the pack: the RESP2 command and
   // subscriber connections.
   bool one_connection_ = true;
+  // What the pack's scripts handed back in this run (since wipe()).
+  ScriptOutputBudget output_budget_;
 };
 
 }  // namespace locksim
