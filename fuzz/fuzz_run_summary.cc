@@ -1,7 +1,7 @@
 // libFuzzer target: a shard's summary.json as `locksim merge` and `locksim
 // report` read it (reports/run_summary.h, reports/summary_merge.h) on
 // arbitrary bytes. Any input must either be refused (a parse error, a
-// JsonTooDeep, a std::runtime_error from the check, a MergeError) or pass
+// JsonRefused, a std::runtime_error from the check, a MergeError) or pass
 // the check; never crash, overflow the stack or hang. What passes the check
 // names only files inside failures/ or timelines/ (never absolute, never
 // ".."), and merging it alone (a campaign of one shard) gives a summary that

@@ -373,7 +373,7 @@ ScriptPack ScriptPack::load(const std::string& dir) {
                           std::to_string(line_of_byte(*text, e.byte)) + ": " + what);
   } catch (const nlohmann::json::out_of_range&) {
     throw ScriptPackError(manifest_path + ": invalid JSON: a number is out of range");
-  } catch (const JsonTooDeep& e) {
+  } catch (const JsonRefused& e) {
     throw ScriptPackError(manifest_path + ": " + e.what());
   }
   if (!doc.is_object()) throw ScriptPackError(manifest_path + ": the manifest must be a JSON object");

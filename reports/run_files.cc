@@ -115,7 +115,7 @@ nlohmann::json read_run_summary(const std::string& dir) {
   nlohmann::json summary;
   try {
     summary = parse_bounded_json(text);
-  } catch (const JsonTooDeep& e) {
+  } catch (const JsonRefused& e) {
     throw RunFileError(name + ": " + e.what());
   } catch (const nlohmann::json::parse_error& e) {
     // The position only: the parser's own message quotes the bytes it read.

@@ -316,7 +316,7 @@ void run_dot(const std::string& dot_text, const std::string& format, int out_fd,
   ::close(err_fd);
   if (timed_out) {
     throw std::runtime_error("dot did not finish drawing " + out_path + " within " +
-                             std::to_string(time_limit_ms / 1000) +
+                             std::to_string((int64_t{time_limit_ms} + 999) / 1000) +
                              " s and was stopped; draw fewer events (--max-events, --from/--to, --lock)");
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == kDotNotFound) {

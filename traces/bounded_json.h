@@ -1,4 +1,5 @@
-// parse_bounded_json: nlohmann::json::parse with a limit on nesting depth.
+// parse_bounded_json: nlohmann::json::parse with a limit on nesting depth
+// and no key given twice.
 // Every JSON value locksim reads from a user (trace lines, script-pack
 // manifests) goes through it, so a hostile file cannot overflow the stack
 // in a recursive copy, comparison, dump or destruction of the parsed value.
@@ -8,10 +9,11 @@
 //    position of the problem),
 //  - nlohmann::json::out_of_range for a number too large for a double
 //    (1e400), or
-//  - JsonTooDeep when arrays/objects nest deeper than max_depth (the
-//    outermost value is depth 1). Parsing itself is iterative (nlohmann's
-//    parser keeps an explicit stack), and values deeper than the limit are
-//    discarded while parsing, never built.
+//  - JsonRefused when arrays/objects nest deeper than max_depth (the
+//    outermost value is depth 1), or an object has a key twice (two values
+//    for one field: which one counts would be a guess). Parsing itself is
+//    iterative (nlohmann's parser keeps an explicit stack), and values
+//    deeper than the limit are discarded while parsing, never built.
 #pragma once
 
 #include <stdexcept>
@@ -26,7 +28,7 @@ namespace locksim {
 // manifest 4) and shallow enough for any recursive walk of the value.
 inline constexpr int kMaxJsonDepth = 64;
 
-struct JsonTooDeep : std::runtime_error {
+struct JsonRefused : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 

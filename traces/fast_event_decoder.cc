@@ -249,6 +249,11 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
     if (!ok) return false;
   }
   if (!has_kind) return false;
+  // Out of range (decode_event words the error).
+  if (e.true_us < 0 || ((seen & (1u << kC)) != 0 && e.client < 0) || ((seen & (1u << kS)) != 0 && e.server < 0) ||
+      ((seen & (1u << kTg)) != 0 && e.target < 0)) {
+    return false;
+  }
   const bool repeated = (seen & (1u << kLr)) != 0;
   if (repeated && (seen & (1u << kLn)) != 0) return false;  // both: decode_event words the error
   if (repeated) e.line_known = true;

@@ -281,7 +281,7 @@ bool parse_object(std::string_view line, json* out, std::string* error, bool* to
     // A number literal too large for a double (1e400): found by the fuzzer.
     *error = "malformed JSON: a number is out of range (expected one JSON object per line)";
     return false;
-  } catch (const JsonTooDeep& e) {
+  } catch (const JsonRefused& e) {
     *error = std::string(e.what()) + " (expected one flat JSON object per line)";
     if (too_deep) *too_deep = true;
     return false;
@@ -454,6 +454,18 @@ bool decode_event(std::string_view line, Event* out, std::string* error, bool* l
                   get_strings(j, "p", &e.published, error) && get_int64(j, "dur", &e.duration_ms, error) &&
                   get_int(j, "tg", &e.target, error) && get_line(j, &e.line_after, &e.line_known, error);
   if (!ok) return false;
+  // Values the writer never writes: an index below 0 (it omits "none"), a
+  // time before the run began.
+  if (e.true_us < 0) {
+    *error = "field \"t\" is negative (true time starts at 0)";
+    return false;
+  }
+  for (const auto& [key, value] : {std::pair{"c", e.client}, std::pair{"s", e.server}, std::pair{"tg", e.target}}) {
+    if (j.contains(key) && value < 0) {
+      *error = std::string("field \"") + key + "\" is negative (an index; leave it out for none)";
+      return false;
+    }
+  }
   if (line_repeated != nullptr) *line_repeated = false;
   if (auto lr = j.find("lr"); lr != j.end()) {
     if (!lr->is_number_integer() || lr->get<int64_t>() != 1) {

@@ -268,3 +268,38 @@ TEST_F(HostileInput, UnknownSubcommandIsNamed) {
 }
 
 }  // namespace
+
+// Issue 35, item 12: smaller defects of the second probe.
+TEST_F(HostileInput, OptionBeforeSubcommandIsNamed) {
+  expect_one_line_exit2("--bogus", {"unknown option '--bogus'", "subcommand first", "run", "campaign"});
+}
+
+TEST_F(HostileInput, ReplayOfABadHeaderNamesTheFile) {
+  const std::string backend = with_header("bad_backend.jsonl", "\"backend\":\"model\"", "\"backend\":\"nowhere\"");
+  expect_one_line_exit2("replay " + backend, {"bad_backend.jsonl: header:", "nowhere"});
+  const std::string scripts = with_header("bad_scripts.jsonl", "\"scripts\":\"\"", "\"scripts\":\"/no/such/pack\"");
+  expect_one_line_exit2("replay " + scripts, {"bad_scripts.jsonl: header", "/no/such/pack"});
+}
+
+TEST_F(HostileInput, CheckRefusesNegativeFieldsAndDuplicateKeys) {
+  const std::string first = body_.substr(0, body_.find('\n'));
+  const auto swap = [&](const std::string& name, const std::string& from, const std::string& to) {
+    std::string line = first;
+    const size_t at = line.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    line.replace(at, from.size(), to);
+    return write(name, header_ + "\n" + line + "\n" + body_.substr(body_.find('\n') + 1));
+  };
+  expect_one_line_exit2("check " + swap("neg_c.jsonl", "\"c\":3", "\"c\":-1"), {"neg_c.jsonl:2:", "\"c\"", "negative"});
+  expect_one_line_exit2("check " + swap("neg_t.jsonl", "\"t\":64000", "\"t\":-5"), {"neg_t.jsonl:2:", "\"t\"", "negative"});
+  expect_one_line_exit2("check " + swap("dup.jsonl", "\"c\":3", "\"c\":3,\"c\":2"), {"dup.jsonl:2:", "\"c\" twice"});
+}
+
+TEST_F(HostileInput, MatchVariantWithAPackNamingNoVariantIsRefused) {
+  const std::string pack = std::string(LOCKSIM_SOURCE_DIR) + "/tests/impl/packs/list_reply";
+  expect_one_line_exit2("diff --scripts " + pack + " --match-variant --sequences 1", {"--match-variant", "names no model variant"});
+  expect_one_line_exit2("pack check " + pack + " --match-variant", {"--match-variant", "names no model variant"});
+  expect_one_line_exit2("campaign --scripts " + pack + " --backend both --match-variant --seeds 1 --out " + path("mv"),
+                        {"--match-variant", "names no model variant"});
+  expect_only({"t.jsonl"});
+}

@@ -56,12 +56,15 @@ RC_GTEST_PROP(FastEventDecoderProperty, AgreesWithDecodeEventOnEveryWrittenLine,
                bool line_known, bool inf_deadline, bool fractional)) {
   Event e;
   e.id = id;
-  e.true_us = t;
+  // The writer never writes a time before 0 or an index below -1 ("none",
+  // left out); the decoders refuse both. Fold the generated values into range.
+  const auto index = [](int x) { return x < -1 ? ~x : x; };
+  e.true_us = t < 0 ? ~t : t;
   e.kind = *rc::gen::element(EventKind::Invoke, EventKind::Ok, EventKind::Script, EventKind::Fault,
                              EventKind::Deliver, EventKind::Verdict);
-  e.client = client;
-  e.server = server;
-  e.target = target;
+  e.client = index(client);
+  e.server = index(server);
+  e.target = index(target);
   e.op_id = op_id;
   e.local_ms = lms;
   e.value = v;

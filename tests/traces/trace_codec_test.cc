@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "traces/fast_event_decoder.h"
 #include "traces/trace_format.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
@@ -27,7 +28,7 @@ TraceHeader sample_header() {
 Event full_event() {
   Event e;
   e.id = 7;
-  e.true_us = -12;
+  e.true_us = 12;
   e.kind = EventKind::Script;
   e.client = 2;
   e.server = 1;
@@ -74,7 +75,7 @@ TEST(TraceFormat, DefaultEventWritesOnlyIdTimeKind) {
 
 TEST(TraceFormat, FullEventUsesFixedKeyOrder) {
   EXPECT_EQ(encode_event(full_event()),
-            R"({"id":7,"t":-12,"k":"script","c":2,"s":1,"o":"uuid-1:3","l":"L0","op":"unlock","opid":99,)"
+            R"({"id":7,"t":12,"k":"script","c":2,"s":1,"o":"uuid-1:3","l":"L0","op":"unlock","opid":99,)"
             R"("lms":1800000000123,"wait":5000,"lease":0,"v":-3,)"
             R"("d":"quote \" backslash \\ newline \n tab \t ctrl \u0001 utf8 )"
             "\xc3\xa9"
@@ -120,10 +121,10 @@ RC_GTEST_PROP(TraceFormatProperty, RoundTripIsExactAndEncodingDeterministic,
                std::vector<std::string> holders)) {
   Event e;
   e.id = 42;
-  e.true_us = t;
+  e.true_us = t < 0 ? ~t : t;  // the decoders refuse a time before 0 and an index below -1
   e.local_ms = lms;
   e.value = v;
-  e.client = client;
+  e.client = client < -1 ? ~client : client;
   // Strings in traces are UTF-8; keep the generated ones ASCII.
   for (auto* s : {&owner, &detail}) {
     for (char& c : *s) c = static_cast<char>(static_cast<unsigned char>(c) & 0x7f);
@@ -481,3 +482,15 @@ TEST(TraceFormatV3, VersionTwoTracesStillRead) {
 
 }  // namespace
 }  // namespace locksim
+
+TEST(TraceFormat, NegativeTimeAndIndicesAreRefusedByBothDecoders) {
+  for (const char* line : {R"({"id":1,"t":-5,"k":"invoke"})", R"({"id":1,"t":5,"k":"invoke","c":-1})",
+                           R"({"id":1,"t":5,"k":"fault","s":-2})", R"({"id":1,"t":5,"k":"fault","tg":-1})"}) {
+    locksim::Event e;
+    std::string error;
+    EXPECT_FALSE(locksim::decode_event(line, &e, &error)) << line;
+    EXPECT_NE(error.find("negative"), std::string::npos) << line << ": " << error;
+    locksim::FastEventDecoder fast;
+    EXPECT_FALSE(fast.decode(line, &e)) << line;
+  }
+}

@@ -328,6 +328,11 @@ int run_campaign_command(CampaignArgs& args) {
   if (args.match_variant && o.backend != CampaignBackend::Both) {
     throw UsageError("--match-variant only goes with --backend both");
   }
+  if (args.match_variant && !ScriptPack::load(o.scripts.empty() ? ScriptPack::default_dir() : o.scripts).model_variant()) {
+    throw UsageError("--match-variant: the pack " + (o.scripts.empty() ? ScriptPack::default_dir() : o.scripts) +
+                     " names no model variant (no \"model_variant\" in its manifest), so there is nothing to match: "
+                     "it is compared with the correct model");
+  }
   if (!args.shard.empty()) parse_shard(args.shard, &o);
   std::vector<CampaignWorker> workers = make_workers(o, tmpl, args.match_variant);
   const bool default_dir = args.out_dir.empty();

@@ -164,6 +164,9 @@ int run_pack_check(const PackCheckArgs& args) {
       throw UsageError(std::string("bad script pack: ") + e.what());
     }
   }();
+  if (args.match_variant && !pack.model_variant()) {
+    throw UsageError("--match-variant: the pack " + args.dir + " names no model variant (no \"model_variant\" in its manifest), so there is nothing to match (without the flag it is compared with the correct model)");
+  }
   const ModelVariant reference_variant =
       args.match_variant ? pack.model_variant().value_or(ModelVariant::Correct) : ModelVariant::Correct;
   const std::string reference_name = "model(" + std::string(variant_name(reference_variant)) + ")";

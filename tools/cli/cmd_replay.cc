@@ -11,6 +11,7 @@
 #include "properties/scenario_check.h"
 #include "sim/replay.h"
 #include "sim/run.h"
+#include "impl/script_pack.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/run_backend.h"
 #include "traces/trace_reader.h"
@@ -28,7 +29,14 @@ int replay_command(const std::string& path) {
     }
     Scenario scenario = scenario_from_header(reader.header());
     const std::string recorded_variant = scenario.model_variant;
-    RunBackend backend = make_run_backend(reader.header().backend, &scenario);
+    RunBackend backend;
+    try {
+      backend = make_run_backend(reader.header().backend, &scenario);
+    } catch (const UsageError& e) {  // the header's backend or script pack: name the file
+      throw UsageError(path + ": header: " + e.what());
+    } catch (const ScriptPackError& e) {
+      throw UsageError(path + ": header names a script pack that does not load: " + e.what());
+    }
     if (scenario.model_variant != recorded_variant) {
       throw UsageError("trace scenario says model variant '" + recorded_variant +
                        "' but its script pack now says '" + scenario.model_variant + "'");

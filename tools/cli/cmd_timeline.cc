@@ -9,6 +9,7 @@
 // traces only) is shrunk as a campaign does (properties/shrink.h) and the
 // shrunk counterexample is drawn instead of a window.
 // The trace is streamed (once per pass); only the window is kept.
+#include <chrono>
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -191,7 +192,20 @@ int timeline_command(const TimelineArgs& a) {
   }
   if (window.empty()) throw UsageError(a.trace + ": no events in the requested window");
   try {
-    render_timeline(timeline_dot(window, options), a.out, format, a.dot_time_limit_s * 1000);
+    // The limit covers the whole drawing: locksim's own layout, then dot
+    // with what is left of it.
+    const auto layout_started = std::chrono::steady_clock::now();
+    const std::string dot_text = timeline_dot(window, options);
+    const int64_t limit_ms = int64_t{a.dot_time_limit_s} * 1000;
+    const int64_t left_ms =
+        limit_ms - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - layout_started)
+                       .count();
+    if (left_ms <= 0) {
+      throw std::runtime_error("drawing " + a.out + " took longer than --dot-time-limit-s " +
+                               std::to_string(a.dot_time_limit_s) +
+                               " before Graphviz even started; draw fewer events (--max-events, --from/--to, --lock)");
+    }
+    render_timeline(dot_text, a.out, format, static_cast<int>(left_ms));
   } catch (const std::runtime_error& e) {
     std::fprintf(stderr, "locksim: %s\n", e.what());
     return 2;
@@ -229,7 +243,7 @@ void add_timeline_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--lock", a->lock, "Only events of this lock, its members (L@S) and events with no lock (e.g. faults)")->capture_default_str();
   cmd->add_option("--max-events", a->max_events, "At most this many events (default 600)")
       ->transform(integer_in(size_t{1}, size_t{100000}));
-  cmd->add_option("--dot-time-limit-s", a->dot_time_limit_s, "Stop Graphviz after this many seconds")
+  cmd->add_option("--dot-time-limit-s", a->dot_time_limit_s, "Stop drawing after this many seconds (locksim's layout and Graphviz together)")
       ->capture_default_str()->transform(integer_in(1, 3600));
   cmd->callback([a, exit_code] { *exit_code = timeline_command(*a); });
 }

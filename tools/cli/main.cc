@@ -42,6 +42,17 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "locksim: %s\n", unknown.c_str());
       return 2;
     }
+    // An option before any subcommand: name it (CLI11 says only that a
+    // subcommand is required, or complains about the next one).
+    if (argc > 1 && argv[1][0] == '-') {
+      std::string names;
+      for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      }
+      std::fprintf(stderr, "locksim: unknown option '%s': locksim takes a subcommand first (one of: %s; see --help)\n",
+                   argv[1], names.c_str());
+      return 2;
+    }
     std::fprintf(stderr, "locksim: %s (see --help)\n", e.what());
     return 2;
   } catch (const locksim::cli::UsageError& e) {
