@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "model/redis_number.h"
 #include "model/score_format.h"
 
 namespace locksim {
@@ -23,14 +24,13 @@ const char* type_name(Store::Type t) {
   return "?";
 }
 
-bool parse_int64(const std::string& s, int64_t* out) {
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && ptr == s.data() + s.size() && !s.empty();
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- internals
+
+Store::HashFields::iterator Store::find_field(HashFields& hash, const std::string& field) {
+  return std::find_if(hash.begin(), hash.end(), [&field](const auto& fv) { return fv.first == field; });
+}
 
 Store::Keys::iterator Store::find_key(const std::string& key) {
   for (const RecentKey& r : recent_keys_.entries) {
@@ -180,6 +180,13 @@ std::optional<int64_t> Store::expire_at_ms(const std::string& key, int64_t now_m
   return v->expire_at_ms;
 }
 
+bool Store::set_expire_at(const std::string& key, std::optional<int64_t> expire_at_ms, int64_t now_ms) {
+  auto it = lookup(key, now_ms);
+  if (it == keys_.end()) return false;
+  set_expiry(it, expire_at_ms);
+  return true;
+}
+
 // ---------------------------------------------------------------- strings
 
 std::optional<std::string> Store::get(const std::string& key, int64_t now_ms) {
@@ -188,15 +195,25 @@ std::optional<std::string> Store::get(const std::string& key, int64_t now_ms) {
   return v->str;
 }
 
+const std::string* Store::get_ref(const std::string& key, int64_t now_ms) {
+  const Value* v = find_typed(key, Type::String, now_ms);
+  return v == nullptr ? nullptr : &v->str;
+}
+
 void Store::set(const std::string& key, const std::string& value, std::optional<int64_t> px_ms,
                 int64_t now_ms) {
   if (px_ms && *px_ms <= 0) throw StoreError("ERR invalid expire time in 'set' command");
+  set_at(key, value, px_ms ? std::optional<int64_t>(now_ms + *px_ms) : std::nullopt, false, now_ms);
+}
+
+void Store::set_at(const std::string& key, const std::string& value, std::optional<int64_t> expire_at_ms,
+                   bool keep_ttl, int64_t now_ms) {
   // SET replaces any type and any expiry: an existing entry is reset in place.
   auto it = lookup(key, now_ms);  // drops an expired value first
   if (it == keys_.end()) {
     it = create(key);
   } else {
-    set_expiry(it, std::nullopt);
+    if (!keep_ttl) set_expiry(it, std::nullopt);
     Value& old = it->second;
     old.hash.clear();
     old.list.clear();
@@ -207,22 +224,31 @@ void Store::set(const std::string& key, const std::string& value, std::optional<
   v.type = Type::String;
   v.str = value;
   touch(v);
-  if (px_ms) set_expiry(it, now_ms + *px_ms);
+  if (!keep_ttl && expire_at_ms) set_expiry(it, *expire_at_ms);
 }
 
 // ---------------------------------------------------------------- hashes
 
 int64_t Store::hincrby(const std::string& key, const std::string& field, int64_t delta,
                        int64_t now_ms) {
-  Value& v = lookup_or_create(key, Type::Hash, now_ms)->second;
+  Keys::iterator entry = lookup_or_create(key, Type::Hash, now_ms);
+  Value& v = entry->second;
   int64_t current = 0;
-  auto it = v.hash.find(field);
-  if (it != v.hash.end() && !parse_int64(it->second, &current)) {
+  auto it = find_field(v.hash, field);
+  if (it != v.hash.end() && !redis_string_to_int64(it->second, &current)) {
+    erase_if_empty(entry);
     throw StoreError("ERR hash value is not an integer");
   }
-  const int64_t next = current + delta;  // lock hold counts stay tiny
+  int64_t next = 0;
+  if (__builtin_add_overflow(current, delta, &next)) {
+    erase_if_empty(entry);
+    throw StoreError("ERR increment or decrement would overflow");
+  }
   touch(v);
-  if (it == v.hash.end()) it = v.hash.try_emplace(field).first;
+  if (it == v.hash.end()) {
+    v.hash.emplace_back(field, std::string());
+    it = v.hash.end() - 1;
+  }
   it->second = std::to_string(next);
   return next;
 }
@@ -230,22 +256,26 @@ int64_t Store::hincrby(const std::string& key, const std::string& field, int64_t
 int64_t Store::hset(const std::string& key, const std::string& field, const std::string& value,
                     int64_t now_ms) {
   Value& v = lookup_or_create(key, Type::Hash, now_ms)->second;
-  const auto [it, added] = v.hash.try_emplace(field);
-  it->second = value;
   touch(v);
-  return added ? 1 : 0;
+  auto it = find_field(v.hash, field);
+  if (it != v.hash.end()) {
+    it->second = value;
+    return 0;
+  }
+  v.hash.emplace_back(field, value);
+  return 1;
 }
 
 bool Store::hexists(const std::string& key, const std::string& field, int64_t now_ms) {
-  const Value* v = find_typed(key, Type::Hash, now_ms);
-  return v != nullptr && v->hash.count(field) > 0;
+  Value* v = find_typed(key, Type::Hash, now_ms);
+  return v != nullptr && find_field(v->hash, field) != v->hash.end();
 }
 
 std::optional<std::string> Store::hget(const std::string& key, const std::string& field,
                                        int64_t now_ms) {
-  const Value* v = find_typed(key, Type::Hash, now_ms);
+  Value* v = find_typed(key, Type::Hash, now_ms);
   if (v == nullptr) return std::nullopt;
-  auto it = v->hash.find(field);
+  auto it = find_field(v->hash, field);
   if (it == v->hash.end()) return std::nullopt;
   return it->second;
 }
@@ -256,6 +286,22 @@ std::vector<std::string> Store::hkeys(const std::string& key, int64_t now_ms) {
     for (const auto& [field, value] : v->hash) out.push_back(field);
   }
   return out;
+}
+
+int64_t Store::hdel(const std::string& key, const std::string& field, int64_t now_ms) {
+  auto entry = lookup_typed(key, Type::Hash, now_ms);
+  if (entry == keys_.end()) return 0;
+  auto it = find_field(entry->second.hash, field);
+  if (it == entry->second.hash.end()) return 0;
+  entry->second.hash.erase(it);
+  touch(entry->second);
+  erase_if_empty(entry);
+  return 1;
+}
+
+const Store::HashFields* Store::hash_ref(const std::string& key, int64_t now_ms) {
+  const Value* v = find_typed(key, Type::Hash, now_ms);
+  return v == nullptr ? nullptr : &v->hash;
 }
 
 // ---------------------------------------------------------------- lists
@@ -299,12 +345,62 @@ int64_t Store::rpush(const std::string& key, const std::string& value, int64_t n
   return static_cast<int64_t>(v.list.size());
 }
 
+int64_t Store::lpush(const std::string& key, const std::string& value, int64_t now_ms) {
+  Value& v = lookup_or_create(key, Type::List, now_ms)->second;
+  v.list.insert(v.list.begin(), value);
+  touch(v);
+  return static_cast<int64_t>(v.list.size());
+}
+
+std::optional<std::string> Store::rpop(const std::string& key, int64_t now_ms) {
+  auto it = lookup_typed(key, Type::List, now_ms);
+  if (it == keys_.end()) return std::nullopt;
+  auto& list = it->second.list;
+  assert(!list.empty());  // empty lists are deleted
+  std::string tail = std::move(list.back());
+  list.pop_back();
+  touch(it->second);
+  erase_if_empty(it);
+  return tail;
+}
+
+bool Store::lset(const std::string& key, int64_t index, const std::string& value, int64_t now_ms) {
+  Value* v = find_typed(key, Type::List, now_ms);
+  assert(v != nullptr);
+  const auto size = static_cast<int64_t>(v->list.size());
+  if (index < 0) index += size;
+  if (index < 0 || index >= size) return false;
+  v->list[static_cast<size_t>(index)] = value;
+  touch(*v);
+  return true;
+}
+
+void Store::ltrim(const std::string& key, int64_t start, int64_t stop, int64_t now_ms) {
+  auto entry = lookup_typed(key, Type::List, now_ms);
+  if (entry == keys_.end()) return;
+  auto& list = entry->second.list;
+  const auto size = static_cast<int64_t>(list.size());
+  if (start < 0) start += size;
+  if (stop < 0) stop += size;
+  if (start < 0) start = 0;
+  if (start > stop || start >= size) {
+    list.clear();
+  } else {
+    if (stop >= size) stop = size - 1;
+    list.erase(list.begin() + stop + 1, list.end());
+    list.erase(list.begin(), list.begin() + start);
+  }
+  touch(entry->second);
+  erase_if_empty(entry);
+}
+
 int64_t Store::lrem(const std::string& key, int64_t count, const std::string& value,
                     int64_t now_ms) {
   auto entry = lookup_typed(key, Type::List, now_ms);
   if (entry == keys_.end()) return 0;
   auto& list = entry->second.list;
-  const int64_t limit = count == 0 ? static_cast<int64_t>(list.size()) : (count > 0 ? count : -count);
+  const int64_t limit = count == 0 ? static_cast<int64_t>(list.size())
+                      : (count > 0 ? count : (count == INT64_MIN ? INT64_MAX : -count));
   int64_t removed = 0;
   if (count >= 0) {
     for (auto it = list.begin(); it != list.end() && removed < limit;) {
@@ -401,6 +497,8 @@ std::optional<double> Store::zscore(const std::string& key, const std::string& m
 int64_t Store::zadd(const std::string& key, double score, const std::string& member,
                     int64_t now_ms) {
   assert(score == score);  // no NaN
+  // A small sorted set (a listpack in Redis) keeps -0 as the integer 0.
+  if (score == 0) score = 0.0;
   Value& v = lookup_or_create(key, Type::ZSet, now_ms)->second;
   auto it = v.zset.score_of.find(member);
   if (it != v.zset.score_of.end()) {
@@ -447,6 +545,11 @@ std::vector<std::string> Store::zrange_all(const std::string& key, int64_t now_m
   return out;
 }
 
+const Store::ZSetOrder* Store::zset_ref(const std::string& key, int64_t now_ms) {
+  const Value* v = find_typed(key, Type::ZSet, now_ms);
+  return v == nullptr ? nullptr : &v->zset.ordered;
+}
+
 // ---------------------------------------------------------------- pub/sub
 
 void Store::publish(const std::string& channel, const std::string& payload) {
@@ -484,6 +587,7 @@ void Store::holders_into(const std::string& lock, int64_t now_ms, std::vector<st
   out->resize(hash.size());
   size_t i = 0;
   for (const auto& [field, value] : hash) (*out)[i++] = field;
+  std::sort(out->begin(), out->end());
 }
 
 std::string Store::render(const Value& v) {
@@ -493,12 +597,17 @@ std::string Store::render(const Value& v) {
   };
   switch (v.type) {
     case Type::String: return v.str;
-    case Type::Hash:
-      for (const auto& [field, value] : v.hash) {
+    case Type::Hash: {
+      std::vector<const std::pair<std::string, std::string>*> sorted;
+      sorted.reserve(v.hash.size());
+      for (const auto& fv : v.hash) sorted.push_back(&fv);
+      std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+      for (const auto* fv : sorted) {
         sep();
-        out += field + "=" + value;
+        out += fv->first + "=" + fv->second;
       }
       return out;
+    }
     case Type::List:
       for (size_t i = 0; i < v.list.size(); ++i) {
         if (i) out += ',';

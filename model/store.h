@@ -9,7 +9,8 @@
 //    sweep_expired() deletes every due key at once (Redis's active expiry) so a
 //    long run does not accumulate dead latch keys. Neither is visible to a
 //    script when server time never goes backwards.
-//  - Types: string, hash (fields kept sorted), list, sorted set (double scores,
+//  - Types: string, hash (fields in insertion order, as Redis keeps a small
+//    hash), list, sorted set (double scores,
 //    ordered by (score, member bytewise)). An operation on a key of another type
 //    throws StoreError with Redis's WRONGTYPE text; a bad argument (SET PX <= 0)
 //    throws StoreError with Redis's error text. Writes done before the throw stay.
@@ -64,6 +65,9 @@ class Store {
   // sets expire_at = now_ms + ms and returns 1.
   int64_t pexpire(const std::string& key, int64_t ms, int64_t now_ms);
   std::optional<int64_t> expire_at_ms(const std::string& key, int64_t now_ms);
+  // Sets (or, with nullopt, removes) the absolute expiry of a live key; false
+  // if the key is absent. The caller deletes a key whose new expiry is due.
+  bool set_expire_at(const std::string& key, std::optional<int64_t> expire_at_ms, int64_t now_ms);
 
   // --- strings ---
   std::optional<std::string> get(const std::string& key, int64_t now_ms);
@@ -72,21 +76,41 @@ class Store {
   // "ERR invalid expire time in 'set' command" without touching the key.
   void set(const std::string& key, const std::string& value, std::optional<int64_t> px_ms,
            int64_t now_ms);
+  // SET with an absolute expiry (nullopt: none) or, keep_ttl, the key's
+  // current expiry (SET KEEPTTL, INCR). No check on expire_at_ms.
+  void set_at(const std::string& key, const std::string& value, std::optional<int64_t> expire_at_ms,
+              bool keep_ttl, int64_t now_ms);
+  // GET without a copy (same lookup, lazy expiry and WRONGTYPE): null where
+  // GET gives nil; valid until the next call that may change `key`.
+  const std::string* get_ref(const std::string& key, int64_t now_ms);
 
   // --- hashes ---
   // HINCRBY: creates the key / field (from 0) as needed; a field at 0 stays.
-  // Throws "ERR hash value is not an integer" if the field is not an integer.
+  // Throws "ERR hash value is not an integer" if the field is not an integer
+  // (Redis's string2ll rules, redis_number.h) and "ERR increment or
+  // decrement would overflow" past int64, touching nothing.
   int64_t hincrby(const std::string& key, const std::string& field, int64_t delta, int64_t now_ms);
   int64_t hset(const std::string& key, const std::string& field, const std::string& value,
                int64_t now_ms);  // 1 if the field is new
   bool hexists(const std::string& key, const std::string& field, int64_t now_ms);
   std::optional<std::string> hget(const std::string& key, const std::string& field, int64_t now_ms);
-  std::vector<std::string> hkeys(const std::string& key, int64_t now_ms);  // sorted
+  std::vector<std::string> hkeys(const std::string& key, int64_t now_ms);  // insertion order
+  int64_t hdel(const std::string& key, const std::string& field, int64_t now_ms);  // 1 if removed
+  // The hash's fields and values in insertion order, without a copy (null:
+  // no such key); valid until the next call that may change `key`.
+  using HashFields = std::vector<std::pair<std::string, std::string>>;
+  const HashFields* hash_ref(const std::string& key, int64_t now_ms);
 
   // --- lists ---
   std::optional<std::string> lindex(const std::string& key, int64_t index, int64_t now_ms);
   std::optional<std::string> lpop(const std::string& key, int64_t now_ms);
   int64_t rpush(const std::string& key, const std::string& value, int64_t now_ms);  // new length
+  int64_t lpush(const std::string& key, const std::string& value, int64_t now_ms);  // new length
+  std::optional<std::string> rpop(const std::string& key, int64_t now_ms);
+  // LSET: false if `index` is out of range (the key must exist: the caller
+  // checks); LTRIM start stop with Redis's index rules (deletes an emptied list).
+  bool lset(const std::string& key, int64_t index, const std::string& value, int64_t now_ms);
+  void ltrim(const std::string& key, int64_t start, int64_t stop, int64_t now_ms);
   // LREM key count value: count > 0 from the head, < 0 from the tail, 0 all.
   int64_t lrem(const std::string& key, int64_t count, const std::string& value, int64_t now_ms);
   std::vector<std::string> lrange_all(const std::string& key, int64_t now_ms);
@@ -124,6 +148,10 @@ class Store {
   double zincrby(const std::string& key, double delta, const std::string& member, int64_t now_ms);
   int64_t zrem(const std::string& key, const std::string& member, int64_t now_ms);  // 1 if removed
   std::vector<std::string> zrange_all(const std::string& key, int64_t now_ms);  // members in order
+  // The sorted set's (score, member) pairs in ZRANGE order, without a copy
+  // (null: no such key); valid until the next call that may change `key`.
+  using ZSetOrder = std::set<std::pair<double, std::string>>;
+  const ZSetOrder* zset_ref(const std::string& key, int64_t now_ms);
 
   // --- pub/sub ---
   void publish(const std::string& channel, const std::string& payload);
@@ -151,13 +179,13 @@ class Store {
   // hash never shows in any output.
   struct ZSet {
     std::unordered_map<std::string, double, KeyHash> score_of;  // never iterated
-    std::set<std::pair<double, std::string>> ordered;
+    ZSetOrder ordered;
   };
   struct Value {
     uint64_t version = 0;  // see LineVersion; set by touch() on every write
     Type type = Type::String;
     std::string str;
-    std::map<std::string, std::string> hash;
+    HashFields hash;  // insertion order (a lock has one or two fields: a scan is cheapest)
     std::vector<std::string> list;  // head first (lists stay short: waiting lines)
     ZSet zset;
     std::optional<int64_t> expire_at_ms;
@@ -169,6 +197,7 @@ class Store {
     return v.expire_at_ms && now_ms > *v.expire_at_ms;
   }
   static std::string render(const Value& v);
+  static HashFields::iterator find_field(HashFields& hash, const std::string& field);
   void touch(Value& v) { v.version = ++write_clock_; }
 
   // Live entry of `key` (keys_.end() if none), deleting it first if it has expired.

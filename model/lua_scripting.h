@@ -1,0 +1,109 @@
+// LuaScripting: one embedded Lua 5.1 state that runs scripts the way Redis
+// 7.0's EVAL does, on a Store (model/store.h) through the commands of
+// model/redis_commands.h. Checked against a live redis-server 7.0.
+//
+// What a script sees (Redis's scripting contract):
+//  - KEYS and ARGV: tables of Lua strings. redis.call / redis.pcall run a
+//    command (arguments: strings, or numbers passed as "%.17g"); replies
+//    become Lua values: integer -> number, bulk -> string, nil -> false,
+//    array -> table, status -> {ok=...}, error -> {err=...} (redis.call
+//    raises it, redis.pcall returns it). redis.error_reply, status_reply,
+//    sha1hex, log (ignored), setresp(2), set_repl, replicate_commands,
+//    breakpoint, debug and the constants; pcall turns a raised {err=...}
+//    into its text, as Redis's does.
+//  - The sandbox: the base library without dofile, loadfile, print,
+//    getfenv, setfenv and newproxy; string, table, math (math.random is
+//    Redis's rand48); no io, os, debug or package. Globals and the library
+//    tables are read-only: a write fails with "Attempt to modify a readonly
+//    table", a read of a missing global with "Script attempted to access
+//    nonexistent global variable 'x'", both with Redis's positions.
+//  - The reply: number -> integer (truncated), string -> bulk, true -> 1,
+//    false / nil -> nil, a table -> {err=...} error, {ok=...} status,
+//    {double=...}, {big_number=...}, {map=...}, {set=...}, or an array of
+//    elements 1..n up to the first nil. A raised error replies
+//    "<err> script: <sha>, on @user_script:<line>.", as Redis 7.0 does.
+// What it cannot do, each stopping the run with LuaScriptAbort (never a
+// silent difference from Redis): a command or option the model does not
+// implement; cjson, cmsgpack, struct, bit, redis.acl_check_cmd, RESP3; more
+// than kStepBudget Lua instructions in one script (an endless loop; Redis
+// would run it on and block every client); more than kMemoryLimitBytes of
+// Lua memory.
+// Known gaps (documented, not emulated): math.random's sequence (Redis's runs
+// on across every script the server ever ran), tostring of a table or
+// function (an address), and raw writes into the library tables through
+// table.insert / table.remove.
+//
+// Deterministic: same scripts and calls, same replies (the random generator
+// restarts with reset()). Not thread-safe: one per thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/redis_commands.h"
+#include "model/reply.h"
+#include "model/reply_sink.h"
+
+struct lua_State;
+
+namespace locksim {
+
+// A script Redis would reject at load; what() is Redis's text,
+// "ERR Error compiling script (new function): user_script:1: ...".
+struct LuaCompileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A run that cannot go on as Redis would (see above); what() says why.
+struct LuaScriptAbort : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+namespace lua_detail {
+struct RunState;
+}
+
+class LuaScripting {
+ public:
+  static constexpr uint64_t kStepBudget = 100'000'000;  // Lua VM instructions per script
+  static constexpr size_t kMemoryLimitBytes = size_t{256} << 20;
+
+  LuaScripting();
+  ~LuaScripting();
+  LuaScripting(const LuaScripting&) = delete;
+  LuaScripting& operator=(const LuaScripting&) = delete;
+
+  // Compiles a script body (chunk "@user_script"); the same text twice gives
+  // the same id. Throws LuaCompileError.
+  int load(std::string_view source);
+  const std::string& sha(int id) const;  // SHA-1 of the text, as Redis names it
+
+  // Runs script `id` with KEYS and ARGV on ctx's store and time; writes its
+  // reply (RESP2) to `reply`. Throws LuaScriptAbort (the store keeps the
+  // writes done before, as Redis would).
+  void run(int id, std::span<const std::string> keys, std::span<const std::string> argv, CommandContext& ctx,
+           ReplySink& reply);
+  Reply run(int id, std::span<const std::string> keys, std::span<const std::string> argv, CommandContext& ctx);
+
+  // Back to the state of a new instance as far as scripts can tell: the
+  // random generator restarts (compiled scripts stay).
+  void reset();
+
+ private:
+  std::unique_ptr<lua_detail::RunState> state_;  // outlives L_ (it is the allocator's)
+  lua_State* L_ = nullptr;
+  struct Script {
+    int ref = 0;  // the compiled function in the registry
+    std::string sha;
+  };
+  std::vector<Script> scripts_;
+  std::unordered_map<std::string, int> id_of_sha_;  // never iterated
+};
+
+}  // namespace locksim

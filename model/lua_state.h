@@ -1,0 +1,94 @@
+// Internals of model/lua_scripting.h shared by its .cc files: the per-state
+// RunState (also the Lua allocator's user data, so the count hook reaches it
+// with lua_getallocf), the reply sink that turns command replies into Lua
+// values, and the setup and conversion functions. Not for other callers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <lua.hpp>
+
+#include "model/redis_commands.h"
+#include "model/reply_sink.h"
+
+namespace locksim::lua_detail {
+
+// A command's reply pushed as one Lua value (redis.call's conversion).
+class LuaReplySink final : public ReplySink {
+ public:
+  void begin(lua_State* L) {
+    L_ = L;
+    frames_.clear();
+    top_is_error_ = false;
+  }
+  bool top_is_error() const { return top_is_error_; }
+
+  void nil() override;
+  void null_array() override { nil(); }
+  void integer(int64_t v) override;
+  void bulk(std::string_view s) override;
+  void status(std::string_view s) override;
+  void error(std::string_view s) override;
+  void array(size_t n) override;
+
+ private:
+  void placed();  // the value on top is complete: into its array, if any
+  struct Frame {
+    int table = 0;  // stack index of the table being filled
+    size_t remaining = 0;
+    int next = 1;
+  };
+  lua_State* L_ = nullptr;
+  std::vector<Frame> frames_;
+  bool top_is_error_ = false;
+};
+
+struct RunState {
+  CommandContext* ctx = nullptr;     // of the running script
+  const std::string* sha = nullptr;  // of the running script
+  std::vector<std::string> args;     // redis.call's arguments, buffers reused
+  LuaReplySink sink;
+  std::string abort;                 // non-empty: the run stops (LuaScriptAbort)
+  uint64_t hook_calls = 0;           // count-hook calls in this script
+  size_t memory_bytes = 0;
+  bool over_memory = false;
+  uint64_t rand48 = 0;               // math.random's state (Redis's redisLrand48)
+  int error_handler_ref = 0;         // registry refs
+  int tostring_ref = 0;
+};
+
+inline constexpr int kHookEveryInstructions = 10'000;
+
+RunState* run_state(lua_State* L);  // via lua_getallocf
+void* lua_alloc(void* ud, void* ptr, size_t osize, size_t nsize);
+
+// Raises an error after recording why the run must stop.
+[[noreturn]] void raise_abort(lua_State* L, const std::string& why);
+// The count hook: stops a script past LuaScripting::kStepBudget.
+void step_hook(lua_State* L, lua_Debug* ar);
+
+// Pushes an error table {err = <text as luaPushErrorBuff makes it>}, with
+// ignore_error_stats_update = true when `from_command`.
+void push_error_table(lua_State* L, std::string_view raw, bool from_command);
+// Redis's luaPushErrorBuff text: "-CODE msg" or "msg" -> "CODE msg" / "ERR msg".
+std::string error_table_text(std::string_view raw);
+
+void open_redis_lib(lua_State* L, RunState* s);     // the `redis` table
+void install_sandbox(lua_State* L, RunState* s);    // libraries, wrappers, read-only globals
+int error_handler(lua_State* L);                    // __redis__err__handler
+// The script environment (the read-only proxy of the globals) on the stack.
+void push_script_env(lua_State* L);
+
+// The value at stack index `idx` as a script reply (luaReplyToRedisReply, RESP2).
+void lua_value_to_reply(lua_State* L, int idx, ReplySink& reply);
+// The error object on top of the stack after a failed run, as the reply text.
+std::string failed_run_text(lua_State* L, const std::string& sha);
+
+// Redis's rand48 (redisLrand48 / redisSrand48).
+void rand48_seed(RunState* s, int32_t seed);
+int32_t rand48_next(RunState* s);
+
+}  // namespace locksim::lua_detail
