@@ -66,7 +66,7 @@ Scenario campaign_template(const CampaignOptions& o) {
     const std::string mutant_variant = s.model_variant;
     s.scripts = o.scripts;
     try {
-      resolve_scenario_scripts(&s, runs_live(o.backend) ? "live" : "model");
+      resolve_scenario_scripts(&s, runs_model_only(o.backend) ? "model" : "lua");
     } catch (const ScriptPackError& e) {
       throw ScenarioError(std::string("bad script pack: ") + e.what());
     }
@@ -103,6 +103,10 @@ SeedOutcome run_seed(CampaignWorker& worker, const Scenario& s, const CheckConfi
     out.verdict = check_scenario_on(*worker.checked, s, cfg, &comparator);
     comparator.finish();
     out.divergence = comparator.mismatch();
+    if (out.divergence) {
+      out.divergence->expected_backend = worker.reference->kind();
+      out.divergence->actual_backend = worker.checked->kind();
+    }
   } catch (...) {
     out.error = std::current_exception();
   }
@@ -234,7 +238,9 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
   const CheckConfig cfg = config ? *config : default_check_config();
   CampaignResult r;
   r.scenario = tmpl;
-  r.backend = workers.front().reference != nullptr ? "both" : workers.front().checked->kind();
+  r.backend = workers.front().reference != nullptr
+                  ? backend_pair_name(workers.front().checked->kind(), workers.front().reference->kind())
+                  : workers.front().checked->kind();
   const int seeds = shard_seed_count(options.seeds, options.shard_index, options.shard_count);
   r.seeds_planned = seeds;
   // The k-th seed of this shard: seed index shard_index + k * shard_count.
@@ -441,8 +447,8 @@ nlohmann::json seed_failure_to_json(const SeedFailure& f) {
   for (const Violation& v : f.violations) j["violations"].push_back(violation_to_json(v));
   if (f.divergence) {
     j["divergence"] = {{"event", f.divergence->index},
-                       {"model", f.divergence->expected_line},
-                       {"live", f.divergence->actual_line}};
+                       {f.divergence->expected_backend, f.divergence->expected_line},
+                       {f.divergence->actual_backend, f.divergence->actual_line}};
   }
   if (!f.shrunk.empty()) {
     j["counterexamples"] = nlohmann::json::array();
@@ -492,12 +498,14 @@ std::string format_campaign_result(const CampaignResult& r) {
   }
   for (const SeedFailure& f : r.failures) {
     out += "FAILED at seed " + std::to_string(f.seed) + " (" + std::to_string(f.events) + " events): " +
-           (f.divergence ? "the live history diverges from the model's, " : "") +
+           (f.divergence ? "the " + f.divergence->actual_backend + " history diverges from the " +
+                               f.divergence->expected_backend + "'s, "
+                         : std::string()) +
            std::to_string(f.violations.size()) + " violation(s)\n";
     if (f.divergence) {
       out += "  divergence at event " + std::to_string(f.divergence->index) + " (first event where the histories differ):\n";
-      out += "    model: " + f.divergence->expected_line + "\n";
-      out += "    live:  " + f.divergence->actual_line + "\n";
+      out += "    " + f.divergence->expected_backend + ": " + f.divergence->expected_line + "\n";
+      out += "    " + f.divergence->actual_backend + ":  " + f.divergence->actual_line + "\n";
     }
     for (const Violation& v : f.violations) out += "  violation: " + v.to_string() + "\n";
     for (const Counterexample& cx : f.shrunk) append_counterexample(out, cx);

@@ -66,7 +66,7 @@ struct CampaignOptions {
   bool keep_going = false;  // go on past failing seeds, list them all
   int shard_index = 0;      // this shard's index I in [0, shard_count)
   int shard_count = 1;      // N: the seed indexes i with i % N == I run here
-  CampaignBackend backend = CampaignBackend::Model;
+  CampaignBackend backend;  // the model alone
   int workers = 1;          // seeds run at once (one backend source each)
   VerdictPolicy policy;
 };
@@ -111,7 +111,7 @@ struct AdvisoryCount {
 
 struct CampaignResult {
   Scenario scenario;                    // the template (seed = base seed)
-  std::string backend = "model";        // "model", "live" or "both"
+  std::string backend = "model";        // "model", "lua", "live", "both" or "<checked>,<reference>"
   int seeds_run = 0;                    // of this shard
   int seeds_planned = 0;                // of this shard (shard_seed_count)
   uint64_t events_checked = 0;

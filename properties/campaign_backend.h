@@ -1,37 +1,82 @@
 // CampaignBackend: where a campaign runs its seeds, parsed once from
 // `--backend` at the command line.
-//   Model: the embedded model, with the model variant of the pack (the
-//          model must stand for the pack).
-//   Live:  real redis-servers in virtual time, running the pack's own Lua.
-//   Both:  every seed on live and on the correct model (as `locksim diff`
-//          compares); the two histories must be equal event for event, and
-//          the first difference fails the seed as a divergence.
+//   checked:   every seed runs here; its history is checked and a failing
+//              property shrunk here. Model: the embedded model, with the
+//              model variant of the pack (the model must stand for the
+//              pack). Lua: the pack's own Lua in process (sim/lua_backend.h).
+//              Live: real redis-servers in virtual time, running the pack's
+//              own Lua.
+//   reference: none, or a second backend every seed runs on first; the two
+//              histories must be equal event for event, and the first
+//              difference fails the seed as a divergence. A model reference
+//              is the correct model (--match-variant: the pack's variant).
+// Names: "model", "lua", "live"; "both" (live checked against the model, as
+// `locksim diff` compares); "A,B" for any two different backends (A checked
+// against B, e.g. "lua,live").
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace locksim {
 
-enum class CampaignBackend { Model, Live, Both };
+enum class BackendKind { Model, Lua, Live };
 
-inline std::optional<CampaignBackend> campaign_backend_from_name(std::string_view name) {
-  if (name == "model") return CampaignBackend::Model;
-  if (name == "live") return CampaignBackend::Live;
-  if (name == "both") return CampaignBackend::Both;
+inline std::optional<BackendKind> backend_kind_from_name(std::string_view name) {
+  if (name == "model") return BackendKind::Model;
+  if (name == "lua") return BackendKind::Lua;
+  if (name == "live") return BackendKind::Live;
   return std::nullopt;
 }
 
-inline std::string_view campaign_backend_name(CampaignBackend backend) {
-  switch (backend) {
-    case CampaignBackend::Model: return "model";
-    case CampaignBackend::Live: return "live";
-    case CampaignBackend::Both: return "both";
+inline std::string_view backend_kind_name(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::Model: return "model";
+    case BackendKind::Lua: return "lua";
+    case BackendKind::Live: return "live";
   }
   return "model";
 }
 
-// Whether the seeds' scripts run on live redis-servers.
-inline bool runs_live(CampaignBackend backend) { return backend != CampaignBackend::Model; }
+struct CampaignBackend {
+  BackendKind checked = BackendKind::Model;
+  std::optional<BackendKind> reference;
+  bool operator==(const CampaignBackend&) const = default;
+};
+
+inline constexpr CampaignBackend kBothBackends{BackendKind::Live, BackendKind::Model};
+
+inline std::optional<CampaignBackend> campaign_backend_from_name(std::string_view name) {
+  if (name == "both") return kBothBackends;
+  const size_t comma = name.find(',');
+  if (comma == std::string_view::npos) {
+    const auto one = backend_kind_from_name(name);
+    if (!one) return std::nullopt;
+    return CampaignBackend{*one, std::nullopt};
+  }
+  const auto checked = backend_kind_from_name(name.substr(0, comma));
+  const auto reference = backend_kind_from_name(name.substr(comma + 1));
+  if (!checked || !reference || *checked == *reference) return std::nullopt;
+  return CampaignBackend{*checked, *reference};
+}
+
+inline std::string campaign_backend_name(const CampaignBackend& backend) {
+  if (backend == kBothBackends) return "both";
+  std::string name(backend_kind_name(backend.checked));
+  if (backend.reference) name += "," + std::string(backend_kind_name(*backend.reference));
+  return name;
+}
+
+// Whether some seed runs the model with the pack's variant standing for the
+// pack (the model alone); otherwise the pack's own Lua runs (lua, live), and
+// a model reference needs no variant of the pack.
+inline bool runs_model_only(const CampaignBackend& backend) {
+  return backend.checked == BackendKind::Model && !backend.reference;
+}
+
+inline bool uses(const CampaignBackend& backend, BackendKind kind) {
+  return backend.checked == kind || backend.reference == kind;
+}
 
 }  // namespace locksim

@@ -19,7 +19,8 @@ Counterexample divergence_counterexample(std::vector<Event> checked_events, cons
   cx.events = std::move(checked_events);
   cx.violation.property = kDivergenceProperty;
   cx.violation.message =
-      "event " + std::to_string(m.index) + ": model " + m.expected_line + " vs live " + m.actual_line;
+      "event " + std::to_string(m.index) + ": " + m.expected_backend + " " + m.expected_line + " vs " +
+      m.actual_backend + " " + m.actual_line;
   if (m.index < end) {
     cx.violation.event_ids = {cx.events.back().id};
     cx.violation.true_us = {cx.events.back().true_us};
@@ -48,8 +49,10 @@ std::optional<Counterexample> plan_divergence(const ExplicitPlan& plan, BackendS
   run_explicit(plan, reference.fresh(plan.scenario), expected);
   VectorSink actual;
   run_explicit(plan, checked.fresh(plan.scenario), actual);
-  const std::optional<HistoryMismatch> m = first_difference(expected.events, actual.events);
+  std::optional<HistoryMismatch> m = first_difference(expected.events, actual.events);
   if (!m) return std::nullopt;
+  m->expected_backend = reference.kind();
+  m->actual_backend = checked.kind();
   Counterexample cx = divergence_counterexample(std::move(actual.events), *m);
   cx.plan = plan;  // replayable as a trace (sim/explicit_plan_json.h)
   return cx;

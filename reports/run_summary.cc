@@ -72,14 +72,15 @@ void append_failures(json& out, const SeedFailure& f, bool drawn) {
     e["seed"] = f.seed;
     e["property"] = property;
     if (property == kDivergenceProperty) {
-      e["explanation"] = "the live history differs from the model's at event " +
-                         std::to_string(f.divergence->index) + ": model " + f.divergence->expected_line +
-                         " vs live " + f.divergence->actual_line;
+      e["explanation"] = "the " + f.divergence->actual_backend + " history differs from the " +
+                         f.divergence->expected_backend + "'s at event " + std::to_string(f.divergence->index) +
+                         ": " + f.divergence->expected_backend + " " + f.divergence->expected_line + " vs " +
+                         f.divergence->actual_backend + " " + f.divergence->actual_line;
       e["cause"] = "";
       e["violations"] = 1;
       e["divergence"] = {{"event", f.divergence->index},
-                         {"model", f.divergence->expected_line},
-                         {"live", f.divergence->actual_line}};
+                         {f.divergence->expected_backend, f.divergence->expected_line},
+                         {f.divergence->actual_backend, f.divergence->actual_line}};
     } else {
       const Violation* first = nullptr;
       int violations = 0;

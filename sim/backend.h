@@ -1,6 +1,7 @@
-// Backend: where lock scripts execute. One interface, two implementations:
-// ModelBackend (model/, embedded, default) and LiveBackend (script pack on a
-// live redis-server whose clock we set before every command). The simulator
+// Backend: where lock scripts execute. One interface, three implementations:
+// ModelBackend (model/, embedded, default), LuaBackend (a script pack's own
+// Lua in process, sim/lua_backend.h) and LiveBackend (script pack on a live
+// redis-server whose clock we set before every command). The simulator
 // and `locksim diff` drive both the same way: one script at a time, in
 // virtual-time order, each at an explicit server time.
 //
@@ -22,6 +23,10 @@
 //    (the model keeps its store as it is: nothing to do); failover()
 //    promotes server `server`'s replica when the backend runs replicas itself
 //    (the model's replicas are sim/replicated_backend.h, around the backend).
+//  - new_replicas(): an in-process backend (model, lua) returns a new, empty
+//    one running the same scripts, which sim/replicated_backend.h keeps as
+//    the replicas; null (the default): the backend runs replicas itself
+//    (configure_server_faults) or refuses them.
 //  - Deterministic: same calls, same results, byte for byte.
 #pragma once
 
@@ -40,7 +45,7 @@ namespace locksim {
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string name() const = 0;  // "model" or "live"
+  virtual std::string name() const = 0;  // "model", "lua" or "live"
   virtual int server_count() const = 0;
   virtual ExecResult execute(int server, const ScriptCall& call, int64_t server_now_us) = 0;
   virtual void execute_into(int server, const ScriptCall& call, int64_t server_now_us, ExecResult* out) {
@@ -56,6 +61,7 @@ class Backend {
     (void)server_now_us;
     return FailoverResult{};
   }
+  virtual std::unique_ptr<Backend> new_replicas() const { return nullptr; }
 };
 
 }  // namespace locksim

@@ -30,7 +30,16 @@ struct HistoryMismatch {
   uint64_t index = 0;
   std::string expected_line;
   std::string actual_line;
+  // The backends of the two histories, for messages (set by the caller
+  // that compares two backends; a campaign's default pair is model / live).
+  std::string expected_backend = "model";
+  std::string actual_backend = "live";
 };
+
+// "both" for live checked against the model, else "<checked>,<reference>".
+inline std::string backend_pair_name(const std::string& checked, const std::string& reference) {
+  return checked == "live" && reference == "model" ? "both" : checked + "," + reference;
+}
 
 class HistoryComparator final : public EventSink {
  public:

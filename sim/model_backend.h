@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,6 +32,9 @@ class ModelBackend final : public Backend {
   void execute_into(int server, const ScriptCall& call, int64_t server_now_us, ExecResult* out) override;
   std::vector<KeyState> snapshot(int server, int64_t server_now_us) override;
   void restart(int server) override;
+  std::unique_ptr<Backend> new_replicas() const override {
+    return std::make_unique<ModelBackend>(server_count(), variant_);
+  }
 
   ModelVariant variant() const { return variant_; }
   // Deletes every key of every server (FLUSHALL).

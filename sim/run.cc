@@ -51,15 +51,15 @@ void require_reference_scripts(const ScriptPack& pack, ModelVariant v) {
     throw ScenarioError("script pack " + pack.dir() + " says it is model variant '" +
                         std::string(variant_name(v)) + "', but its " + std::string(script_name(kind)) + " (" +
                         describe_script(mine) + ") differs from " + describe_script(theirs) +
-                        ", so the model cannot stand for its scripts: it only runs live (locksim run --backend "
-                        "live, locksim campaign --backend live, locksim diff)");
+                        ", so the model cannot stand for its scripts: it runs on the lua or live backend "
+                        "(locksim run --backend lua, locksim campaign --backend lua, locksim diff)");
   }
 }
 }  // namespace
 
 ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backend_kind) {
-  if (backend_kind != "model" && backend_kind != "live") {
-    throw ScenarioError("unknown backend '" + backend_kind + "' (model, live)");
+  if (backend_kind != "model" && backend_kind != "lua" && backend_kind != "live") {
+    throw ScenarioError("unknown backend '" + backend_kind + "' (model, lua, live)");
   }
   const std::string dir = scenario->scripts.empty() ? ScriptPack::default_dir() : scenario->scripts;
   ScriptPack pack = ScriptPack::load(dir);
@@ -70,8 +70,8 @@ ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backe
   } else if (backend_kind == "model") {
     throw ScenarioError("script pack " + dir +
                         " has no \"model_variant\" in its manifest, so the model cannot stand for its scripts: "
-                        "it only runs live (locksim run --backend live, locksim campaign --backend live, "
-                        "locksim diff)");
+                        "it runs on the lua or live backend (locksim run --backend lua, locksim campaign "
+                        "--backend lua, locksim diff)");
   }
   if (backend_kind == "model") {
     require_reference_scripts(pack, pack.model_variant().value_or(ModelVariant::Correct));

@@ -3,11 +3,12 @@
 //
 // Script packs: an empty `scripts` means the default pack (impl/lua, Correct).
 // A pack with "model_variant" in its manifest is modelled by that variant; a
-// pack other than the default one without it can only run live:
+// pack other than the default one without it runs only its own Lua (the lua
+// or live backend):
 // resolve_scenario_scripts(..., "model") throws ScenarioError for it. On the
 // model a pack must also be, script for script, the pack its variant was
 // written from (impl/lua, impl/mutants/<name>, impl/variants/<name>): a
-// copied pack with an edited script runs only live.
+// copied pack with an edited script runs only on lua or live.
 #pragma once
 
 #include <string>
@@ -23,7 +24,7 @@ namespace locksim {
 
 // Loads the scenario's pack (throws ScriptPackError), sets
 // scenario->model_variant from it, and checks it can run on `backend_kind`
-// ("model" or "live"; anything else throws ScenarioError).
+// ("model", "lua" or "live"; anything else throws ScenarioError).
 ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backend_kind);
 
 TraceHeader make_trace_header(const Scenario& scenario, const std::string& backend_kind);

@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "impl/script_event_fields.h"
-#include "sim/model_backend.h"
 #include "sim/replicated_backend.h"
 
 namespace locksim {
@@ -261,18 +260,19 @@ void line_to_event_form(const std::vector<LineWaiter>& line, std::vector<LineEnt
   }
 }
 
-// With replica lags on the model: the backend wrapped so that each server
-// has a replica.
-// Replicas are model stores of the same variant; any other backend runs its
-// replicas itself (Backend::configure_server_faults, e.g. real replicas on
-// the live backend) or refuses them.
+// With replica lags on an in-process backend (model, lua): the backend
+// wrapped so that each server has a replica, a new backend of the same
+// scripts (Backend::new_replicas). Any other backend runs its replicas
+// itself (Backend::configure_server_faults, e.g. real replicas on the live
+// backend) or refuses them.
 std::unique_ptr<ReplicatedBackend> replicate(const WorldConfig& config, Backend& backend) {
-  auto* model = dynamic_cast<ModelBackend*>(&backend);
-  if (model == nullptr) backend.configure_server_faults(config.server_faults);
-  if (config.server_faults.replica_lag_ms.empty() || model == nullptr) return nullptr;
-  return std::make_unique<ReplicatedBackend>(
-      backend, std::make_unique<ModelBackend>(backend.server_count(), model->variant()),
-      config.server_faults.replica_lag_ms);
+  if (!config.server_faults.replica_lag_ms.empty()) {
+    if (std::unique_ptr<Backend> replicas = backend.new_replicas()) {
+      return std::make_unique<ReplicatedBackend>(backend, std::move(replicas), config.server_faults.replica_lag_ms);
+    }
+  }
+  backend.configure_server_faults(config.server_faults);  // a no-op on the in-process backends
+  return nullptr;
 }
 }  // namespace
 

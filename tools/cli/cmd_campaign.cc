@@ -1,6 +1,7 @@
 // locksim campaign: runs N seeded scenarios (seed i = --base-seed + i) on the
-// model, on live redis-servers running the pack's own Lua, or on both
-// (--backend; default: the model when it stands for the pack, else live),
+// model, on the pack's own Lua in process (lua), on live redis-servers
+// running the pack's own Lua, or on two of them compared event by event
+// (--backend; default: the model when it stands for the pack, else lua),
 // --workers at a time, checks each history with the CheckerSuite as it streams, and
 // stops at the first failing seed (--keep-going: goes on and lists every
 // failing seed): prints every violation of the seed and, for each violated
@@ -11,11 +12,13 @@
 // --mutant takes a client mutant (impl/client_mutant.h) or a script mutant
 // (model/variant.h, run as its ModelVariant); --scripts DIR takes a script
 // pack: the model runs the ModelVariant its manifest names (refused, exit 2,
-// when the model cannot stand for the pack); live and both run its Lua, one
-// set of redis-servers per worker, reused (flushed) across seeds; both also
-// runs every seed on the correct model and fails a seed, as a divergence, at
-// the first event where the live history differs. A live seed that cannot
-// complete (a script that never answers) stops the campaign with exit 2,
+// when the model cannot stand for the pack); lua and live run its Lua (live:
+// one set of redis-servers per worker, reused (flushed) across seeds); a
+// pair (both = live,model; A,B) also runs every seed on the reference B (a
+// model reference: the correct model) and fails a seed, as a divergence, at
+// the first event where the checked history differs. A seed that cannot
+// complete (live: a script that never answers; lua: a command it does not
+// implement, a script past its step budget) stops the campaign with exit 2,
 // naming the seed and the script. Shrinking and traces use the backend the
 // seeds were checked on.
 // --out DIR writes the campaign's runs directory (reports/run_summary.h):
@@ -50,11 +53,13 @@
 #include "reports/campaign_report.h"
 #include "reports/run_artifacts.h"
 #include "reports/run_summary.h"
+#include "sim/lua_backend_source.h"
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/staged_run_dir.h"
 #include "tools/cli/live_backend_source.h"
+#include "tools/cli/run_backend.h"
 #include "impl/redis_conn.h"
 #include "impl/script_pack.h"
 #include "traces/output_file.h"
@@ -98,7 +103,7 @@ std::string campaign_command_line(const CampaignArgs& args) {
                   " --servers " + std::to_string(o.servers) + " --duration-ms " + std::to_string(o.duration_ms);
   if (o.mutant != "none" && !o.mutant.empty()) c += " --mutant " + o.mutant;
   if (!o.scripts.empty()) c += " --scripts " + o.scripts;
-  c += " --backend " + std::string(campaign_backend_name(o.backend));
+  c += " --backend " + campaign_backend_name(o.backend);
   if (args.match_variant) c += " --match-variant";
   if (o.persistence != Persistence::None) c += " --persistence " + args.persistence;
   if (o.restart_delay_ms != 0) c += " --restart-delay-ms " + std::to_string(o.restart_delay_ms);
@@ -248,41 +253,47 @@ class ProgressLine {
 };
 
 // The default backend: the model when it stands for the pack (or there is
-// none), else live. A pack that does not load is left to campaign_template().
+// none), else lua (the pack's own Lua in process). A pack that does not load
+// is left to campaign_template().
 CampaignBackend default_backend(const CampaignOptions& o) {
-  if (o.scripts.empty()) return CampaignBackend::Model;
   Scenario probe;
   probe.scripts = o.scripts;
-  try {
-    resolve_scenario_scripts(&probe, "model");
-  } catch (const ScenarioError&) {
-    return CampaignBackend::Live;
-  } catch (const ScriptPackError&) {
-    return CampaignBackend::Model;
-  }
-  return CampaignBackend::Model;
+  return default_backend_for(probe) == "model" ? CampaignBackend{BackendKind::Model, std::nullopt}
+                                               : CampaignBackend{BackendKind::Lua, std::nullopt};
 }
 
-// One worker per --workers: model sources, or live servers started here
-// (before any seed runs, so a script Redis rejects is exit 2 at once).
+// A source of `kind` for one worker. A model reference is the correct model
+// (or, match_variant, the pack's variant); a checked model runs the
+// scenario's variant. Live servers start here, before any seed runs, so a
+// script Redis rejects is exit 2 at once.
+std::unique_ptr<BackendSource> make_source(BackendKind kind, bool reference, bool match_variant,
+                                           const ScriptPack* pack, const Scenario& tmpl) {
+  switch (kind) {
+    case BackendKind::Model:
+      if (reference && !match_variant) return std::make_unique<ModelBackendSource>(ModelVariant::Correct);
+      return std::make_unique<ModelBackendSource>();
+    case BackendKind::Lua:
+      return std::make_unique<LuaBackendSource>(*pack);
+    case BackendKind::Live: {
+      auto live = std::make_unique<LiveBackendSource>(*pack);
+      live->start(tmpl.servers);
+      return live;
+    }
+  }
+  return nullptr;
+}
+
+// One worker per --workers, each with its own sources.
 std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenario& tmpl, bool match_variant) {
   std::vector<CampaignWorker> workers(static_cast<size_t>(o.workers));
-  if (!runs_live(o.backend)) {
-    for (CampaignWorker& w : workers) w.checked = std::make_unique<ModelBackendSource>();
-    return workers;
-  }
   const std::string dir = tmpl.scripts.empty() ? ScriptPack::default_dir() : tmpl.scripts;
   try {
-    const ScriptPack pack = ScriptPack::load(dir);
+    std::optional<ScriptPack> pack;
+    if (!runs_model_only(o.backend)) pack = ScriptPack::load(dir);
     for (CampaignWorker& w : workers) {
-      auto live = std::make_unique<LiveBackendSource>(pack);
-      live->start(tmpl.servers);
-      w.checked = std::move(live);
-      // both: the pack against the correct model, as `locksim diff` does
-      // (--match-variant: against the model variant the pack names).
-      if (o.backend == CampaignBackend::Both) {
-        w.reference = match_variant ? std::make_unique<ModelBackendSource>()
-                                    : std::make_unique<ModelBackendSource>(ModelVariant::Correct);
+      w.checked = make_source(o.backend.checked, false, match_variant, pack ? &*pack : nullptr, tmpl);
+      if (o.backend.reference) {
+        w.reference = make_source(*o.backend.reference, true, match_variant, pack ? &*pack : nullptr, tmpl);
       }
     }
   } catch (const ScriptPackError& e) {
@@ -312,7 +323,8 @@ int run_campaign_command(CampaignArgs& args) {
   } else if (auto backend = campaign_backend_from_name(args.backend)) {
     o.backend = *backend;
   } else {
-    throw UsageError("--backend: unknown backend '" + args.backend + "' (model, live, both)");
+    throw UsageError("--backend: unknown backend '" + args.backend +
+                     "' (model, lua, live, both, or two different ones to compare: e.g. lua,live)");
   }
   try {
     apply_fail_on(&o.policy, args.fail_on);
@@ -325,8 +337,8 @@ int run_campaign_command(CampaignArgs& args) {
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
-  if (args.match_variant && o.backend != CampaignBackend::Both) {
-    throw UsageError("--match-variant only goes with --backend both");
+  if (args.match_variant && o.backend.reference != BackendKind::Model) {
+    throw UsageError("--match-variant only goes with a model reference (--backend both, --backend lua,model)");
   }
   if (args.match_variant && !ScriptPack::load(o.scripts.empty() ? ScriptPack::default_dir() : o.scripts).model_variant()) {
     throw UsageError("--match-variant: the pack " + (o.scripts.empty() ? ScriptPack::default_dir() : o.scripts) +
@@ -353,7 +365,7 @@ int run_campaign_command(CampaignArgs& args) {
     r = run_campaign(tmpl, o, workers, [&progress](const CampaignProgressInfo& p) { progress.update(p); });
   } catch (const CampaignSeedError& e) {
     progress.end();
-    throw UsageError(std::string("campaign cut short on the ") + std::string(campaign_backend_name(o.backend)) +
+    throw UsageError(std::string("campaign cut short on the ") + campaign_backend_name(o.backend) +
                      " backend: " + e.what() + "; no verdict, no outputs written");
   }
   progress.end();
@@ -421,17 +433,20 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
                 "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
   cmd->add_option("--mutant", args->options.mutant, "client or script mutant to run (see locksim mutants --list)")->capture_default_str();
   cmd->add_option("--scripts", args->options.scripts,
-                  "script pack dir (on the model: its model_variant; live: its own Lua)")->capture_default_str();
+                  "script pack dir (on the model: its model_variant; lua and live: its own Lua)")->capture_default_str();
   cmd->add_option("--backend", args->backend,
-                  "model, live (the pack's Lua on redis-servers in virtual time) or both (live, and every history "
-                  "compared event by event with the correct model's). Default: model, or live for a pack the "
-                  "model cannot stand for")
+                  "model, lua (the pack's own Lua in process, on the model's store), live (the pack's Lua on "
+                  "redis-servers in virtual time), both (live, and every history compared event by event with "
+                  "the correct model's), or A,B: any two of model, lua, live, each seed checked on A and "
+                  "compared event by event with B (e.g. lua,live). Default: model, or lua for a pack the model "
+                  "cannot stand for")
       ->each([args](const std::string&) { args->backend_given = true; });
   cmd->add_flag("--match-variant", args->match_variant,
-                "with --backend both: compare with the model variant the pack names instead of the correct model");
+                "with a model reference (--backend both, lua,model): compare with the model variant the pack "
+                "names instead of the correct model");
   cmd->add_option("--workers", args->options.workers,
-                  "seeds run at once, one backend (live: one set of redis-servers) each; the result is the same "
-                  "for any number")
+                  "seeds run at once, one backend (lua: one Lua state per server; live: one set of "
+                  "redis-servers) each; the result is the same for any number")
       ->capture_default_str()->transform(integer_in(1, kMaxCampaignWorkers));
   cmd->add_option("--base-seed", args->options.base_seed, "seed of the first run")->capture_default_str()->transform(non_negative_integer());
   cmd->add_option("--clients", args->options.clients, "clients per scenario")

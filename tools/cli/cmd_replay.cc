@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/lua_scripting.h"
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
 #include "sim/replay.h"
@@ -65,6 +66,8 @@ int replay_command(const std::string& path) {
     throw UsageError(e.what());
   } catch (const ScenarioError& e) {
     throw UsageError(path + ": " + e.what());
+  } catch (const LuaScriptAbort& e) {
+    throw UsageError(path + ": lua replay stopped: " + e.what());
   }
 }
 

@@ -1,19 +1,24 @@
 // locksim run: runs one scenario in virtual time and writes its trace.
-//   locksim run --seed S [--backend model|live] [--clients N] [--locks K]
+//   locksim run --seed S [--backend model|lua|live] [--clients N] [--locks K]
 //               [--servers M] [--lock rlock|fair|mixed|multi|redlock] [--duration-s D]
 //               [--profile NAME] [--scripts DIR] [--mutant NAME]
 //               [--persistence none|always] [--restart-delay-ms D] [--validity] [--fair-slot-ms S] --trace FILE
+// Without --backend: the model when it stands for the pack, else lua (the
+// pack's own Lua in process).
 // Prints a one-line summary. Exit 0 when the run completed; 2 on bad input
-// (unknown profile/lock/backend/mutant, N < 1, unwritable trace, a live-only
-// script pack with --backend model), a server that would not start, or a
-// live run cut short (a script that does not answer in time, a server on a
-// dead clock): then no trace is written and an existing one is untouched.
+// (unknown profile/lock/backend/mutant, N < 1, unwritable trace, a pack the
+// model cannot stand for with --backend model), a server that would not
+// start, or a run cut short (live: a script that does not answer in time, a
+// server on a dead clock; lua: a command it does not implement, a script
+// past its step budget): then no trace is written and an existing one is
+// untouched.
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "impl/redis_conn.h"
+#include "model/lua_scripting.h"
 #include "sim/run.h"
 #include "sim/simulator.h"
 #include "tools/cli/commands.h"
@@ -27,7 +32,7 @@ namespace {
 
 struct RunOptions {
   uint64_t seed = 0;
-  std::string backend = "model";
+  std::string backend;  // empty: default_backend_for the scenario
   int clients = 4;
   int locks = 1;
   int servers = 1;
@@ -65,15 +70,16 @@ int run_command(const RunOptions& o) {
   s.restart_delay_ms = o.restart_delay_ms;
   s.validity = o.validity;
   s.fair_slot_ms = o.fair_slot_ms;
-  if (o.backend != "model" && o.backend != "live") {
-    throw UsageError("unknown backend '" + o.backend + "' (model, live)");
+  const std::string kind = o.backend.empty() ? default_backend_for(s) : o.backend;
+  if (kind != "model" && kind != "lua" && kind != "live") {
+    throw UsageError("unknown backend '" + kind + "' (model, lua, live)");
   }
   try {
     validate_scenario(s);
   } catch (const ScenarioError& e) {
     throw UsageError(e.what());
   }
-  RunBackend backend = make_run_backend(o.backend, &s);
+  RunBackend backend = make_run_backend(kind, &s);
   try {
     refuse_output_over_input(o.trace, backend.input_files);
   } catch (const OutputError& e) {
@@ -81,7 +87,7 @@ int run_command(const RunOptions& o) {
   }
   std::unique_ptr<TraceWriter> writer;
   try {
-    writer = std::make_unique<TraceWriter>(o.trace, make_trace_header(s, o.backend));
+    writer = std::make_unique<TraceWriter>(o.trace, make_trace_header(s, kind));
   } catch (const TraceError& e) {
     throw UsageError(std::string("cannot write trace: ") + e.what());
   }
@@ -92,6 +98,8 @@ int run_command(const RunOptions& o) {
   } catch (const RedisError& e) {
     // The trace is published only by close(): a cut-short run leaves none.
     throw UsageError(std::string("live run failed: ") + e.what() + "; no trace written");
+  } catch (const LuaScriptAbort& e) {
+    throw UsageError(std::string("lua run stopped: ") + e.what() + "; no trace written");
   }
   try {
     writer->close();
@@ -100,7 +108,7 @@ int run_command(const RunOptions& o) {
   }
   // With the trace on standard output, the summary line goes to stderr.
   std::fprintf(is_standard_output(o.trace) ? stderr : stdout, "%s backend=%s trace=%s\n",
-               summary_line(s, summary).c_str(), o.backend.c_str(), o.trace.c_str());
+               summary_line(s, summary).c_str(), kind.c_str(), o.trace.c_str());
   return 0;
 }
 
@@ -110,7 +118,9 @@ void add_run_command(CLI::App& app, int* exit_code) {
   auto opts = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "Run one scenario in virtual time and write its trace");
   cmd->add_option("--seed", opts->seed, "Seed of the run")->required()->transform(non_negative_integer());
-  cmd->add_option("--backend", opts->backend, "model (default) or live")->capture_default_str();
+  cmd->add_option("--backend", opts->backend,
+                  "model, lua (the pack's own Lua in process) or live (the pack's Lua on a redis-server in "
+                  "virtual time). Default: model, or lua for a pack the model cannot stand for");
   cmd->add_option("--clients", opts->clients, "Number of client processes")
       ->capture_default_str()->transform(integer_in(1, kMaxClients));
   cmd->add_option("--locks", opts->locks, "Number of locks")->capture_default_str()->transform(integer_in(1, kMaxLocks));

@@ -2,6 +2,7 @@
 
 #include "model/variant.h"
 #include "sim/live_backend.h"
+#include "sim/lua_backend.h"
 #include "sim/model_backend.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
@@ -26,6 +27,14 @@ RunBackend make_run_backend(const std::string& kind, Scenario* scenario) {
     out.backend = std::make_unique<ModelBackend>(scenario->servers, *variant);
     return out;
   }
+  if (kind == "lua") {
+    try {
+      out.backend = std::make_unique<LuaBackend>(scenario->servers, std::move(pack));
+    } catch (const ScriptPackError& e) {
+      throw UsageError(std::string("bad script pack: ") + e.what());
+    }
+    return out;
+  }
   std::vector<ServerControl*> controls;
   for (int s = 0; s < scenario->servers; ++s) {
     out.servers.push_back(std::make_unique<RedisServer>());
@@ -35,6 +44,19 @@ RunBackend make_run_backend(const std::string& kind, Scenario* scenario) {
   live->set_replica_factory([] { return std::make_unique<RedisServer>(); });  // --profile failover
   out.backend = std::move(live);
   return out;
+}
+
+std::string default_backend_for(const Scenario& scenario) {
+  if (scenario.scripts.empty()) return "model";
+  Scenario probe = scenario;
+  try {
+    resolve_scenario_scripts(&probe, "model");
+  } catch (const ScenarioError&) {
+    return "lua";
+  } catch (const ScriptPackError&) {
+    return "model";
+  }
+  return "model";
 }
 
 }  // namespace locksim::cli

@@ -1,6 +1,7 @@
 // RunBackend: the Backend a `locksim run` / `locksim replay` needs for a
-// scenario. "model": a ModelBackend with the scenario's model variant. "live":
-// one RedisServer per simulated server (started here, stopped when the
+// scenario. "model": a ModelBackend with the scenario's model variant. "lua":
+// a LuaBackend running the scenario's script pack in process. "live": one
+// RedisServer per simulated server (started here, stopped when the
 // RunBackend is destroyed) and a LiveBackend over the scenario's script pack.
 #pragma once
 
@@ -20,9 +21,16 @@ struct RunBackend {
   std::vector<std::string> input_files;  // the script pack's files: never an output
 };
 
-// Throws UsageError for an unusable combination (e.g. a live-only pack on the
-// model backend), RedisError / ScriptPackError when a live server or the pack
-// fails. `scenario` gets its model_variant resolved from the pack.
+// Throws UsageError for an unusable combination (e.g. a pack the model
+// cannot stand for on the model backend, a Lua script the lua backend
+// cannot compile), RedisError when a live server fails. `scenario` gets its
+// model_variant resolved from the pack.
 RunBackend make_run_backend(const std::string& kind, Scenario* scenario);
+
+// The backend a scenario runs on when none is named: the model when it
+// stands for the scenario's pack (or there is none), else "lua" (the pack's
+// own Lua, in process). A pack that does not load gives "model" (the
+// caller's load then reports it).
+std::string default_backend_for(const Scenario& scenario);
 
 }  // namespace locksim::cli

@@ -1,0 +1,119 @@
+#include "sim/lua_backend.h"
+
+#include <cassert>
+#include <utility>
+
+#include "model/redis_commands.h"
+#include "sim/model_backend.h"
+
+namespace locksim {
+
+namespace {
+
+// A plain-command script must be one this backend runs.
+void check_command(const PackScript& script) {
+  const RedisCommand* cmd = find_redis_command(script.command);
+  if (cmd == nullptr) return;  // unknown to Redis too: it answers Redis's error, as live does
+  if (cmd->run == nullptr) {
+    throw ScriptPackError(std::string(script_name(script.kind)) + " (" + script.describe() +
+                          "): " + unsupported_command_text(script.command));
+  }
+}
+
+}  // namespace
+
+LuaBackend::LuaBackend(int server_count, ScriptPack pack) : pack_(std::move(pack)) {
+  assert(server_count >= 1);
+  servers_.resize(static_cast<size_t>(server_count));
+  for (Server& s : servers_) {
+    s.lua = std::make_unique<LuaScripting>();
+    for (ScriptKind kind : all_script_kinds()) {
+      const PackScript& script = pack_.script(kind);
+      if (script.form == PackForm::Command) check_command(script);
+      if (script.form != PackForm::Lua) continue;
+      try {
+        s.script_id[static_cast<size_t>(kind)] = s.lua->load(script.source);
+      } catch (const LuaCompileError& e) {
+        throw ScriptPackError(script.path + ": Redis rejected the script: " + e.what());
+      }
+    }
+  }
+}
+
+LuaBackend::Server& LuaBackend::at(int server) {
+  assert(server >= 0 && server < server_count());
+  return servers_[static_cast<size_t>(server)];
+}
+
+ExecResult LuaBackend::execute(int server, const ScriptCall& call, int64_t server_now_us) {
+  ExecResult out;
+  execute_into(server, call, server_now_us, &out);
+  if (!out.line_known) out.line_after.clear();
+  return out;
+}
+
+void LuaBackend::execute_into(int server, const ScriptCall& call, int64_t server_now_us, ExecResult* out) {
+  assert(out != nullptr);
+  Server& s = at(server);
+  const int64_t now_ms = server_ms_of_us(server_now_us);
+  s.store.sweep_expired(now_ms);
+  CommandContext ctx;
+  ctx.store = &s.store;
+  ctx.now_ms = now_ms;
+  ctx.now_us = server_now_us;
+  ctx.publish_receivers = 1;
+  const PackScript& script = pack_.script(call.kind);
+  args_ = pack_.build_args(call);
+  try {
+    if (script.form == PackForm::Lua) {
+      ReplyBuilder builder;
+      s.lua->run(s.script_id[static_cast<size_t>(call.kind)], args_.keys, args_.argv, ctx, builder);
+      out->reply = builder.take();
+    } else if (script.form == PackForm::Command) {
+      command_.clear();
+      command_.push_back(script.command);
+      command_.insert(command_.end(), args_.keys.begin(), args_.keys.end());
+      command_.insert(command_.end(), args_.argv.begin(), args_.argv.end());
+      ReplyBuilder builder;
+      run_direct_command(ctx, command_, builder);
+      out->reply = builder.take();
+    } else {
+      out->reply = ScriptPack::absent_reply(call.kind);
+    }
+  } catch (const LuaScriptAbort& e) {
+    s.store.take_published();
+    throw LuaScriptAbort(std::string(script_name(call.kind)) + " (" + script.describe() + "): " + e.what());
+  } catch (const UnsupportedCommand& e) {
+    s.store.take_published();
+    throw LuaScriptAbort(std::string(script_name(call.kind)) + " (" + script.describe() + "): " + e.what());
+  }
+  out->reply = pack_.adapt_reply(call.kind, std::move(out->reply));
+  s.store.take_published_into(&out->published);
+  for (Published& p : out->published) p = pack_.canonical_published(call, std::move(p));
+  s.store.holders_into(call.params.lock, now_ms, &out->holders_after);
+  out->line_token = 0;
+  out->line_known = false;
+  if (!call.params.line.empty() && !call.params.deadlines.empty()) {
+    out->line_known = s.store.line_with_scores(call.params.line, call.params.deadlines, now_ms, &out->line_after);
+  }
+}
+
+std::vector<KeyState> LuaBackend::snapshot(int server, int64_t server_now_us) {
+  return at(server).store.snapshot(server_ms_of_us(server_now_us));
+}
+
+void LuaBackend::restart(int server) {
+  Server& s = at(server);
+  s.store.clear();
+  s.lua->reset();
+}
+
+std::unique_ptr<Backend> LuaBackend::new_replicas() const {
+  return std::make_unique<LuaBackend>(server_count(), pack_);
+}
+
+void LuaBackend::wipe() {
+  for (int i = 0; i < server_count(); ++i) restart(i);
+}
+
+}  // namespace locksim

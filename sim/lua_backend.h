@@ -1,0 +1,74 @@
+// LuaBackend: the Backend of sim/backend.h that runs a ScriptPack's own Lua
+// in process: per server, a Store (model/store.h, the model's expiry rules)
+// and an embedded Lua 5.1 with Redis 7.0's scripting contract
+// (model/lua_scripting.h). No server, deterministic, about model speed.
+//
+// It answers as LiveBackend does for the same pack: KEYS and ARGV from the
+// manifest, a plain-command script run as that one command
+// (run_direct_command), an absent one answered with
+// ScriptPack::absent_reply, the reply through the pack's adapters, every
+// published message through ScriptPack::canonical_published; holders_after
+// are the lock hash's fields and, for fair calls, line_after the line with
+// each member's deadline, read after the script at the same time (what
+// LiveBackend reads with HKEYS, LRANGE and ZRANGE). PUBLISH answers 1: live,
+// the harness's own subscriber is the one receiver. Before each script,
+// keys already due are deleted (the model's active expiry).
+//
+// Errors: the constructor compiles every Lua script (ScriptPackError
+// "<path>: Redis rejected the script: ...", the text live Redis gives) and
+// checks every plain command (ScriptPackError naming one Redis does not know
+// or this backend does not implement). execute() throws LuaScriptAbort
+// naming the script when a run cannot go on as Redis would (an unimplemented
+// command or option, the step budget, the memory limit): callers report it
+// as bad input, exit 2.
+//
+// Replicas (--profile failover) run by re-execution (sim/replicated_backend.h)
+// on a second LuaBackend of the same pack, as the model's do.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "impl/script_pack.h"
+#include "model/lua_scripting.h"
+#include "model/store.h"
+#include "sim/backend.h"
+
+namespace locksim {
+
+class LuaBackend final : public Backend {
+ public:
+  LuaBackend(int server_count, ScriptPack pack);
+
+  std::string name() const override { return "lua"; }
+  int server_count() const override { return static_cast<int>(servers_.size()); }
+  ExecResult execute(int server, const ScriptCall& call, int64_t server_now_us) override;
+  void execute_into(int server, const ScriptCall& call, int64_t server_now_us, ExecResult* out) override;
+  std::vector<KeyState> snapshot(int server, int64_t server_now_us) override;
+  void restart(int server) override;
+  std::unique_ptr<Backend> new_replicas() const override;
+
+  // Deletes every key of every server (FLUSHALL) and restarts their Lua
+  // random generators: as a new backend, without compiling again.
+  void wipe();
+  const ScriptPack& pack() const { return pack_; }
+
+ private:
+  struct Server {
+    Store store;
+    std::unique_ptr<LuaScripting> lua;
+    std::array<int, kScriptKindCount> script_id{};  // Lua scripts: LuaScripting ids
+  };
+  Server& at(int server);
+
+  ScriptPack pack_;
+  std::vector<Server> servers_;
+  // Per call, reused: KEYS, ARGV and a plain command's argument vector.
+  ScriptArgs args_;
+  std::vector<std::string> command_;
+};
+
+}  // namespace locksim

@@ -1,0 +1,37 @@
+// LuaBackendSource: the BackendSource (sim/backend_source.h) of the lua
+// backend (sim/lua_backend.h): one script pack's own Lua, in process.
+// fresh() wipes and reuses the backend of the previous run when the number
+// of servers is the same (the Lua states and their compiled scripts stay,
+// their random generators restart), else builds a new one. One source per
+// campaign worker (a LuaBackend is used by one thread at a time).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "impl/script_pack.h"
+#include "sim/backend_source.h"
+#include "sim/lua_backend.h"
+
+namespace locksim {
+
+class LuaBackendSource final : public BackendSource {
+ public:
+  // Compiles the pack's scripts at once (ScriptPackError, as LuaBackend).
+  explicit LuaBackendSource(ScriptPack pack) : pack_(std::move(pack)), backend_(std::make_unique<LuaBackend>(1, pack_)) {}
+  std::string kind() const override { return "lua"; }
+  Backend& fresh(const Scenario& scenario) override {
+    if (backend_->server_count() == scenario.servers) {
+      backend_->wipe();
+    } else {
+      backend_ = std::make_unique<LuaBackend>(scenario.servers, pack_);
+    }
+    return *backend_;
+  }
+
+ private:
+  ScriptPack pack_;
+  std::unique_ptr<LuaBackend> backend_;
+};
+
+}  // namespace locksim
