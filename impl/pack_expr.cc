@@ -113,6 +113,7 @@ PackExpr parse_pack_expr(const std::string& text, const std::string& where,
     } else if (std::find(param_names().begin(), param_names().end(), t.text) != param_names().end()) {
       term.kind = PackExpr::Term::Kind::Param;
       term.name = t.text;
+      term.param = param_index(t.text);
     } else {
       std::string names = known_names();
       for (const auto& extra : extra_names) names += ", " + extra;
@@ -141,6 +142,22 @@ PackExpr parse_pack_expr(const std::string& text, const std::string& where,
 
 bool PackExpr::uses_extra() const {
   return std::any_of(terms.begin(), terms.end(), [](const Term& t) { return t.kind == Term::Kind::Extra; });
+}
+
+void PackExpr::evaluate_into(const ScriptParams& params, std::string* out) const {
+  out->clear();
+  if (op == Op::Sum || uses_extra()) {
+    *out = evaluate(params);
+    return;
+  }
+  for (const Term& t : terms) {
+    switch (t.kind) {
+      case Term::Kind::Param: append_param_value(params, t.param, out); break;
+      case Term::Kind::Integer: out->append(std::to_string(t.integer)); break;
+      case Term::Kind::Text: out->append(t.name); break;
+      case Term::Kind::Extra: break;
+    }
+  }
 }
 
 std::string PackExpr::evaluate(const ScriptParams& params, const std::string& extra_value) const {

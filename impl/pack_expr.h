@@ -42,6 +42,7 @@ struct PackExpr {
     Kind kind = Kind::Integer;
     std::string name;     // Param / Extra: the name; Text: the text
     int64_t integer = 0;  // Integer
+    int param = -1;       // Param: param_index(name) (model/script_call.h)
   };
   Op op = Op::Single;
   std::vector<Term> terms;  // at least one
@@ -49,6 +50,8 @@ struct PackExpr {
 
   // `extra_value` stands for every Extra term (e.g. the waiter's owner id).
   std::string evaluate(const ScriptParams& params, const std::string& extra_value = "") const;
+  // evaluate() into *out (replacing its content, reusing its buffer).
+  void evaluate_into(const ScriptParams& params, std::string* out) const;
   // Whether any term is the extra name.
   bool uses_extra() const;
 };

@@ -471,6 +471,26 @@ bool ScriptPack::declares_error(ScriptKind kind, const Reply& reply) const {
   return false;
 }
 
+void ScriptPack::build_args_into(const ScriptCall& call, ScriptArgs* out) const {
+  const PackScript& s = script(call.kind);
+  if (s.form == PackForm::Absent) {
+    out->keys.clear();
+    out->argv.clear();
+    return;
+  }
+  const ScriptParams* params = &call.params;
+  ScriptParams with_message;
+  if (s.message) {
+    with_message = call.params;
+    with_message.message = *s.message;
+    params = &with_message;
+  }
+  out->keys.resize(s.keys.size());
+  out->argv.resize(s.argv.size());
+  for (size_t i = 0; i < s.keys.size(); ++i) s.keys[i].evaluate_into(*params, &out->keys[i]);
+  for (size_t i = 0; i < s.argv.size(); ++i) s.argv[i].evaluate_into(*params, &out->argv[i]);
+}
+
 Reply ScriptPack::adapt_reply(ScriptKind kind, Reply raw) const {
   return apply_reply_adapters(script(kind).reply, std::move(raw));
 }

@@ -112,6 +112,8 @@ class ScriptPack {
   // part of kind's conventions: every error of an absent script, or one
   // that starts with a declared prefix.
   bool declares_error(ScriptKind kind, const Reply& reply) const;
+  // build_args() into *out, reusing its strings (a caller's hot path).
+  void build_args_into(const ScriptCall& call, ScriptArgs* out) const;
   // The reply the client reads from a raw reply of call.kind's script.
   Reply adapt_reply(ScriptKind kind, Reply raw) const;
   // A message published by `call`'s script, renamed to today's conventions

@@ -18,6 +18,7 @@
 namespace locksim {
 
 struct KeyHash {
+  using is_transparent = void;  // finds std::string keys by std::string_view
   size_t operator()(std::string_view key) const {  // NOLINT(performance-noexcept-*): see above
     constexpr uint64_t kMul1 = 0x9E3779B97F4A7C15ULL;
     constexpr uint64_t kMul2 = 0xC2B2AE3D27D4EB4FULL;

@@ -1,6 +1,7 @@
 // The `redis` table of the script sandbox (model/lua_scripting.h): call and
 // pcall over model/redis_commands.h, the helpers, the constants; and how a
 // command's reply becomes a Lua value.
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -141,6 +142,28 @@ namespace {
 
 RunState* upvalue_state(lua_State* L) { return static_cast<RunState*>(lua_touserdata(L, lua_upvalueindex(1))); }
 
+bool same_name_ignoring_case(std::string_view a, std::string_view lower) {
+  if (a.size() != lower.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char c = a[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != lower[i]) return false;
+  }
+  return true;
+}
+
+// find_redis_command of argument 1 (s->args[0]), through s->command_cache.
+const RedisCommand* cached_command(lua_State* L, RunState* s) {
+  const std::string_view name = s->args[0];
+  const char* key = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : nullptr;
+  if (key == nullptr) return find_redis_command(name);
+  RunState::CachedCommand& slot = s->command_cache[(reinterpret_cast<uintptr_t>(key) >> 4) % s->command_cache.size()];
+  if (slot.name == key && slot.cmd != nullptr && same_name_ignoring_case(name, slot.cmd->name)) return slot.cmd;
+  const RedisCommand* cmd = find_redis_command(name);
+  if (cmd != nullptr) slot = RunState::CachedCommand{key, cmd};
+  return cmd;
+}
+
 // redis.call (raise) and redis.pcall: Redis 7.0's luaRedisGenericCommand.
 int generic_command(lua_State* L, bool raise) {
   RunState* s = upvalue_state(L);
@@ -149,24 +172,30 @@ int generic_command(lua_State* L, bool raise) {
     push_error_table(L, "Please specify at least one argument for this redis lib call", false);
     return raise ? lua_error(L) : 1;
   }
-  if (s->args.size() < static_cast<size_t>(argc)) s->args.resize(static_cast<size_t>(argc));
+  // The strings stay on the Lua stack for the whole call: viewed, not copied.
+  if (s->args.size() < static_cast<size_t>(argc)) {
+    s->args.resize(static_cast<size_t>(argc));
+    s->number_args.resize(static_cast<size_t>(argc));
+  }
   for (int i = 1; i <= argc; ++i) {
-    std::string& arg = s->args[static_cast<size_t>(i - 1)];
+    std::string_view& arg = s->args[static_cast<size_t>(i - 1)];
     const int t = lua_type(L, i);
     if (t == LUA_TNUMBER) {
       char buf[64];
-      arg.assign(buf, lua_number_arg_text(lua_tonumber(L, i), buf, sizeof buf));
+      std::string& text = s->number_args[static_cast<size_t>(i - 1)];
+      text.assign(buf, lua_number_arg_text(lua_tonumber(L, i), buf, sizeof buf));
+      arg = text;
     } else if (t == LUA_TSTRING) {
       size_t len = 0;
       const char* p = lua_tolstring(L, i, &len);
-      arg.assign(p, len);
+      arg = std::string_view(p, len);
     } else {
       push_error_table(L, "Lua redis lib command arguments must be strings or integers", false);
       return raise ? lua_error(L) : 1;
     }
   }
   const CommandArgs argv(s->args.data(), static_cast<size_t>(argc));
-  const RedisCommand* cmd = find_redis_command(argv[0]);
+  const RedisCommand* cmd = cached_command(L, s);
   const char* refused = nullptr;
   if (cmd == nullptr) {
     refused = "Unknown Redis command called from script";

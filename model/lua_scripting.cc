@@ -13,7 +13,15 @@ LuaScripting::LuaScripting() : state_(std::make_unique<RunState>()) {
   L_ = lua_newstate(lua_detail::lua_alloc, state_.get());
   if (L_ == nullptr) throw std::bad_alloc();
   lua_detail::install_sandbox(L_, state_.get());
+  lua_pushstring(L_, "KEYS");
+  state_->keys_name_ref = luaL_ref(L_, LUA_REGISTRYINDEX);
+  lua_pushstring(L_, "ARGV");
+  state_->argv_name_ref = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_settop(L_, 0);
+  // Installed for good: a script's budget starts when run() zeroes
+  // hook_calls (the instructions before its first hook call are at most
+  // one interval of the previous script's).
+  lua_sethook(L_, lua_detail::step_hook, LUA_MASKCOUNT, lua_detail::kHookEveryInstructions);
 }
 
 LuaScripting::~LuaScripting() {
@@ -47,14 +55,76 @@ const std::string& LuaScripting::sha(int id) const {
 
 namespace {
 
-// globals[name] = {strings...}, bypassing the read-only protection as Redis does.
-void set_string_array(lua_State* L, const char* name, std::span<const std::string> values) {
-  lua_pushstring(L, name);
-  lua_createtable(L, static_cast<int>(values.size()), 0);
-  for (size_t i = 0; i < values.size(); ++i) {
-    lua_pushlstring(L, values[i].data(), values[i].size());
-    lua_rawseti(L, -2, static_cast<int>(i + 1));
+// Whether table `idx` holds no entry but 1..n (some may be nil) and no
+// metatable: as set_string_array left it, apart from values a script may
+// have replaced. lua_next goes through the array part, then the hash part:
+// nothing may follow key n.
+bool plain_array_of(lua_State* L, int idx, size_t n) {
+  if (lua_getmetatable(L, idx)) {
+    lua_pop(L, 1);
+    return false;
   }
+  if (n == 0) {
+    lua_pushnil(L);
+  } else {
+    // lua_next raises an error for a key the table does not hold: t[n]
+    // must be there (a script that cleared it gets a new table).
+    lua_rawgeti(L, idx, static_cast<int>(n));
+    const bool held = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (!held) return false;
+    lua_pushinteger(L, static_cast<lua_Integer>(n));
+  }
+  if (lua_next(L, idx) != 0) {
+    lua_pop(L, 2);
+    return false;
+  }
+  return true;
+}
+
+// globals[name] = {strings...}, bypassing the read-only protection as Redis
+// does. Redis makes a new table per call; here each script has its own
+// KEYS and ARGV tables (`array`: their registry refs and sizes), refilled
+// call after call (no garbage; a string equal to the one already in its
+// place stays), unless the script left one with other keys or a
+// metatable: a script sees the same either way.
+void set_string_array(lua_State* L, int name_ref, lua_detail::ScriptArray* array,
+                      std::span<const std::string> values) {
+  bool fresh = array->ref == LUA_NOREF;
+  if (!fresh) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, array->ref);
+    if (!plain_array_of(L, lua_gettop(L), array->n)) {
+      lua_pop(L, 1);
+      luaL_unref(L, LUA_REGISTRYINDEX, array->ref);
+      fresh = true;
+    }
+  }
+  if (fresh) {
+    lua_createtable(L, static_cast<int>(values.size()), 0);
+    lua_pushvalue(L, -1);
+    array->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    array->n = 0;
+  }
+  const int t = lua_gettop(L);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i < array->n) {  // the same text as last time: keep the Lua string
+      lua_rawgeti(L, t, static_cast<int>(i + 1));
+      size_t len = 0;
+      const char* old = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : nullptr;
+      const bool same = old != nullptr && std::string_view(old, len) == values[i];
+      lua_pop(L, 1);
+      if (same) continue;
+    }
+    lua_pushlstring(L, values[i].data(), values[i].size());
+    lua_rawseti(L, t, static_cast<int>(i + 1));
+  }
+  for (size_t i = values.size(); i < array->n; ++i) {
+    lua_pushnil(L);
+    lua_rawseti(L, t, static_cast<int>(i + 1));
+  }
+  array->n = values.size();
+  lua_rawgeti(L, LUA_REGISTRYINDEX, name_ref);
+  lua_insert(L, t);
   lua_rawset(L, LUA_GLOBALSINDEX);
 }
 
@@ -63,7 +133,7 @@ void set_string_array(lua_State* L, const char* name, std::span<const std::strin
 void LuaScripting::run(int id, std::span<const std::string> keys, std::span<const std::string> argv,
                        CommandContext& ctx, ReplySink& reply) {
   assert(id >= 0 && static_cast<size_t>(id) < scripts_.size());
-  const Script& script = scripts_[static_cast<size_t>(id)];
+  Script& script = scripts_[static_cast<size_t>(id)];
   RunState& s = *state_;
   s.ctx = &ctx;
   s.sha = &script.sha;
@@ -74,13 +144,11 @@ void LuaScripting::run(int id, std::span<const std::string> keys, std::span<cons
   if (!lua_checkstack(L_, static_cast<int>(keys.size() + argv.size()) + 16)) {
     throw LuaScriptAbort("too many KEYS and ARGV for the Lua stack");
   }
-  set_string_array(L_, "KEYS", keys);
-  set_string_array(L_, "ARGV", argv);
-  lua_sethook(L_, lua_detail::step_hook, LUA_MASKCOUNT, lua_detail::kHookEveryInstructions);
+  set_string_array(L_, s.keys_name_ref, &script.keys, keys);
+  set_string_array(L_, s.argv_name_ref, &script.argv, argv);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, s.error_handler_ref);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, script.ref);
   const int status = lua_pcall(L_, 0, 1, 1);
-  lua_sethook(L_, nullptr, 0, 0);
   s.ctx = nullptr;
   if (!s.abort.empty() || s.over_memory) {
     lua_settop(L_, 0);

@@ -67,6 +67,10 @@ struct LuaScriptAbort : std::runtime_error {
 
 namespace lua_detail {
 struct RunState;
+struct ScriptArray {
+  int ref = -2;  // LUA_NOREF: none yet
+  size_t n = 0;  // entries after the last run
+};
 }
 
 class LuaScripting {
@@ -101,6 +105,7 @@ class LuaScripting {
   struct Script {
     int ref = 0;  // the compiled function in the registry
     std::string sha;
+    lua_detail::ScriptArray keys, argv;  // its KEYS and ARGV tables
   };
   std::vector<Script> scripts_;
   std::unordered_map<std::string, int> id_of_sha_;  // never iterated

@@ -4,6 +4,7 @@
 // values, and the setup and conversion functions. Not for other callers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -46,10 +47,13 @@ class LuaReplySink final : public ReplySink {
   bool top_is_error_ = false;
 };
 
+static_assert(LUA_NOREF == -2, "ScriptArray's default ref (model/lua_scripting.h) is LUA_NOREF");
+
 struct RunState {
   CommandContext* ctx = nullptr;     // of the running script
   const std::string* sha = nullptr;  // of the running script
-  std::vector<std::string> args;     // redis.call's arguments, buffers reused
+  std::vector<std::string_view> args;  // redis.call's arguments (into Lua's strings)
+  std::vector<std::string> number_args;  // the text of its number arguments, buffers reused
   LuaReplySink sink;
   std::string abort;                 // non-empty: the run stops (LuaScriptAbort)
   uint64_t hook_calls = 0;           // count-hook calls in this script
@@ -58,6 +62,16 @@ struct RunState {
   uint64_t rand48 = 0;               // math.random's state (Redis's redisLrand48)
   int error_handler_ref = 0;         // registry refs
   int tostring_ref = 0;
+  int keys_name_ref = 0;             // the strings "KEYS" and "ARGV"
+  int argv_name_ref = 0;
+  // find_redis_command's answers by the address of the Lua string naming
+  // the command (a script's constants keep theirs); an entry is used only
+  // when the name still matches, so a reused address cannot mislead it.
+  struct CachedCommand {
+    const char* name = nullptr;
+    const RedisCommand* cmd = nullptr;
+  };
+  std::array<CachedCommand, 64> command_cache{};
 };
 
 inline constexpr int kHookEveryInstructions = 10'000;

@@ -294,9 +294,9 @@ void run_direct_command(CommandContext& ctx, CommandArgs argv, ReplySink& reply)
   const RedisCommand* cmd = find_redis_command(argv[0]);
   if (cmd == nullptr) {
     // Redis quotes the first arguments, each cut at 128 bytes, up to 128 bytes in all.
-    std::string text = "ERR unknown command '" + argv[0].substr(0, 128) + "', with args beginning with: ";
+    std::string text = "ERR unknown command '" + std::string(argv[0].substr(0, 128)) + "', with args beginning with: ";
     for (size_t i = 1; i < argv.size() && text.size() < 128 + 64; ++i) {
-      text += "'" + argv[i].substr(0, 128) + "' ";
+      text += "'" + std::string(argv[i].substr(0, 128)) + "' ";
     }
     reply.error(text);
     return;
@@ -327,13 +327,13 @@ bool ieq(std::string_view a, std::string_view b) {
   return true;
 }
 
-bool int_arg(const std::string& text, int64_t* out, ReplySink& reply, const char* error) {
+bool int_arg(std::string_view text, int64_t* out, ReplySink& reply, const char* error) {
   if (redis_string_to_int64(text, out)) return true;
   reply.error(error);
   return false;
 }
 
-bool double_arg(const std::string& text, double* out, ReplySink& reply) {
+bool double_arg(std::string_view text, double* out, ReplySink& reply) {
   if (redis_string_to_double(text, out)) return true;
   reply.error(kNotFloat);
   return false;

@@ -19,9 +19,9 @@ inline constexpr const char* kSyntax = "ERR syntax error";
 // ASCII case-insensitive equality (strcasecmp).
 bool ieq(std::string_view a, std::string_view b);
 // getLongLongFromObjectOrReply: `error` (default kNotInteger) on bad input.
-bool int_arg(const std::string& text, int64_t* out, ReplySink& reply, const char* error = kNotInteger);
+bool int_arg(std::string_view text, int64_t* out, ReplySink& reply, const char* error = kNotInteger);
 // getDoubleFromObjectOrReply.
-bool double_arg(const std::string& text, double* out, ReplySink& reply);
+bool double_arg(std::string_view text, double* out, ReplySink& reply);
 // "ERR wrong number of arguments for '<name>' command" (name lower case).
 void arity_error(std::string_view name, ReplySink& reply);
 // "ERR invalid expire time in '<name>' command".

@@ -39,7 +39,7 @@ struct CommandContext {
 };
 
 // argv[0] is the command name as the caller spelled it.
-using CommandArgs = std::span<const std::string>;
+using CommandArgs = std::span<const std::string_view>;
 using CommandHandler = void (*)(CommandContext& ctx, CommandArgs argv, ReplySink& reply);
 
 struct RedisCommand {

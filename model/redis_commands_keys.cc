@@ -44,7 +44,7 @@ void ttl_reply(CommandContext& ctx, CommandArgs argv, ReplySink& reply, bool ms,
 void expire_generic(CommandContext& ctx, CommandArgs argv, ReplySink& reply, int64_t basetime_ms, bool seconds) {
   bool nx = false, xx = false, gt = false, lt = false;
   for (size_t j = 3; j < argv.size(); ++j) {
-    const std::string& opt = argv[j];
+    std::string_view opt = argv[j];
     if (ieq(opt, "nx")) {
       nx = true;
     } else if (ieq(opt, "xx")) {
@@ -54,7 +54,7 @@ void expire_generic(CommandContext& ctx, CommandArgs argv, ReplySink& reply, int
     } else if (ieq(opt, "lt")) {
       lt = true;
     } else {
-      reply.error("ERR Unsupported option " + opt);
+      reply.error("ERR Unsupported option " + std::string(opt));
       return;
     }
   }
@@ -69,7 +69,7 @@ void expire_generic(CommandContext& ctx, CommandArgs argv, ReplySink& reply, int
   int64_t when = 0;
   if (!int_arg(argv[2], &when, reply)) return;
   const std::string name = [&] {
-    std::string n = argv[0];
+    std::string n(argv[0]);
     for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return n;
   }();

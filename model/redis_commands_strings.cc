@@ -15,9 +15,9 @@ enum SetFlags : unsigned {
 
 // Redis 7.0's parseExtendedStringArgumentsOrReply for SET (arguments from
 // index 3): the same acceptance rules, option by option.
-bool parse_set_options(CommandArgs argv, unsigned* flags, const std::string** expire, ReplySink& reply) {
+bool parse_set_options(CommandArgs argv, unsigned* flags, const std::string_view** expire, ReplySink& reply) {
   for (size_t j = 3; j < argv.size(); ++j) {
-    const std::string& opt = argv[j];
+    std::string_view opt = argv[j];
     const bool has_next = j + 1 < argv.size();
     const unsigned f = *flags;
     if (ieq(opt, "nx") && !(f & kXx)) {
@@ -50,8 +50,8 @@ bool parse_set_options(CommandArgs argv, unsigned* flags, const std::string** ex
 
 // Redis 7.0's setGenericCommand: the expiry (getExpireMillisecondsOrReply),
 // GET's old value, the NX / XX condition, then the write.
-void set_generic(CommandContext& ctx, const std::string& name, const std::string& key, const std::string& value,
-                 unsigned flags, const std::string* expire, ReplySink& reply, bool ok_as_one = false) {
+void set_generic(CommandContext& ctx, const std::string& name, std::string_view key, std::string_view value,
+                 unsigned flags, const std::string_view* expire, ReplySink& reply, bool ok_as_one = false) {
   Store& s = *ctx.store;
   std::optional<int64_t> expire_at;
   if (expire != nullptr) {
@@ -94,7 +94,7 @@ void set_generic(CommandContext& ctx, const std::string& name, const std::string
 
 // INCR / DECR / INCRBY / DECRBY: the value must be an integer (string2ll);
 // the result keeps the key's expiry.
-void incr_by(CommandContext& ctx, const std::string& key, int64_t by, ReplySink& reply) {
+void incr_by(CommandContext& ctx, std::string_view key, int64_t by, ReplySink& reply) {
   Store& s = *ctx.store;
   int64_t value = 0;
   if (const std::string* v = s.get_ref(key, ctx.now_ms)) {  // throws WRONGTYPE
@@ -118,7 +118,7 @@ void get(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
 
 void set(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
   unsigned flags = 0;
-  const std::string* expire = nullptr;
+  const std::string_view* expire = nullptr;
   if (!parse_set_options(argv, &flags, &expire, reply)) return;
   set_generic(ctx, "set", argv[1], argv[2], flags, expire, reply);
 }
@@ -170,7 +170,8 @@ void strlen(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
 void append(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
   Store& s = *ctx.store;
   const std::string* v = s.get_ref(argv[1], ctx.now_ms);
-  std::string next = v == nullptr ? argv[2] : *v + argv[2];
+  std::string next = v == nullptr ? std::string() : *v;
+  next.append(argv[2]);
   const auto size = static_cast<int64_t>(next.size());
   s.set_at(argv[1], next, std::nullopt, true, ctx.now_ms);
   reply.integer(size);

@@ -15,12 +15,18 @@ namespace locksim::redis_cmd {
 
 namespace {
 
+// A score as Redis's bulk reply, without allocating.
+void score_reply(double score, ReplySink& reply) {
+  char buf[kDoubleTextSize];
+  reply.bulk(std::string_view(buf, redis_double_text(score, buf)));
+}
+
 // ZADD / ZINCRBY (incr_only: ZINCRBY, the INCR option implied).
 void zadd_generic(CommandContext& ctx, CommandArgs argv, ReplySink& reply, bool incr_only) {
   bool nx = false, xx = false, gt = false, lt = false, ch = false, incr = incr_only;
   size_t scoreidx = 2;
   for (; scoreidx < argv.size(); ++scoreidx) {
-    const std::string& opt = argv[scoreidx];
+    std::string_view opt = argv[scoreidx];
     if (ieq(opt, "nx")) nx = true;
     else if (ieq(opt, "xx")) xx = true;
     else if (ieq(opt, "ch")) ch = true;
@@ -52,13 +58,13 @@ void zadd_generic(CommandContext& ctx, CommandArgs argv, ReplySink& reply, bool 
     if (!double_arg(argv[scoreidx + 2 * j], &scores[j], reply)) return;
   }
   Store& s = *ctx.store;
-  const std::string& key = argv[1];
+  std::string_view key = argv[1];
   const bool found = s.zset_ref(key, ctx.now_ms) != nullptr;  // WRONGTYPE
   int64_t added = 0, updated = 0, processed = 0;
   double score = 0;
   if (found || !xx) {
     for (size_t j = 0; j < elements; ++j) {
-      const std::string& member = argv[scoreidx + 1 + 2 * j];
+      std::string_view member = argv[scoreidx + 1 + 2 * j];
       double value = scores[j];
       const std::optional<double> current = s.zscore(key, member, ctx.now_ms);
       if (current) {
@@ -86,15 +92,16 @@ void zadd_generic(CommandContext& ctx, CommandArgs argv, ReplySink& reply, bool 
     }
   }
   if (incr) {
-    processed > 0 ? reply.bulk(redis_double_text(score)) : reply.nil();
+    processed > 0 ? score_reply(score, reply) : reply.nil();
   } else {
     reply.integer(ch ? added + updated : added);
   }
 }
 
 // A score range bound: "[(]<strtod text>", as zslParseRange reads it.
-bool parse_bound(const std::string& text, double* value, bool* exclusive) {
-  const char* p = text.c_str();
+bool parse_bound(std::string_view text, double* value, bool* exclusive) {
+  const std::string terminated(text);  // strtod reads up to the NUL, as Redis does
+  const char* p = terminated.c_str();
   *exclusive = p[0] == '(';
   if (*exclusive) ++p;
   char* end = nullptr;
@@ -110,7 +117,7 @@ struct ScoreRange {
   bool empty() const { return min > max || (min == max && (minex || maxex)); }
 };
 
-bool parse_range(const std::string& min, const std::string& max, ScoreRange* r, ReplySink& reply) {
+bool parse_range(std::string_view min, std::string_view max, ScoreRange* r, ReplySink& reply) {
   if (!parse_bound(min, &r->min, &r->minex) || !parse_bound(max, &r->max, &r->maxex)) {
     reply.error("ERR min or max is not a float");
     return false;
@@ -128,7 +135,7 @@ void zrange_generic(CommandContext& ctx, CommandArgs argv, ReplySink& reply, Ran
   bool has_limit = false;
   for (size_t j = 4; j < argv.size(); ++j) {
     const size_t left = argv.size() - j - 1;
-    const std::string& opt = argv[j];
+    std::string_view opt = argv[j];
     if (ieq(opt, "withscores")) {
       withscores = true;
     } else if (ieq(opt, "limit") && left >= 2) {
@@ -157,8 +164,8 @@ void zrange_generic(CommandContext& ctx, CommandArgs argv, ReplySink& reply, Ran
   if (by == RangeBy::Rank) {
     if (!int_arg(argv[2], &start, reply) || !int_arg(argv[3], &stop, reply)) return;
   } else {
-    const std::string& min = rev ? argv[3] : argv[2];
-    const std::string& max = rev ? argv[2] : argv[3];
+    std::string_view min = rev ? argv[3] : argv[2];
+    std::string_view max = rev ? argv[2] : argv[3];
     if (!parse_range(min, max, &range, reply)) return;
   }
   const Store::ZSetOrder* z = ctx.store->zset_ref(argv[1], ctx.now_ms);  // WRONGTYPE
@@ -195,7 +202,7 @@ void zrange_generic(CommandContext& ctx, CommandArgs argv, ReplySink& reply, Ran
   reply.array(withscores ? 2 * out.size() : out.size());
   for (const auto* e : out) {
     reply.bulk(e->second);
-    if (withscores) reply.bulk(redis_double_text(e->first));
+    if (withscores) score_reply(e->first, reply);
   }
 }
 
@@ -207,11 +214,11 @@ void rank(CommandContext& ctx, CommandArgs argv, ReplySink& reply, bool rev) {
     reply.nil();
     return;
   }
-  const auto pos = std::distance(z->begin(), z->find({*score, argv[2]}));
+  const auto pos = std::distance(z->begin(), z->find(std::pair<double, std::string_view>{*score, argv[2]}));
   reply.integer(rev ? static_cast<int64_t>(z->size()) - 1 - pos : pos);
 }
 
-void remove_members(CommandContext& ctx, const std::string& key, const std::vector<std::string>& members,
+void remove_members(CommandContext& ctx, std::string_view key, const std::vector<std::string>& members,
                     ReplySink& reply) {
   for (const std::string& m : members) ctx.store->zrem(key, m, ctx.now_ms);
   reply.integer(static_cast<int64_t>(members.size()));
@@ -232,7 +239,7 @@ void zrem(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
 
 void zscore(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
   const std::optional<double> v = ctx.store->zscore(argv[1], argv[2], ctx.now_ms);
-  v ? reply.bulk(redis_double_text(*v)) : reply.nil();
+  v ? score_reply(*v, reply) : reply.nil();
 }
 
 void zmscore(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
@@ -240,7 +247,7 @@ void zmscore(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
   reply.array(argv.size() - 2);
   for (size_t i = 2; i < argv.size(); ++i) {
     const std::optional<double> v = ctx.store->zscore(argv[1], argv[i], ctx.now_ms);
-    v ? reply.bulk(redis_double_text(*v)) : reply.nil();
+    v ? score_reply(*v, reply) : reply.nil();
   }
 }
 

@@ -1,10 +1,12 @@
 #include "model/redis_number.h"
 
 #include <cctype>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 namespace locksim {
@@ -55,21 +57,37 @@ bool redis_string_to_double(std::string_view text, double* out) {
   return true;
 }
 
-std::string redis_double_text(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
-  if (value == 0) return std::signbit(value) ? "-0" : "0";
+size_t redis_double_text(double value, char* buf) {
+  auto copy = [buf](const char* text) {
+    const size_t n = std::strlen(text);
+    std::memcpy(buf, text, n);
+    return n;
+  };
+  if (std::isnan(value)) return copy("nan");
+  if (std::isinf(value)) return copy(value < 0 ? "-inf" : "inf");
+  if (value == 0) return copy(std::signbit(value) ? "-0" : "0");
   constexpr double kMin = -4503599627370495.0;  // -(2^52 - 1)
   constexpr double kMax = 4503599627370496.0;   // 2^52
   if (value > kMin && value < kMax && value == static_cast<double>(static_cast<int64_t>(value))) {
-    return std::to_string(static_cast<int64_t>(value));
+    const auto [end, ec] = std::to_chars(buf, buf + kDoubleTextSize, static_cast<int64_t>(value));
+    return static_cast<size_t>(end - buf);
   }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", value);
-  return buf;
+  const int n = std::snprintf(buf, kDoubleTextSize, "%.17g", value);
+  return n < 0 ? 0 : static_cast<size_t>(n);
+}
+
+std::string redis_double_text(double value) {
+  char buf[kDoubleTextSize];
+  return std::string(buf, redis_double_text(value, buf));
 }
 
 size_t lua_number_arg_text(double value, char* buf, size_t size) {
+  // An integral value below 1e15 prints its digits under %.17g: the same
+  // text without printf (the lock scripts pass 1, -1, 0 and millisecond times).
+  if (std::fabs(value) < 1e15 && value == std::trunc(value) && !(value == 0 && std::signbit(value))) {
+    const auto [end, ec] = std::to_chars(buf, buf + size, static_cast<int64_t>(value));
+    if (ec == std::errc()) return static_cast<size_t>(end - buf);
+  }
   const int n = std::snprintf(buf, size, "%.17g", value);
   return n < 0 ? 0 : static_cast<size_t>(n);
 }

@@ -24,6 +24,10 @@ namespace locksim {
 bool redis_string_to_int64(std::string_view text, int64_t* out);
 bool redis_string_to_double(std::string_view text, double* out);
 std::string redis_double_text(double value);
+// The same into buf (at least kDoubleTextSize bytes), without allocating;
+// returns the length.
+inline constexpr size_t kDoubleTextSize = 40;
+size_t redis_double_text(double value, char* buf);
 // "%.17g" of `value` into buf (at least 32 bytes); returns the length.
 size_t lua_number_arg_text(double value, char* buf, size_t size);
 int64_t lua_number_to_reply_int(double value);

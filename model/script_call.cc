@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cassert>
+#include <charconv>
 
 namespace locksim {
 
@@ -49,6 +50,38 @@ std::optional<int64_t> param_integer(const ScriptParams& p, std::string_view nam
   if (name == "now_ms") return p.now_ms;
   if (name == "latch_ttl_ms") return p.latch_ttl_ms;
   return std::nullopt;
+}
+
+int param_index(std::string_view name) {
+  const auto& names = param_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void append_param_value(const ScriptParams& p, int index, std::string* out) {
+  auto append_int = [out](int64_t v) {
+    char buf[24];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    assert(ec == std::errc());
+    out->append(buf, end);
+  };
+  switch (index) {  // the order of param_names()
+    case 0: out->append(p.lock); return;
+    case 1: out->append(p.owner); return;
+    case 2: out->append(p.channel); return;
+    case 3: out->append(p.channel_prefix); return;
+    case 4: out->append(p.line); return;
+    case 5: out->append(p.deadlines); return;
+    case 6: out->append(p.latch); return;
+    case 7: out->append(p.message); return;
+    case 8: append_int(p.lease_ms); return;
+    case 9: append_int(p.wait_ms); return;
+    case 10: append_int(p.now_ms); return;
+    case 11: append_int(p.latch_ttl_ms); return;
+    default: assert(false && "unknown parameter index");
+  }
 }
 
 std::optional<std::string> param_value(const ScriptParams& p, std::string_view name) {

@@ -53,6 +53,10 @@ struct ScriptParams {
 // Value of a named parameter as the string passed to Redis ("lease_ms" ->
 // "30000"). Returns nullopt for an unknown name.
 std::optional<std::string> param_value(const ScriptParams& p, std::string_view name);
+// The same by position in param_names() (-1: no such name), appended to *out
+// without a temporary: for callers that build arguments call after call.
+int param_index(std::string_view name);
+void append_param_value(const ScriptParams& p, int index, std::string* out);
 // Names accepted by param_value, for manifests and error messages.
 const std::vector<std::string>& param_names();
 // Whether a named parameter is an integer (usable in a sum like now_ms + wait_ms).

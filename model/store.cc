@@ -28,11 +28,11 @@ const char* type_name(Store::Type t) {
 
 // ---------------------------------------------------------------- internals
 
-Store::HashFields::iterator Store::find_field(HashFields& hash, const std::string& field) {
+Store::HashFields::iterator Store::find_field(HashFields& hash, std::string_view field) {
   return std::find_if(hash.begin(), hash.end(), [&field](const auto& fv) { return fv.first == field; });
 }
 
-Store::Keys::iterator Store::find_key(const std::string& key) {
+Store::Keys::iterator Store::find_key(std::string_view key) {
   for (const RecentKey& r : recent_keys_.entries) {
     if (r.name != nullptr && *r.name == key) return r.it;
   }
@@ -44,7 +44,7 @@ Store::Keys::iterator Store::find_key(const std::string& key) {
   return it;
 }
 
-Store::Keys::iterator Store::lookup(const std::string& key, int64_t now_ms) {
+Store::Keys::iterator Store::lookup(std::string_view key, int64_t now_ms) {
   auto it = find_key(key);
   if (it == keys_.end()) return it;
   if (expired(it->second, now_ms)) {
@@ -54,13 +54,13 @@ Store::Keys::iterator Store::lookup(const std::string& key, int64_t now_ms) {
   return it;
 }
 
-Store::Keys::iterator Store::lookup_typed(const std::string& key, Type type, int64_t now_ms) {
+Store::Keys::iterator Store::lookup_typed(std::string_view key, Type type, int64_t now_ms) {
   auto it = lookup(key, now_ms);
   if (it != keys_.end() && it->second.type != type) throw StoreError(kWrongType);
   return it;
 }
 
-Store::Keys::iterator Store::lookup_or_create(const std::string& key, Type type, int64_t now_ms) {
+Store::Keys::iterator Store::lookup_or_create(std::string_view key, Type type, int64_t now_ms) {
   auto it = lookup_typed(key, type, now_ms);
   if (it != keys_.end()) return it;
   it = create(key);
@@ -90,11 +90,11 @@ void Store::erase(Keys::iterator it) {
   spare_nodes_.push_back(std::move(node));
 }
 
-Store::Keys::iterator Store::create(const std::string& key) {
+Store::Keys::iterator Store::create(std::string_view key) {
   const size_t buckets = keys_.bucket_count();
   Keys::iterator it;
   if (spare_nodes_.empty()) {
-    const auto [created, added] = keys_.try_emplace(key);
+    const auto [created, added] = keys_.try_emplace(std::string(key));
     assert(added);
     (void)added;
     it = created;
@@ -140,22 +140,22 @@ void Store::erase_if_empty(Keys::iterator it) {
 
 // ---------------------------------------------------------------- keyspace
 
-bool Store::exists(const std::string& key, int64_t now_ms) { return lookup(key, now_ms) != keys_.end(); }
+bool Store::exists(std::string_view key, int64_t now_ms) { return lookup(key, now_ms) != keys_.end(); }
 
-std::optional<Store::Type> Store::type(const std::string& key, int64_t now_ms) {
+std::optional<Store::Type> Store::type(std::string_view key, int64_t now_ms) {
   const Value* v = find_value(key, now_ms);
   if (v == nullptr) return std::nullopt;
   return v->type;
 }
 
-int64_t Store::del(const std::string& key, int64_t now_ms) {
+int64_t Store::del(std::string_view key, int64_t now_ms) {
   auto it = lookup(key, now_ms);
   if (it == keys_.end()) return 0;
   erase(it);
   return 1;
 }
 
-int64_t Store::pttl(const std::string& key, int64_t now_ms) {
+int64_t Store::pttl(std::string_view key, int64_t now_ms) {
   const Value* v = find_value(key, now_ms);
   if (v == nullptr) return -2;
   if (!v->expire_at_ms) return -1;
@@ -163,7 +163,7 @@ int64_t Store::pttl(const std::string& key, int64_t now_ms) {
   return *v->expire_at_ms - now_ms;
 }
 
-int64_t Store::pexpire(const std::string& key, int64_t ms, int64_t now_ms) {
+int64_t Store::pexpire(std::string_view key, int64_t ms, int64_t now_ms) {
   auto it = lookup(key, now_ms);
   if (it == keys_.end()) return 0;
   if (ms <= 0) {
@@ -174,13 +174,13 @@ int64_t Store::pexpire(const std::string& key, int64_t ms, int64_t now_ms) {
   return 1;
 }
 
-std::optional<int64_t> Store::expire_at_ms(const std::string& key, int64_t now_ms) {
+std::optional<int64_t> Store::expire_at_ms(std::string_view key, int64_t now_ms) {
   const Value* v = find_value(key, now_ms);
   if (v == nullptr) return std::nullopt;
   return v->expire_at_ms;
 }
 
-bool Store::set_expire_at(const std::string& key, std::optional<int64_t> expire_at_ms, int64_t now_ms) {
+bool Store::set_expire_at(std::string_view key, std::optional<int64_t> expire_at_ms, int64_t now_ms) {
   auto it = lookup(key, now_ms);
   if (it == keys_.end()) return false;
   set_expiry(it, expire_at_ms);
@@ -189,24 +189,24 @@ bool Store::set_expire_at(const std::string& key, std::optional<int64_t> expire_
 
 // ---------------------------------------------------------------- strings
 
-std::optional<std::string> Store::get(const std::string& key, int64_t now_ms) {
+std::optional<std::string> Store::get(std::string_view key, int64_t now_ms) {
   const Value* v = find_typed(key, Type::String, now_ms);
   if (v == nullptr) return std::nullopt;
   return v->str;
 }
 
-const std::string* Store::get_ref(const std::string& key, int64_t now_ms) {
+const std::string* Store::get_ref(std::string_view key, int64_t now_ms) {
   const Value* v = find_typed(key, Type::String, now_ms);
   return v == nullptr ? nullptr : &v->str;
 }
 
-void Store::set(const std::string& key, const std::string& value, std::optional<int64_t> px_ms,
+void Store::set(std::string_view key, std::string_view value, std::optional<int64_t> px_ms,
                 int64_t now_ms) {
   if (px_ms && *px_ms <= 0) throw StoreError("ERR invalid expire time in 'set' command");
   set_at(key, value, px_ms ? std::optional<int64_t>(now_ms + *px_ms) : std::nullopt, false, now_ms);
 }
 
-void Store::set_at(const std::string& key, const std::string& value, std::optional<int64_t> expire_at_ms,
+void Store::set_at(std::string_view key, std::string_view value, std::optional<int64_t> expire_at_ms,
                    bool keep_ttl, int64_t now_ms) {
   // SET replaces any type and any expiry: an existing entry is reset in place.
   auto it = lookup(key, now_ms);  // drops an expired value first
@@ -229,7 +229,7 @@ void Store::set_at(const std::string& key, const std::string& value, std::option
 
 // ---------------------------------------------------------------- hashes
 
-int64_t Store::hincrby(const std::string& key, const std::string& field, int64_t delta,
+int64_t Store::hincrby(std::string_view key, std::string_view field, int64_t delta,
                        int64_t now_ms) {
   Keys::iterator entry = lookup_or_create(key, Type::Hash, now_ms);
   Value& v = entry->second;
@@ -253,7 +253,7 @@ int64_t Store::hincrby(const std::string& key, const std::string& field, int64_t
   return next;
 }
 
-int64_t Store::hset(const std::string& key, const std::string& field, const std::string& value,
+int64_t Store::hset(std::string_view key, std::string_view field, std::string_view value,
                     int64_t now_ms) {
   Value& v = lookup_or_create(key, Type::Hash, now_ms)->second;
   touch(v);
@@ -266,12 +266,12 @@ int64_t Store::hset(const std::string& key, const std::string& field, const std:
   return 1;
 }
 
-bool Store::hexists(const std::string& key, const std::string& field, int64_t now_ms) {
+bool Store::hexists(std::string_view key, std::string_view field, int64_t now_ms) {
   Value* v = find_typed(key, Type::Hash, now_ms);
   return v != nullptr && find_field(v->hash, field) != v->hash.end();
 }
 
-std::optional<std::string> Store::hget(const std::string& key, const std::string& field,
+std::optional<std::string> Store::hget(std::string_view key, std::string_view field,
                                        int64_t now_ms) {
   Value* v = find_typed(key, Type::Hash, now_ms);
   if (v == nullptr) return std::nullopt;
@@ -280,7 +280,7 @@ std::optional<std::string> Store::hget(const std::string& key, const std::string
   return it->second;
 }
 
-std::vector<std::string> Store::hkeys(const std::string& key, int64_t now_ms) {
+std::vector<std::string> Store::hkeys(std::string_view key, int64_t now_ms) {
   std::vector<std::string> out;
   if (const Value* v = find_typed(key, Type::Hash, now_ms)) {
     for (const auto& [field, value] : v->hash) out.push_back(field);
@@ -288,7 +288,7 @@ std::vector<std::string> Store::hkeys(const std::string& key, int64_t now_ms) {
   return out;
 }
 
-int64_t Store::hdel(const std::string& key, const std::string& field, int64_t now_ms) {
+int64_t Store::hdel(std::string_view key, std::string_view field, int64_t now_ms) {
   auto entry = lookup_typed(key, Type::Hash, now_ms);
   if (entry == keys_.end()) return 0;
   auto it = find_field(entry->second.hash, field);
@@ -299,20 +299,20 @@ int64_t Store::hdel(const std::string& key, const std::string& field, int64_t no
   return 1;
 }
 
-const Store::HashFields* Store::hash_ref(const std::string& key, int64_t now_ms) {
+const Store::HashFields* Store::hash_ref(std::string_view key, int64_t now_ms) {
   const Value* v = find_typed(key, Type::Hash, now_ms);
   return v == nullptr ? nullptr : &v->hash;
 }
 
 // ---------------------------------------------------------------- lists
 
-std::optional<std::string> Store::lindex(const std::string& key, int64_t index, int64_t now_ms) {
+std::optional<std::string> Store::lindex(std::string_view key, int64_t index, int64_t now_ms) {
   const std::string* element = lindex_ref(key, index, now_ms);
   if (element == nullptr) return std::nullopt;
   return *element;
 }
 
-const std::string* Store::lindex_ref(const std::string& key, int64_t index, int64_t now_ms) {
+const std::string* Store::lindex_ref(std::string_view key, int64_t index, int64_t now_ms) {
   const Value* v = find_typed(key, Type::List, now_ms);
   if (v == nullptr) return nullptr;
   const auto size = static_cast<int64_t>(v->list.size());
@@ -321,12 +321,12 @@ const std::string* Store::lindex_ref(const std::string& key, int64_t index, int6
   return &v->list[static_cast<size_t>(index)];
 }
 
-const std::vector<std::string>* Store::list_ref(const std::string& key, int64_t now_ms) {
+const std::vector<std::string>* Store::list_ref(std::string_view key, int64_t now_ms) {
   const Value* v = find_typed(key, Type::List, now_ms);
   return v == nullptr ? nullptr : &v->list;
 }
 
-std::optional<std::string> Store::lpop(const std::string& key, int64_t now_ms) {
+std::optional<std::string> Store::lpop(std::string_view key, int64_t now_ms) {
   auto it = lookup_typed(key, Type::List, now_ms);
   if (it == keys_.end()) return std::nullopt;
   auto& list = it->second.list;
@@ -338,21 +338,21 @@ std::optional<std::string> Store::lpop(const std::string& key, int64_t now_ms) {
   return head;
 }
 
-int64_t Store::rpush(const std::string& key, const std::string& value, int64_t now_ms) {
+int64_t Store::rpush(std::string_view key, std::string_view value, int64_t now_ms) {
   Value& v = lookup_or_create(key, Type::List, now_ms)->second;
-  v.list.push_back(value);
+  v.list.emplace_back(value);
   touch(v);
   return static_cast<int64_t>(v.list.size());
 }
 
-int64_t Store::lpush(const std::string& key, const std::string& value, int64_t now_ms) {
+int64_t Store::lpush(std::string_view key, std::string_view value, int64_t now_ms) {
   Value& v = lookup_or_create(key, Type::List, now_ms)->second;
-  v.list.insert(v.list.begin(), value);
+  v.list.emplace(v.list.begin(), value);
   touch(v);
   return static_cast<int64_t>(v.list.size());
 }
 
-std::optional<std::string> Store::rpop(const std::string& key, int64_t now_ms) {
+std::optional<std::string> Store::rpop(std::string_view key, int64_t now_ms) {
   auto it = lookup_typed(key, Type::List, now_ms);
   if (it == keys_.end()) return std::nullopt;
   auto& list = it->second.list;
@@ -364,7 +364,7 @@ std::optional<std::string> Store::rpop(const std::string& key, int64_t now_ms) {
   return tail;
 }
 
-bool Store::lset(const std::string& key, int64_t index, const std::string& value, int64_t now_ms) {
+bool Store::lset(std::string_view key, int64_t index, std::string_view value, int64_t now_ms) {
   Value* v = find_typed(key, Type::List, now_ms);
   assert(v != nullptr);
   const auto size = static_cast<int64_t>(v->list.size());
@@ -375,7 +375,7 @@ bool Store::lset(const std::string& key, int64_t index, const std::string& value
   return true;
 }
 
-void Store::ltrim(const std::string& key, int64_t start, int64_t stop, int64_t now_ms) {
+void Store::ltrim(std::string_view key, int64_t start, int64_t stop, int64_t now_ms) {
   auto entry = lookup_typed(key, Type::List, now_ms);
   if (entry == keys_.end()) return;
   auto& list = entry->second.list;
@@ -394,7 +394,7 @@ void Store::ltrim(const std::string& key, int64_t start, int64_t stop, int64_t n
   erase_if_empty(entry);
 }
 
-int64_t Store::lrem(const std::string& key, int64_t count, const std::string& value,
+int64_t Store::lrem(std::string_view key, int64_t count, std::string_view value,
                     int64_t now_ms) {
   auto entry = lookup_typed(key, Type::List, now_ms);
   if (entry == keys_.end()) return 0;
@@ -424,13 +424,13 @@ int64_t Store::lrem(const std::string& key, int64_t count, const std::string& va
   return removed;
 }
 
-std::vector<std::string> Store::lrange_all(const std::string& key, int64_t now_ms) {
+std::vector<std::string> Store::lrange_all(std::string_view key, int64_t now_ms) {
   const Value* v = find_typed(key, Type::List, now_ms);
   if (v == nullptr) return {};
   return v->list;
 }
 
-bool Store::line_with_scores(const std::string& line, const std::string& deadlines, int64_t now_ms,
+bool Store::line_with_scores(std::string_view line, std::string_view deadlines, int64_t now_ms,
                              std::vector<LineWaiter>* out) {
   assert(out != nullptr);
   const Value* list = nullptr;
@@ -460,7 +460,7 @@ bool Store::line_with_scores(const std::string& line, const std::string& deadlin
   return true;
 }
 
-bool Store::line_version(const std::string& line, const std::string& deadlines, int64_t now_ms,
+bool Store::line_version(std::string_view line, std::string_view deadlines, int64_t now_ms,
                          LineVersion* out) {
   assert(out != nullptr);
   *out = LineVersion{};
@@ -478,14 +478,14 @@ bool Store::line_version(const std::string& line, const std::string& deadlines, 
   return true;
 }
 
-int64_t Store::llen(const std::string& key, int64_t now_ms) {
+int64_t Store::llen(std::string_view key, int64_t now_ms) {
   const Value* v = find_typed(key, Type::List, now_ms);
   return v == nullptr ? 0 : static_cast<int64_t>(v->list.size());
 }
 
 // ---------------------------------------------------------------- sorted sets
 
-std::optional<double> Store::zscore(const std::string& key, const std::string& member,
+std::optional<double> Store::zscore(std::string_view key, std::string_view member,
                                     int64_t now_ms) {
   const Value* v = find_typed(key, Type::ZSet, now_ms);
   if (v == nullptr) return std::nullopt;
@@ -494,7 +494,7 @@ std::optional<double> Store::zscore(const std::string& key, const std::string& m
   return it->second;
 }
 
-int64_t Store::zadd(const std::string& key, double score, const std::string& member,
+int64_t Store::zadd(std::string_view key, double score, std::string_view member,
                     int64_t now_ms) {
   assert(score == score);  // no NaN
   // A small sorted set (a listpack in Redis) keeps -0 as the integer 0.
@@ -502,8 +502,9 @@ int64_t Store::zadd(const std::string& key, double score, const std::string& mem
   Value& v = lookup_or_create(key, Type::ZSet, now_ms)->second;
   auto it = v.zset.score_of.find(member);
   if (it != v.zset.score_of.end()) {
-    auto node = v.zset.ordered.extract({it->second, member});
-    assert(!node.empty());
+    const auto at = v.zset.ordered.find(std::pair<double, std::string_view>{it->second, member});
+    assert(at != v.zset.ordered.end());
+    auto node = v.zset.ordered.extract(at);
     node.value().first = score;
     v.zset.ordered.insert(std::move(node));
     it->second = score;
@@ -516,7 +517,7 @@ int64_t Store::zadd(const std::string& key, double score, const std::string& mem
   return 1;
 }
 
-double Store::zincrby(const std::string& key, double delta, const std::string& member,
+double Store::zincrby(std::string_view key, double delta, std::string_view member,
                       int64_t now_ms) {
   const double next = zscore(key, member, now_ms).value_or(0.0) + delta;
   if (next != next) throw StoreError("ERR resulting score is not a number (NaN)");
@@ -524,20 +525,20 @@ double Store::zincrby(const std::string& key, double delta, const std::string& m
   return next;
 }
 
-int64_t Store::zrem(const std::string& key, const std::string& member, int64_t now_ms) {
+int64_t Store::zrem(std::string_view key, std::string_view member, int64_t now_ms) {
   auto entry = lookup_typed(key, Type::ZSet, now_ms);
   if (entry == keys_.end()) return 0;
   ZSet& zset = entry->second.zset;
   auto it = zset.score_of.find(member);
   if (it == zset.score_of.end()) return 0;
-  zset.ordered.erase({it->second, member});
+  zset.ordered.erase(zset.ordered.find(std::pair<double, std::string_view>{it->second, member}));
   zset.score_of.erase(it);
   touch(entry->second);
   erase_if_empty(entry);
   return 1;
 }
 
-std::vector<std::string> Store::zrange_all(const std::string& key, int64_t now_ms) {
+std::vector<std::string> Store::zrange_all(std::string_view key, int64_t now_ms) {
   std::vector<std::string> out;
   if (const Value* v = find_typed(key, Type::ZSet, now_ms)) {
     for (const auto& [score, member] : v->zset.ordered) out.push_back(member);
@@ -545,15 +546,15 @@ std::vector<std::string> Store::zrange_all(const std::string& key, int64_t now_m
   return out;
 }
 
-const Store::ZSetOrder* Store::zset_ref(const std::string& key, int64_t now_ms) {
+const Store::ZSetOrder* Store::zset_ref(std::string_view key, int64_t now_ms) {
   const Value* v = find_typed(key, Type::ZSet, now_ms);
   return v == nullptr ? nullptr : &v->zset.ordered;
 }
 
 // ---------------------------------------------------------------- pub/sub
 
-void Store::publish(const std::string& channel, const std::string& payload) {
-  published_.push_back(Published{channel, payload});
+void Store::publish(std::string_view channel, std::string_view payload) {
+  published_.push_back(Published{std::string(channel), std::string(payload)});
 }
 
 std::vector<Published> Store::take_published() {
@@ -570,13 +571,13 @@ void Store::take_published_into(std::vector<Published>* out) {
 
 // ---------------------------------------------------------------- whole store
 
-std::vector<std::string> Store::holders(const std::string& lock, int64_t now_ms) const {
+std::vector<std::string> Store::holders(std::string_view lock, int64_t now_ms) const {
   std::vector<std::string> out;
   holders_into(lock, now_ms, &out);
   return out;
 }
 
-void Store::holders_into(const std::string& lock, int64_t now_ms, std::vector<std::string>* out) const {
+void Store::holders_into(std::string_view lock, int64_t now_ms, std::vector<std::string>* out) const {
   assert(out != nullptr);
   auto it = keys_.find(lock);
   if (it == keys_.end() || expired(it->second, now_ms) || it->second.type != Type::Hash) {
@@ -634,7 +635,7 @@ std::vector<KeyState> Store::snapshot(int64_t now_ms) const {
   std::vector<KeyState> out;
   out.reserve(live.size());
   for (const auto* entry : live) {
-    const std::string& key = entry->first;
+    std::string_view key = entry->first;
     const Value& v = entry->second;
     KeyState ks;
     ks.key = key;

@@ -33,6 +33,7 @@
 #include <unordered_map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -56,75 +57,75 @@ class Store {
   Store& operator=(Store&&) = default;
 
   // --- keyspace ---
-  bool exists(const std::string& key, int64_t now_ms);
-  std::optional<Type> type(const std::string& key, int64_t now_ms);
-  int64_t del(const std::string& key, int64_t now_ms);  // 1 if deleted, else 0
+  bool exists(std::string_view key, int64_t now_ms);
+  std::optional<Type> type(std::string_view key, int64_t now_ms);
+  int64_t del(std::string_view key, int64_t now_ms);  // 1 if deleted, else 0
   // PTTL: remaining ms (expire_at - now), -1 no expiry, -2 no such key.
-  int64_t pttl(const std::string& key, int64_t now_ms);
+  int64_t pttl(std::string_view key, int64_t now_ms);
   // PEXPIRE: 0 if the key is absent; ms <= 0 deletes it and returns 1; else
   // sets expire_at = now_ms + ms and returns 1.
-  int64_t pexpire(const std::string& key, int64_t ms, int64_t now_ms);
-  std::optional<int64_t> expire_at_ms(const std::string& key, int64_t now_ms);
+  int64_t pexpire(std::string_view key, int64_t ms, int64_t now_ms);
+  std::optional<int64_t> expire_at_ms(std::string_view key, int64_t now_ms);
   // Sets (or, with nullopt, removes) the absolute expiry of a live key; false
   // if the key is absent. The caller deletes a key whose new expiry is due.
-  bool set_expire_at(const std::string& key, std::optional<int64_t> expire_at_ms, int64_t now_ms);
+  bool set_expire_at(std::string_view key, std::optional<int64_t> expire_at_ms, int64_t now_ms);
 
   // --- strings ---
-  std::optional<std::string> get(const std::string& key, int64_t now_ms);
+  std::optional<std::string> get(std::string_view key, int64_t now_ms);
   // SET key value [PX px_ms]: replaces any value of any type; with px_ms the
   // key expires at now + px_ms, and px_ms <= 0 throws
   // "ERR invalid expire time in 'set' command" without touching the key.
-  void set(const std::string& key, const std::string& value, std::optional<int64_t> px_ms,
+  void set(std::string_view key, std::string_view value, std::optional<int64_t> px_ms,
            int64_t now_ms);
   // SET with an absolute expiry (nullopt: none) or, keep_ttl, the key's
   // current expiry (SET KEEPTTL, INCR). No check on expire_at_ms.
-  void set_at(const std::string& key, const std::string& value, std::optional<int64_t> expire_at_ms,
+  void set_at(std::string_view key, std::string_view value, std::optional<int64_t> expire_at_ms,
               bool keep_ttl, int64_t now_ms);
   // GET without a copy (same lookup, lazy expiry and WRONGTYPE): null where
   // GET gives nil; valid until the next call that may change `key`.
-  const std::string* get_ref(const std::string& key, int64_t now_ms);
+  const std::string* get_ref(std::string_view key, int64_t now_ms);
 
   // --- hashes ---
   // HINCRBY: creates the key / field (from 0) as needed; a field at 0 stays.
   // Throws "ERR hash value is not an integer" if the field is not an integer
   // (Redis's string2ll rules, redis_number.h) and "ERR increment or
   // decrement would overflow" past int64, touching nothing.
-  int64_t hincrby(const std::string& key, const std::string& field, int64_t delta, int64_t now_ms);
-  int64_t hset(const std::string& key, const std::string& field, const std::string& value,
+  int64_t hincrby(std::string_view key, std::string_view field, int64_t delta, int64_t now_ms);
+  int64_t hset(std::string_view key, std::string_view field, std::string_view value,
                int64_t now_ms);  // 1 if the field is new
-  bool hexists(const std::string& key, const std::string& field, int64_t now_ms);
-  std::optional<std::string> hget(const std::string& key, const std::string& field, int64_t now_ms);
-  std::vector<std::string> hkeys(const std::string& key, int64_t now_ms);  // insertion order
-  int64_t hdel(const std::string& key, const std::string& field, int64_t now_ms);  // 1 if removed
+  bool hexists(std::string_view key, std::string_view field, int64_t now_ms);
+  std::optional<std::string> hget(std::string_view key, std::string_view field, int64_t now_ms);
+  std::vector<std::string> hkeys(std::string_view key, int64_t now_ms);  // insertion order
+  int64_t hdel(std::string_view key, std::string_view field, int64_t now_ms);  // 1 if removed
   // The hash's fields and values in insertion order, without a copy (null:
   // no such key); valid until the next call that may change `key`.
   using HashFields = std::vector<std::pair<std::string, std::string>>;
-  const HashFields* hash_ref(const std::string& key, int64_t now_ms);
+  const HashFields* hash_ref(std::string_view key, int64_t now_ms);
 
   // --- lists ---
-  std::optional<std::string> lindex(const std::string& key, int64_t index, int64_t now_ms);
-  std::optional<std::string> lpop(const std::string& key, int64_t now_ms);
-  int64_t rpush(const std::string& key, const std::string& value, int64_t now_ms);  // new length
-  int64_t lpush(const std::string& key, const std::string& value, int64_t now_ms);  // new length
-  std::optional<std::string> rpop(const std::string& key, int64_t now_ms);
+  std::optional<std::string> lindex(std::string_view key, int64_t index, int64_t now_ms);
+  std::optional<std::string> lpop(std::string_view key, int64_t now_ms);
+  int64_t rpush(std::string_view key, std::string_view value, int64_t now_ms);  // new length
+  int64_t lpush(std::string_view key, std::string_view value, int64_t now_ms);  // new length
+  std::optional<std::string> rpop(std::string_view key, int64_t now_ms);
   // LSET: false if `index` is out of range (the key must exist: the caller
   // checks); LTRIM start stop with Redis's index rules (deletes an emptied list).
-  bool lset(const std::string& key, int64_t index, const std::string& value, int64_t now_ms);
-  void ltrim(const std::string& key, int64_t start, int64_t stop, int64_t now_ms);
+  bool lset(std::string_view key, int64_t index, std::string_view value, int64_t now_ms);
+  void ltrim(std::string_view key, int64_t start, int64_t stop, int64_t now_ms);
   // LREM key count value: count > 0 from the head, < 0 from the tail, 0 all.
-  int64_t lrem(const std::string& key, int64_t count, const std::string& value, int64_t now_ms);
-  std::vector<std::string> lrange_all(const std::string& key, int64_t now_ms);
+  int64_t lrem(std::string_view key, int64_t count, std::string_view value, int64_t now_ms);
+  std::vector<std::string> lrange_all(std::string_view key, int64_t now_ms);
   // LINDEX and LRANGE 0 -1 without a copy (same lookup, lazy expiry and
   // WRONGTYPE): null where LINDEX gives nil / there is no list. The pointer
   // stays valid until the next call that may change `key` (calls on other
   // keys leave it alone).
-  const std::string* lindex_ref(const std::string& key, int64_t index, int64_t now_ms);
-  const std::vector<std::string>* list_ref(const std::string& key, int64_t now_ms);
+  const std::string* lindex_ref(std::string_view key, int64_t index, int64_t now_ms);
+  const std::vector<std::string>* list_ref(std::string_view key, int64_t now_ms);
   // The fair waiting line `line` with each member's score in `deadlines`
   // (none if absent), head first, into *out (its buffers are reused). Same
   // lookups (and lazy expiry) as LRANGE then one ZSCORE per member; false,
   // with *out empty, where those would fail with WRONGTYPE.
-  bool line_with_scores(const std::string& line, const std::string& deadlines, int64_t now_ms,
+  bool line_with_scores(std::string_view line, std::string_view deadlines, int64_t now_ms,
                         std::vector<LineWaiter>* out);
   // What line_with_scores would read, as versions: every write to a list or
   // sorted set gives it a new version from a counter that never repeats
@@ -137,24 +138,34 @@ class Store {
     uint64_t deadlines_version = 0;
     bool operator==(const LineVersion&) const = default;
   };
-  bool line_version(const std::string& line, const std::string& deadlines, int64_t now_ms,
+  bool line_version(std::string_view line, std::string_view deadlines, int64_t now_ms,
                     LineVersion* out);
-  int64_t llen(const std::string& key, int64_t now_ms);
+  int64_t llen(std::string_view key, int64_t now_ms);
 
   // --- sorted sets ---
-  std::optional<double> zscore(const std::string& key, const std::string& member, int64_t now_ms);
-  int64_t zadd(const std::string& key, double score, const std::string& member,
+  std::optional<double> zscore(std::string_view key, std::string_view member, int64_t now_ms);
+  int64_t zadd(std::string_view key, double score, std::string_view member,
                int64_t now_ms);  // 1 if the member is new
-  double zincrby(const std::string& key, double delta, const std::string& member, int64_t now_ms);
-  int64_t zrem(const std::string& key, const std::string& member, int64_t now_ms);  // 1 if removed
-  std::vector<std::string> zrange_all(const std::string& key, int64_t now_ms);  // members in order
+  double zincrby(std::string_view key, double delta, std::string_view member, int64_t now_ms);
+  int64_t zrem(std::string_view key, std::string_view member, int64_t now_ms);  // 1 if removed
+  std::vector<std::string> zrange_all(std::string_view key, int64_t now_ms);  // members in order
   // The sorted set's (score, member) pairs in ZRANGE order, without a copy
   // (null: no such key); valid until the next call that may change `key`.
-  using ZSetOrder = std::set<std::pair<double, std::string>>;
-  const ZSetOrder* zset_ref(const std::string& key, int64_t now_ms);
+  // (score, member) ascending, members bytewise; also finds a
+  // (score, std::string_view) pair without copying the member.
+  struct ScoreMemberLess {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      if (a.first != b.first) return a.first < b.first;
+      return std::string_view(a.second) < std::string_view(b.second);
+    }
+  };
+  using ZSetOrder = std::set<std::pair<double, std::string>, ScoreMemberLess>;
+  const ZSetOrder* zset_ref(std::string_view key, int64_t now_ms);
 
   // --- pub/sub ---
-  void publish(const std::string& channel, const std::string& payload);
+  void publish(std::string_view channel, std::string_view payload);
   std::vector<Published> take_published();
   // Moves the log into *out (replacing its content) and keeps *out's old
   // buffer as the next log, so a steady state allocates nothing.
@@ -163,9 +174,9 @@ class Store {
 
   // --- whole store ---
   // Names of the fields of hash `lock`, sorted; empty if absent/expired/not a hash.
-  std::vector<std::string> holders(const std::string& lock, int64_t now_ms) const;
+  std::vector<std::string> holders(std::string_view lock, int64_t now_ms) const;
   // holders() into *out, reusing its buffers.
-  void holders_into(const std::string& lock, int64_t now_ms, std::vector<std::string>* out) const;
+  void holders_into(std::string_view lock, int64_t now_ms, std::vector<std::string>* out) const;
   std::vector<KeyState> snapshot(int64_t now_ms) const;
   void sweep_expired(int64_t now_ms);  // delete every key with expire_at < now_ms
   void clear();                        // server restart without persistence
@@ -178,7 +189,7 @@ class Store {
   // model/key_hash.h. Only snapshot() iterates keys_, and it sorts, so the
   // hash never shows in any output.
   struct ZSet {
-    std::unordered_map<std::string, double, KeyHash> score_of;  // never iterated
+    std::unordered_map<std::string, double, KeyHash, std::equal_to<>> score_of;  // never iterated
     ZSetOrder ordered;
   };
   struct Value {
@@ -191,35 +202,37 @@ class Store {
     std::optional<int64_t> expire_at_ms;
     ExpiryIndex::iterator expiry_entry;  // valid iff expire_at_ms
   };
-  using Keys = std::unordered_map<std::string, Value, KeyHash>;
+  // Looked up by std::string_view (heterogeneous lookup): no key is copied
+  // to find it.
+  using Keys = std::unordered_map<std::string, Value, KeyHash, std::equal_to<>>;
 
   static bool expired(const Value& v, int64_t now_ms) {
     return v.expire_at_ms && now_ms > *v.expire_at_ms;
   }
   static std::string render(const Value& v);
-  static HashFields::iterator find_field(HashFields& hash, const std::string& field);
+  static HashFields::iterator find_field(HashFields& hash, std::string_view field);
   void touch(Value& v) { v.version = ++write_clock_; }
 
   // Live entry of `key` (keys_.end() if none), deleting it first if it has expired.
-  Keys::iterator lookup(const std::string& key, int64_t now_ms);
+  Keys::iterator lookup(std::string_view key, int64_t now_ms);
   // Like lookup, but throws WRONGTYPE if it exists with another type.
-  Keys::iterator lookup_typed(const std::string& key, Type type, int64_t now_ms);
+  Keys::iterator lookup_typed(std::string_view key, Type type, int64_t now_ms);
   // Live value of `type`, created empty (no expiry) if absent.
-  Keys::iterator lookup_or_create(const std::string& key, Type type, int64_t now_ms);
-  Value* find_value(const std::string& key, int64_t now_ms) {
+  Keys::iterator lookup_or_create(std::string_view key, Type type, int64_t now_ms);
+  Value* find_value(std::string_view key, int64_t now_ms) {
     auto it = lookup(key, now_ms);
     return it == keys_.end() ? nullptr : &it->second;
   }
-  Value* find_typed(const std::string& key, Type type, int64_t now_ms) {
+  Value* find_typed(std::string_view key, Type type, int64_t now_ms) {
     auto it = lookup_typed(key, type, now_ms);
     return it == keys_.end() ? nullptr : &it->second;
   }
   void erase(Keys::iterator it);
   // keys_.find through recent_keys_.
-  Keys::iterator find_key(const std::string& key);
+  Keys::iterator find_key(std::string_view key);
   void forget_recent_keys() { recent_keys_.forget(); }
   // A new empty entry for `key` (absent), reusing a spare node if any.
-  Keys::iterator create(const std::string& key);
+  Keys::iterator create(std::string_view key);
   void set_expiry(Keys::iterator it, std::optional<int64_t> expire_at_ms);
   void erase_if_empty(Keys::iterator it);
 

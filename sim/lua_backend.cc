@@ -22,7 +22,7 @@ void check_command(const PackScript& script) {
 
 }  // namespace
 
-LuaBackend::LuaBackend(int server_count, ScriptPack pack) : pack_(std::move(pack)) {
+LuaBackend::LuaBackend(int server_count, ScriptPack pack) : pack_(std::move(pack)), lines_(server_count) {
   assert(server_count >= 1);
   servers_.resize(static_cast<size_t>(server_count));
   for (Server& s : servers_) {
@@ -49,11 +49,13 @@ ExecResult LuaBackend::execute(int server, const ScriptCall& call, int64_t serve
   ExecResult out;
   execute_into(server, call, server_now_us, &out);
   if (!out.line_known) out.line_after.clear();
+  out.line_token = 0;  // only meaningful to a caller of this backend's execute_into
   return out;
 }
 
 void LuaBackend::execute_into(int server, const ScriptCall& call, int64_t server_now_us, ExecResult* out) {
   assert(out != nullptr);
+  const uint64_t held_token = out->line_token;  // the caller's hint (line_cache.h)
   Server& s = at(server);
   const int64_t now_ms = server_ms_of_us(server_now_us);
   s.store.sweep_expired(now_ms);
@@ -63,7 +65,7 @@ void LuaBackend::execute_into(int server, const ScriptCall& call, int64_t server
   ctx.now_us = server_now_us;
   ctx.publish_receivers = 1;
   const PackScript& script = pack_.script(call.kind);
-  args_ = pack_.build_args(call);
+  pack_.build_args_into(call, &args_);
   try {
     if (script.form == PackForm::Lua) {
       ReplyBuilder builder;
@@ -91,11 +93,8 @@ void LuaBackend::execute_into(int server, const ScriptCall& call, int64_t server
   s.store.take_published_into(&out->published);
   for (Published& p : out->published) p = pack_.canonical_published(call, std::move(p));
   s.store.holders_into(call.params.lock, now_ms, &out->holders_after);
-  out->line_token = 0;
   out->line_known = false;
-  if (!call.params.line.empty() && !call.params.deadlines.empty()) {
-    out->line_known = s.store.line_with_scores(call.params.line, call.params.deadlines, now_ms, &out->line_after);
-  }
+  lines_.fill(server, s.store, call, now_ms, held_token, out);
 }
 
 std::vector<KeyState> LuaBackend::snapshot(int server, int64_t server_now_us) {

@@ -10,7 +10,8 @@
 // published message through ScriptPack::canonical_published; holders_after
 // are the lock hash's fields and, for fair calls, line_after the line with
 // each member's deadline, read after the script at the same time (what
-// LiveBackend reads with HKEYS, LRANGE and ZRANGE). PUBLISH answers 1: live,
+// LiveBackend reads with HKEYS, LRANGE and ZRANGE; sim/line_cache.h, with
+// ExecResult::line_token as on the model). PUBLISH answers 1: live,
 // the harness's own subscriber is the one receiver. Before each script,
 // keys already due are deleted (the model's active expiry).
 //
@@ -36,6 +37,7 @@
 #include "model/lua_scripting.h"
 #include "model/store.h"
 #include "sim/backend.h"
+#include "sim/line_cache.h"
 
 namespace locksim {
 
@@ -68,7 +70,8 @@ class LuaBackend final : public Backend {
   std::vector<Server> servers_;
   // Per call, reused: KEYS, ARGV and a plain command's argument vector.
   ScriptArgs args_;
-  std::vector<std::string> command_;
+  std::vector<std::string_view> command_;
+  LineCache lines_;  // line_after, read only when it changed (as the model's)
 };
 
 }  // namespace locksim

@@ -13,8 +13,7 @@ int64_t server_ms_of_us(int64_t server_now_us) {
 }
 
 ModelBackend::ModelBackend(int server_count, ModelVariant variant)
-    : variant_(variant), stores_(static_cast<size_t>(server_count)),
-      line_cache_(static_cast<size_t>(server_count)) {
+    : variant_(variant), stores_(static_cast<size_t>(server_count)), lines_(server_count) {
   assert(server_count >= 1);
 }
 
@@ -44,31 +43,7 @@ void ModelBackend::execute_into(int server, const ScriptCall& call, int64_t serv
   s.sweep_expired(now_ms);
   const uint64_t held_token = out->line_token;  // the caller's hint (model_backend.h)
   run_script_into(s, call, now_ms, variant_, out);
-  if (!call.params.line.empty() && !call.params.deadlines.empty()) {
-    if (out->line_after.empty()) out->line_after.swap(parked_line_);
-    Store::LineVersion version;
-    if (!s.line_version(call.params.line, call.params.deadlines, now_ms, &version)) {
-      out->line_known = false;  // not a list / sorted set: no line to report
-      out->line_after.clear();
-      return;
-    }
-    CachedLine& cached = line_cache_[static_cast<size_t>(server)][call.params.line];
-    if (!cached.filled || !(cached.version == version) || cached.deadlines != call.params.deadlines) {
-      const bool read = s.line_with_scores(call.params.line, call.params.deadlines, now_ms, &cached.waiters);
-      assert(read && "line_version and line_with_scores disagree");
-      (void)read;
-      cached.filled = true;
-      cached.token = ++next_line_token_;
-      cached.version = version;
-      cached.deadlines = call.params.deadlines;
-    }
-    out->line_known = true;
-    out->line_token = cached.token;
-    if (held_token != cached.token) out->line_after = cached.waiters;
-  } else if (!out->line_after.empty()) {
-    out->line_after.swap(parked_line_);
-    out->line_after.clear();
-  }
+  lines_.fill(server, s, call, now_ms, held_token, out);
 }
 
 std::vector<KeyState> ModelBackend::snapshot(int server, int64_t server_now_us) {

@@ -13,12 +13,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "model/store.h"
 #include "model/variant.h"
 #include "sim/backend.h"
+#include "sim/line_cache.h"
 
 namespace locksim {
 
@@ -44,20 +44,7 @@ class ModelBackend final : public Backend {
   Store& store(int server);
   ModelVariant variant_;
   std::vector<Store> stores_;
-  // line_after entries parked while execute_into runs non-fair scripts, so
-  // the next fair script reuses their buffers.
-  std::vector<LineWaiter> parked_line_;
-  // The last line read per (server, line key): read again only when
-  // Store::line_version changed. One entry per fair lock name seen.
-  struct CachedLine {
-    bool filled = false;
-    uint64_t token = 0;  // ExecResult::line_token, new at every re-read
-    std::string deadlines;
-    Store::LineVersion version;
-    std::vector<LineWaiter> waiters;
-  };
-  std::vector<std::unordered_map<std::string, CachedLine, KeyHash>> line_cache_;  // by server; never iterated
-  uint64_t next_line_token_ = 0;
+  LineCache lines_;  // line_after, read only when it changed
 };
 
 // Server time in µs -> Redis ms (floor division, also for negative times).

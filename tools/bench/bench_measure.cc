@@ -3,6 +3,8 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <utility>
 #include <vector>
@@ -49,6 +51,13 @@ void measure_contention(const BenchSizes& sizes, BenchReport* report) {
                      simulated_s, wall_s, static_cast<double>(sink.events)));
 }
 
+double median(std::vector<double> v) {
+  assert(!v.empty());
+  std::sort(v.begin(), v.end());
+  const size_t mid = v.size() / 2;
+  return v.size() % 2 != 0 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
 void measure_peak_rss(BenchReport* report) {
   struct rusage usage {};
   if (::getrusage(RUSAGE_SELF, &usage) != 0) {
@@ -63,6 +72,7 @@ void measure_peak_rss(BenchReport* report) {
 bool BenchSelection::includes(BenchPart part) const {
   switch (part) {
     case BenchPart::Model: return model;
+    case BenchPart::Lua: return lua;
     case BenchPart::Contention: return contention;
     case BenchPart::Checker: return checker;
     case BenchPart::Live: return live;
@@ -74,6 +84,7 @@ bool BenchSelection::includes(BenchPart part) const {
 void BenchSelection::add(BenchPart part) {
   switch (part) {
     case BenchPart::Model: model = true; break;
+    case BenchPart::Lua: lua = true; break;
     case BenchPart::Contention: contention = true; break;
     case BenchPart::Checker: checker = true; break;
     case BenchPart::Live: live = true; break;
@@ -86,6 +97,7 @@ constexpr std::pair<BenchPart, const char*> kPartNames[] = {{BenchPart::Model, "
                                                             {BenchPart::Contention, "contention"},
                                                             {BenchPart::Checker, "checker"},
                                                             {BenchPart::Live, "live"},
+                                                            {BenchPart::Lua, "lua"},
                                                             {BenchPart::Campaign, "campaign"}};
 }  // namespace
 
@@ -123,6 +135,7 @@ BenchReport run_bench(const BenchSizes& sizes, bool quick, const BenchProgress& 
        measure_live,
        {"live_execs_per_s", "redis_benchmark_evalsha_per_s", "live_vs_redis_benchmark"}},
       {BenchPart::Campaign, "campaign", measure_campaign, {"campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w"}},
+      {BenchPart::Lua, "lua", measure_lua, {"lua_execs_per_s", "lua_vs_live_fair_campaign"}},
   };
   for (const Step& step : steps) {
     if (!selection.includes(step.part)) {

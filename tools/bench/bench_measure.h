@@ -23,12 +23,20 @@
 //   campaign      300 seeds of the README's default campaign (safe, mixed,
 //                 2 locks), no shrinking, on 1 and on 2 model workers:
 //                 campaign_seeds_per_s_1w, campaign_seeds_per_s_2w
+//   lua           1,000,000 rlock acquire + release pairs on the lua backend
+//                 (our pack's Lua in process): lua_execs_per_s; then a safe
+//                 fair campaign of our pack (seeds 1-6, 4 clients, 60 s),
+//                 seed by seed, each seed on the lua backend and right after
+//                 on live redis-servers (alternating, so both see the same
+//                 load): lua_vs_live_fair_campaign = lua seeds/s over live
+//                 seeds/s (live wall time over lua wall time, summed)
 //   peak RSS      getrusage(RUSAGE_SELF).ru_maxrss at the end: peak_rss_mb
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "tools/bench/bench_report.h"
 
@@ -41,23 +49,26 @@ struct BenchSizes {
   uint64_t live_pairs = 20'000;
   uint64_t redis_benchmark_requests = 100'000;
   int campaign_seeds = 300;
+  uint64_t lua_pairs = 1'000'000;
+  int lua_fair_seeds = 6;
+  int64_t lua_fair_duration_ms = 60'000;
 
   static BenchSizes full() { return BenchSizes{}; }
-  static BenchSizes quick() { return BenchSizes{100'000, 300'000, 1'000'000, 2'000, 10'000, 5}; }
+  static BenchSizes quick() { return BenchSizes{100'000, 300'000, 1'000'000, 2'000, 10'000, 5, 20'000, 1, 5'000}; }
 };
 
 // The measurements run_bench() can be limited to (`locksim bench --only`).
 // Figures of a measurement left out are null with the reason "not measured
 // (--only ...)".
-enum class BenchPart { Model, Contention, Checker, Live, Campaign };
+enum class BenchPart { Model, Contention, Checker, Live, Campaign, Lua };
 struct BenchSelection {
-  bool model = true, contention = true, checker = true, live = true, campaign = true;
+  bool model = true, contention = true, checker = true, live = true, campaign = true, lua = true;
   bool includes(BenchPart part) const;
   static BenchSelection all() { return BenchSelection{}; }
-  static BenchSelection none() { return BenchSelection{false, false, false, false, false}; }
+  static BenchSelection none() { return BenchSelection{false, false, false, false, false, false}; }
   void add(BenchPart part);
 };
-// "model" | "contention" | "checker" | "live" | "campaign"; false otherwise.
+// "model" | "contention" | "checker" | "live" | "campaign" | "lua"; false otherwise.
 bool bench_part_from_name(const std::string& name, BenchPart* out);
 std::string bench_part_name(BenchPart part);
 
@@ -69,7 +80,11 @@ void measure_contention(const BenchSizes& sizes, BenchReport* report);
 void measure_checker(const BenchSizes& sizes, BenchReport* report);
 void measure_live(const BenchSizes& sizes, BenchReport* report);
 void measure_campaign(const BenchSizes& sizes, BenchReport* report);
+void measure_lua(const BenchSizes& sizes, BenchReport* report);
 void measure_peak_rss(BenchReport* report);
+
+// The median of a non-empty list (the mean of the middle two when even).
+double median(std::vector<double> v);
 
 // The selected measurements of the above, in that order; peak RSS always.
 BenchReport run_bench(const BenchSizes& sizes, bool quick, const BenchProgress& progress = {},

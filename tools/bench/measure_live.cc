@@ -51,14 +51,6 @@ std::optional<double> server_cpu_s(RedisConn& conn) {
   return total;
 }
 
-// The median of a non-empty list (the mean of the middle two when even).
-double median(std::vector<double> v) {
-  assert(!v.empty());
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 != 0 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
-
 // " (CPU per script: <who> 9.1 us, redis-server 11.2 us)", or "" when the
 // server's figure is missing.
 std::string cpu_detail(const char* who, double who_cpu_s, double server_cpu_s, bool server_known,

@@ -1,8 +1,9 @@
 // locksim bench [--json] [--quick]: runs the fixed, documented scenarios of
 // tools/bench/bench_measure.h in this one process and reports model script
 // executions/s, simulated-time speed-up, checker and trace-check events/s,
-// live executions/s beside redis-benchmark's EVALSHA rate, campaign seeds/s
-// and peak RSS. A figure that cannot be measured here is null with its
+// live executions/s beside redis-benchmark's EVALSHA rate, campaign seeds/s,
+// lua backend executions/s and its fair-campaign speed over live, and peak
+// RSS. A figure that cannot be measured here is null with its
 // reason (JSON: "null_reasons"). --quick scales every scenario down (seconds,
 // for tests). Speeds are reported, never judged: exit 0 when the run
 // completed, 2 on an environment error.
@@ -45,7 +46,7 @@ int bench_command(const BenchArgs& args) {
     for (const std::string& name : args.only) {
       BenchPart part{};
       if (!bench_part_from_name(name, &part)) {
-        std::fprintf(stderr, "locksim bench: --only: unknown measurement '%s' (model, contention, checker, live, campaign)\n",
+        std::fprintf(stderr, "locksim bench: --only: unknown measurement '%s' (model, contention, checker, live, campaign, lua)\n",
                      name.c_str());
         return 2;
       }
@@ -78,13 +79,14 @@ void add_bench_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--json", args->json,
                 "print one JSON object (model_execs_per_s, sim_speedup, checker_events_per_s, "
                 "trace_check_events_per_s, live_execs_per_s, redis_benchmark_evalsha_per_s, "
-                "live_vs_redis_benchmark, campaign_seeds_per_s_1w, campaign_seeds_per_s_2w, peak_rss_mb; "
+                "live_vs_redis_benchmark, campaign_seeds_per_s_1w, campaign_seeds_per_s_2w, lua_execs_per_s, "
+                "lua_vs_live_fair_campaign, peak_rss_mb; "
                 "null_reasons for nulls; quick; allocator: the malloc the run used)");
   cmd->add_flag("--quick", args->quick,
                 "scaled-down scenarios (1M-event checker history, 5 simulated minutes, fewer scripts and seeds)");
   cmd->add_option("--only", args->only,
                   "run only these measurements (comma-separated or repeated: model, contention, checker, live, "
-                  "campaign); the others' figures are null. Peak RSS is always reported")
+                  "campaign, lua); the others' figures are null. Peak RSS is always reported")
       ->delimiter(',');
   cmd->callback([args, exit_code] { *exit_code = bench_command(*args); });
 }
