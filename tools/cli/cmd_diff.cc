@@ -1,13 +1,18 @@
 // locksim diff: differential test of a Lua script pack against the model.
-// Starts its own redis-server (virtual clock), generates random script-call
-// sequences (deterministic given --seed), runs each in lockstep on the model
-// and on the live pack, compares replies, publishes and full key state after
-// every step, and on the first divergence prints a shrunk counterexample (or,
+// Generates random script-call sequences (deterministic given --seed), runs
+// each in lockstep on a reference and on a candidate backend, compares
+// replies, publishes and full key state after every step, and on the first
+// divergence prints a shrunk counterexample (or,
 // when the divergence does not happen again alike, says so and prints the
 // unshrunk steps). --keep-going / --max-divergences N go on past differences
 // (both servers emptied after each) and list every divergence with a
 // per-script tally; --skip-script leaves a script out of the sequences.
-// Exit: 0 all agree, 1 divergence, 2 bad input / environment.
+// --backend names the candidate: live (default: the pack on its own
+// redis-server, virtual clock), lua (the pack's Lua in process), or a pair
+// C,R (lua,live: the lua backend checked against live Redis) whose second
+// is the reference instead of the model.
+// Exit: 0 all agree, 1 divergence, 2 bad input / environment (a command
+// the lua backend does not implement, a script past its step budget).
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -17,8 +22,11 @@
 
 #include "impl/redis_conn.h"
 #include "impl/script_pack.h"
+#include "model/lua_scripting.h"
+#include "properties/campaign_backend.h"
 #include "sim/differential.h"
 #include "sim/live_backend.h"
+#include "sim/lua_backend.h"
 #include "sim/model_backend.h"
 #include "tools/cli/commands.h"
 #include "tools/server/redis_server.h"
@@ -29,6 +37,7 @@ namespace {
 
 struct DiffArgs {
   std::string scripts;
+  std::string backend = "live";
   int sequences = 200;
   int length = 50;
   uint64_t seed = 1;
@@ -78,21 +87,47 @@ int run_diff(const DiffArgs& args) {
   }
   const ModelVariant reference_variant =
       args.match_variant ? pack.model_variant().value_or(ModelVariant::Correct) : ModelVariant::Correct;
+  // The candidate (the pack's Lua: live or lua) and the reference (the model
+  // unless a pair names another).
+  const auto pair = campaign_backend_from_name(args.backend);
+  if (!pair || pair->checked == BackendKind::Model ||
+      (!pair->reference && pair->checked != BackendKind::Live && pair->checked != BackendKind::Lua)) {
+    throw UsageError("--backend: expected live, lua, or a candidate and a reference such as lua,live (got '" +
+                     args.backend + "')");
+  }
+  const BackendKind candidate_kind = pair->checked;
+  const BackendKind reference_kind = pair->reference.value_or(BackendKind::Model);
+  if (args.match_variant && reference_kind != BackendKind::Model) {
+    throw UsageError("--match-variant only goes with the model as the reference");
+  }
 
   std::unique_ptr<RedisServer> server;
   std::unique_ptr<LiveBackend> live;
+  std::unique_ptr<LuaBackend> lua;
   try {
-    RedisServerOptions options;
-    options.initial_clock_us = kDiffEpochUs;
-    server = std::make_unique<RedisServer>(options);
-    live = std::make_unique<LiveBackend>(std::vector<ServerControl*>{server.get()}, std::move(pack),
-                                         kDiffKeyPrefix);
+    if (candidate_kind == BackendKind::Live || reference_kind == BackendKind::Live) {
+      RedisServerOptions options;
+      options.initial_clock_us = kDiffEpochUs;
+      server = std::make_unique<RedisServer>(options);
+      live = std::make_unique<LiveBackend>(std::vector<ServerControl*>{server.get()}, pack, kDiffKeyPrefix);
+    }
+    if (candidate_kind == BackendKind::Lua || reference_kind == BackendKind::Lua) {
+      lua = std::make_unique<LuaBackend>(1, pack);
+    }
   } catch (const ScriptPackError& e) {
     throw UsageError(std::string("bad script pack: ") + e.what());
   } catch (const RedisError& e) {
     throw UsageError(std::string("cannot start the live backend: ") + e.what());
   }
   ModelBackend model(1, reference_variant);
+  auto side = [&](BackendKind kind) -> DiffSide {
+    switch (kind) {
+      case BackendKind::Model: return DiffSide{&model, [&model] { model.wipe(); }};
+      case BackendKind::Lua: return DiffSide{lua.get(), [&lua] { lua->wipe(); }};
+      case BackendKind::Live: return DiffSide{live.get(), [&live] { live->wipe(); }};
+    }
+    return DiffSide{};
+  };
 
   DiffOptions options;
   options.sequences = args.sequences;
@@ -101,12 +136,17 @@ int run_diff(const DiffArgs& args) {
   options.max_divergences = args.keep_going ? 0 : args.max_divergences;
   options.skip_scripts = skip;
   const bool go_on = options.max_divergences != 1;
-  const DiffSide reference{&model, [&model] { model.wipe(); }};
-  const DiffSide candidate{live.get(), [&live] { live->wipe(); }};
-  const DiffReport report = run_differential(options, reference, candidate);
+  DiffReport report;
+  try {
+    report = run_differential(options, side(reference_kind), side(candidate_kind));
+  } catch (const LuaScriptAbort& e) {
+    throw UsageError(std::string("the lua backend stopped: ") + e.what());
+  }
 
-  const std::string reference_name = "model(" + std::string(variant_name(reference_variant)) + ")";
-  const std::string candidate_name = "live";
+  const std::string reference_name = reference_kind == BackendKind::Model
+                                         ? "model(" + std::string(variant_name(reference_variant)) + ")"
+                                         : std::string(backend_kind_name(reference_kind));
+  const std::string candidate_name(backend_kind_name(candidate_kind));
   const size_t counterexample_steps = report.counterexample ? report.counterexample->steps.size() : 0;
   if (args.json) {
     nlohmann::ordered_json out;
@@ -138,8 +178,8 @@ int run_diff(const DiffArgs& args) {
       std::fprintf(stderr, "%s", format_counterexample(report, reference_name, candidate_name).c_str());
     }
   } else {
-    std::printf("locksim diff: pack %s vs %s, seed %llu\n", dir.c_str(), reference_name.c_str(),
-                static_cast<unsigned long long>(args.seed));
+    std::printf("locksim diff: pack %s on %s vs %s, seed %llu\n", dir.c_str(), candidate_name.c_str(),
+                reference_name.c_str(), static_cast<unsigned long long>(args.seed));
     std::printf("sequences: %d, steps: %lld, divergences: %d\n", report.sequences_run,
                 static_cast<long long>(report.steps_run), report.divergences);
     if (!args.skip_scripts.empty()) {
@@ -173,9 +213,15 @@ int run_diff(const DiffArgs& args) {
 void add_diff_command(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<DiffArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "diff", "Differential test: a Lua script pack on live Redis against the model, with shrinking");
+      "diff", "Differential test: a Lua script pack on live Redis (or the lua backend) against the model, with "
+              "shrinking");
   cmd->add_option("--scripts", args->scripts,
                   "Script pack directory (default: $LOCKSIM_SCRIPTS or the built-in impl/lua)");
+  cmd->add_option("--backend", args->backend,
+                  "where the pack runs: live (default: its own redis-server, virtual clock), lua (the pack's Lua "
+                  "in process), or CANDIDATE,REFERENCE to compare two of model, lua, live (lua,live: the lua "
+                  "backend against live Redis); the reference is otherwise the model")
+      ->capture_default_str();
   cmd->add_option("--sequences", args->sequences, "Number of random sequences (default 200)")
       ->capture_default_str()->transform(integer_in(1, 10'000'000));
   cmd->add_option("--length", args->length, "Steps per sequence (default 50)")

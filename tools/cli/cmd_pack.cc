@@ -1,9 +1,12 @@
 // locksim pack check DIR: checks a script pack before any campaign.
 //  1. Loads the manifest and every file (impl/script_pack.h); a problem there
 //     is bad input (exit 2, one line naming the file, script and field).
-//  2. Starts a throwaway redis-server (virtual clock) and loads each Lua
-//     script with SCRIPT LOAD; checks that each one-command script names a
-//     command this Redis knows (COMMAND INFO). Reports every script.
+//  2. --backend live (default): starts a throwaway redis-server (virtual
+//     clock) and loads each Lua script with SCRIPT LOAD; checks that each
+//     one-command script names a command this Redis knows (COMMAND INFO).
+//     --backend lua: compiles each Lua script in the lua backend's Lua
+//     (the same error text as Redis's) and checks that each one-command
+//     script names a command it implements. Reports every script.
 //  3. When everything loads: runs the script case table (model/script_cases.h:
 //     every branch of every script, with the replies, publishes and final keys
 //     the spec requires of the reference) on the pack, one case at a time on an
@@ -13,11 +16,13 @@
 //     sequences against the reference model, going on past differences
 //     (diff --keep-going). For each script it reports how many cases and how
 //     many random steps agreed and differed, with the first differing case
-//     (its step and reply) and the first differing call.
+//     (its step and reply) and the first differing call. Steps 3 run on the
+//     backend of step 2.
 // Exit: 0 every script loads and agrees on every step; 1 a script does not
 // load, names an unknown command, never answers, or differs from the model;
 // 2 bad input or environment (bad pack, no redis-server).
 #include <cstdio>
+#include <functional>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -29,7 +34,10 @@
 #include "impl/redis_conn.h"
 #include "impl/script_pack.h"
 #include "sim/differential.h"
+#include "model/lua_scripting.h"
+#include "model/redis_commands.h"
 #include "sim/live_backend.h"
+#include "sim/lua_backend.h"
 #include "sim/model_backend.h"
 #include "sim/script_case_run.h"
 #include "model/script_cases.h"
@@ -42,6 +50,7 @@ namespace {
 
 struct PackCheckArgs {
   std::string dir;
+  std::string backend = "live";
   int sequences = 100;
   int length = 50;
   uint64_t seed = 1;
@@ -93,6 +102,37 @@ std::vector<LoadCheck> load_each(const ScriptPack& pack, RedisConn& conn) {
   return out;
 }
 
+// Each Lua script compiled as the lua backend compiles it, and each command
+// checked against the commands it implements.
+std::vector<LoadCheck> load_each_lua(const ScriptPack& pack) {
+  std::vector<LoadCheck> out;
+  LuaScripting lua;
+  for (ScriptKind kind : all_script_kinds()) {
+    const PackScript& s = pack.script(kind);
+    LoadCheck c;
+    c.kind = kind;
+    c.form = form_name(s.form);
+    if (s.form == PackForm::Lua) {
+      c.detail = std::filesystem::path(s.path).lexically_normal().string();
+      try {
+        lua.load(s.source);
+      } catch (const LuaCompileError& e) {
+        c.problem = std::string("Redis rejected the script: ") + e.what();
+      }
+    } else if (s.form == PackForm::Command) {
+      c.detail = s.command;
+      const RedisCommand* cmd = find_redis_command(s.command);
+      if (cmd == nullptr) {
+        c.problem = "Redis does not know the command " + s.command;
+      } else if (cmd->run == nullptr) {
+        c.problem = unsupported_command_text(s.command);
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 // The case table on one script: cases that agree, cases that differ at one
 // of its steps (the first of them kept).
 struct CaseTally {
@@ -111,8 +151,10 @@ struct TableRun {
 
 bool has_own_message_conventions(const PackScript& s) { return s.message.has_value() || s.wake_channel.has_value(); }
 
-// The reference variant's cases of the table, run on `live` (unprefixed keys).
-TableRun run_case_table(const ScriptPack& pack, LiveBackend& live, ModelVariant reference) {
+// The reference variant's cases of the table, run on `backend` (unprefixed
+// keys), which `wipe` empties.
+TableRun run_case_table(const ScriptPack& pack, Backend& backend, const std::function<void()>& wipe,
+                        ModelVariant reference) {
   std::vector<cases::ScriptCase> table = cases::all_cases();
   for (cases::ScriptCase& c : cases::design_variant_cases()) table.push_back(std::move(c));
   TableRun run;
@@ -131,7 +173,7 @@ TableRun run_case_table(const ScriptPack& pack, LiveBackend& live, ModelVariant 
     }
     CaseRunOptions options;
     options.compare_published = !own_messages;
-    const std::optional<CaseMiss> miss = run_script_case(live, [&live] { live.wipe(); }, c, options);
+    const std::optional<CaseMiss> miss = run_script_case(backend, wipe, c, options);
     ++run.cases_run;
     std::vector<bool> seen(run.per_script.size(), false);
     for (const cases::CaseStep& st : c.steps) {
@@ -170,19 +212,27 @@ int run_pack_check(const PackCheckArgs& args) {
   const ModelVariant reference_variant =
       args.match_variant ? pack.model_variant().value_or(ModelVariant::Correct) : ModelVariant::Correct;
   const std::string reference_name = "model(" + std::string(variant_name(reference_variant)) + ")";
+  if (args.backend != "live" && args.backend != "lua") {
+    throw UsageError("--backend: expected live or lua (got '" + args.backend + "')");
+  }
+  const bool on_lua = args.backend == "lua";
 
   std::unique_ptr<RedisServer> server;
   std::vector<LoadCheck> loads;
-  try {
-    RedisServerOptions options;
-    options.initial_clock_us = kDiffEpochUs;
-    server = std::make_unique<RedisServer>(options);
-    RedisConnOptions conn_options;
-    conn_options.port = server->port();
-    RedisConn conn = RedisConn::connect(conn_options);
-    loads = load_each(pack, conn);
-  } catch (const RedisError& e) {
-    throw UsageError(std::string("cannot start a throwaway redis-server: ") + e.what());
+  if (on_lua) {
+    loads = load_each_lua(pack);
+  } else {
+    try {
+      RedisServerOptions options;
+      options.initial_clock_us = kDiffEpochUs;
+      server = std::make_unique<RedisServer>(options);
+      RedisConnOptions conn_options;
+      conn_options.port = server->port();
+      RedisConn conn = RedisConn::connect(conn_options);
+      loads = load_each(pack, conn);
+    } catch (const RedisError& e) {
+      throw UsageError(std::string("cannot start a throwaway redis-server: ") + e.what());
+    }
   }
   bool all_load = true;
   for (const LoadCheck& c : loads) all_load = all_load && c.problem.empty();
@@ -192,11 +242,22 @@ int run_pack_check(const PackCheckArgs& args) {
   std::string run_problem;  // a script that never answers, a connection lost
   if (all_load) {
     try {
-      {
-        LiveBackend unprefixed({server.get()}, pack, "");
-        table = run_case_table(pack, unprefixed, reference_variant);
+      std::unique_ptr<Backend> candidate;
+      std::function<void()> wipe;
+      if (on_lua) {
+        auto lua = std::make_unique<LuaBackend>(1, pack);
+        wipe = [b = lua.get()] { b->wipe(); };
+        table = run_case_table(pack, *lua, wipe, reference_variant);
+        candidate = std::move(lua);
+      } else {
+        {
+          LiveBackend unprefixed({server.get()}, pack, "");
+          table = run_case_table(pack, unprefixed, [&unprefixed] { unprefixed.wipe(); }, reference_variant);
+        }
+        auto live = std::make_unique<LiveBackend>(std::vector<ServerControl*>{server.get()}, pack, kDiffKeyPrefix);
+        wipe = [b = live.get()] { b->wipe(); };
+        candidate = std::move(live);
       }
-      LiveBackend live({server.get()}, std::move(pack), kDiffKeyPrefix);
       ModelBackend model(1, reference_variant);
       DiffOptions options;
       options.sequences = args.sequences;
@@ -206,10 +267,12 @@ int run_pack_check(const PackCheckArgs& args) {
       options.max_shrink_runs = 0;  // a report per script, no counterexample to shrink
       options.confirm_runs = 0;
       report = run_differential(options, DiffSide{&model, [&model] { model.wipe(); }},
-                                DiffSide{&live, [&live] { live.wipe(); }});
+                                DiffSide{candidate.get(), wipe});
     } catch (const RedisError& e) {
       run_problem = e.what();
     } catch (const ScriptPackError& e) {
+      run_problem = e.what();
+    } catch (const LuaScriptAbort& e) {
       run_problem = e.what();
     }
   }
@@ -218,6 +281,7 @@ int run_pack_check(const PackCheckArgs& args) {
   if (args.json) {
     nlohmann::ordered_json out;
     out["pack"] = args.dir;
+    out["backend"] = args.backend;
     out["reference"] = reference_name;
     nlohmann::ordered_json scripts = nlohmann::ordered_json::object();
     for (const LoadCheck& c : loads) {
@@ -258,7 +322,8 @@ int run_pack_check(const PackCheckArgs& args) {
     out["ok"] = all_load && all_agree;
     std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
-    std::printf("locksim pack check: %s against %s\n", args.dir.c_str(), reference_name.c_str());
+    std::printf("locksim pack check: %s on %s against %s\n", args.dir.c_str(), args.backend.c_str(),
+                reference_name.c_str());
     for (const LoadCheck& c : loads) {
       const std::string name(script_name(c.kind));
       std::string line = "  " + name + std::string(name.size() < 20 ? 20 - name.size() : 1, ' ') + c.form;
@@ -306,11 +371,16 @@ void add_pack_command(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<PackCheckArgs>();
   CLI::App* check = pack->add_subcommand(
       "check",
-      "Check a script pack: manifest and files, SCRIPT LOAD of each script on a throwaway redis-server, then "
-      "the script case table (every branch of every script, the replies and keys the spec requires) and "
-      "random script-call sequences against the model, with a per-script agreed/differ report. Exit 0 all load "
-      "and agree, 1 a script does not load or differs, 2 bad pack or environment");
+      "Check a script pack: manifest and files, SCRIPT LOAD of each script on a throwaway redis-server (or, "
+      "--backend lua, in the lua backend), then the script case table (every branch of every script, the "
+      "replies and keys the spec requires) and random script-call sequences against the model, with a "
+      "per-script agreed/differ report. Exit 0 all load and agree, 1 a script does not load or differs, 2 bad "
+      "pack or environment");
   check->add_option("DIR", args->dir, "Script pack directory (holds manifest.json)")->required();
+  check->add_option("--backend", args->backend,
+                    "where the pack runs: live (default: a throwaway redis-server) or lua (the pack's Lua in "
+                    "process, no server)")
+      ->capture_default_str();
   check->add_option("--sequences", args->sequences, "Random sequences compared with the model (default 100)")
       ->capture_default_str()->transform(integer_in(1, 1'000'000));
   check->add_option("--length", args->length, "Steps per sequence (default 50)")
