@@ -55,43 +55,70 @@ TEST(CampaignLive, OurPackPassesLiveAndBoth) {
   }
 }
 
-TEST(CampaignLive, PackWithoutModelVariantRunsLiveByDefault) {
+TEST(CampaignLive, PackWithoutModelVariantRunsLuaByDefaultAndLiveOnRequest) {
   const fs::path copy = pack_copy("plain");
-  const CliRun r = run_locksim("campaign --seeds 5 --scripts " + copy.string() + kShort, Stderr::Discard);
-  EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_TRUE(contains(r.out, "ok: 5 seeds")) << r.out;
+  for (const char* backend : {"", " --backend live"}) {
+    const CliRun r = run_locksim(std::string("campaign --seeds 5 --json --scripts ") + copy.string() + kShort + backend,
+                                 Stderr::Discard);
+    EXPECT_EQ(r.exit_code, 0) << backend << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, std::string("\"backend\":\"") + (backend[0] ? "live" : "lua") + "\"")) << r.out;
+  }
   const CliRun model = run_locksim("campaign --backend model --seeds 5 --scripts " + copy.string() + kShort);
   EXPECT_EQ(model.exit_code, 2) << model.out;
   EXPECT_EQ(line_count(model.out), 1) << model.out;
   EXPECT_TRUE(contains(model.out, "model cannot stand for")) << model.out;
-  EXPECT_TRUE(contains(model.out, "campaign --backend live")) << model.out;
+  EXPECT_TRUE(contains(model.out, "campaign --backend lua")) << model.out;
 }
 
 TEST(CampaignLive, SyntaxErrorIsExitTwoNamingTheFile) {
   const fs::path pack = pack_copy("syntax", "rlock_acquire.lua", "this is not lua (\n");
   const fs::path out = work_dir() / "syntax-out";
-  const CliRun r = run_locksim("campaign --seeds 5 --scripts " + pack.string() + " --out " + out.string() + kShort);
-  EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_EQ(line_count(r.out), 1) << r.out;
-  EXPECT_TRUE(contains(r.out, (pack / "rlock_acquire.lua").string())) << r.out;
-  EXPECT_FALSE(fs::exists(out)) << "outputs for a pack that does not load";
+  for (const char* backend : {"live", "lua"}) {
+    const CliRun r = run_locksim(std::string("campaign --backend ") + backend + " --seeds 5 --scripts " +
+                                 pack.string() + " --out " + out.string() + kShort);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_EQ(line_count(r.out), 1) << r.out;
+    EXPECT_TRUE(contains(r.out, (pack / "rlock_acquire.lua").string())) << r.out;
+    EXPECT_TRUE(contains(r.out, "Redis rejected the script: ERR Error compiling script")) << r.out;
+    EXPECT_FALSE(fs::exists(out)) << "outputs for a pack that does not load";
+  }
 }
 
+// Live: the harness's read times out; lua: the step budget. Either way one
+// line naming the seed and the script, exit 2.
 TEST(CampaignLive, ScriptThatNeverReturnsStopsTheCampaign) {
   const fs::path pack = pack_copy("loop", "rlock_renew.lua", "while true do end\n");
-  const CliRun r = run_locksim("campaign --seeds 3 --workers 2 --scripts " + pack.string() + kShort);
-  EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_EQ(line_count(r.out), 1) << r.out;
-  EXPECT_TRUE(contains(r.out, "seed 1 could not run")) << r.out;
-  EXPECT_TRUE(contains(r.out, "rlock_renew")) << r.out;
-  EXPECT_FALSE(contains(r.out, "ok:")) << r.out;
+  for (const char* backend : {"live", "lua"}) {
+    const CliRun r = run_locksim(std::string("campaign --backend ") + backend + " --seeds 3 --workers 2 --scripts " +
+                                 pack.string() + kShort);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_EQ(line_count(r.out), 1) << r.out;
+    EXPECT_TRUE(contains(r.out, "seed 1 could not run")) << r.out;
+    EXPECT_TRUE(contains(r.out, "rlock_renew")) << r.out;
+    EXPECT_FALSE(contains(r.out, "ok:")) << r.out;
+  }
+  const CliRun lua = run_locksim("campaign --backend lua --seeds 1 --scripts " + pack.string() + kShort);
+  EXPECT_TRUE(contains(lua.out, "step budget")) << lua.out;
 }
 
 TEST(CampaignLive, FlushallIsCaught) {
   const fs::path pack = pack_copy("flushall", "rlock_release.lua", "redis.call('FLUSHALL')\n");
-  const CliRun r = run_locksim("campaign --seeds 5 --no-shrink --scripts " + pack.string() + kShort, Stderr::Discard);
+  const CliRun r = run_locksim("campaign --backend live --seeds 5 --no-shrink --scripts " + pack.string() + kShort,
+                               Stderr::Discard);
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_TRUE(contains(r.out, "FAILED at seed")) << r.out;
+}
+
+// A command the lua backend does not implement: one line naming it and
+// saying to run live, exit 2 (never a silent difference from Redis).
+TEST(CampaignLive, UnsupportedCommandOnLuaIsOneLineExitTwo) {
+  const fs::path pack = pack_copy("flushall", "rlock_release.lua", "redis.call('FLUSHALL')\n");
+  const CliRun r = run_locksim("campaign --backend lua --seeds 5 --scripts " + pack.string() + kShort);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(line_count(r.out), 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "FLUSHALL")) << r.out;
+  EXPECT_TRUE(contains(r.out, "--backend live")) << r.out;
+  EXPECT_TRUE(contains(r.out, "rlock_release")) << r.out;
 }
 
 // The mutant pack on live: caught, shrunk on live to a short counterexample,
@@ -217,7 +244,13 @@ TEST(CampaignLive, BadInputIsOneLineExitTwo) {
     EXPECT_EQ(line_count(r.out), 1) << args << ": " << r.out;
   }
   const CliRun bogus = run_locksim("campaign --seeds 2 --backend bogus");
-  EXPECT_TRUE(contains(bogus.out, "unknown backend 'bogus' (model, live, both)")) << bogus.out;
+  EXPECT_TRUE(contains(bogus.out, "unknown backend 'bogus' (model, lua, live, both")) << bogus.out;
+  for (const std::string args : {"--backend lua,lua", "--backend lua,", "--backend lua,model,live",
+                                 "--backend lua --match-variant"}) {
+    const CliRun r = run_locksim("campaign --seeds 2 " + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+    EXPECT_EQ(line_count(r.out), 1) << args << ": " << r.out;
+  }
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // Issue 13, item 7: `campaign --backend model --scripts PACK` runs on the
 // model, never the pack's Lua, so it refuses a pack the model cannot stand
 // for (exit 2, one clear line, no output written), exactly as
-// `run --backend model` does (without --backend such a pack runs live, issue
-// 9: tests/properties/campaign_live_test.cc):
+// `run --backend model` does (without --backend such a pack runs its own
+// Lua on the lua backend: tests/properties/campaign_live_test.cc):
 // copies of our pack with a syntax error, an infinite loop or a FLUSHALL, and
 // a copy of a mutant pack (it names its model variant) with an edited script.
 // Packs the model does stand for still run: our pack, a mutant pack and an
@@ -58,7 +58,7 @@ TEST(CampaignScripts, PackTheModelCannotStandForIsRefused) {
     EXPECT_FALSE(contains(r.out, "no property failed")) << r.out;
     EXPECT_FALSE(fs::exists(out)) << "wrote outputs for a refused pack";
     // The same refusal as `run --backend model`.
-    const CliRun run = run_locksim("run --seed 1 --duration-s 1 --scripts " + pack.string() + " --trace " +
+    const CliRun run = run_locksim("run --backend model --seed 1 --duration-s 1 --scripts " + pack.string() + " --trace " +
                                    (work_dir() / "t.jsonl").string());
     EXPECT_EQ(run.exit_code, 2) << run.out;
     EXPECT_TRUE(contains(run.out, "model cannot stand for")) << run.out;
