@@ -28,7 +28,7 @@ void* lua_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
     s->memory_bytes -= osize;
     return nullptr;
   }
-  if (nsize > osize && s->memory_bytes + (nsize - osize) > LuaScripting::kMemoryLimitBytes) {
+  if (nsize > osize && s->memory_bytes + (nsize - osize) > s->limits.memory_bytes) {
     s->over_memory = true;
     return nullptr;  // Lua raises "not enough memory"
   }
@@ -50,11 +50,11 @@ void step_hook(lua_State* L, lua_Debug* ar) {
   (void)ar;
   RunState* s = run_state(L);
   ++s->hook_calls;
-  if (s->hook_calls * kHookEveryInstructions > LuaScripting::kStepBudget) {
+  if (s->hook_calls * kHookEveryInstructions > s->limits.step_budget) {
     // Raised again at every later hook call, so a pcall in the script
     // cannot keep it running.
     raise_abort(L, "the script ran past the lua backend's step budget of " +
-                       std::to_string(LuaScripting::kStepBudget) +
+                       std::to_string(s->limits.step_budget) +
                        " Lua instructions (an endless loop? live Redis would run it on, answering BUSY to "
                        "every other client)");
   }

@@ -129,10 +129,30 @@ int fast_tonumber(lua_State* L) {
   return lua_gettop(L);
 }
 
+// After a protected call caught an error: a run that must stop (the step
+// budget, an unimplemented command) is not the script's to catch.
+void reraise_abort(lua_State* L) {
+  const RunState* s = run_state(L);
+  if (!s->abort.empty() || s->over_memory) {
+    lua_pushstring(L, "ERR locksim: the run stopped");
+    lua_error(L);
+  }
+}
+
+// xpcall and coroutine.resume: the original (upvalue 1), then reraise_abort.
+int call_then_reraise_abort(lua_State* L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  reraise_abort(L);
+  return lua_gettop(L);
+}
+
 // Redis's pcall: a raised error table with a string `err` is caught as that string.
 int redis_style_pcall(lua_State* L) {
   luaL_checkany(L, 1);
   const int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+  if (status != 0) reraise_abort(L);
   if (status != 0 && lua_istable(L, -1)) {
     lua_getfield(L, -1, "err");
     if (lua_isstring(L, -1)) {
@@ -308,6 +328,12 @@ void install_sandbox(lua_State* L, RunState* s) {
   for (const char* name : {"rawget", "next", "pairs", "ipairs"}) wrap_global(L, name, through_proxy_then_call);
   for (const char* name : {"loadstring", "load"}) wrap_global(L, name, load_in_script_env);
   wrap_global(L, "tonumber", fast_tonumber);
+  wrap_global(L, "xpcall", call_then_reraise_abort);
+  lua_getglobal(L, "coroutine");
+  lua_getfield(L, -1, "resume");
+  lua_pushcclosure(L, call_then_reraise_abort, 1);
+  lua_setfield(L, -2, "resume");
+  lua_pop(L, 1);
 
   // Read-only library tables (and the string metatable's __index with them).
   lua_newtable(L);

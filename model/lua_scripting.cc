@@ -9,7 +9,8 @@ namespace locksim {
 
 using lua_detail::RunState;
 
-LuaScripting::LuaScripting() : state_(std::make_unique<RunState>()) {
+LuaScripting::LuaScripting(LuaLimits limits) : state_(std::make_unique<RunState>()) {
+  state_->limits = limits;
   L_ = lua_newstate(lua_detail::lua_alloc, state_.get());
   if (L_ == nullptr) throw std::bad_alloc();
   lua_detail::install_sandbox(L_, state_.get());
@@ -155,7 +156,7 @@ void LuaScripting::run(int id, std::span<const std::string> keys, std::span<cons
     lua_gc(L_, LUA_GCCOLLECT, 0);
     throw LuaScriptAbort(!s.abort.empty() ? s.abort
                                           : "the script needed more than " +
-                                                std::to_string(kMemoryLimitBytes >> 20) +
+                                                std::to_string(s.limits.memory_bytes >> 20) +
                                                 " MB of Lua memory, the lua backend's limit");
   }
   if (status != 0) {

@@ -25,9 +25,10 @@
 // What it cannot do, each stopping the run with LuaScriptAbort (never a
 // silent difference from Redis): a command or option the model does not
 // implement; cjson, cmsgpack, struct, bit, redis.acl_check_cmd, RESP3; more
-// than kStepBudget Lua instructions in one script (an endless loop; Redis
-// would run it on and block every client); more than kMemoryLimitBytes of
-// Lua memory.
+// than LuaLimits::step_budget Lua instructions in one script (an endless
+// loop; Redis would run it on and block every client); more than
+// LuaLimits::memory_bytes of Lua memory. A pcall, xpcall or
+// coroutine.resume in the script cannot catch that stop.
 // Known gaps (documented, not emulated): math.random's sequence (Redis's runs
 // on across every script the server ever ran), tostring of a table or
 // function (an address), and raw writes into the library tables through
@@ -73,12 +74,15 @@ struct ScriptArray {
 };
 }
 
+// How far one script may go before its run stops (LuaScriptAbort).
+struct LuaLimits {
+  uint64_t step_budget = 100'000'000;              // Lua VM instructions per script
+  size_t memory_bytes = size_t{256} << 20;         // Lua memory of the state
+};
+
 class LuaScripting {
  public:
-  static constexpr uint64_t kStepBudget = 100'000'000;  // Lua VM instructions per script
-  static constexpr size_t kMemoryLimitBytes = size_t{256} << 20;
-
-  LuaScripting();
+  explicit LuaScripting(LuaLimits limits = {});
   ~LuaScripting();
   LuaScripting(const LuaScripting&) = delete;
   LuaScripting& operator=(const LuaScripting&) = delete;

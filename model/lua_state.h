@@ -12,6 +12,7 @@
 
 #include <lua.hpp>
 
+#include "model/lua_scripting.h"
 #include "model/redis_commands.h"
 #include "model/reply_sink.h"
 
@@ -50,6 +51,7 @@ class LuaReplySink final : public ReplySink {
 static_assert(LUA_NOREF == -2, "ScriptArray's default ref (model/lua_scripting.h) is LUA_NOREF");
 
 struct RunState {
+  LuaLimits limits;
   CommandContext* ctx = nullptr;     // of the running script
   const std::string* sha = nullptr;  // of the running script
   std::vector<std::string_view> args;  // redis.call's arguments (into Lua's strings)

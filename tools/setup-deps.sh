@@ -11,6 +11,7 @@ packages=(
   libbenchmark-dev                               # Google Benchmark: bench/
   libhiredis-dev                                 # hiredis: the live Redis backend
   redis-server                                   # the live backend's server (run under our clock shim)
+  liblua5.1-0-dev                                # Lua 5.1 (as C++): the lua backend runs a pack's own scripts in process
   graphviz                                       # dot: timeline diagrams
   nlohmann-json3-dev                             # JSON: traces, manifests, reports
   libsimdjson-dev                                # simdjson: fast reading of trace event lines

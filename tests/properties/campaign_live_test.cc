@@ -47,7 +47,7 @@ fs::path pack_copy(const std::string& name, const std::string& script = "", cons
 }
 
 TEST(CampaignLive, OurPackPassesLiveAndBoth) {
-  for (const char* backend : {"live", "both"}) {
+  for (const char* backend : {"live", "both", "lua", "lua,live", "live,lua", "lua,model"}) {
     const CliRun r = run_locksim(std::string("campaign --backend ") + backend + " --seeds 5 --lock mixed --locks 2" +
                                  kShort, Stderr::Discard);
     EXPECT_EQ(r.exit_code, 0) << backend << ": " << r.out;
