@@ -445,20 +445,8 @@ const PackScript& ScriptPack::script(ScriptKind kind) const {
 }
 
 ScriptArgs ScriptPack::build_args(const ScriptCall& call) const {
-  const PackScript& s = script(call.kind);
   ScriptArgs out;
-  if (s.form == PackForm::Absent) return out;
-  const ScriptParams* params = &call.params;
-  ScriptParams with_message;
-  if (s.message) {
-    with_message = call.params;
-    with_message.message = *s.message;
-    params = &with_message;
-  }
-  out.keys.reserve(s.keys.size());
-  out.argv.reserve(s.argv.size());
-  for (const auto& e : s.keys) out.keys.push_back(e.evaluate(*params));
-  for (const auto& e : s.argv) out.argv.push_back(e.evaluate(*params));
+  build_args_into(call, &out);
   return out;
 }
 

@@ -17,11 +17,20 @@ void map_newlines(std::string* s) {
   }
 }
 
-std::string field_string(lua_State* L, int table, const char* name, bool* present) {
-  lua_pushstring(L, name);
-  lua_rawget(L, table);
+// Field `name` of `table` as text. Redis reads a reply's fields raw and
+// only as strings; an error's fields through metamethods, numbers too.
+enum class FieldRead { RawString, StringOrNumber };
+std::string field_string(lua_State* L, int table, const char* name, bool* present,
+                         FieldRead how = FieldRead::RawString) {
+  if (how == FieldRead::RawString) {
+    lua_pushstring(L, name);
+    lua_rawget(L, table);
+    *present = lua_type(L, -1) == LUA_TSTRING;
+  } else {
+    lua_getfield(L, table, name);
+    *present = lua_isstring(L, -1) != 0;
+  }
   std::string out;
-  *present = lua_type(L, -1) == LUA_TSTRING;
   if (*present) {
     size_t len = 0;
     const char* p = lua_tolstring(L, -1, &len);
@@ -169,16 +178,7 @@ std::string failed_run_text(lua_State* L, const std::string& sha) {
     text = "Error running script " + sha + ", " + std::string(msg).substr(0, 100);
   } else {
     auto field = [&](const char* name, bool* present) {
-      lua_getfield(L, e, name);
-      std::string out;
-      *present = lua_isstring(L, -1) != 0;
-      if (*present) {
-        size_t len = 0;
-        const char* p = lua_tolstring(L, -1, &len);
-        out.assign(p, len);
-      }
-      lua_pop(L, 1);
-      return out;
+      return field_string(L, e, name, present, FieldRead::StringOrNumber);
     };
     bool has_err = false, has_source = false, has_line = false;
     text = field("err", &has_err);

@@ -25,6 +25,19 @@
 
 namespace locksim {
 
+// Backend::execute() of a backend whose execute_into() uses a LineCache:
+// execute_into() into a new result, line_after only when known, and no
+// token (tokens mean something only to a caller of that backend's
+// execute_into: a wrapper such as ReplicatedBackend may mix backends).
+template <class B>
+ExecResult execute_without_token(B& backend, int server, const ScriptCall& call, int64_t server_now_us) {
+  ExecResult out;
+  backend.execute_into(server, call, server_now_us, &out);
+  if (!out.line_known) out.line_after.clear();
+  out.line_token = 0;
+  return out;
+}
+
 class LineCache {
  public:
   explicit LineCache(int servers) : by_server_(static_cast<size_t>(servers)) {}

@@ -46,11 +46,7 @@ LuaBackend::Server& LuaBackend::at(int server) {
 }
 
 ExecResult LuaBackend::execute(int server, const ScriptCall& call, int64_t server_now_us) {
-  ExecResult out;
-  execute_into(server, call, server_now_us, &out);
-  if (!out.line_known) out.line_after.clear();
-  out.line_token = 0;  // only meaningful to a caller of this backend's execute_into
-  return out;
+  return execute_without_token(*this, server, call, server_now_us);
 }
 
 void LuaBackend::execute_into(int server, const ScriptCall& call, int64_t server_now_us, ExecResult* out) {

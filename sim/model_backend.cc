@@ -23,14 +23,7 @@ Store& ModelBackend::store(int server) {
 }
 
 ExecResult ModelBackend::execute(int server, const ScriptCall& call, int64_t server_now_us) {
-  ExecResult result;
-  execute_into(server, call, server_now_us, &result);
-  if (!result.line_known) result.line_after.clear();
-  // Tokens are only meaningful to a caller of this backend's execute_into:
-  // a wrapper (e.g. ReplicatedBackend switching to a replica) may mix
-  // backends whose tokens collide.
-  result.line_token = 0;
-  return result;
+  return execute_without_token(*this, server, call, server_now_us);
 }
 
 void ModelBackend::execute_into(int server, const ScriptCall& call, int64_t server_now_us,

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_runner.h"
+#include "tests/properties/mutant_catches.h"
 
 namespace {
 
@@ -29,21 +30,8 @@ using locksim::testing::Stderr;
 
 const fs::path kSource = LOCKSIM_SOURCE_DIR;
 
-struct Catch {
-  std::string mutant;
-  std::string settings;
-  bool shrink;
-};
-
-const std::vector<Catch> kCatches = {
-    {"release_no_owner_check", "--profile pauses --lock rlock --unexplained-only", true},
-    {"renew_no_owner_check", "--profile pauses --lock rlock --unexplained-only", true},
-    {"release_no_publish", "--profile none --lock rlock", true},
-    {"reentry_no_expiry_reset", "--profile none --lock rlock", true},
-    {"fair_same_deadline", "--profile none --lock fair", true},
-    {"fair_no_stale_purge", "--profile safe --lock fair --clients 2", false},
-    {"fair_ttl_from_deadline", "--profile hostile --lock fair --clients 2 --unexplained-only", true},
-};
+using Catch = locksim::testing::MutantCatch;
+const std::vector<Catch>& kCatches = locksim::testing::mutant_catches();
 
 TEST(LiveMutantCatch, EveryMutantPackIsListed) {
   size_t packs = 0;
@@ -62,7 +50,7 @@ TEST(LiveMutantCatch, EveryMutantPackFailsALiveCampaign) {
   for (const Catch& c : kCatches) {
     const CliRun r = run_locksim("campaign --backend live --seeds 2000 --json " + c.settings + " --scripts " +
                                      (kSource / "impl" / "mutants" / c.mutant).string() +
-                                     (c.shrink ? "" : " --no-shrink"),
+                                     (c.quick_to_shrink ? "" : " --no-shrink"),
                                  Stderr::Discard);
     ASSERT_EQ(r.exit_code, 1) << c.mutant << ": " << r.out;
     const auto j = nlohmann::json::parse(r.out);
@@ -75,7 +63,7 @@ TEST(LiveMutantCatch, EveryMutantPackFailsALiveCampaign) {
                                         c.settings,
                                     Stderr::Discard);
     EXPECT_EQ(ours.exit_code, 0) << c.mutant << ": our pack on the same seeds: " << ours.out;
-    if (!c.shrink) continue;
+    if (!c.quick_to_shrink) continue;
     size_t shortest = SIZE_MAX;
     for (const auto& cx : first["counterexamples"]) shortest = std::min(shortest, cx["events"].get<size_t>());
     EXPECT_LE(shortest, 20u) << c.mutant << ": " << first["counterexamples"].dump();

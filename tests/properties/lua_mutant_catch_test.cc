@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_runner.h"
+#include "tests/properties/mutant_catches.h"
 
 namespace {
 
@@ -27,21 +28,8 @@ using locksim::testing::Stderr;
 
 const fs::path kSource = LOCKSIM_SOURCE_DIR;
 
-struct Catch {
-  std::string mutant;
-  std::string settings;
-  bool quick_on_live;  // compared with live in the default suite
-};
-
-const std::vector<Catch> kCatches = {
-    {"release_no_owner_check", "--profile pauses --lock rlock --unexplained-only", true},
-    {"renew_no_owner_check", "--profile pauses --lock rlock --unexplained-only", true},
-    {"release_no_publish", "--profile none --lock rlock", true},
-    {"reentry_no_expiry_reset", "--profile none --lock rlock", true},
-    {"fair_same_deadline", "--profile none --lock fair", true},
-    {"fair_no_stale_purge", "--profile safe --lock fair --clients 2", false},
-    {"fair_ttl_from_deadline", "--profile hostile --lock fair --clients 2 --unexplained-only", true},
-};
+using Catch = locksim::testing::MutantCatch;
+const std::vector<Catch>& kCatches = locksim::testing::mutant_catches();
 
 nlohmann::json campaign(const std::string& backend, const Catch& c, bool shrink) {
   const CliRun r = run_locksim("campaign --backend " + backend + " --seeds 2000 --json " + c.settings +
@@ -57,23 +45,11 @@ nlohmann::json campaign(const std::string& backend, const Catch& c, bool shrink)
   return j;
 }
 
-TEST(LuaMutantCatch, EveryMutantPackIsListed) {
-  size_t packs = 0;
-  for (const auto& entry : fs::directory_iterator(kSource / "impl" / "mutants")) {
-    if (!entry.is_directory()) continue;
-    ++packs;
-    bool listed = false;
-    for (const Catch& c : kCatches) listed = listed || c.mutant == entry.path().filename().string();
-    EXPECT_TRUE(listed) << entry.path();
-  }
-  EXPECT_EQ(packs, kCatches.size());
-}
-
 TEST(LuaMutantCatch, EveryMutantIsCaughtOnLuaAsOnLive) {
   const char* all = std::getenv("LOCKSIM_LUA_MUTANTS_ALL");
   const bool compare_all = all != nullptr && std::string(all) == "1";
   for (const Catch& c : kCatches) {
-    const bool compare = c.quick_on_live || compare_all;
+    const bool compare = c.quick_to_shrink || compare_all;
     const nlohmann::json lua = campaign("lua", c, compare);
     ASSERT_FALSE(lua["failures"].empty()) << c.mutant;
     const nlohmann::json& first = lua["failures"][0];

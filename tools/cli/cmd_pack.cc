@@ -74,8 +74,11 @@ std::string form_name(PackForm f) {
   return "?";
 }
 
-// SCRIPT LOAD of every Lua script and COMMAND INFO of every command, on `conn`.
-std::vector<LoadCheck> load_each(const ScriptPack& pack, RedisConn& conn) {
+// Every script of the pack, each Lua script's problem given by `lua_problem`
+// (its source) and each command's by `command_problem` (its name); "" for none.
+std::vector<LoadCheck> check_each(const ScriptPack& pack,
+                                  const std::function<std::string(const std::string&)>& lua_problem,
+                                  const std::function<std::string(const std::string&)>& command_problem) {
   std::vector<LoadCheck> out;
   for (ScriptKind kind : all_script_kinds()) {
     const PackScript& s = pack.script(kind);
@@ -84,53 +87,55 @@ std::vector<LoadCheck> load_each(const ScriptPack& pack, RedisConn& conn) {
     c.form = form_name(s.form);
     if (s.form == PackForm::Lua) {
       c.detail = std::filesystem::path(s.path).lexically_normal().string();
-      const Reply r = conn.command({"SCRIPT", "LOAD", s.source});
-      if (r.is_error()) {
-        c.problem = "Redis rejected the script: " + r.text;
-      } else if (r.kind != Reply::Kind::Bulk) {
-        c.problem = "unexpected SCRIPT LOAD reply " + r.to_string();
-      }
+      c.problem = lua_problem(s.source);
     } else if (s.form == PackForm::Command) {
       c.detail = s.command;
-      const Reply r = conn.command({"COMMAND", "INFO", s.command});
-      if (r.kind != Reply::Kind::Array || r.elements.size() != 1 || r.elements[0].is_nil()) {
-        c.problem = "Redis does not know the command " + s.command;
-      }
+      c.problem = command_problem(s.command);
     }
     out.push_back(std::move(c));
   }
   return out;
 }
 
+// SCRIPT LOAD of every Lua script and COMMAND INFO of every command, on `conn`.
+std::vector<LoadCheck> load_each(const ScriptPack& pack, RedisConn& conn) {
+  return check_each(
+      pack,
+      [&conn](const std::string& source) -> std::string {
+        const Reply r = conn.command({"SCRIPT", "LOAD", source});
+        if (r.is_error()) return "Redis rejected the script: " + r.text;
+        if (r.kind != Reply::Kind::Bulk) return "unexpected SCRIPT LOAD reply " + r.to_string();
+        return "";
+      },
+      [&conn](const std::string& command) -> std::string {
+        const Reply r = conn.command({"COMMAND", "INFO", command});
+        if (r.kind != Reply::Kind::Array || r.elements.size() != 1 || r.elements[0].is_nil()) {
+          return "Redis does not know the command " + command;
+        }
+        return "";
+      });
+}
+
 // Each Lua script compiled as the lua backend compiles it, and each command
 // checked against the commands it implements.
 std::vector<LoadCheck> load_each_lua(const ScriptPack& pack) {
-  std::vector<LoadCheck> out;
   LuaScripting lua;
-  for (ScriptKind kind : all_script_kinds()) {
-    const PackScript& s = pack.script(kind);
-    LoadCheck c;
-    c.kind = kind;
-    c.form = form_name(s.form);
-    if (s.form == PackForm::Lua) {
-      c.detail = std::filesystem::path(s.path).lexically_normal().string();
-      try {
-        lua.load(s.source);
-      } catch (const LuaCompileError& e) {
-        c.problem = std::string("Redis rejected the script: ") + e.what();
-      }
-    } else if (s.form == PackForm::Command) {
-      c.detail = s.command;
-      const RedisCommand* cmd = find_redis_command(s.command);
-      if (cmd == nullptr) {
-        c.problem = "Redis does not know the command " + s.command;
-      } else if (cmd->run == nullptr) {
-        c.problem = unsupported_command_text(s.command);
-      }
-    }
-    out.push_back(std::move(c));
-  }
-  return out;
+  return check_each(
+      pack,
+      [&lua](const std::string& source) -> std::string {
+        try {
+          lua.load(source);
+        } catch (const LuaCompileError& e) {
+          return std::string("Redis rejected the script: ") + e.what();
+        }
+        return "";
+      },
+      [](const std::string& command) -> std::string {
+        const RedisCommand* cmd = find_redis_command(command);
+        if (cmd == nullptr) return "Redis does not know the command " + command;
+        if (cmd->run == nullptr) return unsupported_command_text(command);
+        return "";
+      });
 }
 
 // The case table on one script: cases that agree, cases that differ at one
