@@ -86,11 +86,13 @@ void LuaBackend::execute_into(int server, const ScriptCall& call, int64_t server
     throw LuaScriptAbort(std::string(script_name(call.kind)) + " (" + script.describe() + "): " + e.what());
   }
   out->reply = pack_.adapt_reply(call.kind, std::move(out->reply));
+  out->error_declared = pack_.declares_error(call.kind, out->reply);
   s.store.take_published_into(&out->published);
   for (Published& p : out->published) p = pack_.canonical_published(call, std::move(p));
   s.store.holders_into(call.params.lock, now_ms, &out->holders_after);
   out->line_known = false;
   lines_.fill(server, s.store, call, now_ms, held_token, out);
+  output_budget_.charge(*out, script_name(call.kind));  // a pack that answers megabytes stops the run
 }
 
 std::vector<KeyState> LuaBackend::snapshot(int server, int64_t server_now_us) {
@@ -108,6 +110,7 @@ std::unique_ptr<Backend> LuaBackend::new_replicas() const {
 }
 
 void LuaBackend::wipe() {
+  output_budget_.reset();  // a new run
   for (int i = 0; i < server_count(); ++i) restart(i);
 }
 

@@ -6,7 +6,8 @@
 // It answers as LiveBackend does for the same pack: KEYS and ARGV from the
 // manifest, a plain-command script run as that one command
 // (run_direct_command), an absent one answered with
-// ScriptPack::absent_reply, the reply through the pack's adapters, every
+// ScriptPack::absent_reply, the reply through the pack's adapters (an
+// error the pack declares marked ExecResult::error_declared), every
 // published message through ScriptPack::canonical_published; holders_after
 // are the lock hash's fields and, for fair calls, line_after the line with
 // each member's deadline, read after the script at the same time (what
@@ -21,7 +22,9 @@
 // or this backend does not implement). execute() throws LuaScriptAbort
 // naming the script when a run cannot go on as Redis would (an unimplemented
 // command or option, the step budget, the memory limit): callers report it
-// as bad input, exit 2.
+// as bad input, exit 2. A pack that hands back more than
+// sim/script_output_bound.h allows (per execution, per run since wipe())
+// throws ScriptOutputTooLarge, as on live.
 //
 // Replicas (--profile failover) run by re-execution (sim/replicated_backend.h)
 // on a second LuaBackend of the same pack, as the model's do.
@@ -38,6 +41,7 @@
 #include "model/store.h"
 #include "sim/backend.h"
 #include "sim/line_cache.h"
+#include "sim/script_output_bound.h"
 
 namespace locksim {
 
@@ -72,6 +76,8 @@ class LuaBackend final : public Backend {
   ScriptArgs args_;
   std::vector<std::string_view> command_;
   LineCache lines_;  // line_after, read only when it changed (as the model's)
+  // What the pack's scripts handed back in this run (since wipe()).
+  ScriptOutputBudget output_budget_;
 };
 
 }  // namespace locksim

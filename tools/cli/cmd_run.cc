@@ -97,7 +97,7 @@ int run_command(const RunOptions& o) {
     summary = sim.run();
   } catch (const RedisError& e) {
     // The trace is published only by close(): a cut-short run leaves none.
-    throw UsageError(std::string("live run failed: ") + e.what() + "; no trace written");
+    throw UsageError(kind + " run failed: " + e.what() + "; no trace written");
   } catch (const LuaScriptAbort& e) {
     throw UsageError(std::string("lua run stopped: ") + e.what() + "; no trace written");
   }
