@@ -25,16 +25,13 @@ namespace {
 // prefix, set to expire at a known instant an hour ahead.
 constexpr const char* kClockProbeKey = "lsim:realtime:clock";
 constexpr int64_t kClockProbeLifeMs = 3'600'000;
-// A script starts at most this long after the probe before it (else the
-// clock derived from its effect is not trusted: e.g. a pack that sets
-// another expiry than lease_ms).
-constexpr int64_t kMaxScriptClockLagMs = 5;
 // The replies inside EXEC of a recorded script's transaction.
-constexpr size_t kExecProbeTtl = 1;    // after SET probe PXAT
-constexpr size_t kExecScript = 3;      // after PUBLISH begin
-constexpr size_t kExecHolders = 5;     // after PUBLISH end
-constexpr size_t kExecExpireTime = 6;  // PEXPIRETIME lock
-constexpr size_t kExecLine = 7;        // LRANGE line, ZRANGE deadlines (fair scripts)
+constexpr size_t kExecProbeTtl = 1;       // after SET probe PXAT: the clock before the script
+constexpr size_t kExecScript = 3;         // after PUBLISH begin
+constexpr size_t kExecHolders = 5;        // after PUBLISH end
+constexpr size_t kExecExpireTime = 6;     // PEXPIRETIME lock
+constexpr size_t kExecProbeTtlAfter = 7;  // PTTL probe again: the clock after the script
+constexpr size_t kExecLine = 8;           // LRANGE line, ZRANGE deadlines (fair scripts)
 
 bool is_noscript(const Reply& r) { return r.is_error() && r.text.rfind("NOSCRIPT", 0) == 0; }
 
@@ -183,15 +180,21 @@ Event RealtimeEnv::script_event(int server, const ScriptRequest& req, const std:
     std::sort(e.holders_after.begin(), e.holders_after.end());
   }
   // Server time. Redis 7.0 reads the clock per command, and a script once,
-  // when it starts. The probe (PTTL of a key set to expire at a known
-  // instant, just before the script) gives a clock never later than the
-  // script's. Where the script's effect shows its own clock it is taken from
-  // there, exactly, through the lock's absolute expiry (PEXPIRETIME): an
-  // expiry it set (grant, renewal, release still held: expire = t + lease)
-  // or a PTTL it answered (refused acquire: reply = expire - t).
+  // when it starts. The probes (PTTL of a key set to expire at a known
+  // instant, just before and just after the script) bound the script's clock
+  // from both sides: on a loaded machine the server can be descheduled
+  // between two commands of one transaction for tens of milliseconds. Where
+  // the script's effect shows its own clock it is taken from there, exactly,
+  // through the lock's absolute expiry (PEXPIRETIME): an expiry it set
+  // (grant, renewal, release still held: expire = t + lease) or a PTTL it
+  // answered (refused acquire: reply = expire - t), if that lies within the
+  // probes' bounds (else, e.g. a pack that sets another expiry than
+  // lease_ms, the clock before the script stands).
   const Reply& probe = exec[kExecProbeTtl];
-  if (probe.is_int() && probe.integer >= 0) {
+  const Reply& probe_after = exec[kExecProbeTtlAfter];
+  if (probe.is_int() && probe.integer >= 0 && probe_after.is_int() && probe_after.integer >= 0) {
     const int64_t before_ms = req.probe_at_ms - probe.integer;
+    const int64_t after_ms = req.probe_at_ms - probe_after.integer;
     e.server_ms = before_ms;
     const Reply& expire = exec[kExecExpireTime];
     if (expire.is_int() && expire.integer >= 0) {
@@ -207,7 +210,7 @@ Event RealtimeEnv::script_event(int server, const ScriptRequest& req, const std:
       } else if (call.kind == ScriptKind::RlockAcquire && reply.is_int() && reply.integer >= 0) {
         script_ms = expire.integer - reply.integer;
       }
-      if (script_ms >= before_ms && script_ms <= before_ms + kMaxScriptClockLagMs) e.server_ms = script_ms;
+      if (script_ms >= before_ms && script_ms <= after_ms) e.server_ms = script_ms;
     }
   }
   if (is_fair_call(call)) e.line_known = read_line(exec[kExecLine], exec[kExecLine + 1], &e.line_after.edit());  // e is new: no entries yet
@@ -264,6 +267,7 @@ void RealtimeEnv::issue(int server, const std::shared_ptr<ScriptRequest>& req, i
   commands.push_back({"PUBLISH", b.channel, b.end});
   commands.push_back({"HKEYS", req->call.params.lock});
   commands.push_back({"PEXPIRETIME", req->call.params.lock});
+  commands.push_back({"PTTL", kClockProbeKey});
   if (fair) {
     commands.push_back({"LRANGE", req->call.params.line, "0", "-1"});
     commands.push_back({"ZRANGE", req->call.params.deadlines, "0", "-1", "WITHSCORES"});

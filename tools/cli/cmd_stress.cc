@@ -27,6 +27,8 @@
 #include <thread>
 #include <vector>
 
+#include <sys/resource.h>
+
 #include "impl/client_mutant.h"
 #include "impl/realtime/history_recorder.h"
 #include "impl/realtime/redis_lock_client.h"
@@ -62,6 +64,7 @@ struct StressArgs {
 struct ThreadResult {
   uint64_t pairs = 0;
   uint64_t not_held = 0;  // unlock refused: the hold was gone (a broken client)
+  uint64_t gave_up = 0;   // waits cut off at the end of the duration
   std::vector<uint32_t> acquire_us;
   std::string error;
 };
@@ -144,6 +147,25 @@ int stress_command(const StressArgs& args) {
   if (!mutant) throw UsageError("--mutant: unknown client mutant '" + args.mutant + "' (see `locksim mutants`)");
   const int clients = args.clients > 0 ? args.clients : std::min(args.threads, 4);
   if (clients > args.threads) throw UsageError("--clients must be at most --threads");
+  // Each client holds two connections (commands, wake-ups), and so does
+  // our own redis-server for it: raise the soft limit on open files to what
+  // the run needs (up to the hard limit), before the server inherits it.
+  {
+    const rlim_t needed = static_cast<rlim_t>(clients) * 2 + 128;
+    rlimit files{};
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY && files.rlim_cur < needed) {
+      if (files.rlim_max != RLIM_INFINITY && files.rlim_max < needed) {
+        throw UsageError("--clients " + std::to_string(clients) + " needs about " + std::to_string(needed) +
+                         " open files, but this process may open at most " + std::to_string(files.rlim_max) +
+                         " (ulimit -Hn); use fewer clients");
+      }
+      files.rlim_cur = needed;
+      if (::setrlimit(RLIMIT_NOFILE, &files) != 0) {
+        throw UsageError("cannot raise the open-file limit to " + std::to_string(needed) + " for --clients " +
+                         std::to_string(clients));
+      }
+    }
+  }
 
   std::unique_ptr<RedisServer> own_server;
   RedisConnOptions where;
@@ -222,11 +244,15 @@ int stress_command(const StressArgs& args) {
         while (std::chrono::steady_clock::now() < stop_at) {
           const size_t k = rng() % static_cast<uint32_t>(args.locks);
           RLock lock = args.lock == "fair" ? client.get_fair_lock(lock_names[k]) : client.get_lock(lock_names[k]);
+          // Wait no longer than the duration: a waiter still in line at the
+          // end gives up (tryLock with the time left) instead of keeping the
+          // run going until every thread has had its turn.
           const auto t0 = std::chrono::steady_clock::now();
-          if (args.lease_ms > 0) {
-            lock.lock(args.lease_ms);
-          } else {
-            lock.lock();
+          const int64_t left_ms = std::max<int64_t>(
+              1, std::chrono::duration_cast<std::chrono::milliseconds>(stop_at - t0).count());
+          if (!lock.try_lock(left_ms, args.lease_ms > 0 ? args.lease_ms : -1)) {
+            ++out.gave_up;
+            break;
           }
           const auto waited = std::chrono::steady_clock::now() - t0;
           out.acquire_us.push_back(static_cast<uint32_t>(
@@ -254,12 +280,13 @@ int stress_command(const StressArgs& args) {
   recorder->close();
   suite.finish();
 
-  uint64_t pairs = 0, not_held = 0;
+  uint64_t pairs = 0, not_held = 0, gave_up = 0;
   std::vector<uint32_t> latencies;
   std::vector<std::string> errors;
   for (ThreadResult& r : results) {
     pairs += r.pairs;
     not_held += r.not_held;
+    gave_up += r.gave_up;
     latencies.insert(latencies.end(), r.acquire_us.begin(), r.acquire_us.end());
     if (!r.error.empty()) errors.push_back(r.error);
   }
@@ -299,9 +326,11 @@ int stress_command(const StressArgs& args) {
   if (*mutant != ClientMutant::None) std::printf("  client mutant: %s\n", args.mutant.c_str());
   std::printf("  pairs: %llu lock+unlock in %.2f s = %.0f pairs/s\n", static_cast<unsigned long long>(pairs), wall_s,
               pairs_per_s);
-  std::printf("  acquire latency: p50 %.3f ms, p99 %.3f ms, max %.3f ms (%zu acquires)\n",
+  std::printf("  acquire latency: p50 %.3f ms, p99 %.3f ms, max %.3f ms (%zu acquires; %llu waits given up at the "
+              "end of the duration)\n",
               percentile_ms(latencies, 0.50), percentile_ms(latencies, 0.99),
-              latencies.empty() ? 0.0 : latencies.back() / 1000.0, latencies.size());
+              latencies.empty() ? 0.0 : latencies.back() / 1000.0, latencies.size(),
+              static_cast<unsigned long long>(gave_up));
   std::printf("  overlaps seen by the in-critical-section flags: %llu; counter increments lost: %llu; "
               "unlocks refused (hold gone): %llu\n",
               static_cast<unsigned long long>(overlaps.load()),
@@ -342,7 +371,7 @@ void add_stress_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--locks", args->locks, "Locks they contend for (each thread picks one at random per hold)")
       ->capture_default_str()->transform(integer_in(1, kMaxLocks));
   cmd->add_option("--lock", args->lock, "Lock kind: rlock or fair")->capture_default_str();
-  cmd->add_option("--duration-s", args->duration_s, "Seconds of real time the threads keep locking")
+  cmd->add_option("--duration-s", args->duration_s, "Seconds of real time the threads keep locking; a thread still waiting at the end gives up (tryLock with the time left), so the run ends about then")
       ->capture_default_str()->check(decimal_in(0.1, 3600));
   cmd->add_option("--lease-ms", args->lease_ms,
                   "Explicit lease of every hold, no watchdog (default: watchdog, lease 30000 ms)")
