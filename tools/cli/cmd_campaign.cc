@@ -57,6 +57,7 @@
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/scenario_flags.h"
 #include "tools/cli/staged_run_dir.h"
 #include "tools/cli/live_backend_source.h"
 #include "tools/cli/run_backend.h"
@@ -77,7 +78,7 @@ struct CampaignArgs {
   bool json = false;
   bool allow_vacuous = false;
   bool no_shrink = false;
-  std::string persistence = "none";  // as typed
+  ScenarioFlags scenario;
   std::string out_dir;
   std::string shard;  // "I/N" as typed; empty: the whole seed space
   std::vector<std::string> fail_on;
@@ -98,21 +99,13 @@ std::vector<std::string> campaign_input_files(const CampaignOptions& o) {
 std::string campaign_command_line(const CampaignArgs& args) {
   const CampaignOptions& o = args.options;
   std::string c = "locksim campaign --seeds " + std::to_string(o.seeds) + " --base-seed " +
-                  std::to_string(o.base_seed) + " --profile " + o.profile + " --lock " + o.lock_kind +
-                  " --clients " + std::to_string(o.clients) + " --locks " + std::to_string(o.locks) +
-                  " --servers " + std::to_string(o.servers) + " --duration-ms " + std::to_string(o.duration_ms);
-  if (o.mutant != "none" && !o.mutant.empty()) c += " --mutant " + o.mutant;
-  if (!o.scripts.empty()) c += " --scripts " + o.scripts;
+                  std::to_string(o.base_seed) + " " + scenario_command_text(o);
   c += " --backend " + campaign_backend_name(o.backend);
   if (args.match_variant) c += " --match-variant";
-  if (o.persistence != Persistence::None) c += " --persistence " + args.persistence;
-  if (o.restart_delay_ms != 0) c += " --restart-delay-ms " + std::to_string(o.restart_delay_ms);
-  if (o.fair_slot_ms != 0) c += " --fair-slot-ms " + std::to_string(o.fair_slot_ms);
-  if (o.validity) c += " --validity";
   if (o.keep_going) c += " --keep-going";
   if (!o.shrink) c += " --no-shrink";
   if (o.shrink_seeds != CampaignOptions{}.shrink_seeds) c += " --shrink-seeds " + std::to_string(o.shrink_seeds);
-  for (const std::string& f : args.fail_on) c += " --fail-on " + f;
+  for (const std::string& f : args.fail_on) c += " --fail-on " + shell_word(f);
   if (o.policy.unexplained_only) c += " --unexplained-only";
   if (!o.policy.fail_vacuous) c += " --allow-vacuous";
   return c;
@@ -313,11 +306,7 @@ int run_campaign_command(CampaignArgs& args) {
   }
   if (args.no_shrink) o.shrink = false;
   if (args.allow_vacuous) o.policy.fail_vacuous = false;
-  if (auto p = persistence_from_name(args.persistence)) {
-    o.persistence = *p;
-  } else {
-    throw UsageError("--persistence: unknown value '" + args.persistence + "' (none, always)");
-  }
+  args.scenario.apply(&o);
   if (!args.backend_given) {
     o.backend = default_backend(o);
   } else if (auto backend = campaign_backend_from_name(args.backend)) {
@@ -411,29 +400,7 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd =
       app.add_subcommand("campaign", "Run seeded scenarios on the model or live Redis and check every property");
   cmd->add_option("--seeds", args->options.seeds, "number of seeds to run")->required()->transform(integer_in(1, 100'000'000));
-  cmd->add_option("--profile", args->options.profile,
-                  "fault profile: none, safe, pauses, skew, hostile, restarts, failover, server-clock, or a "
-                  "'+' combination (pauses+restarts)")->capture_default_str();
-  cmd->add_option("--lock", args->options.lock_kind,
-                  "lock kind: rlock, fair, mixed, multi (multi-lock: one member per server, all needed), redlock "
-                  "(RedLock: a majority of the servers)")->capture_default_str();
-  cmd->add_option("--servers", args->options.servers,
-                  "Redis servers per scenario (lock i lives on server i % servers; a multi/redlock group has "
-                  "one member on each)")->capture_default_str()->transform(integer_in(1, kMaxServers));
-  cmd->add_option("--persistence", args->persistence,
-                  "what a server restart keeps: none (all data lost) or always (append-only, fsync on every "
-                  "write: all kept)")->capture_default_str();
-  cmd->add_option("--restart-delay-ms", args->options.restart_delay_ms,
-                  "a restarted server stays down this long (requests meanwhile are refused)")
-      ->capture_default_str()->transform(integer_in(int64_t{0}, kMaxRestartDelayMs));
-  cmd->add_option("--fair-slot-ms", args->options.fair_slot_ms,
-                  "Fair lock: every slot this long whatever the caller's wait (older versions: 5000); 0: the wait")
-      ->capture_default_str()->transform(integer_in(int64_t{0}, kMaxFairSlotMs));
-  cmd->add_flag("--validity", args->options.validity,
-                "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
-  cmd->add_option("--mutant", args->options.mutant, "client or script mutant to run (see locksim mutants --list)")->capture_default_str();
-  cmd->add_option("--scripts", args->options.scripts,
-                  "script pack dir (on the model: its model_variant; lua and live: its own Lua)")->capture_default_str();
+  add_scenario_flags(cmd, &args->scenario);
   cmd->add_option("--backend", args->backend,
                   "model, lua (the pack's own Lua in process, on the model's store), live (the pack's Lua on "
                   "redis-servers in virtual time), both (live, and every history compared event by event with "
@@ -449,11 +416,6 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
                   "redis-servers) each; the result is the same for any number")
       ->capture_default_str()->transform(integer_in(1, kMaxCampaignWorkers));
   cmd->add_option("--base-seed", args->options.base_seed, "seed of the first run")->capture_default_str()->transform(non_negative_integer());
-  cmd->add_option("--clients", args->options.clients, "clients per scenario")
-      ->capture_default_str()->transform(integer_in(1, kMaxClients));
-  cmd->add_option("--locks", args->options.locks, "locks per scenario")->capture_default_str()->transform(integer_in(1, kMaxLocks));
-  cmd->add_option("--duration-ms", args->options.duration_ms, "workload duration per scenario")
-      ->capture_default_str()->transform(integer_in(int64_t{0}, kMaxDurationMs));
   cmd->add_flag("--no-shrink", args->no_shrink, "report the failing seeds without shrinking");
   cmd->add_option("--shrink-seeds", args->options.shrink_seeds,
                   "shrink and draw the first this many failing seeds (seed order; every failing seed still gets "
