@@ -41,7 +41,8 @@ ScriptCall bench_rlock_call(ScriptKind kind, const std::string& owner, const std
   return c;
 }
 
-uint64_t run_rlock_pairs(Backend& backend, uint64_t pairs, int64_t start_us) {
+uint64_t run_rlock_pairs(Backend& backend, uint64_t pairs, int64_t start_us, const std::function<void()>& new_run) {
+  constexpr uint64_t kPairsPerRun = 100'000;  // 100 simulated seconds, about 30 MB of replies and holders
   const ScriptCall acquire = bench_rlock_call(ScriptKind::RlockAcquire, "A:1", "");
   ScriptCall release = bench_rlock_call(ScriptKind::RlockRelease, "A:1", "");
   // Every release names its own latch, LockKeys::latch(lock, "r<i>"), built
@@ -50,7 +51,10 @@ uint64_t run_rlock_pairs(Backend& backend, uint64_t pairs, int64_t start_us) {
   ExecResult result;  // reused: the simulator's execute_into path
   uint64_t scripts = 0;
   for (uint64_t i = 0; i < pairs; ++i) {
-    const int64_t now_us = start_us + static_cast<int64_t>(i) * 1000;
+    // A run's output is bounded (sim/script_output_bound.h): every
+    // kPairsPerRun pairs the backend starts a new run, as a campaign's seeds do.
+    if (i > 0 && i % kPairsPerRun == 0 && new_run) new_run();
+    const int64_t now_us = start_us + static_cast<int64_t>(i % kPairsPerRun) * 1000;
     backend.execute_into(0, acquire, now_us, &result);
     char digits[24];
     const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);

@@ -62,8 +62,10 @@ void run_first_events(const Scenario& s, uint64_t limit, const std::function<voi
 ScriptCall bench_rlock_call(ScriptKind kind, const std::string& owner, const std::string& request_id);
 
 // Runs `pairs` rlock acquire + release pairs on server 0 of `backend`, pair i
-// at server time start_us + i ms; returns the number of scripts executed
+// at server time start_us + (i % 100,000) ms, with `new_run` (e.g. the
+// backend's wipe(): a run's output is bounded) called every 100,000 pairs; returns the number of scripts executed
 // (2 per pair). Throws whatever the backend throws.
-uint64_t run_rlock_pairs(Backend& backend, uint64_t pairs, int64_t start_us);
+uint64_t run_rlock_pairs(Backend& backend, uint64_t pairs, int64_t start_us,
+                         const std::function<void()>& new_run = {});
 
 }  // namespace locksim

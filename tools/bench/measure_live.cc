@@ -110,7 +110,7 @@ void measure_live(const BenchSizes& sizes, BenchReport* report) {
     std::optional<double> server_before = server_cpu_s(conn);
     const double cpu_before = thread_cpu_s();
     const WallTimer timer;
-    const uint64_t round_scripts = run_rlock_pairs(backend, pairs, kBenchStartUs);
+    const uint64_t round_scripts = run_rlock_pairs(backend, pairs, kBenchStartUs, [&] { backend.wipe(); });
     const double round_wall_s = timer.elapsed_s();
     scripts += round_scripts;
     live_wall_s += round_wall_s;

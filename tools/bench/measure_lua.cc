@@ -39,7 +39,7 @@ void measure_lua(const BenchSizes& sizes, BenchReport* report) {
   {
     LuaBackend backend(1, pack);
     const WallTimer timer;
-    const uint64_t scripts = run_rlock_pairs(backend, sizes.lua_pairs, kBenchStartUs);
+    const uint64_t scripts = run_rlock_pairs(backend, sizes.lua_pairs, kBenchStartUs, [&] { backend.wipe(); });
     const double wall_s = timer.elapsed_s();
     char detail[200];
     std::snprintf(detail, sizeof detail, "lua: %llu rlock acquire+release scripts of impl/lua in %.2f s",
