@@ -147,6 +147,28 @@ std::optional<std::string> resolved_path(const std::string& path) {
   return out;
 }
 
+// "settings": what the lock this pack implements fixes, each an override
+// of a scenario default the command line can still override in turn.
+//   fair_slot_ms: every fair-lock slot this long whatever the caller's wait
+//                 (0: the wait), as --fair-slot-ms.
+PackSettings parse_settings(const nlohmann::json& doc, const std::string& manifest_path) {
+  if (!doc.is_object()) throw ScriptPackError(manifest_path + ": \"settings\" must be an object");
+  PackSettings settings;
+  for (const auto& [key, value] : doc.items()) {
+    if (key == "fair_slot_ms") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 0 || value.get<int64_t>() > kMaxPackFairSlotMs) {
+        throw ScriptPackError(manifest_path + ": \"settings\": \"fair_slot_ms\" must be an integer in [0, " +
+                              std::to_string(kMaxPackFairSlotMs) + "], got " + describe_json_value(value));
+      }
+      settings.fair_slot_ms = value.get<int64_t>();
+    } else {
+      throw ScriptPackError(manifest_path + ": \"settings\": unknown setting \"" + key.substr(0, 40) +
+                            "\" (known: fair_slot_ms)");
+    }
+  }
+  return settings;
+}
+
 // "roots": relative directories, beside the pack's own, that its files may
 // come from (a mutant pack reuses its parent's scripts: ["../../lua"]).
 PackRoots parse_roots(const nlohmann::json& doc, const std::string& dir, const std::string& manifest_path) {
@@ -379,9 +401,10 @@ ScriptPack ScriptPack::load(const std::string& dir) {
   if (!doc.is_object()) throw ScriptPackError(manifest_path + ": the manifest must be a JSON object");
   for (const auto& [key, value] : doc.items()) {
     (void)value;
-    if (key != "format" && key != "version" && key != "model_variant" && key != "scripts" && key != "roots") {
+    if (key != "format" && key != "version" && key != "model_variant" && key != "scripts" && key != "roots" &&
+        key != "settings") {
       throw ScriptPackError(manifest_path + ": unknown key \"" + key.substr(0, 40) +
-                            "\" (known: format, version, model_variant, roots, scripts)");
+                            "\" (known: format, version, model_variant, roots, scripts, settings)");
     }
   }
   if (!doc.contains("format") || doc["format"] != kFormatName) {
@@ -406,6 +429,7 @@ ScriptPack ScriptPack::load(const std::string& dir) {
     }
     pack.model_variant_ = variant;
   }
+  if (doc.contains("settings")) pack.settings_ = parse_settings(doc["settings"], manifest_path);
   if (!doc.contains("scripts") || !doc["scripts"].is_object()) {
     throw ScriptPackError(manifest_path + ": \"scripts\" is missing or not an object");
   }

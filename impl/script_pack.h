@@ -89,6 +89,13 @@ struct ScriptArgs {
   std::vector<std::string> argv;
 };
 
+// Scenario settings a pack's manifest fixes ("settings"); unset: the
+// scenario's own (the command line's default).
+struct PackSettings {
+  std::optional<int64_t> fair_slot_ms;  // a fixed fair-lock slot (0: the caller's wait)
+};
+inline constexpr int64_t kMaxPackFairSlotMs = 24LL * 3600 * 1000;
+
 class ScriptPack {
  public:
   static constexpr int kFormatVersion = 1;
@@ -105,6 +112,8 @@ class ScriptPack {
   std::vector<std::string> files() const;
   // The model variant that models this pack (mutant packs); nullopt: Correct.
   std::optional<ModelVariant> model_variant() const { return model_variant_; }
+  // What the manifest's "settings" fix (the command line overrides them).
+  const PackSettings& settings() const { return settings_; }
 
   // KEYS and ARGV of a call (empty for an absent script).
   ScriptArgs build_args(const ScriptCall& call) const;
@@ -125,6 +134,7 @@ class ScriptPack {
  private:
   std::string dir_;
   std::optional<ModelVariant> model_variant_;
+  PackSettings settings_;
   std::array<PackScript, kScriptKindCount> scripts_;
 };
 

@@ -34,7 +34,7 @@ Scenario campaign_template(const CampaignOptions& o) {
   s.persistence = o.persistence;
   s.restart_delay_ms = o.restart_delay_ms;
   s.validity = o.validity;
-  s.fair_slot_ms = o.fair_slot_ms;
+  s.fair_slot_ms = std::max<int64_t>(o.fair_slot_ms, 0);
   s.lock_kind = o.lock_kind;
   s.duration_ms = o.duration_ms;
   s.profile = o.profile;
@@ -72,6 +72,15 @@ Scenario campaign_template(const CampaignOptions& o) {
     }
     if (mutant_variant != "correct" && s.model_variant != mutant_variant)
       throw ScenarioError("--scripts pack models '" + s.model_variant + "' but --mutant is '" + mutant_variant + "'");
+  }
+  if (o.fair_slot_ms < 0) {
+    // Not given: the pack's manifest may fix it.
+    try {
+      const ScriptPack pack = ScriptPack::load(s.scripts.empty() ? ScriptPack::default_dir() : s.scripts);
+      s.fair_slot_ms = pack.settings().fair_slot_ms.value_or(0);
+    } catch (const ScriptPackError& e) {
+      throw ScenarioError(std::string("bad script pack: ") + e.what());
+    }
   }
   validate_scenario(s);
   return s;

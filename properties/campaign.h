@@ -59,7 +59,9 @@ struct CampaignOptions {
   Persistence persistence = Persistence::None;  // what a server restart keeps
   int64_t restart_delay_ms = 0;                 // how long a restarted server stays down
   bool validity = false;                        // RedLock validity check
-  int64_t fair_slot_ms = 0;                     // > 0: a fixed fair-lock slot (Scenario::fair_slot_ms)
+  // > 0: a fixed fair-lock slot (Scenario::fair_slot_ms); 0: the caller's
+  // wait; < 0: what the pack's manifest settings say, else 0.
+  int64_t fair_slot_ms = -1;
   int64_t duration_ms = 60'000;
   bool shrink = true;
   int shrink_seeds = 3;     // shrink the first this many failing seeds (seed order)

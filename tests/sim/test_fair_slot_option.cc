@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -86,6 +87,48 @@ TEST(FairSlotOption, BadValuesAreExitTwo) {
   EXPECT_EQ(r.exit_code, 2) << r.out;
   r = testing::run_locksim("campaign --seeds 2 --profile none --lock fair --fair-slot-ms 5000 --json");
   EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+// A pack's manifest can fix the slot ("settings": {"fair_slot_ms": S});
+// --fair-slot-ms still overrides it, 0 included.
+TEST(FairSlotOption, PackSettingsFixTheSlotAndTheFlagOverridesThem) {
+  TempDir dir;
+  const fs::path pack = dir.path("pack");
+  fs::create_directories(pack);
+  for (const auto& entry : fs::directory_iterator(std::string(LOCKSIM_SOURCE_DIR) + "/impl/lua")) {
+    fs::copy_file(entry.path(), pack / entry.path().filename());
+  }
+  nlohmann::json manifest = nlohmann::json::parse(read_all((pack / "manifest.json").string()));
+  manifest["settings"] = {{"fair_slot_ms", 5000}};
+  std::ofstream((pack / "manifest.json").string()) << manifest.dump();
+  const std::string base = "run --seed 1 --lock fair --duration-s 10 --scripts " + pack.string() + " --trace ";
+  auto r = testing::run_locksim(base + dir.path("pack.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(read_all(dir.path("pack.jsonl")).find("\"fair_slot_ms\":5000"), std::string::npos);
+  EXPECT_NE(read_all(dir.path("pack.jsonl")).find("\"wait\":5000,"), std::string::npos);
+  r = testing::run_locksim(base + dir.path("zero.jsonl") + " --fair-slot-ms 0");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(read_all(dir.path("zero.jsonl")).find("fair_slot_ms"), std::string::npos);
+  r = testing::run_locksim(base + dir.path("two.jsonl") + " --fair-slot-ms 2000");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(read_all(dir.path("two.jsonl")).find("\"fair_slot_ms\":2000"), std::string::npos);
+  // The campaign's recorded command keeps an explicit 0 (it overrides the pack).
+  r = testing::run_locksim("campaign --seeds 1 --lock fair --duration-ms 5000 --fair-slot-ms 0 --scripts " +
+                           pack.string() + " --out " + dir.path("c"));
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out;
+  EXPECT_NE(read_all(dir.path("c") + "/summary.json").find("--fair-slot-ms 0"), std::string::npos);
+  // Bad settings are named.
+  for (const auto& [settings, word] : std::vector<std::pair<nlohmann::json, std::string>>{
+           {{{"fair_slot_ms", -5}}, "\"fair_slot_ms\" must be an integer"},
+           {{{"fair_slot_ms", "5000"}}, "\"fair_slot_ms\" must be an integer"},
+           {{{"slot", 5}}, "unknown setting \"slot\""},
+           {nlohmann::json::array(), "\"settings\" must be an object"}}) {
+    manifest["settings"] = settings;
+    std::ofstream((pack / "manifest.json").string()) << manifest.dump();
+    r = testing::run_locksim(base + dir.path("bad.jsonl"));
+    EXPECT_EQ(r.exit_code, 2) << settings.dump() << "\n" << r.out;
+    EXPECT_NE(r.out.find(word), std::string::npos) << settings.dump() << "\n" << r.out;
+  }
 }
 
 }  // namespace

@@ -38,8 +38,9 @@ void add_scenario_flags(CLI::App* cmd, ScenarioFlags* f) {
                   "A restarted server stays down this long (requests meanwhile are refused)")
       ->capture_default_str()->transform(integer_in(int64_t{0}, kMaxRestartDelayMs));
   cmd->add_option("--fair-slot-ms", f->fair_slot_ms,
-                  "Fair lock: every slot this long whatever the caller's wait (older versions: 5000); 0: the wait")
-      ->capture_default_str()->transform(integer_in(int64_t{0}, kMaxFairSlotMs));
+                  "Fair lock: every slot this long whatever the caller's wait (older versions: 5000); 0: the wait. "
+                  "Default: the pack's \"settings\": {\"fair_slot_ms\": S} in its manifest, else 0")
+      ->transform(integer_in(int64_t{0}, kMaxFairSlotMs));
   cmd->add_flag("--validity", f->validity,
                 "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
   cmd->add_option("--scripts", f->scripts,
@@ -92,7 +93,7 @@ std::string scenario_command_text(const CampaignOptions& o) {
   if (o.duration_ms != defaults.duration_ms) c += " --duration-ms " + std::to_string(o.duration_ms);
   if (o.persistence != Persistence::None) c += " --persistence " + std::string(persistence_name(o.persistence));
   if (o.restart_delay_ms != 0) c += " --restart-delay-ms " + std::to_string(o.restart_delay_ms);
-  if (o.fair_slot_ms != 0) c += " --fair-slot-ms " + std::to_string(o.fair_slot_ms);
+  if (o.fair_slot_ms >= 0) c += " --fair-slot-ms " + std::to_string(o.fair_slot_ms);
   if (o.validity) c += " --validity";
   if (!o.scripts.empty()) c += " --scripts " + shell_word(o.scripts);
   if (!o.mutant.empty() && o.mutant != "none") c += " --mutant " + shell_word(o.mutant);

@@ -31,7 +31,7 @@ struct ScenarioFlags {
   double duration_s = -1;  // given with --duration-s (replaces duration_ms)
   std::string persistence = "none";
   int64_t restart_delay_ms = 0;
-  int64_t fair_slot_ms = 0;
+  int64_t fair_slot_ms = -1;  // not given: the pack's settings, else 0
   bool validity = false;
   std::string scripts;
   std::string mutant = "none";
