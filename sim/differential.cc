@@ -62,7 +62,7 @@ ShrinkableSequence truncated(ShrinkableSequence s, size_t diverged_at) {
 
 std::string compare_step(const ExecResult& reference, const ExecResult& candidate,
                          const std::vector<KeyState>& reference_state,
-                         const std::vector<KeyState>& candidate_state) {
+                         const std::vector<KeyState>& candidate_state, CompareScope scope) {
   if (!replies_agree(reference.reply, candidate.reply)) {
     return "reply: " + reference.reply.to_string() + " vs " + candidate.reply.to_string();
   }
@@ -70,6 +70,7 @@ std::string compare_step(const ExecResult& reference, const ExecResult& candidat
     return "published: " + render_published(reference.published) + " vs " +
            render_published(candidate.published);
   }
+  if (scope == CompareScope::Replies) return "";
   if (reference.holders_after != candidate.holders_after) {
     return "holders: " + render_list(reference.holders_after) + " vs " + render_list(candidate.holders_after);
   }
@@ -85,7 +86,7 @@ std::string compare_step(const ExecResult& reference, const ExecResult& candidat
 }
 
 LockstepResult run_lockstep(const DiffSequence& seq, const DiffSide& reference, const DiffSide& candidate,
-                            bool keep_records) {
+                            bool keep_records, CompareScope scope) {
   assert(reference.backend != nullptr && candidate.backend != nullptr);
   reference.wipe();
   candidate.wipe();
@@ -104,7 +105,7 @@ LockstepResult run_lockstep(const DiffSequence& seq, const DiffSide& reference, 
     rec.candidate_state = candidate.backend->snapshot(0, now_us);
     ref_state = rec.reference_state;
     ++out.steps_run;
-    const std::string diff = compare_step(rec.reference, rec.candidate, rec.reference_state, rec.candidate_state);
+    const std::string diff = compare_step(rec.reference, rec.candidate, rec.reference_state, rec.candidate_state, scope);
     if (keep_records) {
       rec.step = step;
       rec.resolved = resolved;
@@ -121,7 +122,7 @@ LockstepResult run_lockstep(const DiffSequence& seq, const DiffSide& reference, 
 
 size_t run_lockstep_all(const DiffSequence& seq, int sequence_index, const DiffSide& reference,
                         const DiffSide& candidate, std::array<ScriptTally, kScriptKindCount>* tally,
-                        const std::function<bool(const DivergenceNote&)>& on_divergence) {
+                        const std::function<bool(const DivergenceNote&)>& on_divergence, CompareScope scope) {
   assert(reference.backend != nullptr && candidate.backend != nullptr && tally != nullptr);
   reference.wipe();
   candidate.wipe();
@@ -138,7 +139,7 @@ size_t run_lockstep_all(const DiffSequence& seq, int sequence_index, const DiffS
     const std::vector<KeyState> b_state = candidate.backend->snapshot(0, now_us);
     ++steps;
     ScriptTally& t = (*tally)[static_cast<size_t>(resolved.call.kind)];
-    const std::string diff = compare_step(a, b, a_state, b_state);
+    const std::string diff = compare_step(a, b, a_state, b_state, scope);
     if (diff.empty()) {
       ++t.agreed;
       ref_state = std::move(a_state);
@@ -245,16 +246,16 @@ void shrink_into(DiffReport* out, const DiffOptions& options, const ShrinkableSe
         return std::nullopt;
       }
     }
-    return run_lockstep(cand, reference, candidate, false).diverged_at;
+    return run_lockstep(cand, reference, candidate, false, options.scope).diverged_at;
   };
   const ShrinkableSequence shrunk =
       shrink_sequence(unshrunk, diverges, options.max_shrink_runs, &report.shrink_runs);
   report.counterexample = shrunk.value();
-  report.counterexample_run = run_lockstep(*report.counterexample, reference, candidate, true);
+  report.counterexample_run = run_lockstep(*report.counterexample, reference, candidate, true, options.scope);
   const LockstepResult& again = report.counterexample_run;
   report.reproduced = again.diverged_at.has_value();
   for (int c = 0; c < options.confirm_runs && report.reproduced; ++c) {
-    const LockstepResult confirm = run_lockstep(*report.counterexample, reference, candidate, false);
+    const LockstepResult confirm = run_lockstep(*report.counterexample, reference, candidate, false, options.scope);
     report.reproduced = confirm.diverged_at == again.diverged_at && confirm.divergence == again.divergence;
   }
   if (!report.reproduced) {
@@ -287,17 +288,17 @@ DiffReport run_differential(const DiffOptions& options, const DiffSide& referenc
             full = options.max_divergences > 0 &&
                    report.all_divergences.size() >= static_cast<size_t>(options.max_divergences);
             return !full;
-          }));
+          }, options.scope));
       if (first_here && !report.all_divergences.empty()) {
         // The first diverging sequence is shrunk as when stopping at it.
-        LockstepResult run = run_lockstep(seq.value(), reference, candidate, true);
+        LockstepResult run = run_lockstep(seq.value(), reference, candidate, true, options.scope);
         if (run.diverged_at) shrink_into(&report, options, seq, s, std::move(run), reference, candidate);
       }
       report.divergences = static_cast<int>(report.all_divergences.size());
       if (full) break;
       continue;
     }
-    LockstepResult run = run_lockstep(seq.value(), reference, candidate, true);
+    LockstepResult run = run_lockstep(seq.value(), reference, candidate, true, options.scope);
     ++report.sequences_run;
     report.steps_run += static_cast<int64_t>(run.steps_run);
     if (!run.diverged_at) continue;

@@ -34,6 +34,11 @@
 
 namespace locksim {
 
+// What a step's comparison covers. Everything: reply, publishes, holders and
+// the whole store. Replies: the reply and the publishes only, for a pack
+// whose storage layout differs from the model's by design.
+enum class CompareScope { Everything, Replies };
+
 // One side of the comparison: a backend and how to empty it.
 struct DiffSide {
   Backend* backend = nullptr;
@@ -59,10 +64,11 @@ struct LockstepResult {
 // "" when the two agree, else a one-line description of the first difference.
 std::string compare_step(const ExecResult& reference, const ExecResult& candidate,
                          const std::vector<KeyState>& reference_state,
-                         const std::vector<KeyState>& candidate_state);
+                         const std::vector<KeyState>& candidate_state,
+                         CompareScope scope = CompareScope::Everything);
 
 LockstepResult run_lockstep(const DiffSequence& seq, const DiffSide& reference, const DiffSide& candidate,
-                            bool keep_records);
+                            bool keep_records, CompareScope scope = CompareScope::Everything);
 
 // One step on which the two backends differed.
 struct DivergenceNote {
@@ -87,7 +93,8 @@ struct ScriptTally {
 // `tally` (per script kind). Returns the number of steps run.
 size_t run_lockstep_all(const DiffSequence& seq, int sequence_index, const DiffSide& reference,
                         const DiffSide& candidate, std::array<ScriptTally, kScriptKindCount>* tally,
-                        const std::function<bool(const DivergenceNote&)>& on_divergence);
+                        const std::function<bool(const DivergenceNote&)>& on_divergence,
+                        CompareScope scope = CompareScope::Everything);
 
 // Shrinks a sequence on which `diverges` (returns the diverging step index)
 // answers a value; returns the smallest failing sequence found. `runs` counts
@@ -108,6 +115,7 @@ struct DiffOptions {
   int max_divergences = 1;
   // Steps of these scripts are left out of every generated sequence.
   std::vector<ScriptKind> skip_scripts;
+  CompareScope scope = CompareScope::Everything;
 };
 
 struct DiffReport {

@@ -29,6 +29,9 @@ struct CaseRunOptions {
   // Off: publishes are not compared (a pack whose message conventions are
   // its own); replies and the final state still are.
   bool compare_published = true;
+  // Off: the final state is not compared (a pack whose storage layout is its
+  // own by design); replies (and publishes, above) still are.
+  bool compare_state = true;
 };
 
 std::optional<CaseMiss> run_script_case(Backend& backend, const std::function<void()>& wipe,

@@ -176,6 +176,38 @@ TEST(PackCheckCli, HistoricalPackRunsLiveAndReplays) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
 }
 
+// --compare replies: a pack that keeps an extra key of its own (a storage
+// layout different by design) differs in full, agrees on replies and
+// publishes; a wrong reply still differs under it.
+TEST(PackCheckCli, CompareRepliesIgnoresTheStorageLayoutOnly) {
+  TempPack pack;
+  pack.write("rlock_acquire.lua",
+             "local lock = KEYS[1]\n"
+             "if redis.call('exists', lock) == 0 or redis.call('hexists', lock, ARGV[2]) == 1 then\n"
+             "  redis.call('hincrby', lock, ARGV[2], 1)\n"
+             "  redis.call('pexpire', lock, ARGV[1])\n"
+             "  redis.call('set', lock .. ':audit', ARGV[2])\n"
+             "  return nil\n"
+             "end\n"
+             "return redis.call('pttl', lock)\n");
+  for (const char* backend : {"lua", "live"}) {
+    const std::string base = "pack check " + pack.dir() + " --sequences 20 --backend " + backend;
+    const CliRun full = locksim_out(base);
+    EXPECT_EQ(full.exit_code, 1) << full.out;
+    const CliRun replies = locksim_out(base + " --compare replies");
+    EXPECT_EQ(replies.exit_code, 0) << replies.out;
+    EXPECT_NE(replies.out.find("replies and publishes only"), std::string::npos) << replies.out;
+    const CliRun js = locksim_out(base + " --compare replies --json");
+    EXPECT_EQ(json_of(js)["compared"], "replies") << js.out;
+  }
+  pack.write("rlock_acquire.lua", "redis.call('hincrby', KEYS[1], ARGV[2], 1)\nreturn nil\n");
+  const CliRun wrong = locksim_out("pack check " + pack.dir() + " --sequences 20 --backend lua --compare replies");
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.out;
+  const CliRun bad = locksim::testing::run_locksim("pack check " + pack.dir() + " --compare keys");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--compare"), std::string::npos) << bad.out;
+}
+
 TEST(PackCheckCli, BadInputIsExitTwo) {
   TempPack pack;
   pack.manifest()["scripts"]["rlock_renew"]["reply"] = "second";

@@ -56,6 +56,7 @@ struct PackCheckArgs {
   uint64_t seed = 1;
   bool json = false;
   bool match_variant = false;
+  std::string compare = "everything";  // or "replies"
 };
 
 struct LoadCheck {
@@ -159,7 +160,7 @@ bool has_own_message_conventions(const PackScript& s) { return s.message.has_val
 // The reference variant's cases of the table, run on `backend` (unprefixed
 // keys), which `wipe` empties.
 TableRun run_case_table(const ScriptPack& pack, Backend& backend, const std::function<void()>& wipe,
-                        ModelVariant reference) {
+                        ModelVariant reference, CompareScope scope) {
   std::vector<cases::ScriptCase> table = cases::all_cases();
   for (cases::ScriptCase& c : cases::design_variant_cases()) table.push_back(std::move(c));
   TableRun run;
@@ -178,6 +179,7 @@ TableRun run_case_table(const ScriptPack& pack, Backend& backend, const std::fun
     }
     CaseRunOptions options;
     options.compare_published = !own_messages;
+    options.compare_state = scope == CompareScope::Everything;
     const std::optional<CaseMiss> miss = run_script_case(backend, wipe, c, options);
     ++run.cases_run;
     std::vector<bool> seen(run.per_script.size(), false);
@@ -221,6 +223,10 @@ int run_pack_check(const PackCheckArgs& args) {
     throw UsageError("--backend: expected live or lua (got '" + args.backend + "')");
   }
   const bool on_lua = args.backend == "lua";
+  if (args.compare != "everything" && args.compare != "replies") {
+    throw UsageError("--compare: expected everything or replies (got '" + args.compare + "')");
+  }
+  const CompareScope scope = args.compare == "replies" ? CompareScope::Replies : CompareScope::Everything;
 
   std::unique_ptr<RedisServer> server;
   std::vector<LoadCheck> loads;
@@ -252,12 +258,12 @@ int run_pack_check(const PackCheckArgs& args) {
       if (on_lua) {
         auto lua = std::make_unique<LuaBackend>(1, pack);
         wipe = [b = lua.get()] { b->wipe(); };
-        table = run_case_table(pack, *lua, wipe, reference_variant);
+        table = run_case_table(pack, *lua, wipe, reference_variant, scope);
         candidate = std::move(lua);
       } else {
         {
           LiveBackend unprefixed({server.get()}, pack, "");
-          table = run_case_table(pack, unprefixed, [&unprefixed] { unprefixed.wipe(); }, reference_variant);
+          table = run_case_table(pack, unprefixed, [&unprefixed] { unprefixed.wipe(); }, reference_variant, scope);
         }
         auto live = std::make_unique<LiveBackend>(std::vector<ServerControl*>{server.get()}, pack, kDiffKeyPrefix);
         wipe = [b = live.get()] { b->wipe(); };
@@ -271,6 +277,7 @@ int run_pack_check(const PackCheckArgs& args) {
       options.max_divergences = 0;
       options.max_shrink_runs = 0;  // a report per script, no counterexample to shrink
       options.confirm_runs = 0;
+      options.scope = scope;
       report = run_differential(options, DiffSide{&model, [&model] { model.wipe(); }},
                                 DiffSide{candidate.get(), wipe});
     } catch (const RedisError& e) {
@@ -288,6 +295,7 @@ int run_pack_check(const PackCheckArgs& args) {
     out["pack"] = args.dir;
     out["backend"] = args.backend;
     out["reference"] = reference_name;
+    out["compared"] = args.compare;
     nlohmann::ordered_json scripts = nlohmann::ordered_json::object();
     for (const LoadCheck& c : loads) {
       nlohmann::ordered_json s;
@@ -327,8 +335,9 @@ int run_pack_check(const PackCheckArgs& args) {
     out["ok"] = all_load && all_agree;
     std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
-    std::printf("locksim pack check: %s on %s against %s\n", args.dir.c_str(), args.backend.c_str(),
-                reference_name.c_str());
+    std::printf("locksim pack check: %s on %s against %s%s\n", args.dir.c_str(), args.backend.c_str(),
+                reference_name.c_str(),
+                scope == CompareScope::Replies ? " (replies and publishes only: holders and keys not compared)" : "");
     for (const LoadCheck& c : loads) {
       const std::string name(script_name(c.kind));
       std::string line = "  " + name + std::string(name.size() < 20 ? 20 - name.size() : 1, ' ') + c.form;
@@ -392,6 +401,11 @@ void add_pack_command(CLI::App& app, int* exit_code) {
       ->capture_default_str()->transform(integer_in(1, 100'000));
   check->add_option("--seed", args->seed, "PRNG seed (default 1)")->capture_default_str()->transform(non_negative_integer());
   check->add_flag("--json", args->json, "Print one JSON object on stdout");
+  check->add_option("--compare", args->compare,
+                    "What is compared with the model: everything (replies, publishes, holders and every key) or "
+                    "replies (replies and publishes only, for a pack whose storage layout differs from ours by "
+                    "design)")
+      ->capture_default_str();
   check->add_flag("--match-variant", args->match_variant,
                   "Compare against the model variant named by the pack's manifest instead of the correct model");
   check->callback([args, exit_code] { *exit_code = run_pack_check(*args); });
