@@ -3,12 +3,16 @@
 #include <filesystem>
 #include <sstream>
 
+#include "impl/builtin_packs.h"
 #include "model/variant.h"
 
 namespace locksim {
 
 namespace {
 bool same_dir(const std::string& a, const std::string& b) {
+  if (is_builtin_name(a) || is_builtin_name(b)) {
+    return std::filesystem::path(a).lexically_normal() == std::filesystem::path(b).lexically_normal();
+  }
   std::error_code ec1, ec2;
   const auto ca = std::filesystem::weakly_canonical(a, ec1);
   const auto cb = std::filesystem::weakly_canonical(b, ec2);
@@ -16,12 +20,12 @@ bool same_dir(const std::string& a, const std::string& b) {
   return ca == cb;
 }
 
-// The pack a model variant was written from: ours for the correct model,
-// impl/variants/<name> for a design variant, impl/mutants/<name> otherwise.
+// The pack a model variant was written from, as built into the library:
+// ours for the correct model, impl/variants/<name> for a design variant,
+// impl/mutants/<name> otherwise.
 std::string reference_pack_dir(ModelVariant v) {
-  const std::filesystem::path impl = std::filesystem::path(LOCKSIM_SOURCE_DIR) / "impl";
-  if (v == ModelVariant::Correct) return (impl / "lua").string();
-  return (impl / (is_design_variant(v) ? "variants" : "mutants") / std::string(variant_name(v))).string();
+  if (v == ModelVariant::Correct) return std::string(kBuiltinOurPack);
+  return builtin_variant_pack(variant_name(v), is_design_variant(v));
 }
 
 std::string describe_script(const PackScript& s) {

@@ -7,8 +7,9 @@
 // or live backend):
 // resolve_scenario_scripts(..., "model") throws ScenarioError for it. On the
 // model a pack must also be, script for script, the pack its variant was
-// written from (impl/lua, impl/mutants/<name>, impl/variants/<name>): a
-// copied pack with an edited script runs only on lua or live.
+// written from (impl/lua, impl/mutants/<name>, impl/variants/<name>, as
+// built into the library: impl/builtin_packs.h): a copied pack with an
+// edited script runs only on lua or live.
 #pragma once
 
 #include <string>

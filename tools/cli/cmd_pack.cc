@@ -381,7 +381,9 @@ void add_pack_command(CLI::App& app, int* exit_code) {
       "replies and keys the spec requires) and random script-call sequences against the model, with a "
       "per-script agreed/differ report. Exit 0 all load and agree, 1 a script does not load or differs, 2 bad "
       "pack or environment");
-  check->add_option("DIR", args->dir, "Script pack directory (holds manifest.json)")->required();
+  check->add_option("DIR", args->dir,
+                    "Script pack directory (holds manifest.json), or a built-in pack such as builtin:impl/lua")
+      ->required();
   check->add_option("--backend", args->backend,
                     "where the pack runs: live (default: a throwaway redis-server) or lua (the pack's Lua in "
                     "process, no server)")

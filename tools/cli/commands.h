@@ -69,6 +69,12 @@ inline std::string unknown_subcommand_message(CLI::App& app, int argc, char** ar
   return "";
 }
 
+// The --scripts help of the commands that take a script pack.
+inline constexpr const char* kScriptsHelp =
+    "Script pack: a directory holding a manifest.json, or a built-in pack (builtin:impl/lua, "
+    "builtin:impl/mutants/NAME, builtin:impl/variants/NAME). Default: the directory $LOCKSIM_SCRIPTS names if set, "
+    "else builtin:impl/lua, our scripts as compiled into locksim";
+
 // Thrown by a command on bad input; main prints "locksim: <what>" and exits 2.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -30,6 +30,11 @@ int main(int argc, char** argv) {
   locksim::cli::add_stress_command(app, &exit_code);
   locksim::cli::add_report_command(app, &exit_code);
   locksim::cli::add_merge_command(app, &exit_code);
+  // After the subcommands, which would otherwise repeat it.
+  app.footer(
+      "Environment: LOCKSIM_SCRIPTS=DIR replaces the built-in script pack (builtin:impl/lua, compiled in) "
+      "wherever no --scripts is given; LOCKSIM_VCLOCK_SHIM=FILE names the virtual-clock shim for redis-server "
+      "(default: the one installed beside locksim).");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
