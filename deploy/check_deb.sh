@@ -14,15 +14,8 @@
 # Usage: check_deb.sh SOURCE_DIR BUILD_DIR CXX_COMPILER
 # Exit 0 ok, 1 a check failed, 77 skipped (no mount namespace can be made here).
 set -euo pipefail
-SRC=$(realpath "$1")
-BUILD=$(realpath "$2")
-CXX=$3
-source "$SRC/deploy/hidden_checkout.sh"
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/locksim-deb-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-fail() { echo "check_deb: FAILED: $*" >&2; exit 1; }
-case "$WORK/" in "$SRC"/* | "$BUILD"/*) fail "the work dir $WORK is inside the checkout or the build dir (set TMPDIR)";; esac
+source "$(dirname "$0")/check_lib.sh"
+check_init check_deb "$1" "$2" "$3"
 
 (cd "$BUILD" && cpack -G DEB -B "$WORK/pkgs" >"$WORK/cpack.log" 2>&1) || { cat "$WORK/cpack.log"; fail "cpack -G DEB"; }
 DEB=$(ls "$WORK"/pkgs/locksim_*.deb)
@@ -55,13 +48,13 @@ PY
 # The reference: the build tree's locksim, run normally.
 "$BUILD/tools/locksim" run --seed 3 --lock fair --profile hostile --duration-s 20 --trace "$WORK/expected.jsonl" >/dev/null
 
-if ! hidden_checkout_ready "$SRC" "$BUILD"; then
+if ! hidden_checkout_ready; then
   echo "check_deb: SKIPPED the runs from the scratch root: the checkout cannot be hidden here" >&2
   exit 77
 fi
 mkdir "$WORK/run"
 in_root() {  # locksim ARGS..., from $WORK/run, with the checkout hidden
-  (cd "$WORK/run" && run_hidden "$SRC" "$BUILD" env -u LOCKSIM_SCRIPTS -u LOCKSIM_VCLOCK_SHIM "$LOCKSIM" "$@")
+  (cd "$WORK/run" && run_hidden env -u LOCKSIM_SCRIPTS -u LOCKSIM_VCLOCK_SHIM "$LOCKSIM" "$@")
 }
 
 out=$(in_root doctor 2>&1) || fail "locksim doctor exited $?: $out"
@@ -95,9 +88,5 @@ echo "mutant campaign: caught; $(head -1 <<<"$out")"
 
 # The development package: examples/ against it, as against `cmake --install`.
 dpkg -x "$DEV" "$ROOT"
-GEN=()
-if command -v ninja >/dev/null; then GEN=(-G Ninja); fi
-cmake -S "$SRC/examples" -B "$WORK/example" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$CXX" \
-  -DCMAKE_PREFIX_PATH="$ROOT/usr" -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON >"$WORK/example.log" 2>&1 \
-  && cmake --build "$WORK/example" >>"$WORK/example.log" 2>&1 || { cat "$WORK/example.log"; fail "examples/ against $(basename "$DEV")"; }
+build_examples "$ROOT/usr" "$WORK/example"
 echo "check_deb: ok ($(basename "$DEB"), $(basename "$DEV"))"

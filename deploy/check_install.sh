@@ -9,20 +9,12 @@
 # Usage: check_install.sh SOURCE_DIR BUILD_DIR CXX_COMPILER
 # Exit 0 ok, 1 a check failed.
 set -euo pipefail
-SRC=$(realpath "$1")
-BUILD=$(realpath "$2")
-CXX=$3
-source "$SRC/deploy/hidden_checkout.sh"
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/locksim-install-XXXXXX")
+source "$(dirname "$0")/check_lib.sh"
+check_init check_install "$1" "$2" "$3"
 REDIS_PID=""
-cleanup() {
+check_cleanup() {
   if [ -n "$REDIS_PID" ]; then kill "$REDIS_PID" 2>/dev/null || true; wait "$REDIS_PID" 2>/dev/null || true; fi
-  rm -rf "$WORK"
 }
-trap cleanup EXIT
-fail() { echo "check_install: FAILED: $*" >&2; exit 1; }
-case "$WORK/" in "$SRC"/* | "$BUILD"/*) fail "the work dir $WORK is inside the checkout or the build dir (set TMPDIR)";; esac
 
 PREFIX=$WORK/prefix
 cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log"
@@ -33,14 +25,7 @@ done
 if grep -rIlF -e "$SRC" -e "$BUILD" "$PREFIX"; then fail "installed text files above name the checkout or build dir"; fi
 
 # 1. find_package(locksim), as examples/CMakeLists.txt does on its own.
-GEN=()
-if command -v ninja >/dev/null; then GEN=(-G Ninja); fi
-cmake -S "$SRC/examples" -B "$WORK/build" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$CXX" \
-  -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON >"$WORK/configure.log" \
-  || { cat "$WORK/configure.log"; fail "configuring examples/ against the installed package"; }
-grep -qF "locksim_DIR:PATH=$PREFIX/" "$WORK/build/CMakeCache.txt" \
-  || fail "find_package(locksim) did not find the installed package: $(grep '^locksim_DIR' "$WORK/build/CMakeCache.txt")"
-cmake --build "$WORK/build" >"$WORK/build.log" || { cat "$WORK/build.log"; fail "building examples/"; }
+build_examples "$PREFIX" "$WORK/build"
 if grep -rlF -e "-I$SRC" -e "$BUILD" "$WORK/build" --include=build.ninja --include=flags.make --include=link.txt; then
   fail "the example's build uses the checkout's headers or the build dir"
 fi
@@ -62,8 +47,8 @@ done
 
 run_example() {  # BINARY
   local out
-  if hidden_checkout_ready "$SRC" "$BUILD"; then
-    out=$(cd "$WORK" && run_hidden "$SRC" "$BUILD" env -u LOCKSIM_SCRIPTS "$1" 127.0.0.1 "$PORT" 2>&1) \
+  if hidden_checkout_ready; then
+    out=$(cd "$WORK" && run_hidden env -u LOCKSIM_SCRIPTS "$1" 127.0.0.1 "$PORT" 2>&1) \
       || fail "$1 (checkout hidden): $out"
   else
     echo "check_install: the checkout stays visible (no mount namespace here)" >&2
