@@ -31,7 +31,9 @@ if grep -rlF -e "-I$SRC" -e "$BUILD" "$WORK/build" --include=build.ninja --inclu
 fi
 
 # 2. pkg-config locksim.
-PC_FLAGS=$(PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" pkg-config --cflags --libs locksim) || fail "pkg-config locksim"
+PC_FILE=$(find "$PREFIX" -name locksim.pc | head -1)
+[ -n "$PC_FILE" ] || fail "cmake --install did not install locksim.pc"
+PC_FLAGS=$(PKG_CONFIG_PATH="$(dirname "$PC_FILE")" pkg-config --cflags --libs locksim) || fail "pkg-config locksim"
 # shellcheck disable=SC2086
 "$CXX" -std=c++20 -O1 "$SRC/examples/lock_example.cc" -o "$WORK/lock_example_pc" $PC_FLAGS \
   || fail "building the example with pkg-config's flags: $PC_FLAGS"
