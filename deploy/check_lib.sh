@@ -24,6 +24,7 @@ check_init() {
   CXX=$4
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/$CHECK_NAME-XXXXXX")
   trap '_check_exit' EXIT
+  trap 'exit 130' INT TERM  # a ctest timeout or ^C still cleans up
   case "$WORK/" in
     "$SRC"/* | "$BUILD"/*) fail "the work dir $WORK is inside the checkout or the build dir (set TMPDIR)" ;;
   esac

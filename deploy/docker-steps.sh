@@ -40,6 +40,7 @@ cleanup() {
   if [ "$KEEP" -eq 1 ]; then echo "docker-steps: kept $WORK"; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM  # a ctest timeout or ^C still cleans up
 fail() { echo "docker-steps: FAILED: $*" >&2; exit 1; }
 step() { echo "docker-steps: [$STAGE] $*"; }
 

@@ -29,6 +29,24 @@ std::optional<std::string_view> builtin_file(std::string_view name) {
   return it->bytes;
 }
 
+bool builtin_is_dir(std::string_view name) {
+  const auto path = tree_path(name);
+  if (!path || path->empty() || *path == ".") return false;
+  const std::string prefix = *path + "/";
+  const auto files = builtin_pack_files();
+  const auto it = std::lower_bound(files.begin(), files.end(), prefix,
+                                   [](const BuiltinPackFile& f, const std::string& p) { return f.path < p; });
+  return it != files.end() && it->path.starts_with(prefix);
+}
+
+std::optional<std::string> builtin_resolved(std::string_view name) {
+  const auto path = tree_path(name);
+  if (!path) return std::nullopt;
+  const std::string normal = std::string(kBuiltinPrefix) + *path;
+  if (builtin_file(normal) || builtin_is_dir(normal)) return normal;
+  return std::nullopt;
+}
+
 bool builtin_pack_exists(std::string_view name) {
   return is_builtin_name(name) && builtin_file(std::string(name) + "/manifest.json").has_value();
 }

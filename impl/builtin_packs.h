@@ -42,6 +42,12 @@ bool is_builtin_name(std::string_view name);
 std::optional<std::string_view> builtin_file(std::string_view name);
 // True if `name` is a built-in pack directory (it holds a manifest.json).
 bool builtin_pack_exists(std::string_view name);
+// `name` in normal form ("builtin:impl/mutants/x/../../lua" ->
+// "builtin:impl/lua"), what resolving a path is on disk (built-in names
+// have no links), if it names a built-in file or directory; else nullopt.
+std::optional<std::string> builtin_resolved(std::string_view name);
+// True if `name` is a built-in directory (some built-in file lies under it).
+bool builtin_is_dir(std::string_view name);
 // The built-in name of the pack a model variant was written from:
 // "builtin:impl/mutants/<name>", or "builtin:impl/variants/<name>" for a
 // design variant (the caller passes variant_name() and whether it is one).

@@ -148,6 +148,7 @@ struct PackRoots {
 };
 
 std::optional<std::string> resolved_path(const std::string& path) {
+  if (is_builtin_name(path)) return builtin_resolved(path);  // no links: resolved lexically
   char* r = ::realpath(path.c_str(), nullptr);
   if (r == nullptr) return std::nullopt;
   std::string out(r);
@@ -176,7 +177,10 @@ PackRoots parse_roots(const nlohmann::json& doc, const std::string& dir, const s
     if (root.front() == '/') throw ScriptPackError(at + ": must be relative to the pack's directory, got an absolute path");
     const auto resolved = resolved_path(dir + "/" + root);
     struct stat st {};
-    if (!resolved || ::stat(resolved->c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    const bool is_dir = resolved && (is_builtin_name(*resolved)
+                                         ? builtin_is_dir(*resolved)
+                                         : ::stat(resolved->c_str(), &st) == 0 && S_ISDIR(st.st_mode));
+    if (!is_dir) {
       throw ScriptPackError(at + ": \"" + root + "\" is not a directory beside the pack");
     }
     roots.resolved.push_back(*resolved);

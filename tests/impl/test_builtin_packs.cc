@@ -71,6 +71,14 @@ TEST(BuiltinPacks, NamesResolveLexicallyAndNeverReachTheFileSystem) {
   EXPECT_FALSE(builtin_file("builtin:CMakeLists.txt").has_value());
   EXPECT_FALSE(builtin_file((kSource / "impl/lua/manifest.json").string()).has_value());
   EXPECT_FALSE(builtin_file("builtin:impl/lua").has_value());  // a directory is not a file
+  // Resolving (what realpath is on disk) is lexical, and only for what is built in.
+  EXPECT_EQ(builtin_resolved("builtin:impl/mutants/release_no_publish/../../lua"), "builtin:impl/lua");
+  EXPECT_EQ(builtin_resolved("builtin:impl/lua/./manifest.json"), "builtin:impl/lua/manifest.json");
+  EXPECT_FALSE(builtin_resolved("builtin:impl/lua/../../..").has_value());
+  EXPECT_FALSE(builtin_resolved("builtin:impl/mutants/no_such_mutant").has_value());
+  EXPECT_TRUE(builtin_is_dir("builtin:impl/mutants"));
+  EXPECT_FALSE(builtin_is_dir("builtin:impl/lua/manifest.json"));
+  EXPECT_FALSE(builtin_is_dir("builtin:impl/lu"));  // a prefix of a name is not a directory
   EXPECT_TRUE(builtin_pack_exists("builtin:impl/lua"));
   EXPECT_TRUE(builtin_pack_exists("builtin:impl/lua/"));
   EXPECT_FALSE(builtin_pack_exists("builtin:impl/mutants"));
