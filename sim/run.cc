@@ -1,6 +1,7 @@
 #include "sim/run.h"
 
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "impl/builtin_packs.h"
@@ -32,6 +33,24 @@ std::string describe_script(const PackScript& s) {
   return s.form == PackForm::Lua ? std::filesystem::path(s.path).lexically_normal().string() : s.describe();
 }
 
+// The first script in which `pack` differs from `reference` (its Lua text,
+// or how it runs: KEYS, ARGV and the other conventions); nullopt if none does.
+std::optional<ScriptKind> first_difference(const ScriptPack& pack, const ScriptPack& reference) {
+  for (ScriptKind kind : all_script_kinds()) {
+    const PackScript& mine = pack.script(kind);
+    const PackScript& theirs = reference.script(kind);
+    if (mine.source != theirs.source || mine.conventions_text() != theirs.conventions_text()) return kind;
+  }
+  return std::nullopt;
+}
+
+// Our scripts wherever they lie: the built-in pack, or a directory that is,
+// script for script, the same (the checkout's impl/lua, a copy of it).
+bool is_our_pack(const ScriptPack& pack) {
+  return same_dir(pack.dir(), std::string(kBuiltinOurPack)) ||
+         !first_difference(pack, ScriptPack::load(std::string(kBuiltinOurPack)));
+}
+
 // The model stands for a pack only if the pack is, script for script (Lua
 // text, KEYS and ARGV), the pack its variant was written from. Throws
 // ScenarioError naming the first script that differs.
@@ -46,14 +65,11 @@ void require_reference_scripts(const ScriptPack& pack, ModelVariant v) {
                           "': " + e.what());
     }
   }();
-  for (ScriptKind kind : all_script_kinds()) {
-    const PackScript& mine = pack.script(kind);
-    const PackScript& theirs = reference.script(kind);
-    if (mine.source == theirs.source && mine.conventions_text() == theirs.conventions_text()) {
-      continue;
-    }
+  if (const auto kind = first_difference(pack, reference)) {
+    const PackScript& mine = pack.script(*kind);
+    const PackScript& theirs = reference.script(*kind);
     throw ScenarioError("script pack " + pack.dir() + " says it is model variant '" +
-                        std::string(variant_name(v)) + "', but its " + std::string(script_name(kind)) + " (" +
+                        std::string(variant_name(v)) + "', but its " + std::string(script_name(*kind)) + " (" +
                         describe_script(mine) + ") differs from " + describe_script(theirs) +
                         ", so the model cannot stand for its scripts: it runs on the lua or live backend "
                         "(locksim run --backend lua, locksim campaign --backend lua, locksim diff)");
@@ -69,7 +85,7 @@ ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backe
   ScriptPack pack = ScriptPack::load(dir);
   if (pack.model_variant()) {
     scenario->model_variant = std::string(variant_name(*pack.model_variant()));
-  } else if (scenario->scripts.empty() || same_dir(dir, ScriptPack::default_dir())) {
+  } else if (scenario->scripts.empty() || same_dir(dir, ScriptPack::default_dir()) || is_our_pack(pack)) {
     scenario->model_variant = std::string(variant_name(ModelVariant::Correct));
   } else if (backend_kind == "model") {
     throw ScenarioError("script pack " + dir +

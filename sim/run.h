@@ -3,8 +3,10 @@
 //
 // Script packs: an empty `scripts` means the default pack (impl/lua, Correct).
 // A pack with "model_variant" in its manifest is modelled by that variant; a
-// pack other than the default one without it runs only its own Lua (the lua
-// or live backend):
+// pack without it is modelled by the correct model if it is our scripts
+// (script for script the built-in impl/lua: the built-in pack itself, the
+// checkout's impl/lua, a copy of it); any other pack without it runs only its
+// own Lua (the lua or live backend):
 // resolve_scenario_scripts(..., "model") throws ScenarioError for it. On the
 // model a pack must also be, script for script, the pack its variant was
 // written from (impl/lua, impl/mutants/<name>, impl/variants/<name>, as
