@@ -55,8 +55,10 @@ TEST(CampaignLive, OurPackPassesLiveAndBoth) {
   }
 }
 
+// A pack without "model_variant" that is not our scripts (one line of
+// rlock_renew.lua differs: an unedited copy is ours and runs on the model).
 TEST(CampaignLive, PackWithoutModelVariantRunsLuaByDefaultAndLiveOnRequest) {
-  const fs::path copy = pack_copy("plain");
+  const fs::path copy = pack_copy("plain", "rlock_renew.lua", "-- not quite ours\n");
   for (const char* backend : {"", " --backend live"}) {
     const CliRun r = run_locksim(std::string("campaign --seeds 5 --json --scripts ") + copy.string() + kShort + backend,
                                  Stderr::Discard);
