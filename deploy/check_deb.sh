@@ -5,9 +5,10 @@
 # directory outside the checkout, with no LOCKSIM_SCRIPTS nor
 # LOCKSIM_VCLOCK_SHIM, and with the checkout and the build dir hidden (a
 # private mount namespace): doctor (the shim found beside the command, the
-# virtual clock working), a model campaign, a live campaign, a run whose
-# trace must equal the build tree's byte for byte, and a script-mutant
-# campaign whose failure replays. Each of these reads the built-in script
+# virtual clock working), a model campaign, a live campaign, a lua campaign
+# on our pack and one on a mutant pack (whose other scripts come from our
+# pack through its "roots"), a run whose trace must equal the build tree's
+# byte for byte, and a script-mutant campaign whose failure replays. Each of these reads the built-in script
 # packs; a locksim that read them from the checkout fails here. The
 # development package is unpacked too and examples/ configured and built
 # against it.
@@ -25,7 +26,7 @@ DEV=$(ls "$WORK"/pkgs/locksim-dev_*.deb)
 # (dpkg-shlibdeps), redis-server and graphviz recommended.
 [ "$(dpkg-deb -f "$DEB" Package)" = locksim ] || fail "Package is not locksim"
 DEPENDS=$(dpkg-deb -f "$DEB" Depends)
-for p in libc6 libstdc++6 libhiredis libsimdjson; do
+for p in libc6 libstdc++6 libhiredis liblua5.1-0 libsimdjson; do
   grep -q "\b$p" <<<"$DEPENDS" || fail "Depends lacks $p: $DEPENDS"
 done
 RECOMMENDS=$(dpkg-deb -f "$DEB" Recommends)
@@ -69,6 +70,19 @@ echo "model campaign: $(head -1 <<<"$out")"
 out=$(in_root campaign --seeds 2 --backend live --profile safe --duration-ms 3000 --out "$WORK/run/live" 2>&1) \
   || fail "live campaign exited $?: $out"
 echo "live campaign: $(head -1 <<<"$out")"
+
+out=$(in_root campaign --seeds 3 --backend lua --profile safe --duration-ms 3000 --out "$WORK/run/lua" 2>&1) \
+  || fail "lua campaign exited $?: $out"
+grep -qF '"backend": "lua"' "$WORK/run/lua/summary.json" || fail "the lua campaign's summary does not say lua"
+echo "lua campaign: $(head -1 <<<"$out")"
+
+set +e
+out=$(in_root campaign --seeds 20 --backend lua --profile none --scripts builtin:impl/mutants/release_no_publish \
+  --no-shrink --out "$WORK/run/lua-mutant" 2>&1)
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "the lua campaign on a built-in mutant pack exited $rc, not 1 (a property failed): $out"
+echo "lua campaign on builtin:impl/mutants/release_no_publish: caught"
 
 in_root run --seed 3 --lock fair --profile hostile --duration-s 20 --trace "$WORK/run/actual.jsonl" >/dev/null 2>&1 \
   || fail "locksim run exited $?"

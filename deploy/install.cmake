@@ -76,7 +76,7 @@ install(FILES ${CMAKE_BINARY_DIR}/deploy/locksim.pc DESTINATION ${CMAKE_INSTALL_
 # --- Debian packages (cpack -G DEB in the build dir) ---------------------------
 # locksim (Runtime) and locksim-dev (Development). The runtime package's
 # Depends come from what the binaries link (dpkg-shlibdeps: libhiredis,
-# libsimdjson, libjemalloc, libstdc++, libc); redis-server (live backend,
+# liblua5.1-0, libsimdjson, libjemalloc, libstdc++, libc); redis-server (live backend,
 # doctor) and graphviz (timeline pictures) are Recommends: the model backend
 # runs without them, and apt installs them by default.
 set(CPACK_PACKAGE_NAME locksim)
@@ -95,7 +95,7 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "redis-server, graphviz")
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME locksim-dev)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
-    "libhiredis-dev, libsimdjson-dev, nlohmann-json3-dev, librapidcheck-dev, pkg-config")
+    "libhiredis-dev, liblua5.1-0-dev, libsimdjson-dev, nlohmann-json3-dev, librapidcheck-dev, pkg-config")
 # One string each (a line break, then the next line): the package's long description.
 set(CPACK_COMPONENT_RUNTIME_DESCRIPTION "The locksim command: campaigns of seeded scenarios, many simulated clients in
 virtual time with faults, against a model of the lock scripts or a live

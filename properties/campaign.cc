@@ -70,10 +70,11 @@ Scenario campaign_template(const CampaignOptions& o) {
       throw ScenarioError("unknown mutant '" + o.mutant + "' (" + names + ")");
     }
   }
-  if (!o.scripts.empty()) {
+  if (!o.scripts.empty() || s.scripts.empty()) {
     // On the model (never the pack's Lua) the model must be able to stand
-    // for the pack, exactly as for `locksim run --backend model`; live and
-    // both run the pack's own Lua.
+    // for the pack, exactly as for `locksim run --backend model`; lua, live
+    // and both run the pack's own Lua. No --scripts: the default pack, which
+    // $LOCKSIM_SCRIPTS may name, is held to the same rule.
     const std::string mutant_variant = s.model_variant;
     s.scripts = o.scripts;
     try {

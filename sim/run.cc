@@ -85,7 +85,7 @@ ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backe
   ScriptPack pack = ScriptPack::load(dir);
   if (pack.model_variant()) {
     scenario->model_variant = std::string(variant_name(*pack.model_variant()));
-  } else if (scenario->scripts.empty() || same_dir(dir, ScriptPack::default_dir()) || is_our_pack(pack)) {
+  } else if (is_our_pack(pack)) {
     scenario->model_variant = std::string(variant_name(ModelVariant::Correct));
   } else if (backend_kind == "model") {
     throw ScenarioError("script pack " + dir +

@@ -1,7 +1,8 @@
 // Running a Scenario end to end: resolving its script pack into the model
 // variant, building the trace header, and running the Simulator into a sink.
 //
-// Script packs: an empty `scripts` means the default pack (impl/lua, Correct).
+// Script packs: an empty `scripts` means the default pack
+// (ScriptPack::default_dir(): $LOCKSIM_SCRIPTS, else the built-in impl/lua).
 // A pack with "model_variant" in its manifest is modelled by that variant; a
 // pack without it is modelled by the correct model if it is our scripts
 // (script for script the built-in impl/lua: the built-in pack itself, the

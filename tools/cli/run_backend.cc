@@ -47,7 +47,6 @@ RunBackend make_run_backend(const std::string& kind, Scenario* scenario) {
 }
 
 std::string default_backend_for(const Scenario& scenario) {
-  if (scenario.scripts.empty()) return "model";
   Scenario probe = scenario;
   try {
     resolve_scenario_scripts(&probe, "model");
