@@ -117,7 +117,7 @@ int run_diff(const DiffArgs& args) {
   } catch (const ScriptPackError& e) {
     throw UsageError(std::string("bad script pack: ") + e.what());
   } catch (const RedisError& e) {
-    throw UsageError(std::string("cannot start the live backend: ") + e.what());
+    throw EnvironmentError(std::string("cannot start the live backend: ") + e.what());
   }
   ModelBackend model(1, reference_variant);
   auto side = [&](BackendKind kind) -> DiffSide {

@@ -1,5 +1,6 @@
 // locksim: command-line entry point. Dispatches to the subcommands of
-// commands.h; maps CLI11 parse errors and UsageError to exit code 2.
+// commands.h; maps CLI11 parse errors and UsageError to exit code 2,
+// EnvironmentError to 3 (commands.h: the exit codes).
 // Installs the exit-cleanup signal handlers and sweeps stale server dirs
 // (tools/server/exit_cleanup.h, server_dir.h) before anything else.
 #include <cstdio>
@@ -62,7 +63,10 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const locksim::cli::UsageError& e) {
     std::fprintf(stderr, "locksim: %s\n", e.what());
-    return 2;
+    return locksim::cli::kExitBadInput;
+  } catch (const locksim::cli::EnvironmentError& e) {
+    std::fprintf(stderr, "locksim: %s\n", e.what());
+    return locksim::cli::kExitEnvironment;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locksim: error: %s\n", e.what());
     return 2;

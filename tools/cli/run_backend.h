@@ -23,7 +23,8 @@ struct RunBackend {
 
 // Throws UsageError for an unusable combination (e.g. a pack the model
 // cannot stand for on the model backend, a Lua script the lua backend
-// cannot compile), RedisError when a live server fails. `scenario` gets its
+// cannot compile), EnvironmentError when a live server cannot be started,
+// RedisError when a live server fails later. `scenario` gets its
 // model_variant resolved from the pack.
 RunBackend make_run_backend(const std::string& kind, Scenario* scenario);
 
