@@ -35,7 +35,9 @@ int main(int argc, char** argv) {
   app.footer(
       "Environment: LOCKSIM_SCRIPTS=DIR replaces the built-in script pack (builtin:impl/lua, compiled in) "
       "wherever no --scripts is given; LOCKSIM_VCLOCK_SHIM=FILE names the virtual-clock shim for redis-server "
-      "(default: the one installed beside locksim).");
+      "(default: the one installed beside locksim). Exit codes: 0 success; 1 a check failed (a property, a "
+      "divergence, a replay mismatch); 2 bad input; 3 the environment (an output directory that cannot be written "
+      "or is busy, a redis-server that cannot be started): the same command may succeed later or elsewhere.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
