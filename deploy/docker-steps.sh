@@ -6,7 +6,9 @@
 # carried out in that root as written (RUN under chroot with /proc and /dev
 # mounted, in a private mount namespace; no service is started, as in an
 # image build). Then the image's entry point runs as `docker run` would:
-# doctor, a model campaign and a live campaign, writing under its WORKDIR.
+# doctor, a model, a live and a lua campaign, writing under its WORKDIR; and
+# the pods of the Kubernetes Jobs in deploy/ run in it as a cluster would run
+# them (every shard of the campaign Job with fewer seeds, then the merge).
 #
 # Usage: docker-steps.sh [--build-dir DIR] [--keep] SOURCE_DIR
 #   --build-dir DIR  instead of the whole build stage (a fresh root, the
@@ -15,7 +17,7 @@
 #                    <its /pkgs>`, in the existing build dir DIR of this
 #                    checkout; the runtime stage then runs in full.
 #   --keep           keep the scratch roots (printed) instead of removing them.
-# Needs root, mmdebstrap, and the Debian mirror of /etc/apt/sources.list*.
+# Needs root, mmdebstrap, python3-yaml, and the Debian mirror of /etc/apt/sources.list*.
 # Exit 0 ok, 1 a step failed, 2 bad usage, 77 not root (skipped).
 set -euo pipefail
 
@@ -179,4 +181,42 @@ step "campaign --seeds 2 --backend live --profile safe --duration-ms 3000 --out 
 docker_run campaign --seeds 2 --backend live --profile safe --duration-ms 3000 --out live \
   || fail "the live campaign in the image"
 [ -s "$ROOT$WORKDIR/live/timelines/sample.svg" ] || fail "the live campaign drew no timeline (graphviz)"
-echo "docker-steps: ok (the image's steps ran; doctor, a model and a live campaign passed in it)"
+step "campaign --seeds 3 --backend lua --profile safe --duration-ms 3000 --out lua"
+docker_run campaign --seeds 3 --backend lua --profile safe --duration-ms 3000 --out lua \
+  || fail "the lua campaign in the image"
+
+# The Kubernetes Jobs' pods (deploy/locksim-*-job.yaml) in the image, as a
+# cluster runs them: the container's /bin/sh -c script with the Job's env and
+# /runs a directory of the image (the volume): every shard of the campaign
+# Job (fewer seeds), then the merge Job's pod.
+job_field() {  # YAML WHAT [SEEDS]: WHAT = script (the pod's script) or env (NAME=VALUE lines)
+  python3 - "$@" <<'PY'
+import re, sys, yaml
+job = yaml.safe_load(open(sys.argv[1], encoding="utf-8"))
+c = job["spec"]["template"]["spec"]["containers"][0]
+if sys.argv[2] == "env":
+    print("\n".join(f"{e['name']}={e['value']}" for e in c.get("env", [])))
+else:
+    script = c["args"][0]
+    if len(sys.argv) > 3:
+        script = re.sub(r"--seeds \d+", "--seeds " + sys.argv[3], script)
+    print(script)
+PY
+}
+run_pod() {  # YAML INDEX [SEEDS]
+  local envfile=$WORK/pod.env
+  { cat "$ENVFILE"; job_field "$1" env; echo "JOB_COMPLETION_INDEX=$2"; } >"$envfile"
+  run_in_root "$ROOT" /runs "$envfile" "$(job_field "$1" script ${3:+"$3"})"
+}
+CAMPAIGN_JOB=$SRC/deploy/locksim-campaign-job.yaml
+MERGE_JOB=$SRC/deploy/locksim-merge-job.yaml
+SHARDS=$(job_field "$CAMPAIGN_JOB" env | sed -n 's/^SHARDS=//p')
+CAMPAIGN=$(job_field "$CAMPAIGN_JOB" env | sed -n 's/^CAMPAIGN=//p')
+for ((k = 0; k < SHARDS; k++)); do
+  step "campaign Job, pod $k of $SHARDS (--seeds 48)"
+  run_pod "$CAMPAIGN_JOB" "$k" 48 || fail "the campaign Job's pod $k"
+done
+step "merge Job"
+run_pod "$MERGE_JOB" 0 || fail "the merge Job's pod"
+[ -s "$ROOT/runs/$CAMPAIGN/merged/summary.json" ] || fail "the merge Job wrote no merged/summary.json"
+echo "docker-steps: ok (the image's steps ran; doctor, model, live and lua campaigns and the Kubernetes Jobs' pods passed in it)"
