@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "impl/builtin_packs.h"
 #include "traces/bounded_json.h"
 
 namespace locksim {
@@ -22,8 +23,15 @@ constexpr size_t kMaxFileBytes = 1 << 20;  // a lock script is a few KB
 // Reads a whole regular file of at most kMaxFileBytes (never more than that
 // is read: a FIFO or device never gets this far); nullopt if it does not
 // exist or cannot be opened. Throws ScriptPackError naming the path when it
-// is a directory or another non-regular file, or too large.
+// is a directory or another non-regular file, or too large. A "builtin:"
+// path is read from the built-in packs (impl/builtin_packs.h), never from
+// the file system.
 std::optional<std::string> read_file(const std::string& path, const std::string& what) {
+  if (is_builtin_name(path)) {
+    const auto bytes = builtin_file(path);
+    if (!bytes) return std::nullopt;
+    return std::string(*bytes);
+  }
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
   if (S_ISDIR(st.st_mode)) throw ScriptPackError(path + ": " + what + " is a directory, not a file");
@@ -140,6 +148,7 @@ struct PackRoots {
 };
 
 std::optional<std::string> resolved_path(const std::string& path) {
+  if (is_builtin_name(path)) return builtin_resolved(path);  // no links: resolved lexically
   char* r = ::realpath(path.c_str(), nullptr);
   if (r == nullptr) return std::nullopt;
   std::string out(r);
@@ -190,7 +199,10 @@ PackRoots parse_roots(const nlohmann::json& doc, const std::string& dir, const s
     if (root.front() == '/') throw ScriptPackError(at + ": must be relative to the pack's directory, got an absolute path");
     const auto resolved = resolved_path(dir + "/" + root);
     struct stat st {};
-    if (!resolved || ::stat(resolved->c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    const bool is_dir = resolved && (is_builtin_name(*resolved)
+                                         ? builtin_is_dir(*resolved)
+                                         : ::stat(resolved->c_str(), &st) == 0 && S_ISDIR(st.st_mode));
+    if (!is_dir) {
       throw ScriptPackError(at + ": \"" + root + "\" is not a directory beside the pack");
     }
     roots.resolved.push_back(*resolved);
@@ -363,7 +375,7 @@ std::string PackScript::describe() const {
 std::string ScriptPack::default_dir() {
   const char* env = std::getenv("LOCKSIM_SCRIPTS");
   if (env != nullptr && env[0] != '\0') return env;
-  return std::string(LOCKSIM_SOURCE_DIR) + "/impl/lua";
+  return std::string(kBuiltinOurPack);
 }
 
 ScriptPack ScriptPack::load(const std::string& dir) {
@@ -379,6 +391,10 @@ ScriptPack ScriptPack::load(const std::string& dir) {
   }
   const auto text = read_file(manifest_path, "the manifest");
   if (!text) {
+    if (is_builtin_name(dir)) {
+      throw ScriptPackError(manifest_path + ": no such built-in script pack (built in: builtin:impl/lua, "
+                                            "builtin:impl/mutants/<mutant>, builtin:impl/variants/<variant>)");
+    }
     throw ScriptPackError(manifest_path + ": cannot read the manifest (is \"" + dir +
                           "\" a script pack directory?)");
   }

@@ -33,6 +33,10 @@
 // and quoted text literals, sums (+) and concatenations (..).
 //
 // Contract:
+//  - A pack is a directory or a built-in pack compiled into the library
+//    (impl/builtin_packs.h): "builtin:impl/lua", "builtin:impl/mutants/<name>",
+//    "builtin:impl/variants/<name>"; their files' paths are
+//    "builtin:impl/lua/<file>" and so on.
 //  - load(dir) reads and validates everything it can without a server: the
 //    manifest, every script entry and field (unknown fields are rejected),
 //    every expression, every Lua file. Any problem throws ScriptPackError
@@ -66,7 +70,7 @@ struct PackScript {
   ScriptKind kind = ScriptKind::RlockAcquire;
   PackForm form = PackForm::Lua;
   std::string file;     // Lua: file name as written in the manifest
-  std::string path;     // Lua: dir + "/" + file
+  std::string path;     // Lua: dir + "/" + file (a "builtin:" name for a built-in pack)
   std::string source;   // Lua: the Lua text
   std::string command;  // Command: the Redis command, e.g. "PEXPIRE"
   std::vector<PackExpr> keys;
@@ -100,9 +104,11 @@ class ScriptPack {
  public:
   static constexpr int kFormatVersion = 1;
 
-  // Loads and validates the pack in `dir`; throws ScriptPackError.
+  // Loads and validates the pack in `dir`, a directory or a built-in pack
+  // ("builtin:impl/lua", impl/builtin_packs.h); throws ScriptPackError.
   static ScriptPack load(const std::string& dir);
-  // $LOCKSIM_SCRIPTS if set and non-empty, else <source dir>/impl/lua.
+  // $LOCKSIM_SCRIPTS if set and non-empty, else the built-in pack of our
+  // scripts, "builtin:impl/lua" (never a path into the source tree).
   static std::string default_dir();
 
   const std::string& dir() const { return dir_; }

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "impl/builtin_packs.h"
 #include "impl/client_mutant.h"
 #include "impl/script_pack.h"
 #include "model/variant.h"
@@ -47,10 +48,20 @@ Scenario campaign_template(const CampaignOptions& o) {
     } else if (auto v = variant_from_name(o.mutant); v && *v != ModelVariant::Correct) {
       s.model_variant = o.mutant;
       // Name the mutant's script pack too, so that a trace of this scenario
-      // says which scripts ran and `locksim replay` resolves the same variant.
-      const std::filesystem::path pack =
-          std::filesystem::path(ScriptPack::default_dir()).parent_path() / "mutants" / o.mutant;
-      if (o.scripts.empty() && std::filesystem::is_directory(pack)) s.scripts = pack.string();
+      // says which scripts ran and `locksim replay` resolves the same variant:
+      // beside $LOCKSIM_SCRIPTS's pack if that has a mutants/ sibling holding
+      // it, else the built-in one ("builtin:impl/mutants/<name>", the same
+      // name on every host).
+      const std::string ours = ScriptPack::default_dir();
+      const std::filesystem::path beside = std::filesystem::path(ours).parent_path() / "mutants" / o.mutant;
+      const std::string builtin = builtin_variant_pack(o.mutant, false);
+      if (o.scripts.empty()) {
+        if (!is_builtin_name(ours) && std::filesystem::is_directory(beside)) {
+          s.scripts = beside.string();
+        } else if (builtin_pack_exists(builtin)) {
+          s.scripts = builtin;
+        }
+      }
     } else {
       std::string names;
       for (auto m : all_client_mutants())
@@ -59,10 +70,11 @@ Scenario campaign_template(const CampaignOptions& o) {
       throw ScenarioError("unknown mutant '" + o.mutant + "' (" + names + ")");
     }
   }
-  if (!o.scripts.empty()) {
+  if (!o.scripts.empty() || s.scripts.empty()) {
     // On the model (never the pack's Lua) the model must be able to stand
-    // for the pack, exactly as for `locksim run --backend model`; live and
-    // both run the pack's own Lua.
+    // for the pack, exactly as for `locksim run --backend model`; lua, live
+    // and both run the pack's own Lua. No --scripts: the default pack, which
+    // $LOCKSIM_SCRIPTS may name, is held to the same rule.
     const std::string mutant_variant = s.model_variant;
     s.scripts = o.scripts;
     try {

@@ -1,14 +1,19 @@
 #include "sim/run.h"
 
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
+#include "impl/builtin_packs.h"
 #include "model/variant.h"
 
 namespace locksim {
 
 namespace {
 bool same_dir(const std::string& a, const std::string& b) {
+  if (is_builtin_name(a) || is_builtin_name(b)) {
+    return std::filesystem::path(a).lexically_normal() == std::filesystem::path(b).lexically_normal();
+  }
   std::error_code ec1, ec2;
   const auto ca = std::filesystem::weakly_canonical(a, ec1);
   const auto cb = std::filesystem::weakly_canonical(b, ec2);
@@ -16,16 +21,34 @@ bool same_dir(const std::string& a, const std::string& b) {
   return ca == cb;
 }
 
-// The pack a model variant was written from: ours for the correct model,
-// impl/variants/<name> for a design variant, impl/mutants/<name> otherwise.
+// The pack a model variant was written from, as built into the library:
+// ours for the correct model, impl/variants/<name> for a design variant,
+// impl/mutants/<name> otherwise.
 std::string reference_pack_dir(ModelVariant v) {
-  const std::filesystem::path impl = std::filesystem::path(LOCKSIM_SOURCE_DIR) / "impl";
-  if (v == ModelVariant::Correct) return (impl / "lua").string();
-  return (impl / (is_design_variant(v) ? "variants" : "mutants") / std::string(variant_name(v))).string();
+  if (v == ModelVariant::Correct) return std::string(kBuiltinOurPack);
+  return builtin_variant_pack(variant_name(v), is_design_variant(v));
 }
 
 std::string describe_script(const PackScript& s) {
   return s.form == PackForm::Lua ? std::filesystem::path(s.path).lexically_normal().string() : s.describe();
+}
+
+// The first script in which `pack` differs from `reference` (its Lua text,
+// or how it runs: KEYS, ARGV and the other conventions); nullopt if none does.
+std::optional<ScriptKind> first_difference(const ScriptPack& pack, const ScriptPack& reference) {
+  for (ScriptKind kind : all_script_kinds()) {
+    const PackScript& mine = pack.script(kind);
+    const PackScript& theirs = reference.script(kind);
+    if (mine.source != theirs.source || mine.conventions_text() != theirs.conventions_text()) return kind;
+  }
+  return std::nullopt;
+}
+
+// Our scripts wherever they lie: the built-in pack, or a directory that is,
+// script for script, the same (the checkout's impl/lua, a copy of it).
+bool is_our_pack(const ScriptPack& pack) {
+  return same_dir(pack.dir(), std::string(kBuiltinOurPack)) ||
+         !first_difference(pack, ScriptPack::load(std::string(kBuiltinOurPack)));
 }
 
 // The model stands for a pack only if the pack is, script for script (Lua
@@ -42,14 +65,11 @@ void require_reference_scripts(const ScriptPack& pack, ModelVariant v) {
                           "': " + e.what());
     }
   }();
-  for (ScriptKind kind : all_script_kinds()) {
-    const PackScript& mine = pack.script(kind);
-    const PackScript& theirs = reference.script(kind);
-    if (mine.source == theirs.source && mine.conventions_text() == theirs.conventions_text()) {
-      continue;
-    }
+  if (const auto kind = first_difference(pack, reference)) {
+    const PackScript& mine = pack.script(*kind);
+    const PackScript& theirs = reference.script(*kind);
     throw ScenarioError("script pack " + pack.dir() + " says it is model variant '" +
-                        std::string(variant_name(v)) + "', but its " + std::string(script_name(kind)) + " (" +
+                        std::string(variant_name(v)) + "', but its " + std::string(script_name(*kind)) + " (" +
                         describe_script(mine) + ") differs from " + describe_script(theirs) +
                         ", so the model cannot stand for its scripts: it runs on the lua or live backend "
                         "(locksim run --backend lua, locksim campaign --backend lua, locksim diff)");
@@ -65,7 +85,7 @@ ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backe
   ScriptPack pack = ScriptPack::load(dir);
   if (pack.model_variant()) {
     scenario->model_variant = std::string(variant_name(*pack.model_variant()));
-  } else if (scenario->scripts.empty() || same_dir(dir, ScriptPack::default_dir())) {
+  } else if (is_our_pack(pack)) {
     scenario->model_variant = std::string(variant_name(ModelVariant::Correct));
   } else if (backend_kind == "model") {
     throw ScenarioError("script pack " + dir +

@@ -1,14 +1,18 @@
 // Running a Scenario end to end: resolving its script pack into the model
 // variant, building the trace header, and running the Simulator into a sink.
 //
-// Script packs: an empty `scripts` means the default pack (impl/lua, Correct).
+// Script packs: an empty `scripts` means the default pack
+// (ScriptPack::default_dir(): $LOCKSIM_SCRIPTS, else the built-in impl/lua).
 // A pack with "model_variant" in its manifest is modelled by that variant; a
-// pack other than the default one without it runs only its own Lua (the lua
-// or live backend):
+// pack without it is modelled by the correct model if it is our scripts
+// (script for script the built-in impl/lua: the built-in pack itself, the
+// checkout's impl/lua, a copy of it); any other pack without it runs only its
+// own Lua (the lua or live backend):
 // resolve_scenario_scripts(..., "model") throws ScenarioError for it. On the
 // model a pack must also be, script for script, the pack its variant was
-// written from (impl/lua, impl/mutants/<name>, impl/variants/<name>): a
-// copied pack with an edited script runs only on lua or live.
+// written from (impl/lua, impl/mutants/<name>, impl/variants/<name>, as
+// built into the library: impl/builtin_packs.h): a copied pack with an
+// edited script runs only on lua or live.
 #pragma once
 
 #include <string>

@@ -18,6 +18,8 @@ packages=(
   libjemalloc-dev                                # jemalloc: malloc of the locksim command and bench/
   libcli11-dev                                   # CLI11: the locksim command line
   python3-yaml                                   # YAML parser: the deploy/ manifest test (ctest DeployManifest)
+  dpkg-dev file                                  # dpkg-shlibdeps (+ file): the Depends of cpack -G DEB
+  mmdebstrap                                     # scratch Debian roots: deploy/docker-steps.sh (.ci/run)
   clang libclang-rt-14-dev                       # clang + libFuzzer runtime: fuzz/ (ctest -L fuzz)
 )
 

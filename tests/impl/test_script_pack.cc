@@ -220,7 +220,7 @@ TEST(ScriptPackErrors, UnknownModelVariant) {
 
 TEST(ScriptPack, DefaultDirHonoursEnvironment) {
   ::unsetenv("LOCKSIM_SCRIPTS");
-  EXPECT_EQ(ScriptPack::default_dir(), kOurs);
+  EXPECT_EQ(ScriptPack::default_dir(), "builtin:impl/lua");  // compiled in, never the source tree
   ::setenv("LOCKSIM_SCRIPTS", "/some/pack", 1);
   EXPECT_EQ(ScriptPack::default_dir(), "/some/pack");
   ::unsetenv("LOCKSIM_SCRIPTS");

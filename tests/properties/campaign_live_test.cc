@@ -55,8 +55,10 @@ TEST(CampaignLive, OurPackPassesLiveAndBoth) {
   }
 }
 
+// A pack without "model_variant" that is not our scripts (one line of
+// rlock_renew.lua differs: an unedited copy is ours and runs on the model).
 TEST(CampaignLive, PackWithoutModelVariantRunsLuaByDefaultAndLiveOnRequest) {
-  const fs::path copy = pack_copy("plain");
+  const fs::path copy = pack_copy("plain", "rlock_renew.lua", "-- not quite ours\n");
   for (const char* backend : {"", " --backend live"}) {
     const CliRun r = run_locksim(std::string("campaign --seeds 5 --json --scripts ") + copy.string() + kShort + backend,
                                  Stderr::Discard);
@@ -68,6 +70,34 @@ TEST(CampaignLive, PackWithoutModelVariantRunsLuaByDefaultAndLiveOnRequest) {
   EXPECT_EQ(line_count(model.out), 1) << model.out;
   EXPECT_TRUE(contains(model.out, "model cannot stand for")) << model.out;
   EXPECT_TRUE(contains(model.out, "campaign --backend lua")) << model.out;
+}
+
+// $LOCKSIM_SCRIPTS names the default pack, and the default pack is held to
+// the same rule as --scripts: our scripts (a copy) run on the model, any
+// other pack without "model_variant" on lua by default and never on the model.
+TEST(CampaignLive, DefaultPackFromTheEnvironmentFollowsTheSameRule) {
+  const fs::path ours = pack_copy("env-ours");
+  const CliRun same = run_locksim("campaign --seeds 3 --json" + kShort, Stderr::Discard, "LOCKSIM_SCRIPTS=" + ours.string());
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  EXPECT_TRUE(contains(same.out, "\"backend\":\"model\"")) << same.out;
+
+  const fs::path edited = pack_copy("env-edited", "rlock_renew.lua", "-- not quite ours\n");
+  const std::string env = "LOCKSIM_SCRIPTS=" + edited.string();
+  const CliRun lua = run_locksim("campaign --seeds 3 --json" + kShort, Stderr::Discard, env);
+  EXPECT_EQ(lua.exit_code, 0) << lua.out;
+  EXPECT_TRUE(contains(lua.out, "\"backend\":\"lua\"")) << lua.out;
+  const CliRun model = run_locksim("campaign --backend model --seeds 3" + kShort, Stderr::Merge, env);
+  EXPECT_EQ(model.exit_code, 2) << model.out;
+  EXPECT_EQ(line_count(model.out), 1) << model.out;
+  EXPECT_TRUE(contains(model.out, "model cannot stand for")) << model.out;
+  const fs::path trace = work_dir() / "env-edited.jsonl";
+  const CliRun run = run_locksim("run --seed 1 --duration-s 1 --trace " + trace.string(), Stderr::Merge, env);
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_TRUE(contains(locksim::testing::read_file(trace), "\"backend\":\"lua\"")) << run.out;
+  const CliRun run_model = run_locksim("run --backend model --seed 1 --duration-s 1 --trace " + trace.string(),
+                                       Stderr::Merge, env);
+  EXPECT_EQ(run_model.exit_code, 2) << run_model.out;
+  EXPECT_TRUE(contains(run_model.out, "model cannot stand for")) << run_model.out;
 }
 
 TEST(CampaignLive, SyntaxErrorIsExitTwoNamingTheFile) {

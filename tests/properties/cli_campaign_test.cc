@@ -5,7 +5,10 @@
 
 #include "properties/mutant_suite.h"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -81,6 +84,31 @@ TEST(CliCampaign, ScriptMutantIsCaughtThroughItsModelVariant) {
   ASSERT_EQ(r.exit_code, 1) << r.out;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["failures"][0]["violations"][0]["property"], "liveness");
+}
+
+// The trace of a script mutant names its built-in pack, the same on every
+// host (never a path into the source tree), and replays from that name.
+TEST(CliCampaign, ScriptMutantTraceNamesItsBuiltinPack) {
+  namespace fs = std::filesystem;
+  const fs::path out = fs::temp_directory_path() / ("locksim-mutant-trace-" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  const std::string outside = "cd " + fs::temp_directory_path().string() + " && env -u LOCKSIM_SCRIPTS";
+  CliRun r = locksim::testing::run_locksim(
+      "campaign --seeds 20 --profile none --mutant release_no_publish --no-shrink --out " + out.string(),
+      locksim::testing::Stderr::Merge, outside);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  std::vector<fs::path> traces;
+  for (const auto& e : fs::directory_iterator(out / "failures")) traces.push_back(e.path());
+  ASSERT_FALSE(traces.empty());
+  std::ifstream in(traces.front());
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(nlohmann::json::parse(header)["scenario"]["scripts"], "builtin:impl/mutants/release_no_publish") << header;
+  CliRun replay = locksim::testing::run_locksim("replay " + traces.front().string(), locksim::testing::Stderr::Merge,
+                                                outside);
+  EXPECT_EQ(replay.exit_code, 0) << replay.out;
+  EXPECT_NE(replay.out.find("reproduced identically"), std::string::npos) << replay.out;
+  fs::remove_all(out);
 }
 
 TEST(CliMutants, ListNamesEveryMutant) {

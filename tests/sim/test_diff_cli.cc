@@ -91,8 +91,8 @@ TEST(DiffCli, BadInputExitsTwo) {
   EXPECT_EQ(locksim("diff --length 0").exit_code, 2);
   EXPECT_EQ(locksim("diff --sequences -5").exit_code, 2);
   EXPECT_EQ(locksim("diff --sequences lots").exit_code, 2);
-  // redis-server missing.
-  EXPECT_EQ(locksim_env("PATH=/nonexistent", "diff --sequences 1").exit_code, 2);
+  // redis-server missing: not the input but the environment, exit 3.
+  EXPECT_EQ(locksim_env("PATH=/nonexistent", "diff --sequences 1").exit_code, 3);
 }
 
 }  // namespace

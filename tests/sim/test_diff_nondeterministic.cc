@@ -111,11 +111,11 @@ TEST(DiffNondeterministic, CliExits1WithTheUnshrunkSteps) {
 }
 
 // The other way to reach the assertion: a "shim" that is not one. Now the
-// start-up clock probe refuses the server: exit 2 (environment).
-TEST(DiffNondeterministic, ShimThatIsNoShimExits2) {
+// start-up clock probe refuses the server: exit 3 (the environment).
+TEST(DiffNondeterministic, ShimThatIsNoShimExits3) {
   const testing::CliRun r =
       testing::run_locksim("diff --sequences 20", testing::Stderr::Merge, "LOCKSIM_VCLOCK_SHIM=/etc/passwd");
-  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(r.exit_code, 3) << r.out;
   EXPECT_TRUE(contains(r.out, "virtual clock")) << r.out;
   EXPECT_FALSE(contains(r.out, "Assertion")) << r.out;
 }

@@ -151,14 +151,19 @@ TEST(Cli, BadInputExitsTwo) {
   EXPECT_EQ(cli("run --seed 1 --clients 0 --trace " + path), 2);
   EXPECT_EQ(cli("run --seed 1 --trace /nonexistent-dir/x.jsonl"), 2);
   EXPECT_EQ(cli("replay /nonexistent-dir/x.jsonl"), 2);
-  // A pack without model_variant that is not the default pack runs only its
-  // own Lua: refused on the model; without --backend it runs on lua.
+  // A pack without model_variant runs on the model only if it is our
+  // scripts, script for script (a copy of impl/lua is); any other runs only
+  // its own Lua: refused on the model; without --backend it runs on lua.
   const auto pack = std::filesystem::temp_directory_path() / "locksim_test_sim" / "liveonly";
   std::filesystem::create_directories(pack);
   for (const auto& e : std::filesystem::directory_iterator(std::string(LOCKSIM_SOURCE_DIR) + "/impl/lua")) {
     std::filesystem::copy_file(e.path(), pack / e.path().filename(),
                                std::filesystem::copy_options::overwrite_existing);
   }
+  EXPECT_EQ(cli("run --seed 1 --duration-s 1 --backend model --scripts " + pack.string() + " --trace " + path), 0);
+  EXPECT_EQ(cli("run --seed 1 --duration-s 1 --scripts " + pack.string() + " --trace " + path), 0);
+  EXPECT_NE(read_lines(path)[0].find("\"backend\":\"model\""), std::string::npos) << read_lines(path)[0];
+  std::ofstream(pack / "rlock_renew.lua", std::ios::app) << "-- no longer ours\n";
   EXPECT_EQ(cli("run --seed 1 --duration-s 1 --backend model --scripts " + pack.string() + " --trace " + path), 2);
   EXPECT_EQ(cli("run --seed 1 --duration-s 1 --scripts " + pack.string() + " --trace " + path), 0);
   EXPECT_NE(read_lines(path)[0].find("\"backend\":\"lua\""), std::string::npos) << read_lines(path)[0];

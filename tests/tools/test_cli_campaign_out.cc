@@ -107,9 +107,10 @@ TEST_F(CampaignOut, FailingPausesCampaignExplainsTheCause) {
   EXPECT_EQ(replay.exit_code, 0) << replay.out;
 }
 
-TEST_F(CampaignOut, UnwritableOutputDirIsExit2) {
+// An output directory that cannot be made is the environment: exit 3.
+TEST_F(CampaignOut, UnwritableOutputDirIsExit3) {
   auto r = run_locksim("campaign --seeds 1 --profile safe --out /proc/locksim-cannot-create");
-  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(r.exit_code, 3) << r.out;
 }
 
 TEST_F(CampaignOut, ReportOfANonRunsDirectoryIsExit2) {

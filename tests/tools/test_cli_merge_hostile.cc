@@ -232,13 +232,14 @@ TEST_F(MergeHostile, OneWriterAtATime) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX), 0);
   const auto r = run_locksim("campaign --seeds 3 --out " + out.string());
-  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(r.exit_code, 3) << r.out;  // the environment: it may succeed later
   EXPECT_NE(r.out.find("another locksim is writing"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(out));
   ::close(fd);
   fs::remove(work_ / ".busy.locksim-lock");
   // Two campaigns started together on one --out: one writes its whole run,
-  // the other is refused (busy, or its run already there), never a mix.
+  // the other is refused (busy: exit 3, or its run already there: exit 2),
+  // never a mix.
   const std::string cmd = std::string(LOCKSIM_CLI_PATH) + " campaign --seeds 40 --mutant release_no_publish --keep-going --out " +
                           (work_ / "both").string() + " > /dev/null 2>&1";
   const std::string both = "(" + cmd + "; echo a$? > " + (work_ / "a").string() + ") & (" +
@@ -248,7 +249,7 @@ TEST_F(MergeHostile, OneWriterAtATime) {
   const std::string a = read_file(work_ / "a"), b = read_file(work_ / "b");
   const bool a_wrote = a == "a1\n", b_wrote = b == "b0\n";
   EXPECT_TRUE(a_wrote != b_wrote) << a << b;
-  EXPECT_TRUE(a == "a2\n" || b == "b2\n") << a << b;
+  EXPECT_TRUE(a == "a2\n" || a == "a3\n" || b == "b2\n" || b == "b3\n") << a << b;
   const json s = json::parse(read_file(work_ / "both" / "summary.json"));
   EXPECT_EQ(s["configuration"]["seeds"], a_wrote ? 40 : 41);
 }

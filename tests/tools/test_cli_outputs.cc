@@ -88,8 +88,9 @@ TEST_F(CliOutputs, RunOverAScriptOfItsPackIsRefused) {
   expect_one_line_exit2(run_locksim("run --seed 1 --scripts " + pack.string() + " --trace " +
                                     (pack / "rlock_acquire.lua").string()),
                         "it is an input of this command");
-  expect_one_line_exit2(run_locksim("run --seed 1 --trace " + std::string(LOCKSIM_SOURCE_DIR) +
-                                    "/impl/lua/manifest.json"),
+  // The default pack ($LOCKSIM_SCRIPTS here) is an input too.
+  expect_one_line_exit2(run_locksim("run --seed 1 --trace " + (pack / "manifest.json").string(), locksim::testing::Stderr::Merge,
+                                    "LOCKSIM_SCRIPTS=" + pack.string()),
                         "it is an input of this command");
   EXPECT_EQ(read_file(pack / "rlock_acquire.lua"), script);
   EXPECT_EQ(read_file(pack / "manifest.json"), manifest);

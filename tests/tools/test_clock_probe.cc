@@ -52,7 +52,8 @@ TEST(ClockProbe, ServerWithoutTheShimIsRefused) {
   }
 }
 
-TEST(ClockProbe, LiveRunWithoutTheShimExits2AndWritesNoTrace) {
+// A server off the virtual clock is the environment, not the input: exit 3.
+TEST(ClockProbe, LiveRunWithoutTheShimExits3AndWritesNoTrace) {
   const auto dir = std::filesystem::path(LOCKSIM_BINARY_DIR) / "clock_probe_run";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
@@ -61,7 +62,7 @@ TEST(ClockProbe, LiveRunWithoutTheShimExits2AndWritesNoTrace) {
     const auto trace = dir / "t.jsonl";
     const CliRun r = run_locksim("run --seed 1 --backend live --duration-s 5 --trace " + trace.string(),
                                  testing::Stderr::Merge, std::string("LOCKSIM_VCLOCK_SHIM=") + shim);
-    EXPECT_EQ(r.exit_code, 2) << shim << ": " << r.out;
+    EXPECT_EQ(r.exit_code, 3) << shim << ": " << r.out;
     EXPECT_TRUE(contains(r.out, "does not run on the virtual clock")) << r.out;
     EXPECT_EQ(testing::line_count(r.out), 1) << r.out;
     EXPECT_FALSE(std::filesystem::exists(trace)) << shim;
@@ -69,12 +70,12 @@ TEST(ClockProbe, LiveRunWithoutTheShimExits2AndWritesNoTrace) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(ClockProbe, DiffWithoutTheShimExits2) {
+TEST(ClockProbe, DiffWithoutTheShimExits3) {
   for (const char* shim : kDeadShims) {
     if (!std::filesystem::exists(shim)) continue;
     const CliRun r = run_locksim("diff --sequences 3", testing::Stderr::Merge,
                                  std::string("LOCKSIM_VCLOCK_SHIM=") + shim);
-    EXPECT_EQ(r.exit_code, 2) << shim << ": " << r.out;
+    EXPECT_EQ(r.exit_code, 3) << shim << ": " << r.out;
     EXPECT_TRUE(contains(r.out, "does not run on the virtual clock")) << r.out;
     EXPECT_FALSE(contains(r.out, "all agree")) << r.out;
   }

@@ -2,8 +2,8 @@
 // short (a script that never returns: the connection's 5 s read timeout)
 // exits 2 naming the script, writes no trace, and leaves an existing trace
 // untouched; a campaign whose outputs cannot be written prints its verdict
-// (FAILED or ok, text or JSON) before it exits 2, and leaves nothing: its
-// runs directory appears complete or not at all.
+// (FAILED or ok, text or JSON) before it exits 3 (the environment), and
+// leaves nothing: its runs directory appears complete or not at all.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -75,7 +75,7 @@ TEST(PartialOutput, FailingCampaignPrintsItsVerdictEvenIfItsOutputsFail) {
   const fs::path out = parent / "out";
   const CliRun r = run_locksim("campaign --seeds 20 --mutant release_no_publish --out " + out.string(),
                                locksim::testing::Stderr::Discard, kSmallFileLimit);
-  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(r.exit_code, 3) << r.out;
   EXPECT_TRUE(contains(r.out, "FAILED at seed")) << r.out;
   EXPECT_TRUE(contains(r.out, "liveness")) << r.out;
   expect_nothing_written(parent);
@@ -85,6 +85,7 @@ TEST(PartialOutput, FailingCampaignPrintsItsVerdictEvenIfItsOutputsFail) {
   EXPECT_TRUE(contains(merged.out, "File too large")) << merged.out;
   EXPECT_TRUE(contains(merged.out, "the campaign itself FAILED")) << merged.out;
   EXPECT_TRUE(contains(merged.out, "nothing written to " + out.string())) << merged.out;
+  EXPECT_TRUE(contains(merged.out, "exit 3 for the outputs")) << merged.out;
   expect_nothing_written(parent);
   // Without the limit, the same command writes the whole run.
   const CliRun whole = run_locksim("campaign --seeds 20 --mutant release_no_publish --out " + out.string());
@@ -102,13 +103,13 @@ TEST(PartialOutput, JsonVerdictComesFirstToo) {
   const fs::path out = parent / "out";
   const CliRun r = run_locksim("campaign --seeds 20 --mutant release_no_publish --json --out " + out.string(),
                                locksim::testing::Stderr::Discard, kSmallFileLimit);
-  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(r.exit_code, 3) << r.out;
   const auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
   EXPECT_EQ(j["ok"], false);
   const CliRun passing = run_locksim("campaign --seeds 3 --json --out " + out.string(),
                                      locksim::testing::Stderr::Discard, kSmallFileLimit);
-  EXPECT_EQ(passing.exit_code, 2) << passing.out;
+  EXPECT_EQ(passing.exit_code, 3) << passing.out;
   EXPECT_EQ(nlohmann::json::parse(passing.out, nullptr, false)["ok"], true) << passing.out;
   expect_nothing_written(parent);
   fs::remove_all(parent);
@@ -141,6 +142,49 @@ TEST(FreshRunDir, CampaignAndMergeRefuseADirectoryHoldingARun) {
   EXPECT_EQ(into_used.exit_code, 2) << into_used.out;
   EXPECT_TRUE(contains(into_used.out, "already holds a run")) << into_used.out;
   EXPECT_EQ(locksim::testing::read_file(failing / "summary.json"), summary);
+  fs::remove_all(dir);
+}
+
+// A merge whose outputs cannot be written is the environment too: exit 3,
+// one line, and nothing of it left beside the shards.
+TEST(PartialOutput, MergeWhoseOutputsFailExitsThree) {
+  const fs::path dir = fresh_dir("merge");
+  const fs::path shards = dir / "shards";
+  const std::string campaign = "campaign --seeds 20 --mutant release_no_publish --keep-going --shard ";
+  ASSERT_EQ(run_locksim(campaign + "0/2 --out " + (shards / "s0").string()).exit_code, 1);
+  ASSERT_EQ(run_locksim(campaign + "1/2 --out " + (shards / "s1").string()).exit_code, 1);
+  const fs::path parent = dir / "merged";
+  fs::create_directories(parent);
+  const std::string merge = "merge " + (shards / "s0").string() + " " + (shards / "s1").string() + " --out " +
+                            (parent / "m").string();
+  const CliRun r = run_locksim(merge, locksim::testing::Stderr::Merge, kSmallFileLimit);
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_EQ(locksim::testing::line_count(r.out), 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "cannot write the merged outputs")) << r.out;
+  expect_nothing_written(parent);
+  EXPECT_EQ(run_locksim(merge).exit_code, 1);  // the same merge, room to write: done (a property failed)
+  fs::remove_all(dir);
+}
+
+// No redis-server can be started (here: the virtual-clock shim it needs is
+// missing) is the environment, not the input: exit 3, one line, for every
+// command that starts one.
+TEST(EnvironmentExit, NoRedisServerIsExitThree) {
+  const fs::path dir = fresh_dir("no-server");
+  const std::string env = "LOCKSIM_VCLOCK_SHIM=" + (dir / "no-such-shim.so").string();
+  const std::vector<std::string> commands = {
+      "campaign --backend live --seeds 2 --duration-ms 2000 --out " + (dir / "c").string(),
+      "run --backend live --seed 1 --duration-s 1 --trace " + (dir / "t.jsonl").string(),
+      "diff --sequences 2 --length 5",
+      "pack check builtin:impl/lua --sequences 2",
+  };
+  for (const std::string& command : commands) {
+    const CliRun r = run_locksim(command, locksim::testing::Stderr::Merge, env);
+    EXPECT_EQ(r.exit_code, 3) << command << ": " << r.out;
+    EXPECT_EQ(locksim::testing::line_count(r.out), 1) << command << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, "no-such-shim.so")) << command << ": " << r.out;
+  }
+  EXPECT_EQ(entries(dir), std::vector<std::string>{});
   fs::remove_all(dir);
 }
 

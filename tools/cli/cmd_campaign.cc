@@ -292,7 +292,7 @@ std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenari
   } catch (const ScriptPackError& e) {
     throw UsageError(std::string("bad script pack: ") + e.what());
   } catch (const RedisError& e) {
-    throw UsageError(std::string("cannot start the live backend: ") + e.what());
+    throw EnvironmentError(std::string("cannot start the live backend: ") + e.what());
   }
   return workers;
 }
@@ -378,9 +378,9 @@ int run_campaign_command(CampaignArgs& args) {
     }
     std::fprintf(stderr,
                  "locksim: cannot write the campaign outputs: %s (the campaign itself %s, as printed above; "
-                 "nothing written to %s; exit 2 for the outputs)\n",
+                 "nothing written to %s; exit 3 for the outputs)\n",
                  what.c_str(), r.failed() ? "FAILED" : "passed", args.out_dir.c_str());
-    return 2;
+    return kExitEnvironment;
   }
   if (default_dir) point_latest_at(args.out_dir);
   // One line per failing seed that reproduces it (stderr under --json).

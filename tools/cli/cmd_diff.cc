@@ -117,7 +117,7 @@ int run_diff(const DiffArgs& args) {
   } catch (const ScriptPackError& e) {
     throw UsageError(std::string("bad script pack: ") + e.what());
   } catch (const RedisError& e) {
-    throw UsageError(std::string("cannot start the live backend: ") + e.what());
+    throw EnvironmentError(std::string("cannot start the live backend: ") + e.what());
   }
   ModelBackend model(1, reference_variant);
   auto side = [&](BackendKind kind) -> DiffSide {
@@ -215,8 +215,7 @@ void add_diff_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "diff", "Differential test: a Lua script pack on live Redis (or the lua backend) against the model, with "
               "shrinking");
-  cmd->add_option("--scripts", args->scripts,
-                  "Script pack directory (default: $LOCKSIM_SCRIPTS or the built-in impl/lua)");
+  cmd->add_option("--scripts", args->scripts, kScriptsHelp);
   cmd->add_option("--backend", args->backend,
                   "where the pack runs: live (default: its own redis-server, virtual clock), lua (the pack's Lua "
                   "in process), or CANDIDATE,REFERENCE to compare two of model, lua, live (lua,live: the lua "

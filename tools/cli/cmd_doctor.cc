@@ -98,7 +98,10 @@ int run_doctor() {
   }
   if (!all_ok) {
     if (!install.empty()) std::printf("to fix: apt-get install -y%s\n", install.c_str());
-    if (!shim_ok) std::printf("to fix: build the locksim_vclock target (cmake --build build)\n");
+    if (!shim_ok) {
+      std::printf("to fix: build the locksim_vclock target (cmake --build build), install locksim (cmake --install), "
+                  "or set LOCKSIM_VCLOCK_SHIM to the shim's path\n");
+    }
   }
   return all_ok ? 0 : 1;
 }

@@ -116,9 +116,11 @@ int merge_command(const MergeArgs& args) {
     write_campaign_report(staged.path());
     staged.publish();
   } catch (const OutputError& e) {
-    throw UsageError(std::string("cannot write the merged outputs: ") + e.what() + " (nothing written to " +
-                     args.out_dir + ")");
+    throw EnvironmentError(std::string("cannot write the merged outputs: ") + e.what() + " (nothing written to " +
+                           args.out_dir + ")");
   } catch (const UsageError&) {
+    throw;
+  } catch (const EnvironmentError&) {
     throw;
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());

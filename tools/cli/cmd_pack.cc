@@ -242,7 +242,7 @@ int run_pack_check(const PackCheckArgs& args) {
       RedisConn conn = RedisConn::connect(conn_options);
       loads = load_each(pack, conn);
     } catch (const RedisError& e) {
-      throw UsageError(std::string("cannot start a throwaway redis-server: ") + e.what());
+      throw EnvironmentError(std::string("cannot start a throwaway redis-server: ") + e.what());
     }
   }
   bool all_load = true;
@@ -389,8 +389,10 @@ void add_pack_command(CLI::App& app, int* exit_code) {
       "--backend lua, in the lua backend), then the script case table (every branch of every script, the "
       "replies and keys the spec requires) and random script-call sequences against the model, with a "
       "per-script agreed/differ report. Exit 0 all load and agree, 1 a script does not load or differs, 2 bad "
-      "pack or environment");
-  check->add_option("DIR", args->dir, "Script pack directory (holds manifest.json)")->required();
+      "pack, 3 no redis-server could be started");
+  check->add_option("DIR", args->dir,
+                    "Script pack directory (holds manifest.json), or a built-in pack such as builtin:impl/lua")
+      ->required();
   check->add_option("--backend", args->backend,
                     "where the pack runs: live (default: a throwaway redis-server) or lua (the pack's Lua in "
                     "process, no server)")

@@ -69,8 +69,29 @@ inline std::string unknown_subcommand_message(CLI::App& app, int argc, char** ar
   return "";
 }
 
+// The --scripts help of the commands that take a script pack.
+inline constexpr const char* kScriptsHelp =
+    "Script pack: a directory holding a manifest.json, or a built-in pack (builtin:impl/lua, "
+    "builtin:impl/mutants/NAME, builtin:impl/variants/NAME). Default: the directory $LOCKSIM_SCRIPTS names if set, "
+    "else builtin:impl/lua, our scripts as compiled into locksim";
+
+// Exit codes of every command: 0 success; 1 a check failed (a property, a
+// divergence, a replay mismatch); 2 bad input (an option, a script pack, a
+// trace: the same command fails again anywhere); 3 the environment failed
+// with good input (campaign's or merge's runs directory cannot be written or
+// is being written by another locksim, a redis-server cannot be started):
+// the same command may succeed later or on another machine.
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitEnvironment = 3;
+
 // Thrown by a command on bad input; main prints "locksim: <what>" and exits 2.
 struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Thrown by a command when its environment fails (kExitEnvironment); main
+// prints "locksim: <what>" and exits 3.
+struct EnvironmentError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 

@@ -1,5 +1,6 @@
 // locksim: command-line entry point. Dispatches to the subcommands of
-// commands.h; maps CLI11 parse errors and UsageError to exit code 2.
+// commands.h; maps CLI11 parse errors and UsageError to exit code 2,
+// EnvironmentError to 3 (commands.h: the exit codes).
 // Installs the exit-cleanup signal handlers and sweeps stale server dirs
 // (tools/server/exit_cleanup.h, server_dir.h) before anything else.
 #include <cstdio>
@@ -30,6 +31,13 @@ int main(int argc, char** argv) {
   locksim::cli::add_stress_command(app, &exit_code);
   locksim::cli::add_report_command(app, &exit_code);
   locksim::cli::add_merge_command(app, &exit_code);
+  // After the subcommands, which would otherwise repeat it.
+  app.footer(
+      "Environment: LOCKSIM_SCRIPTS=DIR replaces the built-in script pack (builtin:impl/lua, compiled in) "
+      "wherever no --scripts is given; LOCKSIM_VCLOCK_SHIM=FILE names the virtual-clock shim for redis-server "
+      "(default: the one installed beside locksim). Exit codes: 0 success; 1 a check failed (a property, a "
+      "divergence, a replay mismatch); 2 bad input; 3 the environment (an output directory that cannot be written "
+      "or is busy, a redis-server that cannot be started): the same command may succeed later or elsewhere.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -57,7 +65,10 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const locksim::cli::UsageError& e) {
     std::fprintf(stderr, "locksim: %s\n", e.what());
-    return 2;
+    return locksim::cli::kExitBadInput;
+  } catch (const locksim::cli::EnvironmentError& e) {
+    std::fprintf(stderr, "locksim: %s\n", e.what());
+    return locksim::cli::kExitEnvironment;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locksim: error: %s\n", e.what());
     return 2;

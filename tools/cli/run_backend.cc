@@ -36,9 +36,13 @@ RunBackend make_run_backend(const std::string& kind, Scenario* scenario) {
     return out;
   }
   std::vector<ServerControl*> controls;
-  for (int s = 0; s < scenario->servers; ++s) {
-    out.servers.push_back(std::make_unique<RedisServer>());
-    controls.push_back(out.servers.back().get());
+  try {
+    for (int s = 0; s < scenario->servers; ++s) {
+      out.servers.push_back(std::make_unique<RedisServer>());
+      controls.push_back(out.servers.back().get());
+    }
+  } catch (const RedisError& e) {
+    throw EnvironmentError(std::string("cannot start the live backend: ") + e.what());
   }
   auto live = std::make_unique<LiveBackend>(controls, std::move(pack), kKeyPrefix);
   live->set_replica_factory([] { return std::make_unique<RedisServer>(); });  // --profile failover
@@ -47,7 +51,6 @@ RunBackend make_run_backend(const std::string& kind, Scenario* scenario) {
 }
 
 std::string default_backend_for(const Scenario& scenario) {
-  if (scenario.scripts.empty()) return "model";
   Scenario probe = scenario;
   try {
     resolve_scenario_scripts(&probe, "model");

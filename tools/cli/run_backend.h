@@ -23,14 +23,16 @@ struct RunBackend {
 
 // Throws UsageError for an unusable combination (e.g. a pack the model
 // cannot stand for on the model backend, a Lua script the lua backend
-// cannot compile), RedisError when a live server fails. `scenario` gets its
+// cannot compile), EnvironmentError when a live server cannot be started,
+// RedisError when a live server fails later. `scenario` gets its
 // model_variant resolved from the pack.
 RunBackend make_run_backend(const std::string& kind, Scenario* scenario);
 
 // The backend a scenario runs on when none is named: the model when it
-// stands for the scenario's pack (or there is none), else "lua" (the pack's
-// own Lua, in process). A pack that does not load gives "model" (the
-// caller's load then reports it).
+// stands for the scenario's pack (an empty `scripts`: the default pack,
+// which $LOCKSIM_SCRIPTS may name), else "lua" (the pack's own Lua, in
+// process). A pack that does not load gives "model" (the caller's load then
+// reports it).
 std::string default_backend_for(const Scenario& scenario);
 
 }  // namespace locksim::cli

@@ -44,8 +44,8 @@ void add_scenario_flags(CLI::App* cmd, ScenarioFlags* f) {
   cmd->add_flag("--validity", f->validity,
                 "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
   cmd->add_option("--scripts", f->scripts,
-                  "Script pack directory (default: $LOCKSIM_SCRIPTS or the built-in impl/lua; on the model its "
-                  "model_variant stands for it, lua and live run its own Lua)");
+                  std::string(kScriptsHelp) + "; on the model its model_variant stands for it, lua and live run its "
+                                              "own Lua");
   cmd->add_option("--mutant", f->mutant, "Client or script mutant to run (see locksim mutants --list)")
       ->capture_default_str();
 }

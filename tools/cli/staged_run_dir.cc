@@ -139,19 +139,20 @@ StagedRunDir::StagedRunDir(const std::string& out, SameRun same_run) : out_(out)
   fs::create_directories(parent_, ec);
   parent_fd_ = ::open(parent_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (parent_fd_ < 0) {
-    throw UsageError("cannot create output directory '" + out_ + "': " + parent_ + ": " +
-                     (ec ? ec.message() : errno_text()));
+    throw EnvironmentError("cannot create output directory '" + out_ + "': " + parent_ + ": " +
+                           (ec ? ec.message() : errno_text()));
   }
   lock_name_ = "." + name_ + kLockSuffix;
   lock_fd_ = try_lock(parent_fd_, lock_name_, true);
   if (lock_fd_ == -1) {
-    throw UsageError("another locksim is writing '" + out_ + "' (it holds " + parent_ + "/" + lock_name_ +
-                     "): wait for it to finish, or give another --out");
+    throw EnvironmentError("another locksim is writing '" + out_ + "' (it holds " + parent_ + "/" + lock_name_ +
+                           "): wait for it to finish, or give another --out");
   }
   if (lock_fd_ < 0) {
     const std::string why = errno_text();
     ::close(parent_fd_);
-    throw UsageError("cannot create output directory '" + out_ + "': cannot lock " + parent_ + "/" + lock_name_ + ": " + why);
+    throw EnvironmentError("cannot create output directory '" + out_ + "': cannot lock " + parent_ + "/" + lock_name_ +
+                           ": " + why);
   }
   try {
     sweep_stale(parent_fd_, parent_);
@@ -198,7 +199,7 @@ StagedRunDir::StagedRunDir(const std::string& out, SameRun same_run) : out_(out)
         }
       }
     } else if (errno != ENOENT) {
-      throw UsageError("cannot use output directory '" + out_ + "': " + errno_text());
+      throw EnvironmentError("cannot use output directory '" + out_ + "': " + errno_text());
     }
     // The private staging dir beside it.
     for (int n = 0; n < 1000 && staging_.empty(); ++n) {
@@ -206,10 +207,12 @@ StagedRunDir::StagedRunDir(const std::string& out, SameRun same_run) : out_(out)
       if (::mkdirat(parent_fd_, name.c_str(), 0755) == 0) {
         staging_ = (parent_ == "/" ? "" : parent_) + "/" + name;
       } else if (errno != EEXIST) {
-        throw UsageError("cannot create output directory '" + out_ + "': " + parent_ + ": " + errno_text());
+        throw EnvironmentError("cannot create output directory '" + out_ + "': " + parent_ + ": " + errno_text());
       }
     }
-    if (staging_.empty()) throw UsageError("cannot create output directory '" + out_ + "': too many staging dirs");
+    if (staging_.empty()) {
+      throw EnvironmentError("cannot create output directory '" + out_ + "': too many staging dirs");
+    }
     if (parent_ == ".") staging_ = staging_.substr(2);  // "./.x" -> ".x"
     cleanup_ = std::make_unique<ExitCleanupSlot>(staging_.c_str());
   } catch (...) {

@@ -88,11 +88,19 @@ bool process_alive(pid_t pid) {
 
 std::string default_vclock_shim_path() {
   if (const char* env = std::getenv("LOCKSIM_VCLOCK_SHIM"); env && env[0]) return env;
-#ifdef LOCKSIM_VCLOCK_SHIM_PATH
-  return LOCKSIM_VCLOCK_SHIM_PATH;
-#else
-  return "";
+  std::error_code ec;
+  std::string installed;
+#ifdef LOCKSIM_VCLOCK_SHIM_RELPATH
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    installed = (self.parent_path() / LOCKSIM_VCLOCK_SHIM_RELPATH).lexically_normal().string();
+    if (std::filesystem::exists(installed, ec)) return installed;
+  }
 #endif
+#ifdef LOCKSIM_VCLOCK_SHIM_PATH
+  if (std::filesystem::exists(LOCKSIM_VCLOCK_SHIM_PATH, ec)) return LOCKSIM_VCLOCK_SHIM_PATH;
+#endif
+  return installed;
 }
 
 RedisServer::RedisServer(RedisServerOptions options) : options_(std::move(options)) {

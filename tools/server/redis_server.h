@@ -78,7 +78,13 @@ class RedisServer final : public ServerControl {
   volatile int64_t* clock_word_ = nullptr;  // shared with the shim (mmap)
 };
 
-// Path of the vclock shim that RedisServer preloads by default.
+// Path of the vclock shim that RedisServer preloads by default, the first of:
+// $LOCKSIM_VCLOCK_SHIM if set and non-empty; the shim installed beside the
+// running program (<dir of the program>/LOCKSIM_VCLOCK_SHIM_RELPATH, where
+// `cmake --install` puts it: <prefix>/bin/locksim and
+// <prefix>/<libdir>/locksim/liblocksim_vclock.so) if it exists; the build
+// tree's shim (LOCKSIM_VCLOCK_SHIM_PATH, for the programs of a build tree).
+// When none exists, the installed location it looked at, for messages.
 std::string default_vclock_shim_path();
 
 }  // namespace locksim
