@@ -1,0 +1,127 @@
+// The user documents: every relative link of README.md and docs/*.md leads
+// to a file of the repository (and, into a Markdown file, to one of its
+// headings), no link leaves the repository except to nothing, and the
+// README's quickstart runs, each command giving the lines it shows
+// ("# => text": text appears in the output of the command before it).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kSource = LOCKSIM_SOURCE_DIR;
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<fs::path> documents() {
+  std::vector<fs::path> out = {kSource / "README.md"};
+  for (const auto& e : fs::directory_iterator(kSource / "docs")) {
+    if (e.path().extension() == ".md") out.push_back(e.path());
+  }
+  return out;
+}
+
+// A heading's anchor as Markdown renderers make it: lower case, punctuation
+// other than '-' and '_' dropped, spaces to '-'.
+std::string slug(const std::string& heading) {
+  std::string out;
+  for (unsigned char c : heading) {
+    if (std::isalnum(c) || c == '-' || c == '_') {
+      out += static_cast<char>(std::tolower(c));
+    } else if (c == ' ') {
+      out += '-';
+    }
+  }
+  return out;
+}
+
+std::set<std::string> anchors(const fs::path& md) {
+  std::set<std::string> out;
+  std::istringstream in(read(md));
+  bool fenced = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("```", 0) == 0) fenced = !fenced;
+    if (fenced || line.empty() || line[0] != '#') continue;
+    const size_t text = line.find_first_not_of('#');
+    if (text == std::string::npos) continue;
+    out.insert(slug(line.substr(line.find_first_not_of(' ', text))));
+  }
+  return out;
+}
+
+TEST(Docs, EveryRelativeLinkResolvesAndNoneLeavesTheRepository) {
+  const std::regex link(R"(\]\(([^)\s]+)\))");
+  size_t checked = 0;
+  for (const fs::path& doc : documents()) {
+    const std::string text = read(doc);
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), link); it != std::sregex_iterator(); ++it) {
+      const std::string target = (*it)[1];
+      EXPECT_EQ(target.find("://"), std::string::npos) << doc << ": a link out of the repository: " << target;
+      if (target.find("://") != std::string::npos) continue;
+      const size_t hash = target.find('#');
+      const std::string file = target.substr(0, hash);
+      const fs::path resolved = file.empty() ? doc : fs::weakly_canonical(doc.parent_path() / file);
+      EXPECT_TRUE(fs::exists(resolved)) << doc << ": " << target << " does not resolve";
+      EXPECT_EQ(resolved.string().rfind(fs::weakly_canonical(kSource).string(), 0), 0u)
+          << doc << ": " << target << " leaves the repository";
+      if (hash != std::string::npos && resolved.extension() == ".md" && fs::exists(resolved)) {
+        const std::set<std::string> names = anchors(resolved);
+        EXPECT_TRUE(names.count(target.substr(hash + 1)) == 1) << doc << ": no heading for " << target;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 20u);
+}
+
+TEST(Docs, QuickstartRunsAndShowsItsOutput) {
+  const std::string readme = read(kSource / "README.md");
+  const size_t marker = readme.find("<!-- quickstart -->");
+  ASSERT_NE(marker, std::string::npos);
+  const size_t start = readme.find("```sh\n", marker) + 6;
+  const size_t end = readme.find("```", start);
+  std::istringstream block(readme.substr(start, end - start));
+  const fs::path dir = fs::temp_directory_path() / ("locksim-quickstart-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string prefix = "./build/tools/locksim ";
+  std::string out;
+  std::string command;
+  size_t commands = 0, shown = 0;
+  for (std::string line; std::getline(block, line);) {
+    if (line.rfind("# => ", 0) == 0) {
+      ASSERT_FALSE(command.empty()) << "an output line before any command: " << line;
+      EXPECT_NE(out.find(line.substr(5)), std::string::npos) << command << "\nshows: " << line.substr(5) << "\ngave:\n" << out;
+      ++shown;
+      continue;
+    }
+    if (line.empty() || line[0] == '#') continue;
+    ASSERT_EQ(line.rfind(prefix, 0), 0u) << "a quickstart command that is not locksim's: " << line;
+    command = line;
+    const auto r = locksim::testing::run_locksim(line.substr(prefix.size()), locksim::testing::Stderr::Merge,
+                                                 "cd " + dir.string() + " &&");
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << line << "\n" << r.out;
+    out = r.out;
+    ++commands;
+  }
+  EXPECT_GE(commands, 4u);
+  EXPECT_GE(shown, commands);
+  fs::remove_all(dir);
+}
+
+}  // namespace
