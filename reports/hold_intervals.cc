@@ -29,6 +29,14 @@ std::string format_duration_us(int64_t span_us) {
 
 namespace {
 
+// a + b, held at the int64 bounds (traces may name any time and lease).
+int64_t saturating_add(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) return b > 0 ? INT64_MAX : INT64_MIN;
+  return sum;
+}
+
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -69,7 +77,7 @@ class Deriver {
     // fault is announced to last longer (a pause past the end of the window).
     int64_t horizon_us = last_us_;
     for (const FaultSpan& f : out_.faults) horizon_us = std::max(horizon_us, f.end_us);
-    expire_leases_before(horizon_us + 1);
+    expire_leases_before(horizon_us == INT64_MAX ? INT64_MAX : horizon_us + 1);  // no overflow at the end of time
     for (auto& [key, index] : hold_of_) close_hold(index, horizon_us, last_id_, BelievedHold::End::Open);
     hold_of_.clear();
     for (auto& [op_id, index] : wait_of_) {
@@ -333,7 +341,16 @@ class Deriver {
   int64_t expiry_us(const Lease& l) const {
     if (l.expire_server_ms == kExpiryUnknown) return INT64_MAX;
     auto offset = server_offset_us_.find(l.server);
-    return l.expire_server_ms * 1000 - (offset == server_offset_us_.end() ? 0 : offset->second);
+    // Saturating: a trace may name any expiry (a lease of 2^62 ms).
+    int64_t expire_us = 0;
+    if (__builtin_mul_overflow(l.expire_server_ms, int64_t{1000}, &expire_us)) {
+      return l.expire_server_ms > 0 ? INT64_MAX : INT64_MIN;
+    }
+    int64_t local_us = 0;
+    if (__builtin_sub_overflow(expire_us, offset == server_offset_us_.end() ? 0 : offset->second, &local_us)) {
+      return expire_us > 0 ? INT64_MAX : INT64_MIN;
+    }
+    return local_us;
   }
 
   void expire_leases_before(int64_t now_us) {
@@ -381,7 +398,7 @@ class Deriver {
         if (l.renewals.size() < 256) {
           l.renewals.push_back({e.true_us, e.id, ends_with(e.script, "_renew") ? "renew" : (release ? "release -> 0" : "reentry")});
         }
-        l.expire_server_ms = e.server_ms + e.lease_ms;
+        l.expire_server_ms = saturating_add(e.server_ms, e.lease_ms);
         l.lease_ms = e.lease_ms;
         return;
       } else {
@@ -397,7 +414,7 @@ class Deriver {
     l.start_event = e.id;
     l.start_known = acquired && l.owner == e.owner;
     if (sets_expiry && l.owner == e.owner) {
-      l.expire_server_ms = e.server_ms + e.lease_ms;
+      l.expire_server_ms = saturating_add(e.server_ms, e.lease_ms);
       l.lease_ms = e.lease_ms;
     } else {
       l.expire_server_ms = kExpiryUnknown;

@@ -129,6 +129,20 @@ TEST(HoldIntervals, ClassicPause) {
   EXPECT_EQ(iv.servers, (std::vector<int>{0}));
 }
 
+// Times and leases at the ends of int64 (a hand-written trace may name any):
+// the reading saturates instead of overflowing (run it under UBSan).
+TEST(HoldIntervals, ExtremeTimesAndLeasesDoNotOverflow) {
+  std::vector<Event> events = classic_pause();
+  for (Event& e : events) {
+    e.true_us = INT64_MAX - 100 + static_cast<int64_t>(e.id);
+    if (e.lease_ms > 0) e.lease_ms = int64_t{1} << 62;
+    if (e.server_ms > 0) e.server_ms = INT64_MAX / 2;
+  }
+  const HoldIntervals iv = derive_hold_intervals(events);
+  EXPECT_EQ(iv.holds.size(), 2u);
+  for (const Lease& l : iv.leases) EXPECT_GE(l.end_us, l.start_us);
+}
+
 TEST(HoldIntervals, ReleaseDeletesAndRestartLosesTheLease) {
   History h;
   h.op(EventKind::Invoke, 0, 0, kA, "lock", 1);
