@@ -20,6 +20,7 @@ packages=(
   python3-yaml                                   # YAML parser: the deploy/ manifest test (ctest DeployManifest)
   dpkg-dev file                                  # dpkg-shlibdeps (+ file): the Depends of cpack -G DEB
   mmdebstrap                                     # scratch Debian roots: deploy/docker-steps.sh (.ci/run)
+  parallel                                       # GNU parallel: the one-machine shard recipe of docs/running-at-scale.md (ctest ParallelRecipe)
   clang libclang-rt-14-dev                       # clang + libFuzzer runtime: fuzz/ (ctest -L fuzz)
 )
 
