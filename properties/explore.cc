@@ -33,20 +33,43 @@ constexpr size_t kChunkNodes = 32;
 constexpr size_t kChunkWalks = 16;
 constexpr size_t kNodeOverheadBytes = 48;  // a frontier node besides its path
 
+// What one transition led to (its state and what the checkers said).
+struct Outcome {
+  uint64_t digest = 0;
+  bool terminal = false;             // the run ended there
+  std::vector<Violation> failing;    // new violations the policy fails on
+  std::vector<std::string> advisory; // properties of new reports it does not fail on
+};
+
+// The forced transitions that follow a state (each met no choice point:
+// one way on), found by running on past it in the replay that reached it;
+// `next` is the first not yet taken. Expanding a state with a chain takes
+// the chain's next step instead of replaying its path: a long stretch
+// without choices (a waiter polling a free lock, once the fault budget is
+// spent) costs one replay instead of one per state.
+struct Chain {
+  std::vector<Outcome> steps;
+};
+using ChainRef = std::shared_ptr<const Chain>;
+
 struct Node {
   std::vector<uint8_t> path;
   uint64_t depth = 0;
+  ChainRef chain;     // forced continuation, or null
+  size_t chain_next = 0;
 };
 
 // One transition's outcome.
 struct Child {
   std::vector<uint8_t> path;         // every choice from the start
-  uint64_t digest = 0;
   uint64_t depth = 0;
-  bool terminal = false;             // the run ended there
-  std::vector<Violation> failing;    // new violations the policy fails on
-  std::vector<std::string> advisory; // properties of new reports it does not fail on
+  Outcome outcome;
+  ChainRef chain;                    // the forced continuation from its state
+  size_t chain_next = 0;
 };
+
+// Forced steps kept per replay at most (memory: a few dozen bytes each).
+constexpr size_t kMaxChainSteps = 1 << 20;
 
 class EventCounter final : public EventSink {
  public:
@@ -110,11 +133,25 @@ class PathRun {
 // A worker: its backend source and tape; replays paths.
 class Worker {
  public:
-  Worker(const ExploreConfig& config, BackendSource& source) : config_(config), source_(source), tape_(config) {}
+  // `visited` is read (never written) while the worker expands: the search
+  // changes it only between chunks.
+  Worker(const ExploreConfig& config, BackendSource& source, const VisitedSet& visited)
+      : config_(config), source_(source), visited_(visited), tape_(config) {}
 
   // Every transition out of `node`'s state, in the order of their choices.
   // *replayed counts the transitions run.
   void expand(const Node& node, std::vector<Child>* out, uint64_t* replayed) {
+    if (node.chain && node.chain_next < node.chain->steps.size()) {
+      // The one forced transition, known from the replay that reached it.
+      Child child;
+      child.path = node.path;
+      child.depth = node.depth + 1;
+      child.outcome = node.chain->steps[node.chain_next];
+      child.chain = node.chain;
+      child.chain_next = node.chain_next + 1;
+      out->push_back(std::move(child));
+      return;
+    }
     std::vector<std::vector<uint8_t>> todo{node.path};
     while (!todo.empty()) {
       const std::vector<uint8_t> prefix = std::move(todo.back());
@@ -129,14 +166,18 @@ class Worker {
         throw std::logic_error("explore: a replayed path does not fit its run");
       }
       Child child;
-      if (!outcome(run, node.depth, &child)) {
+      child.depth = node.depth + 1;
+      if (!outcome(run, &child.outcome)) {
         throw std::logic_error("explore: a state taken as live has no transition");
       }
+      child.path = tape_.taken();
+      const size_t choices = child.path.size();
+      child.chain = forced_chain(run, child, replayed);
       // The other options of the choices this transition met for the first
       // time, nearest first (so that they come out in the order of choices).
       const std::vector<uint8_t>& taken = tape_.taken();
       const std::vector<uint8_t>& options = tape_.options();
-      for (size_t j = prefix.size(); j < taken.size(); ++j) {
+      for (size_t j = prefix.size(); j < choices; ++j) {
         for (size_t k = options[j]; k-- > 1;) {
           std::vector<uint8_t> sibling(taken.begin(), taken.begin() + static_cast<std::ptrdiff_t>(j));
           sibling.push_back(static_cast<uint8_t>(k));
@@ -155,9 +196,11 @@ class Worker {
     PathRun run(config_, source_, tape_, nullptr);
     for (uint64_t depth = 0; depth < static_cast<uint64_t>(config_.max_depth); ++depth) {
       Child child;
-      if (!outcome(run, depth, &child)) return;
+      child.depth = depth + 1;
+      if (!outcome(run, &child.outcome)) return;
+      child.path = tape_.taken();
       ++*replayed;
-      const bool stop = child.terminal || !child.failing.empty();
+      const bool stop = child.outcome.terminal || !child.outcome.failing.empty();
       out->push_back(std::move(child));
       if (stop) return;
     }
@@ -184,14 +227,35 @@ class Worker {
   }
 
  private:
-  // The next transition of `run` (at `depth` so far) into *child; false if
-  // the run is over.
-  bool outcome(PathRun& run, uint64_t depth, Child* child) {
+  // Runs on past `child`'s state while each transition is forced (meets no
+  // choice point), up to a terminal state, a failing violation, a state
+  // already visited (the search will not go past it), the depth bound or
+  // kMaxChainSteps; null when the first one is not forced.
+  ChainRef forced_chain(PathRun& run, const Child& child, uint64_t* replayed) {
+    const Outcome* last = &child.outcome;
+    uint64_t depth = child.depth;
+    auto chain = std::make_shared<Chain>();
+    while (!last->terminal && last->failing.empty() && depth < static_cast<uint64_t>(config_.max_depth) &&
+           chain->steps.size() < kMaxChainSteps && !visited_.contains(last->digest)) {
+      const size_t choices = tape_.taken().size();
+      Outcome next;
+      if (!outcome(run, &next)) break;
+      ++*replayed;
+      if (tape_.taken().size() != choices) break;  // a choice point: the search replays it
+      chain->steps.push_back(std::move(next));
+      last = &chain->steps.back();
+      ++depth;
+    }
+    if (chain->steps.empty()) return nullptr;
+    return chain;
+  }
+
+  // The next transition of `run` into *out; false if the run is over.
+  bool outcome(PathRun& run, Outcome* out) {
+    Outcome* child = out;
     const uint64_t reports_before = run.suite().reports();
     const uint64_t first_event = run.events();
     if (!run.transition()) return false;
-    child->path = tape_.taken();
-    child->depth = depth + 1;
     child->digest = run.digest();
     child->terminal = run.over();
     if (child->terminal) run.finish();
@@ -211,6 +275,7 @@ class Worker {
 
   const ExploreConfig& config_;
   BackendSource& source_;
+  const VisitedSet& visited_;
   ExploreTape tape_;
 };
 
@@ -296,13 +361,20 @@ class Pool {
   std::vector<std::exception_ptr> errors_;
 };
 
-size_t node_bytes(const Node& n) { return n.path.capacity() + kNodeOverheadBytes; }
+// A frontier node's memory: its path, and the chain steps still ahead of
+// it (one node of a chain is in the frontier at a time).
+size_t node_bytes(const Node& n) {
+  const size_t ahead = n.chain ? n.chain->steps.size() - n.chain_next : 0;
+  return n.path.capacity() + kNodeOverheadBytes + ahead * sizeof(Outcome);
+}
 
 class Search {
  public:
   Search(const ExploreConfig& config, const std::vector<BackendSource*>& sources, const ExploreProgress& progress)
       : config_(config), progress_(progress), check_source_(*sources[0]) {
-    for (int w = 0; w < config.workers; ++w) workers_.push_back(std::make_unique<Worker>(config, *sources[w]));
+    for (int w = 0; w < config.workers; ++w) {
+      workers_.push_back(std::make_unique<Worker>(config, *sources[w], visited_));
+    }
   }
 
   ExploreResult run() {
@@ -327,7 +399,7 @@ class Search {
   // kChunkNodes nodes are expanded at once, their children merged in order.
   void expand_all(Pool& pool) {
     std::deque<Node> frontier;
-    frontier.push_back(Node{{}, 0});
+    frontier.push_back(Node{{}, 0, nullptr, 0});
     frontier_bytes_ = node_bytes(frontier.back());
     const bool bfs = config_.order == ExploreOrder::BreadthFirst;
     bool depth_cut = false;
@@ -359,7 +431,7 @@ class Search {
             depth_cut = true;
             continue;
           }
-          fresh.push_back(Node{std::move(child.path), child.depth});
+          fresh.push_back(Node{std::move(child.path), child.depth, std::move(child.chain), child.chain_next});
         }
       }
       if (bfs) {
@@ -404,16 +476,17 @@ class Search {
 
   // Merges one transition; true when its state is new and to be expanded.
   bool take(Child& child) {
+    const Outcome& o = child.outcome;
     result_.transitions++;
     result_.max_depth = std::max(result_.max_depth, child.depth);
-    for (const std::string& p : child.advisory) result_.advisories[p]++;
-    if (!child.failing.empty()) {
-      for (const Violation& v : child.failing) note_violation(v, child);
+    for (const std::string& p : o.advisory) result_.advisories[p]++;
+    if (!o.failing.empty()) {
+      for (const Violation& v : o.failing) note_violation(v, child);
       return false;
     }
-    if (child.terminal) result_.terminal_states++;
-    const bool fresh = visited_.insert(child.digest);
-    return fresh && !child.terminal;
+    if (o.terminal) result_.terminal_transitions++;
+    const bool fresh = visited_.insert(o.digest);
+    return fresh && !o.terminal;
   }
 
   void note_violation(const Violation& v, const Child& child) {
@@ -481,8 +554,8 @@ class Search {
   const ExploreConfig& config_;
   ExploreProgress progress_;
   BackendSource& check_source_;  // the first worker's, used after the search
+  VisitedSet visited_;  // before the workers, which read it
   std::vector<std::unique_ptr<Worker>> workers_;
-  VisitedSet visited_;
   size_t frontier_bytes_ = 0;
   ExploreResult result_;
   std::vector<std::vector<uint8_t>> paths_;  // of result_.violations

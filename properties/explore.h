@@ -100,7 +100,7 @@ struct ExploreCounterexample {
 struct ExploreResult {
   uint64_t transitions = 0;       // every transition taken (children generated)
   uint64_t distinct_states = 0;   // in the visited set (the start included)
-  uint64_t terminal_states = 0;   // transitions whose run ended there
+  uint64_t terminal_transitions = 0;   // transitions whose run ended there
   uint64_t max_depth = 0;         // deepest state reached
   uint64_t replayed_transitions = 0;  // transitions run to replay paths (the cost)
   bool complete = false;          // every schedule within the bounds was explored

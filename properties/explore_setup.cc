@@ -78,6 +78,7 @@ std::vector<ExplicitOp> parse_explore_ops(const std::string& list, int locks, in
 ExplicitPlan explore_plan(const Scenario& scenario, const std::string& ops, int64_t hold_ms, int64_t latency_us,
                           int64_t drain_ms) {
   validate_scenario(scenario);
+  if (ops.empty()) throw std::invalid_argument("--ops: no operations");
   const std::vector<std::string> lists = split(ops, ';');
   if (lists.size() != 1 && static_cast<int>(lists.size()) != scenario.clients) {
     throw std::invalid_argument("--ops: " + std::to_string(lists.size()) + " lists for " +
@@ -93,7 +94,13 @@ ExplicitPlan explore_plan(const Scenario& scenario, const std::string& ops, int6
   plan.faults.link = LinkProfile{latency_us, latency_us, 0.0, 0, 0.0};
   for (int c = 0; c < scenario.clients; ++c) {
     const std::string& list = lists.size() == 1 ? lists[0] : lists[static_cast<size_t>(c)];
-    plan.tasks.push_back(ExplicitTask{c, 0, 0, parse_explore_ops(list, scenario.locks, hold_ms)});
+    const std::vector<std::string> tasks = split(list, '|');
+    if (static_cast<int>(tasks.size()) > kMaxExploreTasks) {
+      throw std::invalid_argument("more than " + std::to_string(kMaxExploreTasks) + " tasks for one client");
+    }
+    for (size_t t = 0; t < tasks.size(); ++t) {
+      plan.tasks.push_back(ExplicitTask{c, 0, static_cast<int>(t), parse_explore_ops(tasks[t], scenario.locks, hold_ms)});
+    }
   }
   return plan;
 }

@@ -1,6 +1,8 @@
 // Explore setup: a small configuration for the explorer (properties/
 // explore.h) from the words a person types: every client's operations
-// ("lock,unlock" for all, or "lock,unlock;tryonce" one list per client),
+// ("lock,unlock" for all, or "lock,unlock;tryonce" one list per client;
+// within a client's list, "lock,unlock|lock,unlock" gives it two tasks,
+// i.e. two threads with their own owner ids),
 // the hold time between a client's operations, the link's latency and the
 // quiet time that ends a run. Parsed once, here, into an ExplicitPlan.
 //
@@ -26,13 +28,15 @@
 
 namespace locksim {
 
-constexpr int kMaxExploreOps = 64;  // per client
+constexpr int kMaxExploreOps = 64;   // per task
+constexpr int kMaxExploreTasks = 4;  // per client
 
-// One client's operations; throws std::invalid_argument naming the bad word.
+// One task's operations; throws std::invalid_argument naming the bad word.
 std::vector<ExplicitOp> parse_explore_ops(const std::string& list, int locks, int64_t hold_ms);
 
 // The plan every client runs: `ops` is one list for every client or one per
-// client (';' between them); latency_us the link's one latency. Throws
+// client (';' between them), each one task or several ('|' between them);
+// latency_us the link's one latency. Throws
 // std::invalid_argument (bad operations, list count) or ScenarioError.
 ExplicitPlan explore_plan(const Scenario& scenario, const std::string& ops, int64_t hold_ms, int64_t latency_us,
                           int64_t drain_ms);

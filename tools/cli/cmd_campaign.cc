@@ -57,6 +57,7 @@
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/runs_dir.h"
 #include "tools/cli/scenario_flags.h"
 #include "tools/cli/staged_run_dir.h"
 #include "tools/cli/live_backend_source.h"
@@ -130,59 +131,14 @@ void write_outputs(const CampaignArgs& args, const CampaignResult& r, double wal
                staged.replaces() ? ", replacing the earlier run of this same campaign" : "");
 }
 
-// The root of default runs directories: $LOCKSIM_RUNS_DIR, else "runs".
-std::string runs_root() {
-  const char* env = std::getenv("LOCKSIM_RUNS_DIR");
-  return env != nullptr && env[0] != '\0' ? env : "runs";
-}
-
-// <root>/<UTC time>-<profile>-<lock>[-shard-I-of-N][-K]/: a new, empty
-// directory (-2, -3 ... when one of that name exists), which claims the name;
-// the run is put there when it is complete (StagedRunDir), and only then
-// does <root>/latest point at it (point_latest_at).
+// The default runs directory: <root>/<UTC time>-<profile>-<lock>[-shard-I-of-N]
+// (tools/cli/runs_dir.h).
 std::string default_run_dir(const CampaignOptions& o) {
-  namespace fs = std::filesystem;
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
   std::string profile = o.profile;
   std::replace(profile.begin(), profile.end(), '+', '_');
-  std::string base = std::string(stamp) + "-" + profile + "-" + o.lock_kind;
-  if (o.shard_count > 1) base += "-shard-" + std::to_string(o.shard_index) + "-of-" + std::to_string(o.shard_count);
-  const fs::path root = runs_root();
-  std::error_code ec;
-  fs::create_directories(root, ec);
-  if (ec) throw UsageError("cannot create the runs directory '" + root.string() + "': " + ec.message() + " (or give --out DIR)");
-  for (int n = 1; n <= 1000; ++n) {
-    const std::string name = n == 1 ? base : base + "-" + std::to_string(n);
-    const fs::path dir = root / name;
-    if (!fs::create_directory(dir, ec)) {
-      if (ec) throw UsageError("cannot create '" + dir.string() + "': " + ec.message() + " (or give --out DIR)");
-      continue;  // exists: the next name
-    }
-    return dir.string();
-  }
-  throw UsageError("too many runs named " + (root / base).string() + "*: give --out DIR");
-}
-
-// <root>/latest -> the run dir's name, replaced in one step (rename over the
-// old link). A failure is only reported.
-void point_latest_at(const std::string& run_dir) {
-  namespace fs = std::filesystem;
-  const fs::path dir(run_dir);
-  const fs::path root = dir.parent_path();
-  std::error_code ec;
-  const fs::path temp = root / (".latest-" + std::to_string(::getpid()));
-  fs::remove(temp, ec);
-  fs::create_directory_symlink(dir.filename(), temp, ec);
-  if (!ec) fs::rename(temp, root / "latest", ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    std::fprintf(stderr, "campaign: could not update %s (%s)\n", (root / "latest").string().c_str(), ec.message().c_str());
-  }
+  std::string label = profile + "-" + o.lock_kind;
+  if (o.shard_count > 1) label += "-shard-" + std::to_string(o.shard_index) + "-of-" + std::to_string(o.shard_count);
+  return new_run_dir(label);
 }
 
 // "I/N" with 0 <= I < N <= kMaxCampaignShards; throws UsageError.
@@ -382,7 +338,7 @@ int run_campaign_command(CampaignArgs& args) {
                  what.c_str(), r.failed() ? "FAILED" : "passed", args.out_dir.c_str());
     return kExitEnvironment;
   }
-  if (default_dir) point_latest_at(args.out_dir);
+  if (default_dir) point_latest_at(args.out_dir, "campaign");
   // One line per failing seed that reproduces it (stderr under --json).
   FILE* reproduce = args.json ? stderr : stdout;
   const std::filesystem::path dir(args.out_dir);
