@@ -38,7 +38,8 @@ struct Outcome {
   uint64_t digest = 0;
   bool terminal = false;             // the run ended there
   std::vector<Violation> failing;    // new violations the policy fails on
-  std::vector<std::string> advisory; // properties of new reports it does not fail on
+  std::vector<std::string> advisory; // properties of new advisory reports
+  std::vector<std::string> explained;  // properties of other new reports it does not fail on
 };
 
 // The forced transitions that follow a state (each met no choice point:
@@ -266,8 +267,10 @@ class Worker {
       if (!seen.insert(v.property).second) continue;
       if (config_.policy.fails(v)) {
         child->failing.push_back(v);
-      } else {
+      } else if (is_advisory_property(v.property)) {
         child->advisory.push_back(v.property);
+      } else {
+        child->explained.push_back(v.property);
       }
     }
     return true;
@@ -480,6 +483,7 @@ class Search {
     result_.transitions++;
     result_.max_depth = std::max(result_.max_depth, child.depth);
     for (const std::string& p : o.advisory) result_.advisories[p]++;
+    for (const std::string& p : o.explained) result_.explained[p]++;
     if (!o.failing.empty()) {
       for (const Violation& v : o.failing) note_violation(v, child);
       return false;

@@ -79,7 +79,7 @@ struct ExploreConfig {
   ExploreOrder order = ExploreOrder::BreadthFirst;
   uint64_t walks = 1'000;     // RandomWalk: how many walks
   uint64_t walk_seed = 1;     // RandomWalk: the walks' random stream
-  int64_t max_depth = 100'000;          // transitions from the start
+  int64_t max_depth = 1'000'000;        // transitions from the start
   uint64_t max_states = 10'000'000;     // distinct states
   uint64_t max_memory_bytes = uint64_t{4} << 30;  // visited set + frontier
   int workers = 1;
@@ -108,6 +108,9 @@ struct ExploreResult {
   uint64_t memory_bytes = 0;      // peak of the visited set + frontier
   std::vector<ExploreCounterexample> violations;  // failing properties, in the order found
   std::map<std::string, uint64_t> advisories;     // advisory property -> transitions that reported it
+  // Other properties the policy does not fail on (--unexplained-only: a
+  // violation whose checker names a fault) -> transitions that reported it.
+  std::map<std::string, uint64_t> explained;
   bool failed() const { return !violations.empty(); }
 };
 

@@ -54,6 +54,8 @@ json explore_result_json(const ExploreConfig& config, const ExploreResult& r) {
   }
   json advisories = json::object();
   for (const auto& [property, count] : r.advisories) advisories[property] = count;
+  json explained = json::object();
+  for (const auto& [property, count] : r.explained) explained[property] = count;
   json counts = json::object();
   counts["transitions"] = r.transitions;
   counts["distinct_states"] = r.distinct_states;
@@ -69,6 +71,7 @@ json explore_result_json(const ExploreConfig& config, const ExploreResult& r) {
   j["counts"] = std::move(counts);
   j["violations"] = std::move(violations);
   j["advisories"] = std::move(advisories);
+  j["explained"] = std::move(explained);
   return j;
 }
 

@@ -9,7 +9,8 @@
 //    "complete":B,"limit":null|"max-states"|"max-memory"|"max-depth"|"walks",
 //    "counts":{"transitions","distinct_states","terminal_transitions","max_depth","replayed_transitions"},
 //    "violations":[{"property","violation":{...},"depth","distinct_before","paths","events","plan":{...}}],
-//    "advisories":{property:transitions}}
+//    "advisories":{property:transitions},
+//    "explained":{property:transitions}}   (not failing under --unexplained-only: a fault is named)
 // Deterministic: the same configuration and search give the same text.
 #pragma once
 

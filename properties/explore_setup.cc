@@ -36,8 +36,13 @@ int64_t number(const std::string& text, const std::string& word, int64_t min, in
 std::vector<ExplicitOp> parse_explore_ops(const std::string& list, int locks, int64_t hold_ms) {
   const int64_t kMaxMs = kMaxDurationMs;
   std::vector<ExplicitOp> ops;
+  int64_t sleep_us = 0;  // sleep:MS words before the next operation
   for (const std::string& word : split(list, ',')) {
     if (word.empty()) throw std::invalid_argument("an empty operation in '" + list + "'");
+    if (word.rfind("sleep:", 0) == 0) {
+      sleep_us += number(word.substr(6), word, 0, kMaxMs) * 1000;
+      continue;
+    }
     std::string body = word;
     ExplicitOp op;
     if (const size_t at = body.find('@'); at != std::string::npos) {
@@ -66,12 +71,15 @@ std::vector<ExplicitOp> parse_explore_ops(const std::string& list, int locks, in
                                   "' (lock[:LEASE], trylock:WAIT[:LEASE], tryonce[:LEASE], unlock, forceunlock, "
                                   "each with an optional @LOCK)");
     }
-    op.delay_us = ops.empty() ? 0 : hold_ms * 1000;
+    op.delay_us = (ops.empty() ? 0 : hold_ms * 1000) + sleep_us;
+    sleep_us = 0;
     ops.push_back(op);
     if (static_cast<int>(ops.size()) > kMaxExploreOps) {
       throw std::invalid_argument("more than " + std::to_string(kMaxExploreOps) + " operations for one client");
     }
   }
+  if (sleep_us != 0) throw std::invalid_argument("'" + list + "' ends with a sleep (it must come before an operation)");
+  if (ops.empty()) throw std::invalid_argument("no operation in '" + list + "'");
   return ops;
 }
 

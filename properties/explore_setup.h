@@ -14,9 +14,10 @@
 //   tryonce         tryLock() with no wait: one attempt
 //   tryonce:LEASE
 //   unlock, forceunlock
-// each optionally followed by @L: the lock's index (default 0).
-// A client's first operation starts at time 0; each next one hold_ms after
-// the previous one completed.
+// each optionally followed by @L: the lock's index (default 0); and
+//   sleep:MS        the next operation starts MS later (not an operation).
+// A task's first operation starts at time 0; each next one hold_ms after
+// the previous one completed (plus its sleeps).
 #pragma once
 
 #include <cstdint>

@@ -119,9 +119,11 @@ std::string explore_report_html(const json& s, const std::string& dir_name) {
                          " distinct states/s, peak RSS " + cell(timings["peak_rss_mb"]) + " MB, " +
                          cell(timings["workers"]) + " worker(s)")
       << "</table>\n";
-  if (!s["advisories"].empty()) {
-    out << "<h2>Advisories</h2>\n<table><tr><th>property</th><th>transitions</th></tr>\n";
-    for (const auto& [property, count] : s["advisories"].items()) {
+  for (const auto& [key, heading] : {std::pair<const char*, const char*>{"advisories", "Advisories"},
+                                     {"explained", "Not failing: a fault is named (--unexplained-only)"}}) {
+    if (s[key].empty()) continue;
+    out << "<h2>" << heading << "</h2>\n<table><tr><th>property</th><th>transitions</th></tr>\n";
+    for (const auto& [property, count] : s[key].items()) {
       out << "<tr><td>" << html_escape(property) << "</td><td>" << cell(count) << "</td></tr>\n";
     }
     out << "</table>\n";

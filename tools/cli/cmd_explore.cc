@@ -88,7 +88,7 @@ struct ExploreArgs {
   bool random_walk = false;
   uint64_t walks = 1'000;
   uint64_t seed = 1;
-  int64_t max_depth = 10'000;
+  int64_t max_depth = 1'000'000;
   uint64_t max_states = 10'000'000;
   uint64_t max_memory_mb = 4'096;
   int workers = 1;
@@ -263,6 +263,10 @@ std::string format_result(const ExploreArgs& a, const ExploreConfig& c, const Ex
   }
   for (const auto& [property, count] : r.advisories) {
     s += "advisory: " + property + " reported on " + std::to_string(count) + " transition(s)\n";
+  }
+  for (const auto& [property, count] : r.explained) {
+    s += "not failing (--unexplained-only, a fault is named): " + property + " on " + std::to_string(count) +
+         " transition(s)\n";
   }
   if (r.violations.empty()) return s;
   s += "VIOLATIONS (" + std::to_string(r.violations.size()) + " propert" + (r.violations.size() == 1 ? "y" : "ies") +
@@ -500,7 +504,7 @@ void add_explore_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--servers", a->servers, "Redis servers")->capture_default_str()->transform(integer_in(1, kMaxExploreServers));
   cmd->add_option("--ops", a->ops,
                   "Each client's operations, in order: lock[:LEASE], trylock:WAIT[:LEASE], tryonce[:LEASE], unlock, "
-                  "forceunlock, each with an optional @LOCK (comma-separated; one list for every client, or one "
+                  "forceunlock, each with an optional @LOCK, and sleep:MS before an operation (comma-separated; one list for every client, or one "
                   "per client separated by ';'; '|' between the tasks (threads) of one client)")
       ->capture_default_str();
   cmd->add_option("--hold-ms", a->hold_ms, "A client starts its next operation this long after the previous one completed")
