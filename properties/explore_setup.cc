@@ -102,7 +102,7 @@ ExplicitPlan explore_plan(const Scenario& scenario, const std::string& ops, int6
   plan.faults.link = LinkProfile{latency_us, latency_us, 0.0, 0, 0.0};
   for (int c = 0; c < scenario.clients; ++c) {
     const std::string& list = lists.size() == 1 ? lists[0] : lists[static_cast<size_t>(c)];
-    const std::vector<std::string> tasks = split(list, '|');
+    const std::vector<std::string> tasks = split(list, '/');
     if (static_cast<int>(tasks.size()) > kMaxExploreTasks) {
       throw std::invalid_argument("more than " + std::to_string(kMaxExploreTasks) + " tasks for one client");
     }

@@ -1,7 +1,7 @@
 // Explore setup: a small configuration for the explorer (properties/
 // explore.h) from the words a person types: every client's operations
 // ("lock,unlock" for all, or "lock,unlock;tryonce" one list per client;
-// within a client's list, "lock,unlock|lock,unlock" gives it two tasks,
+// within a client's list, "lock,unlock/lock,unlock" gives it two tasks,
 // i.e. two threads with their own owner ids),
 // the hold time between a client's operations, the link's latency and the
 // quiet time that ends a run. Parsed once, here, into an ExplicitPlan.
@@ -36,7 +36,7 @@ constexpr int kMaxExploreTasks = 4;  // per client
 std::vector<ExplicitOp> parse_explore_ops(const std::string& list, int locks, int64_t hold_ms);
 
 // The plan every client runs: `ops` is one list for every client or one per
-// client (';' between them), each one task or several ('|' between them);
+// client (';' between them), each one task or several ('/' between them);
 // latency_us the link's one latency. Throws
 // std::invalid_argument (bad operations, list count) or ScenarioError.
 ExplicitPlan explore_plan(const Scenario& scenario, const std::string& ops, int64_t hold_ms, int64_t latency_us,

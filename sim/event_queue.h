@@ -169,7 +169,9 @@ class EventQueue {
  private:
   static constexpr int kSlotBits = 22;  // kMaxItems slots
   static constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
-  static constexpr uint32_t kChunkSlots = 1024;  // a power of two
+  // A power of two; small, so that a new queue (a World built for every
+  // replay of the explorer, properties/explore.h) starts cheaply.
+  static constexpr uint32_t kChunkSlots = 128;
   static constexpr size_t kArity = 4;
   static constexpr size_t kLaneCompactAfter = 4096;
 

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <regex>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -120,6 +122,44 @@ TEST_F(CliExplore, CounterexampleIsConfirmedOnLive) {
   auto replay = run_locksim("replay --backend live " + (dir_ / "failures" / "mutual_exclusion.jsonl").string());
   EXPECT_EQ(replay.exit_code, 0) << replay.out;
   EXPECT_NE(replay.out.find("on the live backend"), std::string::npos) << replay.out;
+}
+
+// Every row of docs/exploring.md's mutant table: the mutant is found with those
+// flags, first as the property named, in that many events, and the correct
+// pack does not fail that property with the same flags.
+TEST_F(CliExplore, MutantTableIsTrue) {
+  std::ifstream readme(std::string(LOCKSIM_SOURCE_DIR) + "/docs/exploring.md");
+  ASSERT_TRUE(readme.good());
+  const std::regex row(R"(^\| `([a-z_]+)` \| `([^`]+)` \| ([a-z_]+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$)");
+  std::string line;
+  int rows = 0;
+  while (std::getline(readme, line)) {
+    std::smatch m;
+    if (!std::regex_match(line, m, row)) continue;
+    ++rows;
+    const std::string mutant = m[1], flags = m[2], property = m[3];
+    SCOPED_TRACE(mutant);
+    auto found = run_locksim("explore --mutant " + mutant + " " + flags + " --json --out " + dir_.string(),
+                             Stderr::Discard);
+    fs::remove_all(dir_);
+    ASSERT_EQ(found.exit_code, 1) << found.out;
+    const auto j = nlohmann::json::parse(found.out);
+    EXPECT_EQ(j["complete"], true);
+    auto correct = run_locksim("explore " + flags + " --json --out " + dir_.string(), Stderr::Discard);
+    fs::remove_all(dir_);
+    const auto c = nlohmann::json::parse(correct.out);
+    for (const auto& v : c["violations"]) EXPECT_NE(v["property"], property) << "the correct pack fails it too";
+    bool seen = false;
+    for (const auto& v : j["violations"]) {
+      if (v["property"] != property) continue;
+      seen = true;
+      EXPECT_EQ(v["distinct_before"].get<int>(), std::stoi(m[4]));
+      EXPECT_EQ(v["depth"].get<int>(), std::stoi(m[5]));
+      EXPECT_EQ(v["events"].get<int>(), std::stoi(m[6]));
+    }
+    EXPECT_TRUE(seen) << found.out;
+  }
+  EXPECT_EQ(rows, 13);  // every script and client mutant
 }
 
 }  // namespace

@@ -505,7 +505,7 @@ void add_explore_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--ops", a->ops,
                   "Each client's operations, in order: lock[:LEASE], trylock:WAIT[:LEASE], tryonce[:LEASE], unlock, "
                   "forceunlock, each with an optional @LOCK, and sleep:MS before an operation (comma-separated; one list for every client, or one "
-                  "per client separated by ';'; '|' between the tasks (threads) of one client)")
+                  "per client separated by ';'; '/' between the tasks (threads) of one client)")
       ->capture_default_str();
   cmd->add_option("--hold-ms", a->hold_ms, "A client starts its next operation this long after the previous one completed")
       ->capture_default_str()->transform(integer_in(int64_t{0}, int64_t{3'600'000}));
