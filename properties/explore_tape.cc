@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/world.h"
+#include "sim/world_setup.h"
 
 namespace locksim {
 
@@ -78,58 +79,33 @@ size_t ExploreTape::pick(const World& /*world*/, size_t candidates) {
 int ExploreTape::node_faults(ExplicitRun& run, int64_t at_us) {
   World& world = run.world();
   const int before = faults_used_;
-  std::vector<ExploreFault> kinds;
-  for (int c = 0; c < world.client_count() && budget_left(); ++c) {
-    if (!world.client_alive(c) || run.client_idle(c)) continue;
+  const int clients = world.client_count();
+  std::vector<FaultKind> kinds;
+  // The clients first, then the servers.
+  for (int node = 0; node < clients + world.server_count() && budget_left(); ++node) {
     kinds.clear();
-    if (allowed(ExploreFault::Crash)) kinds.push_back(ExploreFault::Crash);
-    if (allowed(ExploreFault::Pause) && !world.client_paused(c)) kinds.push_back(ExploreFault::Pause);
-    if (allowed(ExploreFault::ClientClock)) kinds.push_back(ExploreFault::ClientClock);
-    if (kinds.empty()) continue;
-    const size_t choice = decide(1 + kinds.size());
-    if (choice == 0) continue;
-    faults_used_++;
-    FaultAction f;
-    f.at_us = at_us;
-    f.target = c;
-    switch (kinds[choice - 1]) {
-      case ExploreFault::Crash:
-        f.kind = FaultKind::Crash;
-        world.crash(c);
-        break;
-      case ExploreFault::Pause:
-        f.kind = FaultKind::Pause;
-        f.duration_ms = config_.pause_ms;
-        world.pause(c, config_.pause_ms);
-        break;
-      default:
-        f.kind = FaultKind::ClientClockJump;
-        f.duration_ms = config_.jump_ms;
-        world.jump_client_clock(c, config_.jump_ms);
-        break;
-    }
-    fault_actions_.push_back(f);
-    run.note_fault(at_us);
-  }
-  for (int s = 0; s < world.server_count() && budget_left(); ++s) {
-    kinds.clear();
-    if (allowed(ExploreFault::Restart)) kinds.push_back(ExploreFault::Restart);
-    if (allowed(ExploreFault::ServerClock)) kinds.push_back(ExploreFault::ServerClock);
-    if (kinds.empty()) continue;
-    const size_t choice = decide(1 + kinds.size());
-    if (choice == 0) continue;
-    faults_used_++;
-    FaultAction f;
-    f.at_us = at_us;
-    f.target = s;
-    if (kinds[choice - 1] == ExploreFault::Restart) {
-      f.kind = FaultKind::RedisRestart;
-      world.redis_restart(s);
+    const bool client = node < clients;
+    const int target = client ? node : node - clients;
+    if (client) {
+      if (!world.client_alive(target) || run.client_idle(target)) continue;
+      if (allowed(ExploreFault::Crash)) kinds.push_back(FaultKind::Crash);
+      if (allowed(ExploreFault::Pause) && !world.client_paused(target)) kinds.push_back(FaultKind::Pause);
+      if (allowed(ExploreFault::ClientClock)) kinds.push_back(FaultKind::ClientClockJump);
     } else {
-      f.kind = FaultKind::ServerClockJump;
-      f.duration_ms = config_.jump_ms;
-      world.jump_server_clock(s, config_.jump_ms);
+      if (allowed(ExploreFault::Restart)) kinds.push_back(FaultKind::RedisRestart);
+      if (allowed(ExploreFault::ServerClock)) kinds.push_back(FaultKind::ServerClockJump);
     }
+    if (kinds.empty()) continue;
+    const size_t choice = decide(1 + kinds.size());
+    if (choice == 0) continue;
+    faults_used_++;
+    FaultAction f;
+    f.at_us = at_us;
+    f.kind = kinds[choice - 1];
+    f.target = target;
+    if (f.kind == FaultKind::Pause) f.duration_ms = config_.pause_ms;
+    if (f.kind == FaultKind::ClientClockJump || f.kind == FaultKind::ServerClockJump) f.duration_ms = config_.jump_ms;
+    apply_fault(world, f);  // as a plan's action is applied when replayed
     fault_actions_.push_back(f);
     run.note_fault(at_us);
   }

@@ -685,6 +685,16 @@ void World::failover(int s) {
   emit(std::move(e));
 }
 
+namespace {
+// A popped action runs in its slot; the slot is freed (and the action
+// destroyed) when the step ends, also if the action throws.
+struct SlotRelease {
+  EventQueue& queue;
+  uint32_t slot;
+  ~SlotRelease() { queue.release(slot); }
+};
+}  // namespace
+
 bool World::step() {
   if (hook_ != nullptr) return step_scheduled();
   if (queue_.empty()) return false;
@@ -692,13 +702,7 @@ bool World::step() {
   assert(top.at_us >= now_us_);
   now_us_ = top.at_us;
   stats_.actions++;
-  // The action runs in its slot; the slot is freed (and the action destroyed)
-  // when this step ends, also if the action throws.
-  struct Release {
-    EventQueue& queue;
-    uint32_t slot;
-    ~Release() { queue.release(slot); }
-  } release{queue_, top.slot};
+  const SlotRelease release{queue_, top.slot};
   Action& action = queue_.action(top.slot);
   if (top.guard.client >= 0) {  // a client action: its process must still run
     const int c = top.guard.client;
@@ -853,11 +857,7 @@ bool World::step_scheduled() {
   }
   const EventQueue::Popped top = due_live_[chosen];
   stats_.actions++;
-  struct Release {
-    EventQueue& queue;
-    uint32_t slot;
-    ~Release() { queue.release(slot); }
-  } release{queue_, top.slot};
+  const SlotRelease release{queue_, top.slot};
   queue_.action(top.slot)();
   return true;
 }

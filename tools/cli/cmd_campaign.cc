@@ -30,7 +30,7 @@
 // the line that reproduces it. --shard I/N runs the seed indexes i with
 // i % N == I (properties/campaign.h); `locksim merge` combines the shards.
 // Progress on stderr: on a terminal one updating line; otherwise a plain
-// line every kProgressLineS seconds (none for a shorter campaign).
+// line every 10 s (none for a shorter campaign).
 // Exit: 0 no property failed, 1 a property failed, 2 bad input.
 #include <chrono>
 #include <cstdio>
@@ -57,6 +57,7 @@
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/progress_line.h"
 #include "tools/cli/runs_dir.h"
 #include "tools/cli/scenario_flags.h"
 #include "tools/cli/staged_run_dir.h"
@@ -160,46 +161,21 @@ void parse_shard(const std::string& text, CampaignOptions* o) {
   o->shard_count = static_cast<int>(count);
 }
 
-// Progress on stderr: on a terminal one line, rewritten at most every
-// 0.2 s; otherwise a plain line every kProgressLineS seconds.
-class ProgressLine {
- public:
-  static constexpr double kProgressLineS = 10.0;
-  ProgressLine() : tty_(::isatty(STDERR_FILENO) != 0), started_(std::chrono::steady_clock::now()) {}
-
-  void update(const CampaignProgressInfo& p) {
-    const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    const bool last = p.done == p.total;
-    if (tty_ ? (elapsed_s - printed_s_ < 0.2 && !last) : (elapsed_s - printed_s_ < kProgressLineS)) return;
-    printed_s_ = elapsed_s;
-    const double seeds_per_s = elapsed_s > 0 ? p.done / elapsed_s : 0;
-    const double sim_per_wall = elapsed_s > 0 ? static_cast<double>(p.simulated_us) / 1e6 / elapsed_s : 0;
-    const double eta_s = seeds_per_s > 0 ? (p.total - p.done) / seeds_per_s : 0;
-    char line[200];
-    std::snprintf(line, sizeof line,
-                  "campaign %d/%d seeds (%d%%), %.1f seeds/s, %.0f simulated s per wall s, %d failed, ETA %.0f s",
-                  p.done, p.total, static_cast<int>(100LL * p.done / std::max(1, p.total)), seeds_per_s,
-                  sim_per_wall, p.failed, eta_s);
-    if (tty_) {
-      std::fprintf(stderr, "\r%s\033[K", line);  // \033[K: clear the rest of the old line
-      open_ = true;
-    } else {
-      std::fprintf(stderr, "%s\n", line);
-    }
-    std::fflush(stderr);
-  }
-  // Ends the terminal line (before anything else is printed).
-  void end() {
-    if (open_) std::fprintf(stderr, "\n");
-    open_ = false;
-  }
-
- private:
-  bool tty_;
-  std::chrono::steady_clock::time_point started_;
-  double printed_s_ = 0;
-  bool open_ = false;
-};
+// Campaign progress (tools/cli/progress_line.h): seeds done of total,
+// seeds/s, simulated seconds per wall second, failing seeds, ETA.
+void show_progress(ProgressLine& line, const CampaignProgressInfo& p) {
+  if (!line.due(p.done == p.total)) return;
+  const double elapsed_s = line.elapsed_s();
+  const double seeds_per_s = elapsed_s > 0 ? p.done / elapsed_s : 0;
+  const double sim_per_wall = elapsed_s > 0 ? static_cast<double>(p.simulated_us) / 1e6 / elapsed_s : 0;
+  const double eta_s = seeds_per_s > 0 ? (p.total - p.done) / seeds_per_s : 0;
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "campaign %d/%d seeds (%d%%), %.1f seeds/s, %.0f simulated s per wall s, %d failed, ETA %.0f s",
+                p.done, p.total, static_cast<int>(100LL * p.done / std::max(1, p.total)), seeds_per_s, sim_per_wall,
+                p.failed, eta_s);
+  line.print(text);
+}
 
 // The default backend: the model when it stands for the pack (or there is
 // none), else lua (the pack's own Lua in process). A pack that does not load
@@ -307,7 +283,7 @@ int run_campaign_command(CampaignArgs& args) {
   ProgressLine progress;
   CampaignResult r;
   try {
-    r = run_campaign(tmpl, o, workers, [&progress](const CampaignProgressInfo& p) { progress.update(p); });
+    r = run_campaign(tmpl, o, workers, [&progress](const CampaignProgressInfo& p) { show_progress(progress, p); });
   } catch (const CampaignSeedError& e) {
     progress.end();
     throw UsageError(std::string("campaign cut short on the ") + campaign_backend_name(o.backend) +

@@ -50,6 +50,7 @@
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/progress_line.h"
 #include "tools/cli/run_backend.h"
 #include "tools/cli/runs_dir.h"
 #include "tools/cli/scenario_flags.h"
@@ -157,39 +158,18 @@ double peak_rss_mb() {
   return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-// Progress on stderr: on a terminal one line, rewritten at most every 0.2 s;
-// otherwise a plain line every 10 s.
-class ExploreProgressLine {
- public:
-  ExploreProgressLine() : tty_(::isatty(STDERR_FILENO) != 0), started_(std::chrono::steady_clock::now()) {}
-  void update(const ExploreResult& r) {
-    const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    if (elapsed_s - printed_s_ < (tty_ ? 0.2 : 10.0)) return;
-    printed_s_ = elapsed_s;
-    char line[200];
-    std::snprintf(line, sizeof line, "explore: %llu distinct states, %llu transitions, depth %llu, %.0f states/s",
-                  static_cast<unsigned long long>(r.distinct_states), static_cast<unsigned long long>(r.transitions),
-                  static_cast<unsigned long long>(r.max_depth),
-                  elapsed_s > 0 ? static_cast<double>(r.distinct_states) / elapsed_s : 0.0);
-    if (tty_) {
-      std::fprintf(stderr, "\r%s\033[K", line);
-      open_ = true;
-    } else {
-      std::fprintf(stderr, "%s\n", line);
-    }
-    std::fflush(stderr);
-  }
-  void end() {
-    if (open_) std::fprintf(stderr, "\n");
-    open_ = false;
-  }
-
- private:
-  bool tty_;
-  std::chrono::steady_clock::time_point started_;
-  double printed_s_ = 0;
-  bool open_ = false;
-};
+// Explore progress (tools/cli/progress_line.h): distinct states,
+// transitions, depth and states/s so far.
+void show_progress(ProgressLine& line, const ExploreResult& r) {
+  if (!line.due()) return;
+  const double elapsed_s = line.elapsed_s();
+  char text[200];
+  std::snprintf(text, sizeof text, "explore: %llu distinct states, %llu transitions, depth %llu, %.0f states/s",
+                static_cast<unsigned long long>(r.distinct_states), static_cast<unsigned long long>(r.transitions),
+                static_cast<unsigned long long>(r.max_depth),
+                elapsed_s > 0 ? static_cast<double>(r.distinct_states) / elapsed_s : 0.0);
+  line.print(text);
+}
 
 // A counterexample run again on a live redis-server: the same history up
 // to the violation, and the same property violated there.
@@ -415,10 +395,10 @@ int run_explore_command(ExploreArgs& a) {
   });
 
   const auto started = std::chrono::steady_clock::now();
-  ExploreProgressLine progress;
+  ProgressLine progress;
   ExploreResult r;
   try {
-    r = run_explore(config, source_ptrs, [&progress](const ExploreResult& p) { progress.update(p); });
+    r = run_explore(config, source_ptrs, [&progress](const ExploreResult& p) { show_progress(progress, p); });
   } catch (const LuaScriptAbort& e) {
     progress.end();
     throw UsageError(std::string("explore stopped on the lua backend: ") + e.what());
