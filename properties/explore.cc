@@ -70,7 +70,7 @@ struct Child {
 };
 
 // Forced steps kept per replay at most (memory: a few dozen bytes each).
-constexpr size_t kMaxChainSteps = 1 << 20;
+constexpr size_t kMaxChainSteps = 1 << 16;
 
 class EventCounter final : public EventSink {
  public:
