@@ -19,7 +19,9 @@
 // live redis-server too and says whether the history and the violation are
 // the same.
 // Exit: 0 no failing violation (complete or not: the output says which),
-// 1 a property failed, 2 bad input.
+// 1 a property failed, 2 bad input, 3 the environment (the runs directory
+// cannot be written or another locksim writes it, redis-server cannot be
+// started for --confirm-live).
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -414,7 +416,7 @@ int run_explore_command(ExploreArgs& a) {
     try {
       for (size_t i = 0; i < r.violations.size(); ++i) confirmations[i] = confirm_on_live(r.violations[i]);
     } catch (const RedisError& e) {
-      throw UsageError(std::string("--confirm-live: the live backend failed: ") + e.what());
+      throw EnvironmentError(std::string("--confirm-live: the live backend failed: ") + e.what());
     }
   }
 
@@ -459,8 +461,8 @@ int run_explore_command(ExploreArgs& a) {
     write_outputs(a, r, summary, *sources.front(), staged, inputs);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locksim: cannot write the explore outputs: %s (the result stands as printed above; "
-                 "nothing written to %s; exit 2 for the outputs)\n", e.what(), a.out_dir.c_str());
-    return 2;
+                 "nothing written to %s; exit 3 for the outputs)\n", e.what(), a.out_dir.c_str());
+    return kExitEnvironment;
   }
   if (default_dir) point_latest_at(a.out_dir, "explore");
   FILE* reproduce = a.json ? stderr : stdout;
