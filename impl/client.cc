@@ -310,16 +310,19 @@ void LockClient::unlock(int task, const LockRef& lock, UnlockDone done) {
   assert(!dead_);
   const uint64_t op_id = env_.new_op_id();
   const std::string who = owner(task);
-  others_[op_id] = OtherOp{"unlock", who, lock.name};
-  env_.emit(op_event(EventKind::Invoke, "unlock", op_id, who, lock.name));
   // Deterministic request id: client uuid + a per-client counter.
   const std::string request_id = config_.client_uuid + "-" + std::to_string(next_request_++);
+  others_[op_id] = OtherOp{"unlock", who, lock.name, request_id, 0};
+  env_.emit(op_event(EventKind::Invoke, "unlock", op_id, who, lock.name));
   send_release(op_id, task, lock, request_id, 0, std::move(done));
 }
 
 void LockClient::send_release(uint64_t op_id, int task, const LockRef& lock,
                               const std::string& request_id, int attempt, UnlockDone done) {
   const std::string who = owner(task);
+  auto other = others_.find(op_id);
+  assert(other != others_.end());
+  other->second.attempt = attempt;
   ScriptCall call;
   ScriptParams& p = call.params;
   p.lock = lock.name;
@@ -385,7 +388,7 @@ void LockClient::force_unlock(int task, const LockRef& lock, std::function<void(
   assert(!dead_);
   const uint64_t op_id = env_.new_op_id();
   const std::string who = owner(task);
-  others_[op_id] = OtherOp{"force_unlock", who, lock.name};
+  others_[op_id] = OtherOp{"force_unlock", who, lock.name, "", 0};
   env_.emit(op_event(EventKind::Invoke, "force_unlock", op_id, who, lock.name));
   ScriptCall call;
   ScriptParams& p = call.params;
@@ -443,6 +446,50 @@ void LockClient::crash() {
   for (auto& [id, e] : notes) env_.emit(std::move(e));
   acquires_.clear();
   others_.clear();
+}
+
+void LockClient::digest(const DigestNames& names, StateDigest* out) const {
+  out->add(dead_);
+  out->add(next_request_);
+  out->add(static_cast<uint64_t>(acquires_.size()));
+  for (const auto& [id, op] : acquires_) {
+    out->add(op->task);
+    out->add(std::string_view(op->lock.name));
+    out->add(static_cast<int>(op->lock.kind));
+    out->add(op->lock.server);
+    out->add(std::string_view(op->op_name));
+    out->add(op->wait_ms);
+    out->add(op->lease_ms);
+    out->add(op->once);
+    out->add(op->start_ms - names.now_ms);
+    out->add(op->subscribed);
+    if (op->subscribed) out->add(names.subscription(op->sub));
+    out->add(op->waiting);
+    if (op->waiting) out->add(names.timer(op->wait_timer));
+    out->add(op->wake_pending);
+  }
+  out->add(static_cast<uint64_t>(others_.size()));
+  for (const auto& [id, other] : others_) {
+    out->add(std::string_view(other.op));
+    out->add(std::string_view(other.owner));
+    out->add(std::string_view(other.lock));
+    out->add(std::string_view(other.request_id));
+    out->add(other.attempt);
+  }
+  out->add(static_cast<uint64_t>(last_lease_.size()));
+  for (const auto& [key, lease] : last_lease_) {
+    out->add(std::string_view(key));
+    out->add(lease);
+  }
+  watchdog_.digest(names, out);
+}
+
+void LockClient::live_op_ids(std::vector<uint64_t>* out) const {
+  out->clear();
+  for (const auto& [id, op] : acquires_) out->push_back(id);
+  for (const auto& [id, other] : others_) out->push_back(id);
+  watchdog_.renewals_in_flight(out);
+  std::sort(out->begin(), out->end());
 }
 
 }  // namespace locksim

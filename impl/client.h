@@ -23,9 +23,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "impl/client_config.h"
 #include "impl/client_env.h"
+#include "impl/digest_names.h"
+#include "model/state_digest.h"
 #include "impl/watchdog.h"
 
 namespace locksim {
@@ -62,10 +65,23 @@ class LockClient {
   const Watchdog& watchdog() const { return watchdog_; }
   size_t pending_operations() const { return acquires_.size() + others_.size(); }
 
+  // The explorer's view (impl/digest_names.h): adds the fingerprint of this
+  // client's state to *out: every pending operation in op_id order (what it
+  // is, its budget's start relative to names.now_ms, its subscription and
+  // wait timer by rank, an unlock's retry count), the leases it remembers,
+  // its request counter and its watchdog. Poll rounds are left out (their
+  // bound, max_wait_rounds, is far beyond any explored depth).
+  void digest(const DigestNames& names, StateDigest* out) const;
+  // Appends the op ids that its pending callbacks name (pending operations,
+  // renewals in flight), ascending, after clearing *out.
+  void live_op_ids(std::vector<uint64_t>* out) const;
+
  private:
   struct AcquireOp;
   struct OtherOp {  // unlock / force_unlock in flight
     std::string op, owner, lock;
+    std::string request_id;  // unlock: the latch's request id
+    int attempt = 0;         // unlock: retries sent so far
   };
 
   void start_acquire(int task, const LockRef& lock, int64_t wait_ms, int64_t lease_ms, bool once,

@@ -128,6 +128,8 @@ void Watchdog::renew(const Key& key, uint64_t generation, uint64_t op_id, int at
   Entry& entry = it->second;
   assert(!entry.holds.empty());
   assert(shared_entries() || (entry.holds.size() == 1 && entry.holds.front().first == key.second));
+  entry.renew_op_id = op_id;
+  entry.renew_attempt = attempt;
   ScriptCall call;
   call.kind = ScriptKind::RlockRenew;
   call.params.lock = entry.lock.name;
@@ -144,6 +146,8 @@ void Watchdog::renew(const Key& key, uint64_t generation, uint64_t op_id, int at
       renew(key, generation, op_id, attempt + 1);
       return;
     }
+    entry.renew_op_id = 0;
+    entry.renew_attempt = 0;
     if (!out.timed_out && out.reply.is_int() && out.reply.integer == 1) {
       schedule(key, entry);
       return;
@@ -167,6 +171,33 @@ void Watchdog::renew(const Key& key, uint64_t generation, uint64_t op_id, int at
     }
     stop(key);
   });
+}
+
+void Watchdog::digest(const DigestNames& names, StateDigest* out) const {
+  out->add(static_cast<uint64_t>(entries_.size()));
+  for (const auto& [key, entry] : entries_) {
+    out->add(std::string_view(key.first));
+    out->add(std::string_view(key.second));
+    out->add(entry.lock.server);
+    out->add(static_cast<int>(entry.lock.kind));
+    out->add(static_cast<uint64_t>(entry.holds.size()));
+    for (const auto& [owner, count] : entry.holds) {
+      out->add(std::string_view(owner));
+      out->add(count);
+    }
+    out->add(names.timer(entry.timer));
+    out->add(entry.renew_op_id != 0);
+    if (entry.renew_op_id != 0) {
+      out->add(names.op(entry.renew_op_id));
+      out->add(entry.renew_attempt);
+    }
+  }
+}
+
+void Watchdog::renewals_in_flight(std::vector<uint64_t>* out) const {
+  for (const auto& [key, entry] : entries_) {
+    if (entry.renew_op_id != 0) out->push_back(entry.renew_op_id);
+  }
 }
 
 }  // namespace locksim

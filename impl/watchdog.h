@@ -29,6 +29,8 @@
 
 #include "impl/client_config.h"
 #include "impl/client_env.h"
+#include "impl/digest_names.h"
+#include "model/state_digest.h"
 
 namespace locksim {
 
@@ -56,6 +58,12 @@ class Watchdog {
   std::string renewing_owner(const std::string& lock, const std::string& owner) const;
   int64_t period_ms() const;
 
+  // The explorer's view (impl/digest_names.h): every entry, its holds, its
+  // timer by rank and the renewal in flight (by op rank, with its retry count).
+  void digest(const DigestNames& names, StateDigest* out) const;
+  // Appends the op ids of the renewals in flight (unordered).
+  void renewals_in_flight(std::vector<uint64_t>* out) const;
+
  private:
   // (lock, owner); the shared entry of the first-thread mutant has owner "".
   using Key = std::pair<std::string, std::string>;
@@ -64,6 +72,8 @@ class Watchdog {
     std::vector<std::pair<std::string, int64_t>> holds;  // owner -> count, insertion order
     ClientEnv::TimerId timer = 0;
     uint64_t generation = 0;
+    uint64_t renew_op_id = 0;  // the renewal in flight (0: none)
+    int renew_attempt = 0;     // its retries sent so far
   };
   bool shared_entries() const;
   Key key_of(const std::string& lock, const std::string& owner) const;

@@ -647,6 +647,44 @@ std::vector<KeyState> Store::snapshot(int64_t now_ms) const {
   return out;
 }
 
+void Store::digest(int64_t now_ms, StateDigest* out) const {
+  const double now = static_cast<double>(now_ms);
+  uint64_t live = 0;
+  for (const auto& [key, v] : keys_) {
+    if (expired(v, now_ms)) continue;
+    ++live;
+    StateDigest item;
+    item.add(std::string_view(key));
+    item.add(static_cast<int>(v.type));
+    switch (v.type) {
+      case Type::String: item.add(std::string_view(v.str)); break;
+      case Type::Hash:
+        item.add(static_cast<uint64_t>(v.hash.size()));
+        for (const auto& [field, value] : v.hash) {
+          item.add(std::string_view(field));
+          item.add(std::string_view(value));
+        }
+        break;
+      case Type::List:
+        item.add(static_cast<uint64_t>(v.list.size()));
+        for (const std::string& element : v.list) item.add(std::string_view(element));
+        break;
+      case Type::ZSet:
+        item.add(static_cast<uint64_t>(v.zset.ordered.size()));
+        for (const auto& [score, member] : v.zset.ordered) {
+          item.add(std::string_view(member));
+          item.add_double(score - now);
+        }
+        break;
+    }
+    item.add(v.expire_at_ms.has_value());
+    if (v.expire_at_ms) item.add(*v.expire_at_ms - now_ms);
+    out->add_unordered(item.value());
+  }
+  out->add(live);
+  out->end_unordered();
+}
+
 void Store::sweep_expired(int64_t now_ms) {
   while (!expiry_index_.empty() && expiry_index_.begin()->first < now_ms) {
     auto it = keys_.find(*expiry_index_.begin()->second);

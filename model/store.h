@@ -39,6 +39,7 @@
 
 #include "model/exec_result.h"
 #include "model/key_hash.h"
+#include "model/state_digest.h"
 
 namespace locksim {
 
@@ -178,6 +179,14 @@ class Store {
   // holders() into *out, reusing its buffers.
   void holders_into(std::string_view lock, int64_t now_ms, std::vector<std::string>* out) const;
   std::vector<KeyState> snapshot(int64_t now_ms) const;
+  // Adds the fingerprint of every live key to *out (model/state_digest.h):
+  // name, type, value (hash fields and list elements in order, sorted-set
+  // members with their scores) and expiry, every time relative to now_ms:
+  // an expiry as expire_at - now_ms and a score as score - now_ms (scores
+  // are the fair lock's deadlines). Stores whose digests are equal answer
+  // every later command alike when each is asked at its own now_ms.
+  // The keys' order plays no part. Deletes nothing.
+  void digest(int64_t now_ms, StateDigest* out) const;
   void sweep_expired(int64_t now_ms);  // delete every key with expire_at < now_ms
   void clear();                        // server restart without persistence
   size_t key_count() const { return keys_.size(); }  // including not-yet-swept expired keys

@@ -34,6 +34,9 @@ class CheckerSuite final : public EventSink {
   std::vector<Violation> violations() const;        // all, in history order
   std::optional<Violation> first_violation() const;
   uint64_t events_seen() const { return events_seen_; }
+  // How many violations the checkers have recorded so far (cheap: a
+  // caller that looks for new ones compares this first).
+  uint64_t reports() const { return reports_; }
   const std::vector<std::unique_ptr<Checker>>& checkers() const { return checkers_; }
 
  private:

@@ -27,6 +27,10 @@
 //    one running the same scripts, which sim/replicated_backend.h keeps as
 //    the replicas; null (the default): the backend runs replicas itself
 //    (configure_server_faults) or refuses them.
+//  - digest() adds the fingerprint of server `server`'s data to *out, every
+//    time relative to `server_now_us` (model/store.h's Store::digest), and
+//    returns true; false (the default) when the backend cannot (live): the
+//    explorer (properties/explore.h) needs it, nothing else does.
 //  - Deterministic: same calls, same results, byte for byte.
 #pragma once
 
@@ -38,6 +42,7 @@
 #include "model/exec_result.h"  // Published, ExecResult, KeyState
 #include "model/reply.h"
 #include "model/script_call.h"
+#include "model/state_digest.h"
 #include "sim/server_faults.h"
 
 namespace locksim {
@@ -62,6 +67,12 @@ class Backend {
     return FailoverResult{};
   }
   virtual std::unique_ptr<Backend> new_replicas() const { return nullptr; }
+  virtual bool digest(int server, int64_t server_now_us, StateDigest* out) {
+    (void)server;
+    (void)server_now_us;
+    (void)out;
+    return false;
+  }
 };
 
 }  // namespace locksim

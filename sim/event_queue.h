@@ -21,6 +21,10 @@
 // heap's root and the lanes' heads. The order is the same as with the heap
 // alone (keys are unique and compared alike); lanes only keep long-lived
 // entries out of the heap, whose every push and pop walks its depth.
+//
+// Each entry may carry a QueueTag saying what it is; pop_due(), restore()
+// and for_each() let a caller choose among the entries of one instant and
+// look at the whole queue (the World's schedule mode).
 #pragma once
 
 #include <cassert>
@@ -39,6 +43,19 @@ struct QueueGuard {
   uint64_t incarnation = 0;
 };
 
+// What an action is, for a caller that must reason about the queue without
+// running it (the World's schedule mode, sim/schedule_hook.h): kind 0 is
+// untagged; the rest is the caller's. `ref` points at a record the action
+// holds (kept alive by it); it is dereferenced, never hashed or ordered.
+struct QueueTag {
+  uint8_t kind = 0;
+  int32_t a = -1;
+  int32_t b = -1;
+  uint64_t id = 0;
+  uint64_t aux = 0;
+  const void* ref = nullptr;
+};
+
 class EventQueue {
  public:
   static constexpr size_t kMaxItems = size_t{1} << 22;
@@ -50,30 +67,62 @@ class EventQueue {
   };
 
   // The earliest entry, out of the order; its action stays in slot `slot`.
+  // `order` is its place among the entries of its instant (scheduled first:
+  // smaller), the same as long as it is queued (restore() keeps it).
   struct Popped {
     int64_t at_us = 0;
     Guard guard;
     uint32_t slot = 0;
+    uint64_t order = 0;
+    QueueTag tag;
   };
 
-  void push(int64_t at_us, Action&& action, Guard guard = Guard{}) {
-    heap_.push_back(store(at_us, std::move(action), guard));
+  void push(int64_t at_us, Action&& action, Guard guard = Guard{}, QueueTag tag = QueueTag{}) {
+    heap_.push_back(store(at_us, std::move(action), guard, tag));
     sift_up(heap_.size() - 1);
   }
   // push(), into `lane` when at_us is not earlier than the lane's last entry.
-  void push(Lane lane, int64_t at_us, Action&& action, Guard guard = Guard{}) {
+  void push(Lane lane, int64_t at_us, Action&& action, Guard guard = Guard{}, QueueTag tag = QueueTag{}) {
     assert(lane.index < kLanes);
     LaneKeys& l = lanes_[lane.index];
     if (l.head < l.keys.size() && at_us < at_us_of(l.keys.back())) {
-      push(at_us, std::move(action), guard);
+      push(at_us, std::move(action), guard, tag);
       return;
     }
     if (l.head == l.keys.size()) {  // empty: start again at the buffer's front
       l.keys.clear();
       l.head = 0;
     }
-    l.keys.push_back(store(at_us, std::move(action), guard));
+    l.keys.push_back(store(at_us, std::move(action), guard, tag));
     ++lane_items_;
+  }
+
+  // Takes every entry of the earliest instant out of the order, in order,
+  // appending them to *out. Each is then either released or restore()d.
+  void pop_due(std::vector<Popped>* out) {
+    assert(!empty());
+    const int64_t at_us = next_at_us();
+    while (!empty() && next_at_us() == at_us) out->push_back(pop());
+  }
+  // Puts a popped, not released entry back in the order, where it was.
+  void restore(const Popped& entry) {
+    assert(size() < kMaxItems);
+    heap_.push_back(make_key(entry.at_us, entry.order));
+    sift_up(heap_.size() - 1);
+  }
+  // Calls fn(at_us, order, guard, tag) for every queued entry, in no
+  // particular order.
+  template <class Fn>
+  void for_each(Fn&& fn) const {
+    auto visit = [&](Key key) {
+      const auto order = static_cast<uint64_t>(key);
+      const Slot& s = slot_at(static_cast<uint32_t>(order & kSlotMask));
+      fn(at_us_of(key), order, s.guard, s.tag);
+    };
+    for (const Key key : heap_) visit(key);
+    for (const LaneKeys& l : lanes_) {
+      for (size_t i = l.head; i < l.keys.size(); ++i) visit(l.keys[i]);
+    }
   }
 
   bool empty() const { return heap_.empty() && lane_items_ == 0; }
@@ -101,8 +150,10 @@ class EventQueue {
         l.head = 0;
       }
     }
-    const auto slot = static_cast<uint32_t>(static_cast<uint64_t>(top.key) & kSlotMask);
-    return Popped{at_us_of(top.key), slot_at(slot).guard, slot};
+    const auto order = static_cast<uint64_t>(top.key);
+    const auto slot = static_cast<uint32_t>(order & kSlotMask);
+    const Slot& s = slot_at(slot);
+    return Popped{at_us_of(top.key), s.guard, slot, order, s.tag};
   }
 
   // The action of a popped, not yet released slot.
@@ -118,7 +169,9 @@ class EventQueue {
  private:
   static constexpr int kSlotBits = 22;  // kMaxItems slots
   static constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
-  static constexpr uint32_t kChunkSlots = 1024;  // a power of two
+  // A power of two; small, so that a new queue (a World built for every
+  // replay of the explorer, properties/explore.h) starts cheaply.
+  static constexpr uint32_t kChunkSlots = 128;
   static constexpr size_t kArity = 4;
   static constexpr size_t kLaneCompactAfter = 4096;
 
@@ -128,6 +181,7 @@ class EventQueue {
   struct Slot {
     Action action;  // empty while the slot is free
     Guard guard;
+    QueueTag tag;
   };
 
   struct LaneKeys {
@@ -156,7 +210,7 @@ class EventQueue {
   }
 
   // Puts the action in a free slot; returns its key.
-  Key store(int64_t at_us, Action&& action, Guard guard) {
+  Key store(int64_t at_us, Action&& action, Guard guard, QueueTag tag) {
     assert(size() < kMaxItems && "event queue bound exceeded");
     assert(action && "scheduling an empty action");
     assert(at_us >= 0);
@@ -172,6 +226,7 @@ class EventQueue {
     Slot& s = slot_at(slot);
     s.action = std::move(action);
     s.guard = guard;
+    s.tag = tag;
     return make_key(at_us, (next_seq_++ << kSlotBits) | slot);
   }
 
@@ -181,6 +236,10 @@ class EventQueue {
   static int64_t at_us_of(Key key) { return static_cast<int64_t>(static_cast<uint64_t>(key >> 64)); }
 
   Slot& slot_at(uint32_t slot) {
+    assert(slot < slot_count_);
+    return chunks_[slot / kChunkSlots][slot & (kChunkSlots - 1)];
+  }
+  const Slot& slot_at(uint32_t slot) const {
     assert(slot < slot_count_);
     return chunks_[slot / kChunkSlots][slot & (kChunkSlots - 1)];
   }

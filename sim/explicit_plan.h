@@ -11,9 +11,14 @@
 // or completed (or when nothing is left to do).
 // plan_from_history() recovers such a plan from a generated run's history
 // (its Invoke and Fault events) plus the scenario's own fault plan setup.
+// A plan with a schedule (an explored counterexample, properties/explore.h)
+// runs in the World's schedule mode (sim/schedule_hook.h), the schedule
+// replayed by sim/schedule_replay.h; faults then run first at their instant.
+// sim/explicit_run.h runs a plan step by step.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/backend.h"
@@ -43,11 +48,37 @@ struct ExplicitTask {
   bool operator==(const ExplicitTask&) const = default;
 };
 
+// An explored schedule (sim/schedule_hook.h): with one, the plan runs in
+// the World's schedule mode on a link of exactly latency_us each way and
+// no loss of its own; every message arrives on time but those `fates`
+// names (by client and MessageInfo::index), and every pick among the
+// actors due at one instant takes the first but those `picks` names (by
+// the pick's ordinal in the run, from 0).
+struct ScheduledFate {
+  int client = 0;
+  uint64_t message = 0;
+  bool lost = false;
+  int64_t arrive_us = -1;  // a late message's arrival (not lost)
+  bool operator==(const ScheduledFate&) const = default;
+};
+struct ScheduledPick {
+  uint64_t tie = 0;
+  uint32_t pick = 0;  // > 0
+  bool operator==(const ScheduledPick&) const = default;
+};
+struct Schedule {
+  int64_t latency_us = 1'000;
+  std::vector<ScheduledFate> fates;  // sorted by (client, message)
+  std::vector<ScheduledPick> picks;  // sorted by tie
+  bool operator==(const Schedule&) const = default;
+};
+
 struct ExplicitPlan {
   Scenario scenario;          // seed, clients, locks, lock kind, servers, mutant, variant
   FaultPlan faults;           // link, clocks and the exact fault actions
   std::vector<ExplicitTask> tasks;
   int64_t drain_ms = 60'000;  // quiet time (no op started/completed) that ends the run
+  std::optional<Schedule> schedule;  // an explored schedule (faults.link is then the schedule's)
 };
 
 // The fault plan the Simulator would use for `scenario` (profile + seed).

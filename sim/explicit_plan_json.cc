@@ -84,6 +84,8 @@ const json& get_array(const json& j, const char* key, const std::string& where) 
 constexpr int64_t kMaxPlanTimeUs = kMaxDurationMs * 1000 * 4;
 constexpr int64_t kMaxPlanSpanMs = kMaxDurationMs * 4;
 constexpr size_t kMaxPlanEntries = 1'000'000;
+constexpr int64_t kMaxScheduleLatencyUs = 10'000'000;
+constexpr int64_t kMaxSchedulePick = 1 << 16;
 
 }  // namespace
 
@@ -121,11 +123,90 @@ json explicit_plan_to_json(const ExplicitPlan& plan) {
   j["drain_ms"] = plan.drain_ms;
   j["faults"] = std::move(faults);
   j["tasks"] = std::move(tasks);
+  if (plan.schedule) {
+    const Schedule& sc = *plan.schedule;
+    json fates = json::array();
+    for (const ScheduledFate& f : sc.fates) {
+      json o = json::object();
+      o["client"] = f.client;
+      o["message"] = f.message;
+      o["lost"] = f.lost;
+      o["arrive_us"] = f.arrive_us;
+      fates.push_back(std::move(o));
+    }
+    json picks = json::array();
+    for (const ScheduledPick& p : sc.picks) {
+      json o = json::object();
+      o["tie"] = p.tie;
+      o["pick"] = p.pick;
+      picks.push_back(std::move(o));
+    }
+    json schedule = json::object();
+    schedule["latency_us"] = sc.latency_us;
+    schedule["fates"] = std::move(fates);
+    schedule["picks"] = std::move(picks);
+    j["schedule"] = std::move(schedule);
+  }
   return j;
 }
 
+namespace {
+
+bool get_bool(const json& j, const char* key, const std::string& where) {
+  const json& v = j.at(key);
+  if (!v.is_boolean()) throw ScenarioError("plan: " + where + "." + key + " must be true or false");
+  return v.get<bool>();
+}
+
+Schedule schedule_from_json(const Scenario& scenario, const json& j) {
+  expect_keys(j, {"latency_us", "fates", "picks"}, "schedule");
+  Schedule sc;
+  sc.latency_us = get_int(j, "latency_us", 1, kMaxScheduleLatencyUs, "schedule");
+  const json& fates = get_array(j, "fates", "schedule");
+  if (fates.size() > kMaxPlanEntries) throw ScenarioError("plan: schedule: too many fates");
+  for (size_t i = 0; i < fates.size(); ++i) {
+    const std::string where = "schedule.fates[" + std::to_string(i) + "]";
+    const json& o = fates[i];
+    expect_keys(o, {"client", "message", "lost", "arrive_us"}, where);
+    ScheduledFate f;
+    f.client = static_cast<int>(get_int(o, "client", 0, scenario.clients - 1, where));
+    f.message = static_cast<uint64_t>(get_int(o, "message", 0, std::numeric_limits<int64_t>::max(), where));
+    f.lost = get_bool(o, "lost", where);
+    f.arrive_us = get_int(o, "arrive_us", -1, kMaxPlanTimeUs, where);
+    if (f.lost != (f.arrive_us < 0)) {
+      throw ScenarioError("plan: " + where + ": a lost message has arrive_us -1, a late one its arrival");
+    }
+    if (!sc.fates.empty() && std::make_pair(f.client, f.message) <=
+                                 std::make_pair(sc.fates.back().client, sc.fates.back().message)) {
+      throw ScenarioError("plan: " + where + ": fates must be sorted by (client, message), each once");
+    }
+    sc.fates.push_back(f);
+  }
+  const json& picks = get_array(j, "picks", "schedule");
+  if (picks.size() > kMaxPlanEntries) throw ScenarioError("plan: schedule: too many picks");
+  for (size_t i = 0; i < picks.size(); ++i) {
+    const std::string where = "schedule.picks[" + std::to_string(i) + "]";
+    const json& o = picks[i];
+    expect_keys(o, {"tie", "pick"}, where);
+    ScheduledPick p;
+    p.tie = static_cast<uint64_t>(get_int(o, "tie", 0, std::numeric_limits<int64_t>::max(), where));
+    p.pick = static_cast<uint32_t>(get_int(o, "pick", 1, kMaxSchedulePick, where));
+    if (!sc.picks.empty() && p.tie <= sc.picks.back().tie) {
+      throw ScenarioError("plan: " + where + ": picks must be sorted by tie, each once");
+    }
+    sc.picks.push_back(p);
+  }
+  return sc;
+}
+
+}  // namespace
+
 ExplicitPlan explicit_plan_from_json(const Scenario& scenario, const json& j) {
-  expect_keys(j, {"drain_ms", "faults", "tasks"}, "the plan");
+  if (j.is_object() && j.contains("schedule")) {
+    expect_keys(j, {"drain_ms", "faults", "tasks", "schedule"}, "the plan");
+  } else {
+    expect_keys(j, {"drain_ms", "faults", "tasks"}, "the plan");
+  }
   ExplicitPlan plan;
   plan.scenario = scenario;
   plan.faults = scenario_fault_plan(scenario, scenario.servers);
@@ -180,6 +261,10 @@ ExplicitPlan explicit_plan_from_json(const Scenario& scenario, const json& j) {
       task.ops.push_back(op);
     }
     plan.tasks.push_back(std::move(task));
+  }
+  if (j.contains("schedule")) {
+    plan.schedule = schedule_from_json(scenario, j.at("schedule"));
+    plan.faults.link = LinkProfile{plan.schedule->latency_us, plan.schedule->latency_us, 0.0, 0, 0.0};
   }
   return plan;
 }

@@ -9,7 +9,12 @@
 //   {"drain_ms":D,
 //    "faults":[{"at_us":T,"kind":"pause","target":C,"duration_ms":M,"restart_after_ms":R},...],
 //    "tasks":[{"client":C,"incarnation":I,"task":K,
-//              "ops":[{"kind":"lock","lock":L,"wait_ms":W,"lease_ms":M,"delay_us":D},...]},...]}
+//              "ops":[{"kind":"lock","lock":L,"wait_ms":W,"lease_ms":M,"delay_us":D},...]},...]
+//    [,"schedule":{"latency_us":L,
+//                  "fates":[{"client":C,"message":I,"lost":B,"arrive_us":T},...],
+//                  "picks":[{"tie":K,"pick":P},...]}]}
+// "schedule" (an explored counterexample, sim/explicit_plan.h's Schedule) is
+// written only when the plan has one; the link is then its fixed latency.
 // Every key is always written (byte-deterministic: same plan, same text).
 // Reading is strict: a missing, unknown or mistyped key, an unknown kind, or
 // an index outside the scenario (client, lock, fault target) throws

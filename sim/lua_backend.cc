@@ -105,6 +105,12 @@ void LuaBackend::restart(int server) {
   s.lua->reset();
 }
 
+// The Lua state itself (math.random's sequence) is not part of the digest.
+bool LuaBackend::digest(int server, int64_t server_now_us, StateDigest* out) {
+  at(server).store.digest(server_ms_of_us(server_now_us), out);
+  return true;
+}
+
 std::unique_ptr<Backend> LuaBackend::new_replicas() const {
   return std::make_unique<LuaBackend>(server_count(), pack_);
 }

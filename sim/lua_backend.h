@@ -55,6 +55,7 @@ class LuaBackend final : public Backend {
   void execute_into(int server, const ScriptCall& call, int64_t server_now_us, ExecResult* out) override;
   std::vector<KeyState> snapshot(int server, int64_t server_now_us) override;
   void restart(int server) override;
+  bool digest(int server, int64_t server_now_us, StateDigest* out) override;
   std::unique_ptr<Backend> new_replicas() const override;
 
   // Deletes every key of every server (FLUSHALL) and restarts their Lua

@@ -45,6 +45,11 @@ std::vector<KeyState> ModelBackend::snapshot(int server, int64_t server_now_us) 
 
 void ModelBackend::restart(int server) { store(server).clear(); }  // versions stay unique: the line cache stays valid
 
+bool ModelBackend::digest(int server, int64_t server_now_us, StateDigest* out) {
+  store(server).digest(server_ms_of_us(server_now_us), out);
+  return true;
+}
+
 void ModelBackend::wipe() {
   for (Store& s : stores_) s.clear();
 }

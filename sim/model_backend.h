@@ -32,6 +32,7 @@ class ModelBackend final : public Backend {
   void execute_into(int server, const ScriptCall& call, int64_t server_now_us, ExecResult* out) override;
   std::vector<KeyState> snapshot(int server, int64_t server_now_us) override;
   void restart(int server) override;
+  bool digest(int server, int64_t server_now_us, StateDigest* out) override;
   std::unique_ptr<Backend> new_replicas() const override {
     return std::make_unique<ModelBackend>(server_count(), variant_);
   }

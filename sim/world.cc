@@ -8,71 +8,10 @@
 #include <utility>
 
 #include "impl/script_event_fields.h"
+#include "sim/world_node.h"
 #include "sim/replicated_backend.h"
 
 namespace locksim {
-
-namespace {
-// The set of a node's pending timers. Timer ids are handed out in increasing
-// order (insert() checks it), so the set is a window of flags from the
-// oldest pending id on: insert, erase and clear are O(1) amortised and
-// allocate only when the window grows. The window is flags_[head_..]; the
-// flags before head_ are dropped in one go once they are the larger half.
-class LiveTimers {
- public:
-  void insert(uint64_t id) {
-    if (head_ == flags_.size()) {  // empty: the window starts at id
-      flags_.clear();
-      head_ = 0;
-      base_ = id;
-    }
-    assert(id == base_ + (flags_.size() - head_) && "timer ids must be consecutive");
-    flags_.push_back(1);
-  }
-  // True if `id` was pending (and now is not).
-  bool erase(uint64_t id) {
-    if (id < base_ || id >= base_ + (flags_.size() - head_)) return false;
-    uint8_t& flag = flags_[head_ + (id - base_)];
-    const bool was = flag != 0;
-    flag = 0;
-    while (head_ < flags_.size() && flags_[head_] == 0) {
-      ++head_;
-      ++base_;
-    }
-    if (head_ >= kCompactAfter && head_ * 2 >= flags_.size()) {
-      flags_.erase(flags_.begin(), flags_.begin() + static_cast<std::ptrdiff_t>(head_));
-      head_ = 0;
-    }
-    return was;
-  }
-  void clear() {
-    base_ += flags_.size() - head_;
-    flags_.clear();
-    head_ = 0;
-  }
-
- private:
-  static constexpr size_t kCompactAfter = 64;
-  uint64_t base_ = 0;            // id of flags_[head_]
-  size_t head_ = 0;
-  std::vector<uint8_t> flags_;   // 1: pending
-};
-}  // namespace
-
-struct World::Node {
-  int index = -1;
-  uint64_t incarnation = 0;
-  bool alive = false;
-  int64_t paused_until_us = 0;
-  NodeClock clock;
-  Rng net_rng{0};
-  std::string uuid;
-  std::unique_ptr<NodeEnv> env;
-  std::unique_ptr<LockClient> client;
-  std::unique_ptr<MultiLockClient> group;  // WorldConfig::groups
-  LiveTimers live_timers;
-  uint64_t next_timer = 1;
-};
 
 // The ClientEnv of one client node, backed by the world's event loop.
 class World::NodeEnv final : public ClientEnv {
@@ -82,7 +21,7 @@ class World::NodeEnv final : public ClientEnv {
   int64_t now_ms() const override { return world_.node(c_).clock.local_ms(world_.now_us_); }
 
   TimerId start_timer(int64_t delay_ms, std::function<void()> fire) override {
-    return arm_timer(delay_ms, std::move(fire));
+    return arm_timer(delay_ms, std::nullopt, EntryKind::ClientTimer, nullptr, std::move(fire));
   }
 
   void cancel_timer(TimerId id) override { world_.node(c_).live_timers.erase(id); }
@@ -96,7 +35,10 @@ class World::NodeEnv final : public ClientEnv {
     RecordPool<ScriptRequest>::Ref pending = world_.script_requests_.acquire();
     pending->finished = false;
     pending->done = std::move(done);
-    pending->timer = arm_timer(timeout_ms, World::kRequestTimeoutLane, [pending] {
+    pending->call = call;
+    pending->tag = tag;
+    ScriptRequest* record = &*pending;
+    pending->timer = arm_timer(timeout_ms, World::kRequestTimeoutLane, EntryKind::RequestTimeout, record, [pending] {
       if (pending->finished) return;
       pending->finished = true;
       ScriptOutcome out;
@@ -109,20 +51,29 @@ class World::NodeEnv final : public ClientEnv {
       world_.stats_.messages_lost++;
       return;
     }
-    if (draw_lost(world_.config_.link, n.net_rng)) {
-      world_.record_lost(c_, "request " + std::string(script_name(call.kind)) + " " + call.params.lock,
-                         call.params.lock);
-      return;
+    int64_t arrive_us = 0;
+    if (world_.hook_ != nullptr) {
+      if (!world_.scheduled_fate(c_, server, MessageKind::Request,
+                                 "request " + std::string(script_name(call.kind)) + " " + call.params.lock,
+                                 call.params.lock, &arrive_us)) {
+        return;
+      }
+    } else {
+      if (draw_lost(world_.config_.link, n.net_rng)) {
+        world_.record_lost(c_, "request " + std::string(script_name(call.kind)) + " " + call.params.lock,
+                           call.params.lock);
+        return;
+      }
+      arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, n.net_rng);
     }
-    pending->call = call;
-    pending->tag = tag;
-    const int64_t arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, n.net_rng);
     const int c = c_;
     World& world = world_;
-    world_.at(arrive_us, [&world, c, server, incarnation, pending = std::move(pending), this]() mutable {
+    const QueueTag arrival{static_cast<uint8_t>(EntryKind::Arrival), c, server, 0, incarnation, record};
+    world_.at_tagged(arrive_us, [&world, c, server, incarnation, pending = std::move(pending), this]() mutable {
       int64_t back_us = 0;
       if (!world.execute_at_server(c, server, pending->call, pending->tag, &pending->reply, &back_us)) return;
-      world.at_client_incarnation(c, incarnation, [&world, c, pending = std::move(pending), this] {
+      const QueueTag reply{static_cast<uint8_t>(EntryKind::Reply), c, server, 0, incarnation, &*pending};
+      world.at_client_incarnation_tagged(c, incarnation, [&world, c, pending = std::move(pending), this] {
         if (world.link_down(c)) {
           world.stats_.messages_lost++;
           return;
@@ -133,25 +84,22 @@ class World::NodeEnv final : public ClientEnv {
         ScriptOutcome out;
         out.reply = std::move(pending->reply);
         finish(*pending, out);
-      }, back_us);
-    });
+      }, back_us, reply);
+    }, arrival);
   }
 
   SubscriptionId subscribe(int server, const std::string& channel, int64_t timeout_ms,
                            std::function<void(bool)> done) override {
-    struct Pending {
-      bool finished = false;
-      TimerId timer = 0;
-      std::function<void(bool)> done;
-    };
-    auto pending = std::make_shared<Pending>();
+    auto pending = std::make_shared<SubscribeRequest>();
     pending->done = std::move(done);
-    pending->timer = arm_timer(timeout_ms > 0 ? timeout_ms : 0, [pending] {
+    const SubscriptionId id = world_.next_sub_id_++;
+    pending->id = id;
+    pending->timer = arm_timer(timeout_ms > 0 ? timeout_ms : 0, std::nullopt, EntryKind::SubscribeTimeout,
+                               pending.get(), [pending] {
       if (pending->finished) return;
       pending->finished = true;
       pending->done(false);
     });
-    const SubscriptionId id = world_.next_sub_id_++;
     world_.subs_[id] = Subscription{c_, server, channel, false};
     Node& n = world_.node(c_);
     const uint64_t incarnation = n.incarnation;
@@ -159,33 +107,49 @@ class World::NodeEnv final : public ClientEnv {
       world_.stats_.messages_lost++;
       return id;
     }
-    if (draw_lost(world_.config_.link, n.net_rng)) {
-      world_.record_lost(c_, "subscribe " + channel, "");
-      return id;
+    int64_t arrive_us = 0;
+    if (world_.hook_ != nullptr) {
+      if (!world_.scheduled_fate(c_, server, MessageKind::Subscribe, "subscribe " + channel, "", &arrive_us)) return id;
+    } else {
+      if (draw_lost(world_.config_.link, n.net_rng)) {
+        world_.record_lost(c_, "subscribe " + channel, "");
+        return id;
+      }
+      arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, n.net_rng);
     }
     const int c = c_;
     World& world = world_;
-    const int64_t arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, n.net_rng);
-    world_.at(arrive_us, [&world, c, id, incarnation, pending, this] {
+    const QueueTag arrival{static_cast<uint8_t>(EntryKind::SubscribeArrival), c, server, id, incarnation,
+                           pending.get()};
+    world_.at_tagged(arrive_us, [&world, c, server, id, incarnation, pending, this] {
       auto it = world.subs_.find(id);
       if (it == world.subs_.end()) return;  // cancelled before it arrived, or crashed
       if (world.link_down(c)) return;
       it->second.active = true;
       world.channels_[it->second.server][it->second.channel][c] += 1;
       Node& n = world.node(c);
-      if (draw_lost(world.config_.link, n.net_rng)) {
-        world.record_lost(c, "subscribe_ack " + it->second.channel, "");
-        return;
+      int64_t back_us = 0;
+      if (world.hook_ != nullptr) {
+        if (!world.scheduled_fate(c, server, MessageKind::SubscribeAck, "subscribe_ack " + it->second.channel, "",
+                                  &back_us)) {
+          return;
+        }
+      } else {
+        if (draw_lost(world.config_.link, n.net_rng)) {
+          world.record_lost(c, "subscribe_ack " + it->second.channel, "");
+          return;
+        }
+        back_us = world.now_us_ + draw_delay_us(world.config_.link, n.net_rng);
       }
-      const int64_t back_us = world.now_us_ + draw_delay_us(world.config_.link, n.net_rng);
-      world.at_client_incarnation(c, incarnation, [&world, c, pending, this] {
+      const QueueTag ack{static_cast<uint8_t>(EntryKind::SubscribeAck), c, server, id, incarnation, pending.get()};
+      world.at_client_incarnation_tagged(c, incarnation, [&world, c, pending, this] {
         if (world.link_down(c)) return;
         if (pending->finished) return;
         pending->finished = true;
         cancel_timer(pending->timer);
         pending->done(true);
-      }, back_us);
-    });
+      }, back_us, ack);
+    }, arrival);
     return id;
   }
 
@@ -197,28 +161,33 @@ class World::NodeEnv final : public ClientEnv {
     if (!sub.active) return;
     Node& n = world_.node(c_);
     const uint64_t incarnation = n.incarnation;
-    const int64_t arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, n.net_rng);
+    // In schedule mode an unsubscribe always arrives on time (it is no message
+    // whose fate the hook decides).
+    const int64_t arrive_us = world_.now_us_ + (world_.hook_ != nullptr ? world_.config_.link.latency_min_us
+                                                                         : draw_delay_us(world_.config_.link, n.net_rng));
     World& world = world_;
-    world_.at(arrive_us, [&world, sub, incarnation] {
+    StateDigest channel_digest;
+    channel_digest.add(std::string_view(sub.channel));
+    const QueueTag arrival{static_cast<uint8_t>(EntryKind::UnsubscribeArrival), c_, sub.server, channel_digest.value(),
+                           incarnation, nullptr};
+    world_.at_tagged(arrive_us, [&world, sub, incarnation] {
       if (world.node(sub.client).incarnation != incarnation) return;  // crash dropped it already
       auto& clients = world.channels_[sub.server][sub.channel];
       auto it = clients.find(sub.client);
       if (it == clients.end()) return;
       if (--it->second == 0) clients.erase(it);
       if (clients.empty()) world.channels_[sub.server].erase(sub.channel);
-    });
+    }, arrival);
   }
 
   uint64_t new_op_id() override { return world_.next_op_id_++; }
 
-  // start_timer for any callable (the env's own timers need no std::function).
-  template <class F>
-  TimerId arm_timer(int64_t delay_ms, F&& fire) {
-    return arm_timer(delay_ms, std::nullopt, std::forward<F>(fire));
-  }
-  // The same, in `lane` of the queue when one is given (timers of one length).
+  // start_timer for any callable (the env's own timers need no
+  // std::function), in `lane` of the queue when one is given (timers of one
+  // length); `kind` and `record` make its tag.
   template <typename F>
-  TimerId arm_timer(int64_t delay_ms, std::optional<EventQueue::Lane> lane, F&& fire) {
+  TimerId arm_timer(int64_t delay_ms, std::optional<EventQueue::Lane> lane, EntryKind kind, const void* record,
+                    F&& fire) {
     assert(delay_ms >= 0);
     Node& n = world_.node(c_);
     const TimerId id = n.next_timer++;
@@ -227,8 +196,9 @@ class World::NodeEnv final : public ClientEnv {
     Action timer = [this, id, fire = std::forward<F>(fire)]() mutable {
       if (world_.node(c_).live_timers.erase(id) != 0) fire();
     };
-    if (lane) world_.at_client_in_lane(*lane, c_, at_us, std::move(timer));
-    else world_.at_client(c_, at_us, std::move(timer));
+    const QueueTag tag = World::timer_tag(kind, c_, id, record);
+    if (lane) world_.at_client_in_lane(*lane, c_, at_us, std::move(timer), tag);
+    else world_.at_client(c_, at_us, std::move(timer), tag);
     return id;
   }
 
@@ -310,7 +280,15 @@ inline World::Node& World::node(int c) {
   return *nodes_[c];
 }
 
+inline const World::Node& World::node(int c) const {
+  assert(c >= 0 && c < static_cast<int>(nodes_.size()));
+  return *nodes_[c];
+}
+
+uint64_t World::messages_sent(int c) const { return node(c).messages; }
+
 bool World::client_alive(int c) const { return nodes_.at(c)->alive; }
+bool World::client_paused(int c) const { return nodes_.at(c)->paused_until_us > now_us_; }
 
 LockClient& World::client(int c) {
   Node& n = node(c);
@@ -360,24 +338,39 @@ void World::at(int64_t at_us, Action&& action) {
   queue_.push(at_us, std::move(action));
 }
 
+void World::at_tagged(int64_t at_us, Action&& action, QueueTag tag) {
+  assert(at_us >= now_us_);
+  queue_.push(at_us, std::move(action), EventQueue::Guard{}, tag);
+}
+
 void World::at_planned(int64_t at_us, Action&& action) {
   assert(at_us >= now_us_);
-  queue_.push(kPlanLane, at_us, std::move(action));
+  queue_.push(kPlanLane, at_us, std::move(action), EventQueue::Guard{},
+              QueueTag{static_cast<uint8_t>(EntryKind::Planned), -1, -1, 0, 0, nullptr});
 }
 
 void World::at_client(int c, int64_t at_us, Action&& action) {
   at_client_incarnation(c, node(c).incarnation, std::move(action), at_us);
 }
 
-void World::at_client_in_lane(EventQueue::Lane lane, int c, int64_t at_us, Action&& action) {
+void World::at_client(int c, int64_t at_us, Action&& action, QueueTag tag) {
+  at_client_incarnation_tagged(c, node(c).incarnation, std::move(action), at_us, tag);
+}
+
+void World::at_client_in_lane(EventQueue::Lane lane, int c, int64_t at_us, Action&& action, QueueTag tag) {
   assert(at_us >= now_us_);
-  queue_.push(lane, at_us, std::move(action), EventQueue::Guard{c, node(c).incarnation});
+  queue_.push(lane, at_us, std::move(action), EventQueue::Guard{c, node(c).incarnation}, tag);
 }
 
 void World::at_client_incarnation(int c, uint64_t incarnation, Action&& action, int64_t at_us) {
+  at_client_incarnation_tagged(c, incarnation, std::move(action), at_us, QueueTag{});
+}
+
+void World::at_client_incarnation_tagged(int c, uint64_t incarnation, Action&& action, int64_t at_us,
+                                         QueueTag tag) {
   if (at_us < 0) at_us = now_us_;
   assert(at_us >= now_us_);
-  queue_.push(at_us, std::move(action), EventQueue::Guard{c, incarnation});
+  queue_.push(at_us, std::move(action), EventQueue::Guard{c, incarnation}, tag);
 }
 
 void World::after_client(int c, int64_t delay_ms, Action&& action) {
@@ -397,6 +390,10 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
     // Connection refused: answered at once, nothing runs.
     Node& n = node(c);
     *reply = Reply::error("ERR connection refused (server " + std::to_string(s) + " is restarting)");
+    if (hook_ != nullptr) {
+      return scheduled_fate(c, s, MessageKind::Reply, "reply " + std::string(script_name(call.kind)) + " " + call.params.lock,
+                            call.params.lock, back_us);
+    }
     *back_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
     return true;
   }
@@ -456,6 +453,14 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   if (result.line_token != 0) e.line_after.clear();
   route_published(s, result.published);
   Node& n = node(c);
+  if (hook_ != nullptr && !lose) {
+    if (!scheduled_fate(c, s, MessageKind::Reply, "reply " + std::string(script_name(call.kind)) + " " + call.params.lock,
+                        call.params.lock, back_us)) {
+      return false;
+    }
+    *reply = result.reply;
+    return true;
+  }
   if (lose || draw_lost(config_.link, n.net_rng)) {
     record_lost(c, "reply " + std::string(script_name(call.kind)) + " " + call.params.lock, call.params.lock);
     return false;
@@ -476,12 +481,21 @@ void World::route_published(int s, const std::vector<Published>& published) {
         stats_.messages_lost++;
         continue;
       }
-      if (draw_lost(config_.link, n.net_rng)) {
-        record_lost(c, "message " + msg.channel, "");
-        continue;
+      int64_t arrive_us = 0;
+      if (hook_ != nullptr) {
+        if (!scheduled_fate(c, s, MessageKind::Delivery, "message " + msg.channel, "", &arrive_us)) continue;
+      } else {
+        if (draw_lost(config_.link, n.net_rng)) {
+          record_lost(c, "message " + msg.channel, "");
+          continue;
+        }
+        arrive_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
       }
-      const int64_t arrive_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
       const int target = c;
+      StateDigest message;
+      message.add(std::string_view(msg.channel));
+      message.add(std::string_view(msg.payload));
+      const QueueTag delivery{static_cast<uint8_t>(EntryKind::Delivery), c, s, message.value(), 0, nullptr};
       at_client(c, arrive_us, [this, target, s, msg] {
         if (link_down(target)) {
           stats_.messages_lost++;
@@ -497,7 +511,7 @@ void World::route_published(int s, const std::vector<Published>& published) {
         emit(std::move(d));
         n.client->on_message(msg.channel, msg.payload);
         if (n.group) n.group->on_message(msg.channel, msg.payload);
-      });
+      }, delivery);
     }
   }
 }
@@ -590,14 +604,14 @@ void World::pause(int c, int64_t duration_ms) {
   const int64_t until_us = std::max(n.paused_until_us, now_us_ + duration_ms * 1000);
   n.paused_until_us = until_us;
   const uint64_t incarnation = n.incarnation;
-  at(until_us, [this, c, until_us, incarnation] {
+  at_tagged(until_us, [this, c, until_us, incarnation] {
     Node& n = node(c);
     if (!n.alive || n.incarnation != incarnation || n.paused_until_us != until_us) return;
     Event r = fault_event("resume", c);
     r.client = c;
     r.local_ms = n.clock.local_ms(now_us_);
     emit(std::move(r));
-  });
+  }, QueueTag{static_cast<uint8_t>(EntryKind::Resume), c, -1, static_cast<uint64_t>(until_us), incarnation, nullptr});
 }
 
 void World::jump_client_clock(int c, int64_t delta_ms) {
@@ -627,14 +641,14 @@ void World::partition(int c, int64_t duration_ms) {
   e.duration_ms = duration_ms;
   emit(std::move(e));
   const uint64_t mine = gen;
-  at(now_us_ + duration_ms * 1000, [this, c, mine] {
+  at_tagged(now_us_ + duration_ms * 1000, [this, c, mine] {
     uint64_t& gen = partition_gen_.at(c);
     if (gen != mine) return;
     gen += 1;  // up
     Event h = fault_event("heal", c);
     h.client = c;
     emit(std::move(h));
-  });
+  }, QueueTag{static_cast<uint8_t>(EntryKind::Heal), c, -1, mine, 0, nullptr});
 }
 
 bool World::server_down(int s) const { return now_us_ < server_down_until_us_.at(static_cast<size_t>(s)); }
@@ -671,19 +685,24 @@ void World::failover(int s) {
   emit(std::move(e));
 }
 
+namespace {
+// A popped action runs in its slot; the slot is freed (and the action
+// destroyed) when the step ends, also if the action throws.
+struct SlotRelease {
+  EventQueue& queue;
+  uint32_t slot;
+  ~SlotRelease() { queue.release(slot); }
+};
+}  // namespace
+
 bool World::step() {
+  if (hook_ != nullptr) return step_scheduled();
   if (queue_.empty()) return false;
   const EventQueue::Popped top = queue_.pop();
   assert(top.at_us >= now_us_);
   now_us_ = top.at_us;
   stats_.actions++;
-  // The action runs in its slot; the slot is freed (and the action destroyed)
-  // when this step ends, also if the action throws.
-  struct Release {
-    EventQueue& queue;
-    uint32_t slot;
-    ~Release() { queue.release(slot); }
-  } release{queue_, top.slot};
+  const SlotRelease release{queue_, top.slot};
   Action& action = queue_.action(top.slot);
   if (top.guard.client >= 0) {  // a client action: its process must still run
     const int c = top.guard.client;
@@ -697,6 +716,203 @@ bool World::step() {
   }
   action();
   return true;
+}
+
+// ---- schedule mode (sim/schedule_hook.h) ----
+
+const char* message_kind_name(MessageKind kind) {
+  switch (kind) {
+    case MessageKind::Request: return "request";
+    case MessageKind::Reply: return "reply";
+    case MessageKind::Subscribe: return "subscribe";
+    case MessageKind::SubscribeAck: return "subscribe_ack";
+    case MessageKind::Delivery: return "message";
+  }
+  return "?";
+}
+
+void World::set_schedule(ScheduleHook* hook) {
+  assert(stats_.actions == 0 && "set_schedule before the first step");
+  assert(config_.link.latency_min_us == config_.link.latency_max_us && config_.link.tail_prob == 0 &&
+         config_.link.loss_prob == 0 && "schedule mode needs a fixed-latency link without loss");
+  hook_ = hook;
+}
+
+bool World::scheduled_fate(int c, int s, MessageKind kind, const std::string& what, const std::string& lock,
+                           int64_t* arrive_us) {
+  assert(hook_ != nullptr);
+  Node& n = node(c);
+  MessageInfo m;
+  m.client = c;
+  m.server = s;
+  m.kind = kind;
+  m.index = n.messages++;
+  m.on_time_us = now_us_ + config_.link.latency_min_us;
+  const MessageFate fate = hook_->message_fate(*this, m);
+  switch (fate.kind) {
+    case MessageFate::Kind::OnTime: *arrive_us = m.on_time_us; return true;
+    case MessageFate::Kind::Lost: record_lost(c, what, lock); return false;
+    case MessageFate::Kind::Late: {
+      assert(fate.arrive_us > m.on_time_us);
+      Event e = fault_event("delayed", c);
+      e.client = c;
+      e.lock = lock;
+      e.detail = what;
+      e.duration_ms = (fate.arrive_us - m.on_time_us + 999) / 1000;
+      emit(std::move(e));
+      *arrive_us = fate.arrive_us;
+      return true;
+    }
+  }
+  return false;
+}
+
+World::EntryState World::entry_state(const EventQueue::Popped& entry) const {
+  const QueueGuard& guard = entry.guard;
+  if (guard.client >= 0) {
+    const Node& n = node(guard.client);
+    if (!n.alive || n.incarnation != guard.incarnation) return EntryState::Dead;
+  }
+  const auto kind = static_cast<EntryKind>(entry.tag.kind);
+  if (kind == EntryKind::ClientTimer || kind == EntryKind::RequestTimeout || kind == EntryKind::SubscribeTimeout) {
+    if (!node(entry.tag.a).live_timers.contains(entry.tag.id)) return EntryState::Dead;
+  }
+  if (guard.client >= 0 && node(guard.client).paused_until_us > now_us_) return EntryState::Deferred;
+  return EntryState::Live;
+}
+
+void World::collect_due() {
+  due_.clear();
+  due_live_.clear();
+  queue_.pop_due(&due_);
+  assert(due_.front().at_us >= now_us_);
+  now_us_ = due_.front().at_us;
+  for (const EventQueue::Popped& entry : due_) {
+    switch (entry_state(entry)) {
+      case EntryState::Dead: queue_.release(entry.slot); break;
+      case EntryState::Deferred: {
+        // To the end of the pause, after the resume, in arrival order (as step()).
+        Action action = std::move(queue_.action(entry.slot));
+        queue_.release(entry.slot);
+        queue_.push(node(entry.guard.client).paused_until_us, std::move(action), entry.guard, entry.tag);
+        break;
+      }
+      case EntryState::Live: due_live_.push_back(entry); break;
+    }
+  }
+}
+
+int64_t World::actor_of(const QueueTag& tag, const QueueGuard& guard) {
+  // class * 2^32 + client * 2^8 + server: a client's own actions first, then
+  // its links (requests, replies, pub/sub), then the world's.
+  const auto kind = static_cast<EntryKind>(tag.kind);
+  int64_t cls = 0;
+  int64_t client = guard.client >= 0 ? guard.client : tag.a;
+  int64_t server = 0;
+  switch (kind) {
+    case EntryKind::Arrival:
+    case EntryKind::SubscribeArrival:
+    case EntryKind::UnsubscribeArrival: cls = 1; server = tag.b; break;
+    case EntryKind::Reply:
+    case EntryKind::SubscribeAck: cls = 2; server = tag.b; break;
+    case EntryKind::Delivery: cls = 3; server = tag.b; break;
+    case EntryKind::Planned:
+    case EntryKind::Untagged: cls = client >= 0 ? 0 : 4; break;
+    default: cls = 0; break;
+  }
+  if (client < 0) client = 0;
+  return (cls << 32) | (client << 8) | server;
+}
+
+bool World::step_scheduled() {
+  if (queue_.empty()) return false;
+  collect_due();
+  if (due_live_.empty()) return true;
+  size_t chosen = due_live_.size();
+  for (size_t i = 0; i < due_live_.size(); ++i) {
+    if (static_cast<EntryKind>(due_live_[i].tag.kind) == EntryKind::Planned) {
+      chosen = i;  // a plan's action runs first at its instant
+      break;
+    }
+  }
+  if (chosen == due_live_.size()) {
+    // The first action of each actor, by actor.
+    std::vector<std::pair<int64_t, size_t>> heads;
+    for (size_t i = 0; i < due_live_.size(); ++i) {
+      const int64_t actor = actor_of(due_live_[i].tag, due_live_[i].guard);
+      bool seen = false;
+      for (const auto& h : heads) seen = seen || h.first == actor;
+      if (!seen) heads.emplace_back(actor, i);
+    }
+    std::sort(heads.begin(), heads.end());
+    size_t k = 0;
+    if (heads.size() > 1) {
+      k = hook_->pick(*this, heads.size());
+      assert(k < heads.size());
+    }
+    chosen = heads[k].second;
+  }
+  for (size_t i = 0; i < due_live_.size(); ++i) {
+    if (i != chosen) queue_.restore(due_live_[i]);
+  }
+  const EventQueue::Popped top = due_live_[chosen];
+  stats_.actions++;
+  const SlotRelease release{queue_, top.slot};
+  queue_.action(top.slot)();
+  return true;
+}
+
+int64_t World::next_live_us(int64_t limit_us) {
+  assert(hook_ != nullptr);
+  while (!queue_.empty() && queue_.next_at_us() <= limit_us) {
+    collect_due();
+    if (!due_live_.empty()) {
+      for (const EventQueue::Popped& entry : due_live_) queue_.restore(entry);
+      return now_us_;
+    }
+  }
+  return -1;
+}
+
+void World::advance_to(int64_t at_us) {
+  assert(hook_ != nullptr);
+  assert(at_us >= now_us_);
+  now_us_ = at_us;
+}
+
+namespace {
+bool is_clients_own(EntryKind kind) {
+  return kind == EntryKind::ClientTimer || kind == EntryKind::RequestTimeout || kind == EntryKind::SubscribeTimeout ||
+         kind == EntryKind::Task || kind == EntryKind::Resume || kind == EntryKind::Heal;
+}
+}  // namespace
+
+int64_t World::next_deadline_after(int64_t after_us) const {
+  int64_t best = -1;
+  queue_.for_each([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
+    EventQueue::Popped entry{at_us, guard, 0, order, tag};
+    const auto kind = static_cast<EntryKind>(tag.kind);
+    if (!is_clients_own(kind) || entry_state(entry) == EntryState::Dead) return;
+    int64_t due_us = at_us;
+    if (guard.client >= 0) due_us = std::max(due_us, node(guard.client).paused_until_us);
+    if (due_us > after_us && (best < 0 || due_us < best)) best = due_us;
+  });
+  return best;
+}
+
+bool World::client_has_pending(int c) const {
+  const Node& n = node(c);
+  if (!n.alive) return false;
+  if (n.paused_until_us > now_us_) return true;
+  bool found = false;
+  queue_.for_each([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
+    if (found) return;
+    const int about = guard.client >= 0 ? guard.client : tag.a;
+    if (about != c) return;
+    EventQueue::Popped entry{at_us, guard, 0, order, tag};
+    if (entry_state(entry) != EntryState::Dead) found = true;
+  });
+  return found;
 }
 
 void World::run_until(int64_t until_us) {

@@ -17,6 +17,11 @@
 // failover() promotes it. With `groups`, every client also runs a
 // MultiLockClient (impl/multi_lock.h) for multi-locks and RedLocks.
 // Every history Event goes to the EventSink with consecutive ids.
+// Schedule mode (set_schedule, sim/schedule_hook.h): a hook decides every
+// message's fate and which actor's action runs first at an instant; each
+// queued action carries a tag saying what it is, so that the world can skip
+// the dead ones without running them and fingerprint its state (digest();
+// sim/world_digest.cc) for the explorer.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +43,7 @@
 #include "sim/node_clock.h"
 #include "sim/record_pool.h"
 #include "sim/rng.h"
+#include "sim/schedule_hook.h"
 #include "sim/server_faults.h"
 #include "traces/event_sink.h"
 
@@ -56,6 +62,25 @@ struct WorldConfig {
 };
 
 class ReplicatedBackend;
+
+// What a queued action is (QueueTag::kind), for schedule mode.
+enum class EntryKind : uint8_t {
+  Untagged = 0,
+  ClientTimer,       // a = client, id = timer id (a LockClient's or a watchdog's)
+  RequestTimeout,    // a = client, id = timer id, ref = the ScriptRequest
+  SubscribeTimeout,  // a = client, id = timer id, ref = the subscribe request
+  Arrival,           // a script request reaching server b from client a (aux: its incarnation); ref = the ScriptRequest
+  Reply,             // its reply reaching client a from server b; ref = the ScriptRequest
+  SubscribeArrival,  // a = client, b = server, id = subscription id, aux = incarnation, ref = the subscribe request
+  SubscribeAck,      // likewise, the acknowledgement back at the client
+  UnsubscribeArrival,  // a = client, b = server, id = fingerprint of the channel, aux = incarnation
+  Delivery,          // a pub/sub message reaching client a from server b; id = its fingerprint
+  Resume,            // a = client, id = the pause's end (true µs), aux = incarnation
+  Heal,              // a = client, id = the partition's generation
+  Task,              // a = client, id = the caller's name for the operation it starts
+  Planned,           // a fault plan's action
+  Restart,           // a = client: restarts after a crash
+};
 
 struct WorldStats {
   uint64_t events = 0;
@@ -86,11 +111,42 @@ class World {
   // crashes first, deferred to the end of a pause.
   void at_client(int c, int64_t at_us, Action&& action);
 
+  // at_client() with a tag (EntryKind::Task: a = c, id = what it starts).
+  void at_client(int c, int64_t at_us, Action&& action, QueueTag tag);
+
   // Runs `action` on client c after delay_ms of its monotonic clock (a task's
   // sleep); same crash/pause rules as at_client.
   void after_client(int c, int64_t delay_ms, Action&& action);
 
+  // Schedule mode (sim/schedule_hook.h), set before the first step. The
+  // link must have one fixed latency (latency_min_us == latency_max_us)
+  // and no loss of its own. The hook outlives the world.
+  void set_schedule(ScheduleHook* hook);
+  bool scheduled() const { return hook_ != nullptr; }
+  // Schedule mode: drops the dead actions due first (a crashed incarnation's,
+  // a cancelled timer's) and defers a paused client's, until the earliest
+  // action is live; returns its time, or -1 when no live action is due at
+  // or before limit_us (nothing after limit_us is touched, as step_before).
+  int64_t next_live_us(int64_t limit_us);
+  // Schedule mode: now becomes at_us (>= now, and no live action is due
+  // before it): faults happen at the instant before its actions.
+  void advance_to(int64_t at_us);
+  // Schedule mode: the earliest time, strictly after after_us, of a live
+  // action that is a client's own (a timer, an operation's start, the end
+  // of a pause), or -1: the next deadline a late message can be delayed past.
+  int64_t next_deadline_after(int64_t after_us) const;
+  // Schedule mode: some live queued action concerns client c (its own, or
+  // a message to or from it), or its pause is still to end.
+  bool client_has_pending(int c) const;
+  // Schedule mode: adds the fingerprint of the world's state to *out
+  // (sim/world_digest.cc). Throws std::logic_error for what it cannot
+  // fingerprint (an untagged action, a backend without digest()).
+  void digest(StateDigest* out);
+  // Messages sent on client c's link so far (MessageInfo::index).
+  uint64_t messages_sent(int c) const;
+
   bool client_alive(int c) const;
+  bool client_paused(int c) const;
   LockClient& client(int c);  // c must be alive
   MultiLockClient& group_client(int c);  // c must be alive; WorldConfig::groups
   int64_t client_local_ms(int c) const;
@@ -115,7 +171,9 @@ class World {
   // Test hook: called with each Script event; true -> its reply is lost.
   std::function<bool(const Event& script_event)> lose_reply;
 
-  // Runs one queued action; false when the queue is empty.
+  // Runs one queued action; false when the queue is empty. In schedule
+  // mode one step may instead only drop dead actions or defer a paused
+  // client's (it runs at most one live action).
   bool step();
   // Runs the next action if it is due at or before limit_us; else false.
   bool step_before(int64_t limit_us) {
@@ -152,9 +210,36 @@ class World {
     ScriptTag tag;
     Reply reply;
   };
+  // A subscribe request in flight (NodeEnv::subscribe): its timeout timer
+  // and its acknowledgement share it.
+  struct SubscribeRequest {
+    bool finished = false;
+    ClientEnv::TimerId timer = 0;
+    uint64_t id = 0;  // the subscription
+    std::function<void(bool)> done;
+  };
 
   Node& node(int c);
+  const Node& node(int c) const;
   void start_client(int c);
+  // Schedule mode.
+  enum class EntryState { Dead, Deferred, Live };
+  EntryState entry_state(const EventQueue::Popped& entry) const;
+  bool step_scheduled();
+  // Takes the due entries out, releases the dead ones, defers the paused
+  // ones and leaves the live ones in due_live_ (in order).
+  void collect_due();
+  // The actor of a live entry (sim/schedule_hook.h), ordered: lower first
+  // among the candidates of a pick.
+  static int64_t actor_of(const QueueTag& tag, const QueueGuard& guard);
+  // The fate of a message in schedule mode; records a lost or late one
+  // (`what` says which, as record_lost does). False: lost.
+  bool scheduled_fate(int c, int s, MessageKind kind, const std::string& what, const std::string& lock,
+                      int64_t* arrive_us);
+  // The tag of a timer of client c; internal timers name their record.
+  static QueueTag timer_tag(EntryKind kind, int c, uint64_t id, const void* ref = nullptr) {
+    return QueueTag{static_cast<uint8_t>(kind), c, -1, id, 0, ref};
+  }
   bool link_down(int c) const;
   std::string make_uuid(int c);
   // Server side of a script request from client c: true with *reply and
@@ -170,7 +255,9 @@ class World {
   static constexpr EventQueue::Lane kPlanLane{0};
   static constexpr EventQueue::Lane kRequestTimeoutLane{1};
   // at_client, through `lane`.
-  void at_client_in_lane(EventQueue::Lane lane, int c, int64_t at_us, Action&& action);
+  void at_client_in_lane(EventQueue::Lane lane, int c, int64_t at_us, Action&& action, QueueTag tag);
+  void at_tagged(int64_t at_us, Action&& action, QueueTag tag);
+  void at_client_incarnation_tagged(int c, uint64_t incarnation, Action&& action, int64_t at_us, QueueTag tag);
   void route_published(int s, const std::vector<Published>& published);
   void drop_subscriptions(int c);
   // A message the link dropped at random (not a partition): counted, and
@@ -198,6 +285,9 @@ class World {
   // server -> channel -> client -> active subscription count
   std::vector<std::map<std::string, std::map<int, int>>> channels_;
   WorldStats stats_;
+  ScheduleHook* hook_ = nullptr;
+  std::vector<EventQueue::Popped> due_;       // schedule mode: the instant's entries
+  std::vector<EventQueue::Popped> due_live_;  // ... the live ones
   ExecResult script_result_;             // execute_at_server's reused result
   Event script_event_;                   // execute_at_server's reused event
   struct LineCopy {

@@ -27,24 +27,27 @@ WorldConfig world_config_for(const Scenario& s, const FaultPlan& plan) {
 
 void schedule_faults(World& world, const FaultPlan& plan) {
   for (const FaultAction& f : plan.actions) {
-    world.at_planned(f.at_us, [&world, f] {
-      switch (f.kind) {
-        case FaultKind::Crash:
-          if (!world.client_alive(f.target)) return;
-          world.crash(f.target);
-          if (f.restart_after_ms >= 0) {
-            const int c = f.target;
-            world.at(world.now_us() + f.restart_after_ms * 1000, [&world, c] { world.restart(c); });
-          }
-          return;
-        case FaultKind::Pause: world.pause(f.target, f.duration_ms); return;
-        case FaultKind::ClientClockJump: world.jump_client_clock(f.target, f.duration_ms); return;
-        case FaultKind::ServerClockJump: world.jump_server_clock(f.target, f.duration_ms); return;
-        case FaultKind::Partition: world.partition(f.target, f.duration_ms); return;
-        case FaultKind::RedisRestart: world.redis_restart(f.target); return;
-        case FaultKind::Failover: world.failover(f.target); return;
+    world.at_planned(f.at_us, [&world, f] { apply_fault(world, f); });
+  }
+}
+
+void apply_fault(World& world, const FaultAction& f) {
+  switch (f.kind) {
+    case FaultKind::Crash:
+      if (!world.client_alive(f.target)) return;
+      world.crash(f.target);
+      if (f.restart_after_ms >= 0) {
+        const int c = f.target;
+        World* w = &world;
+        world.at(world.now_us() + f.restart_after_ms * 1000, [w, c] { w->restart(c); });
       }
-    });
+      return;
+    case FaultKind::Pause: world.pause(f.target, f.duration_ms); return;
+    case FaultKind::ClientClockJump: world.jump_client_clock(f.target, f.duration_ms); return;
+    case FaultKind::ServerClockJump: world.jump_server_clock(f.target, f.duration_ms); return;
+    case FaultKind::Partition: world.partition(f.target, f.duration_ms); return;
+    case FaultKind::RedisRestart: world.redis_restart(f.target); return;
+    case FaultKind::Failover: world.failover(f.target); return;
   }
 }
 

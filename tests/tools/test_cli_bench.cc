@@ -40,7 +40,8 @@ TEST(CliBench, QuickJsonHasEveryKeyPositiveOrNullWithReason) {
   }
   // Measured on every machine the tests run on (the model needs nothing).
   for (const char* key : {"model_execs_per_s", "sim_speedup", "checker_events_per_s", "trace_check_events_per_s",
-                          "campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w", "peak_rss_mb"}) {
+                          "campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w", "explore_states_per_s",
+                          "explore_states_per_s_2w", "peak_rss_mb"}) {
     EXPECT_TRUE(j[key].is_number()) << key;
   }
   // The saved trace and the server dirs are gone.
@@ -56,7 +57,7 @@ TEST(CliBench, OnlyMeasuresTheNamedPartsAndSaysWhyTheOthersAreNull) {
   EXPECT_TRUE(j.at("sim_speedup").is_number());
   EXPECT_TRUE(j.at("peak_rss_mb").is_number());
   for (const char* key : {"checker_events_per_s", "trace_check_events_per_s", "live_execs_per_s",
-                          "campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w"}) {
+                          "campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w", "explore_states_per_s"}) {
     EXPECT_TRUE(j.at(key).is_null()) << key;
     EXPECT_NE(j.at("null_reasons").at(key).get<std::string>().find("--only"), std::string::npos) << key;
   }

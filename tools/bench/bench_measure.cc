@@ -77,6 +77,7 @@ bool BenchSelection::includes(BenchPart part) const {
     case BenchPart::Checker: return checker;
     case BenchPart::Live: return live;
     case BenchPart::Campaign: return campaign;
+    case BenchPart::Explore: return explore;
   }
   return false;
 }
@@ -89,6 +90,7 @@ void BenchSelection::add(BenchPart part) {
     case BenchPart::Checker: checker = true; break;
     case BenchPart::Live: live = true; break;
     case BenchPart::Campaign: campaign = true; break;
+    case BenchPart::Explore: explore = true; break;
   }
 }
 
@@ -98,7 +100,8 @@ constexpr std::pair<BenchPart, const char*> kPartNames[] = {{BenchPart::Model, "
                                                             {BenchPart::Checker, "checker"},
                                                             {BenchPart::Live, "live"},
                                                             {BenchPart::Lua, "lua"},
-                                                            {BenchPart::Campaign, "campaign"}};
+                                                            {BenchPart::Campaign, "campaign"},
+                                                            {BenchPart::Explore, "explore"}};
 }  // namespace
 
 bool bench_part_from_name(const std::string& name, BenchPart* out) {
@@ -136,6 +139,7 @@ BenchReport run_bench(const BenchSizes& sizes, bool quick, const BenchProgress& 
        {"live_execs_per_s", "redis_benchmark_evalsha_per_s", "live_vs_redis_benchmark"}},
       {BenchPart::Campaign, "campaign", measure_campaign, {"campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w"}},
       {BenchPart::Lua, "lua", measure_lua, {"lua_execs_per_s", "lua_vs_live_fair_campaign"}},
+      {BenchPart::Explore, "explore", measure_explore, {"explore_states_per_s", "explore_states_per_s_2w"}},
   };
   for (const Step& step : steps) {
     if (!selection.includes(step.part)) {

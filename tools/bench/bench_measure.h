@@ -30,6 +30,11 @@
 //                 on live redis-servers (alternating, so both see the same
 //                 load): lua_vs_live_fair_campaign = lua seeds/s over live
 //                 seeds/s (live wall time over lua wall time, summed)
+//   explore       the README's rlock exploration (2 clients x lock, unlock,
+//                 lock, unlock; crash, pause, loss; at most 2 faults; our
+//                 pack on the model), breadth first to completion, on 1 and
+//                 on 2 workers: explore_states_per_s, explore_states_per_s_2w
+//                 (distinct states per wall second)
 //   peak RSS      getrusage(RUSAGE_SELF).ru_maxrss at the end: peak_rss_mb
 #pragma once
 
@@ -52,23 +57,26 @@ struct BenchSizes {
   uint64_t lua_pairs = 1'000'000;
   int lua_fair_seeds = 6;
   int64_t lua_fair_duration_ms = 60'000;
+  std::string explore_ops = "lock,unlock,lock,unlock";  // each client's, on the rlock exploration
 
   static BenchSizes full() { return BenchSizes{}; }
-  static BenchSizes quick() { return BenchSizes{100'000, 300'000, 1'000'000, 2'000, 10'000, 5, 20'000, 1, 5'000}; }
+  static BenchSizes quick() {
+    return BenchSizes{100'000, 300'000, 1'000'000, 2'000, 10'000, 5, 20'000, 1, 5'000, "lock,unlock"};
+  }
 };
 
 // The measurements run_bench() can be limited to (`locksim bench --only`).
 // Figures of a measurement left out are null with the reason "not measured
 // (--only ...)".
-enum class BenchPart { Model, Contention, Checker, Live, Campaign, Lua };
+enum class BenchPart { Model, Contention, Checker, Live, Campaign, Lua, Explore };
 struct BenchSelection {
-  bool model = true, contention = true, checker = true, live = true, campaign = true, lua = true;
+  bool model = true, contention = true, checker = true, live = true, campaign = true, lua = true, explore = true;
   bool includes(BenchPart part) const;
   static BenchSelection all() { return BenchSelection{}; }
-  static BenchSelection none() { return BenchSelection{false, false, false, false, false, false}; }
+  static BenchSelection none() { return BenchSelection{false, false, false, false, false, false, false}; }
   void add(BenchPart part);
 };
-// "model" | "contention" | "checker" | "live" | "campaign" | "lua"; false otherwise.
+// "model" | "contention" | "checker" | "live" | "campaign" | "lua" | "explore"; false otherwise.
 bool bench_part_from_name(const std::string& name, BenchPart* out);
 std::string bench_part_name(BenchPart part);
 
@@ -81,6 +89,7 @@ void measure_checker(const BenchSizes& sizes, BenchReport* report);
 void measure_live(const BenchSizes& sizes, BenchReport* report);
 void measure_campaign(const BenchSizes& sizes, BenchReport* report);
 void measure_lua(const BenchSizes& sizes, BenchReport* report);
+void measure_explore(const BenchSizes& sizes, BenchReport* report);
 void measure_peak_rss(BenchReport* report);
 
 // The median of a non-empty list (the mean of the middle two when even).

@@ -18,11 +18,12 @@
 
 namespace locksim {
 
-inline constexpr std::array<const char*, 12> kBenchKeys = {
+inline constexpr std::array<const char*, 14> kBenchKeys = {
     "model_execs_per_s",          "sim_speedup",        "checker_events_per_s",
     "trace_check_events_per_s",   "live_execs_per_s",   "redis_benchmark_evalsha_per_s",
     "live_vs_redis_benchmark",    "campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w",
-    "lua_execs_per_s",            "lua_vs_live_fair_campaign", "peak_rss_mb"};
+    "lua_execs_per_s",            "lua_vs_live_fair_campaign", "explore_states_per_s",
+    "explore_states_per_s_2w",    "peak_rss_mb"};
 
 struct BenchFigure {
   std::string key;                 // one of kBenchKeys

@@ -46,7 +46,7 @@ int bench_command(const BenchArgs& args) {
     for (const std::string& name : args.only) {
       BenchPart part{};
       if (!bench_part_from_name(name, &part)) {
-        std::fprintf(stderr, "locksim bench: --only: unknown measurement '%s' (model, contention, checker, live, campaign, lua)\n",
+        std::fprintf(stderr, "locksim bench: --only: unknown measurement '%s' (model, contention, checker, live, campaign, lua, explore)\n",
                      name.c_str());
         return 2;
       }
@@ -75,18 +75,18 @@ void add_bench_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "bench",
       "Measure speed on fixed scenarios: model execs/s, contention-64 speed-up, checker-10m, live vs "
-      "redis-benchmark, campaign seeds/s, peak RSS");
+      "redis-benchmark, campaign seeds/s, lua execs/s, explore states/s, peak RSS");
   cmd->add_flag("--json", args->json,
                 "print one JSON object (model_execs_per_s, sim_speedup, checker_events_per_s, "
                 "trace_check_events_per_s, live_execs_per_s, redis_benchmark_evalsha_per_s, "
                 "live_vs_redis_benchmark, campaign_seeds_per_s_1w, campaign_seeds_per_s_2w, lua_execs_per_s, "
-                "lua_vs_live_fair_campaign, peak_rss_mb; "
+                "lua_vs_live_fair_campaign, explore_states_per_s, explore_states_per_s_2w, peak_rss_mb; "
                 "null_reasons for nulls; quick; allocator: the malloc the run used)");
   cmd->add_flag("--quick", args->quick,
                 "scaled-down scenarios (1M-event checker history, 5 simulated minutes, fewer scripts and seeds)");
   cmd->add_option("--only", args->only,
                   "run only these measurements (comma-separated or repeated: model, contention, checker, live, "
-                  "campaign, lua); the others' figures are null. Peak RSS is always reported")
+                  "campaign, lua, explore); the others' figures are null. Peak RSS is always reported")
       ->delimiter(',');
   cmd->callback([args, exit_code] { *exit_code = bench_command(*args); });
 }

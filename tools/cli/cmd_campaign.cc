@@ -30,7 +30,7 @@
 // the line that reproduces it. --shard I/N runs the seed indexes i with
 // i % N == I (properties/campaign.h); `locksim merge` combines the shards.
 // Progress on stderr: on a terminal one updating line; otherwise a plain
-// line every kProgressLineS seconds (none for a shorter campaign).
+// line every 10 s (none for a shorter campaign).
 // Exit: 0 no property failed, 1 a property failed, 2 bad input.
 #include <chrono>
 #include <cstdio>
@@ -57,6 +57,8 @@
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/progress_line.h"
+#include "tools/cli/runs_dir.h"
 #include "tools/cli/scenario_flags.h"
 #include "tools/cli/staged_run_dir.h"
 #include "tools/cli/live_backend_source.h"
@@ -130,59 +132,14 @@ void write_outputs(const CampaignArgs& args, const CampaignResult& r, double wal
                staged.replaces() ? ", replacing the earlier run of this same campaign" : "");
 }
 
-// The root of default runs directories: $LOCKSIM_RUNS_DIR, else "runs".
-std::string runs_root() {
-  const char* env = std::getenv("LOCKSIM_RUNS_DIR");
-  return env != nullptr && env[0] != '\0' ? env : "runs";
-}
-
-// <root>/<UTC time>-<profile>-<lock>[-shard-I-of-N][-K]/: a new, empty
-// directory (-2, -3 ... when one of that name exists), which claims the name;
-// the run is put there when it is complete (StagedRunDir), and only then
-// does <root>/latest point at it (point_latest_at).
+// The default runs directory: <root>/<UTC time>-<profile>-<lock>[-shard-I-of-N]
+// (tools/cli/runs_dir.h).
 std::string default_run_dir(const CampaignOptions& o) {
-  namespace fs = std::filesystem;
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
   std::string profile = o.profile;
   std::replace(profile.begin(), profile.end(), '+', '_');
-  std::string base = std::string(stamp) + "-" + profile + "-" + o.lock_kind;
-  if (o.shard_count > 1) base += "-shard-" + std::to_string(o.shard_index) + "-of-" + std::to_string(o.shard_count);
-  const fs::path root = runs_root();
-  std::error_code ec;
-  fs::create_directories(root, ec);
-  if (ec) throw UsageError("cannot create the runs directory '" + root.string() + "': " + ec.message() + " (or give --out DIR)");
-  for (int n = 1; n <= 1000; ++n) {
-    const std::string name = n == 1 ? base : base + "-" + std::to_string(n);
-    const fs::path dir = root / name;
-    if (!fs::create_directory(dir, ec)) {
-      if (ec) throw UsageError("cannot create '" + dir.string() + "': " + ec.message() + " (or give --out DIR)");
-      continue;  // exists: the next name
-    }
-    return dir.string();
-  }
-  throw UsageError("too many runs named " + (root / base).string() + "*: give --out DIR");
-}
-
-// <root>/latest -> the run dir's name, replaced in one step (rename over the
-// old link). A failure is only reported.
-void point_latest_at(const std::string& run_dir) {
-  namespace fs = std::filesystem;
-  const fs::path dir(run_dir);
-  const fs::path root = dir.parent_path();
-  std::error_code ec;
-  const fs::path temp = root / (".latest-" + std::to_string(::getpid()));
-  fs::remove(temp, ec);
-  fs::create_directory_symlink(dir.filename(), temp, ec);
-  if (!ec) fs::rename(temp, root / "latest", ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    std::fprintf(stderr, "campaign: could not update %s (%s)\n", (root / "latest").string().c_str(), ec.message().c_str());
-  }
+  std::string label = profile + "-" + o.lock_kind;
+  if (o.shard_count > 1) label += "-shard-" + std::to_string(o.shard_index) + "-of-" + std::to_string(o.shard_count);
+  return new_run_dir(label);
 }
 
 // "I/N" with 0 <= I < N <= kMaxCampaignShards; throws UsageError.
@@ -204,46 +161,21 @@ void parse_shard(const std::string& text, CampaignOptions* o) {
   o->shard_count = static_cast<int>(count);
 }
 
-// Progress on stderr: on a terminal one line, rewritten at most every
-// 0.2 s; otherwise a plain line every kProgressLineS seconds.
-class ProgressLine {
- public:
-  static constexpr double kProgressLineS = 10.0;
-  ProgressLine() : tty_(::isatty(STDERR_FILENO) != 0), started_(std::chrono::steady_clock::now()) {}
-
-  void update(const CampaignProgressInfo& p) {
-    const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    const bool last = p.done == p.total;
-    if (tty_ ? (elapsed_s - printed_s_ < 0.2 && !last) : (elapsed_s - printed_s_ < kProgressLineS)) return;
-    printed_s_ = elapsed_s;
-    const double seeds_per_s = elapsed_s > 0 ? p.done / elapsed_s : 0;
-    const double sim_per_wall = elapsed_s > 0 ? static_cast<double>(p.simulated_us) / 1e6 / elapsed_s : 0;
-    const double eta_s = seeds_per_s > 0 ? (p.total - p.done) / seeds_per_s : 0;
-    char line[200];
-    std::snprintf(line, sizeof line,
-                  "campaign %d/%d seeds (%d%%), %.1f seeds/s, %.0f simulated s per wall s, %d failed, ETA %.0f s",
-                  p.done, p.total, static_cast<int>(100LL * p.done / std::max(1, p.total)), seeds_per_s,
-                  sim_per_wall, p.failed, eta_s);
-    if (tty_) {
-      std::fprintf(stderr, "\r%s\033[K", line);  // \033[K: clear the rest of the old line
-      open_ = true;
-    } else {
-      std::fprintf(stderr, "%s\n", line);
-    }
-    std::fflush(stderr);
-  }
-  // Ends the terminal line (before anything else is printed).
-  void end() {
-    if (open_) std::fprintf(stderr, "\n");
-    open_ = false;
-  }
-
- private:
-  bool tty_;
-  std::chrono::steady_clock::time_point started_;
-  double printed_s_ = 0;
-  bool open_ = false;
-};
+// Campaign progress (tools/cli/progress_line.h): seeds done of total,
+// seeds/s, simulated seconds per wall second, failing seeds, ETA.
+void show_progress(ProgressLine& line, const CampaignProgressInfo& p) {
+  if (!line.due(p.done == p.total)) return;
+  const double elapsed_s = line.elapsed_s();
+  const double seeds_per_s = elapsed_s > 0 ? p.done / elapsed_s : 0;
+  const double sim_per_wall = elapsed_s > 0 ? static_cast<double>(p.simulated_us) / 1e6 / elapsed_s : 0;
+  const double eta_s = seeds_per_s > 0 ? (p.total - p.done) / seeds_per_s : 0;
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "campaign %d/%d seeds (%d%%), %.1f seeds/s, %.0f simulated s per wall s, %d failed, ETA %.0f s",
+                p.done, p.total, static_cast<int>(100LL * p.done / std::max(1, p.total)), seeds_per_s, sim_per_wall,
+                p.failed, eta_s);
+  line.print(text);
+}
 
 // The default backend: the model when it stands for the pack (or there is
 // none), else lua (the pack's own Lua in process). A pack that does not load
@@ -351,7 +283,7 @@ int run_campaign_command(CampaignArgs& args) {
   ProgressLine progress;
   CampaignResult r;
   try {
-    r = run_campaign(tmpl, o, workers, [&progress](const CampaignProgressInfo& p) { progress.update(p); });
+    r = run_campaign(tmpl, o, workers, [&progress](const CampaignProgressInfo& p) { show_progress(progress, p); });
   } catch (const CampaignSeedError& e) {
     progress.end();
     throw UsageError(std::string("campaign cut short on the ") + campaign_backend_name(o.backend) +
@@ -382,7 +314,7 @@ int run_campaign_command(CampaignArgs& args) {
                  what.c_str(), r.failed() ? "FAILED" : "passed", args.out_dir.c_str());
     return kExitEnvironment;
   }
-  if (default_dir) point_latest_at(args.out_dir);
+  if (default_dir) point_latest_at(args.out_dir, "campaign");
   // One line per failing seed that reproduces it (stderr under --json).
   FILE* reproduce = args.json ? stderr : stdout;
   const std::filesystem::path dir(args.out_dir);

@@ -1,5 +1,6 @@
 // locksim replay FILE: re-runs the trace's scenario (from its header, on the
-// backend it names) and compares the new history with the file event by event.
+// backend it names, or on --backend) and compares the new history with the
+// file event by event.
 // Exit 0: every event reproduced identically; 1: the first differing event is
 // shown (index, expected line, actual line); 2: unreadable or invalid trace.
 #include <cstdio>
@@ -21,7 +22,7 @@ namespace locksim::cli {
 
 namespace {
 
-int replay_command(const std::string& path) {
+int replay_command(const std::string& path, const std::string& backend_override) {
   try {
     TraceReader reader(path);
     if (reader.header().backend == "realtime") {
@@ -30,9 +31,13 @@ int replay_command(const std::string& path) {
     }
     Scenario scenario = scenario_from_header(reader.header());
     const std::string recorded_variant = scenario.model_variant;
+    const std::string kind = backend_override.empty() ? reader.header().backend : backend_override;
+    if (!backend_override.empty() && kind != "model" && kind != "lua" && kind != "live") {
+      throw UsageError("--backend: unknown backend '" + kind + "' (model, lua, live)");
+    }
     RunBackend backend;
     try {
-      backend = make_run_backend(reader.header().backend, &scenario);
+      backend = make_run_backend(kind, &scenario);
     } catch (const UsageError& e) {  // the header's backend or script pack: name the file
       throw UsageError(path + ": header: " + e.what());
     } catch (const ScriptPackError& e) {
@@ -45,9 +50,15 @@ int replay_command(const std::string& path) {
     CheckerSuite suite(default_check_config());
     const ReplayResult result = replay_trace(reader, *backend.backend, &suite);
     if (result.identical()) {
-      std::printf("replay: %llu events reproduced identically%s\n",
+      const nlohmann::json& plan = reader.header().plan;
+      std::printf("replay: %llu events reproduced identically%s%s\n",
                   static_cast<unsigned long long>(result.events_compared),
-                  reader.header().plan.is_null() ? "" : " (the shrunk counterexample's explicit plan)");
+                  plan.is_null() ? ""
+                  : plan.contains("schedule") ? " (the explored counterexample's plan and schedule)"
+                                              : " (the shrunk counterexample's explicit plan)",
+                  kind == reader.header().backend
+                      ? ""
+                      : (" on the " + kind + " backend (recorded on " + reader.header().backend + ")").c_str());
       suite.finish();
       constexpr size_t kShownViolations = 5;
       const std::vector<Violation> violations = suite.violations();
@@ -75,9 +86,13 @@ int replay_command(const std::string& path) {
 
 void add_replay_command(CLI::App& app, int* exit_code) {
   auto path = std::make_shared<std::string>();
+  auto backend = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("replay", "Re-run a trace and check every event is reproduced");
   cmd->add_option("file", *path, "Trace file")->required();
-  cmd->callback([path, exit_code] { *exit_code = replay_command(*path); });
+  cmd->add_option("--backend", *backend,
+                  "Run it on this backend instead of the one its header names: model, lua (the pack's own Lua in "
+                  "process) or live (redis-server); the events must be the same");
+  cmd->callback([path, backend, exit_code] { *exit_code = replay_command(*path, *backend); });
 }
 
 }  // namespace locksim::cli

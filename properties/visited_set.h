@@ -1,0 +1,63 @@
+// VisitedSet: the explorer's set of state fingerprints (64-bit digests,
+// model/state_digest.h): open addressing with linear probing, 8 bytes a
+// slot, kept at most half full (doubled when it would not be). A digest of
+// 0 is stored as 1 (0 marks an empty slot). Not thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace locksim {
+
+class VisitedSet {
+ public:
+  VisitedSet() : slots_(kInitialSlots, 0) {}
+
+  // True if `digest` was not in the set (and now is).
+  bool insert(uint64_t digest) {
+    if (digest == 0) digest = 1;
+    if ((size_ + 1) * 2 > slots_.size()) grow();
+    return place(slots_, digest);
+  }
+  bool contains(uint64_t digest) const {
+    if (digest == 0) digest = 1;
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = spread(digest) & mask;; i = (i + 1) & mask) {
+      if (slots_[i] == digest) return true;
+      if (slots_[i] == 0) return false;
+    }
+  }
+  size_t size() const { return size_; }
+  size_t bytes() const { return slots_.size() * sizeof(uint64_t); }
+  // What the set will take after its next growth (for memory limits).
+  size_t bytes_after_growth() const { return (size_ + 1) * 2 > slots_.size() ? bytes() * 2 : bytes(); }
+
+ private:
+  static constexpr size_t kInitialSlots = 1024;  // a power of two
+  static size_t spread(uint64_t digest) { return static_cast<size_t>(digest ^ (digest >> 29)); }
+
+  bool place(std::vector<uint64_t>& slots, uint64_t digest) {
+    const size_t mask = slots.size() - 1;
+    for (size_t i = spread(digest) & mask;; i = (i + 1) & mask) {
+      if (slots[i] == digest) return false;
+      if (slots[i] == 0) {
+        slots[i] = digest;
+        if (&slots == &slots_) ++size_;
+        return true;
+      }
+    }
+  }
+  void grow() {
+    std::vector<uint64_t> bigger(slots_.size() * 2, 0);
+    for (const uint64_t d : slots_) {
+      if (d != 0) place(bigger, d);
+    }
+    slots_.swap(bigger);
+  }
+
+  std::vector<uint64_t> slots_;
+  size_t size_ = 0;
+};
+
+}  // namespace locksim

@@ -1,0 +1,214 @@
+#include "sim/explicit_run.h"
+
+#include <algorithm>
+#include <cassert>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "sim/schedule_replay.h"
+#include "sim/summary_sink.h"
+#include "sim/world.h"
+#include "sim/world_setup.h"
+
+namespace locksim {
+
+// Plays the plan's tasks on the world.
+class ExplicitRun::Driver {
+ public:
+  Driver(const ExplicitPlan& plan, World& world)
+      : plan_(plan), world_(world), locks_(scenario_locks(plan.scenario)), groups_(scenario_groups(plan.scenario)),
+        incarnation_(static_cast<size_t>(plan.scenario.clients), -1) {}
+
+  void start_client(int c) {
+    const int inc = ++incarnation_.at(static_cast<size_t>(c));
+    for (size_t i = 0; i < plan_.tasks.size(); ++i) {
+      const ExplicitTask& t = plan_.tasks[i];
+      if (t.client != c || t.incarnation != inc || t.ops.empty()) continue;
+      runs_.push_back(std::make_unique<Run>(Run{&t, i, 0, 0, false}));
+      active_++;
+      schedule(runs_.back().get());
+    }
+    touch();
+  }
+  bool done() const { return active_ == 0; }
+  int64_t last_activity_us() const { return last_activity_us_; }
+
+  // Every run's progress, in start order.
+  void digest(StateDigest* out) const {
+    out->add(static_cast<uint64_t>(runs_.size()));
+    for (const auto& run : runs_) {
+      out->add(static_cast<uint64_t>(run->index));
+      out->add(static_cast<uint64_t>(run->next));
+      out->add(run->held);
+      out->add(run->finished);
+    }
+  }
+  // Some run of client c's current incarnation has an operation to start
+  // or in progress.
+  bool busy(int c) const {
+    const int inc = incarnation_.at(static_cast<size_t>(c));
+    for (const auto& run : runs_) {
+      if (run->task->client == c && run->task->incarnation == inc && !run->finished) return true;
+    }
+    return false;
+  }
+
+ private:
+  struct Run {
+    const ExplicitTask* task;
+    size_t index;     // the task's place in the plan
+    size_t next;
+    int64_t held;     // acquires that succeeded minus unlocks started, never below 0
+    bool finished;
+  };
+
+  void touch() { last_activity_us_ = world_.now_us(); }
+
+  void schedule(Run* run) {
+    const ExplicitOp& op = run->task->ops[run->next];
+    const QueueTag tag{static_cast<uint8_t>(EntryKind::Task), run->task->client, -1,
+                       (static_cast<uint64_t>(run->index) << 32) | run->next, 0, nullptr};
+    world_.at_client(run->task->client, world_.now_us() + op.delay_us, [this, run] { start(run); }, tag);
+  }
+
+  void completed(Run* run) {
+    touch();
+    if (run->next >= run->task->ops.size()) {
+      run->finished = true;
+      active_--;
+      return;
+    }
+    schedule(run);
+  }
+
+  void start(Run* run) {
+    const ExplicitTask& t = *run->task;
+    const ExplicitOp& op = t.ops[run->next++];
+    touch();
+    assert(op.lock >= 0 && op.lock < static_cast<int>(locks_.size()));
+    const LockRef& lock = locks_[static_cast<size_t>(op.lock)];
+    auto on_acquire = [this, run](AcquireResult result) {
+      if (result == AcquireResult::Acquired) run->held++;
+      completed(run);
+    };
+    const bool releases = op.kind == ExplicitOp::Kind::Unlock || op.kind == ExplicitOp::Kind::ForceUnlock;
+    if (releases && run->held > 0) run->held--;
+    if (!groups_.empty()) {
+      const GroupRef& g = groups_[static_cast<size_t>(op.lock)];
+      MultiLockClient& multi = world_.group_client(t.client);
+      switch (op.kind) {
+        case ExplicitOp::Kind::Lock: multi.lock(t.task, g, op.lease_ms, on_acquire); break;
+        case ExplicitOp::Kind::TryLock:
+          multi.try_lock(t.task, g, op.wait_ms < 0 ? 0 : op.wait_ms, op.lease_ms, on_acquire);
+          break;
+        case ExplicitOp::Kind::TryOnce: multi.try_lock_once(t.task, g, op.lease_ms, on_acquire); break;
+        case ExplicitOp::Kind::Unlock:
+        case ExplicitOp::Kind::ForceUnlock:  // a group has no force unlock: released like unlock
+          multi.unlock(t.task, g, [this, run](bool) { completed(run); });
+          break;
+      }
+      return;
+    }
+    LockClient& client = world_.client(t.client);
+    switch (op.kind) {
+      case ExplicitOp::Kind::Lock: client.lock(t.task, lock, op.lease_ms, on_acquire); break;
+      case ExplicitOp::Kind::TryLock:
+        client.try_lock(t.task, lock, op.wait_ms < 0 ? 0 : op.wait_ms, op.lease_ms, on_acquire);
+        break;
+      case ExplicitOp::Kind::TryOnce: client.try_lock_once(t.task, lock, op.lease_ms, on_acquire); break;
+      case ExplicitOp::Kind::Unlock:
+        client.unlock(t.task, lock, [this, run](UnlockResult) { completed(run); });
+        break;
+      case ExplicitOp::Kind::ForceUnlock:
+        client.force_unlock(t.task, lock, [this, run](bool) { completed(run); });
+        break;
+    }
+  }
+
+  const ExplicitPlan& plan_;
+  World& world_;
+  std::vector<LockRef> locks_;
+  std::vector<GroupRef> groups_;
+  std::vector<int> incarnation_;
+  std::vector<std::unique_ptr<Run>> runs_;  // every run started, in start order
+  int active_ = 0;  // task runs not finished (a crashed incarnation's runs stay counted)
+  int64_t last_activity_us_ = 0;
+};
+
+namespace {
+// The plan's fault plan, with a schedule's fixed link.
+FaultPlan faults_of(const ExplicitPlan& plan) {
+  FaultPlan faults = plan.faults;
+  if (plan.schedule) faults.link = LinkProfile{plan.schedule->latency_us, plan.schedule->latency_us, 0.0, 0, 0.0};
+  return faults;
+}
+}  // namespace
+
+struct ExplicitRun::State {
+  State(const ExplicitPlan& plan_, Backend& backend, EventSink& sink)
+      : plan(plan_), counting(sink, summary), world(world_config_for(plan.scenario, faults_of(plan)), backend, counting),
+        driver(plan, world) {}
+  const ExplicitPlan& plan;
+  RunSummary summary;
+  SummarySink counting;
+  World world;
+  Driver driver;
+  std::optional<ScheduleReplay> replay;
+  int64_t last_fault_us = 0;
+  uint64_t steps = 0;
+};
+
+ExplicitRun::ExplicitRun(const ExplicitPlan& plan, Backend& backend, EventSink& sink, ScheduleHook* hook) {
+  validate_scenario(plan.scenario);
+  state_ = std::make_unique<State>(plan, backend, sink);
+  State& st = *state_;
+  if (hook != nullptr) {
+    st.world.set_schedule(hook);
+  } else if (plan.schedule) {
+    st.replay.emplace(*plan.schedule);
+    st.world.set_schedule(&*st.replay);
+  }
+  st.world.on_client_started = [&st](int c) { st.driver.start_client(c); };
+  for (int c = 0; c < plan.scenario.clients; ++c) st.driver.start_client(c);
+  schedule_faults(st.world, plan.faults);
+  for (const FaultAction& f : plan.faults.actions) st.last_fault_us = std::max(st.last_fault_us, f.at_us);
+}
+
+ExplicitRun::~ExplicitRun() = default;
+
+World& ExplicitRun::world() { return state_->world; }
+
+int64_t ExplicitRun::quiet_until_us() const {
+  return std::max(state_->driver.last_activity_us(), state_->last_fault_us) + state_->plan.drain_ms * 1000;
+}
+
+bool ExplicitRun::step() {
+  State& st = *state_;
+  if (st.world.idle() || st.steps >= Simulator::kMaxActions) return false;
+  if (!st.world.step_before(quiet_until_us())) return false;
+  st.steps++;
+  return true;
+}
+
+void ExplicitRun::note_fault(int64_t at_us) { state_->last_fault_us = std::max(state_->last_fault_us, at_us); }
+
+void ExplicitRun::digest(StateDigest* out) {
+  State& st = *state_;
+  st.world.digest(out);
+  st.driver.digest(out);
+  out->add(quiet_until_us() - st.world.now_us());
+}
+
+bool ExplicitRun::client_idle(int c) const {
+  return !state_->driver.busy(c) && !state_->world.client_has_pending(c);
+}
+
+RunSummary ExplicitRun::summary() const {
+  RunSummary summary = state_->summary;
+  summary.actions = state_->world.stats().actions;
+  summary.end_true_us = state_->world.now_us();
+  return summary;
+}
+
+}  // namespace locksim

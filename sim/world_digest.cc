@@ -1,0 +1,244 @@
+// World::digest: the fingerprint of a world's state in schedule mode, for
+// the explorer's visited set (properties/explore.h). Two worlds with equal
+// fingerprints do the same from now on, whatever the absolute time:
+//  - every time is taken relative to now: pending actions (true µs after
+//    now), pauses and server down times still to run, key expiries and
+//    sorted-set scores (model/store.h), the start of an operation's budget,
+//    a fair call's now_ms argument; the clocks by their distance from true
+//    time, and now's position within its millisecond (what the clocks
+//    round). With clock drift, where the future does depend on the absolute
+//    time, now itself is included;
+//  - pending actions by what they will do (their tags, sim/world.h): the
+//    dead ones (a crashed incarnation's, a cancelled timer's) are left out;
+//    actions due at the same instant are taken in order within one actor
+//    and in any order across actors (the hook's pick explores every
+//    actor's turn; sim/schedule_hook.h);
+//  - counters that only name things (op ids, timer ids, subscription ids,
+//    event ids) by rank among what is pending (impl/digest_names.h).
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "sim/world.h"
+#include "sim/world_node.h"
+
+namespace locksim {
+
+namespace {
+
+int64_t rank_in(const std::vector<uint64_t>& sorted, uint64_t id) {
+  auto it = std::lower_bound(sorted.begin(), sorted.end(), id);
+  return it != sorted.end() && *it == id ? it - sorted.begin() : -1;
+}
+
+class ClientNames final : public DigestNames {
+ public:
+  int64_t timer(uint64_t id) const override { return rank_in(timers, id); }
+  int64_t subscription(uint64_t id) const override { return rank_in(*subs, id); }
+  int64_t op(uint64_t op_id) const override { return rank_in(ops, op_id); }
+
+  std::vector<uint64_t> timers;  // pending timer ids, ascending
+  const std::vector<uint64_t>* subs = nullptr;
+  std::vector<uint64_t> ops;     // live op ids, ascending
+};
+
+bool is_fair_call(ScriptKind kind) {
+  return kind == ScriptKind::FairAcquire || kind == ScriptKind::FairTryOnce || kind == ScriptKind::FairRelease ||
+         kind == ScriptKind::FairForceRelease;
+}
+
+void add_call(const ScriptCall& call, const ClientNames& names, StateDigest* d) {
+  const ScriptParams& p = call.params;
+  d->add(static_cast<int>(call.kind));
+  d->add(std::string_view(p.lock));
+  d->add(std::string_view(p.owner));
+  d->add(std::string_view(p.channel));
+  d->add(std::string_view(p.channel_prefix));
+  d->add(std::string_view(p.line));
+  d->add(std::string_view(p.deadlines));
+  d->add(std::string_view(p.latch));
+  d->add(std::string_view(p.message));
+  d->add(p.lease_ms);
+  d->add(p.wait_ms);
+  d->add(is_fair_call(call.kind) ? p.now_ms - names.now_ms : p.now_ms);
+  d->add(p.latch_ttl_ms);
+}
+
+struct QueuedItem {
+  int64_t rel_us = 0;
+  int64_t actor = 0;
+  uint64_t order = 0;
+  uint64_t what = 0;
+  bool operator<(const QueuedItem& o) const {
+    if (rel_us != o.rel_us) return rel_us < o.rel_us;
+    if (actor != o.actor) return actor < o.actor;
+    return order < o.order;
+  }
+};
+
+}  // namespace
+
+void World::digest(StateDigest* out) {
+  if (hook_ == nullptr) throw std::logic_error("World::digest needs schedule mode");
+  const int clients = client_count();
+  const int servers = server_count();
+  bool drift = false;
+  for (const auto& n : nodes_) drift = drift || n->clock.setup().drift_ppm != 0;
+  for (const NodeClock& clock : server_clocks_) drift = drift || clock.setup().drift_ppm != 0;
+  out->add(now_us_ % 1000);
+  out->add(drift);
+  if (drift) out->add(now_us_);
+
+  std::vector<uint64_t> sub_ids;
+  sub_ids.reserve(subs_.size());
+  for (const auto& [id, sub] : subs_) sub_ids.push_back(id);
+  std::vector<ClientNames> names(static_cast<size_t>(clients));
+  for (int c = 0; c < clients; ++c) {
+    const Node& n = node(c);
+    ClientNames& cn = names[static_cast<size_t>(c)];
+    cn.subs = &sub_ids;
+    cn.now_ms = n.clock.local_ms(now_us_);
+    if (!n.alive) continue;
+    n.live_timers.for_each([&cn](uint64_t id) { cn.timers.push_back(id); });
+    n.client->live_op_ids(&cn.ops);
+  }
+
+  for (int c = 0; c < clients; ++c) {
+    const Node& n = node(c);
+    out->add(n.alive);
+    out->add(n.incarnation);
+    out->add(std::max<int64_t>(0, n.paused_until_us - now_us_));
+    out->add(n.clock.local_us(now_us_) - now_us_);
+    out->add(link_down(c));
+    if (!n.alive) continue;
+    if (n.group) throw std::logic_error("World::digest: multi-lock clients cannot be fingerprinted");
+    n.client->digest(names[static_cast<size_t>(c)], out);
+  }
+  for (int s = 0; s < servers; ++s) {
+    const int64_t server_us = server_clocks_[static_cast<size_t>(s)].local_us(now_us_);
+    out->add(server_us - now_us_);
+    out->add(std::max<int64_t>(0, server_down_until_us_[static_cast<size_t>(s)] - now_us_));
+    if (!backend_.digest(s, server_us, out)) {
+      throw std::logic_error("World::digest: the " + backend_.name() + " backend cannot be fingerprinted");
+    }
+  }
+  out->add(static_cast<uint64_t>(subs_.size()));
+  for (const auto& [id, sub] : subs_) {
+    out->add(sub.client);
+    out->add(sub.server);
+    out->add(std::string_view(sub.channel));
+    out->add(sub.active);
+  }
+  for (const auto& server : channels_) {
+    out->add(static_cast<uint64_t>(server.size()));
+    for (const auto& [channel, counts] : server) {
+      out->add(std::string_view(channel));
+      out->add(static_cast<uint64_t>(counts.size()));
+      for (const auto& [c, count] : counts) {
+        out->add(c);
+        out->add(count);
+      }
+    }
+  }
+
+  std::vector<QueuedItem> items;
+  items.reserve(queue_.size());
+  queue_.for_each([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
+    const EventQueue::Popped entry{at_us, guard, 0, order, tag};
+    if (entry_state(entry) == EntryState::Dead) return;
+    const auto kind = static_cast<EntryKind>(tag.kind);
+    StateDigest what;
+    what.add(static_cast<int>(kind));
+    const int c = guard.client >= 0 ? guard.client : tag.a;
+    const ClientNames* cn = c >= 0 && c < clients ? &names[static_cast<size_t>(c)] : nullptr;
+    auto add_request = [&](const ScriptRequest& r) {
+      add_call(r.call, *cn, &what);
+      what.add(std::string_view(r.tag.op));
+      what.add(cn->op(r.tag.op_id));
+      what.add(std::string_view(r.tag.request_id));
+      what.add(r.finished);
+      what.add(cn->timer(r.timer));
+    };
+    auto current = [&](uint64_t incarnation) { return node(c).incarnation == incarnation; };
+    switch (kind) {
+      case EntryKind::ClientTimer:
+        what.add(c);
+        what.add(cn->timer(tag.id));
+        break;
+      case EntryKind::RequestTimeout:
+        what.add(c);
+        what.add(cn->timer(tag.id));
+        add_request(*static_cast<const ScriptRequest*>(tag.ref));
+        break;
+      case EntryKind::SubscribeTimeout: {
+        const auto& r = *static_cast<const SubscribeRequest*>(tag.ref);
+        what.add(c);
+        what.add(cn->timer(tag.id));
+        what.add(cn->subscription(r.id));
+        what.add(r.finished);
+        break;
+      }
+      case EntryKind::Arrival:
+      case EntryKind::Reply: {
+        const auto& r = *static_cast<const ScriptRequest*>(tag.ref);
+        what.add(c);
+        what.add(tag.b);
+        what.add(current(tag.aux));
+        add_request(r);
+        if (kind == EntryKind::Reply) what.add(std::string_view(r.reply.to_string()));
+        break;
+      }
+      case EntryKind::SubscribeArrival:
+      case EntryKind::SubscribeAck: {
+        const auto& r = *static_cast<const SubscribeRequest*>(tag.ref);
+        what.add(c);
+        what.add(tag.b);
+        what.add(current(tag.aux));
+        what.add(cn->subscription(tag.id));
+        what.add(r.finished);
+        what.add(cn->timer(r.timer));
+        break;
+      }
+      case EntryKind::UnsubscribeArrival:
+        what.add(c);
+        what.add(tag.b);
+        what.add(current(tag.aux));
+        what.add(tag.id);
+        break;
+      case EntryKind::Delivery:
+        what.add(c);
+        what.add(tag.b);
+        what.add(tag.id);
+        break;
+      case EntryKind::Resume:
+        what.add(c);
+        what.add(static_cast<int64_t>(tag.id) - now_us_);
+        what.add(current(tag.aux));
+        what.add(node(c).paused_until_us == static_cast<int64_t>(tag.id));
+        break;
+      case EntryKind::Heal:
+        what.add(c);
+        what.add(partition_gen_.at(static_cast<size_t>(c)) == tag.id);
+        break;
+      case EntryKind::Task:
+        what.add(c);
+        what.add(tag.id);
+        break;
+      case EntryKind::Untagged:
+      case EntryKind::Planned:
+      case EntryKind::Restart:
+        throw std::logic_error("World::digest: a queued action it cannot fingerprint (kind " +
+                               std::to_string(static_cast<int>(kind)) + ")");
+    }
+    items.push_back(QueuedItem{at_us - now_us_, actor_of(tag, guard), order, what.value()});
+  });
+  std::sort(items.begin(), items.end());
+  out->add(static_cast<uint64_t>(items.size()));
+  for (const QueuedItem& item : items) {
+    out->add(item.rel_us);
+    out->add(item.actor);
+    out->add(item.what);
+  }
+}
+
+}  // namespace locksim

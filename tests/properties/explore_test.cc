@@ -1,0 +1,271 @@
+// The explorer (properties/explore.h): completeness on configurations small
+// enough to count by hand, the same states and counterexamples with 1 and 2
+// workers, a mutant found and the correct pack clean, counterexamples whose
+// plan replays (also through its JSON), the lua backend agreeing with the
+// model, limits. No timings.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include "impl/script_pack.h"
+#include "properties/checker_suite.h"
+#include "properties/explore.h"
+#include "properties/explore_json.h"
+#include "properties/explore_setup.h"
+#include "properties/scenario_check.h"
+#include "sim/explicit_plan_json.h"
+#include "sim/lua_backend_source.h"
+#include "sim/model_backend_source.h"
+#include "sim/replay.h"
+#include "sim/run.h"
+#include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
+
+namespace locksim {
+namespace {
+
+Scenario small_scenario(int clients, const std::string& lock = "rlock", const std::string& variant = "correct") {
+  Scenario s;
+  s.clients = clients;
+  s.lock_kind = lock;
+  s.profile = "none";
+  s.model_variant = variant;
+  return s;
+}
+
+ExploreConfig config_for(const Scenario& s, const std::string& ops, std::vector<ExploreFault> faults, int max_faults) {
+  ExploreConfig c;
+  c.plan = explore_plan(s, ops, 10, 1000, 60'000);
+  c.faults = std::move(faults);
+  c.max_faults = max_faults;
+  c.check = default_check_config();
+  return c;
+}
+
+// One model source per worker.
+struct Sources {
+  explicit Sources(int n) {
+    for (int i = 0; i < n; ++i) {
+      owned.push_back(std::make_unique<ModelBackendSource>());
+      ptrs.push_back(owned.back().get());
+    }
+  }
+  std::vector<std::unique_ptr<BackendSource>> owned;
+  std::vector<BackendSource*> ptrs;
+};
+
+ExploreResult explore(const ExploreConfig& c) {
+  Sources sources(c.workers);
+  return run_explore(c, sources.ptrs);
+}
+
+// Two clients each make one attempt (tryLock() with a 1 s lease: no
+// watchdog), no faults. By hand: both start at 0 in either order (the two
+// orders meet: 3 states and the start); their requests reach the server at
+// 1 ms in either order (2 states); the second script runs (2); the replies
+// come back at 2 ms in either order (2 x 2 states) and meet once both are in
+// (2 end states, one per winner). 14 states, 16 transitions, 4 of them
+// ending the run (2 distinct end states), depth 6.
+TEST(Explore, CountsEveryScheduleOfTwoOneShotClients) {
+  const ExploreResult r = explore(config_for(small_scenario(2), "tryonce:1000", {}, 0));
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.limit, "");
+  EXPECT_EQ(r.distinct_states, 14u);
+  EXPECT_EQ(r.transitions, 16u);
+  EXPECT_EQ(r.terminal_transitions, 4u);
+  EXPECT_EQ(r.max_depth, 6u);
+  EXPECT_TRUE(r.violations.empty());
+}
+
+// One client makes one attempt; it may crash at any instant at which
+// something concerning it is due. By hand: at 0 (before its operation
+// starts) crash -> end, or start; at 1 ms (its request reaching the server)
+// crash -> the script still runs for the dead client -> end, or the script
+// runs; at 2 ms (the reply) crash -> end, or the reply -> end. 8 states, 7
+// transitions, 4 ending a run, depth 3.
+TEST(Explore, CountsEveryCrashPointOfOneClient) {
+  const ExploreResult r = explore(config_for(small_scenario(1), "tryonce:1000", {ExploreFault::Crash}, 1));
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.distinct_states, 8u);
+  EXPECT_EQ(r.transitions, 7u);
+  EXPECT_EQ(r.terminal_transitions, 4u);
+  EXPECT_EQ(r.max_depth, 3u);
+  EXPECT_TRUE(r.violations.empty());
+}
+
+// The whole result as JSON: counts, completeness and every counterexample
+// (plan, violation, depth, states before it).
+nlohmann::json everything(const ExploreConfig& c, const ExploreResult& r) {
+  nlohmann::json j = explore_result_json(c, r);
+  j["memory"] = r.memory_bytes;
+  nlohmann::json events = nlohmann::json::array();
+  for (const ExploreCounterexample& cx : r.violations) {
+    std::ostringstream text;
+    for (const Event& e : cx.events) text << e.id << ' ' << e.true_us << ' ' << e.op << ' ' << e.script << '\n';
+    events.push_back(text.str());
+  }
+  j["events"] = events;
+  return j;
+}
+
+TEST(Explore, SameStatesAndFirstCounterexampleWithOneAndTwoWorkers) {
+  for (const ExploreOrder order : {ExploreOrder::BreadthFirst, ExploreOrder::DepthFirst, ExploreOrder::RandomWalk}) {
+    SCOPED_TRACE(explore_order_name(order));
+    ExploreConfig c = config_for(small_scenario(2), "lock,unlock", {ExploreFault::Pause, ExploreFault::Loss}, 1);
+    c.order = order;
+    c.walks = 300;
+    c.workers = 1;
+    const ExploreResult one = explore(c);
+    c.workers = 2;
+    const ExploreResult two = explore(c);
+    if (order != ExploreOrder::RandomWalk) {  // walks are a sample: they may miss it
+      ASSERT_FALSE(one.violations.empty());     // a pause longer than the lease breaks mutual exclusion
+      EXPECT_EQ(one.violations.front().violation.property, "mutual_exclusion");
+    }
+    EXPECT_GT(one.distinct_states, 100u);
+    EXPECT_EQ(everything(c, one).dump(), everything(c, two).dump());
+  }
+}
+
+// Breadth first, the first counterexample is a shortest one: a depth-first
+// search of the same configuration finds none shorter.
+TEST(Explore, BreadthFirstCounterexampleIsNoLongerThanDepthFirst) {
+  ExploreConfig c = config_for(small_scenario(2), "lock,unlock", {ExploreFault::Pause}, 1);
+  const ExploreResult bfs = explore(c);
+  c.order = ExploreOrder::DepthFirst;
+  const ExploreResult dfs = explore(c);
+  ASSERT_FALSE(bfs.violations.empty());
+  ASSERT_FALSE(dfs.violations.empty());
+  EXPECT_EQ(bfs.distinct_states, dfs.distinct_states);  // both complete: the same states
+  EXPECT_TRUE(bfs.complete && dfs.complete);
+  EXPECT_LE(bfs.violations.front().depth, dfs.violations.front().depth);
+}
+
+// A script mutant whose release does not check the owner: a client that
+// never locked releases the other's lock. Found in a few transitions; the
+// correct scripts pass the same configuration, and a small rlock
+// configuration with crashes, losses and delays is clean on them.
+TEST(Explore, FindsTheReleaseMutantAndTheCorrectPackIsClean) {
+  const std::string ops = "lock,unlock;unlock";
+  const ExploreResult mutant = explore(config_for(small_scenario(2, "rlock", "release_no_owner_check"), ops, {}, 0));
+  ASSERT_EQ(mutant.violations.size(), 1u);
+  EXPECT_EQ(mutant.violations.front().violation.property, "reentrancy");
+  EXPECT_LE(mutant.violations.front().events.size(), 4u);
+  EXPECT_TRUE(mutant.complete);
+
+  const ExploreResult correct = explore(config_for(small_scenario(2), ops, {}, 0));
+  EXPECT_TRUE(correct.complete);
+  EXPECT_TRUE(correct.violations.empty());
+
+  const ExploreResult faults = explore(
+      config_for(small_scenario(2), "lock,unlock", {ExploreFault::Crash, ExploreFault::Loss, ExploreFault::Delay}, 2));
+  EXPECT_TRUE(faults.complete);
+  EXPECT_TRUE(faults.violations.empty());
+  EXPECT_GT(faults.distinct_states, 1000u);
+}
+
+// A client mutant (the watchdog is not cancelled on unlock) is found too.
+TEST(Explore, FindsAClientMutant) {
+  Scenario s = small_scenario(1);
+  s.mutant = "watchdog_not_cancelled";
+  const ExploreResult r = explore(config_for(s, "lock,unlock", {}, 0));
+  ASSERT_FALSE(r.violations.empty());
+  EXPECT_EQ(r.violations.front().violation.property, "watchdog_expiry");
+}
+
+// The counterexample's plan, written into a trace header as JSON and read
+// back, replays the explored history exactly (what `locksim replay` does),
+// and the violation shows again.
+TEST(Explore, CounterexampleTraceReplays) {
+  const ExploreResult r =
+      explore(config_for(small_scenario(2), "lock,unlock", {ExploreFault::Pause, ExploreFault::Loss}, 2));
+  ASSERT_FALSE(r.violations.empty());
+  for (const ExploreCounterexample& cx : r.violations) {
+    ASSERT_TRUE(cx.plan.schedule.has_value());
+    const ExplicitPlan back = explicit_plan_from_json(cx.plan.scenario, explicit_plan_to_json(cx.plan));
+    EXPECT_EQ(back.schedule, cx.plan.schedule);
+    EXPECT_EQ(back.tasks, cx.plan.tasks);
+    TraceHeader header = make_trace_header(cx.plan.scenario, "model");
+    header.plan = explicit_plan_to_json(cx.plan);
+    std::stringstream trace;
+    {
+      ModelBackend backend;
+      TraceWriter writer(trace, header);
+      run_explicit(cx.plan, backend, writer);
+      writer.close();
+    }
+    TraceReader reader(trace, "counterexample");
+    ModelBackend backend;
+    CheckerSuite suite(default_check_config());
+    const ReplayResult replay = replay_trace(reader, backend, &suite);
+    EXPECT_TRUE(replay.identical());
+    suite.finish();
+    bool seen = false;
+    for (const Violation& v : suite.violations()) seen = seen || v.property == cx.violation.property;
+    EXPECT_TRUE(seen) << cx.violation.to_string();
+  }
+}
+
+// A schedule that does not fit the run (a pick beyond the candidates) is
+// refused, not ignored.
+TEST(Explore, AScheduleThatDoesNotFitIsRefused) {
+  ExplicitPlan plan = explore_plan(small_scenario(2), "tryonce:1000", 10, 1000, 60'000);
+  plan.schedule->picks.push_back(ScheduledPick{0, 5});
+  ModelBackend backend;
+  VectorSink sink;
+  EXPECT_THROW(run_explicit(plan, backend, sink), ScenarioError);
+}
+
+// The pack's own Lua in process explores the same states as the model.
+TEST(Explore, LuaBackendExploresTheSameStatesAsTheModel) {
+  ExploreConfig c = config_for(small_scenario(2), "lock,unlock", {ExploreFault::Pause}, 1);
+  const ExploreResult model = explore(c);
+  LuaBackendSource lua(ScriptPack::load(ScriptPack::default_dir()));
+  const ExploreResult on_lua = run_explore(c, {&lua});
+  EXPECT_EQ(explore_result_json(c, model)["counts"], explore_result_json(c, on_lua)["counts"]);
+  ASSERT_EQ(model.violations.size(), on_lua.violations.size());
+  for (size_t i = 0; i < model.violations.size(); ++i) {
+    EXPECT_EQ(model.violations[i].events, on_lua.violations[i].events);
+  }
+}
+
+TEST(Explore, LimitsStopTheSearchAndSaySo) {
+  ExploreConfig c = config_for(small_scenario(2), "lock,unlock", {ExploreFault::Pause, ExploreFault::Loss}, 1);
+  c.max_states = 50;
+  const ExploreResult states = explore(c);
+  EXPECT_FALSE(states.complete);
+  EXPECT_EQ(states.limit, "max-states");
+  c.max_states = 10'000'000;
+  c.max_depth = 5;
+  const ExploreResult depth = explore(c);
+  EXPECT_FALSE(depth.complete);
+  EXPECT_EQ(depth.limit, "max-depth");
+  EXPECT_LE(depth.max_depth, 5u);
+  c.max_depth = 100'000;
+  c.order = ExploreOrder::RandomWalk;
+  c.walks = 5;
+  const ExploreResult walks = explore(c);
+  EXPECT_FALSE(walks.complete);
+  EXPECT_EQ(walks.limit, "walks");
+}
+
+TEST(ExploreSetup, BadOperationsAreRefused) {
+  EXPECT_THROW(parse_explore_ops("lock,,unlock", 1, 10), std::invalid_argument);
+  EXPECT_THROW(parse_explore_ops("grab", 1, 10), std::invalid_argument);
+  EXPECT_THROW(parse_explore_ops("lock@1", 1, 10), std::invalid_argument);
+  EXPECT_THROW(parse_explore_ops("trylock", 1, 10), std::invalid_argument);
+  EXPECT_THROW(parse_explore_ops("lock:0", 1, 10), std::invalid_argument);
+  EXPECT_THROW(explore_plan(small_scenario(3), "lock;unlock", 10, 1000, 60'000), std::invalid_argument);
+  const std::vector<ExplicitOp> ops = parse_explore_ops("trylock:500:2000@1,unlock@1", 2, 7);
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].kind, ExplicitOp::Kind::TryLock);
+  EXPECT_EQ(ops[0].wait_ms, 500);
+  EXPECT_EQ(ops[0].lease_ms, 2000);
+  EXPECT_EQ(ops[0].lock, 1);
+  EXPECT_EQ(ops[1].delay_us, 7000);
+}
+
+}  // namespace
+}  // namespace locksim

@@ -1,0 +1,165 @@
+// `locksim explore`: its help, bad input (one line, exit 2), a passing and a
+// failing exploration with their runs directories, and counterexample traces
+// that replay, check and draw, on the model and on a live redis-server.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using locksim::testing::line_count;
+using locksim::testing::read_file;
+using locksim::testing::run_locksim;
+using locksim::testing::Stderr;
+
+class CliExplore : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("locksim-explore-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(CliExplore, HelpNamesTheOptions) {
+  auto r = run_locksim("explore --help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* option : {"--ops", "--faults", "--max-faults", "--dfs", "--random-walk", "--workers",
+                             "--max-states", "--max-memory-mb", "--max-depth", "--confirm-live", "--json", "--out"}) {
+    EXPECT_NE(r.out.find(option), std::string::npos) << option;
+  }
+}
+
+TEST_F(CliExplore, BadInputIsOneLineAndExitTwo) {
+  for (const std::string args :
+       {"--ops grab", "--ops lock,,unlock", "--faults crash,nope", "--lock redlock", "--lock nope", "--backend live",
+        "--backend nope", "--dfs --random-walk", "--clients 0", "--clients 9", "--max-faults -1", "--mutant nope",
+        "--ops 'lock;lock;lock'", "--ops unlock@3", "--workers 0", "--persistence sometimes",
+        "--scripts /nonexistent"}) {
+    auto r = run_locksim("explore " + args + " --out " + dir_.string());
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+    EXPECT_EQ(line_count(r.out), 1) << args << ": " << r.out;
+    EXPECT_FALSE(fs::exists(dir_)) << args;
+  }
+}
+
+TEST_F(CliExplore, PassingExplorationSaysCompleteAndWritesItsDirectory) {
+  auto r = run_locksim("explore --lock rlock --clients 2 --ops lock,unlock --faults crash,loss --max-faults 1 --out " +
+                       dir_.string());
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("COMPLETE: no violation in"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("every schedule of this configuration"), std::string::npos);
+  const auto summary = nlohmann::json::parse(read_file(dir_ / "summary.json"), nullptr, false);
+  ASSERT_FALSE(summary.is_discarded());
+  EXPECT_EQ(summary["format"], "locksim-explore");
+  EXPECT_EQ(summary["complete"], true);
+  EXPECT_TRUE(summary["limit"].is_null());
+  EXPECT_GT(summary["counts"]["distinct_states"].get<uint64_t>(), 10u);
+  EXPECT_TRUE(summary["violations"].empty());
+  EXPECT_NE(read_file(dir_ / "report.html").find("PASS"), std::string::npos);
+}
+
+TEST_F(CliExplore, LimitIsNamed) {
+  auto r = run_locksim("explore --clients 2 --ops lock,unlock --faults pause,loss --max-faults 2 --max-states 20 --json "
+                       "--out " + dir_.string(), Stderr::Discard);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_EQ(j["limit"], "max-states");
+}
+
+TEST_F(CliExplore, FailingExplorationWritesReplayableCounterexamples) {
+  auto r = run_locksim("explore --lock rlock --clients 2 --ops lock,unlock --faults pause --max-faults 1 --json --out " +
+                           dir_.string(), Stderr::Discard);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["complete"], true);
+  ASSERT_FALSE(j["violations"].empty());
+  const auto& v = j["violations"][0];
+  EXPECT_EQ(v["property"], "mutual_exclusion");
+  EXPECT_GT(v["events"].get<int>(), 0);
+  const auto summary = nlohmann::json::parse(read_file(dir_ / "summary.json"), nullptr, false);
+  const std::string trace = (dir_ / summary["violations"][0]["trace"].get<std::string>()).string();
+  EXPECT_TRUE(fs::exists(dir_ / summary["violations"][0]["timeline"].get<std::string>()));
+  const std::string html = read_file(dir_ / "report.html");
+  EXPECT_NE(html.find("FAIL"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+
+  auto replay = run_locksim("replay " + trace);
+  EXPECT_EQ(replay.exit_code, 0) << replay.out;
+  EXPECT_NE(replay.out.find("reproduced identically"), std::string::npos);
+  EXPECT_NE(replay.out.find("mutual_exclusion"), std::string::npos);
+  auto on_lua = run_locksim("replay --backend lua " + trace);
+  EXPECT_EQ(on_lua.exit_code, 0) << on_lua.out;
+  auto check = run_locksim("check " + trace);
+  EXPECT_NE(check.out.find("mutual_exclusion"), std::string::npos) << check.out;
+  auto timeline = run_locksim("timeline " + trace + " -o " + (dir_ / "t.svg").string());
+  EXPECT_EQ(timeline.exit_code, 0) << timeline.out;
+}
+
+// The same counterexample on a live redis-server (in virtual time): the same
+// history, the same violation.
+TEST_F(CliExplore, CounterexampleIsConfirmedOnLive) {
+  auto r = run_locksim("explore --lock rlock --clients 2 --ops lock,unlock --faults pause --max-faults 1 "
+                       "--confirm-live --out " + dir_.string());
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("mutual_exclusion on live redis-server: confirmed"), std::string::npos) << r.out;
+  const auto summary = nlohmann::json::parse(read_file(dir_ / "summary.json"), nullptr, false);
+  EXPECT_EQ(summary["violations"][0]["live"]["same_history"], true);
+  EXPECT_EQ(summary["violations"][0]["live"]["same_violation"], true);
+  auto replay = run_locksim("replay --backend live " + (dir_ / "failures" / "mutual_exclusion.jsonl").string());
+  EXPECT_EQ(replay.exit_code, 0) << replay.out;
+  EXPECT_NE(replay.out.find("on the live backend"), std::string::npos) << replay.out;
+}
+
+// Every row of docs/exploring.md's mutant table: the mutant is found with those
+// flags, first as the property named, in that many events, and the correct
+// pack does not fail that property with the same flags.
+TEST_F(CliExplore, MutantTableIsTrue) {
+  std::ifstream readme(std::string(LOCKSIM_SOURCE_DIR) + "/docs/exploring.md");
+  ASSERT_TRUE(readme.good());
+  const std::regex row(R"(^\| `([a-z_]+)` \| `([^`]+)` \| ([a-z_]+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$)");
+  std::string line;
+  int rows = 0;
+  while (std::getline(readme, line)) {
+    std::smatch m;
+    if (!std::regex_match(line, m, row)) continue;
+    ++rows;
+    const std::string mutant = m[1], flags = m[2], property = m[3];
+    SCOPED_TRACE(mutant);
+    auto found = run_locksim("explore --mutant " + mutant + " " + flags + " --json --out " + dir_.string(),
+                             Stderr::Discard);
+    fs::remove_all(dir_);
+    ASSERT_EQ(found.exit_code, 1) << found.out;
+    const auto j = nlohmann::json::parse(found.out);
+    EXPECT_EQ(j["complete"], true);
+    auto correct = run_locksim("explore " + flags + " --json --out " + dir_.string(), Stderr::Discard);
+    fs::remove_all(dir_);
+    const auto c = nlohmann::json::parse(correct.out);
+    for (const auto& v : c["violations"]) EXPECT_NE(v["property"], property) << "the correct pack fails it too";
+    bool seen = false;
+    for (const auto& v : j["violations"]) {
+      if (v["property"] != property) continue;
+      seen = true;
+      EXPECT_EQ(v["distinct_before"].get<int>(), std::stoi(m[4]));
+      EXPECT_EQ(v["depth"].get<int>(), std::stoi(m[5]));
+      EXPECT_EQ(v["events"].get<int>(), std::stoi(m[6]));
+    }
+    EXPECT_TRUE(seen) << found.out;
+  }
+  EXPECT_EQ(rows, 13);  // every script and client mutant
+}
+
+}  // namespace
