@@ -1,3 +1,4 @@
+#include "reports/html_text.h"
 #include "reports/campaign_report.h"
 
 #include <unistd.h>
@@ -25,19 +26,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string html(const std::string& raw) {
-  std::string out;
-  for (char c : visible_text(raw)) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string html(const std::string& raw) { return html_escape(raw); }
 
 // A JSON value as text for a table cell ("" for null).
 std::string text(const json& j) {
