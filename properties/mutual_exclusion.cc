@@ -22,86 +22,30 @@ void MutualExclusionChecker::on_event(const Event& e) {
         }
         if (info.group_servers->size() < 64) info.group_servers->insert(e.server);
       }
-      if (ctx_->facts().granting_script() && ctx_->facts().reply_nil && holders_contain(e, e.owner)) {
-        granted_server_ms_[{e.lock, e.owner}] = e.server_ms;
-        if (granted_server_ms_.size() > 4096) granted_server_ms_.erase(granted_server_ms_.begin());
-      }
       break;
     }
-    case EventKind::Invoke:
-      if (ctx_->facts().acquire_op()) {
-        pending_[e.op_id] = {e.client, e.lease_ms, e.true_us};
-      } else if (ctx_->facts().op == OpName::Unlock) {
-        auto lock_it = holds_.find(e.lock);
-        if (lock_it == holds_.end()) break;
-        auto it = lock_it->second.find(e.owner);
-        if (it == lock_it->second.end()) break;
-        assert(it->second.count > 0);
-        if (--it->second.count == 0) lock_it->second.erase(it);
-      }
-      break;
     case EventKind::Ok:
-      if (ctx_->facts().acquire_op()) {
-        auto p = pending_.find(e.op_id);
-        const int64_t lease_ms = p == pending_.end() ? e.lease_ms : p->second.lease_ms;
-        invoke_us_ = p == pending_.end() ? e.true_us : p->second.invoke_us;
-        if (p != pending_.end()) pending_.erase(p);
-        if (e.value == 1) start_or_reenter(e, lease_ms);
+      if (const auto& started = ctx_->beliefs().started()) {
+        // A hold began while other owners' holds of the lock were open.
+        for (const BeliefBook::Other& other : started->overlapped) {
+          Violation v;
+          v.lock = e.lock;
+          v.message = "believed holds overlap: " + other.owner + " (client " + std::to_string(other.hold.client) +
+                      ") holds since event #" + std::to_string(other.hold.start_event) + " and " + e.owner +
+                      " (client " + std::to_string(e.client) + ") acquired at event #" + std::to_string(e.id);
+          v.event_ids = {other.hold.start_event, e.id};
+          v.true_us = {other.hold.start_us, e.true_us};
+          v.owners = {other.owner, e.owner};
+          v.blamed_fault = blame(other.hold, e.lock, e.true_us);
+          report(std::move(v));
+        }
       } else if (ctx_->facts().op == OpName::ForceUnlock && e.value == 1) {
         last_force_unlock_[e.lock] = {e.id, e.true_us, e.client};
-      }
-      break;
-    case EventKind::Fail:
-      pending_.erase(e.op_id);
-      break;
-    case EventKind::Info:
-      if (ctx_->facts().op == OpName::HoldLost || ctx_->facts().op == OpName::ValidityEnd) {
-        auto lock_it = holds_.find(e.lock);
-        if (lock_it != holds_.end()) lock_it->second.erase(e.owner);
-      } else if (e.op_id != 0 && ctx_->facts().acquire_op()) {
-        pending_.erase(e.op_id);
-      }
-      break;
-    case EventKind::Fault:
-      if (e.op == "crash" && e.target >= 0) {
-        for (auto& [lock, by_owner] : holds_) {
-          std::erase_if(by_owner, [&](const auto& kv) { return kv.second.client == e.target; });
-        }
-        std::erase_if(pending_, [&](const auto& kv) { return kv.second.client == e.target; });
       }
       break;
     default:
       break;
   }
-}
-
-void MutualExclusionChecker::start_or_reenter(const Event& ok, int64_t lease_ms) {
-  auto& by_owner = holds_[ok.lock];
-  auto it = by_owner.find(ok.owner);
-  if (it != by_owner.end()) {
-    ++it->second.count;  // reentry: the believed hold continues
-    it->second.lease_ms = lease_ms;  // a reentry resets the expiry to its own lease
-    if (auto g = granted_server_ms_.find({ok.lock, ok.owner}); g != granted_server_ms_.end())
-      it->second.granted_server_ms = g->second;
-    return;
-  }
-  for (const auto& [other_owner, other] : by_owner) {
-    Violation v;
-    v.lock = ok.lock;
-    v.message = "believed holds overlap: " + other_owner + " (client " + std::to_string(other.client) +
-                ") holds since event #" + std::to_string(other.start_event) + " and " + ok.owner +
-                " (client " + std::to_string(ok.client) + ") acquired at event #" + std::to_string(ok.id);
-    v.event_ids = {other.start_event, ok.id};
-    v.true_us = {other.start_us, ok.true_us};
-    v.owners = {other_owner, ok.owner};
-    v.blamed_fault = blame(other, ok.lock, ok.true_us);
-    report(std::move(v));
-  }
-  Hold hold{ok.client, 1, ok.id, ok.true_us, lease_ms};
-  hold.invoke_us = invoke_us_;
-  if (auto g = granted_server_ms_.find({ok.lock, ok.owner}); g != granted_server_ms_.end())
-    hold.granted_server_ms = g->second;
-  by_owner[ok.owner] = hold;
 }
 
 // The server fault on one of the lock's servers, since the acquire of

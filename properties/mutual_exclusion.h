@@ -1,7 +1,10 @@
 // MutualExclusionChecker: in true time, no two owners' *believed* holds of a
 // lock overlap. A believed hold runs from the Ok of the acquire that takes the
 // client's hold count from 0 to 1 until the Invoke of the unlock that brings it
-// back to 0, a hold_lost notice, or the owner's client crashing (traces/event.h).
+// back to 0, a hold_lost notice, or the owner's client crashing (traces/event.h);
+// the holds are the history context's BeliefBook (properties/belief_book.h),
+// the reading the timelines draw too: each hold that starts while another
+// owner's is open is one overlap, reported here.
 // Multi-locks and RedLocks (impl/multi_lock.h) are judged per group: the
 // group operation's events carry the group's name, and a RedLock hold with
 // the validity check also ends at its "validity_end" notice. Server faults
@@ -10,8 +13,8 @@
 // On an overlap it names both holds (owners, acquire event ids, true times)
 // and blames the fault that made it possible, from each client's recent faults
 // (e.g. "client 3 paused 41 000 ms > lease 30 000 ms").
-// Memory: per lock its current holds; per client its pending acquires and a
-// bounded fault log.
+// Memory: per lock the servers its scripts ran on and its latest server time;
+// per lock its latest force-unlock (the holds are the BeliefBook's).
 #pragma once
 
 #include <map>
@@ -21,6 +24,7 @@
 #include <unordered_map>
 
 #include "model/key_hash.h"
+#include "properties/belief_book.h"
 #include "properties/checker.h"
 #include "properties/fault_log.h"
 #include "properties/history_context.h"
@@ -37,37 +41,18 @@ class MutualExclusionChecker : public Checker {
   void on_event(const Event& e) override;
 
  private:
-  struct Hold {
-    int client = -1;
-    int64_t count = 0;
-    uint64_t start_event = 0;
-    int64_t start_us = 0;
-    int64_t lease_ms = -1;  // of the acquire that started it (-1: watchdog)
-    int64_t granted_server_ms = INT64_MIN;  // server clock of its latest grant (explicit lease runs from it)
-    int64_t invoke_us = 0;  // invoke of the acquire that started it
-  };
-  struct PendingAcquire {
-    int client = -1;
-    int64_t lease_ms = -1;
-    int64_t invoke_us = 0;
-  };
+  using Hold = BeliefBook::Hold;
   struct ForceUnlock {
     uint64_t event_id = 0;
     int64_t true_us = 0;
     int client = -1;
   };
 
-  void start_or_reenter(const Event& ok, int64_t lease_ms);
   std::string blame(const Hold& earlier, const std::string& lock, int64_t now_us) const;
   std::string blame_server(const Hold& earlier, const std::string& lock, int64_t now_us) const;
 
   CheckerContext ctx_;
-  std::map<uint64_t, PendingAcquire> pending_;                 // op_id -> acquire
-  std::map<std::string, std::map<std::string, Hold>> holds_;   // lock -> owner -> hold
   std::map<std::string, ForceUnlock> last_force_unlock_;       // lock -> latest
-  // Server truth: (lock, owner) -> server ms of the latest script that
-  // granted or reentered it; lock -> server ms of its latest script.
-  std::map<std::pair<std::string, std::string>, int64_t> granted_server_ms_;
   // Lock or group -> servers its scripts ran on (looked up, never iterated).
   std::unordered_map<std::string, std::set<int>, KeyHash> lock_servers_;
   // Per lock (the context's id): server ms of its latest script, and its
@@ -78,7 +63,6 @@ class MutualExclusionChecker : public Checker {
     std::set<int>* group_servers = nullptr;
   };
   PerLockId<LockInfo> lock_info_;
-  int64_t invoke_us_ = 0;  // invoke time of the acquire being completed
 };
 
 }  // namespace locksim

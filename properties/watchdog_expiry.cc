@@ -65,9 +65,6 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
     case EventKind::Fault:
       if (e.op == "crash") crashed_[e.target] = true;
       if (e.op == "restart") crashed_[e.target] = false;
-      if (resets_server_state(e)) {  // restart or failover: the key may be gone or older
-        std::erase_if(keys_, [&](const auto& kv) { return server_of_key(kv.first) == e.target; });
-      }
       break;
     default:
       break;
@@ -75,16 +72,15 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
 }
 
 void WatchdogExpiryChecker::on_script(const Event& e) {
-  const uint64_t key_id = server_lock_key(e.server, ctx_->lock_id());
-  auto key_it = keys_.find(key_id);
   const EventFacts& facts = ctx_->facts();
-  const bool granted_now = facts.granting_script() && facts.reply_nil && holders_contain(e, e.owner);
+  const LeaseBook& leases = ctx_->leases();
+  const bool granted_now = leases.granted();
 
   // 1. The key must be gone once the server clock passed its expiry.
-  if (key_it != keys_.end() && e.server_ms > key_it->second.expire_at_ms) {
+  if (const auto& expired = leases.expired()) {
     for (const std::string& holder : e.holders_after) {
       if (granted_now && holder == e.owner) continue;
-      const KeyLease& k = key_it->second;
+      const LeaseBook::KeyLease& k = *expired;
       Violation v;
       v.lock = e.lock;
       auto os = owners_.find(NamePairView(e.lock, holder));
@@ -99,50 +95,31 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
       report(std::move(v));
       break;
     }
-    if (!granted_now) keys_.erase(key_it);
-    key_it = keys_.end();
   }
 
   // 1b. The key's remaining time (PTTL, answered by a refused acquire) must
   //     match its last refresh: a shorter one means an expiry was not reset.
-  if (facts.script_is(ScriptKind::RlockAcquire) && facts.reply_integer && *facts.reply_integer >= 0 &&
-      !e.holders_after.empty()) {
+  if (const auto& k = leases.pttl_contradicted()) {
     const int64_t pttl_ms = *facts.reply_integer;
-    auto k = keys_.find(key_id);
-    if (k != keys_.end() && pttl_ms < k->second.expire_at_ms - e.server_ms) {
-      Violation v;
-      v.lock = e.lock;
-      v.message = "the lock key expires in " + format_ms(pttl_ms) + " (PTTL answered to " + e.owner +
-                  ") but its last acquire/renewal by " + k->second.refreshed_by + " at event #" +
-                  std::to_string(k->second.refresh_event) + " set it to expire in " +
-                  format_ms(k->second.expire_at_ms - e.server_ms) + ": the expiry was not reset";
-      v.event_ids = {k->second.refresh_event, e.id};
-      v.true_us = {k->second.refresh_us, e.true_us};
-      v.owners = {k->second.refreshed_by};
-      report(std::move(v));
-      k->second.expire_at_ms = e.server_ms + pttl_ms;  // one report per refresh
-    }
+    Violation v;
+    v.lock = e.lock;
+    v.message = "the lock key expires in " + format_ms(pttl_ms) + " (PTTL answered to " + e.owner +
+                ") but its last acquire/renewal by " + k->refreshed_by + " at event #" +
+                std::to_string(k->refresh_event) + " set it to expire in " +
+                format_ms(k->expire_at_ms - e.server_ms) + ": the expiry was not reset";
+    v.event_ids = {k->refresh_event, e.id};
+    v.true_us = {k->refresh_us, e.true_us};
+    v.owners = {k->refreshed_by};
+    report(std::move(v));
   }
 
-  // Refreshes of the key's expiry.
-  const bool renewed = facts.script_is(ScriptKind::RlockRenew) && facts.reply_is(1);
-  // A retried release (same request id) is answered by its latch and
-  // changes nothing: only the first execution of a request id resets the expiry.
-  bool latch_replay = false;
-  if (facts.release_script() && !e.request_id.empty()) {
-    latch_replay = !release_ids_.emplace(e.request_id, e.true_us).second;
-  }
-  const bool partial_release = facts.release_script() && !latch_replay && facts.reply_is(0);
-  if (partial_release) {
+  // Refreshes of the key's expiry (the LeaseBook keeps them).
+  const bool renewed = leases.renewed();
+  if (leases.partial_release()) {
     // A partial release resets the expiry to the client's lease where it
     // first runs (a retry answered by the latch changes nothing).
     auto os = owners_.find(NamePairView(e.lock, e.owner));
     if (os != owners_.end() && os->second.lease_ms >= 0) os->second.lease_expiry_us = e.true_us + e.lease_ms * 1000;
-  }
-  if (granted_now || renewed || partial_release) {
-    keys_[key_id] = KeyLease{e.server_ms + e.lease_ms, e.id, e.true_us, e.owner};
-  } else if (e.holders_after.empty()) {
-    keys_.erase(key_id);
   }
 
   if (!facts.script_is(ScriptKind::RlockRenew)) return;
@@ -224,9 +201,6 @@ void WatchdogExpiryChecker::prune(int64_t now_us) {
   std::erase_if(owners_, [&](const auto& kv) {
     return kv.second.count == 0 && kv.second.release_us + horizon_us < now_us;
   });
-  // Latches live request_timeout x (retries + 2); a horizon of several
-  // leases is far longer.
-  std::erase_if(release_ids_, [&](const auto& kv) { return kv.second + horizon_us < now_us; });
 }
 
 }  // namespace locksim

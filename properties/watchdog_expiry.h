@@ -17,8 +17,11 @@
 //     by then, and it reaches the server more than renew_grace_ms later: the
 //     watchdog must be cancelled), and none succeeds after it; a hold taken
 //     only with explicit leases never gets a renewal started.
-// Memory: per (server, lock) its expected expiry; per (lock, owner) one record,
-// dropped some leases after its final release; per client a fault log.
+// Rules 1 judge the server's truth about each key's expiry as the history
+// context's LeaseBook reads it (properties/lease_book.h), the reading the
+// timelines draw the leases from.
+// Memory: per (lock, owner) one record, dropped some leases after its final
+// release; per client whether it crashed (the keys are the LeaseBook's).
 #pragma once
 
 #include <map>
@@ -43,12 +46,6 @@ class WatchdogExpiryChecker : public Checker {
   void on_event(const Event& e) override;
 
  private:
-  struct KeyLease {            // server truth for one (server, lock)
-    int64_t expire_at_ms = 0;  // server ms after which the key must be gone
-    uint64_t refresh_event = 0;
-    int64_t refresh_us = 0;
-    std::string refreshed_by;
-  };
   struct OwnerState {          // client view of one (lock, owner)
     int client = -1;
     int64_t count = 0;
@@ -75,11 +72,9 @@ class WatchdogExpiryChecker : public Checker {
 
   CheckerContext ctx_;
   // Looked up and pruned, never iterated for a report: unordered.
-  std::unordered_map<uint64_t, KeyLease> keys_;  // server_lock_key(server, context lock id)          // (server, lock)
   std::unordered_map<std::pair<std::string, std::string>, OwnerState, NamePairHash, NamePairEq> owners_;  // (lock, owner)
   std::unordered_map<uint64_t, PendingOp> pending_;                   // op_id -> acquire
   std::map<int, bool> crashed_;                                       // client -> crashed
-  std::unordered_map<std::string, int64_t, KeyHash> release_ids_;     // release request id -> first seen (true us)
   int64_t last_prune_us_ = 0;
   uint64_t max_op_id_ = 0;
 };

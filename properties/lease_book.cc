@@ -1,0 +1,71 @@
+#include "properties/lease_book.h"
+
+#include "properties/checker.h"
+#include "properties/fault_log.h"
+
+namespace locksim {
+
+void LeaseBook::on_event(const Event& e, const EventFacts& facts, LockId lock) {
+  expired_.reset();
+  pttl_contradicted_.reset();
+  refreshed_ = nullptr;
+  deleted_ = latch_replay_ = partial_release_ = renewed_ = granted_ = false;
+  reset_server_ = -1;
+  prune(e.true_us);
+  if (e.kind == EventKind::Script) {
+    on_script(e, facts, lock);
+  } else if (e.kind == EventKind::Fault && resets_server_state(e)) {
+    // A restart or failover: the key may be gone or older.
+    reset_server_ = e.target;
+    std::erase_if(keys_, [&](const auto& kv) { return server_of_key(kv.first) == e.target; });
+  }
+}
+
+void LeaseBook::on_script(const Event& e, const EventFacts& facts, LockId lock) {
+  const uint64_t key_id = server_lock_key(e.server, lock);
+  granted_ = facts.granting_script() && facts.reply_nil && holders_contain(e, e.owner);
+
+  // The key must be gone once the server clock passed its expiry.
+  auto key_it = keys_.find(key_id);
+  if (key_it != keys_.end() && e.server_ms > key_it->second.expire_at_ms) {
+    expired_ = key_it->second;
+    if (!granted_) keys_.erase(key_it);
+  }
+
+  // The key's remaining time (PTTL, answered by a refused acquire) is the
+  // server's word: shorter than the last refresh implies, it is the expiry.
+  if (facts.script_is(ScriptKind::RlockAcquire) && facts.reply_integer && *facts.reply_integer >= 0 &&
+      !e.holders_after.empty()) {
+    const int64_t pttl_ms = *facts.reply_integer;
+    auto k = keys_.find(key_id);
+    if (k != keys_.end() && pttl_ms < k->second.expire_at_ms - e.server_ms) {
+      pttl_contradicted_ = k->second;
+      k->second.expire_at_ms = e.server_ms + pttl_ms;  // one report per refresh
+    }
+  }
+
+  renewed_ = facts.script_is(ScriptKind::RlockRenew) && facts.reply_is(1);
+  // A retried release (same request id) is answered by its latch and
+  // changes nothing: only the first execution of a request id resets the expiry.
+  if (facts.release_script() && !e.request_id.empty()) {
+    latch_replay_ = !release_ids_.emplace(e.request_id, e.true_us).second;
+  }
+  partial_release_ = facts.release_script() && !latch_replay_ && facts.reply_is(0);
+  if (granted_ || renewed_ || partial_release_) {
+    KeyLease& k = keys_[key_id];
+    k = KeyLease{e.server_ms + e.lease_ms, e.id, e.true_us, e.owner, e.server_ms, e.lease_ms};
+    refreshed_ = &k;
+  } else if (e.holders_after.empty()) {
+    deleted_ = keys_.erase(key_id) > 0;
+  }
+}
+
+void LeaseBook::prune(int64_t now_us) {
+  if (now_us - last_prune_us_ < horizon_us_) return;
+  last_prune_us_ = now_us;
+  // Latches live request_timeout x (retries + 2); a horizon of several
+  // leases is far longer.
+  std::erase_if(release_ids_, [&](const auto& kv) { return kv.second + horizon_us_ < now_us; });
+}
+
+}  // namespace locksim
