@@ -6,6 +6,7 @@
 #include "properties/busy_poll.h"
 #include "properties/exclusive_ownership.h"
 #include "properties/fifo_fairness.h"
+#include "properties/history_recording.h"
 #include "properties/liveness.h"
 #include "properties/mutual_exclusion.h"
 #include "properties/reentrancy.h"
@@ -45,6 +46,7 @@ void CheckerSuite::on_event(const Event& event) {
   if (event.kind == EventKind::Verdict) return;
   context_->on_event(event);
   for (auto& checker : checkers_) checker->on_event(event);
+  if (recorder_ != nullptr) recorder_->on_event(event, *context_);
   stamp_new_violations(event.id);
 }
 

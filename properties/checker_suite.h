@@ -19,6 +19,8 @@
 
 namespace locksim {
 
+class ReadingRecorder;
+
 class CheckerSuite final : public EventSink {
  public:
   explicit CheckerSuite(const CheckConfig& config = CheckConfig{});
@@ -37,12 +39,18 @@ class CheckerSuite final : public EventSink {
   // How many violations the checkers have recorded so far (cheap: a
   // caller that looks for new ones compares this first).
   uint64_t reports() const { return reports_; }
+  // Shows every event, with the context the checkers judge it by, to
+  // `recorder` too (properties/history_recording.h): what it records is
+  // what the checkers saw. Null: none. It must outlive the suite's use.
+  void record_with(ReadingRecorder* recorder) { recorder_ = recorder; }
+  const HistoryContext& context() const { return *context_; }
   const std::vector<std::unique_ptr<Checker>>& checkers() const { return checkers_; }
 
  private:
   void stamp_new_violations(uint64_t event_id);
 
   std::unique_ptr<HistoryContext> context_;  // shared by the checkers; fed first
+  ReadingRecorder* recorder_ = nullptr;
   std::vector<std::unique_ptr<Checker>> checkers_;
   std::vector<std::vector<uint64_t>> detected_at_;  // per checker, per violation
   uint64_t reports_ = 0;          // violations recorded by the checkers (Checker::count_reports_in)

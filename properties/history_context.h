@@ -8,7 +8,7 @@
 // *after* the event; the mirror's per-event results (grant, purged waiters,
 // stale head, ...) are those of the latest event. A checker built on its own
 // (tests) owns a private context and feeds it itself (CheckerContext below),
-// with the same effect. A HistoryRecorder (properties/history_recording.h)
+// with the same effect. A ReadingRecorder (properties/history_recording.h)
 // reads it after each event to keep what a timeline draws.
 // Memory: that of its parts.
 #pragma once

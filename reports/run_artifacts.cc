@@ -41,8 +41,7 @@ constexpr size_t kSampleTimelineEvents = 120;
 void draw(const std::vector<Event>& events, const Violation& v, const std::string& title, const fs::path& path) {
   TimelineOptions timeline;
   timeline.title = title;
-  timeline.highlight_ids.insert(v.event_ids.begin(), v.event_ids.end());
-  render_timeline(timeline_dot(events, timeline), path.string(), "svg");
+  render_timeline(violation_timeline_dot(events, v, timeline), path.string(), "svg");
 }
 
 }  // namespace

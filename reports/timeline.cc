@@ -16,7 +16,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "properties/scenario_check.h"
 #include "reports/timeline_review.h"
+#include "reports/violation_window.h"
 #include "reports/dot_text.h"
 #include "traces/output_file.h"
 
@@ -236,9 +238,43 @@ std::string sequence_timeline_dot(const std::vector<Event>& all_events, const Ti
 
 }  // namespace
 
+std::string violation_subtitle(const std::string& explanation, const std::string& cause) {
+  if (cause.empty() || explanation.find(cause) != std::string::npos) return explanation;
+  return explanation + ". Cause: " + cause + ".";
+}
+
+std::string violation_subtitle(const Violation& v) { return violation_subtitle(v.message, v.blamed_fault); }
+
+std::string violation_timeline_dot(const std::vector<Event>& history, const Violation& v, TimelineOptions options) {
+  options.view = TimelineView::Review;
+  options.highlight_ids.insert(v.event_ids.begin(), v.event_ids.end());
+  if (options.caption.empty()) options.caption = violation_subtitle(v);
+  options.focus = {v};
+  options.total_events = history.size();
+  if (history.empty()) return review_dot(HistoryRecording{}, {}, options);
+  uint64_t from = history.front().id;
+  uint64_t to = history.back().id;
+  if (history.size() > options.max_events) {
+    ViolationWindow planner(v, 20, options.max_events);
+    for (const Event& e : history) planner.on_event(e);
+    from = planner.range().from_id;
+    to = planner.range().to_id;
+    options.highlight_ids.insert(planner.named_ids().begin(), planner.named_ids().end());
+  }
+  std::vector<Event> window;
+  for (const Event& e : history)
+    if (e.id >= from && e.id <= to) window.push_back(e);
+  options.max_events = std::max(options.max_events, window.size());
+  return review_dot(record_history(history, default_check_config(), from, to), window, options);
+}
+
 std::string timeline_dot(const std::vector<Event>& events, const TimelineOptions& options) {
-  return options.view == TimelineView::Review ? review_timeline_dot(events, options)
-                                              : sequence_timeline_dot(events, options);
+  if (options.view == TimelineView::Sequence) return sequence_timeline_dot(events, options);
+  const size_t count = std::min(events.size(), options.max_events);
+  if (count == 0) return review_dot(HistoryRecording{}, {}, options);
+  const std::vector<Event> window(events.begin(), events.begin() + static_cast<std::ptrdiff_t>(count));
+  return review_dot(record_history(window, default_check_config(), window.front().id, window.back().id), window,
+                    options);
 }
 
 namespace {

@@ -1,7 +1,9 @@
 // Timeline: draws a window of a history with Graphviz, in one of two views.
 //  - review (default; reports/timeline_review.h): a true time axis with quiet
-//    stretches collapsed, a lane per client and per server, believed holds,
-//    waits, leases with renewals and expiry, faults as spans, overlaps red.
+//    stretches collapsed, a lane per client, per fair lock's line and per
+//    server, believed holds, waits and their polls, leases with renewals and
+//    expiry, faults as spans, overlaps red; drawn from a HistoryRecording
+//    (properties/history_recording.h), the checkers' own reading.
 //  - sequence: time flows down, one row per event, in history order; a faint
 //    edge links the events of one operation across lanes (invoke -> script on
 //    the server -> completion). Colours: acquired holds green, releases blue,
@@ -23,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "properties/history_recording.h"
+#include "properties/violation.h"
 #include "traces/event.h"
 
 namespace locksim {
@@ -36,13 +40,34 @@ struct TimelineOptions {
   TimelineView view = TimelineView::Review;
   std::string caption;               // review: a line under the title (e.g. a violation's explanation)
   int64_t quiet_us = 0;              // review: gaps longer than this collapse (0: automatic)
+  // Review: the violations the picture explains; each draws the evidence of
+  // its property (a liveness bound, a poll storm's rate) and its owners' lanes.
+  std::vector<Violation> focus;
+  // Review: how many events the whole trace has (0: unknown), for "events
+  // #a to #b, n of N".
+  uint64_t total_events = 0;
 };
+
+// The subtitle of a violation's timeline: its explanation and the fault it
+// names ("... Blamed: client 3 paused 34 171 ms > lease 30 000 ms."). Every
+// timeline's caption comes from here.
+std::string violation_subtitle(const std::string& explanation, const std::string& cause);
+std::string violation_subtitle(const Violation& v);
 
 // "review" / "sequence"; parse returns false for anything else.
 const char* timeline_view_name(TimelineView view);
 bool timeline_view_from_name(const std::string& name, TimelineView* out);
 
+// `events` is a whole history from its first event (the review view reads it
+// from there: a hold open before a later first event is not known).
 std::string timeline_dot(const std::vector<Event>& events, const TimelineOptions& options);
+// The review view of the window of a whole history (from its first event)
+// that explains `v` (reports/violation_window.h), with the violation's
+// events named, its subtitle as caption and its property's evidence.
+std::string violation_timeline_dot(const std::vector<Event>& history, const Violation& v, TimelineOptions options);
+// The review view of a recorded window (its events: `window`).
+std::string review_dot(const HistoryRecording& recording, const std::vector<Event>& window,
+                       const TimelineOptions& options);
 
 // Writes `dot_text` rendered as `format` ("svg", "png", "pdf") or, for
 // format "dot", the text itself, to `out_path`. `dot` is killed after

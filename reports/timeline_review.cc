@@ -1,40 +1,55 @@
 #include "reports/timeline_review.h"
 
-
 #include <algorithm>
 #include <cassert>
+#include <cctype>
+#include <climits>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 
+#include "properties/scenario_check.h"
 #include "reports/dot_text.h"
-#include "reports/hold_intervals.h"
 #include "reports/time_axis.h"
 
 namespace locksim {
 
 namespace {
 
-// Sizes in points (Helvetica 9 pt is about 5.2 pt per character).
-constexpr double kCharPt = 5.2;
-constexpr double kSmallCharPt = 4.7;  // 8 pt
-constexpr double kLaneLabelPt = 110;  // the lane names column
+// Sizes in points. Helvetica (Liberation Sans where it is missing) averages
+// about 0.55 of the font size per character; 0.6 keeps every label's box
+// at least as wide as its text, so the canvas always holds it.
+constexpr double kCharRatio = 0.6;
+constexpr double kBoldRatio = 0.64;
+constexpr double kLaneLabelPt = 118;  // the lane names column
 constexpr double kLeftPt = kLaneLabelPt + 16;
-constexpr double kRightPadPt = 160;   // room for labels after the last instant
+constexpr double kMarginPt = 12;      // right of the rightmost label
 constexpr double kTrackPt = 22;
+constexpr double kScriptTrackPt = 12;
 constexpr double kLanePadPt = 6;
 constexpr double kItemGapPt = 8;
-constexpr size_t kMaxTracks = 24;     // per lane and category; more share the last track
+constexpr size_t kMaxTracks = 48;     // per lane and category; more share the last track
 constexpr size_t kMaxOverlapNotes = 3;
 constexpr double kLabelledWaitPt = 40;
 constexpr double kMinRedPt = 4;
+constexpr double kDenseGapPt = 3;     // ticks closer than this are counted, not drawn
+constexpr size_t kDenseCount = 8;     // a run of this many such ticks is one band
+constexpr int64_t kSkewShownMs = 50;  // a clock offset this large is written under the lane name
+constexpr size_t kStormPolls = 10;    // polls this close together are counted as one stretch
+constexpr int64_t kStormGapUs = 250'000;
 
 // Palette.
 constexpr const char* kHoldFill = "#7ccf7c";
 constexpr const char* kHoldEdge = "#2e7d32";
 constexpr const char* kWaitFill = "#c9c9c9";
+constexpr const char* kPollFill = "#616161";
 constexpr const char* kLeaseFill = "#8ab4f8";
 constexpr const char* kLeaseEdge = "#1a5fb4";
+constexpr const char* kLineFill = "#d1c4e9";
+constexpr const char* kLineEdge = "#5e35b1";
+constexpr const char* kFreeFill = "#fff59d";
+constexpr const char* kFreeEdge = "#f9a825";
 constexpr const char* kFaultFill = "#ffb74d";
 constexpr const char* kFaultEdge = "#e65100";
 constexpr const char* kCrashFill = "#616161";
@@ -42,13 +57,18 @@ constexpr const char* kRed = "#d50000";
 constexpr const char* kOverlapBack = "#ffcdd2";
 constexpr const char* kWakeFill = "#9c27b0";
 
-double text_pt(const std::string& text, double char_pt = kCharPt) {
+double text_pt(const std::string& text, double size_pt, bool bold = false) {
   size_t longest = 0, current = 0;
-  for (char c : text) {
-    current = c == '\n' ? 0 : current + 1;
-    longest = std::max(longest, current);
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      current = 0;
+      continue;
+    }
+    if ((c & 0xC0) == 0x80) continue;  // a UTF-8 continuation byte: one character
+    longest = std::max(longest, ++current);
   }
-  return static_cast<double>(longest) * char_pt;
+  return static_cast<double>(longest) * size_pt * (bold ? kBoldRatio : kCharRatio);
 }
 
 std::string num(double v) {
@@ -57,23 +77,69 @@ std::string num(double v) {
   return buf;
 }
 
-// The lock name as a reader knows it: scripts may add a key prefix.
-std::string short_owner(const std::string& owner) {
+// "1 843": thousands grouped, as format_ms() does.
+std::string grouped(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ' ';
+    out += digits[i];
+  }
+  return (n < 0 ? "-" : "") + out;
+}
+
+// Seconds since the run began: "8.330 s".
+std::string run_s(int64_t true_us, int decimals = 3) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f s", decimals, static_cast<double>(true_us) / 1e6);
+  return buf;
+}
+
+std::string client_lane(int c) { return "client " + std::to_string(c); }
+std::string server_lane(int s) { return "redis " + std::to_string(s); }
+std::string line_lane(const std::string& lock) { return "line " + lock; }
+
+// An owner id "<uuid>:<task>" as "c<client>:<task>" (its uuid's first 8
+// characters when the client is unknown).
+std::string short_owner(const std::string& owner, int client) {
+  const auto colon = owner.rfind(':');
+  const std::string task = colon == std::string::npos ? "" : owner.substr(colon);
+  if (client >= 0) return "c" + std::to_string(client) + task;
+  const std::string uuid = owner.substr(0, colon);
+  return (uuid.size() > 8 ? uuid.substr(0, 8) : uuid) + task;
+}
+
+std::string uuid_prefix(const std::string& owner) {
   const auto colon = owner.rfind(':');
   const std::string uuid = owner.substr(0, colon);
-  const std::string task = colon == std::string::npos ? "" : owner.substr(colon);
-  return (uuid.size() > 8 ? uuid.substr(0, 8) : uuid) + task;
+  return uuid.size() > 8 ? uuid.substr(0, 8) + "…" : uuid;
+}
+
+std::string signed_duration_ms(int64_t ms) {
+  return (ms >= 0 ? "+" : "-") + format_duration_us((ms < 0 ? -ms : ms) * 1000);
 }
 
 enum class Category { Evidence, Fault, Activity, Lease, Script };
 constexpr Category kCategories[] = {Category::Evidence, Category::Fault, Category::Activity, Category::Lease,
                                     Category::Script};
 
-struct Mark {  // a tick on a bar: renewal, wake-up, end
+struct Mark {  // a tick on a bar: renewal, poll, wake-up
   double x_pt = 0;
   std::string shape;   // box (a tick) or diamond
   std::string fill;
   std::string tooltip;
+  double height_pt = 0;  // 0: the bar's height + 6
+  double width_pt = 2;
+};
+
+struct Band {  // a stretch drawn over a bar (dense polls, a red overlap, a purge's lost slot)
+  double x0_pt = 0;
+  double x1_pt = 0;
+  std::string fill;
+  std::string edge;
+  std::string tooltip;
+  double height_pt = 0;  // 0: the bar's
+  std::string style = "filled";
 };
 
 // One drawable thing in a lane: a bar (or a point) and its label.
@@ -91,29 +157,45 @@ struct Item {
   std::string label_colour = "black";
   bool bold = false;
   std::string tooltip;
+  std::string cls;     // SVG class: "ev e<id>"
+  bool open_left = false;  // started before the window: a chevron at its left edge
   std::vector<Mark> marks;
-  std::vector<std::pair<double, double>> red_spans_pt;  // overlapped parts, drawn red on the bar
+  std::vector<Band> bands;
   // Filled in by packing.
   double label_x_pt = 0;  // left edge of the label
   double extent_x1_pt = 0;
   size_t track = 0;
 };
 
+// A thin bar (a wait) carries its label above it, in 8 pt, when it is long
+// enough: its ticks (polls) would cover a label inside it.
+constexpr double kThinPt = 8;
+bool label_above(const Item& item) {
+  return item.shape == "box" && item.height_pt <= kThinPt && item.x1_pt - item.x0_pt >= text_pt(item.label, 8, item.bold) + 4;
+}
+
 void place_label(Item* item) {
-  const double w = text_pt(item->label);
+  const double w = text_pt(item->label, 9, item->bold);
   const double bar = item->x1_pt - item->x0_pt;
-  if (item->shape == "box" && bar >= w + 8) {
+  if (label_above(*item)) {
+    item->label_x_pt = item->x0_pt + 2;
+    item->extent_x1_pt = item->x1_pt;
+  } else if (item->shape == "box" && item->height_pt > kThinPt && bar >= w + 8) {
     item->label_x_pt = item->x0_pt + 4;  // inside, at the start
     item->extent_x1_pt = item->x1_pt;
   } else {
-    item->label_x_pt = item->x1_pt + 4;  // after the bar
-    item->extent_x1_pt = item->x1_pt + 4 + w;
+    // After the bar and whatever is drawn past its end (a lost slot).
+    double end_pt = item->x1_pt;
+    for (const Band& b : item->bands) end_pt = std::max(end_pt, b.x1_pt);
+    item->label_x_pt = end_pt + 4;
+    item->extent_x1_pt = end_pt + 4 + w;
   }
+  for (const Band& b : item->bands) item->extent_x1_pt = std::max(item->extent_x1_pt, b.x1_pt);
 }
 
 struct Lane {
-  std::string name;    // "client 0", "redis 1"
-  std::string detail;  // second line: the owner / "server"
+  std::string name;    // "client 0", "line lsim:L1", "redis 1"
+  std::vector<std::string> details;  // lines under the name: the owner, its clock offset
   std::map<Category, std::vector<Item>> items;
   std::map<Category, size_t> tracks;
   double y0_pt = 0;    // top, growing downwards
@@ -144,24 +226,28 @@ class DotWriter {
  public:
   // A filled box (or other shape) with its centre at (x, y), y growing downwards.
   void shape(const std::string& shape, double cx_pt, double cy_pt, double w_pt, double h_pt, const std::string& fill,
-             const std::string& edge, double penwidth, const std::string& style, const std::string& tooltip) {
+             const std::string& edge, double penwidth, const std::string& style, const std::string& tooltip,
+             const std::string& cls = "") {
     out_ << "  n" << next_++ << " [shape=" << shape << ", label=\"\", fixedsize=true, width=" << inches(w_pt)
          << ", height=" << inches(h_pt) << ", style=\"" << style << "\", fillcolor=\"" << fill << "\", color=\""
          << (edge.empty() ? fill : edge) << "\", penwidth=" << num(penwidth) << ", pos=\"" << pos(cx_pt, cy_pt) << "\"";
     if (!tooltip.empty()) out_ << ", tooltip=\"" << dot_escape(tooltip) << "\"";
+    if (!cls.empty()) out_ << ", class=\"" << cls << "\"";
     out_ << "];\n";
   }
   void rect(double x0_pt, double y0_pt, double x1_pt, double y1_pt, const std::string& fill, const std::string& edge = "",
-            double penwidth = 1, const std::string& style = "filled", const std::string& tooltip = "") {
+            double penwidth = 1, const std::string& style = "filled", const std::string& tooltip = "",
+            const std::string& cls = "") {
     const double w = std::max(x1_pt - x0_pt, 1.0);
-    shape("box", x0_pt + w / 2, (y0_pt + y1_pt) / 2, w, std::max(y1_pt - y0_pt, 1.0), fill, edge, penwidth, style, tooltip);
+    shape("box", x0_pt + w / 2, (y0_pt + y1_pt) / 2, w, std::max(y1_pt - y0_pt, 1.0), fill, edge, penwidth, style,
+          tooltip, cls);
   }
   // Text whose left edge is at x (or centred there), middle at y. Left-aligned
   // text sits in a fixed-size node as wide as our estimate, justified left
   // ("\l"), so it starts at x whatever the font's real widths are.
   void text(const std::string& label, double x_pt, double y_pt, double size_pt = 9, const std::string& colour = "black",
             bool bold = false, bool centred = false) {
-    const double w = std::max(text_pt(label, size_pt >= 9 ? kCharPt : kSmallCharPt) * size_pt / (size_pt >= 9 ? 9 : 8), 4.0);
+    const double w = std::max(text_pt(label, size_pt, bold), 4.0);
     out_ << "  n" << next_++ << " [shape=plaintext, fontsize=" << num(size_pt) << ", fontcolor=\"" << colour << "\""
          << (bold ? ", fontname=\"Helvetica-Bold\"" : "") << ", margin=0";
     if (centred) {
@@ -185,7 +271,6 @@ class DotWriter {
     }
   }
   std::string str() const { return out_.str(); }
-  std::ostringstream& raw() { return out_; }
 
  private:
   static std::string inches(double pt) {
@@ -208,53 +293,6 @@ class DotWriter {
   size_t next_ = 0;
 };
 
-std::string client_lane(int c) { return "client " + std::to_string(c); }
-std::string server_lane(int s) { return "redis " + std::to_string(s); }
-
-// The lane an event's mark belongs to (as in the sequence view).
-std::string lane_of(const Event& e) {
-  if (e.kind == EventKind::Script) return server_lane(std::max(e.server, 0));
-  if (e.kind == EventKind::Fault) {
-    if (e.op == "redis_restart" || e.op == "failover") return server_lane(e.server >= 0 ? e.server : std::max(e.target, 0));
-    if (e.op == "clock_jump" && e.client < 0) return server_lane(e.server >= 0 ? e.server : std::max(e.target, 0));
-    if (e.target >= 0) return client_lane(e.target);
-  }
-  return client_lane(std::max(e.client, 0));
-}
-
-// A lease key names the lock, maybe with a prefix ("lsim:L0") or a member
-// suffix ("G@1"): does it belong to `lock`?
-bool lease_is_of(const std::string& key, const std::string& lock) {
-  if (key == lock) return true;
-  const auto at = key.find(lock);
-  if (at == std::string::npos) return false;
-  const size_t after = at + lock.size();
-  const bool left_ok = at == 0 || key[at - 1] == ':' || key[at - 1] == '{';
-  const bool right_ok = after == key.size() || key[after] == '@' || key[after] == '}';
-  return left_ok && right_ok;
-}
-
-std::string lease_end_text(const Lease& l) {
-  switch (l.end) {
-    case Lease::End::Expired: return "expired";
-    case Lease::End::Deleted: return "deleted";
-    case Lease::End::ServerReset: return l.reset_by == "failover" ? "lost in the failover" : "lost in the restart";
-    case Lease::End::Replaced: return "gone";
-    case Lease::End::Open: return "";
-  }
-  return "";
-}
-
-std::string hold_end_text(const BelievedHold& h) {
-  switch (h.end) {
-    case BelievedHold::End::Released: return "unlock #" + std::to_string(h.end_event);
-    case BelievedHold::End::Lost: return "learns lost #" + std::to_string(h.end_event);
-    case BelievedHold::End::Crashed: return "crash #" + std::to_string(h.end_event);
-    case BelievedHold::End::Open: return "still held at the end";
-  }
-  return "";
-}
-
 std::vector<std::string> wrap(const std::string& text, size_t width_chars) {
   std::vector<std::string> lines;
   std::string current;
@@ -265,54 +303,258 @@ std::vector<std::string> wrap(const std::string& text, size_t width_chars) {
       lines.push_back(current);
       current.clear();
     }
+    while (word.size() > width_chars) {  // a path longer than a line
+      lines.push_back(word.substr(0, width_chars));
+      word = word.substr(width_chars);
+    }
     current += (current.empty() ? "" : " ") + word;
   }
   if (!current.empty()) lines.push_back(current);
   return lines;
 }
 
+// The number after `key` in a checker's message ("bound 33 000 ms" -> 33000),
+// spaces between digit groups allowed; nullopt when absent.
+std::optional<int64_t> number_after(const std::string& text, const std::string& key) {
+  const auto at = text.find(key);
+  if (at == std::string::npos) return std::nullopt;
+  int64_t n = 0;
+  bool any = false;
+  for (size_t i = at + key.size(); i < text.size(); ++i) {
+    const char c = text[i];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      n = n * 10 + (c - '0');
+      any = true;
+    } else if (!(c == ' ' && any && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1])))) {
+      break;
+    }
+  }
+  return any ? std::optional<int64_t>(n) : std::nullopt;
+}
+
+std::string hold_end_text(const RecordedHold& h) {
+  switch (h.end) {
+    case RecordedHold::End::Released: return "unlock #" + std::to_string(h.end_event);
+    case RecordedHold::End::Lost: return "learns lost #" + std::to_string(h.end_event);
+    case RecordedHold::End::Crashed: return "crash #" + std::to_string(h.end_event);
+    case RecordedHold::End::Open: return "still held";
+  }
+  return "";
+}
+
+std::string lease_end_text(const RecordedLease& l) {
+  switch (l.end) {
+    case RecordedLease::End::Expired: return "expired";
+    case RecordedLease::End::Deleted: return "deleted #" + std::to_string(l.end_event);
+    case RecordedLease::End::ServerReset:
+      if (l.reset_by == "failover") return "not followed after the failover #" + std::to_string(l.end_event);
+      return l.data_kept ? "not followed after the restart #" + std::to_string(l.end_event) + " (data kept)"
+                         : "lost in the restart #" + std::to_string(l.end_event);
+    case RecordedLease::End::Replaced: return "gone #" + std::to_string(l.end_event);
+    case RecordedLease::End::Open: return "";
+  }
+  return "";
+}
+
+// The review's short text for an event: "#81 fair_acquire c3:2 -> 2344".
+std::string event_label(const Event& e, int64_t epoch_ms) {
+  std::string who = e.owner.empty() ? "" : " " + short_owner(e.owner, e.client);
+  std::string out = "#" + std::to_string(e.id) + " ";
+  switch (e.kind) {
+    case EventKind::Invoke:
+      out += e.op + " " + e.lock + who;
+      if (e.wait_ms >= 0) out += " wait " + format_ms(e.wait_ms);
+      if (e.lease_ms >= 0) out += " lease " + format_ms(e.lease_ms);
+      break;
+    case EventKind::Ok: out += e.op + " ok" + (e.op == "unlock" ? " -> " + std::to_string(e.value) : "") + who; break;
+    case EventKind::Fail: out += e.op + " fail" + (e.detail.empty() ? "" : " (" + e.detail + ")") + who; break;
+    case EventKind::Info: out += e.op + (e.detail.empty() ? "" : " (" + e.detail + ")") + who; break;
+    case EventKind::Script:
+      out += e.script + who + " -> " + e.reply;
+      if (e.line_known && e.local_ms != 0) out += ", its now " + run_s((e.local_ms - epoch_ms) * 1000, 2);
+      break;
+    case EventKind::Deliver: out += "message"; break;
+    case EventKind::Fault:
+      out += e.op;
+      if (e.duration_ms != 0) out += " " + format_ms(e.duration_ms);
+      break;
+    case EventKind::Verdict: out += "verdict"; break;
+  }
+  return out;
+}
+
+// The lane an event's mark belongs to: its owner's (a script: the client
+// that sent it), a fault's target, a server fault's server.
+std::string lane_of(const Event& e) {
+  if (e.kind == EventKind::Fault) {
+    if (e.op == "redis_restart" || e.op == "failover" || (e.op == "clock_jump" && e.client < 0))
+      return server_lane(e.server >= 0 ? e.server : std::max(e.target, 0));
+    if (e.target >= 0) return client_lane(e.target);
+  }
+  if (e.client >= 0) return client_lane(e.client);
+  if (e.kind == EventKind::Script) return server_lane(std::max(e.server, 0));
+  return client_lane(0);
+}
+
+// Runs of instants closer than kDenseGapPt (in x): [begin, end) index pairs.
+std::vector<std::pair<size_t, size_t>> runs_of(const std::vector<double>& xs) {
+  std::vector<std::pair<size_t, size_t>> runs;
+  size_t begin = 0;
+  for (size_t i = 1; i <= xs.size(); ++i) {
+    if (i < xs.size() && xs[i] - xs[i - 1] < kDenseGapPt) continue;
+    runs.push_back({begin, i});
+    begin = i;
+  }
+  return runs;
+}
+
 }  // namespace
 
-std::string review_timeline_dot(const std::vector<Event>& all_events, const TimelineOptions& options) {
-  const size_t count = std::min(all_events.size(), options.max_events);
-  const std::vector<Event> events(all_events.begin(), all_events.begin() + static_cast<std::ptrdiff_t>(count));
-  HoldIntervals iv = derive_hold_intervals(events);
+std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>& window,
+                       const TimelineOptions& options) {
+  HistoryRecording rec = rec_in;
+  const int64_t epoch_ms = default_check_config().clock_epoch_ms;
+  const int64_t t0_us = rec.first_us;
   // Bars still open at the end of the window run on a little past it (a
   // twenty-fifth of the span), so a hold that began with the last event (a
   // shrunk counterexample ends there) shows, and its overlap too.
-  const int64_t horizon_us = iv.end_us;
-  const bool any_open = std::any_of(iv.holds.begin(), iv.holds.end(),
-                                    [](const BelievedHold& h) { return h.end == BelievedHold::End::Open; });
+  const int64_t horizon_us = rec.end_us;
+  const bool any_open =
+      std::any_of(rec.holds.begin(), rec.holds.end(), [](const RecordedHold& h) { return h.end == RecordedHold::End::Open; }) ||
+      std::any_of(rec.waits.begin(), rec.waits.end(), [](const RecordedWait& w) { return w.outcome == RecordedWait::Outcome::Open; });
   if (any_open) {
-    iv.end_us += std::max<int64_t>((iv.end_us - iv.first_us) / 25, 1000);
-    for (BelievedHold& h : iv.holds) {
-      if (h.end == BelievedHold::End::Open) h.end_us = iv.end_us;
-    }
-    for (Wait& w : iv.waits) {
-      if (w.open) w.end_us = iv.end_us;
-    }
-    for (Lease& l : iv.leases) {
-      if (l.end == Lease::End::Open) l.end_us = iv.end_us;
-    }
-    for (HoldOverlap& o : iv.overlaps) {
-      if (iv.holds[o.first].end == BelievedHold::End::Open && iv.holds[o.second].end == BelievedHold::End::Open) {
-        o.end_us = iv.end_us;
-      }
-    }
+    rec.end_us += std::max<int64_t>((rec.end_us - t0_us) / 25, 1000);
+    for (RecordedHold& h : rec.holds)
+      if (h.end == RecordedHold::End::Open) h.end_us = rec.end_us;
+    for (RecordedWait& w : rec.waits)
+      if (w.outcome == RecordedWait::Outcome::Open) w.end_us = rec.end_us;
+    for (RecordedLease& l : rec.leases)
+      if (l.end == RecordedLease::End::Open) l.end_us = rec.end_us;
+    for (RecordedLineStay& s : rec.line_stays)
+      if (s.left == RecordedLineStay::Left::Open) s.left_us = rec.end_us;
+    for (RecordedOverlap& o : rec.overlaps)
+      if (o.open) o.end_us = rec.end_us;
   }
   auto seen_us = [&](int64_t span_end_us) { return std::min(span_end_us, horizon_us); };
 
+  // Who is who: owners' clients.
+  std::map<std::string, int> client_of;
+  for (const RecordedHold& h : rec.holds) client_of.emplace(h.owner, h.client);
+  for (const RecordedWait& w : rec.waits) client_of.emplace(w.owner, w.client);
+  for (const RecordedLineStay& s : rec.line_stays)
+    if (s.client >= 0) client_of.emplace(s.owner, s.client);
+  for (const Event& e : window)
+    if (e.client >= 0 && !e.owner.empty()) client_of.emplace(e.owner, e.client);
+  auto who = [&](const std::string& owner) {
+    auto it = client_of.find(owner);
+    return short_owner(owner, it == client_of.end() ? -1 : it->second);
+  };
+
+  // Evidence the focus violations name.
+  struct Bound {
+    int64_t at_us = 0;
+    std::string note;
+  };
+  std::vector<Bound> bounds;           // vertical red lines
+  struct FreeSpan {
+    int server = 0;
+    int64_t from_us = 0;
+    int64_t to_us = 0;
+    std::string label;
+    uint64_t event = 0;
+  };
+  std::vector<FreeSpan> free_spans;
+  struct Storm {
+    uint64_t wait_start_event = 0;
+    int64_t from_us = 0;
+    int64_t to_us = 0;
+    std::string label;
+    std::string head;  // the owner at the head of the line it polls behind ("" if none named)
+  };
+  std::vector<Storm> storms;
+  std::set<int> focus_clients;
+  std::set<std::pair<std::string, uint64_t>> focus_stays;  // (owner, the event that removed it)
+  std::map<uint64_t, const Event*> event_of;
+  for (const Event& e : window) event_of.emplace(e.id, &e);
+  for (const Violation& v : options.focus) {
+    for (const std::string& owner : v.owners)
+      if (auto it = client_of.find(owner); it != client_of.end()) focus_clients.insert(it->second);
+    if (v.property == property::kLiveness && v.event_ids.size() >= 2 && v.true_us.size() >= 2 &&
+        v.message.find("shows free since") != std::string::npos) {
+      // {invoke, free}: the waiter is judged from the later of the two.
+      const uint64_t free_event = v.event_ids[1];
+      const auto free_ev = event_of.find(free_event);
+      const int server = free_ev != event_of.end() && free_ev->second->server >= 0 ? free_ev->second->server : 0;
+      const int64_t since_us = std::max(v.true_us[0], v.true_us[1]);
+      const auto detected = event_of.find(v.detected_at_event);
+      const int64_t to_us = detected != event_of.end() ? detected->second->true_us : horizon_us;
+      free_spans.push_back({server, v.true_us[1], to_us,
+                            "lock " + v.lock + " free on the server since #" + std::to_string(free_event) +
+                                " (" + format_duration_us(to_us - v.true_us[1]) + ")",
+                            free_event});
+      if (auto bound_ms = number_after(v.message, "(bound ")) {
+        bounds.push_back({since_us + *bound_ms * 1000, "liveness bound " + format_ms(*bound_ms) + " after #" +
+                                                            std::to_string(v.true_us[0] >= v.true_us[1] ? v.event_ids[0]
+                                                                                                        : free_event)});
+      }
+    } else if (v.property == property::kLiveness && !v.event_ids.empty() && !v.true_us.empty()) {
+      if (auto bound_ms = number_after(v.message, "(bound ")) {
+        bounds.push_back({v.true_us[0] + *bound_ms * 1000,
+                          "liveness bound " + format_ms(*bound_ms) + " after #" + std::to_string(v.event_ids[0])});
+      }
+    } else if (v.property == property::kBusyPoll && v.event_ids.size() >= 3 && v.true_us.size() >= 3) {
+      const auto polls = number_after(v.message, "polled the lock ");
+      const auto at = v.message.find(" polls/s");
+      std::optional<int64_t> rate;
+      if (at != std::string::npos) {
+        size_t from = at;
+        while (from > 0 && std::isdigit(static_cast<unsigned char>(v.message[from - 1]))) --from;
+        if (from < at) rate = std::stoll(v.message.substr(from, at - from));
+      }
+      storms.push_back({v.event_ids[0], v.true_us[1], v.true_us[2],
+                        "busy_poll: " + (polls ? grouped(*polls) + " polls" : std::string("polls")) + " in " +
+                            format_duration_us(v.true_us[2] - v.true_us[1]) +
+                            (rate ? ", " + grouped(*rate) + "/s" : std::string()),
+                        ""});
+      if (const auto behind = v.message.find(", behind "); behind != std::string::npos) {
+        const auto from = behind + 9;
+        storms.back().head = v.message.substr(from, v.message.find(' ', from) - from);
+      }
+    } else if (v.property == property::kFifoFairness && v.event_ids.size() >= 2) {
+      for (const std::string& owner : v.owners) focus_stays.insert({owner, v.event_ids.back()});
+    }
+  }
+
+  // A purge before the slot's end shows the slot it lost: the axis reaches its end.
+  int64_t t1_us = rec.end_us;
+  for (const RecordedLineStay& s : rec.line_stays) {
+    if (s.left == RecordedLineStay::Left::Purged && s.deadline_true_us != INT64_MAX && s.deadline_true_us > s.left_us &&
+        s.left_us >= t0_us && s.deadline_true_us - s.left_us <= 60'000'000)
+      t1_us = std::max(t1_us, s.deadline_true_us);
+  }
+  // A liveness bound past the window's last event: the axis reaches it
+  // too, over a band that says the events between are not drawn.
+  for (const Bound& b : bounds)
+    if (b.at_us > t1_us && b.at_us - t1_us <= 3'600'000'000) t1_us = b.at_us + 1000;
+  for (const FreeSpan& f : free_spans)
+    if (f.to_us > t1_us && f.to_us - t1_us <= 3'600'000'000) t1_us = f.to_us;
+  auto clip = [&](int64_t us) { return std::clamp(us, t0_us, t1_us); };
   // The instants the axis must tell apart.
   std::vector<int64_t> instants;
-  instants.reserve(events.size() + iv.leases.size() + iv.faults.size());
-  for (const Event& e : events) instants.push_back(e.true_us);
-  for (const Lease& l : iv.leases) instants.push_back(l.end_us);
-  for (const FaultSpan& f : iv.faults) instants.push_back(f.end_us);
-  instants.push_back(iv.end_us);
+  instants.reserve(window.size() + rec.leases.size() + rec.faults.size() + 8);
+  for (const Event& e : window) instants.push_back(e.true_us);
+  for (const RecordedLease& l : rec.leases) instants.push_back(clip(l.end_us));
+  for (const RecordedFault& f : rec.faults) instants.push_back(clip(f.end_us));
+  for (const RecordedLineStay& s : rec.line_stays)
+    if (s.deadline_true_us >= t0_us && s.deadline_true_us <= t1_us) instants.push_back(s.deadline_true_us);
+  for (const Bound& b : bounds) instants.push_back(clip(b.at_us));
+  for (const FreeSpan& f : free_spans) instants.push_back(clip(f.to_us));
+  instants.push_back(t0_us);
+  instants.push_back(t1_us);
   TimeAxisOptions axis_options;
   axis_options.quiet_us = options.quiet_us;
   const TimeAxis axis(instants, axis_options);
-  auto X = [&](int64_t true_us) { return kLeftPt + axis.x_pt(true_us); };
+  auto X = [&](int64_t true_us) { return kLeftPt + axis.x_pt(clip(true_us)); };
   // A bar from start to end (at least 2 pt wide, so an instant still shows).
   auto bar = [&](Category category, int64_t start_us, int64_t end_us, double height_pt, std::string fill,
                  std::string edge) {
@@ -323,101 +565,270 @@ std::string review_timeline_dot(const std::vector<Event>& all_events, const Time
     item.height_pt = height_pt;
     item.fill = std::move(fill);
     item.edge = std::move(edge);
+    item.open_left = start_us < t0_us;
     return item;
   };
 
-  // Lanes: clients ascending, then servers ascending.
+  // Lanes: clients ascending, then each fair lock's line, then servers ascending.
   std::vector<Lane> lanes;
   std::map<std::string, size_t> lane_index;
   std::map<int, std::string> owner_of_client;
-  for (const Event& e : events) {
-    if (e.client >= 0 && !e.owner.empty() && e.kind != EventKind::Script) owner_of_client.emplace(e.client, e.owner);
-  }
-  for (int c : iv.clients) {
+  for (const auto& [owner, c] : client_of) owner_of_client.emplace(c, owner);
+  std::set<int> clients = rec.clients;
+  clients.insert(focus_clients.begin(), focus_clients.end());
+  for (int c : clients) {
     lane_index[client_lane(c)] = lanes.size();
-    const auto owner = owner_of_client.find(c);
-    lanes.push_back({client_lane(c), owner == owner_of_client.end() ? "" : short_owner(owner->second), {}, {}, 0, 0});
+    Lane l{client_lane(c), {}, {}, {}, 0, 0};
+    if (auto owner = owner_of_client.find(c); owner != owner_of_client.end()) l.details.push_back(uuid_prefix(owner->second));
+    if (auto clock = rec.clocks.find(c); clock != rec.clocks.end()) {
+      const ClientClock& k = clock->second;
+      if (std::max(std::abs(k.min_offset_ms), std::abs(k.max_offset_ms)) >= kSkewShownMs) {
+        const int64_t largest = std::abs(k.min_offset_ms) >= std::abs(k.max_offset_ms) ? k.min_offset_ms : k.max_offset_ms;
+        l.details.push_back(k.max_offset_ms - k.min_offset_ms < kSkewShownMs
+                                ? "clock " + signed_duration_ms(largest)
+                                : "clock " + signed_duration_ms(k.min_offset_ms) + " to " +
+                                      signed_duration_ms(k.max_offset_ms));
+      }
+    }
+    lanes.push_back(std::move(l));
   }
-  for (int s : iv.servers) {
+  for (const std::string& lock : rec.fair_locks) {
+    lane_index[line_lane(lock)] = lanes.size();
+    lanes.push_back({line_lane(lock), {"waiting line", "head on top"}, {}, {}, 0, 0});
+  }
+  std::set<int> servers = rec.servers;
+  for (const FreeSpan& f : free_spans) servers.insert(f.server);
+  for (int s : servers) {
     lane_index[server_lane(s)] = lanes.size();
-    lanes.push_back({server_lane(s), "server", {}, {}, 0, 0});
+    lanes.push_back({server_lane(s), {"server"}, {}, {}, 0, 0});
   }
   auto lane = [&](const std::string& name) -> Lane& {
     auto [it, added] = lane_index.emplace(name, lanes.size());
-    if (added) lanes.push_back({name, "", {}, {}, 0, 0});
+    if (added) lanes.push_back({name, {}, {}, {}, 0, 0});
     return lanes[it->second];
   };
+  auto cls_of = [](uint64_t id) { return "ev e" + std::to_string(id); };
 
-  // Believed holds (red where they overlap another owner's).
-  std::vector<std::vector<std::pair<double, double>>> red_of_hold(iv.holds.size());
-  for (const HoldOverlap& o : iv.overlaps) {
+  // Believed holds (red where they overlap another owner's), with the
+  // watchdog's renewals and their replies.
+  std::vector<std::vector<std::pair<double, double>>> red_of_hold(rec.holds.size());
+  for (const RecordedOverlap& o : rec.overlaps) {
     red_of_hold[o.first].push_back({X(o.start_us), X(o.end_us)});
     red_of_hold[o.second].push_back({X(o.start_us), X(o.end_us)});
   }
-  for (size_t i = 0; i < iv.holds.size(); ++i) {
-    const BelievedHold& h = iv.holds[i];
+  std::vector<const Event*> renewals;
+  for (const Event& e : window)
+    if (e.kind == EventKind::Script && e.script == "rlock_renew") renewals.push_back(&e);
+  auto lock_matches = [](const std::string& key, const std::string& lock) {
+    return key == lock || (key.size() > lock.size() && key.compare(0, lock.size(), lock) == 0 && key[lock.size()] == '@');
+  };
+  for (size_t i = 0; i < rec.holds.size(); ++i) {
+    const RecordedHold& h = rec.holds[i];
     Item item = bar(Category::Activity, h.start_us, h.end_us, 14, kHoldFill, kHoldEdge);
-    const bool open = h.end == BelievedHold::End::Open;
-    item.label = h.start_known ? "holds " + h.lock + " #" + std::to_string(h.start_event) + " - " + hold_end_text(h) +
-                                     (open && seen_us(h.end_us) == h.start_us
-                                          ? std::string()
-                                          : ", " + format_duration_us(seen_us(h.end_us) - h.start_us))
-                               : "holds " + h.lock + " since before the window - " + hold_end_text(h);
-    item.tooltip = h.owner + " believes it holds " + h.lock;
-    item.red_spans_pt = red_of_hold[i];
+    const bool open = h.end == RecordedHold::End::Open;
+    std::string label = "holds " + h.lock + (h.max_count > 1 ? " x" + std::to_string(h.max_count) : "") + " ";
+    if (h.start_us < t0_us) label += "since #" + std::to_string(h.start_event) + " at " + run_s(h.start_us, 1);
+    else label += "#" + std::to_string(h.start_event);
+    label += " - " + hold_end_text(h);
+    if (!(open && seen_us(h.end_us) == h.start_us))
+      label += (open ? ", at least " : ", ") + format_duration_us(seen_us(h.end_us) - h.start_us);
+    int renewed = 0, refused = 0;
+    for (const Event* r : renewals) {
+      if (r->owner != h.owner || !lock_matches(r->lock, h.lock) || r->true_us < h.start_us || r->true_us > h.end_us) continue;
+      const bool ok = r->reply == "1";
+      (ok ? renewed : refused)++;
+      item.marks.push_back({X(r->true_us), "box", ok ? "black" : kRed,
+                            "#" + std::to_string(r->id) + " renew " + r->lock + " -> " + r->reply, 0, ok ? 2.0 : 3.0});
+    }
+    if (renewed > 0) label += ", " + std::to_string(renewed) + (renewed > 1 ? " renewals" : " renewal");
+    if (refused > 0) label += ", renewal refused x" + std::to_string(refused);
+    item.label = label;
+    item.tooltip = h.owner + " believes it holds " + h.lock + (h.reentries > 0 ? " (reentered " + std::to_string(h.reentries) + " times)" : "");
+    item.cls = cls_of(h.start_event);
+    for (const auto& [r0, r1] : red_of_hold[i])
+      item.bands.push_back({r0, std::max(r1, r0 + kMinRedPt), kRed, "#b71c1c", "overlap"});
     lane(client_lane(h.client)).items[Category::Activity].push_back(std::move(item));
   }
-  for (const Wait& w : iv.waits) {
+
+  // Waits, with their polls: sparse ones as ticks, a dense stretch as one
+  // band that counts them.
+  for (const RecordedWait& w : rec.waits) {
     Item item = bar(Category::Activity, w.start_us, w.end_us, 7, kWaitFill, "#9e9e9e");
-    const int64_t span_us = w.end_us - w.start_us;
-    // Short waits (an immediate acquire, a single try) stay unlabelled: they are noise in a review.
-    if (item.x1_pt - item.x0_pt >= kLabelledWaitPt) {
-      item.label = "waits " + w.lock + " " + format_duration_us(span_us) +
-                   (w.open ? "…" : (w.acquired ? "" : (w.crashed ? " (crashed)" : " (gave up)")));
+    // An acquire granted at once is its hold's start: nothing to show.
+    if (w.outcome == RecordedWait::Outcome::Acquired && w.polls <= 1 && w.wakeups.empty() &&
+        X(w.end_us) - X(w.start_us) < 3 && !options.highlight_ids.count(w.start_event))
+      continue;
+    const int64_t span_us = w.end_us - std::max(w.start_us, t0_us);
+    std::string outcome;
+    switch (w.outcome) {
+      case RecordedWait::Outcome::Acquired: break;
+      case RecordedWait::Outcome::GaveUp: outcome = " (gave up)"; break;
+      case RecordedWait::Outcome::Unknown: outcome = " (" + (w.detail.empty() ? std::string("unknown") : w.detail) + ")"; break;
+      case RecordedWait::Outcome::Crashed: outcome = " (crashed)"; break;
+      case RecordedWait::Outcome::Open: outcome = " (still waiting)"; break;
     }
-    item.tooltip = w.op + " " + w.lock + " #" + std::to_string(w.start_event) + " -> #" + std::to_string(w.end_event);
-    for (const IntervalTick& t : w.wakeups) item.marks.push_back({X(t.true_us), "diamond", kWakeFill, "#" + std::to_string(t.event_id) + " " + t.label});
+    // Polls: a stretch of at least kStormPolls polls less than kStormGapUs
+    // apart is one band that counts them; the others are ticks.
+    std::vector<int64_t> ts;
+    for (int64_t t : w.poll_us)
+      if (t >= t0_us && t <= t1_us) ts.push_back(t);
+    std::string band_label;
+    for (size_t b = 0; b < ts.size();) {
+      size_t end = b + 1;
+      while (end < ts.size() && ts[end] - ts[end - 1] <= kStormGapUs) ++end;
+      const size_t n = end - b;
+      if (n < kStormPolls) {
+        for (size_t k = b; k < end; ++k) item.marks.push_back({X(ts[k]), "box", kPollFill, "poll at " + run_s(ts[k]), 7, 1});
+        b = end;
+        continue;
+      }
+      const int64_t run_us = std::max<int64_t>(ts[end - 1] - ts[b], 1);
+      std::string head;
+      for (const auto& [at_us, owner] : w.heads) {
+        if (at_us > ts[end - 1]) break;
+        head = owner;
+      }
+      const std::string text = grouped(static_cast<int64_t>(n)) + " polls, " +
+                               grouped(static_cast<int64_t>(static_cast<double>(n) * 1e6 / static_cast<double>(run_us) + 0.5)) +
+                               "/s" + (!head.empty() && head != w.owner ? " behind " + who(head) + " (head)" : "");
+      item.bands.push_back({X(ts[b]), std::max(X(ts[end - 1]), X(ts[b]) + 2), kPollFill, kPollFill,
+                            text + " from " + run_s(ts[b]) + " to " + run_s(ts[end - 1]), 7});
+      if (band_label.empty()) band_label = text;
+      b = end;
+    }
+    if (item.x1_pt - item.x0_pt >= kLabelledWaitPt || !band_label.empty()) {
+      item.label = "waits " + w.lock + " " + format_duration_us(span_us) + outcome;
+      if (!band_label.empty()) item.label += ": " + band_label;
+      else if (w.polls > 1) item.label += ", " + grouped(w.polls) + " polls";
+    }
+    for (const Storm& s : storms) {
+      if (s.wait_start_event != w.start_event) continue;
+      item.bands.push_back({X(s.from_us), std::max(X(s.to_us), X(s.from_us) + 2), "none", kRed, s.label, 10, "dashed"});
+      item.label += (item.label.empty() ? "" : "; ") + s.label;
+      item.label_colour = kRed;
+      item.bold = true;
+    }
+    item.tooltip = w.op + " " + w.lock + " #" + std::to_string(w.start_event) + " -> #" + std::to_string(w.end_event) +
+                   ", " + grouped(w.polls) + " polls";
+    item.cls = cls_of(w.start_event);
+    for (const RecordedTick& t : w.wakeups) {
+      if (t.true_us >= t0_us) item.marks.push_back({X(t.true_us), "diamond", kWakeFill, "#" + std::to_string(t.event_id) + " " + t.label, 10, 8});
+    }
     lane(client_lane(w.client)).items[Category::Activity].push_back(std::move(item));
+  }
+
+  // Fair lines: each waiter's stay, head first; a purge before the slot's
+  // end (by the waiter's own clock) is red, with the slot it lost.
+  for (const RecordedLineStay& s : rec.line_stays) {
+    Item item = bar(Category::Activity, s.join_us, s.left_us, 12, kLineFill, kLineEdge);
+    const std::string name = who(s.owner);
+    std::string how;
+    switch (s.left) {
+      case RecordedLineStay::Left::Granted: how = "granted #" + std::to_string(s.left_event); break;
+      case RecordedLineStay::Left::Purged:
+        how = "purged #" + std::to_string(s.left_event) +
+              (s.purged_by_client >= 0 ? " by client " + std::to_string(s.purged_by_client) : std::string());
+        break;
+      case RecordedLineStay::Left::GaveUp: how = "gave up #" + std::to_string(s.left_event); break;
+      case RecordedLineStay::Left::Removed: how = "left #" + std::to_string(s.left_event); break;
+      case RecordedLineStay::Left::ServerReset: how = "line lost #" + std::to_string(s.left_event); break;
+      case RecordedLineStay::Left::Open: how = "in line"; break;
+    }
+    const bool deadline_known = s.deadline_true_us != INT64_MAX;
+    auto ordinal = [](size_t n) {
+      const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+      return std::to_string(n) + suffix;
+    };
+    std::string label = name + " joined " + (s.joined_at == 0 ? std::string("at the head") : ordinal(s.joined_at + 1)) +
+                        " #" + std::to_string(s.join_event) + " - " + how;
+    const bool slot_matters = s.left != RecordedLineStay::Left::Granted && s.left != RecordedLineStay::Left::GaveUp;
+    if (deadline_known && slot_matters)
+      label += ", slot to " + run_s(s.deadline_true_us, 2) + " (" + run_s((s.deadline_ms - epoch_ms) * 1000, 2) +
+               " by its clock)";
+    const bool early_purge = s.left == RecordedLineStay::Left::Purged && deadline_known &&
+                             s.deadline_true_us > s.left_us + default_check_config().purge_tolerance_ms * 1000;
+    const bool focused = s.left != RecordedLineStay::Left::Open && focus_stays.count({s.owner, s.left_event}) > 0;
+    if (early_purge) {
+      label += " (" + format_duration_us(s.deadline_true_us - s.left_us) + " of its slot left)";
+      item.bands.push_back({item.x1_pt, std::max(X(s.deadline_true_us), item.x1_pt + 2), "none", kRed,
+                            "the slot it still had by its own clock", 12, "dashed"});
+    }
+    bool spun_behind = false;
+    for (const Storm& st : storms)
+      spun_behind |= !st.head.empty() && st.head == s.owner && s.join_us <= st.to_us && s.left_us >= st.from_us;
+    if (spun_behind) {
+      label += " - head that the busy poller spins behind";
+      item.edge = kRed;
+      item.penwidth = 2;
+      item.label_colour = kRed;
+      item.bold = true;
+    }
+    if (early_purge || focused) {
+      item.edge = kRed;
+      item.penwidth = 2;
+      item.label_colour = kRed;
+      item.bold = focused;
+    }
+    if (deadline_known && s.deadline_true_us >= t0_us && s.deadline_true_us <= t1_us)
+      item.marks.push_back({X(s.deadline_true_us), "box", kLineEdge,
+                            "slot of " + name + " ends at " + run_s(s.deadline_true_us, 2) + " (its clock: " +
+                                run_s((s.deadline_ms - epoch_ms) * 1000, 2) + ")",
+                            16, 1.5});
+    item.label = label;
+    item.tooltip = s.owner + " in the line of " + s.lock + ", deadline " + run_s((s.deadline_ms - epoch_ms) * 1000, 3) +
+                   " by its clock" + (s.deadline_moves > 0 ? ", moved " + std::to_string(s.deadline_moves) + " times" : "");
+    item.cls = cls_of(s.join_event);
+    lane(line_lane(s.lock)).items[Category::Activity].push_back(std::move(item));
   }
 
   // Leases, and the expiries that outlived their owner's belief.
   std::vector<std::pair<int64_t, std::string>> expiry_lines;  // true_us, note
-  for (const Lease& l : iv.leases) {
+  for (const RecordedLease& l : rec.leases) {
     Item item = bar(Category::Lease, l.start_us, l.end_us, 14, kLeaseFill, kLeaseEdge);
-    int client = -1;
-    for (const BelievedHold& h : iv.holds) {
-      if (h.owner == l.owner) client = h.client;
-    }
-    const std::string whose = client >= 0 ? client_lane(client) : short_owner(l.owner);
-    item.label = "lease " + l.lock + " (" + whose +
-                 (l.lease_ms > 0 ? ", " + format_duration_us(l.lease_ms * 1000) : std::string(", from before")) + ")";
-    if (!l.renewals.empty()) item.label += ", " + std::to_string(l.renewals.size()) + " renewal" + (l.renewals.size() > 1 ? "s" : "");
+    auto c = client_of.find(l.owner);
+    const std::string whose = c != client_of.end() ? client_lane(c->second) : who(l.owner);
+    item.label = "lease " + l.lock + " (" + whose + ", " + format_duration_us(l.lease_ms * 1000) + ")";
+    if (!l.renewals.empty())
+      item.label += ", " + std::to_string(l.renewals.size()) + " renewal" + (l.renewals.size() > 1 ? "s" : "");
     if (const std::string end = lease_end_text(l); !end.empty()) item.label += " - " + end;
-    item.tooltip = l.owner + " on the server, #" + std::to_string(l.start_event);
-    for (const IntervalTick& t : l.renewals) item.marks.push_back({X(t.true_us), "box", "black", "#" + std::to_string(t.event_id) + " " + t.label});
-    if (l.end == Lease::End::Expired) {
-      item.marks.push_back({X(l.end_us), "box", kRed, "expired"});
-      // Did its owner still believe it held the lock then?
-      for (const BelievedHold& h : iv.holds) {
-        if (h.owner == l.owner && lease_is_of(l.lock, h.lock) && h.start_us <= l.end_us && h.end_us > l.end_us) {
-          const int64_t set_us = l.renewals.empty() ? l.start_us : l.renewals.back().true_us;
-          expiry_lines.push_back({l.end_us, "lease of " + whose + " expired (" + format_duration_us(l.end_us - set_us) +
-                                                " after its " + (l.renewals.empty() ? "grant" : "last renewal") +
-                                                "), still believed held"});
-          break;
-        }
+    item.tooltip = l.owner + " on the server from #" + std::to_string(l.start_event);
+    item.cls = cls_of(l.start_event);
+    for (const RecordedTick& t : l.renewals)
+      if (t.true_us >= t0_us) item.marks.push_back({X(t.true_us), "box", "black", "#" + std::to_string(t.event_id) + " " + t.label});
+    if (l.end == RecordedLease::End::Expired) {
+      item.marks.push_back({X(l.end_us), "box", kRed, "expired at " + run_s(l.end_us), 0, 3});
+      if (l.believed_hold >= 0 && l.end_us >= t0_us && l.end_us <= t1_us) {
+        const int64_t set_us = l.renewals.empty() ? l.start_us : l.renewals.back().true_us;
+        item.edge = kRed;
+        item.penwidth = 2;
+        item.label += " while " + whose + " believed it held";
+        item.label_colour = kRed;
+        item.bold = true;
+        expiry_lines.push_back({l.end_us, "lease of " + whose + " expired at " + run_s(l.end_us, 2) + " (" +
+                                              format_duration_us(l.end_us - set_us) + " after its " +
+                                              (l.renewals.empty() ? "grant" : "last renewal") +
+                                              "), still believed held"});
       }
     }
     lane(server_lane(l.server)).items[Category::Lease].push_back(std::move(item));
   }
+  for (const FreeSpan& f : free_spans) {
+    Item item = bar(Category::Lease, f.from_us, f.to_us, 10, kFreeFill, kFreeEdge);
+    item.label = f.label;
+    item.bold = true;
+    item.cls = cls_of(f.event);
+    lane(server_lane(f.server)).items[Category::Lease].push_back(std::move(item));
+  }
 
   // Faults.
-  for (const FaultSpan& f : iv.faults) {
+  for (const RecordedFault& f : rec.faults) {
     Item item;
     item.category = Category::Fault;
     item.x0_pt = X(f.start_us);
     item.label = f.label;
     item.tooltip = "#" + std::to_string(f.start_event) + " " + f.label;
+    item.cls = cls_of(f.start_event);
+    item.open_left = f.start_us < t0_us;
     if (f.instant) {
       item.shape = "triangle";
       item.x1_pt = item.x0_pt + 5;
@@ -431,15 +842,16 @@ std::string review_timeline_dot(const std::vector<Event>& all_events, const Time
       item.fill = f.kind == "crash" ? kCrashFill : kFaultFill;
       item.edge = f.kind == "crash" ? "black" : kFaultEdge;
       if (f.kind == "crash") item.label_colour = "white";
+      if (item.open_left) item.label = f.label + " since " + run_s(f.start_us, 1);
     }
     lane(f.client >= 0 ? client_lane(f.client) : server_lane(f.server)).items[Category::Fault].push_back(std::move(item));
   }
 
-  // Scripts that changed nothing drawn as dots (polls, refused renewals).
-  // Highlighted events as red marks named by their ids.
-  for (const Event& e : events) {
-    const bool hot = options.highlight_ids.count(e.id) > 0;
-    if (hot) {
+  // Highlighted events as red marks named by their ids, on their owner's lane.
+  // Scripts as dots on their server's lane, a dense stretch as one counted bar.
+  std::map<int, std::vector<const Event*>> scripts_of_server;
+  for (const Event& e : window) {
+    if (options.highlight_ids.count(e.id) > 0) {
       Item item;
       item.category = Category::Evidence;
       item.shape = "diamond";
@@ -448,111 +860,231 @@ std::string review_timeline_dot(const std::vector<Event>& all_events, const Time
       item.height_pt = 12;
       item.fill = kRed;
       item.edge = kRed;
-      std::string what = describe_event(e);
-      std::replace(what.begin(), what.end(), '\n', ' ');
-      item.label = "#" + std::to_string(e.id) + " " + what;
+      item.label = event_label(e, epoch_ms);
       item.label_colour = kRed;
       item.bold = true;
-      item.tooltip = item.label;
+      item.tooltip = item.label + " at " + run_s(e.true_us);
+      item.cls = cls_of(e.id);
       lane(lane_of(e)).items[Category::Evidence].push_back(std::move(item));
     }
-    if (e.kind == EventKind::Script) {
+    if (e.kind == EventKind::Script) scripts_of_server[std::max(e.server, 0)].push_back(&e);
+  }
+  for (const auto& [server, scripts] : scripts_of_server) {
+    std::vector<double> xs;
+    for (const Event* e : scripts) xs.push_back(X(e->true_us));
+    for (const auto& [b, end] : runs_of(xs)) {
+      const size_t n = end - b;
+      if (n < kDenseCount) {
+        for (size_t k = b; k < end; ++k) {
+          const Event& e = *scripts[k];
+          Item item;
+          item.category = Category::Script;
+          item.shape = "circle";
+          item.x0_pt = xs[k] - 2;
+          item.x1_pt = xs[k] + 2;
+          item.height_pt = 4;
+          item.fill = "#757575";
+          item.tooltip = "#" + std::to_string(e.id) + " " + e.script + " " + who(e.owner) + " -> " + e.reply;
+          item.cls = cls_of(e.id);
+          lane(server_lane(server)).items[Category::Script].push_back(std::move(item));
+        }
+        continue;
+      }
       Item item;
       item.category = Category::Script;
-      item.shape = "circle";
-      item.x0_pt = X(e.true_us) - 2;
-      item.x1_pt = X(e.true_us) + 2;
+      item.x0_pt = xs[b] - 2;
+      item.x1_pt = std::max(xs[end - 1] + 2, xs[b] + 4);
       item.height_pt = 4;
       item.fill = "#757575";
-      item.tooltip = "#" + std::to_string(e.id) + " " + e.script + " " + e.owner + " -> " + e.reply;
-      lane(lane_of(e)).items[Category::Script].push_back(std::move(item));
+      const int64_t run_us = std::max<int64_t>(scripts[end - 1]->true_us - scripts[b]->true_us, 1);
+      item.label = grouped(static_cast<int64_t>(n)) + " scripts, " +
+                   grouped(static_cast<int64_t>(static_cast<double>(n) * 1e6 / static_cast<double>(run_us) + 0.5)) + "/s";
+      item.tooltip = "#" + std::to_string(scripts[b]->id) + " to #" + std::to_string(scripts[end - 1]->id) + ": " + item.label;
+      item.cls = cls_of(scripts[b]->id);
+      lane(server_lane(server)).items[Category::Script].push_back(std::move(item));
+    }
+    // One track: a count is written only where it does not run into the next script.
+    auto& row = lane(server_lane(server)).items[Category::Script];
+    std::stable_sort(row.begin(), row.end(), [](const Item& a, const Item& b) { return a.x0_pt < b.x0_pt; });
+    for (size_t k = 0; k < row.size(); ++k) {
+      if (row[k].label.empty()) continue;
+      const double room = k + 1 < row.size() ? row[k + 1].x0_pt - row[k].x1_pt - 8 : 1e9;
+      if (text_pt(row[k].label, 9) > room) row[k].label.clear();
     }
   }
 
-  // --- vertical layout ---------------------------------------------------------
-  const double width_pt = kLeftPt + axis.width_pt() + kRightPadPt;
-  std::string title = options.title;
-  if (count < all_events.size()) {
-    title += " (first " + std::to_string(count) + " of " + std::to_string(all_events.size()) + " events)";
-  }
+  // --- header texts ---------------------------------------------------------------
   std::vector<std::string> notes;  // red lines under the title: overlaps
-  for (size_t i = 0; i < iv.overlaps.size() && i < kMaxOverlapNotes; ++i) {
-    const HoldOverlap& o = iv.overlaps[i];
-    const BelievedHold& a = iv.holds[o.first];
-    const BelievedHold& b = iv.holds[o.second];
-    const bool both_open = a.end == BelievedHold::End::Open && b.end == BelievedHold::End::Open;
+  size_t noted = 0, unlisted = 0;
+  for (const RecordedOverlap& o : rec.overlaps) {
+    if (!o.reported) {
+      ++unlisted;
+      continue;
+    }
+    if (noted++ >= kMaxOverlapNotes) continue;
+    const RecordedHold& a = rec.holds[o.first];
+    const RecordedHold& b = rec.holds[o.second];
     const std::string how_long =
-        both_open ? (seen_us(o.end_us) > o.start_us ? "for at least " + format_duration_us(seen_us(o.end_us) - o.start_us)
-                                                    : "at the end of the window")
-                  : "for " + format_duration_us(o.end_us - o.start_us);
-    notes.push_back("Both believe they hold " + a.lock + " " + how_long + ": " +
-                    client_lane(a.client) + " (since #" + std::to_string(a.start_event) + ") and " +
-                    client_lane(b.client) + " (acquired #" + std::to_string(b.start_event) + ")");
+        o.open ? (seen_us(o.end_us) > o.start_us ? "for at least " + format_duration_us(seen_us(o.end_us) - o.start_us)
+                                                 : "at the end of the window")
+               : "for " + format_duration_us(o.end_us - o.start_us);
+    notes.push_back("Both believe they hold " + b.lock + " " + how_long + ": " + client_lane(a.client) + " (" +
+                    who(a.owner) + ", since #" + std::to_string(a.start_event) + ") and " + client_lane(b.client) +
+                    " (" + who(b.owner) + ", acquired #" + std::to_string(b.start_event) + ")");
   }
-  if (iv.overlaps.size() > kMaxOverlapNotes) {
-    notes.push_back("... and " + std::to_string(iv.overlaps.size() - kMaxOverlapNotes) + " more overlaps");
-  }
-  const size_t wrap_chars = static_cast<size_t>(std::max(60.0, width_pt / kCharPt));
-  std::vector<std::string> caption_lines = wrap(options.caption, wrap_chars);
+  if (noted > kMaxOverlapNotes) notes.push_back("... and " + std::to_string(noted - kMaxOverlapNotes) + " more overlaps (drawn)");
+  if (unlisted > 0)
+    notes.push_back(std::to_string(unlisted) + " more overlap" + (unlisted > 1 ? "s" : "") +
+                    " past the " + std::to_string(default_check_config().max_violations_per_checker) +
+                    " the checker lists (drawn)");
+  std::string info = "events #" + std::to_string(rec.first_event) + " to #" + std::to_string(rec.last_event) + ": " +
+                     grouped(static_cast<int64_t>(window.size())) + " events";
+  if (options.total_events > 0) info += " of " + grouped(static_cast<int64_t>(options.total_events));
+  if (rec.events > window.size()) info += " (cut at --max-events " + grouped(static_cast<int64_t>(window.size())) + ")";
+  info += ", " + run_s(t0_us, 2) + " to " + run_s(horizon_us, 2) + " of the run";
+  if (rec.first_event > 0) info += "; what began before #" + std::to_string(rec.first_event) + " is drawn from its start";
 
-  double y_pt = 0;
-  const double title_y_pt = y_pt + 10;
-  y_pt += 26;
-  const double caption_y_pt = y_pt;
-  y_pt += 13 * static_cast<double>(caption_lines.size() + notes.size()) + 8;
-  const double axis_label_y_pt = y_pt + 6;
-  const double axis_y_pt = y_pt + 18;
-  y_pt = axis_y_pt + 10;
-  const double lanes_top_pt = y_pt;
+  // --- vertical layout -------------------------------------------------------------
+  double content_x1_pt = kLeftPt + axis.width_pt();
   for (Lane& l : lanes) {
-    l.y0_pt = y_pt;
-    double h = kLanePadPt;
     for (Category c : kCategories) {
       auto it = l.items.find(c);
       const size_t tracks = it == l.items.end() ? 0 : pack(&it->second, c == Category::Script);
       l.tracks[c] = tracks;
-      h += static_cast<double>(tracks) * (c == Category::Script ? 10 : kTrackPt);
+      if (it != l.items.end())
+        for (const Item& item : it->second) content_x1_pt = std::max(content_x1_pt, item.extent_x1_pt);
     }
-    l.height_pt = std::max(h + kLanePadPt, 34.0);
+  }
+  for (const auto& [at_us, note] : expiry_lines) content_x1_pt = std::max(content_x1_pt, X(at_us) + 4 + text_pt(note, 8, true));
+  for (const Bound& b : bounds) content_x1_pt = std::max(content_x1_pt, X(b.at_us) + 4 + text_pt(b.note, 8, true));
+  double width_pt = std::max(content_x1_pt + kMarginPt, 720.0);
+  const size_t wrap_chars = static_cast<size_t>((width_pt - 16) / (9 * kBoldRatio));
+  std::vector<std::string> title_lines = wrap(options.title, static_cast<size_t>((width_pt - 16) / (12 * kBoldRatio)));
+  std::vector<std::string> caption_lines = wrap(options.caption, wrap_chars);
+  std::vector<std::string> note_lines;
+  for (const std::string& n : notes)
+    for (std::string& line : wrap(n, wrap_chars)) note_lines.push_back(std::move(line));
+  std::vector<std::string> info_lines = wrap(info, static_cast<size_t>((width_pt - 16) / (8 * kCharRatio)));
+
+  double y_pt = 4;
+  const double title_y_pt = y_pt + 8;
+  y_pt += 16 * static_cast<double>(title_lines.size()) + 6;
+  const double caption_y_pt = y_pt;
+  y_pt += 13 * static_cast<double>(caption_lines.size() + note_lines.size() + info_lines.size()) + 8;
+  const double axis_label_y_pt = y_pt + 6;
+  const double axis_y_pt = y_pt + 18;
+  y_pt = axis_y_pt + 10 + 12 * static_cast<double>(expiry_lines.size() + bounds.size());
+  const double lanes_top_pt = y_pt;
+  for (Lane& l : lanes) {
+    l.y0_pt = y_pt;
+    double h = kLanePadPt;
+    for (Category c : kCategories) h += static_cast<double>(l.tracks[c]) * (c == Category::Script ? kScriptTrackPt : kTrackPt);
+    const double names_pt = 16 + 11 * static_cast<double>(l.details.size());
+    l.height_pt = std::max(h + kLanePadPt, std::max(34.0, names_pt + 8));
     y_pt += l.height_pt;
   }
   const double lanes_bottom_pt = y_pt;
-  const double legend_y_pt = lanes_bottom_pt + 22;
+
+  // The legend, in rows that fit the width.
+  struct LegendEntry {
+    std::string shape, fill, edge;
+    double w_pt, h_pt;
+    std::string text;
+    std::string style = "filled";
+  };
+  std::vector<LegendEntry> legend = {
+      {"box", kHoldFill, kHoldEdge, 22, 12, "believed hold (acquire ok to unlock, loss or crash; xN: reentered)"},
+      {"box", kWaitFill, "#9e9e9e", 22, 7, "wait (acquire invoked to its end), ticks: polls"},
+  };
+  const bool dense_polls = std::any_of(lanes.begin(), lanes.end(), [](const Lane& l) {
+    auto it = l.items.find(Category::Activity);
+    return it != l.items.end() && std::any_of(it->second.begin(), it->second.end(), [](const Item& item) {
+             return std::any_of(item.bands.begin(), item.bands.end(), [](const Band& b) { return b.fill == kPollFill; });
+           });
+  });
+  if (dense_polls) legend.push_back({"box", kPollFill, kPollFill, 22, 7, "polls, a dense stretch counted"});
+  legend.push_back({"diamond", kWakeFill, kWakeFill, 8, 10, "wake-up message"});
+  if (!rec.line_stays.empty()) {
+    legend.push_back({"box", kLineFill, kLineEdge, 22, 12, "waiter in a fair lock's line (tick: its slot's end)"});
+    legend.push_back({"box", "none", kRed, 22, 12, "slot lost to an early purge", "dashed"});
+  }
+  legend.push_back({"box", kLeaseFill, kLeaseEdge, 22, 12, "lease on the server"});
+  legend.push_back({"box", "black", "black", 2, 14, "renewal"});
+  if (!free_spans.empty()) legend.push_back({"box", kFreeFill, kFreeEdge, 22, 10, "lock free on the server"});
+  legend.push_back({"box", kFaultFill, kFaultEdge, 22, 12, "fault (pause, partition...)"});
+  legend.push_back({"triangle", kFaultFill, kFaultEdge, 10, 10, "instant fault"});
+  if (!rec.overlaps.empty()) legend.push_back({"box", kRed, "#b71c1c", 22, 12, "overlap (the checker's)"});
+  if (!options.highlight_ids.empty()) legend.push_back({"diamond", kRed, kRed, 12, 12, "named event"});
+  if (!axis.bands().empty()) legend.push_back({"box", "#eceff1", "#90a4ae", 22, 12, "quiet, collapsed"});
+  std::vector<double> legend_x(legend.size());
+  std::vector<size_t> legend_row(legend.size());
+  {
+    double lx = 8;
+    size_t row = 0;
+    for (size_t i = 0; i < legend.size(); ++i) {
+      const double w = legend[i].w_pt + 10 + text_pt(legend[i].text, 8) + 14;
+      if (lx > 8 && lx + w > width_pt - 8) {
+        ++row;
+        lx = 8;
+      }
+      legend_x[i] = lx;
+      legend_row[i] = row;
+      lx += w;
+    }
+  }
+  const double legend_y_pt = lanes_bottom_pt + 18;
 
   // --- drawing ---------------------------------------------------------------------
   DotWriter w;
   // Backgrounds first: lane stripes, quiet bands, overlap columns.
   for (size_t i = 0; i < lanes.size(); ++i) {
     const Lane& l = lanes[i];
-    w.rect(0, l.y0_pt, width_pt, l.y0_pt + l.height_pt, i % 2 == 0 ? "#f5f5f5" : "#ffffff");
+    const bool line = l.name.rfind("line ", 0) == 0;
+    w.rect(0, l.y0_pt, width_pt, l.y0_pt + l.height_pt, line ? "#f3effa" : (i % 2 == 0 ? "#f5f5f5" : "#ffffff"));
   }
   for (const TimeAxis::QuietBand& b : axis.bands()) {
     const double x0 = kLeftPt + b.x0_pt + 6, x1 = kLeftPt + b.x1_pt - 6;
     w.rect(x0, axis_y_pt - 4, x1, lanes_bottom_pt, "#eceff1", "", 1, "filled",
-           format_duration_us(b.end_us - b.start_us) + " without events, collapsed");
+           format_duration_us(b.end_us - b.start_us) +
+               (b.start_us >= horizon_us ? " after the window's last event, not drawn" : " without events, collapsed"));
   }
   for (const TimeAxis::Tick& t : axis.ticks()) {  // grid lines
     w.rect(kLeftPt + t.x_pt - 0.3, axis_y_pt + 4, kLeftPt + t.x_pt + 0.3, lanes_bottom_pt, "#dddddd");
   }
-  for (const HoldOverlap& o : iv.overlaps) {
+  for (const RecordedOverlap& o : rec.overlaps) {
     w.rect(X(o.start_us), lanes_top_pt, std::max(X(o.end_us), X(o.start_us) + 2), lanes_bottom_pt, kOverlapBack, "", 1,
-           "filled", "overlap");
+           "filled", "overlap of #" + std::to_string(rec.holds[o.first].start_event) + " and #" +
+                         std::to_string(o.start_event),
+           "overlap " + cls_of(o.start_event));
   }
   // Lane names.
   for (const Lane& l : lanes) {
-    const double mid = l.y0_pt + l.height_pt / 2;
-    w.text(l.name, 8, l.detail.empty() ? mid : mid - 6, 10, "black", true);
-    if (!l.detail.empty()) w.text(l.detail, 8, mid + 7, 8, "#555555");
+    const double block = 12 + 11 * static_cast<double>(l.details.size());
+    double y = l.y0_pt + l.height_pt / 2 - block / 2 + 6;
+    w.text(l.name.size() > 20 ? l.name.substr(0, 19) + "…" : l.name, 8, y, 10, "black", true);
+    for (const std::string& d : l.details) {
+      y += 11;
+      const bool clock = d.rfind("clock ", 0) == 0;
+      w.text(d, 8, y, 8, clock ? "#b71c1c" : "#555555", clock);
+    }
   }
-  // Title, caption, notes.
-  w.text(title, 8, title_y_pt, 12, "black", true);
-  double line_y = caption_y_pt;
+  // Title, caption, notes, info.
+  double line_y = title_y_pt;
+  for (const std::string& t : title_lines) {
+    w.text(t, 8, line_y, 12, "black", true);
+    line_y += 16;
+  }
+  line_y = caption_y_pt;
   for (const std::string& c : caption_lines) {
     w.text(c, 8, line_y, 9, "#333333");
     line_y += 13;
   }
-  for (const std::string& n : notes) {
+  for (const std::string& n : note_lines) {
     w.text(n, 8, line_y, 9, kRed, true);
+    line_y += 13;
+  }
+  for (const std::string& i : info_lines) {
+    w.text(i, 8, line_y, 8, "#555555");
     line_y += 13;
   }
   // Items, lane by lane, category by category, track by track.
@@ -560,31 +1092,38 @@ std::string review_timeline_dot(const std::vector<Event>& all_events, const Time
     double track_y = l.y0_pt + kLanePadPt;
     for (Category c : kCategories) {
       auto it = l.items.find(c);
-      const double track_h = c == Category::Script ? 10 : kTrackPt;
+      const double track_h = c == Category::Script ? kScriptTrackPt : kTrackPt;
       const size_t tracks = l.tracks.at(c);
       if (it != l.items.end()) {
         for (const Item& item : it->second) {
           const double cy = track_y + (static_cast<double>(item.track) + 0.5) * track_h;
           const double bar_w = std::max(item.x1_pt - item.x0_pt, 1.5);
           w.shape(item.shape, item.x0_pt + bar_w / 2, cy, bar_w, item.height_pt, item.fill, item.edge, item.penwidth,
-                  item.style, item.tooltip);
-          for (const auto& [r0, r1] : item.red_spans_pt) {
-            const double a = std::max(r0, item.x0_pt), b = std::min(r1, item.x1_pt);
-            const double b_min = std::max(b, a + kMinRedPt);  // an overlap that just began still shows
-            if (b >= a) w.rect(a, cy - item.height_pt / 2, b_min, cy + item.height_pt / 2, kRed, "#b71c1c", 1, "filled", "overlap");
+                  item.style, item.tooltip, item.cls);
+          if (item.open_left) {  // began before the window: a chevron
+            w.polyline({{item.x0_pt + 5, cy - item.height_pt / 2}, {item.x0_pt + 1, cy}, {item.x0_pt + 5, cy + item.height_pt / 2}},
+                       "#212121");
+          }
+          for (const Band& b : item.bands) {
+            const double h = b.height_pt > 0 ? b.height_pt : item.height_pt;
+            w.rect(b.x0_pt, cy - h / 2, std::max(b.x1_pt, b.x0_pt + 1), cy + h / 2, b.fill, b.edge, b.style == "dashed" ? 1.4 : 1,
+                   b.style, b.tooltip);
           }
           for (const Mark& m : item.marks) {
-            if (m.shape == "diamond") {
-              w.shape("diamond", m.x_pt, cy, 8, 10, m.fill, m.fill, 1, "filled", m.tooltip);
-            } else {
-              w.shape("box", m.x_pt, cy, 2, item.height_pt + 6, m.fill, m.fill, 1, "filled", m.tooltip);
-            }
+            const double h = m.height_pt > 0 ? m.height_pt : item.height_pt + 6;
+            w.shape(m.shape, m.x_pt, cy, m.width_pt, h, m.fill, m.fill, 1, "filled", m.tooltip);
           }
-          if (!item.label.empty()) {
+          if (!item.label.empty() && label_above(item)) {
+            w.text(item.label, item.label_x_pt, cy - 10, 8, item.label_colour == "white" ? "black" : item.label_colour,
+                   item.bold);
+          } else if (!item.label.empty()) {
             const bool inside = item.label_x_pt < item.x1_pt;
             bool on_red = false;
-            for (const auto& [r0, r1] : item.red_spans_pt) on_red |= inside && item.label_x_pt + 20 > r0 && item.label_x_pt < r1;
-            const std::string colour = on_red ? "white" : (inside ? item.label_colour : (item.bold ? kRed : "black"));
+            for (const Band& b : item.bands)
+              on_red |= inside && b.fill == kRed && item.label_x_pt + 20 > b.x0_pt && item.label_x_pt < b.x1_pt;
+            const std::string colour =
+                on_red ? "white" : (inside ? (item.label_colour == "white" || item.label_colour == kRed ? item.label_colour : "black")
+                                           : (item.label_colour == "white" ? "black" : item.label_colour));
             w.text(item.label, item.label_x_pt, cy, 9, colour, item.bold || on_red);
           }
         }
@@ -607,38 +1146,41 @@ std::string review_timeline_dot(const std::vector<Event>& all_events, const Time
       w.polyline(zig, "#90a4ae");
     }
     w.text(format_duration_us(b.end_us - b.start_us), (x0 + x1) / 2, axis_label_y_pt - 4, 8, "#37474f", true, true);
-    w.text("quiet", (x0 + x1) / 2, axis_label_y_pt + 6, 8, "#37474f", false, true);
+    w.text(b.start_us >= horizon_us ? "not drawn" : "quiet", (x0 + x1) / 2, axis_label_y_pt + 6, 8, "#37474f", false, true);
   }
-  w.text("true time", 8, axis_y_pt, 8, "#424242");
-  // Expiries that outlived their owner's belief: dashed lines across every lane.
+  w.text("time since the run began", 8, axis_y_pt - 12, 8, "#424242");
+  // Expiries that outlived their owner's belief, and liveness bounds:
+  // dashed lines across every lane, each with its note.
+  double note_y = axis_y_pt + 12;
   for (const auto& [at_us, note] : expiry_lines) {
     w.line(X(at_us), axis_y_pt + 2, X(at_us), lanes_bottom_pt, kRed, "dashed", 1.4);
-    w.text(note, X(at_us) + 4, axis_y_pt + 8, 8, kRed, true);
+    w.text(note, X(at_us) + 4, note_y, 8, kRed, true);
+    note_y += 12;
+  }
+  for (const Bound& b : bounds) {
+    w.line(X(b.at_us), axis_y_pt + 2, X(b.at_us), lanes_bottom_pt, kRed, "dashed", 1.4);
+    w.text(b.note, X(b.at_us) + 4, note_y, 8, kRed, true);
+    note_y += 12;
   }
   // Legend.
-  double lx = 8;
-  auto legend = [&](const std::string& shape, const std::string& fill, const std::string& edge, double w_pt, double h_pt,
-                    const std::string& text) {
-    w.shape(shape, lx + w_pt / 2, legend_y_pt, w_pt, h_pt, fill, edge, 1, "filled", "");
-    w.text(text, lx + w_pt + 4, legend_y_pt, 8, "#333333");
-    lx += w_pt + 10 + text_pt(text, kSmallCharPt) + 14;
-  };
-  legend("box", kHoldFill, kHoldEdge, 22, 12, "believed hold (acquire ok to unlock, loss or crash)");
-  legend("box", kWaitFill, "#9e9e9e", 22, 7, "wait");
-  legend("diamond", kWakeFill, kWakeFill, 8, 10, "wake-up message");
-  legend("box", kLeaseFill, kLeaseEdge, 22, 12, "lease on the server");
-  legend("box", "black", "black", 2, 14, "renewal");
-  legend("box", kFaultFill, kFaultEdge, 22, 12, "fault (pause, partition...)");
-  legend("triangle", kFaultFill, kFaultEdge, 10, 10, "instant fault");
-  legend("box", kRed, "#b71c1c", 22, 12, "overlap");
-  legend("diamond", kRed, kRed, 12, 12, "named event");
-  legend("box", "#eceff1", "#90a4ae", 22, 12, "quiet, collapsed");
+  for (size_t i = 0; i < legend.size(); ++i) {
+    const LegendEntry& e = legend[i];
+    const double y = legend_y_pt + 18 * static_cast<double>(legend_row[i]);
+    w.shape(e.shape, legend_x[i] + e.w_pt / 2, y, e.w_pt, e.h_pt, e.fill, e.edge, 1, e.style, "");
+    w.text(e.text, legend_x[i] + e.w_pt + 4, y, 8, "#333333");
+  }
+  const double height_pt = legend_y_pt + 18 * static_cast<double>(legend_row.empty() ? 0 : legend_row.back()) + 12;
 
   std::ostringstream dot;
   dot << "digraph timeline {\n"
-      << "  graph [splines=line, outputorder=nodesfirst, fontname=\"Helvetica\", bgcolor=white, pad=0.2];\n"
+      << "  graph [splines=line, outputorder=nodesfirst, fontname=\"Helvetica\", bgcolor=white, pad=0.1, bb=\"0,"
+      << num(-height_pt) << "," << num(width_pt) << ",0\"];\n"
       << "  node [fontname=\"Helvetica\"];\n"
       << "  edge [arrowhead=none];\n"
+      // Two invisible corners: the drawing spans the whole canvas, so no label lies outside it.
+      << "  corner0 [shape=point, style=invis, width=0.01, height=0.01, label=\"\", pos=\"0.0,0.0!\"];\n"
+      << "  corner1 [shape=point, style=invis, width=0.01, height=0.01, label=\"\", pos=\"" << num(width_pt) << ","
+      << num(-height_pt) << "!\"];\n"
       << w.str() << "}\n";
   return dot.str();
 }

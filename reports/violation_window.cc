@@ -28,6 +28,12 @@ ViolationWindow::ViolationWindow(const Violation& v, uint64_t radius_events, uin
   for (uint64_t id : ids_named_in(v.blamed_fault)) named_.insert(id);
   if (named_.empty()) named_.insert(v.detected_at_event);
   required_ = named_;
+  // The event at which the checker found it (a liveness bound passing, a
+  // give-up unconfirmed): the picture runs to it when it is near enough.
+  if (v.detected_at_event > *named_.rbegin() && v.detected_at_event - *named_.begin() <= kDetectionReach)
+    required_.insert(v.detected_at_event);
+  else if (v.detected_at_event > *named_.rbegin())
+    wanted_.insert(v.detected_at_event);
 }
 
 bool ViolationWindow::overlaps_named(uint64_t start_id, uint64_t end_id) const {

@@ -6,7 +6,9 @@
 //      and blamed fault);
 //   2. the start (acquire Ok) of each believed hold, of the violation's
 //      owners on its lock, that is open at a named event: the holder that
-//      matters is never cut off on the left;
+//      matters is never cut off on the left; and the event at which the
+//      checker found the violation, when it is at most kDetectionReach
+//      events after the first named one (else it is only wanted, rule 3);
 // and, when it fits in `max_events` (nearest first), also
 //   3. the Invoke of every named operation and of those holds' acquires (how
 //      long they waited), the end of those holds (unlock, loss, crash) and the
@@ -37,6 +39,7 @@ struct EventRange {
 
 class ViolationWindow {
  public:
+  static constexpr uint64_t kDetectionReach = 5000;
   ViolationWindow(const Violation& violation, uint64_t radius_events, uint64_t max_events);
 
   void on_event(const Event& e);
