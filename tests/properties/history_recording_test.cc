@@ -1,7 +1,7 @@
 // HistoryRecording: the intervals a timeline draws are the checkers' reading.
 //  - Every overlap the recording holds is one the mutual-exclusion checker
 //    reports (same owners, same events) and every report is a recorded
-//    overlap, over hostile campaigns of every lock kind. The suite runs 25
+//    overlap, over hostile campaigns of every lock kind. The suite runs 60
 //    seeds of each; LOCKSIM_RECORDING_SEEDS=300 runs the full check
 //    (README, Timelines):
 //      LOCKSIM_RECORDING_SEEDS=300 build/tests/test_properties --gtest_filter='HistoryRecording.*'
@@ -29,9 +29,9 @@ namespace {
 
 int seeds_to_run() {
   const char* env = std::getenv("LOCKSIM_RECORDING_SEEDS");
-  if (env == nullptr) return 25;
+  if (env == nullptr) return 60;
   const int n = std::atoi(env);
-  return n > 0 ? n : 25;
+  return n > 0 ? n : 60;
 }
 
 struct Kind {

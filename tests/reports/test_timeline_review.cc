@@ -1,21 +1,28 @@
-// Review timelines: the intervals derived from a hand-built history (believed
-// holds, the pause span, the lease ending at its expiry, the overlap), the
-// time axis with a collapsed quiet stretch, the DOT text (red overlap, named
-// events, determinism, every node placed for neato -n2), the violation
-// window rule, and a real rendering of a large window.
+// Review timelines: what the recording keeps of a hand-built history for
+// drawing (believed holds, the pause span, the lease ending at its expiry,
+// the overlap), the time axis with a collapsed quiet stretch, the DOT text
+// (red overlap, named events, determinism, every node placed for neato -n2),
+// the rendered SVG (lanes, labels inside the canvas, the overlap drawn once),
+// the violation window rule, and a real rendering of a large window.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <tuple>
 #include <sstream>
 
-#include "reports/hold_intervals.h"
+#include "properties/history_recording.h"
+#include "properties/campaign.h"
+#include "properties/checker_suite.h"
+#include "properties/scenario_check.h"
+#include "traces/event_sink.h"
 #include "reports/time_axis.h"
 #include "reports/timeline.h"
 #include "reports/timeline_review.h"
 #include "reports/violation_window.h"
+#include "tests/svg_check.h"
 
 namespace locksim {
 namespace {
@@ -85,28 +92,31 @@ std::vector<Event> classic_pause() {
   return h.events;
 }
 
-TEST(HoldIntervals, ClassicPause) {
-  const HoldIntervals iv = derive_hold_intervals(classic_pause());
+HistoryRecording record(const std::vector<Event>& events) { return record_history(events, default_check_config()); }
+
+TEST(Recording, ClassicPause) {
+  const HistoryRecording iv = record(classic_pause());
   ASSERT_EQ(iv.holds.size(), 2u);
-  const BelievedHold& a = iv.holds[0];
+  const RecordedHold& a = iv.holds[0];
   EXPECT_EQ(a.owner, kA);
   EXPECT_EQ(a.start_event, 2u);
   EXPECT_EQ(a.end_event, 10u);  // the unlock Invoke
-  EXPECT_EQ(a.end, BelievedHold::End::Released);
-  const BelievedHold& b = iv.holds[1];
+  EXPECT_EQ(a.end, RecordedHold::End::Released);
+  const RecordedHold& b = iv.holds[1];
   EXPECT_EQ(b.owner, kB);
   EXPECT_EQ(b.start_event, 8u);
-  EXPECT_EQ(b.end, BelievedHold::End::Open);
+  EXPECT_EQ(b.end, RecordedHold::End::Open);
   EXPECT_EQ(b.end_us, iv.end_us);
 
   ASSERT_EQ(iv.leases.size(), 2u);
-  const Lease& la = iv.leases[0];
+  const RecordedLease& la = iv.leases[0];
   EXPECT_EQ(la.owner, kA);
   EXPECT_EQ(la.start_event, 1u);
   ASSERT_EQ(la.renewals.size(), 1u);
   EXPECT_EQ(la.renewals[0].event_id, 5u);
-  EXPECT_EQ(la.end, Lease::End::Expired);
+  EXPECT_EQ(la.end, RecordedLease::End::Expired);
   EXPECT_EQ(la.end_us, 40'001'000);  // renewal at server 10 001 ms + 30 000 ms
+  EXPECT_EQ(la.believed_hold, 0);    // A still believed it held the lock then
   EXPECT_EQ(iv.leases[1].owner, kB);
   EXPECT_EQ(iv.leases[1].start_us, 40'500'000);
 
@@ -119,31 +129,34 @@ TEST(HoldIntervals, ClassicPause) {
 
   ASSERT_EQ(iv.waits.size(), 2u);  // A's lock, B's lock (40.4 s); an unlock is no wait
   EXPECT_EQ(iv.waits[1].owner, kB);
-  EXPECT_TRUE(iv.waits[1].acquired);
+  EXPECT_EQ(iv.waits[1].outcome, RecordedWait::Outcome::Acquired);
   EXPECT_EQ(iv.waits[1].end_event, 8u);
+  EXPECT_EQ(iv.waits[1].polls, 2);
 
   ASSERT_EQ(iv.overlaps.size(), 1u);
   EXPECT_EQ(iv.overlaps[0].start_us, 40'501'000);
   EXPECT_EQ(iv.overlaps[0].end_us, 51'003'000);
-  EXPECT_EQ(iv.clients, (std::vector<int>{0, 1}));
-  EXPECT_EQ(iv.servers, (std::vector<int>{0}));
+  EXPECT_TRUE(iv.overlaps[0].reported);
+  EXPECT_EQ(iv.clients, (std::set<int>{0, 1}));
+  EXPECT_EQ(iv.servers, (std::set<int>{0}));
 }
 
 // Times and leases at the ends of int64 (a hand-written trace may name any):
-// the reading saturates instead of overflowing (run it under UBSan).
-TEST(HoldIntervals, ExtremeTimesAndLeasesDoNotOverflow) {
+// the reading saturates instead of overflowing (run it under UBSan; the
+// whole drawing is tested so in test_timeline_extremes.cc).
+TEST(Recording, ExtremeTimesAndLeasesDoNotOverflow) {
   std::vector<Event> events = classic_pause();
   for (Event& e : events) {
     e.true_us = INT64_MAX - 100 + static_cast<int64_t>(e.id);
     if (e.lease_ms > 0) e.lease_ms = int64_t{1} << 62;
     if (e.server_ms > 0) e.server_ms = INT64_MAX / 2;
   }
-  const HoldIntervals iv = derive_hold_intervals(events);
-  EXPECT_EQ(iv.holds.size(), 2u);
-  for (const Lease& l : iv.leases) EXPECT_GE(l.end_us, l.start_us);
+  const HistoryRecording rec = record(events);
+  EXPECT_EQ(rec.holds.size(), 2u);
+  for (const RecordedLease& l : rec.leases) EXPECT_GE(l.end_us, l.start_us);
 }
 
-TEST(HoldIntervals, ReleaseDeletesAndRestartLosesTheLease) {
+TEST(Recording, ReleaseDeletesAndRestartLosesTheLease) {
   History h;
   h.op(EventKind::Invoke, 0, 0, kA, "lock", 1);
   h.script(1, 0, kA, "rlock_acquire", "nil", {kA}, 1);
@@ -159,23 +172,24 @@ TEST(HoldIntervals, ReleaseDeletesAndRestartLosesTheLease) {
   restart.target = 0;
   restart.server = 0;
   h.op(EventKind::Info, 30000, 1, kB, "hold_lost", 0);  // renewal answered 0
-  const HoldIntervals iv = derive_hold_intervals(h.events);
+  const HistoryRecording iv = record(h.events);
   ASSERT_EQ(iv.leases.size(), 2u);
-  EXPECT_EQ(iv.leases[0].end, Lease::End::Deleted);
+  EXPECT_EQ(iv.leases[0].end, RecordedLease::End::Deleted);
   EXPECT_EQ(iv.leases[0].end_event, 4u);
-  EXPECT_EQ(iv.leases[1].end, Lease::End::ServerReset);
+  EXPECT_EQ(iv.leases[1].end, RecordedLease::End::ServerReset);
   EXPECT_EQ(iv.leases[1].end_event, 9u);
   EXPECT_EQ(iv.leases[1].reset_by, "redis_restart");
+  EXPECT_FALSE(iv.leases[1].data_kept);
   ASSERT_EQ(iv.holds.size(), 2u);
-  EXPECT_EQ(iv.holds[0].end, BelievedHold::End::Released);
-  EXPECT_EQ(iv.holds[1].end, BelievedHold::End::Lost);
+  EXPECT_EQ(iv.holds[0].end, RecordedHold::End::Released);
+  EXPECT_EQ(iv.holds[1].end, RecordedHold::End::Lost);
   EXPECT_TRUE(iv.overlaps.empty());
   ASSERT_EQ(iv.faults.size(), 1u);
   EXPECT_EQ(iv.faults[0].server, 0);
   EXPECT_TRUE(iv.faults[0].instant);
 }
 
-TEST(HoldIntervals, CrashPartitionClockJumpsAndServerClockMovesTheExpiry) {
+TEST(Recording, CrashPartitionClockJumpsAndServerClockMovesTheExpiry) {
   History h;
   h.op(EventKind::Invoke, 0, 0, kA, "lock", 1);
   h.script(1, 0, kA, "rlock_acquire", "nil", {kA}, 1);  // expiry at server 30 001 ms
@@ -191,17 +205,17 @@ TEST(HoldIntervals, CrashPartitionClockJumpsAndServerClockMovesTheExpiry) {
   h.fault(6000, 0, "crash", 0);                          // #8: A's hold and wait end
   h.fault(9000, 0, "restart", 0);                        // #9
   h.add(EventKind::Deliver, 12000, 1, "");               // #10: after the expiry
-  const HoldIntervals iv = derive_hold_intervals(h.events);
+  const HistoryRecording iv = record(h.events);
   ASSERT_EQ(iv.holds.size(), 1u);
-  EXPECT_EQ(iv.holds[0].end, BelievedHold::End::Crashed);
+  EXPECT_EQ(iv.holds[0].end, RecordedHold::End::Crashed);
   EXPECT_EQ(iv.holds[0].end_event, 8u);
   ASSERT_EQ(iv.waits.size(), 2u);
-  EXPECT_TRUE(iv.waits[1].crashed);
-  EXPECT_FALSE(iv.waits[1].acquired);
+  EXPECT_EQ(iv.waits[1].outcome, RecordedWait::Outcome::Crashed);
   EXPECT_EQ(iv.waits[1].end_event, 8u);
   ASSERT_EQ(iv.leases.size(), 1u);
-  EXPECT_EQ(iv.leases[0].end, Lease::End::Expired);
+  EXPECT_EQ(iv.leases[0].end, RecordedLease::End::Expired);
   EXPECT_EQ(iv.leases[0].end_us, 10'001'000);  // 30 001 ms on a server clock 20 s ahead
+  EXPECT_EQ(iv.leases[0].believed_hold, -1);   // its holder had crashed
   ASSERT_EQ(iv.faults.size(), 4u);
   EXPECT_EQ(iv.faults[0].kind, "partition");
   EXPECT_EQ(iv.faults[0].end_us, 3'000'000);  // healed early
@@ -214,8 +228,8 @@ TEST(HoldIntervals, CrashPartitionClockJumpsAndServerClockMovesTheExpiry) {
   EXPECT_EQ(iv.faults[3].kind, "crash");
   EXPECT_EQ(iv.faults[3].end_us, 9'000'000);
   EXPECT_EQ(iv.faults[3].label, "crashed, down 3.0 s");
-  EXPECT_EQ(iv.clients, (std::vector<int>{0, 1}));
-  EXPECT_EQ(iv.servers, (std::vector<int>{0}));
+  EXPECT_EQ(iv.clients, (std::set<int>{0, 1}));
+  EXPECT_EQ(iv.servers, (std::set<int>{0}));
 }
 
 TEST(TimeAxis, ProportionalStretchesAndACollapsedQuietBand) {
@@ -246,42 +260,124 @@ TEST(TimeAxis, ProportionalStretchesAndACollapsedQuietBand) {
   EXPECT_EQ(TimeAxis({0, 5'000'000, 30'000'000, 31'000'000}, quiet_2s).bands().size(), 2u);
 }
 
+std::string render_svg(const std::string& dot, const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("locksim-review-svg-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  render_timeline(dot, (dir / name).string(), "svg");
+  std::ifstream in(dir / name);
+  std::stringstream svg;
+  svg << in.rdbuf();
+  std::filesystem::remove_all(dir);
+  return svg.str();
+}
+
 TEST(ReviewTimeline, ClassicPauseShowsHoldsPauseLeaseExpiryAndRedOverlap) {
   TimelineOptions opts;
   opts.title = "classic pause";
   opts.highlight_ids = {2, 8};
   const std::string dot = timeline_dot(classic_pause(), opts);  // the review view is the default
-  EXPECT_EQ(dot, review_timeline_dot(classic_pause(), opts));
+  EXPECT_EQ(dot, review_dot(record(classic_pause()), classic_pause(), opts));
   // Lanes.
   EXPECT_NE(dot.find("label=\"client 0\\l\""), std::string::npos);
   EXPECT_NE(dot.find("label=\"client 1\\l\""), std::string::npos);
   EXPECT_NE(dot.find("label=\"redis 0\\l\""), std::string::npos);
-  // A's and B's hold bars, A's pause span, A's lease ending at expiry, B's lease.
-  EXPECT_NE(dot.find("holds L0 #2 - unlock #10, 51.0 s"), std::string::npos);
-  EXPECT_NE(dot.find("holds L0 #8 - still held at the end"), std::string::npos);
+  // A's and B's hold bars (A's with its renewal), A's pause span, A's lease
+  // ending at its expiry, B's lease.
+  EXPECT_NE(dot.find("holds L0 #2 - unlock #10, 51.0 s, 1 renewal"), std::string::npos);
+  EXPECT_NE(dot.find("holds L0 #8 - still held, at least 10.5 s"), std::string::npos);
   EXPECT_NE(dot.find("pause 41.0 s"), std::string::npos);
-  EXPECT_NE(dot.find("lease L0 (client 0, 30.0 s), 1 renewal - expired"), std::string::npos);
+  EXPECT_NE(dot.find("lease L0 (client 0, 30.0 s), 1 renewal - expired while client 0 believed it held"),
+            std::string::npos);
   EXPECT_NE(dot.find("lease L0 (client 1, 30.0 s)"), std::string::npos);
-  EXPECT_NE(dot.find("lease of client 0 expired (30.0 s after its last renewal), still believed held"),
+  EXPECT_NE(dot.find("lease of client 0 expired at 40.00 s (30.0 s after its last renewal), still believed held"),
             std::string::npos);  // a dashed line across the lanes
   // The overlap in red, said in words, and the named events in red with their ids.
-  EXPECT_NE(dot.find("fillcolor=\"#d50000\", color=\"#b71c1c\", penwidth=1.0, pos="), std::string::npos);
-  EXPECT_NE(dot.find("Both believe they hold L0 for 10.5 s: client 0 (since #2) and client 1 (acquired #8)"),
+  EXPECT_NE(dot.find("fillcolor=\"#d50000\", color=\"#b71c1c\""), std::string::npos);
+  EXPECT_NE(dot.find("Both believe they hold L0 for 10.5 s: client 0 (c0:1, since #2) and client 1 (c1:1, acquired #8)"),
             std::string::npos);
-  EXPECT_NE(dot.find("#2 lock ok"), std::string::npos);
-  EXPECT_NE(dot.find("#8 lock ok"), std::string::npos);
+  EXPECT_NE(dot.find("#2 lock ok c0:1"), std::string::npos);
+  EXPECT_NE(dot.find("#8 lock ok c1:1"), std::string::npos);
   // Deterministic.
   EXPECT_EQ(dot, timeline_dot(classic_pause(), opts));
-  // The rendered SVG names the violating events.
-  const auto dir = std::filesystem::temp_directory_path() / ("locksim-review-svg-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  render_timeline(dot, (dir / "classic.svg").string(), "svg");
-  std::ifstream in(dir / "classic.svg");
-  std::stringstream svg;
-  svg << in.rdbuf();
-  EXPECT_NE(svg.str().find("#2 lock ok"), std::string::npos);
-  EXPECT_NE(svg.str().find("#8 lock ok"), std::string::npos);
-  std::filesystem::remove_all(dir);
+  // The rendered SVG: its lanes, the violating events, one overlap, every
+  // label inside the canvas.
+  const testing::Svg svg = testing::parse_svg(render_svg(dot, "classic.svg"));
+  EXPECT_TRUE(svg.has_text("client 0"));
+  EXPECT_TRUE(svg.has_text("client 1"));
+  EXPECT_TRUE(svg.has_text("redis 0"));
+  EXPECT_TRUE(svg.has_text("#2 lock ok c0:1"));
+  EXPECT_TRUE(svg.has_text("#8 lock ok c1:1"));
+  EXPECT_EQ(svg.count_class("overlap"), 1u);
+  EXPECT_EQ(svg.texts_off_canvas(), std::vector<std::string>{});
+}
+
+// A hold still open when the window begins is drawn from its real acquire,
+// never "from before the window"; the window's info line says what it shows.
+TEST(ReviewTimeline, AWindowDrawsTheHoldOpenAtItsStartFromItsAcquire) {
+  const std::vector<Event> all = classic_pause();
+  const std::vector<Event> window(all.begin() + 6, all.end());  // #6 (the pause) to #12
+  TimelineOptions opts;
+  opts.total_events = all.size();
+  const std::string dot = review_dot(record_history(all, default_check_config(), 6, 12), window, opts);
+  EXPECT_NE(dot.find("holds L0 since #2 at 0.0 s - unlock #10"), std::string::npos);
+  EXPECT_EQ(dot.find("before the window"), std::string::npos);
+  EXPECT_NE(dot.find("events #6 to #12: 7 events of 13"), std::string::npos);
+  EXPECT_NE(dot.find("Both believe they hold L0"), std::string::npos);  // the overlap of #2 and #8, in the window
+}
+
+// Every overlap a violation's timeline draws is one the mutual-exclusion
+// checker reports (same first hold, same acquire), and every report whose
+// acquire is in the window is drawn, over hostile campaigns of every lock
+// kind. 30 seeds of each here; LOCKSIM_RECORDING_SEEDS=300 runs the full
+// check (README, Timelines).
+TEST(ReviewTimeline, DrawnOverlapsAreTheCheckersOnHostileCampaigns) {
+  const char* env = std::getenv("LOCKSIM_RECORDING_SEEDS");
+  const int seeds = env != nullptr && std::atoi(env) > 0 ? std::atoi(env) : 30;
+  size_t drawn_total = 0;
+  for (const auto& [lock, locks, servers] : std::vector<std::tuple<const char*, int, int>>{
+           {"rlock", 1, 1}, {"fair", 1, 1}, {"mixed", 2, 1}, {"multi", 1, 3}, {"redlock", 1, 3}}) {
+    CampaignOptions options;
+    options.profile = "hostile";
+    options.lock_kind = lock;
+    options.locks = locks;
+    options.servers = servers;
+    const Scenario tmpl = campaign_template(options);
+    for (int i = 0; i < seeds; ++i) {
+      Scenario s = tmpl;
+      s.seed = options.base_seed + static_cast<uint64_t>(i);
+      VectorSink history;
+      const ScenarioVerdict verdict = check_scenario(s, default_check_config(), &history);
+      std::set<std::pair<uint64_t, uint64_t>> reported;  // (first hold's acquire, second's)
+      const Violation* first = nullptr;
+      for (const Violation& v : verdict.violations) {
+        if (v.property != property::kMutualExclusion) continue;
+        reported.insert({v.event_ids[0], v.event_ids[1]});
+        if (first == nullptr) first = &v;
+      }
+      if (first == nullptr) continue;
+      // The dot text of the violation's timeline: each overlap column is a
+      // node of class "overlap ev e<acquire>", its tooltip "overlap of #a and #b".
+      const std::string dot = violation_timeline_dot(history.events, *first, TimelineOptions{});
+      const std::regex drawn_re(R"re(tooltip="overlap of #(\d+) and #(\d+)", class="overlap ev e\d+")re");
+      size_t drawn = 0;
+      for (auto it = std::sregex_iterator(dot.begin(), dot.end(), drawn_re); it != std::sregex_iterator(); ++it) {
+        const std::pair<uint64_t, uint64_t> ids{std::stoull((*it)[1]), std::stoull((*it)[2])};
+        EXPECT_TRUE(reported.count(ids)) << lock << " seed " << s.seed << ": drawn overlap #" << ids.first << " and #"
+                                         << ids.second << " is not one the checker reports";
+        ++drawn;
+      }
+      // Every report whose acquire lies in the drawn window is drawn.
+      std::smatch m;
+      ASSERT_TRUE(std::regex_search(dot, m, std::regex(R"(events #(\d+) to #(\d+))")));
+      const uint64_t from = std::stoull(m[1]), to = std::stoull(m[2]);
+      size_t in_window = 0;
+      for (const auto& [a, b] : reported) in_window += b >= from && b <= to ? 1 : 0;
+      EXPECT_GE(drawn, in_window) << lock << " seed " << s.seed;
+      EXPECT_GE(drawn, 1u) << lock << " seed " << s.seed;
+      drawn_total += drawn;
+    }
+  }
+  EXPECT_GT(drawn_total, 0u);
 }
 
 // Every node carries a fixed position ("x,y!"), so `neato -n2` only draws.

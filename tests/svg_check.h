@@ -1,0 +1,138 @@
+// SVG checks for timeline tests: reads a Graphviz SVG's canvas (viewBox and
+// the graph's translation), its texts with their positions and font sizes,
+// and the SVG classes of its nodes, so a test can say what a reader sees:
+// which lanes are there, that every label lies inside the canvas, how many
+// overlaps are drawn.
+#pragma once
+
+#include <cstdlib>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace locksim::testing {
+
+struct SvgText {
+  std::string text;   // unescaped
+  double x_pt = 0;    // in canvas coordinates (the graph's translation applied)
+  double y_pt = 0;
+  double size_pt = 0;
+  std::string anchor;  // start, middle, end
+  bool bold = false;
+};
+
+struct Svg {
+  double width_pt = 0;
+  double height_pt = 0;
+  std::vector<SvgText> texts;
+  std::vector<std::string> classes;  // of every node group, e.g. "node overlap ev e47"
+
+  bool has_text(const std::string& t) const {
+    for (const SvgText& s : texts)
+      if (s.text == t) return true;
+    return false;
+  }
+  bool has_text_containing(const std::string& t) const {
+    for (const SvgText& s : texts)
+      if (s.text.find(t) != std::string::npos) return true;
+    return false;
+  }
+  size_t count_class(const std::string& cls) const {
+    size_t n = 0;
+    const std::regex word("(^| )" + cls + "( |$)");
+    for (const std::string& c : classes)
+      if (std::regex_search(c, word)) ++n;
+    return n;
+  }
+  // Texts that run off the canvas, by a generous estimate of their width
+  // (Helvetica and its stand-ins average about half the font size per
+  // character; 0.55 leaves a margin).
+  std::vector<std::string> texts_off_canvas() const {
+    std::vector<std::string> off;
+    for (const SvgText& t : texts) {
+      size_t chars = 0;
+      for (unsigned char c : t.text)
+        if ((c & 0xC0) != 0x80) ++chars;
+      const double w = static_cast<double>(chars) * t.size_pt * 0.55;
+      const double left = t.anchor == "middle" ? t.x_pt - w / 2 : (t.anchor == "end" ? t.x_pt - w : t.x_pt);
+      if (left < -1 || left + w > width_pt + 1 || t.y_pt < -1 || t.y_pt > height_pt + 1) off.push_back(t.text);
+    }
+    return off;
+  }
+};
+
+inline std::string svg_unescape(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '&') {
+      out += s[i];
+      continue;
+    }
+    const size_t semi = s.find(';', i);
+    if (semi == std::string::npos) {
+      out += s[i];
+      continue;
+    }
+    const std::string entity = s.substr(i + 1, semi - i - 1);
+    if (entity == "amp") out += '&';
+    else if (entity == "lt") out += '<';
+    else if (entity == "gt") out += '>';
+    else if (entity == "quot") out += '"';
+    else if (entity == "apos") out += '\'';
+    else if (!entity.empty() && entity[0] == '#') {
+      const long code = entity.size() > 1 && entity[1] == 'x' ? std::strtol(entity.c_str() + 2, nullptr, 16)
+                                                              : std::strtol(entity.c_str() + 1, nullptr, 10);
+      if (code < 0x80) {
+        out += static_cast<char>(code);
+      } else if (code < 0x800) {
+        out += static_cast<char>(0xC0 | (code >> 6));
+        out += static_cast<char>(0x80 | (code & 0x3F));
+      } else {
+        out += static_cast<char>(0xE0 | (code >> 12));
+        out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (code & 0x3F));
+      }
+    } else {
+      out += s.substr(i, semi - i + 1);
+    }
+    i = semi;
+  }
+  return out;
+}
+
+inline Svg parse_svg(const std::string& svg) {
+  Svg out;
+  std::smatch m;
+  if (std::regex_search(svg, m, std::regex(R"(viewBox="([-\d.]+) ([-\d.]+) ([-\d.]+) ([-\d.]+)\")"))) {
+    out.width_pt = std::stod(m[3]);
+    out.height_pt = std::stod(m[4]);
+  }
+  double tx = 0, ty = 0;
+  if (std::regex_search(svg, m, std::regex(R"(class="graph" transform="[^"]*translate\(([-\d.]+) ([-\d.]+)\))"))) {
+    tx = std::stod(m[1]);
+    ty = std::stod(m[2]);
+  }
+  const std::regex text_re(R"re(<text ([^>]*)>([^<]*)</text>)re");
+  const std::regex attr_re(R"re(([a-z-]+)="([^"]*)")re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text_re); it != std::sregex_iterator(); ++it) {
+    SvgText t;
+    t.text = svg_unescape((*it)[2]);
+    const std::string attrs = (*it)[1];
+    for (auto a = std::sregex_iterator(attrs.begin(), attrs.end(), attr_re); a != std::sregex_iterator(); ++a) {
+      const std::string name = (*a)[1], value = (*a)[2];
+      if (name == "x") t.x_pt = std::stod(value) + tx;
+      else if (name == "y") t.y_pt = std::stod(value) + ty;
+      else if (name == "font-size") t.size_pt = std::stod(value);
+      else if (name == "text-anchor") t.anchor = value;
+      else if (name == "font-weight") t.bold = value == "bold";
+      else if (name == "font-family") t.bold = t.bold || value.find("Bold") != std::string::npos;
+    }
+    out.texts.push_back(std::move(t));
+  }
+  const std::regex class_re(R"re(<g id="[^"]*" class="(node[^"]*)")re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), class_re); it != std::sregex_iterator(); ++it)
+    out.classes.push_back((*it)[1]);
+  return out;
+}
+
+}  // namespace locksim::testing
