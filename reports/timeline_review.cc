@@ -650,6 +650,28 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     lane(client_lane(h.client)).items[Category::Activity].push_back(std::move(item));
   }
 
+  // Renewals outside every hold of their owner (a watchdog not cancelled):
+  // ticks on the owner's lane, with their replies.
+  for (const Event* r : renewals) {
+    if (r->client < 0) continue;
+    const bool in_hold = std::any_of(rec.holds.begin(), rec.holds.end(), [&](const RecordedHold& h) {
+      return h.owner == r->owner && lock_matches(r->lock, h.lock) && r->true_us >= h.start_us && r->true_us <= h.end_us;
+    });
+    if (in_hold) continue;
+    Item item;
+    item.category = Category::Activity;
+    item.x0_pt = X(r->true_us) - 1;
+    item.x1_pt = X(r->true_us) + 1;
+    item.height_pt = 14;
+    item.fill = item.edge = r->reply == "1" ? "black" : kRed;
+    item.label = options.highlight_ids.count(r->id) ? "" : "#" + std::to_string(r->id) + " renew -> " + r->reply + " (no hold)";
+    item.label_colour = kRed;
+    item.tooltip = "#" + std::to_string(r->id) + " " + r->script + " " + r->lock + " by " + who(r->owner) + " -> " + r->reply +
+                   ", outside every hold of its owner";
+    item.cls = cls_of(r->id);
+    lane(client_lane(r->client)).items[Category::Activity].push_back(std::move(item));
+  }
+
   // Waits, with their polls: sparse ones as ticks, a dense stretch as one
   // band that counts them.
   for (const RecordedWait& w : rec.waits) {
@@ -1003,16 +1025,19 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
            });
   });
   if (dense_polls) legend.push_back({"box", kPollFill, kPollFill, 22, 7, "polls, a dense stretch counted"});
-  legend.push_back({"diamond", kWakeFill, kWakeFill, 8, 10, "wake-up message"});
+  if (std::any_of(rec.waits.begin(), rec.waits.end(), [](const RecordedWait& w) { return !w.wakeups.empty(); }))
+    legend.push_back({"diamond", kWakeFill, kWakeFill, 8, 10, "wake-up message"});
   if (!rec.line_stays.empty()) {
     legend.push_back({"box", kLineFill, kLineEdge, 22, 12, "waiter in a fair lock's line (tick: its slot's end)"});
     legend.push_back({"box", "none", kRed, 22, 12, "slot lost to an early purge", "dashed"});
   }
   legend.push_back({"box", kLeaseFill, kLeaseEdge, 22, 12, "lease on the server"});
-  legend.push_back({"box", "black", "black", 2, 14, "renewal"});
+  legend.push_back({"box", "black", "black", 2, 14, "renewal (red: refused)"});
   if (!free_spans.empty()) legend.push_back({"box", kFreeFill, kFreeEdge, 22, 10, "lock free on the server"});
-  legend.push_back({"box", kFaultFill, kFaultEdge, 22, 12, "fault (pause, partition...)"});
-  legend.push_back({"triangle", kFaultFill, kFaultEdge, 10, 10, "instant fault"});
+  if (std::any_of(rec.faults.begin(), rec.faults.end(), [](const RecordedFault& f) { return !f.instant; }))
+    legend.push_back({"box", kFaultFill, kFaultEdge, 22, 12, "fault (pause, partition, crash...)"});
+  if (std::any_of(rec.faults.begin(), rec.faults.end(), [](const RecordedFault& f) { return f.instant; }))
+    legend.push_back({"triangle", kFaultFill, kFaultEdge, 10, 10, "instant fault"});
   if (!rec.overlaps.empty()) legend.push_back({"box", kRed, "#b71c1c", 22, 12, "overlap (the checker's)"});
   if (!options.highlight_ids.empty()) legend.push_back({"diamond", kRed, kRed, 12, 12, "named event"});
   if (!axis.bands().empty()) legend.push_back({"box", "#eceff1", "#90a4ae", 22, 12, "quiet, collapsed"});

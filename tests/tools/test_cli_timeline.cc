@@ -48,7 +48,7 @@ TEST_F(CliTimeline, ReviewViewIsTheDefault) {
   auto r = run_locksim("timeline " + trace_ + " -o " + dot.string() + " --around 10 --radius 30");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const std::string text = read_file(dot);
-  EXPECT_NE(text.find("true time"), std::string::npos);
+  EXPECT_NE(text.find("time since the run began"), std::string::npos);
   EXPECT_NE(text.find("holds lsim:L0 #"), std::string::npos);
   EXPECT_NE(text.find("lease lsim:L0 (client "), std::string::npos);
   EXPECT_NE(text.find("#10 "), std::string::npos);  // the --around event, named

@@ -1,0 +1,211 @@
+// `locksim timeline` and campaign timelines, one view per property, drawn
+// from real counterexamples and read back from the SVG as a user sees it:
+// the lanes that must be there, the evidence the violation names, the
+// overlaps exactly as the checker reports them, every label inside the
+// canvas (tests/svg_check.h).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tests/cli_runner.h"
+#include "tests/svg_check.h"
+
+namespace {
+
+using locksim::testing::parse_svg;
+using locksim::testing::read_file;
+using locksim::testing::run_locksim;
+using locksim::testing::Svg;
+
+class TimelineViews : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("locksim-timeline-views-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  Svg svg_of(const std::string& file) const { return parse_svg(read_file(file)); }
+  static void expect_on_canvas(const Svg& svg, const std::string& what) {
+    EXPECT_GT(svg.width_pt, 0) << what;
+    EXPECT_EQ(svg.texts_off_canvas(), std::vector<std::string>{}) << what;
+  }
+  std::filesystem::path dir_;
+};
+
+// The lines of `locksim check` for `property`.
+std::vector<std::string> check_lines(const std::string& trace, const std::string& property) {
+  const auto r = run_locksim("check " + trace);
+  std::vector<std::string> out;
+  std::istringstream lines(r.out);
+  std::string line;
+  while (std::getline(lines, line))
+    if (line.find(" " + property + " [") != std::string::npos) out.push_back(line);
+  return out;
+}
+
+// The 1-based place of the first violation of `property` (and containing
+// `text`) in `locksim check`'s list; 0 when none.
+int nth_of(const std::string& trace, const std::string& property, const std::string& text = "") {
+  const auto r = run_locksim("check " + trace);
+  std::istringstream lines(r.out);
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("FAIL ", 0) != 0 && line.rfind("note ", 0) != 0) continue;
+    ++n;
+    if (line.find(" " + property + " [") != std::string::npos && line.find(text) != std::string::npos) return n;
+  }
+  return 0;
+}
+
+// The hostile mixed campaign's seed 9: its timeline (the fifo_fairness
+// counterexample) and `--violation 1` of its shrunk trace draw exactly the
+// one overlap the checker reports, between the same clients and acquires;
+// the fifo view shows the line, the purge and client 2's clock offset.
+TEST_F(TimelineViews, HostileMixedSeed9DrawsTheCheckersOneOverlapAndTheFifoPurge) {
+  const std::string out = path("mixed");
+  auto r = run_locksim("campaign --profile hostile --lock mixed --locks 2 --seeds 9 --keep-going --shrink-seeds 1 --out " + out);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const std::string shrunk = out + "/failures/9.shrunk.jsonl";
+  ASSERT_TRUE(std::filesystem::exists(shrunk)) << r.out;
+  const std::vector<std::string> overlaps = check_lines(shrunk, "mutual_exclusion");
+  ASSERT_EQ(overlaps.size(), 1u);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(overlaps[0], m,
+                                std::regex(R"(\(client (\d+)\) holds since event #(\d+) and \S+ \(client (\d+)\) acquired at event #(\d+))")));
+  const std::string note = "client " + m[1].str() + " (c" + m[1].str() + ":";
+  const std::string since = ", since #" + m[2].str() + ") and client " + m[3].str() + " (c" + m[3].str() + ":";
+  const std::string acquired = ", acquired #" + m[4].str() + ")";
+  auto expect_the_one_overlap = [&](const Svg& svg, const std::string& what) {
+    EXPECT_EQ(svg.count_class("overlap"), 1u) << what;
+    size_t notes = 0;
+    for (const auto& t : svg.texts) {
+      if (t.text.rfind("Both believe they hold", 0) != 0) continue;
+      ++notes;
+      EXPECT_NE(t.text.find(note), std::string::npos) << what << ": " << t.text;
+      EXPECT_NE(t.text.find(since), std::string::npos) << what << ": " << t.text;
+      EXPECT_NE(t.text.find(acquired), std::string::npos) << what << ": " << t.text;
+    }
+    EXPECT_EQ(notes, 1u) << what;
+    expect_on_canvas(svg, what);
+  };
+  const Svg campaign = svg_of(out + "/timelines/9.svg");
+  expect_the_one_overlap(campaign, "timelines/9.svg");
+  r = run_locksim("timeline " + shrunk + " --violation 1 -o " + path("v1.svg"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  expect_the_one_overlap(svg_of(path("v1.svg")), "--violation 1");
+
+  // The fifo view: its line, the purge by the client the checker names,
+  // client 2's clock offset under its name.
+  const std::vector<std::string> fifo = check_lines(shrunk, "fifo_fairness");
+  ASSERT_EQ(fifo.size(), 1u);
+  ASSERT_TRUE(std::regex_search(fifo[0], m, std::regex(R"(purged as stale by \S+ of client (\d+) at event #(\d+))")));
+  EXPECT_TRUE(campaign.has_text("line lsim:L1"));
+  EXPECT_TRUE(campaign.has_text_containing("- purged #" + m[2].str() + " by client " + m[1].str()));
+  EXPECT_TRUE(campaign.has_text_containing("of its slot left"));
+  EXPECT_TRUE(campaign.has_text("client 2"));
+  ASSERT_TRUE(std::regex_search(fifo[0], m, std::regex(R"(client 2's clock is ([\d ]+) ms behind)")));
+  const double behind_s = std::stod(std::regex_replace(m[1].str(), std::regex(" "), "")) / 1000;
+  char offset[32];
+  std::snprintf(offset, sizeof offset, "clock -%.1f s", behind_s);
+  EXPECT_TRUE(campaign.has_text(offset)) << offset;
+}
+
+// Around the event the pause violation names: the paused holder has its
+// lane, its pause and its hold from the acquire; its lease expired while it
+// believed it held the lock, in red, with a line across the lanes.
+TEST_F(TimelineViews, AroundTheViolationShowsThePausedHolderAndItsExpiredLease) {
+  const std::string trace = path("pauses.jsonl");
+  ASSERT_EQ(run_locksim("run --seed 7 --profile pauses --lock rlock --trace " + trace).exit_code, 0);
+  const auto r = run_locksim("timeline " + trace + " --around 134 -o " + path("a.svg"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const Svg svg = svg_of(path("a.svg"));
+  EXPECT_TRUE(svg.has_text("client 3"));  // the paused holder, without an event in the window
+  EXPECT_TRUE(svg.has_text_containing("holds lsim:L0 since #67"));
+  EXPECT_TRUE(svg.has_text_containing("pause 34.2 s"));
+  EXPECT_TRUE(svg.has_text_containing("- expired while client 3 believed it held"));
+  EXPECT_TRUE(svg.has_text_containing("lease of client 3 expired at"));
+  EXPECT_TRUE(svg.has_text_containing("#134 lock ok"));
+  EXPECT_TRUE(svg.has_text_containing("Both believe they hold lsim:L0"));
+  expect_on_canvas(svg, "--around 134");
+}
+
+// A busy poller's view counts its polls and their rate and marks the head
+// it spins behind; a liveness violation's view shows the lock free on the
+// server and the bound.
+TEST_F(TimelineViews, BusyPollShowsThePollRateAndLivenessTheFreeSpanAndBound) {
+  const std::string trace = path("fair.jsonl");
+  ASSERT_EQ(run_locksim("run --seed 180 --profile hostile --lock fair --trace " + trace).exit_code, 0);
+  const int busy = nth_of(trace, "busy_poll");
+  ASSERT_GT(busy, 0);
+  auto r = run_locksim("timeline " + trace + " --violation " + std::to_string(busy) + " -o " + path("busy.svg"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const Svg b = svg_of(path("busy.svg"));
+  EXPECT_TRUE(b.has_text("line lsim:L0"));
+  EXPECT_TRUE(b.has_text_containing("busy_poll: "));
+  EXPECT_TRUE(std::any_of(b.texts.begin(), b.texts.end(), [](const auto& t) {
+    return std::regex_search(t.text, std::regex(R"(\d+ polls, \d+/s behind c\d+:\d+ \(head\))"));
+  }));
+  EXPECT_TRUE(b.has_text_containing("head that the busy poller spins behind"));
+  expect_on_canvas(b, "busy_poll");
+
+  const int live = nth_of(trace, "liveness", "shows free since");
+  ASSERT_GT(live, 0);
+  r = run_locksim("timeline " + trace + " --violation " + std::to_string(live) + " -o " + path("live.svg"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const Svg l = svg_of(path("live.svg"));
+  EXPECT_TRUE(l.has_text_containing("free on the server since #"));
+  EXPECT_TRUE(l.has_text_containing("liveness bound "));
+  expect_on_canvas(l, "liveness");
+}
+
+// A watchdog that is not cancelled: the renewal after the release, and its
+// reply, on the holder's lane.
+TEST_F(TimelineViews, WatchdogExpiryShowsTheRenewalOnTheHoldersLane) {
+  const std::string out = path("wd");
+  const auto r = run_locksim("campaign --mutant watchdog_not_cancelled --seeds 1 --out " + out);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const Svg svg = svg_of(out + "/timelines/1.svg");
+  EXPECT_TRUE(svg.has_text_containing("rlock_renew"));
+  EXPECT_TRUE(svg.has_text_containing("watchdog was not cancelled"));
+  EXPECT_TRUE(svg.has_text_containing("holds lsim:L0 #"));
+  expect_on_canvas(svg, "watchdog_expiry");
+}
+
+// --lock that names no lock of the trace is an error listing those it
+// names; --from-ms/--to-ms pick a window by time.
+TEST_F(TimelineViews, LockFilterAndTimeWindow) {
+  const std::string trace = path("mixed.jsonl");
+  ASSERT_EQ(run_locksim("run --seed 3 --lock mixed --locks 2 --duration-s 20 --trace " + trace).exit_code, 0);
+  auto r = run_locksim("timeline " + trace + " --lock nosuch -o " + path("x.svg"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("no lock 'nosuch'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("locks present: lsim:L0, lsim:L1"), std::string::npos) << r.out;
+  EXPECT_EQ(locksim::testing::line_count(r.out), 1) << r.out;
+  r = run_locksim("timeline " + trace + " --lock lsim:L1 --from-ms 2000 --to-ms 5000 -o " + path("t.svg"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const Svg svg = svg_of(path("t.svg"));
+  EXPECT_FALSE(svg.has_text_containing("lsim:L0"));
+  std::smatch m;
+  bool found = false;
+  for (const auto& t : svg.texts) {
+    if (!std::regex_search(t.text, m, std::regex(R"(events #\d+ to #\d+: .* ([\d.]+) s to ([\d.]+) s of the run)"))) continue;
+    found = true;
+    EXPECT_GE(std::stod(m[1]), 2.0);
+    EXPECT_LE(std::stod(m[2]), 5.0);
+  }
+  EXPECT_TRUE(found);
+  for (const std::string& args : {" --from-ms 5000 --to-ms 2000", " --from-ms 10 --from 3", " --around 5 --to-ms 9",
+                                  " --from-ms 99999999"}) {
+    r = run_locksim("timeline " + trace + args + " -o " + path("bad.svg"));
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+    EXPECT_EQ(locksim::testing::line_count(r.out), 1) << args << ": " << r.out;
+  }
+}
+
+}  // namespace
