@@ -56,6 +56,32 @@ std::vector<size_t> compact(std::vector<T>* items, const std::vector<char>& dead
 
 }  // namespace
 
+SeriesBucket& RunSeries::at(int64_t true_us) {
+  const size_t index = static_cast<size_t>(std::max<int64_t>(true_us, 0) / bucket_us);
+  if (index >= kMaxBuckets) {
+    // Twice as wide: each bucket takes the next one in.
+    std::vector<SeriesBucket> merged((buckets.size() + 1) / 2);
+    for (size_t i = 0; i < buckets.size(); ++i) {
+      SeriesBucket& to = merged[i / 2];
+      const SeriesBucket& b = buckets[i];
+      to.acquired += b.acquired;
+      to.gave_up += b.gave_up;
+      to.unknown += b.unknown;
+      to.unlocked += b.unlocked;
+      to.unlock_refused += b.unlock_refused;
+      to.polls += b.polls;
+      to.latency_max_us = std::max(to.latency_max_us, b.latency_max_us);
+      for (int64_t l : b.latency_us)
+        if (to.latency_us.size() < SeriesBucket::kMaxSamples) to.latency_us.push_back(l);
+    }
+    buckets = std::move(merged);
+    bucket_us *= 2;
+    return at(true_us);
+  }
+  if (index >= buckets.size()) buckets.resize(index + 1);
+  return buckets[index];
+}
+
 ReadingRecorder::ReadingRecorder(const CheckConfig& config, uint64_t from_id, uint64_t to_id)
     : config_(config), from_id_(from_id), to_id_(to_id) {
   assert(from_id <= to_id);
@@ -194,6 +220,11 @@ void ReadingRecorder::on_holds(const Event& e, const HistoryContext& ctx) {
 
 void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
   const EventFacts& facts = ctx.facts();
+  const bool counted = in_window(e.id);
+  if (counted && facts.op == OpName::Unlock && (e.kind == EventKind::Ok || e.kind == EventKind::Fail)) {
+    SeriesBucket& b = out_.series.at(e.true_us);
+    (e.kind == EventKind::Ok ? b.unlocked : b.unlock_refused)++;
+  }
   for (uint64_t op_id : ctx.beliefs().acquires_closed()) {
     auto it = wait_of_.find(op_id);
     if (it == wait_of_.end()) continue;
@@ -204,6 +235,19 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
     else if (e.kind == EventKind::Fail) w.outcome = RecordedWait::Outcome::GaveUp;
     else if (e.kind == EventKind::Fault || e.detail == "crashed") w.outcome = RecordedWait::Outcome::Crashed;
     else w.outcome = RecordedWait::Outcome::Unknown;
+    if (counted) {
+      SeriesBucket& b = out_.series.at(e.true_us);
+      if (w.outcome == RecordedWait::Outcome::Acquired) {
+        ++b.acquired;
+        const int64_t latency_us = e.true_us - w.start_us;
+        b.latency_max_us = std::max(b.latency_max_us, latency_us);
+        if (b.latency_us.size() < SeriesBucket::kMaxSamples) b.latency_us.push_back(latency_us);
+      } else if (w.outcome == RecordedWait::Outcome::GaveUp) {
+        ++b.gave_up;
+      } else {
+        ++b.unknown;
+      }
+    }
     if (e.kind != EventKind::Fault) w.detail = e.detail;
     if (!met_window(w.start_event, w.end_event)) {
       dead_waits_.resize(out_.waits.size(), 0);
@@ -242,6 +286,7 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
     if (it == wait_of_.end()) return;
     RecordedWait& w = out_.waits[it->second];
     ++w.polls;
+    if (in_window(e.id)) ++out_.series.at(e.true_us).polls;
     if (w.poll_us.size() < RecordedWait::kMaxTicks) w.poll_us.push_back(e.true_us);
     if (e.line_known && w.heads.size() < 64) {
       const std::string head = e.line_after.empty() ? "" : e.line_after.front().owner;

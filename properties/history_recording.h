@@ -151,6 +151,28 @@ struct ClientClock {
   int64_t max_offset_ms = 0;
 };
 
+// The run over simulated time, for plots: per bucket of `bucket_us` (from
+// true time 0) the operations that completed, by outcome, the acquire
+// latencies and the polls. A run longer than kMaxBuckets buckets doubles
+// the bucket.
+struct SeriesBucket {
+  int64_t acquired = 0;       // acquire Ok (value 1)
+  int64_t gave_up = 0;        // acquire Fail (or Ok without the lock)
+  int64_t unknown = 0;        // acquire Info (timeout, crashed) or its client's crash
+  int64_t unlocked = 0;       // unlock Ok
+  int64_t unlock_refused = 0; // unlock Fail ("illegal monitor state")
+  int64_t polls = 0;          // acquire scripts of pending acquires
+  int64_t latency_max_us = 0; // of the acquires that got the lock
+  static constexpr size_t kMaxSamples = 64;
+  std::vector<int64_t> latency_us;  // the first kMaxSamples of them
+};
+struct RunSeries {
+  static constexpr size_t kMaxBuckets = 1200;
+  int64_t bucket_us = 1'000'000;
+  std::vector<SeriesBucket> buckets;
+  SeriesBucket& at(int64_t true_us);
+};
+
 struct HistoryRecording {
   uint64_t from_id = 0;      // the window, as asked
   uint64_t to_id = 0;
@@ -173,6 +195,7 @@ struct HistoryRecording {
   std::set<std::string> fair_locks;    // fair locks with a line in the window
   std::set<std::string> locks;         // every lock an event of the window names
   uint64_t overlaps_in_history = 0;    // overlaps found up to the window's end, in it or not
+  RunSeries series;                    // of the window's events
 };
 
 class ReadingRecorder {

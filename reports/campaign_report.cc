@@ -7,13 +7,18 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
-#include "reports/run_files.h"
-#include "reports/run_summary.h"
+#include "reports/chart_library.h"
 #include "reports/run_artifacts.h"
+#include "reports/run_files.h"
+#include "reports/run_plot.h"
+#include "reports/run_summary.h"
 #include "reports/timeline.h"
 #include "traces/byte_text.h"
 #include "traces/output_file.h"
@@ -37,38 +42,77 @@ std::string text(const json& j) {
 
 std::string str(const json& j, const char* key) { return j.contains(key) ? text(j[key]) : ""; }
 
-std::string event_row(const Event& e, bool cited) {
+std::string event_row(const Event& e, bool cited, const std::string& section) {
   char t[32];
   std::snprintf(t, sizeof t, "%.3f", static_cast<double>(e.true_us) / 1e6);
   std::string who = e.kind == EventKind::Script ? "redis " + std::to_string(e.server)
                                                 : (e.client >= 0 ? "client " + std::to_string(e.client) : "");
-  return std::string(cited ? "<tr class=\"cited\">" : "<tr>") + "<td>" + std::to_string(e.id) + "</td><td>" + t +
-         "</td><td>" + html(std::string(event_kind_name(e.kind))) + "</td><td>" + html(who) + "</td><td>" +
-         html(e.owner) + "</td><td>" + html(describe_event(e)) + "</td></tr>\n";
+  std::string what = describe_event(e);
+  std::replace(what.begin(), what.end(), '\n', ' ');
+  return "<tr id=\"" + section + "-e" + std::to_string(e.id) + "\"" + (cited ? " class=\"cited\"" : "") + "><td>" +
+         std::to_string(e.id) + "</td><td>" + t + "</td><td>" + html(std::string(event_kind_name(e.kind))) +
+         "</td><td>" + html(who) + "</td><td>" + html(e.owner) + "</td><td>" + html(what) + "</td></tr>\n";
+}
+
+constexpr const char* kEventTableHead =
+    "<table><tr><th>id</th><th>true s</th><th>kind</th><th>where</th><th>owner</th><th>what</th></tr>\n";
+
+std::set<uint64_t> ids_of(const json& j) {
+  std::set<uint64_t> out;
+  if (j.is_array())
+    for (const json& id : j)
+      if (id.is_number_unsigned()) out.insert(id.get<uint64_t>());
+  return out;
+}
+
+// <dir>/<relative> opened as a run's file: without following links, a
+// regular file of bounded size (reports/run_files.h), read through the
+// descriptor's /proc name. Throws RunFileError.
+std::unique_ptr<std::istream> open_run_stream(const fs::path& dir, const std::string& relative) {
+  const int fd = open_run_file(dir.string(), relative, kMaxRunFileBytes);
+  auto in = std::make_unique<std::ifstream>("/proc/self/fd/" + std::to_string(fd), std::ios::binary);
+  ::close(fd);
+  return in;
 }
 
 // The counterexample table: the first `events` events of its trace.
-std::string counterexample_table(const json& cx, const fs::path& dir) {
+std::string counterexample_table(const json& cx, const fs::path& dir, const std::string& section) {
   const std::string trace = str(cx, "trace");
   const uint64_t events = cx.value("events", json(0)).is_number_unsigned() ? cx["events"].get<uint64_t>() : 0;
-  std::set<uint64_t> cited;
-  if (cx.contains("event_ids") && cx["event_ids"].is_array())
-    for (const json& id : cx["event_ids"])
-      if (id.is_number_unsigned()) cited.insert(id.get<uint64_t>());
+  const std::set<uint64_t> cited = ids_of(cx.value("event_ids", json()));
   std::ostringstream out;
   try {
-    // Opened without following links (reports/run_files.h), read through
-    // the descriptor's /proc name.
-    const int fd = open_run_file(dir.string(), trace, kMaxRunFileBytes);
-    std::ifstream text("/proc/self/fd/" + std::to_string(fd), std::ios::binary);
-    ::close(fd);
-    TraceReader reader(text, (dir / trace).string());
-    out << "<table><tr><th>id</th><th>true s</th><th>kind</th><th>where</th><th>owner</th><th>what</th></tr>\n";
+    const std::unique_ptr<std::istream> in = open_run_stream(dir, trace);
+    TraceReader reader(*in, (dir / trace).string());
+    out << kEventTableHead;
     Event e;
-    for (uint64_t n = 0; n < events && reader.next(e); ++n) out << event_row(e, cited.count(e.id) != 0);
+    for (uint64_t n = 0; n < events && reader.next(e); ++n) out << event_row(e, cited.count(e.id) != 0, section);
     out << "</table>\n";
   } catch (const std::exception& e) {
     return "<p class=\"fail\">cannot read the counterexample: " + html(e.what()) + "</p>\n";
+  }
+  return out.str();
+}
+
+// The events a timeline names (its SVG classes "e<id>"), from <dir>/<trace>.
+std::string drawn_events_table(const std::string& svg, const fs::path& dir, const std::string& trace,
+                               const std::set<uint64_t>& cited, const std::string& section) {
+  std::set<uint64_t> ids;
+  const std::regex id_re(R"re(class="[^"]*\be(\d+)\b)re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), id_re); it != std::sregex_iterator(); ++it)
+    ids.insert(std::stoull((*it)[1]));
+  if (ids.empty()) return "";
+  std::ostringstream out;
+  try {
+    const std::unique_ptr<std::istream> in = open_run_stream(dir, trace);
+    TraceReader reader(*in, (dir / trace).string());
+    out << kEventTableHead;
+    Event e;
+    while (reader.next(e) && e.id <= *ids.rbegin())
+      if (ids.count(e.id)) out << event_row(e, cited.count(e.id) != 0, section);
+    out << "</table>\n";
+  } catch (const std::exception& e) {
+    return "<p class=\"fail\">cannot read the trace: " + html(e.what()) + "</p>\n";
   }
   return out.str();
 }
@@ -86,6 +130,37 @@ std::string inline_svg(const fs::path& dir, const std::string& relative) {
   return at == std::string::npos ? "" : svg.substr(at);
 }
 
+// An inlined timeline the page's script makes explorable (reports/report_page.js).
+std::string timeline_block(const std::string& svg, const std::string& section) {
+  return "<div class=\"timeline\" data-section=\"" + section +
+         "\"><div class=\"toolbar\"><button data-act=\"in\">+</button><button data-act=\"out\">&minus;</button>"
+         "<button data-act=\"fit\">fit</button><button data-act=\"print\">1:1</button> wheel: zoom, drag: pan, "
+         "double click: the whole picture; hover a mark for what it is, click an event for its row below</div>"
+         "<div class=\"viewport\">" +
+         svg + "</div><div class=\"tip\"></div></div>\n";
+}
+
+// A JSON block for the page's script; "</" cannot end the script early.
+std::string json_script(const std::string& id, const json& data) {
+  std::string text = data.dump();
+  for (size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3)) text.replace(at, 2, "<\\/");
+  return "<script type=\"application/json\" id=\"" + id + "\">" + text + "</script>\n";
+}
+
+std::string plots_block(const std::string& id, uint64_t seed) {
+  return "<div class=\"plots\" data-plot=\"" + id +
+         "\"><div class=\"note\">Seed " + std::to_string(seed) +
+         ", its whole run over simulated time (drag to zoom, double click to reset; the plots zoom together). Shaded: "
+         "<span class=\"swatch\" style=\"background:rgba(255,152,0,0.5)\"></span>client faults (pause, partition, "
+         "clock jump, lost message) <span class=\"swatch\" style=\"background:rgba(97,97,97,0.5)\"></span>a crashed "
+         "client's down time <span class=\"swatch\" style=\"background:rgba(183,28,28,0.4)\"></span>server restarts "
+         "and failovers. Polls: the acquire scripts of waiting acquires (a busy poller shows as a plateau).</div>"
+         "<div><div class=\"chart\" data-chart=\"ops\"></div><div class=\"labels\" data-labels=\"ops\"></div></div>"
+         "<div><div class=\"chart\" data-chart=\"latency\"></div><div class=\"labels\" data-labels=\"latency\"></div></div>"
+         "<div><div class=\"chart\" data-chart=\"polls\"></div><div class=\"labels\" data-labels=\"polls\"></div></div>"
+         "</div>\n";
+}
+
 }  // namespace
 
 std::string campaign_report_html(const json& s, const std::string& dir_name) {
@@ -98,11 +173,7 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
   const std::string title = "locksim campaign: " + str(config["scenario"], "profile") + " / " +
                             str(config["scenario"], "lock");
   out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << html(title) << "</title>\n"
-      << "<style>body{font-family:sans-serif;margin:2em;max-width:80em}"
-         "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%;"
-         "text-align:left;vertical-align:top}.pass{color:#070}.fail{color:#b00}tr.cited td{background:#fdd}"
-         "pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap}svg{max-width:100%;height:auto}</style>"
-         "</head><body>\n";
+      << "<style>" << chart_library_css() << "\n" << report_page_css() << "</style></head><body>\n";
   out << "<h1>" << html(title) << "</h1>\n";
   out << "<p class=\"" << (passed ? "pass" : "fail") << "\"><b>"
       << (passed ? "PASS: no property failed"
@@ -156,26 +227,52 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
         << html(str(a, "seeds")) << " seed(s); first at seed " << html(str(a, "first_seed")) << ": "
         << html(str(a, "first_report")) << "</p>\n";
   }
+  // A section per failure that has a timeline or a counterexample: "f<index>".
+  auto drawn = [](const json& f) {
+    return !f.value("timeline", json()).is_null() || !f.value("counterexample", json()).is_null();
+  };
   if (!passed) {
     out << "<h2>Failures</h2>\n<table><tr><th>seed</th><th>property</th><th>cause</th><th>reproduce</th></tr>\n";
-    for (const json& f : failures) {
+    for (size_t k = 0; k < failures.size(); ++k) {
+      const json& f = failures[k];
       const std::string cause = str(f, "cause");
-      out << "<tr><td>" << html(str(f, "seed")) << "</td><td>" << html(str(f, "property")) << "</td><td>"
+      const std::string seed = html(str(f, "seed"));
+      out << "<tr><td>"
+          << (drawn(f) ? "<a href=\"#f" + std::to_string(k) + "\">" + seed + "</a>"
+                       : "<a href=\"" + html(str(f, "trace")) + "\">" + seed + "</a>")
+          << "</td><td>" << html(str(f, "property")) << "</td><td>"
           << html(cause.empty() ? "no recorded fault explains it" : cause) << "</td><td><code>"
           << html(str(f, "reproduce")) << "</code></td></tr>\n";
     }
-    out << "</table>\n";
+    out << "</table>\n<p>A seed links to its section (its timeline, plots and events) when it was drawn, else to "
+           "its full trace.</p>\n";
   }
   if (passed && fs::exists(dir / kSampleTimelineFile)) {
     const std::string svg = inline_svg(dir, kSampleTimelineFile);
     out << "<h2>Sample timeline</h2>\n<p><a href=\"" << kSampleTimelineFile << "\">" << kSampleTimelineFile
         << "</a>: the first events of the first seed</p>\n";
-    if (!svg.empty()) out << "<div class=\"timeline\">" << svg << "</div>\n";
+    if (!svg.empty()) out << timeline_block(svg, "sample");
+    // The first seed's whole run, plotted as it ran (campaign time).
+    json plot;
+    try {
+      plot = json::parse(read_run_file(dir.string(), kSamplePlotFile, kMaxInlinedSvgBytes), nullptr, false);
+    } catch (const RunFileError&) {
+      plot = json();  // absent (a shard, a merge) or unreadable: no plots
+    }
+    if (plot.is_object()) {
+      out << plots_block("plot-sample", s["configuration"].value("base_seed", json(1)).get<uint64_t>());
+      out << json_script("plot-sample", plot);
+    }
   }
-  for (const json& f : failures) {
-    if (f.value("timeline", json()).is_null() && f.value("counterexample", json()).is_null()) continue;
-    out << "<h2 class=\"fail\">seed " << html(str(f, "seed")) << ": " << html(str(f, "property")) << "</h2>\n";
-    out << "<pre>" << html(str(f, "explanation")) << "</pre>\n";
+  std::map<uint64_t, std::string> plots_of_seed;  // seed -> its data block's id
+  std::ostringstream data_blocks;
+  for (size_t k = 0; k < failures.size(); ++k) {
+    const json& f = failures[k];
+    if (!drawn(f)) continue;
+    const std::string section = "f" + std::to_string(k);
+    out << "<h2 class=\"fail\" id=\"" << section << "\">seed " << html(str(f, "seed")) << ": " << html(str(f, "property"))
+        << "</h2>\n";
+    out << "<p class=\"subtitle\">" << html(violation_subtitle(str(f, "explanation"), str(f, "cause"))) << "</p>\n";
     out << "<p>Full trace: <a href=\"" << html(str(f, "trace")) << "\">" << html(str(f, "trace"))
         << "</a> &mdash; <code>" << html(str(f, "reproduce")) << "</code>";
     if (!f.value("shrunk_trace", json()).is_null()) {
@@ -184,19 +281,42 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
           << "</code>";
     }
     out << "</p>\n";
+    std::string svg;
     if (!f.value("timeline", json()).is_null()) {
-      const std::string svg = inline_svg(dir, str(f, "timeline"));
+      svg = inline_svg(dir, str(f, "timeline"));
       out << "<p><a href=\"" << html(str(f, "timeline")) << "\">" << html(str(f, "timeline")) << "</a></p>\n";
       out << (svg.empty() ? "<p class=\"fail\">timeline missing: " + html(str(f, "timeline")) + "</p>\n"
-                          : "<div class=\"timeline\">" + svg + "</div>\n");
+                          : timeline_block(svg, section));
     }
+    // The run's plots, from the seed's full trace (once per seed).
+    const uint64_t seed = f.value("seed", json(0)).is_number_unsigned() ? f["seed"].get<uint64_t>() : 0;
+    auto plots = plots_of_seed.find(seed);
+    if (plots == plots_of_seed.end()) {
+      json data;
+      try {
+        const std::unique_ptr<std::istream> in = open_run_stream(dir, str(f, "trace"));
+        data = run_plot_of_stream(*in, (dir / str(f, "trace")).string());
+      } catch (const RunFileError&) {
+        data = json();  // the trace is listed as missing above
+      }
+      if (!data.is_null()) {
+        plots = plots_of_seed.emplace(seed, "plot-" + std::to_string(seed)).first;
+        data_blocks << json_script(plots->second, data);
+      }
+    }
+    if (plots != plots_of_seed.end()) out << plots_block(plots->second, seed);
     if (!f.value("counterexample", json()).is_null()) {
       const json& cx = f["counterexample"];
       out << "<h3>Shrunk counterexample (" << html(str(cx, "events")) << " events)</h3>\n<pre>"
           << html(str(cx, "violation")) << "</pre>\n"
-          << counterexample_table(cx, dir);
+          << counterexample_table(cx, dir, section);
+    } else if (!svg.empty()) {
+      out << "<h3>The events drawn</h3>\n"
+          << drawn_events_table(svg, dir, str(f, "trace"), {}, section);
     }
   }
+  out << data_blocks.str();
+  out << "<script>" << chart_library_js() << "</script>\n<script>" << report_page_js() << "</script>\n";
   out << "</body></html>\n";
   return out.str();
 }

@@ -3,12 +3,18 @@
 // that `locksim report DIR` rebuilds exactly what the campaign wrote. It
 // shows the verdict, the configuration and counts, every property's
 // result, the advisories, a table of every failure (seed, property, cause,
-// the command that reproduces it) and, for each failure with a timeline,
-// its explanation, its shrunk counterexample as a table (read from the
-// counterexample's trace, the violation's events marked) and its timeline
-// embedded (the SVG inlined: the page stands alone). A file the summary
-// names but the directory lacks is reported on the page, not fatal.
-// Deterministic apart from the summary's timings.
+// the command that reproduces it; a drawn seed links to its section) and,
+// for each failure with a timeline, a section with its explanation (the
+// timeline's subtitle, reports/timeline.h), its timeline (the SVG inlined,
+// explorable: zoom, pan, hover, click an event for its row), the plots of
+// its seed's whole run over simulated time (operations per second by
+// outcome, acquire latency, polls per second, the faults shaded; drawn by
+// Dygraphs) and its events as a table (the shrunk counterexample's, or the
+// events its timeline names, the violation's marked). Every script and
+// style is inlined (reports/chart_library.h): the page stands alone and
+// works offline. A file the summary names but the directory lacks is
+// reported on the page, not fatal. Deterministic apart from the summary's
+// timings.
 #pragma once
 
 #include <string>

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "properties/scenario_check.h"
+#include "reports/run_plot.h"
 #include "reports/run_summary.h"
 #include "reports/timeline.h"
 #include "sim/explicit_plan_json.h"
@@ -57,7 +58,16 @@ void write_run_artifacts(const std::string& dir_name, const CampaignOptions& o, 
     const fs::path svg = dir / kSampleTimelineFile;
     refuse_output_over_input(svg.string(), inputs);
     FirstEvents sample(kSampleTimelineEvents);
-    check_scenario_on(source, r.scenario, default_check_config(), &sample);
+    RunPlotSink plot;  // the seed's whole run, for report.html's plots
+    FanoutSink both;
+    both.add(&sample);
+    both.add(&plot);
+    check_scenario_on(source, r.scenario, default_check_config(), &both);
+    const fs::path plot_file = dir / kSamplePlotFile;
+    refuse_output_over_input(plot_file.string(), inputs);
+    OutputFile plot_out(plot_file.string());
+    plot_out.write(plot.data().dump());
+    plot_out.commit();
     TimelineOptions timeline;
     timeline.title = "seed " + std::to_string(r.scenario.seed) + ", its first " +
                      std::to_string(sample.events.size()) + " events (a sample: no seed failed)";

@@ -8,7 +8,9 @@
 // (the counterexample, or without one the seed's history up to the
 // violation, with the violation's events highlighted).
 // When no seed failed: timelines/sample.svg instead, the first 120 events
-// of the first seed (unsharded, or shard 0, whose first seed it is).
+// of the first seed (unsharded, or shard 0, whose first seed it is), and
+// timelines/sample.plot.json, that seed's whole run for report.html's plots
+// (reports/run_plot.h).
 // Every file appears complete or not at all (traces/output_file.h); none
 // may be one of `inputs` (OutputError). Throws on the first file that cannot
 // be written.

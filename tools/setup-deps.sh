@@ -13,6 +13,7 @@ packages=(
   redis-server                                   # the live backend's server (run under our clock shim)
   liblua5.1-0-dev                                # Lua 5.1 (as C++): the lua backend runs a pack's own scripts in process
   graphviz                                       # dot: timeline diagrams
+  libjs-dygraphs                                 # Dygraphs: report.html's plots (inlined at build time)
   nlohmann-json3-dev                             # JSON: traces, manifests, reports
   libsimdjson-dev                                # simdjson: fast reading of trace event lines
   libjemalloc-dev                                # jemalloc: malloc of the locksim command and bench/

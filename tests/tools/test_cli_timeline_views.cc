@@ -200,9 +200,9 @@ TEST_F(TimelineViews, LockFilterAndTimeWindow) {
     EXPECT_LE(std::stod(m[2]), 5.0);
   }
   EXPECT_TRUE(found);
-  for (const std::string& args : {" --from-ms 5000 --to-ms 2000", " --from-ms 10 --from 3", " --around 5 --to-ms 9",
+  for (const char* args : {" --from-ms 5000 --to-ms 2000", " --from-ms 10 --from 3", " --around 5 --to-ms 9",
                                   " --from-ms 99999999"}) {
-    r = run_locksim("timeline " + trace + args + " -o " + path("bad.svg"));
+    r = run_locksim("timeline " + trace + std::string(args) + " -o " + path("bad.svg"));
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
     EXPECT_EQ(locksim::testing::line_count(r.out), 1) << args << ": " << r.out;
   }

@@ -24,6 +24,7 @@ void add_stress_command(CLI::App& app, int* exit_code);
 void add_report_command(CLI::App& app, int* exit_code);
 void add_merge_command(CLI::App& app, int* exit_code);
 void add_explore_command(CLI::App& app, int* exit_code);
+void add_index_command(CLI::App& app, int* exit_code);
 
 // Accepts only a plain non-negative integer that fits 64 bits ("-1" would
 // otherwise wrap around in an unsigned option, and 2^64 saturate). Attach it

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   locksim::cli::add_report_command(app, &exit_code);
   locksim::cli::add_merge_command(app, &exit_code);
   locksim::cli::add_explore_command(app, &exit_code);
+  locksim::cli::add_index_command(app, &exit_code);
   // After the subcommands, which would otherwise repeat it.
   app.footer(
       "Environment: LOCKSIM_SCRIPTS=DIR replaces the built-in script pack (builtin:impl/lua, compiled in) "
