@@ -196,6 +196,10 @@
     Array.prototype.forEach.call(document.querySelectorAll('div.timeline'), setupTimeline);
     Array.prototype.forEach.call(document.querySelectorAll('div.plots'), setupPlots);
     if (window.location.hash === '#selftest') selfTest();
+    // The timelines' heights are set only now: scroll to the section the
+    // address names again, where it is after them.
+    var target = window.location.hash.length > 1 && document.getElementById(window.location.hash.slice(1));
+    if (target) target.scrollIntoView();
     document.body.setAttribute('data-ready', '1');
   });
 })();

@@ -739,6 +739,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     lane(client_lane(w.client)).items[Category::Activity].push_back(std::move(item));
   }
 
+  bool any_early_purge = false, any_ghost = false;
   // Fair lines: each waiter's stay, head first; a purge before the slot's
   // end (by the waiter's own clock) is red, with the slot it lost.
   for (const RecordedLineStay& s : rec.line_stays) {
@@ -771,9 +772,23 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
                              s.deadline_true_us > s.left_us + default_check_config().purge_tolerance_ms * 1000;
     const bool focused = s.left != RecordedLineStay::Left::Open && focus_stays.count({s.owner, s.left_event}) > 0;
     if (early_purge) {
+      any_early_purge = true;
       label += " (" + format_duration_us(s.deadline_true_us - s.left_us) + " of its slot left)";
       item.bands.push_back({item.x1_pt, std::max(X(s.deadline_true_us), item.x1_pt + 2), "none", kRed,
                             "the slot it still had by its own clock", 12, "dashed"});
+    }
+    // A ghost: its client gave up waiting (no acquire_failed took it out)
+    // and it stays in the line, blocking those behind it until its slot ends.
+    for (const RecordedWait& w : rec.waits) {
+      if (w.owner != s.owner || w.outcome != RecordedWait::Outcome::GaveUp || w.end_us < s.join_us ||
+          w.end_us >= s.left_us || w.start_us > s.join_us)
+        continue;
+      item.bands.push_back({X(w.end_us), std::max(item.x1_pt, X(w.end_us) + 2), "#ef9a9a", kRed,
+                            "in the line after its client gave up at #" + std::to_string(w.end_event), 12, "filled"});
+      label += " - a ghost since its client gave up #" + std::to_string(w.end_event);
+      any_ghost = true;
+      item.label_colour = kRed;
+      break;
     }
     bool spun_behind = false;
     for (const Storm& st : storms)
@@ -1029,7 +1044,8 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     legend.push_back({"diamond", kWakeFill, kWakeFill, 8, 10, "wake-up message"});
   if (!rec.line_stays.empty()) {
     legend.push_back({"box", kLineFill, kLineEdge, 22, 12, "waiter in a fair lock's line (tick: its slot's end)"});
-    legend.push_back({"box", "none", kRed, 22, 12, "slot lost to an early purge", "dashed"});
+    if (any_early_purge) legend.push_back({"box", "none", kRed, 22, 12, "slot lost to an early purge", "dashed"});
+    if (any_ghost) legend.push_back({"box", "#ef9a9a", kRed, 22, 12, "still in the line after its client gave up (a ghost)"});
   }
   legend.push_back({"box", kLeaseFill, kLeaseEdge, 22, 12, "lease on the server"});
   legend.push_back({"box", "black", "black", 2, 14, "renewal (red: refused)"});
