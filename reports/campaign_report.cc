@@ -1,4 +1,3 @@
-#include "reports/html_text.h"
 #include "reports/campaign_report.h"
 
 #include <unistd.h>
@@ -15,12 +14,12 @@
 #include <stdexcept>
 
 #include "reports/chart_library.h"
+#include "reports/html_text.h"
 #include "reports/run_artifacts.h"
 #include "reports/run_files.h"
 #include "reports/run_plot.h"
 #include "reports/run_summary.h"
 #include "reports/timeline.h"
-#include "traces/byte_text.h"
 #include "traces/output_file.h"
 #include "traces/trace_reader.h"
 
@@ -75,23 +74,32 @@ std::unique_ptr<std::istream> open_run_stream(const fs::path& dir, const std::st
   return in;
 }
 
-// The counterexample table: the first `events` events of its trace.
-std::string counterexample_table(const json& cx, const fs::path& dir, const std::string& section) {
-  const std::string trace = str(cx, "trace");
-  const uint64_t events = cx.value("events", json(0)).is_number_unsigned() ? cx["events"].get<uint64_t>() : 0;
-  const std::set<uint64_t> cited = ids_of(cx.value("event_ids", json()));
+// A table of the events of <dir>/<trace> that `keep` selects, read until
+// `more` says no more will be kept; the `cited` ones marked.
+template <typename Keep, typename More>
+std::string events_table(const fs::path& dir, const std::string& trace, const std::set<uint64_t>& cited,
+                         const std::string& section, Keep&& keep, More&& more) {
   std::ostringstream out;
   try {
     const std::unique_ptr<std::istream> in = open_run_stream(dir, trace);
     TraceReader reader(*in, (dir / trace).string());
     out << kEventTableHead;
     Event e;
-    for (uint64_t n = 0; n < events && reader.next(e); ++n) out << event_row(e, cited.count(e.id) != 0, section);
+    for (uint64_t n = 0; more(n, e) && reader.next(e); ++n)
+      if (keep(e)) out << event_row(e, cited.count(e.id) != 0, section);
     out << "</table>\n";
   } catch (const std::exception& e) {
-    return "<p class=\"fail\">cannot read the counterexample: " + html(e.what()) + "</p>\n";
+    return "<p class=\"fail\">cannot read " + html(trace) + ": " + html(e.what()) + "</p>\n";
   }
   return out.str();
+}
+
+// The counterexample table: the first `events` events of its trace.
+std::string counterexample_table(const json& cx, const fs::path& dir, const std::string& section) {
+  const uint64_t events = cx.value("events", json(0)).is_number_unsigned() ? cx["events"].get<uint64_t>() : 0;
+  return events_table(
+      dir, str(cx, "trace"), ids_of(cx.value("event_ids", json())), section, [](const Event&) { return true; },
+      [&](uint64_t n, const Event&) { return n < events; });
 }
 
 // The events a timeline names (its SVG classes "e<id>"), from <dir>/<trace>.
@@ -102,19 +110,10 @@ std::string drawn_events_table(const std::string& svg, const fs::path& dir, cons
   for (auto it = std::sregex_iterator(svg.begin(), svg.end(), id_re); it != std::sregex_iterator(); ++it)
     ids.insert(std::stoull((*it)[1]));
   if (ids.empty()) return "";
-  std::ostringstream out;
-  try {
-    const std::unique_ptr<std::istream> in = open_run_stream(dir, trace);
-    TraceReader reader(*in, (dir / trace).string());
-    out << kEventTableHead;
-    Event e;
-    while (reader.next(e) && e.id <= *ids.rbegin())
-      if (ids.count(e.id)) out << event_row(e, cited.count(e.id) != 0, section);
-    out << "</table>\n";
-  } catch (const std::exception& e) {
-    return "<p class=\"fail\">cannot read the trace: " + html(e.what()) + "</p>\n";
-  }
-  return out.str();
+  const uint64_t last = *ids.rbegin();
+  return events_table(
+      dir, trace, cited, section, [&](const Event& e) { return ids.count(e.id) != 0; },
+      [&](uint64_t n, const Event& e) { return n == 0 || e.id < last; });
 }
 
 // The SVG file's <svg> element, to inline it ("" when it cannot be read:

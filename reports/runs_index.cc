@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/chart_library.h"
+#include "reports/html_text.h"
 #include "reports/run_files.h"
 #include "reports/run_summary.h"
 #include "traces/output_file.h"
@@ -21,19 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string escape(const std::string& s) { return html_escape(s); }
+
 
 std::string field(const json& j, const char* key) {
   if (!j.is_object() || !j.contains(key) || j[key].is_null()) return "";

@@ -30,6 +30,16 @@ class TimelineViews : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   Svg svg_of(const std::string& file) const { return parse_svg(read_file(file)); }
+  // `locksim timeline TRACE <args> -o <name>`, which must succeed; its SVG.
+  Svg draw(const std::string& trace, const std::string& args, const std::string& name) const {
+    const auto r = run_locksim("timeline " + trace + " " + args + " -o " + path(name));
+    EXPECT_EQ(r.exit_code, 0) << args << ": " << r.out;
+    return svg_of(path(name));
+  }
+  // Every text is in the SVG, as a part of some label.
+  static void expect_texts(const Svg& svg, const std::vector<std::string>& texts, const std::string& what) {
+    for (const std::string& t : texts) EXPECT_TRUE(svg.has_text_containing(t)) << what << ": " << t;
+  }
   static void expect_on_canvas(const Svg& svg, const std::string& what) {
     EXPECT_GT(svg.width_pt, 0) << what;
     EXPECT_EQ(svg.texts_off_canvas(), std::vector<std::string>{}) << what;
@@ -96,9 +106,7 @@ TEST_F(TimelineViews, HostileMixedSeed9DrawsTheCheckersOneOverlapAndTheFifoPurge
   };
   const Svg campaign = svg_of(out + "/timelines/9.svg");
   expect_the_one_overlap(campaign, "timelines/9.svg");
-  r = run_locksim("timeline " + shrunk + " --violation 1 -o " + path("v1.svg"));
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  expect_the_one_overlap(svg_of(path("v1.svg")), "--violation 1");
+  expect_the_one_overlap(draw(shrunk, "--violation 1", "v1.svg"), "--violation 1");
 
   // The fifo view: its line, the purge by the client the checker names,
   // client 2's clock offset under its name.
@@ -122,16 +130,12 @@ TEST_F(TimelineViews, HostileMixedSeed9DrawsTheCheckersOneOverlapAndTheFifoPurge
 TEST_F(TimelineViews, AroundTheViolationShowsThePausedHolderAndItsExpiredLease) {
   const std::string trace = path("pauses.jsonl");
   ASSERT_EQ(run_locksim("run --seed 7 --profile pauses --lock rlock --trace " + trace).exit_code, 0);
-  const auto r = run_locksim("timeline " + trace + " --around 134 -o " + path("a.svg"));
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  const Svg svg = svg_of(path("a.svg"));
+  const Svg svg = draw(trace, "--around 134", "a.svg");
   EXPECT_TRUE(svg.has_text("client 3"));  // the paused holder, without an event in the window
-  EXPECT_TRUE(svg.has_text_containing("holds lsim:L0 since #67"));
-  EXPECT_TRUE(svg.has_text_containing("pause 34.2 s"));
-  EXPECT_TRUE(svg.has_text_containing("- expired while client 3 believed it held"));
-  EXPECT_TRUE(svg.has_text_containing("lease of client 3 expired at"));
-  EXPECT_TRUE(svg.has_text_containing("#134 lock ok"));
-  EXPECT_TRUE(svg.has_text_containing("Both believe they hold lsim:L0"));
+  expect_texts(svg,
+               {"holds lsim:L0 since #67", "pause 34.2 s", "- expired while client 3 believed it held",
+                "lease of client 3 expired at", "#134 lock ok", "Both believe they hold lsim:L0"},
+               "--around 134");
   expect_on_canvas(svg, "--around 134");
 }
 
@@ -143,24 +147,18 @@ TEST_F(TimelineViews, BusyPollShowsThePollRateAndLivenessTheFreeSpanAndBound) {
   ASSERT_EQ(run_locksim("run --seed 180 --profile hostile --lock fair --trace " + trace).exit_code, 0);
   const int busy = nth_of(trace, "busy_poll");
   ASSERT_GT(busy, 0);
-  auto r = run_locksim("timeline " + trace + " --violation " + std::to_string(busy) + " -o " + path("busy.svg"));
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  const Svg b = svg_of(path("busy.svg"));
+  const Svg b = draw(trace, "--violation " + std::to_string(busy), "busy.svg");
   EXPECT_TRUE(b.has_text("line lsim:L0"));
-  EXPECT_TRUE(b.has_text_containing("busy_poll: "));
+  expect_texts(b, {"busy_poll: ", "head that the busy poller spins behind"}, "busy_poll");
   EXPECT_TRUE(std::any_of(b.texts.begin(), b.texts.end(), [](const auto& t) {
     return std::regex_search(t.text, std::regex(R"(\d+ polls, \d+/s behind c\d+:\d+ \(head\))"));
   }));
-  EXPECT_TRUE(b.has_text_containing("head that the busy poller spins behind"));
   expect_on_canvas(b, "busy_poll");
 
   const int live = nth_of(trace, "liveness", "shows free since");
   ASSERT_GT(live, 0);
-  r = run_locksim("timeline " + trace + " --violation " + std::to_string(live) + " -o " + path("live.svg"));
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  const Svg l = svg_of(path("live.svg"));
-  EXPECT_TRUE(l.has_text_containing("free on the server since #"));
-  EXPECT_TRUE(l.has_text_containing("liveness bound "));
+  const Svg l = draw(trace, "--violation " + std::to_string(live), "live.svg");
+  expect_texts(l, {"free on the server since #", "liveness bound "}, "liveness");
   expect_on_canvas(l, "liveness");
 }
 
@@ -171,9 +169,7 @@ TEST_F(TimelineViews, WatchdogExpiryShowsTheRenewalOnTheHoldersLane) {
   const auto r = run_locksim("campaign --mutant watchdog_not_cancelled --seeds 1 --out " + out);
   ASSERT_EQ(r.exit_code, 1) << r.out;
   const Svg svg = svg_of(out + "/timelines/1.svg");
-  EXPECT_TRUE(svg.has_text_containing("rlock_renew"));
-  EXPECT_TRUE(svg.has_text_containing("watchdog was not cancelled"));
-  EXPECT_TRUE(svg.has_text_containing("holds lsim:L0 #"));
+  expect_texts(svg, {"rlock_renew", "watchdog was not cancelled", "holds lsim:L0 #"}, "watchdog_expiry");
   expect_on_canvas(svg, "watchdog_expiry");
 }
 
@@ -187,9 +183,7 @@ TEST_F(TimelineViews, LockFilterAndTimeWindow) {
   EXPECT_NE(r.out.find("no lock 'nosuch'"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("locks present: lsim:L0, lsim:L1"), std::string::npos) << r.out;
   EXPECT_EQ(locksim::testing::line_count(r.out), 1) << r.out;
-  r = run_locksim("timeline " + trace + " --lock lsim:L1 --from-ms 2000 --to-ms 5000 -o " + path("t.svg"));
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  const Svg svg = svg_of(path("t.svg"));
+  const Svg svg = draw(trace, "--lock lsim:L1 --from-ms 2000 --to-ms 5000", "t.svg");
   EXPECT_FALSE(svg.has_text_containing("lsim:L0"));
   std::smatch m;
   bool found = false;
