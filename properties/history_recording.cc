@@ -3,15 +3,17 @@
 #include <algorithm>
 #include <cassert>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 
 #include "properties/fault_log.h"
+#include "properties/saturating_time.h"
 
 namespace locksim {
 
 std::string format_duration_us(int64_t span_us) {
   char buf[48];
-  const double abs_us = static_cast<double>(span_us < 0 ? -span_us : span_us);
+  const double abs_us = std::abs(static_cast<double>(span_us));
   const char* sign = span_us < 0 ? "-" : "";
   if (abs_us >= 1e6) {
     std::snprintf(buf, sizeof buf, "%s%.1f s", sign, abs_us / 1e6);
@@ -252,8 +254,8 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
     if (!met_window(w.start_event, w.end_event)) {
       dead_waits_.resize(out_.waits.size(), 0);
       dead_waits_[it->second] = 1;
-      w.poll_us.clear();
-      w.poll_us.shrink_to_fit();
+      w.polls_seen.clear();
+      w.polls_seen.shrink_to_fit();
       w.wakeups.clear();
       w.heads.clear();
     }
@@ -287,7 +289,7 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
     RecordedWait& w = out_.waits[it->second];
     ++w.polls;
     if (in_window(e.id)) ++out_.series.at(e.true_us).polls;
-    if (w.poll_us.size() < RecordedWait::kMaxTicks) w.poll_us.push_back(e.true_us);
+    if (w.polls_seen.size() < RecordedWait::kMaxTicks) w.polls_seen.push_back({e.true_us, e.id, e.reply});
     if (e.line_known && w.heads.size() < 64) {
       const std::string head = e.line_after.empty() ? "" : e.line_after.front().owner;
       if (w.heads.empty() || w.heads.back().second != head) w.heads.emplace_back(e.true_us, head);
@@ -315,7 +317,7 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
 
 int64_t ReadingRecorder::lease_expiry_us(const RecordedLease& l, int server) const {
   auto offset = server_offset_us_.find(server);
-  return l.expire_server_ms * 1000 - (offset == server_offset_us_.end() ? 0 : offset->second);
+  return sat_sub(ms_to_us(l.expire_server_ms), offset == server_offset_us_.end() ? 0 : offset->second);
 }
 
 void ReadingRecorder::close_lease(size_t index, int64_t end_us, uint64_t end_id, RecordedLease::End how) {
@@ -361,7 +363,7 @@ void ReadingRecorder::on_leases(const Event& e, const HistoryContext& ctx) {
     if (e.op == "clock_jump" && e.client < 0) {
       // A server's clock moved: its keys expire that much earlier (or later).
       const int s = server_of_fault(e);
-      server_offset_us_[s] += e.duration_ms * 1000;
+      server_offset_us_[s] = sat_add(server_offset_us_[s], ms_to_us(e.duration_ms));
       for (auto it = lease_of_.begin(); it != lease_of_.end();) {
         const RecordedLease& l = out_.leases[it->second.index];
         if (l.server == s && lease_expiry_us(l, s) <= e.true_us) {
@@ -390,7 +392,7 @@ void ReadingRecorder::on_leases(const Event& e, const HistoryContext& ctx) {
     return;
   }
   if (e.kind != EventKind::Script || e.lock.empty() || e.server < 0) return;
-  server_offset_us_[e.server] = e.server_ms * 1000 - e.true_us;
+  server_offset_us_[e.server] = sat_sub(ms_to_us(e.server_ms), e.true_us);
   const std::pair<int, std::string> key{e.server, e.lock};
   auto open = lease_of_.find(key);
   if (const LeaseBook::KeyLease* k = book.refreshed()) {
@@ -451,6 +453,8 @@ void ReadingRecorder::close_stay(size_t index, const Event& e, RecordedLineStay:
   if (!met_window(s.join_event, s.left_event)) {
     dead_stays_.resize(out_.line_stays.size(), 0);
     dead_stays_[index] = 1;
+    s.places.clear();
+    s.places.shrink_to_fit();
   }
 }
 
@@ -518,17 +522,21 @@ void ReadingRecorder::on_line(const Event& e, const HistoryContext& ctx) {
       s.join_event = s.left_event = w.enqueue_event;
       s.join_us = s.left_us = w.enqueue_us;
       s.joined_at = pos;
+      s.places.emplace_back(w.enqueue_us, pos);
       s.deadline_ms = w.deadline_hi_ms;
       index = out_.line_stays.size();
       out_.line_stays.push_back(std::move(s));
     }
     RecordedLineStay& s = out_.line_stays[index];
+    if (s.places.back().second != pos && s.places.size() < RecordedLineStay::kMaxPlaces)
+      s.places.emplace_back(e.true_us, pos);
     if (s.deadline_ms != w.deadline_hi_ms) {
       s.deadline_ms = w.deadline_hi_ms;
       ++s.deadline_moves;
     }
     if (s.client >= 0 && s.deadline_ms < FairLineMirror::kUnknownHighMs && s.deadline_ms > FairLineMirror::kUnknownLowMs)
-      s.deadline_true_us = e.true_us + (s.deadline_ms - mirror.client_now_ms(s.client, e.true_us)) * 1000;
+      s.deadline_true_us =
+          sat_add(e.true_us, ms_to_us(sat_sub(s.deadline_ms, mirror.client_now_ms(s.client, e.true_us))));
     else
       s.deadline_true_us = INT64_MAX;
     stays.push_back(index);
@@ -548,16 +556,16 @@ void ReadingRecorder::on_fault(const Event& e) {
     f.instant = true;
     if (e.op == "clock_jump") {
       f.kind = "server_clock_jump";
-      f.label = std::string("clock ") + (e.duration_ms >= 0 ? "+" : "") + format_duration_us(e.duration_ms * 1000);
+      f.label = std::string("clock ") + (e.duration_ms >= 0 ? "+" : "") + format_duration_us(ms_to_us(e.duration_ms));
     } else if (e.op == "failover") {
-      f.label = "failover (lag " + format_duration_us(e.duration_ms * 1000) + ")";
+      f.label = "failover (lag " + format_duration_us(ms_to_us(e.duration_ms)) + ")";
     } else {
       const bool kept = e.detail.find("persistence always") != std::string::npos;
       f.label = kept ? "restart (data kept)" : "restart, data lost";
       if (e.duration_ms > 0) {
         f.instant = false;
-        f.end_us = e.true_us + e.duration_ms * 1000;
-        f.label += ", down " + format_duration_us(e.duration_ms * 1000);
+        f.end_us = sat_add(e.true_us, ms_to_us(e.duration_ms));
+        f.label += ", down " + format_duration_us(ms_to_us(e.duration_ms));
       }
     }
     keep(std::move(f));
@@ -577,8 +585,8 @@ void ReadingRecorder::on_fault(const Event& e) {
     open_fault_.erase(it);
   };
   if (e.op == "pause" || e.op == "partition") {
-    f.end_us = e.true_us + e.duration_ms * 1000;  // as announced, until resume/heal says when
-    f.label = e.op + " " + format_duration_us(e.duration_ms * 1000);
+    f.end_us = sat_add(e.true_us, ms_to_us(e.duration_ms));  // as announced, until resume/heal says when
+    f.label = e.op + " " + format_duration_us(ms_to_us(e.duration_ms));
     open_fault_[{c, e.op == "pause" ? "resume" : "heal"}].push_back(out_.faults.size());
     out_.faults.push_back(std::move(f));
   } else if (e.op == "resume" || e.op == "heal") {
@@ -593,7 +601,7 @@ void ReadingRecorder::on_fault(const Event& e) {
   } else {
     f.instant = true;
     if (e.op == "clock_jump") {
-      f.label = std::string("clock ") + (e.duration_ms >= 0 ? "+" : "") + format_duration_us(e.duration_ms * 1000);
+      f.label = std::string("clock ") + (e.duration_ms >= 0 ? "+" : "") + format_duration_us(ms_to_us(e.duration_ms));
     } else if (e.op == "lost") {
       f.label = "lost " + e.detail.substr(0, e.detail.find(' '));
     } else {
@@ -619,7 +627,7 @@ HistoryRecording ReadingRecorder::finish() {
   for (size_t i = 0; i < out_.faults.size(); ++i) {
     if (!dead_faults[i]) horizon_us = std::max(horizon_us, out_.faults[i].end_us);
   }
-  expire_leases_before(horizon_us + 1);
+  expire_leases_before(sat_add(horizon_us, 1));
   for (auto& [key, index] : hold_of_) {
     RecordedHold& h = out_.holds[index];
     h.end_us = horizon_us;

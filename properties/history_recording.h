@@ -15,8 +15,9 @@
 //    which the server's state is unknown; renewals as ticks;
 //  - fair lines (FairLineMirror): each waiter's stay in a fair lock's line,
 //    from the script that put it there to the one that took it out (granted,
-//    purged, left, or the server restarted), with its slot deadline (the
-//    client's clock, and that instant in true time by its client's offset);
+//    purged, left, or the server restarted), with its place in the line over
+//    time and its slot deadline (the client's clock, and that instant in
+//    true time by its client's offset);
 //  - faults as spans or instants, and each client's clock offset.
 // The recorder reads the whole history from its first event (what is open at
 // the window's start is known, never guessed) and keeps what meets the window
@@ -76,7 +77,8 @@ struct RecordedWait {
   std::string detail;        // the completion's detail ("wait budget exhausted", "timeout")
   int64_t polls = 0;         // acquire scripts it ran (all of them)
   static constexpr size_t kMaxTicks = 4096;
-  std::vector<int64_t> poll_us;        // their times (the first kMaxTicks)
+  std::vector<RecordedTick> polls_seen;  // the first kMaxTicks of them, each with its reply as label
+                                        // (a refused poll's reply: how long to sleep, or the lock's ttl)
   std::vector<RecordedTick> wakeups;   // messages its client got meanwhile (the first 64)
   // Fair lock: the owner at the head of the line after each poll, when it
   // changed (owner "" for an empty line), the first 64 changes.
@@ -139,6 +141,10 @@ struct RecordedLineStay {
   int64_t left_us = 0;
   Left left = Left::Open;
   size_t joined_at = 0;      // its place in the line when it joined (0: head)
+  // Its place over time: (true_us, place) at its join and at each change
+  // (those ahead left), the first kMaxPlaces of them.
+  static constexpr size_t kMaxPlaces = 4096;
+  std::vector<std::pair<int64_t, size_t>> places;
   int64_t deadline_ms = 0;   // its slot deadline (its client's clock), the latest
   int64_t deadline_true_us = 0;  // that instant in true time, by its client's clock offset
   int deadline_moves = 0;    // how often the deadline changed (grants lower it)

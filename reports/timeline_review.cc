@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "properties/saturating_time.h"
 #include "properties/scenario_check.h"
 #include "reports/dot_text.h"
 #include "reports/time_axis.h"
@@ -31,6 +32,7 @@ constexpr double kLanePadPt = 6;
 constexpr double kItemGapPt = 8;
 constexpr size_t kMaxTracks = 48;     // per lane and category; more share the last track
 constexpr size_t kMaxOverlapNotes = 3;
+constexpr size_t kMaxLineRows = 24;   // a fair line's places drawn; those further back share the last row
 constexpr double kLabelledWaitPt = 40;
 constexpr double kMinRedPt = 4;
 constexpr double kDenseGapPt = 3;     // ticks closer than this are counted, not drawn
@@ -79,7 +81,7 @@ std::string num(double v) {
 
 // "1 843": thousands grouped, as format_ms() does.
 std::string grouped(int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string digits = std::to_string(n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n));
   std::string out;
   for (size_t i = 0; i < digits.size(); ++i) {
     if (i > 0 && (digits.size() - i) % 3 == 0) out += ' ';
@@ -93,6 +95,16 @@ std::string run_s(int64_t true_us, int decimals = 3) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.*f s", decimals, static_cast<double>(true_us) / 1e6);
   return buf;
+}
+
+// "1st", "2nd", "11th", "23rd".
+std::string ordinal(size_t n) {
+  const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th"
+                       : n % 10 == 1                     ? "st"
+                       : n % 10 == 2                     ? "nd"
+                       : n % 10 == 3                     ? "rd"
+                                                         : "th";
+  return std::to_string(n) + suffix;
 }
 
 std::string client_lane(int c) { return "client " + std::to_string(c); }
@@ -116,7 +128,7 @@ std::string uuid_prefix(const std::string& owner) {
 }
 
 std::string signed_duration_ms(int64_t ms) {
-  return (ms >= 0 ? "+" : "-") + format_duration_us((ms < 0 ? -ms : ms) * 1000);
+  return (ms >= 0 ? "+" : "-") + format_duration_us(ms_to_us(sat_abs(ms)));
 }
 
 enum class Category { Evidence, Fault, Activity, Lease, Script };
@@ -158,6 +170,7 @@ struct Item {
   bool bold = false;
   std::string tooltip;
   std::string cls;     // SVG class: "ev e<id>"
+  int fixed_track = -1;  // >= 0: this track, not the first that is free (a place in a fair line)
   bool open_left = false;  // started before the window: a chevron at its left edge
   std::vector<Mark> marks;
   std::vector<Band> bands;
@@ -212,6 +225,12 @@ size_t pack(std::vector<Item>* items, bool one_track) {
   std::vector<double> track_end_pt;
   for (Item& item : *items) {
     place_label(&item);
+    if (item.fixed_track >= 0) {
+      item.track = static_cast<size_t>(item.fixed_track);
+      if (track_end_pt.size() <= item.track) track_end_pt.resize(item.track + 1, -1e18);
+      track_end_pt[item.track] = std::max(track_end_pt[item.track], item.extent_x1_pt);
+      continue;
+    }
     size_t t = 0;
     while (t < track_end_pt.size() && track_end_pt[t] + kItemGapPt > item.x0_pt) ++t;
     if (t >= kMaxTracks) t = kMaxTracks - 1;
@@ -323,7 +342,7 @@ std::optional<int64_t> number_after(const std::string& text, const std::string& 
   for (size_t i = at + key.size(); i < text.size(); ++i) {
     const char c = text[i];
     if (std::isdigit(static_cast<unsigned char>(c))) {
-      n = n * 10 + (c - '0');
+      n = sat_add(sat_mul(n, 10), c - '0');
       any = true;
     } else if (!(c == ' ' && any && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1])))) {
       break;
@@ -371,7 +390,7 @@ std::string event_label(const Event& e, int64_t epoch_ms) {
     case EventKind::Info: out += e.op + (e.detail.empty() ? "" : " (" + e.detail + ")") + who; break;
     case EventKind::Script:
       out += e.script + who + " -> " + e.reply;
-      if (e.line_known && e.local_ms != 0) out += ", its now " + run_s((e.local_ms - epoch_ms) * 1000, 2);
+      if (e.line_known && e.local_ms != 0) out += ", its now " + run_s(ms_to_us(sat_sub(e.local_ms, epoch_ms)), 2);
       break;
     case EventKind::Deliver: out += "message"; break;
     case EventKind::Fault:
@@ -414,6 +433,8 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
                        const TimelineOptions& options) {
   HistoryRecording rec = rec_in;
   const int64_t epoch_ms = default_check_config().clock_epoch_ms;
+  // A client's clock reading as time since the run began.
+  auto local_us = [&](int64_t local_ms) { return ms_to_us(sat_sub(local_ms, epoch_ms)); };
   const int64_t t0_us = rec.first_us;
   // Bars still open at the end of the window run on a little past it (a
   // twenty-fifth of the span), so a hold that began with the last event (a
@@ -423,7 +444,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
       std::any_of(rec.holds.begin(), rec.holds.end(), [](const RecordedHold& h) { return h.end == RecordedHold::End::Open; }) ||
       std::any_of(rec.waits.begin(), rec.waits.end(), [](const RecordedWait& w) { return w.outcome == RecordedWait::Outcome::Open; });
   if (any_open) {
-    rec.end_us += std::max<int64_t>((rec.end_us - t0_us) / 25, 1000);
+    rec.end_us = sat_add(rec.end_us, std::max<int64_t>(sat_sub(rec.end_us, t0_us) / 25, 1000));
     for (RecordedHold& h : rec.holds)
       if (h.end == RecordedHold::End::Open) h.end_us = rec.end_us;
     for (RecordedWait& w : rec.waits)
@@ -493,13 +514,13 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
                                 " (" + format_duration_us(to_us - v.true_us[1]) + ")",
                             free_event});
       if (auto bound_ms = number_after(v.message, "(bound ")) {
-        bounds.push_back({since_us + *bound_ms * 1000, "liveness bound " + format_ms(*bound_ms) + " after #" +
+        bounds.push_back({sat_add(since_us, ms_to_us(*bound_ms)), "liveness bound " + format_ms(*bound_ms) + " after #" +
                                                             std::to_string(v.true_us[0] >= v.true_us[1] ? v.event_ids[0]
                                                                                                         : free_event)});
       }
     } else if (v.property == property::kLiveness && !v.event_ids.empty() && !v.true_us.empty()) {
       if (auto bound_ms = number_after(v.message, "(bound ")) {
-        bounds.push_back({v.true_us[0] + *bound_ms * 1000,
+        bounds.push_back({sat_add(v.true_us[0], ms_to_us(*bound_ms)),
                           "liveness bound " + format_ms(*bound_ms) + " after #" + std::to_string(v.event_ids[0])});
       }
     } else if (v.property == property::kBusyPoll && v.event_ids.size() >= 3 && v.true_us.size() >= 3) {
@@ -509,7 +530,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
       if (at != std::string::npos) {
         size_t from = at;
         while (from > 0 && std::isdigit(static_cast<unsigned char>(v.message[from - 1]))) --from;
-        if (from < at) rate = std::stoll(v.message.substr(from, at - from));
+        if (from < at) rate = number_after(v.message.substr(from, at - from), "");
       }
       storms.push_back({v.event_ids[0], v.true_us[1], v.true_us[2],
                         "busy_poll: " + (polls ? grouped(*polls) + " polls" : std::string("polls")) + " in " +
@@ -535,9 +556,9 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
   // A liveness bound past the window's last event: the axis reaches it
   // too, over a band that says the events between are not drawn.
   for (const Bound& b : bounds)
-    if (b.at_us > t1_us && b.at_us - t1_us <= 3'600'000'000) t1_us = b.at_us + 1000;
+    if (b.at_us > t1_us && sat_sub(b.at_us, t1_us) <= 3'600'000'000) t1_us = sat_add(b.at_us, 1000);
   for (const FreeSpan& f : free_spans)
-    if (f.to_us > t1_us && f.to_us - t1_us <= 3'600'000'000) t1_us = f.to_us;
+    if (f.to_us > t1_us && sat_sub(f.to_us, t1_us) <= 3'600'000'000) t1_us = f.to_us;
   auto clip = [&](int64_t us) { return std::clamp(us, t0_us, t1_us); };
   // The instants the axis must tell apart.
   std::vector<int64_t> instants;
@@ -582,9 +603,9 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     if (auto owner = owner_of_client.find(c); owner != owner_of_client.end()) l.details.push_back(uuid_prefix(owner->second));
     if (auto clock = rec.clocks.find(c); clock != rec.clocks.end()) {
       const ClientClock& k = clock->second;
-      if (std::max(std::abs(k.min_offset_ms), std::abs(k.max_offset_ms)) >= kSkewShownMs) {
-        const int64_t largest = std::abs(k.min_offset_ms) >= std::abs(k.max_offset_ms) ? k.min_offset_ms : k.max_offset_ms;
-        l.details.push_back(k.max_offset_ms - k.min_offset_ms < kSkewShownMs
+      if (std::max(sat_abs(k.min_offset_ms), sat_abs(k.max_offset_ms)) >= kSkewShownMs) {
+        const int64_t largest = sat_abs(k.min_offset_ms) >= sat_abs(k.max_offset_ms) ? k.min_offset_ms : k.max_offset_ms;
+        l.details.push_back(sat_sub(k.max_offset_ms, k.min_offset_ms) < kSkewShownMs
                                 ? "clock " + signed_duration_ms(largest)
                                 : "clock " + signed_duration_ms(k.min_offset_ms) + " to " +
                                       signed_duration_ms(k.max_offset_ms));
@@ -594,7 +615,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
   }
   for (const std::string& lock : rec.fair_locks) {
     lane_index[line_lane(lock)] = lanes.size();
-    lanes.push_back({line_lane(lock), {"waiting line", "head on top"}, {}, {}, 0, 0});
+    lanes.push_back({line_lane(lock), {"waiting line,", "a row per place"}, {}, {}, 0, 0});
   }
   std::set<int> servers = rec.servers;
   for (const FreeSpan& f : free_spans) servers.insert(f.server);
@@ -691,37 +712,62 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     }
     // Polls: a stretch of at least kStormPolls polls less than kStormGapUs
     // apart is one band that counts them; the others are ticks.
-    std::vector<int64_t> ts;
-    for (int64_t t : w.poll_us)
-      if (t >= t0_us && t <= t1_us) ts.push_back(t);
+    std::vector<const RecordedTick*> polls;
+    for (const RecordedTick& t : w.polls_seen)
+      if (t.true_us >= t0_us && t.true_us <= t1_us) polls.push_back(&t);
     std::string band_label;
-    for (size_t b = 0; b < ts.size();) {
+    for (size_t b = 0; b < polls.size();) {
       size_t end = b + 1;
-      while (end < ts.size() && ts[end] - ts[end - 1] <= kStormGapUs) ++end;
+      while (end < polls.size() && polls[end]->true_us - polls[end - 1]->true_us <= kStormGapUs) ++end;
       const size_t n = end - b;
       if (n < kStormPolls) {
-        for (size_t k = b; k < end; ++k) item.marks.push_back({X(ts[k]), "box", kPollFill, "poll at " + run_s(ts[k]), 7, 1});
+        for (size_t k = b; k < end; ++k)
+          item.marks.push_back({X(polls[k]->true_us), "box", kPollFill,
+                                "#" + std::to_string(polls[k]->event_id) + " poll at " + run_s(polls[k]->true_us) +
+                                    " -> " + polls[k]->label,
+                                7, 1});
         b = end;
         continue;
       }
-      const int64_t run_us = std::max<int64_t>(ts[end - 1] - ts[b], 1);
+      const int64_t first_us = polls[b]->true_us, last_us = polls[end - 1]->true_us;
+      const int64_t run_us = std::max<int64_t>(last_us - first_us, 1);
       std::string head;
       for (const auto& [at_us, owner] : w.heads) {
-        if (at_us > ts[end - 1]) break;
+        if (at_us > last_us) break;
         head = owner;
       }
       const std::string text = grouped(static_cast<int64_t>(n)) + " polls, " +
                                grouped(static_cast<int64_t>(static_cast<double>(n) * 1e6 / static_cast<double>(run_us) + 0.5)) +
                                "/s" + (!head.empty() && head != w.owner ? " behind " + who(head) + " (head)" : "");
-      item.bands.push_back({X(ts[b]), std::max(X(ts[end - 1]), X(ts[b]) + 2), kPollFill, kPollFill,
-                            text + " from " + run_s(ts[b]) + " to " + run_s(ts[end - 1]), 7});
+      item.bands.push_back({X(first_us), std::max(X(last_us), X(first_us) + 2), kPollFill, kPollFill,
+                            text + " from " + run_s(first_us) + " to " + run_s(last_us), 7});
       if (band_label.empty()) band_label = text;
       b = end;
     }
-    if (item.x1_pt - item.x0_pt >= kLabelledWaitPt || !band_label.empty()) {
+    // A liveness violation's waiter: what its polls answered (how long it was told to sleep).
+    const bool waiter_in_focus = std::any_of(options.focus.begin(), options.focus.end(), [&](const Violation& v) {
+      return v.property == property::kLiveness && !v.event_ids.empty() && v.event_ids[0] == w.start_event;
+    });
+    std::string replies;
+    if (waiter_in_focus) {
+      // The last three: a number is how long the server told it to wait.
+      const size_t from = polls.size() > 3 ? polls.size() - 3 : 0;
+      for (size_t k = from; k < polls.size(); ++k) {
+        const std::string& reply = polls[k]->label;
+        const auto ms = number_after(reply, "");
+        const bool integer = ms && !reply.empty() && std::all_of(reply.begin(), reply.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c));
+        });
+        replies += (replies.empty() ? "" : ", ") + std::string("#") + std::to_string(polls[k]->event_id) + " " +
+                   (integer ? "wait " + format_ms(*ms) : "-> " + reply);
+      }
+    }
+    if (item.x1_pt - item.x0_pt >= kLabelledWaitPt || !band_label.empty() || waiter_in_focus) {
       item.label = "waits " + w.lock + " " + format_duration_us(span_us) + outcome;
       if (!band_label.empty()) item.label += ": " + band_label;
       else if (w.polls > 1) item.label += ", " + grouped(w.polls) + " polls";
+      if (!replies.empty()) item.label += " (polls answered " + replies + ")";
+      if (waiter_in_focus && polls.empty() && w.polls > 0) item.label += " (its polls before the window)";
     }
     for (const Storm& s : storms) {
       if (s.wait_start_event != w.start_event) continue;
@@ -739,11 +785,15 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     lane(client_lane(w.client)).items[Category::Activity].push_back(std::move(item));
   }
 
-  bool any_early_purge = false, any_ghost = false;
-  // Fair lines: each waiter's stay, head first; a purge before the slot's
-  // end (by the waiter's own clock) is red, with the slot it lost.
+  bool any_early_purge = false, any_ghost = false, any_purge = false, any_grant = false;
+  // Fair lines: a row per place in the line, the head on top. Each waiter's
+  // stay runs on the row of its place, moving up as those ahead leave, with
+  // a tick where its slot ends and its end marked by how it left (granted:
+  // green, purged: red). What a violation names of a stay (a purge before
+  // its slot's end, a ghost, the head a busy poller spins behind, the
+  // waiter a fifo violation names) is written above the rows over the time
+  // it concerns, in red, with the slot it lost dashed.
   for (const RecordedLineStay& s : rec.line_stays) {
-    Item item = bar(Category::Activity, s.join_us, s.left_us, 12, kLineFill, kLineEdge);
     const std::string name = who(s.owner);
     std::string how;
     switch (s.left) {
@@ -758,64 +808,85 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
       case RecordedLineStay::Left::Open: how = "in line"; break;
     }
     const bool deadline_known = s.deadline_true_us != INT64_MAX;
-    auto ordinal = [](size_t n) {
-      const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
-      return std::to_string(n) + suffix;
-    };
     std::string label = name + " joined " + (s.joined_at == 0 ? std::string("at the head") : ordinal(s.joined_at + 1)) +
                         " #" + std::to_string(s.join_event) + " - " + how;
     const bool slot_matters = s.left != RecordedLineStay::Left::Granted && s.left != RecordedLineStay::Left::GaveUp;
     if (deadline_known && slot_matters)
-      label += ", slot to " + run_s(s.deadline_true_us, 2) + " (" + run_s((s.deadline_ms - epoch_ms) * 1000, 2) +
+      label += ", slot to " + run_s(s.deadline_true_us, 2) + " (" + run_s(local_us(s.deadline_ms), 2) +
                " by its clock)";
     const bool early_purge = s.left == RecordedLineStay::Left::Purged && deadline_known &&
-                             s.deadline_true_us > s.left_us + default_check_config().purge_tolerance_ms * 1000;
+                             s.deadline_true_us > sat_add(s.left_us, ms_to_us(default_check_config().purge_tolerance_ms));
     const bool focused = s.left != RecordedLineStay::Left::Open && focus_stays.count({s.owner, s.left_event}) > 0;
+    // The evidence above the rows: the stay in outline, what it lost or
+    // held up in bands.
+    Item note = bar(Category::Evidence, s.join_us, s.left_us, 12, "none", kRed);
+    note.penwidth = 2;
+    note.label_colour = kRed;
     if (early_purge) {
       any_early_purge = true;
       label += " (" + format_duration_us(s.deadline_true_us - s.left_us) + " of its slot left)";
-      item.bands.push_back({item.x1_pt, std::max(X(s.deadline_true_us), item.x1_pt + 2), "none", kRed,
+      note.bands.push_back({note.x1_pt, std::max(X(s.deadline_true_us), note.x1_pt + 2), "none", kRed,
                             "the slot it still had by its own clock", 12, "dashed"});
     }
-    // A ghost: its client gave up waiting (no acquire_failed took it out)
-    // and it stays in the line, blocking those behind it until its slot ends.
+    // Still in the line after its client gave up (its own give-up script
+    // did not take it out): it blocks those behind it until its slot ends.
+    // A ghost when the checker says so: no acquire_failed was sent.
+    bool ghost = false;
     for (const RecordedWait& w : rec.waits) {
-      if (w.owner != s.owner || w.outcome != RecordedWait::Outcome::GaveUp || w.end_us < s.join_us ||
-          w.end_us >= s.left_us || w.start_us > s.join_us)
+      if (s.left == RecordedLineStay::Left::GaveUp || w.owner != s.owner ||
+          w.outcome != RecordedWait::Outcome::GaveUp || w.end_us < s.join_us || w.end_us >= s.left_us ||
+          w.start_us > s.join_us)
         continue;
-      item.bands.push_back({X(w.end_us), std::max(item.x1_pt, X(w.end_us) + 2), "#ef9a9a", kRed,
+      note.bands.push_back({X(w.end_us), std::max(note.x1_pt, X(w.end_us) + 2), "#ef9a9a", kRed,
                             "in the line after its client gave up at #" + std::to_string(w.end_event), 12, "filled"});
-      label += " - a ghost since its client gave up #" + std::to_string(w.end_event);
-      any_ghost = true;
-      item.label_colour = kRed;
+      const bool named = std::any_of(options.focus.begin(), options.focus.end(), [&](const Violation& v) {
+        return v.property == property::kFifoFairness && v.message.find("without acquire_failed") != std::string::npos &&
+               std::find(v.owners.begin(), v.owners.end(), s.owner) != v.owners.end();
+      });
+      label += " - still in the line after its client gave up #" + std::to_string(w.end_event) +
+               (named ? ": a ghost" : "");
+      ghost = any_ghost = true;
       break;
     }
     bool spun_behind = false;
     for (const Storm& st : storms)
       spun_behind |= !st.head.empty() && st.head == s.owner && s.join_us <= st.to_us && s.left_us >= st.from_us;
-    if (spun_behind) {
-      label += " - head that the busy poller spins behind";
-      item.edge = kRed;
-      item.penwidth = 2;
-      item.label_colour = kRed;
-      item.bold = true;
+    if (spun_behind) label += " - head that the busy poller spins behind";
+    const bool notable = early_purge || ghost || spun_behind || focused;
+    const std::string tooltip = label + "; " + s.owner + " in the line of " + s.lock + ", deadline " +
+                                run_s(local_us(s.deadline_ms), 3) + " by its clock" +
+                                (s.deadline_moves > 0 ? ", moved " + std::to_string(s.deadline_moves) + " times" : "");
+    if (notable) {
+      note.label = label;
+      note.bold = focused || spun_behind;
+      note.tooltip = tooltip;
+      note.cls = cls_of(s.join_event);
+      lane(line_lane(s.lock)).items[Category::Evidence].push_back(std::move(note));
     }
-    if (early_purge || focused) {
-      item.edge = kRed;
-      item.penwidth = 2;
-      item.label_colour = kRed;
-      item.bold = focused;
+    // The stay, place by place.
+    for (size_t k = 0; k < s.places.size(); ++k) {
+      const int64_t from_us = s.places[k].first;
+      const int64_t to_us = k + 1 < s.places.size() ? s.places[k + 1].first : s.left_us;
+      if (to_us < t0_us) continue;
+      Item item = bar(Category::Activity, from_us, to_us, 12, kLineFill, notable ? kRed : kLineEdge);
+      item.fixed_track = static_cast<int>(std::min(s.places[k].second, kMaxLineRows - 1));
+      if (notable) item.penwidth = 2;
+      if (item.x1_pt - item.x0_pt >= text_pt(name, 9) + 8) item.label = name;
+      item.tooltip = tooltip;
+      item.cls = cls_of(s.join_event);
+      if (deadline_known && s.deadline_true_us >= std::max(from_us, t0_us) && s.deadline_true_us <= std::min(to_us, t1_us))
+        item.marks.push_back({X(s.deadline_true_us), "box", kLineEdge,
+                              "slot of " + name + " ends at " + run_s(s.deadline_true_us, 2) + " (its clock: " +
+                                  run_s(local_us(s.deadline_ms), 2) + ")",
+                              16, 1.5});
+      if (k + 1 == s.places.size() &&
+          (s.left == RecordedLineStay::Left::Purged || s.left == RecordedLineStay::Left::Granted)) {
+        const bool purged = s.left == RecordedLineStay::Left::Purged;
+        (purged ? any_purge : any_grant) = true;
+        item.marks.push_back({item.x1_pt - 1, "box", purged ? kRed : kHoldEdge, name + " " + how, 16, 3});
+      }
+      lane(line_lane(s.lock)).items[Category::Activity].push_back(std::move(item));
     }
-    if (deadline_known && s.deadline_true_us >= t0_us && s.deadline_true_us <= t1_us)
-      item.marks.push_back({X(s.deadline_true_us), "box", kLineEdge,
-                            "slot of " + name + " ends at " + run_s(s.deadline_true_us, 2) + " (its clock: " +
-                                run_s((s.deadline_ms - epoch_ms) * 1000, 2) + ")",
-                            16, 1.5});
-    item.label = label;
-    item.tooltip = s.owner + " in the line of " + s.lock + ", deadline " + run_s((s.deadline_ms - epoch_ms) * 1000, 3) +
-                   " by its clock" + (s.deadline_moves > 0 ? ", moved " + std::to_string(s.deadline_moves) + " times" : "");
-    item.cls = cls_of(s.join_event);
-    lane(line_lane(s.lock)).items[Category::Activity].push_back(std::move(item));
   }
 
   // Leases, and the expiries that outlived their owner's belief.
@@ -824,7 +895,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     Item item = bar(Category::Lease, l.start_us, l.end_us, 14, kLeaseFill, kLeaseEdge);
     auto c = client_of.find(l.owner);
     const std::string whose = c != client_of.end() ? client_lane(c->second) : who(l.owner);
-    item.label = "lease " + l.lock + " (" + whose + ", " + format_duration_us(l.lease_ms * 1000) + ")";
+    item.label = "lease " + l.lock + " (" + whose + ", " + format_duration_us(ms_to_us(l.lease_ms)) + ")";
     if (!l.renewals.empty())
       item.label += ", " + std::to_string(l.renewals.size()) + " renewal" + (l.renewals.size() > 1 ? "s" : "");
     if (const std::string end = lease_end_text(l); !end.empty()) item.label += " - " + end;
@@ -977,7 +1048,6 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
   std::string info = "events #" + std::to_string(rec.first_event) + " to #" + std::to_string(rec.last_event) + ": " +
                      grouped(static_cast<int64_t>(window.size())) + " events";
   if (options.total_events > 0) info += " of " + grouped(static_cast<int64_t>(options.total_events));
-  if (rec.events > window.size()) info += " (cut at --max-events " + grouped(static_cast<int64_t>(window.size())) + ")";
   info += ", " + run_s(t0_us, 2) + " to " + run_s(horizon_us, 2) + " of the run";
   if (rec.first_event > 0) info += "; what began before #" + std::to_string(rec.first_event) + " is drawn from its start";
 
@@ -1029,10 +1099,17 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     std::string text;
     std::string style = "filled";
   };
-  std::vector<LegendEntry> legend = {
-      {"box", kHoldFill, kHoldEdge, 22, 12, "believed hold (acquire ok to unlock, loss or crash; xN: reentered)"},
-      {"box", kWaitFill, "#9e9e9e", 22, 7, "wait (acquire invoked to its end), ticks: polls"},
+  std::vector<LegendEntry> legend;
+  auto drawn = [&](const char* fill) {  // whether some client lane holds an item of that colour
+    return std::any_of(lanes.begin(), lanes.end(), [&](const Lane& l) {
+      auto it = l.items.find(Category::Activity);
+      return it != l.items.end() &&
+             std::any_of(it->second.begin(), it->second.end(), [&](const Item& item) { return item.fill == fill; });
+    });
   };
+  if (!rec.holds.empty())
+    legend.push_back({"box", kHoldFill, kHoldEdge, 22, 12, "believed hold (acquire ok to unlock, loss or crash; xN: reentered)"});
+  if (drawn(kWaitFill)) legend.push_back({"box", kWaitFill, "#9e9e9e", 22, 7, "wait (acquire invoked to its end), ticks: polls"});
   const bool dense_polls = std::any_of(lanes.begin(), lanes.end(), [](const Lane& l) {
     auto it = l.items.find(Category::Activity);
     return it != l.items.end() && std::any_of(it->second.begin(), it->second.end(), [](const Item& item) {
@@ -1043,12 +1120,16 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
   if (std::any_of(rec.waits.begin(), rec.waits.end(), [](const RecordedWait& w) { return !w.wakeups.empty(); }))
     legend.push_back({"diamond", kWakeFill, kWakeFill, 8, 10, "wake-up message"});
   if (!rec.line_stays.empty()) {
-    legend.push_back({"box", kLineFill, kLineEdge, 22, 12, "waiter in a fair lock's line (tick: its slot's end)"});
+    legend.push_back({"box", kLineFill, kLineEdge, 22, 12, "waiter in a fair lock's line, on the row of its place (tick: its slot's end)"});
+    if (any_grant) legend.push_back({"box", kHoldEdge, kHoldEdge, 3, 14, "granted the lock"});
+    if (any_purge) legend.push_back({"box", kRed, kRed, 3, 14, "purged from the line"});
     if (any_early_purge) legend.push_back({"box", "none", kRed, 22, 12, "slot lost to an early purge", "dashed"});
-    if (any_ghost) legend.push_back({"box", "#ef9a9a", kRed, 22, 12, "still in the line after its client gave up (a ghost)"});
+    if (any_ghost) legend.push_back({"box", "#ef9a9a", kRed, 22, 12, "still in the line after its client gave up"});
   }
-  legend.push_back({"box", kLeaseFill, kLeaseEdge, 22, 12, "lease on the server"});
-  legend.push_back({"box", "black", "black", 2, 14, "renewal (red: refused)"});
+  if (!rec.leases.empty()) legend.push_back({"box", kLeaseFill, kLeaseEdge, 22, 12, "lease on the server"});
+  if (!renewals.empty() ||
+      std::any_of(rec.leases.begin(), rec.leases.end(), [](const RecordedLease& l) { return !l.renewals.empty(); }))
+    legend.push_back({"box", "black", "black", 2, 14, "renewal (red: refused)"});
   if (!free_spans.empty()) legend.push_back({"box", kFreeFill, kFreeEdge, 22, 10, "lock free on the server"});
   if (std::any_of(rec.faults.begin(), rec.faults.end(), [](const RecordedFault& f) { return !f.instant; }))
     legend.push_back({"box", kFaultFill, kFaultEdge, 22, 12, "fault (pause, partition, crash...)"});
@@ -1081,7 +1162,8 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
   for (size_t i = 0; i < lanes.size(); ++i) {
     const Lane& l = lanes[i];
     const bool line = l.name.rfind("line ", 0) == 0;
-    w.rect(0, l.y0_pt, width_pt, l.y0_pt + l.height_pt, line ? "#f3effa" : (i % 2 == 0 ? "#f5f5f5" : "#ffffff"));
+    w.rect(0, l.y0_pt, width_pt, l.y0_pt + l.height_pt, line ? "#f3effa" : (i % 2 == 0 ? "#f5f5f5" : "#ffffff"), "", 1,
+           "filled", l.name, "lane");
   }
   for (const TimeAxis::QuietBand& b : axis.bands()) {
     const double x0 = kLeftPt + b.x0_pt + 6, x1 = kLeftPt + b.x1_pt - 6;
@@ -1167,6 +1249,13 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
                                            : (item.label_colour == "white" ? "black" : item.label_colour));
             w.text(item.label, item.label_x_pt, cy, 9, colour, item.bold || on_red);
           }
+        }
+      }
+      if (c == Category::Activity && l.name.rfind("line ", 0) == 0) {
+        // A fair line's rows: its places, the head on top.
+        for (size_t r = 0; r < tracks; ++r) {
+          const std::string place = ordinal(r + 1) + (r + 1 == kMaxLineRows ? "+" : "");
+          w.text(place, kLeftPt - 10, track_y + (static_cast<double>(r) + 0.5) * track_h, 7, "#5e35b1", false, true);
         }
       }
       track_y += static_cast<double>(tracks) * track_h;

@@ -5,7 +5,9 @@
 // overlaps are drawn.
 #pragma once
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <regex>
 #include <string>
 #include <vector>
@@ -21,11 +23,36 @@ struct SvgText {
   bool bold = false;
 };
 
+// A node's shape: its SVG class, its tooltip, its bounding box (canvas
+// coordinates, y growing downwards).
+struct SvgShape {
+  std::string cls;
+  std::string tooltip;  // unescaped
+  double x0_pt = 0, y0_pt = 0, x1_pt = 0, y1_pt = 0;
+  double cy_pt() const { return (y0_pt + y1_pt) / 2; }
+};
+
 struct Svg {
   double width_pt = 0;
   double height_pt = 0;
   std::vector<SvgText> texts;
   std::vector<std::string> classes;  // of every node group, e.g. "node overlap ev e47"
+  std::vector<SvgShape> shapes;      // of every node group drawn as a polygon or an ellipse
+
+  // The first shape whose tooltip starts with `prefix` and whose class
+  // contains `cls` (nullptr: none).
+  const SvgShape* shape(const std::string& prefix, const std::string& cls = "") const {
+    for (const SvgShape& s : shapes)
+      if (s.tooltip.rfind(prefix, 0) == 0 && s.cls.find(cls) != std::string::npos) return &s;
+    return nullptr;
+  }
+  // The name of the lane (a shape of class "lane", its tooltip the name)
+  // whose band holds the height y ("" if none).
+  std::string lane_at(double y_pt) const {
+    for (const SvgShape& s : shapes)
+      if (s.cls.find(" lane") != std::string::npos && y_pt >= s.y0_pt && y_pt <= s.y1_pt) return s.tooltip;
+    return "";
+  }
 
   bool has_text(const std::string& t) const {
     for (const SvgText& s : texts)
@@ -132,6 +159,43 @@ inline Svg parse_svg(const std::string& svg) {
   const std::regex class_re(R"re(<g id="[^"]*" class="(node[^"]*)")re");
   for (auto it = std::sregex_iterator(svg.begin(), svg.end(), class_re); it != std::sregex_iterator(); ++it)
     out.classes.push_back((*it)[1]);
+  // Shapes: a node group, its title, its tooltip's link (if any), then its
+  // polygon or ellipse.
+  const std::regex shape_re(
+      R"re(<g id="[^"]*" class="(node[^"]*)">\s*<title>[^<]*</title>\s*(?:<g id="[^"]*"><a xlink:title="([^"]*)">\s*)?<(polygon|ellipse) ([^>]*)/>)re");
+  const std::regex number_re(R"(-?[\d.]+)");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), shape_re); it != std::sregex_iterator(); ++it) {
+    SvgShape shape;
+    shape.cls = (*it)[1];
+    shape.tooltip = svg_unescape((*it)[2]);
+    const std::string attrs = (*it)[4];
+    std::vector<double> xs, ys;
+    if ((*it)[3] == "polygon") {
+      if (!std::regex_search(attrs, m, std::regex(R"re(points="([^"]*)")re"))) continue;
+      const std::string points = m[1];
+      std::vector<double> values;
+      for (auto n = std::sregex_iterator(points.begin(), points.end(), number_re); n != std::sregex_iterator(); ++n)
+        values.push_back(std::stod((*n)[0]));
+      for (size_t i = 0; i + 1 < values.size(); i += 2) {
+        xs.push_back(values[i]);
+        ys.push_back(values[i + 1]);
+      }
+    } else {
+      std::map<std::string, double> a;
+      for (auto n = std::sregex_iterator(attrs.begin(), attrs.end(), attr_re); n != std::sregex_iterator(); ++n) {
+        const std::string value = (*n)[2];
+        if (std::regex_match(value, number_re)) a[(*n)[1]] = std::stod(value);
+      }
+      xs = {a["cx"] - a["rx"], a["cx"] + a["rx"]};
+      ys = {a["cy"] - a["ry"], a["cy"] + a["ry"]};
+    }
+    if (xs.empty()) continue;
+    shape.x0_pt = *std::min_element(xs.begin(), xs.end()) + tx;
+    shape.x1_pt = *std::max_element(xs.begin(), xs.end()) + tx;
+    shape.y0_pt = *std::min_element(ys.begin(), ys.end()) + ty;
+    shape.y1_pt = *std::max_element(ys.begin(), ys.end()) + ty;
+    out.shapes.push_back(std::move(shape));
+  }
   return out;
 }
 

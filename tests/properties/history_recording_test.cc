@@ -16,6 +16,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <algorithm>
+#include <set>
 #include <string>
 
 #include "properties/campaign.h"
@@ -167,6 +169,55 @@ TEST(HistoryRecording, OverlapsEndWithTheFirstHoldToEnd) {
   EXPECT_EQ(rec.holds[rec.overlaps[0].first].end, RecordedHold::End::Crashed);
   ASSERT_EQ(rec.faults.size(), 2u);
   EXPECT_EQ(rec.faults[0].kind, "pause");
+}
+
+// A fair line's places, as recorded, are its queue order at every instant:
+// the waiters in the line at a time hold distinct places, and a waiter
+// that joined earlier is ahead (FIFO: nobody joins ahead of another), over
+// hostile fair campaigns (lost messages, pauses, clock skew: purges, give
+// ups, ghosts).
+TEST(HistoryRecording, LinePlacesAreTheQueueOrderAtEveryInstant) {
+  CampaignOptions options;
+  options.profile = "hostile";
+  options.lock_kind = "fair";
+  const Scenario tmpl = campaign_template(options);
+  size_t instants = 0, stays_moved = 0;
+  for (int i = 0; i < 20; ++i) {
+    Scenario s = tmpl;
+    s.seed = options.base_seed + static_cast<uint64_t>(i);
+    VectorSink history;
+    check_scenario(s, default_check_config(), &history);
+    const HistoryRecording rec = record_history(history.events, default_check_config());
+    auto place_at = [](const RecordedLineStay& stay, int64_t t_us) {
+      size_t place = stay.places.front().second;
+      for (const auto& [at_us, p] : stay.places)
+        if (at_us <= t_us) place = p;
+      return place;
+    };
+    std::set<int64_t> changes;
+    for (const RecordedLineStay& stay : rec.line_stays) {
+      ASSERT_FALSE(stay.places.empty());
+      EXPECT_EQ(stay.places.front().second, stay.joined_at);
+      stays_moved += stay.places.size() > 1 ? 1 : 0;
+      for (const auto& [at_us, p] : stay.places) changes.insert(at_us);
+    }
+    for (int64_t t : changes) {
+      std::vector<const RecordedLineStay*> present;
+      for (const RecordedLineStay& stay : rec.line_stays)
+        if (stay.join_us <= t && stay.left_us > t) present.push_back(&stay);
+      std::sort(present.begin(), present.end(),
+                [](const RecordedLineStay* a, const RecordedLineStay* b) { return a->join_event < b->join_event; });
+      for (size_t k = 1; k < present.size(); ++k) {
+        EXPECT_LT(place_at(*present[k - 1], t), place_at(*present[k], t))
+            << "seed " << s.seed << " at " << t << " us: " << present[k - 1]->owner << " (joined #"
+            << present[k - 1]->join_event << ") and " << present[k]->owner << " (joined #" << present[k]->join_event
+            << ")";
+      }
+      ++instants;
+    }
+  }
+  EXPECT_GT(instants, 100u);
+  EXPECT_GT(stays_moved, 10u);  // waiters do move up: the check is not vacuous
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 // canvas (tests/svg_check.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <regex>
 #include <string>
@@ -44,8 +46,33 @@ class TimelineViews : public ::testing::Test {
     EXPECT_GT(svg.width_pt, 0) << what;
     EXPECT_EQ(svg.texts_off_canvas(), std::vector<std::string>{}) << what;
   }
+  // The named events (red diamonds: "#id what cN:T ... at S s") lie on
+  // their owner's client lane, and no text carries a raw clock reading
+  // (13-digit milliseconds): times are run-relative.
+  static void expect_named_events_on_their_owners_lanes(const Svg& svg, const std::string& what) {
+    const std::regex named(R"(^#\d+ .*\bc(\d+):\d+.* at \d+\.\d{3} s$)");
+    size_t n = 0;
+    for (const auto& shape : svg.shapes) {
+      std::smatch m;
+      if (!std::regex_match(shape.tooltip, m, named)) continue;
+      ++n;
+      EXPECT_EQ(svg.lane_at(shape.cy_pt()), "client " + m[1].str()) << what << ": " << shape.tooltip;
+    }
+    EXPECT_GT(n, 0u) << what;
+    for (const auto& t : svg.texts) EXPECT_FALSE(std::regex_search(t.text, std::regex(R"(\d{13})"))) << what << ": " << t.text;
+  }
   std::filesystem::path dir_;
 };
+
+// The heights of a fair line's rows in `svg`: its place labels ("1st",
+// "2nd", ...) on the lane `lane`, in order.
+std::vector<double> line_rows(const Svg& svg, const std::string& lane) {
+  std::vector<double> rows;
+  for (const auto& t : svg.texts)
+    if (std::regex_match(t.text, std::regex(R"(\d+(st|nd|rd|th)\+?)")) && svg.lane_at(t.y_pt) == lane)
+      rows.push_back(t.y_pt);
+  return rows;
+}
 
 // The lines of `locksim check` for `property`.
 std::vector<std::string> check_lines(const std::string& trace, const std::string& property) {
@@ -122,6 +149,31 @@ TEST_F(TimelineViews, HostileMixedSeed9DrawsTheCheckersOneOverlapAndTheFifoPurge
   char offset[32];
   std::snprintf(offset, sizeof offset, "clock -%.1f s", behind_s);
   EXPECT_TRUE(campaign.has_text(offset)) << offset;
+  expect_named_events_on_their_owners_lanes(campaign, "timelines/9.svg");
+  // --shrink draws the shrunk counterexample, and --lock keeps one lock of it.
+  const Svg one_lock = draw(out + "/failures/9.jsonl", "--violation 2 --shrink --lock lsim:L1", "shrunk-l1.svg");
+  EXPECT_TRUE(one_lock.has_text("line lsim:L1"));
+  EXPECT_FALSE(one_lock.has_text_containing("lsim:L0"));
+  expect_on_canvas(one_lock, "--shrink --lock lsim:L1");
+
+  // The line in queue order: a row per place, the head on top; the purged
+  // waiter joined 2nd (its first stretch on the second row) and was at
+  // the head when it was purged (its last stretch on the first row).
+  const std::vector<double> rows = line_rows(campaign, "line lsim:L1");
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end()));
+  ASSERT_TRUE(std::regex_search(fifo[0], m, std::regex(R"(:(\d+) \(client (\d+)\), who joined the line at event #(\d+))")));
+  const std::string stay = "c" + m[2].str() + ":" + m[1].str() + " joined 2nd #" + m[3].str() + " ";
+  std::vector<const locksim::testing::SvgShape*> stretches;
+  for (const auto& shape : campaign.shapes) {
+    if (shape.tooltip.rfind(stay, 0) != 0) continue;
+    if (std::any_of(rows.begin(), rows.end(), [&](double y) { return std::abs(shape.cy_pt() - y) < 2; }))
+      stretches.push_back(&shape);
+  }
+  ASSERT_GE(stretches.size(), 2u) << stay;
+  std::sort(stretches.begin(), stretches.end(), [](const auto* a, const auto* b) { return a->x0_pt < b->x0_pt; });
+  EXPECT_NEAR(stretches.front()->cy_pt(), rows[1], 2) << stay;
+  EXPECT_NEAR(stretches.back()->cy_pt(), rows[0], 2) << stay;
 }
 
 // Around the event the pause violation names: the paused holder has its
@@ -137,6 +189,7 @@ TEST_F(TimelineViews, AroundTheViolationShowsThePausedHolderAndItsExpiredLease) 
                 "lease of client 3 expired at", "#134 lock ok", "Both believe they hold lsim:L0"},
                "--around 134");
   expect_on_canvas(svg, "--around 134");
+  expect_named_events_on_their_owners_lanes(svg, "--around 134");
 }
 
 // A busy poller's view counts its polls and their rate and marks the head
@@ -148,18 +201,31 @@ TEST_F(TimelineViews, BusyPollShowsThePollRateAndLivenessTheFreeSpanAndBound) {
   const int busy = nth_of(trace, "busy_poll");
   ASSERT_GT(busy, 0);
   const Svg b = draw(trace, "--violation " + std::to_string(busy), "busy.svg");
+  // How many of the trace's events it shows ("103 events of 2 363").
+  const std::string total = std::to_string(locksim::testing::line_count(read_file(trace)) - 1);
+  std::string grouped_total;
+  for (size_t i = 0; i < total.size(); ++i) grouped_total += (i > 0 && (total.size() - i) % 3 == 0 ? " " : "") + total.substr(i, 1);
+  EXPECT_TRUE(b.has_text_containing(" events of " + grouped_total + ", ")) << grouped_total;
   EXPECT_TRUE(b.has_text("line lsim:L0"));
   expect_texts(b, {"busy_poll: ", "head that the busy poller spins behind"}, "busy_poll");
   EXPECT_TRUE(std::any_of(b.texts.begin(), b.texts.end(), [](const auto& t) {
     return std::regex_search(t.text, std::regex(R"(\d+ polls, \d+/s behind c\d+:\d+ \(head\))"));
   }));
   expect_on_canvas(b, "busy_poll");
+  expect_named_events_on_their_owners_lanes(b, "busy_poll");
 
   const int live = nth_of(trace, "liveness", "shows free since");
   ASSERT_GT(live, 0);
   const Svg l = draw(trace, "--violation " + std::to_string(live), "live.svg");
   expect_texts(l, {"free on the server since #", "liveness bound "}, "liveness");
   expect_on_canvas(l, "liveness");
+  expect_named_events_on_their_owners_lanes(l, "liveness");
+  // The waiter's polls and what the server told it: how long to wait.
+  EXPECT_TRUE(std::any_of(l.texts.begin(), l.texts.end(), [](const auto& t) {
+    return std::regex_search(t.text, std::regex(R"(^waits lsim:L0 .*\(polls answered #\d+ (wait [\d ]+ ms|-> \S+))"));
+  }));
+  // The busy poller's line: its rows, the head on top.
+  EXPECT_GE(line_rows(b, "line lsim:L0").size(), 3u);
 }
 
 // A watchdog that is not cancelled: the renewal after the release, and its
@@ -171,6 +237,7 @@ TEST_F(TimelineViews, WatchdogExpiryShowsTheRenewalOnTheHoldersLane) {
   const Svg svg = svg_of(out + "/timelines/1.svg");
   expect_texts(svg, {"rlock_renew", "watchdog was not cancelled", "holds lsim:L0 #"}, "watchdog_expiry");
   expect_on_canvas(svg, "watchdog_expiry");
+  expect_named_events_on_their_owners_lanes(svg, "watchdog_expiry");
 }
 
 // --lock that names no lock of the trace is an error listing those it

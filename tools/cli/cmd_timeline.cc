@@ -219,13 +219,15 @@ int timeline_command(const TimelineArgs& a) {
       throw UsageError(a.trace + ": " + e.what());
     }
     const Counterexample cx = shrink_scenario(scenario, v, default_check_config());
-    window = cx.events;
-    recording = record_history(window, default_check_config());
-    options.total_events = window.size();
+    recording = record_history(cx.events, default_check_config());
+    for (const Event& e : cx.events)
+      if (a.lock.empty() || e.lock.empty() || is_lock_or_member(e.lock, a.lock)) window.push_back(e);
+    if (!a.lock.empty()) keep_only_lock(&recording, a.lock);
+    options.total_events = cx.events.size();
     options.highlight_ids.insert(cx.violation.event_ids.begin(), cx.violation.event_ids.end());
     options.focus = {cx.violation};
     options.title = a.trace + ": " + cx.violation.property + (cx.violation.lock.empty() ? "" : " on " + cx.violation.lock) +
-                    ", shrunk counterexample (" + std::to_string(window.size()) + " events) of violation " +
+                    ", shrunk counterexample (" + std::to_string(cx.events.size()) + " events) of violation " +
                     std::to_string(a.violation);
     options.caption = violation_subtitle(cx.violation);
   } else {
@@ -323,7 +325,7 @@ int timeline_command(const TimelineArgs& a) {
   }
   std::fprintf(is_standard_output(a.out) ? stderr : stdout, "timeline: %zu of %llu events (#%llu to #%llu) -> %s\n",
                std::min(window.size(), options.max_events),
-              static_cast<unsigned long long>(a.shrink ? window.size() : survey.events),
+              static_cast<unsigned long long>(options.total_events),
               static_cast<unsigned long long>(window.empty() ? 0 : window.front().id),
               static_cast<unsigned long long>(window.empty() ? 0 : window.back().id), a.out.c_str());
   return 0;
