@@ -6,10 +6,19 @@
 
 #include "properties/checker.h"
 #include "properties/name_equal.h"
+#include "properties/saturating_time.h"
 
 namespace locksim {
 
 namespace {
+// A line's deadline (a score: any double, inf included) as whole ms,
+// clamped to what int64 holds.
+int64_t deadline_ms_of(double score_ms) {
+  const double floored = std::floor(score_ms);
+  if (std::isnan(floored) || floored >= 9.2e18) return INT64_MAX;
+  if (floored <= -9.2e18) return INT64_MIN;
+  return static_cast<int64_t>(floored);
+}
 int64_t true_ms(int64_t true_us) { return true_us >= 0 ? true_us / 1000 : -((-true_us + 999) / 1000); }
 bool names_an_owner_twice(const FairLineMirror::Waiters& line) {
   std::vector<std::string_view> owners;
@@ -22,7 +31,7 @@ bool names_an_owner_twice(const FairLineMirror::Waiters& line) {
 
 int64_t FairLineMirror::client_now_ms(int client, int64_t true_us) const {
   auto it = clocks_.find(client);
-  return true_ms(true_us) + (it == clocks_.end() ? 0 : it->second.offset_ms);
+  return sat_add(true_ms(true_us), it == clocks_.end() ? 0 : it->second.offset_ms);
 }
 
 FairLineMirror::ClockBounds FairLineMirror::client_now_bounds(int client, int64_t true_us) const {
@@ -30,10 +39,10 @@ FairLineMirror::ClockBounds FairLineMirror::client_now_bounds(int client, int64_
   if (it == clocks_.end()) return ClockBounds{};
   // local_ms and true ms are both floors: +-1 ms each; plus drift since the
   // observation (rounded up) in either direction.
-  const int64_t since_us = true_us >= it->second.at_us ? true_us - it->second.at_us : it->second.at_us - true_us;
+  const int64_t since_us = sat_abs(sat_sub(true_us, it->second.at_us));
   const int64_t slack_ms = 2 + (since_us / 1000 * kMaxDriftPpm) / 1'000'000 + 1;
-  const int64_t base_ms = true_ms(true_us) + it->second.offset_ms;
-  return ClockBounds{base_ms - slack_ms, base_ms + slack_ms};
+  const int64_t base_ms = sat_add(true_ms(true_us), it->second.offset_ms);
+  return ClockBounds{sat_sub(base_ms, slack_ms), sat_add(base_ms, slack_ms)};
 }
 
 bool FairLineMirror::paused_within(int client, int64_t from_us, int64_t to_us) const {
@@ -55,7 +64,7 @@ FairLineMirror::ClockBounds FairLineMirror::now_of_script(const Event& e) const 
     // request timeout (client clock, plus drift; a pause defers the timeout)
     // before it arrived.
     const int64_t window_us = request_timeout_ms_ * 1000 + request_timeout_ms_ * kMaxDriftPpm / 1000 + 1000;
-    const int64_t sent_after_us = e.true_us - window_us;
+    const int64_t sent_after_us = sat_sub(e.true_us, window_us);
     if (!paused_within(e.client, sent_after_us, e.true_us))
       b.lo_ms = std::max(b.lo_ms, client_now_bounds(e.client, sent_after_us).lo_ms);
   }
@@ -88,7 +97,7 @@ void FairLineMirror::judge_refusal(const Waiters& line, const Event& e, ClockBou
   size_t k = 0;
   // Entries stale by the margin for every possible `now` are surely purged
   // (the owner's own included: then it is treated as a newcomer).
-  while (k < line.size() && line[k].deadline_hi_ms <= now.lo_ms - stale_margin_ms_) ++k;
+  while (k < line.size() && line[k].deadline_hi_ms <= sat_sub(now.lo_ms, stale_margin_ms_)) ++k;
   // After the purge the server's line is empty or headed by the owner when
   // everything left is the owner's own entry (stale or not: then the line is
   // empty), or a surely live, surely present entry of the owner heads it.
@@ -113,7 +122,7 @@ bool FairLineMirror::same_line(const Line& line, const Event& e) {
     const Waiter& w = line.waiters[i];
     const LineEntry& entry = after[i];
     const int64_t deadline_ms =
-        entry.deadline_ms ? static_cast<int64_t>(std::floor(*entry.deadline_ms)) : kUnknownHighMs;
+        entry.deadline_ms ? deadline_ms_of(*entry.deadline_ms) : kUnknownHighMs;
     if (w.deadline_lo_ms != deadline_ms || w.deadline_hi_ms != deadline_ms) return false;
     if (!same_name(w.owner, entry.owner)) return false;
   }
@@ -223,7 +232,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_exact_script(const Event
   const std::optional<size_t> heads_dropped = match_lines(before, after, line.unique_owners);
   // No deadline (a historical bug): the slot never ends.
   auto deadline_of = [](const LineEntry& entry) {
-    return entry.deadline_ms ? static_cast<int64_t>(std::floor(*entry.deadline_ms)) : kUnknownHighMs;
+    return entry.deadline_ms ? deadline_ms_of(*entry.deadline_ms) : kUnknownHighMs;
   };
   auto fill = [&](Waiter& w, size_t i) {
     if (source_[i] == kNewWaiter) {
@@ -362,7 +371,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
   rewritten_.reset();
   if (e.client >= 0 && (e.kind == EventKind::Invoke || e.kind == EventKind::Ok || e.kind == EventKind::Fail ||
                         e.kind == EventKind::Info || e.kind == EventKind::Deliver)) {
-    clocks_[e.client] = Observation{e.local_ms - true_ms(e.true_us), e.true_us};
+    clocks_[e.client] = Observation{sat_sub(e.local_ms, true_ms(e.true_us)), e.true_us};
   }
   switch (e.kind) {
     case EventKind::Invoke:
@@ -385,10 +394,10 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
     case EventKind::Fault:
       if (e.op == "clock_jump" && e.client >= 0) {
         auto it = clocks_.find(e.client);
-        if (it != clocks_.end()) it->second.offset_ms += e.duration_ms;
+        if (it != clocks_.end()) it->second.offset_ms = sat_add(it->second.offset_ms, e.duration_ms);
         if (e.duration_ms < 0) {
           for (auto& [id, op] : ops_)
-            if (op.client == e.client && op.lo_ms > kUnknownLowMs) op.lo_ms += e.duration_ms;
+            if (op.client == e.client && op.lo_ms > kUnknownLowMs) op.lo_ms = sat_add(op.lo_ms, e.duration_ms);
         }
       } else if (e.op == "crash") {
         for (auto& [id, op] : ops_)
@@ -399,7 +408,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
         });
       } else if (e.op == "pause" && e.target >= 0) {
         auto& p = pauses_[e.target];
-        p.push_back(Pause{e.true_us, e.true_us + e.duration_ms * 1000});
+        p.push_back(Pause{e.true_us, sat_add(e.true_us, ms_to_us(e.duration_ms))});
         while (p.size() > kMaxPauses) p.pop_front();
       } else if (e.op == "redis_restart") {
         lines_.clear();  // recreated with new versions
@@ -427,10 +436,10 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
   } else if ((facts_.acquire_suffix || facts_.try_once_suffix) && facts_.reply_nil &&
              e.lease_ms > 0) {
     lock.expiry_known = true;
-    lock.expire_at_ms = e.server_ms + e.lease_ms;
+    lock.expire_at_ms = sat_add(e.server_ms, e.lease_ms);
   } else if (facts_.renew_suffix && e.reply == "1" && e.lease_ms > 0) {
     lock.expiry_known = true;
-    lock.expire_at_ms = e.server_ms + e.lease_ms;
+    lock.expire_at_ms = sat_add(e.server_ms, e.lease_ms);
   } else if (facts_.release_suffix && e.reply == "0") {
     lock.expiry_known = false;  // reset, unless a latch answered
   }
@@ -454,8 +463,8 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
     if (it != line.end()) {
       const bool exact = it->certain();
       for (auto behind = it + 1; behind != line.end(); ++behind) {
-        behind->deadline_lo_ms -= e.wait_ms;
-        if (exact) behind->deadline_hi_ms -= e.wait_ms;
+        behind->deadline_lo_ms = sat_sub(behind->deadline_lo_ms, e.wait_ms);
+        if (exact) behind->deadline_hi_ms = sat_sub(behind->deadline_hi_ms, e.wait_ms);
       }
     }
     std::erase_if(line, [&](const Waiter& w) { return w.owner == e.owner; });
@@ -498,8 +507,8 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
     line.erase(line.begin(), it);
     std::erase_if(line, [&](const Waiter& w) { return w.owner == e.owner; });
     for (Waiter& w : line) {
-      w.deadline_lo_ms -= e.wait_ms;
-      w.deadline_hi_ms -= e.wait_ms;
+      w.deadline_lo_ms = sat_sub(w.deadline_lo_ms, e.wait_ms);
+      w.deadline_hi_ms = sat_sub(w.deadline_hi_ms, e.wait_ms);
       if (!owner_certain) w.maybe_purged = true;
     }
     return g;
@@ -509,7 +518,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
     // deadlines may have been lowered by wait_ms, and the owner's entries
     // (there should be none) may be gone.
     for (Waiter& w : line) {
-      w.deadline_lo_ms -= e.wait_ms;
+      w.deadline_lo_ms = sat_sub(w.deadline_lo_ms, e.wait_ms);
       if (w.owner == e.owner) w.maybe_purged = true;
     }
     return std::nullopt;
@@ -522,12 +531,14 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
     if (surely_queued || line.size() >= kMaxLine) return std::nullopt;  // step 4: nothing changes
     Waiter w{owners_.intern(e.owner), e.client, e.id, e.true_us, 0, 0, e.op_id, false, mine != line.end()};
     // deadline = ttl + wait + now, ttl truncated toward zero in the reply.
-    w.deadline_lo_ms = now.lo_ms <= kUnknownLowMs ? kUnknownLowMs : now.lo_ms + ttl_ms + e.wait_ms - 1;
-    w.deadline_hi_ms = now.hi_ms >= kUnknownHighMs ? kUnknownHighMs : now.hi_ms + ttl_ms + e.wait_ms + 1;
+    w.deadline_lo_ms =
+        now.lo_ms <= kUnknownLowMs ? kUnknownLowMs : sat_sub(sat_add(sat_add(now.lo_ms, ttl_ms), e.wait_ms), 1);
+    w.deadline_hi_ms =
+        now.hi_ms >= kUnknownHighMs ? kUnknownHighMs : sat_add(sat_add(sat_add(now.hi_ms, ttl_ms), e.wait_ms), 1);
     if (mine == line.end() && !line.empty() && line.back().certain()) {
       // Surely the server's tail: the deadline is exactly the tail's + wait_ms.
-      const int64_t lo = line.back().deadline_lo_ms + e.wait_ms;
-      const int64_t hi = line.back().deadline_hi_ms + e.wait_ms;
+      const int64_t lo = sat_add(line.back().deadline_lo_ms, e.wait_ms);
+      const int64_t hi = sat_add(line.back().deadline_hi_ms, e.wait_ms);
       if (std::max(lo, w.deadline_lo_ms) <= std::min(hi, w.deadline_hi_ms)) {
         w.deadline_lo_ms = std::max(lo, w.deadline_lo_ms);
         w.deadline_hi_ms = std::min(hi, w.deadline_hi_ms);
@@ -562,7 +573,7 @@ std::optional<int64_t> FairLineMirror::latest_deadline_ahead_ms(const std::strin
     if (w.owner == owner) break;
     if (w.deadline_hi_ms >= kUnknownHighMs) continue;
     auto obs = clocks_.find(w.client);
-    const int64_t true_deadline_ms = w.deadline_hi_ms - (obs == clocks_.end() ? 0 : obs->second.offset_ms);
+    const int64_t true_deadline_ms = sat_sub(w.deadline_hi_ms, obs == clocks_.end() ? 0 : obs->second.offset_ms);
     latest = latest ? std::max(*latest, true_deadline_ms) : true_deadline_ms;
   }
   return latest;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "properties/saturating_time.h"
 #include "properties/violation.h"
 
 namespace locksim {
@@ -31,12 +32,12 @@ void FaultLog::on_event(const Event& e) {
     if (who < 0) return;
     PerClient& c = clients_[who];
     if (e.op == "pause") {
-      c.paused_total_ms += e.duration_ms > 0 ? e.duration_ms : 0;
+      c.paused_total_ms = sat_add(c.paused_total_ms, e.duration_ms > 0 ? e.duration_ms : 0);
       push(c, {"pause", e.id, e.true_us, e.duration_ms, ""});
     } else if (e.op == "partition") {
       push(c, {"partition", e.id, e.true_us, e.duration_ms, ""});
     } else if (e.op == "clock_jump") {
-      if (c.has_offset) c.offset_ms += e.duration_ms;
+      if (c.has_offset) c.offset_ms = sat_add(c.offset_ms, e.duration_ms);
       push(c, {"clock_jump", e.id, e.true_us, e.duration_ms, ""});
     } else if (e.op == "crash") {
       push(c, {"crash", e.id, e.true_us, 0, ""});
@@ -52,7 +53,7 @@ void FaultLog::on_event(const Event& e) {
   if (e.kind == EventKind::Invoke || e.kind == EventKind::Ok || e.kind == EventKind::Fail) {
     PerClient& c = clients_[e.client];
     c.has_offset = true;
-    c.offset_ms = e.local_ms - clock_epoch_ms_ - floor_ms(e.true_us);
+    c.offset_ms = sat_sub(sat_sub(e.local_ms, clock_epoch_ms_), floor_ms(e.true_us));
   }
 }
 
@@ -62,7 +63,7 @@ std::deque<ClientFault> FaultLog::faults_between(int client, int64_t from_us, in
   if (it == clients_.end()) return out;
   for (const ClientFault& f : it->second.recent) {
     const int64_t end_us =
-        (f.kind == "pause" || f.kind == "partition") ? f.true_us + f.duration_ms * 1000 : f.true_us;
+        (f.kind == "pause" || f.kind == "partition") ? sat_add(f.true_us, ms_to_us(f.duration_ms)) : f.true_us;
     if (end_us >= from_us && f.true_us <= to_us) out.push_back(f);
   }
   return out;
@@ -72,7 +73,7 @@ std::deque<ClientFault> FaultLog::server_faults_between(int64_t from_us, int64_t
   std::deque<ClientFault> out;
   for (const ClientFault& f : server_recent_) {
     // A restart that left the server down overlaps the interval when its down time does.
-    const int64_t end_us = f.kind == "redis_restart" ? f.true_us + f.duration_ms * 1000 : f.true_us;
+    const int64_t end_us = f.kind == "redis_restart" ? sat_add(f.true_us, ms_to_us(f.duration_ms)) : f.true_us;
     if (end_us >= from_us && f.true_us <= to_us) out.push_back(f);
   }
   return out;
@@ -102,7 +103,7 @@ std::string describe_server_fault(const ClientFault& f) {
            std::to_string(f.value) + " scripts not replicated)";
   }
   if (f.kind == "server_clock_jump") {
-    return who + "'s clock jumped " + format_ms(f.duration_ms < 0 ? -f.duration_ms : f.duration_ms) +
+    return who + "'s clock jumped " + format_ms(sat_abs(f.duration_ms)) +
            (f.duration_ms < 0 ? " backward" : " forward") + at;
   }
   return who + " " + f.kind + at;

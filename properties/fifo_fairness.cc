@@ -1,5 +1,7 @@
 #include "properties/fifo_fairness.h"
 
+#include "properties/saturating_time.h"
+
 namespace locksim {
 
 void FifoFairnessChecker::on_event(const Event& e) {
@@ -63,7 +65,7 @@ void FifoFairnessChecker::check_stale_tail(const Event& e) {
   Violation v;
   v.lock = e.lock;
   v.message = e.owner + " (client " + std::to_string(e.client) + ") joined the line at event #" +
-              std::to_string(e.id) + " behind a waiter " + format_ms(-ttl_ms) +
+              std::to_string(e.id) + " behind a waiter " + format_ms(sat_sub(0, ttl_ms)) +
               " past its slot by its own clock (answered " + e.reply +
               "); deadlines grow along the line, so every waiter ahead was past its slot: stale waiters were not "
               "purged";
@@ -95,7 +97,7 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
   v.message = e.script + " of " + e.owner + " (client " + std::to_string(e.client) + ") at event #" +
               std::to_string(e.id) + " ran with now " + std::to_string(e.local_ms) + " ms but left " +
               head->owner.str() + " at the head of the line with a deadline of " +
-              std::to_string(head->deadline_hi_ms) + " ms (" + format_ms(e.local_ms - head->deadline_hi_ms) +
+              std::to_string(head->deadline_hi_ms) + " ms (" + format_ms(sat_sub(e.local_ms, head->deadline_hi_ms)) +
               " past its slot): stale waiters were not purged";
   v.event_ids = {head->enqueue_event, e.id};
   v.true_us = {head->enqueue_us, e.true_us};
@@ -109,14 +111,14 @@ void FifoFairnessChecker::check_purged(const Event& e) {
   for (const FairLineMirror::Waiter& w : ctx_->line().purged()) {
     const FairLineMirror::ClockBounds waiter_now = ctx_->line().client_now_bounds(w.client, e.true_us);
     if (waiter_now.hi_ms >= FairLineMirror::kUnknownHighMs) continue;
-    if (w.deadline_lo_ms <= waiter_now.hi_ms + config().purge_tolerance_ms) continue;  // stale by its clock
+    if (w.deadline_lo_ms <= sat_add(waiter_now.hi_ms, config().purge_tolerance_ms)) continue;  // stale by its clock
     if (!ctx_->line().is_waiting(w.owner, e.lock)) continue;                                  // gave up or crashed
     Violation v;
     v.lock = e.lock;
     v.message = w.owner.str() + " (client " + std::to_string(w.client) + "), who joined the line at event #" +
                 std::to_string(w.enqueue_event) + ", was purged as stale by " + e.script + " of client " +
                 std::to_string(e.client) + " at event #" + std::to_string(e.id) + " while still waiting with " +
-                format_ms(w.deadline_lo_ms - waiter_now.hi_ms) + " of its slot left by its own clock";
+                format_ms(sat_sub(w.deadline_lo_ms, waiter_now.hi_ms)) + " of its slot left by its own clock";
     v.event_ids = {w.enqueue_event, e.id};
     v.true_us = {w.enqueue_us, e.true_us};
     v.owners = {w.owner, e.owner};
@@ -131,7 +133,7 @@ void FifoFairnessChecker::check_grant(const FairLineMirror::Grant& g) {
     // Judged by the waiter's own clock: had its slot surely not ended?
     const FairLineMirror::ClockBounds waiter_now = ctx_->line().client_now_bounds(w.client, g.true_us);
     if (waiter_now.hi_ms >= FairLineMirror::kUnknownHighMs) continue;
-    if (w.deadline_lo_ms <= waiter_now.hi_ms + config().purge_tolerance_ms) continue;  // stale: legitimately purged
+    if (w.deadline_lo_ms <= sat_add(waiter_now.hi_ms, config().purge_tolerance_ms)) continue;  // stale: legitimately purged
     if (!ctx_->line().is_waiting(w.owner, g.lock)) continue;                                   // gave up or crashed
     const int64_t waiter_now_ms = waiter_now.hi_ms;
     Violation v;
@@ -139,7 +141,7 @@ void FifoFairnessChecker::check_grant(const FairLineMirror::Grant& g) {
     v.message = g.owner + " (client " + std::to_string(g.client) + ") was granted at event #" +
                 std::to_string(g.event_id) + " ahead of " + w.owner.str() + " (client " + std::to_string(w.client) +
                 "), who joined the line earlier at event #" + std::to_string(w.enqueue_event) +
-                 " and was still waiting with " + format_ms(w.deadline_lo_ms - waiter_now_ms) +
+                 " and was still waiting with " + format_ms(sat_sub(w.deadline_lo_ms, waiter_now_ms)) +
                 " of its slot left by its own clock";
     v.event_ids = {w.enqueue_event, g.event_id};
     v.true_us = {w.enqueue_us, g.true_us};
@@ -164,20 +166,20 @@ std::string FifoFairnessChecker::explain_skew(int purged_client, const std::stri
       if (best_client < 0 || off > best_offset) { best_client = c; best_offset = off; }
     }
   }
-  if (best_client < 0 || best_offset - waiter_offset <= config().purge_tolerance_ms) return "";
+  if (best_client < 0 || sat_sub(best_offset, waiter_offset) <= config().purge_tolerance_ms) return "";
   const std::string waiter = "client " + std::to_string(purged_client);
-  if (best_offset >= -waiter_offset)
+  if (best_offset >= sat_sub(0, waiter_offset))
     return "client " + std::to_string(best_client) + "'s clock is " + format_ms(best_offset) + " ahead" +
            (waiter_offset != 0 ? " (" + waiter + "'s: " + format_ms(waiter_offset) + ")" : std::string()) +
            ": its deadline purged " + waiter + ", who was still waiting";
-  return waiter + "'s clock is " + format_ms(-waiter_offset) +
+  return waiter + "'s clock is " + format_ms(sat_sub(0, waiter_offset)) +
          " behind: its slot deadline looked past to the others, so it was purged while still waiting";
 }
 
 void FifoFairnessChecker::expire_give_ups(int64_t now_us, bool at_end) {
   const int64_t grace_us = 2 * config().request_timeout_ms * 1000;
   for (auto it = give_ups_.begin(); it != give_ups_.end();) {
-    if (!at_end && now_us <= it->second.true_us + grace_us) { ++it; continue; }
+    if (!at_end && now_us <= sat_add(it->second.true_us, grace_us)) { ++it; continue; }
     Violation v;
     v.lock = it->second.lock;
     v.message = it->first + " (client " + std::to_string(it->second.client) +
@@ -194,7 +196,7 @@ void FifoFairnessChecker::expire_give_ups(int64_t now_us, bool at_end) {
 void FifoFairnessChecker::finish(int64_t end_true_us) {
   // A give-up whose acquire_failed had no time to arrive before the end is not blamed.
   const int64_t grace_us = 2 * config().request_timeout_ms * 1000;
-  std::erase_if(give_ups_, [&](const auto& kv) { return end_true_us <= kv.second.true_us + grace_us; });
+  std::erase_if(give_ups_, [&](const auto& kv) { return end_true_us <= sat_add(kv.second.true_us, grace_us); });
   expire_give_ups(end_true_us, true);
 }
 

@@ -2,6 +2,7 @@
 
 #include "properties/checker.h"
 #include "properties/fault_log.h"
+#include "properties/saturating_time.h"
 
 namespace locksim {
 
@@ -38,9 +39,9 @@ void LeaseBook::on_script(const Event& e, const EventFacts& facts, LockId lock) 
       !e.holders_after.empty()) {
     const int64_t pttl_ms = *facts.reply_integer;
     auto k = keys_.find(key_id);
-    if (k != keys_.end() && pttl_ms < k->second.expire_at_ms - e.server_ms) {
+    if (k != keys_.end() && pttl_ms < sat_sub(k->second.expire_at_ms, e.server_ms)) {
       pttl_contradicted_ = k->second;
-      k->second.expire_at_ms = e.server_ms + pttl_ms;  // one report per refresh
+      k->second.expire_at_ms = sat_add(e.server_ms, pttl_ms);  // one report per refresh
     }
   }
 
@@ -53,7 +54,7 @@ void LeaseBook::on_script(const Event& e, const EventFacts& facts, LockId lock) 
   partial_release_ = facts.release_script() && !latch_replay_ && facts.reply_is(0);
   if (granted_ || renewed_ || partial_release_) {
     KeyLease& k = keys_[key_id];
-    k = KeyLease{e.server_ms + e.lease_ms, e.id, e.true_us, e.owner, e.server_ms, e.lease_ms};
+    k = KeyLease{sat_add(e.server_ms, e.lease_ms), e.id, e.true_us, e.owner, e.server_ms, e.lease_ms};
     refreshed_ = &k;
   } else if (e.holders_after.empty()) {
     deleted_ = keys_.erase(key_id) > 0;
@@ -65,7 +66,7 @@ void LeaseBook::prune(int64_t now_us) {
   last_prune_us_ = now_us;
   // Latches live request_timeout x (retries + 2); a horizon of several
   // leases is far longer.
-  std::erase_if(release_ids_, [&](const auto& kv) { return kv.second + horizon_us_ < now_us; });
+  std::erase_if(release_ids_, [&](const auto& kv) { return sat_add(kv.second, horizon_us_) < now_us; });
 }
 
 }  // namespace locksim

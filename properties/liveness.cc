@@ -6,6 +6,8 @@
 
 #include "model/script_call.h"
 
+#include "properties/saturating_time.h"
+
 namespace locksim {
 
 void LivenessChecker::on_event(const Event& e) {
@@ -81,8 +83,8 @@ void LivenessChecker::on_event(const Event& e) {
 
 void LivenessChecker::check_budget(const Waiter& w, int64_t now_us, uint64_t completion_event, bool completed) {
   if (w.wait_ms < 0) return;
-  const int64_t paused_ms = ctx_->faults().paused_total_ms(w.client) - w.paused_at_invoke_ms;
-  const int64_t bound_ms = w.wait_ms + config().wait_slack_ms + paused_ms;
+  const int64_t paused_ms = sat_sub(ctx_->faults().paused_total_ms(w.client), w.paused_at_invoke_ms);
+  const int64_t bound_ms = sat_add(sat_add(w.wait_ms, config().wait_slack_ms), paused_ms);
   const int64_t elapsed_ms = (now_us - w.invoke_us) / 1000;
   if (elapsed_ms <= bound_ms) return;
   Violation v;
@@ -250,10 +252,10 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
     int64_t since_us = std::max(lock.free_since_us, w.invoke_us);
     if (ctx_->line().is_fair(w.lock)) {
       if (auto ahead_ms = ctx_->line().latest_deadline_ahead_ms(w.lock, w.owner))
-        since_us = std::max(since_us, *ahead_ms * 1000);
+        since_us = std::max(since_us, ms_to_us(*ahead_ms));
     }
-    const int64_t paused_ms = ctx_->faults().paused_total_ms(w.client) - w.paused_at_invoke_ms;
-    const int64_t waited_ms = (now_us - since_us) / 1000 - paused_ms;
+    const int64_t paused_ms = sat_sub(ctx_->faults().paused_total_ms(w.client), w.paused_at_invoke_ms);
+    const int64_t waited_ms = sat_sub(sat_sub(now_us, since_us) / 1000, paused_ms);
     if (waited_ms <= config().free_lock_bound_ms) continue;
     w.free_reported = true;
     Violation v;

@@ -3,6 +3,7 @@
 #include <cassert>
 #include <climits>
 
+#include "properties/saturating_time.h"
 #include "properties/violation.h"
 
 namespace locksim {
@@ -114,7 +115,7 @@ std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string
       fu != last_force_unlock_.end() && fu->second.true_us >= earlier.start_us)
     return "client " + std::to_string(fu->second.client) + " force-unlocked it at event #" +
            std::to_string(fu->second.event_id);
-  if (earlier.lease_ms >= 0 && now_us - earlier.start_us > earlier.lease_ms * 1000)
+  if (earlier.lease_ms >= 0 && now_us - earlier.start_us > ms_to_us(earlier.lease_ms))
     return who + " kept a hold with explicit " + lease_text + " for " +
            format_ms((now_us - earlier.start_us) / 1000);
   // The explicit lease runs on the server from the grant, before the client
@@ -122,7 +123,7 @@ std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string
   // is not yet lease ms old.
   const LockInfo* info = lock_info_.find(ctx_->locks().find(lock));
   if (earlier.lease_ms >= 0 && earlier.granted_server_ms != INT64_MIN && info != nullptr && info->script_seen &&
-      info->server_ms > earlier.granted_server_ms + earlier.lease_ms)
+      info->server_ms > sat_add(earlier.granted_server_ms, earlier.lease_ms))
     return who + " kept a hold with explicit " + lease_text + " past its expiry on the server (granted at server " +
            std::to_string(earlier.granted_server_ms) + " ms, taken by another owner at server " +
            std::to_string(info->server_ms) + " ms)";

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "properties/fault_log.h"
+#include "properties/saturating_time.h"
 
 namespace locksim {
 
@@ -150,7 +151,7 @@ void ReentrancyChecker::on_script(const Event& e) {
   const bool refreshed = granted || (facts.script_is(ScriptKind::RlockRenew) && facts.reply_is(1)) ||
                          (release && !latch_replay && facts.reply_is(0));
   if (e.holders_after.empty()) s.expire_at_ms = INT64_MAX;
-  else if (refreshed && e.lease_ms >= 0) s.expire_at_ms = e.server_ms + e.lease_ms;
+  else if (refreshed && e.lease_ms >= 0) s.expire_at_ms = sat_add(e.server_ms, e.lease_ms);
 }
 
 }  // namespace locksim

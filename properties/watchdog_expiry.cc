@@ -1,5 +1,7 @@
 #include "properties/watchdog_expiry.h"
 
+#include "properties/saturating_time.h"
+
 namespace locksim {
 
 void WatchdogExpiryChecker::on_event(const Event& e) {
@@ -36,7 +38,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
         ++s.count;
         s.lease_ms = lease_ms;
         if (lease_ms < 0) s.watchdog = true;
-        else s.lease_expiry_us = e.true_us + lease_ms * 1000;
+        else s.lease_expiry_us = sat_add(e.true_us, ms_to_us(lease_ms));
       } else if (ctx_->facts().op == OpName::Unlock && e.value == 1) {
         auto it = owners_.find(lock_owner());
         if (it != owners_.end() && it->second.count == 0) {
@@ -106,7 +108,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     v.message = "the lock key expires in " + format_ms(pttl_ms) + " (PTTL answered to " + e.owner +
                 ") but its last acquire/renewal by " + k->refreshed_by + " at event #" +
                 std::to_string(k->refresh_event) + " set it to expire in " +
-                format_ms(k->expire_at_ms - e.server_ms) + ": the expiry was not reset";
+                format_ms(sat_sub(k->expire_at_ms, e.server_ms)) + ": the expiry was not reset";
     v.event_ids = {k->refresh_event, e.id};
     v.true_us = {k->refresh_us, e.true_us};
     v.owners = {k->refreshed_by};
@@ -119,7 +121,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     // A partial release resets the expiry to the client's lease where it
     // first runs (a retry answered by the latch changes nothing).
     auto os = owners_.find(NamePairView(e.lock, e.owner));
-    if (os != owners_.end() && os->second.lease_ms >= 0) os->second.lease_expiry_us = e.true_us + e.lease_ms * 1000;
+    if (os != owners_.end() && os->second.lease_ms >= 0) os->second.lease_expiry_us = sat_add(e.true_us, ms_to_us(e.lease_ms));
   }
 
   if (!facts.script_is(ScriptKind::RlockRenew)) return;
@@ -139,7 +141,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
   if (os == owners_.end()) return;
   const OwnerState& s = os->second;
   const bool started_after_release =
-      e.op_id > s.release_op_floor && e.true_us > s.release_us + config().renew_grace_ms * 1000;
+      e.op_id > s.release_op_floor && e.true_us > sat_add(s.release_us, ms_to_us(config().renew_grace_ms));
   if (s.released && (renewed || started_after_release)) {
     Violation v;
     v.lock = e.lock;
@@ -179,7 +181,7 @@ void WatchdogExpiryChecker::on_hold_lost(const Event& e, const std::string& how)
   const bool faulted = !ctx_->faults().faults_between(s.client, s.hold_start_us, e.true_us).empty() ||
                        !ctx_->faults().server_faults_between(s.hold_start_us, e.true_us).empty();
   const int64_t slack_us = config().request_timeout_ms * 1000;
-  const bool lease_ran_out = !s.watchdog && e.true_us + slack_us >= s.lease_expiry_us;
+  const bool lease_ran_out = !s.watchdog && sat_add(e.true_us, slack_us) >= s.lease_expiry_us;
   if (!faulted && !lease_ran_out) {
     Violation v;
     v.lock = e.lock;
@@ -199,7 +201,7 @@ void WatchdogExpiryChecker::prune(int64_t now_us) {
   if (now_us - last_prune_us_ < horizon_us) return;
   last_prune_us_ = now_us;
   std::erase_if(owners_, [&](const auto& kv) {
-    return kv.second.count == 0 && kv.second.release_us + horizon_us < now_us;
+    return kv.second.count == 0 && sat_add(kv.second.release_us, horizon_us) < now_us;
   });
 }
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "properties/saturating_time.h"
+
 namespace locksim {
 
 namespace {
@@ -44,7 +46,7 @@ TimeAxis::TimeAxis(std::vector<int64_t> instants_us, const TimeAxisOptions& opti
       std::nth_element(gaps_us.begin(), gaps_us.begin() + static_cast<std::ptrdiff_t>(at), gaps_us.end());
       p90_us = gaps_us[at];
     }
-    quiet_us_ = std::max(kMinQuietUs, kQuietPerP90Gap * p90_us);
+    quiet_us_ = std::max(kMinQuietUs, sat_mul(kQuietPerP90Gap, p90_us));
   }
   // The proportional time: every gap that is not collapsed.
   int64_t kept_us = 0;
@@ -107,9 +109,12 @@ std::vector<TimeAxis::Tick> TimeAxis::ticks() const {
     // A band's own label (its length) sits over it: keep tick labels clear of it.
     if (i > 0) last_x_pt = std::max(last_x_pt, bands_[i - 1].x1_pt - kTickGapPt / 2);
     int64_t t = (s.start_us / step_us) * step_us;
-    if (t < s.start_us) t += step_us;
+    if (t < s.start_us) t = sat_add(t, step_us);
     bool any = false;
-    for (int guard = 0; t <= s.end_us && guard < 1000; t += step_us, ++guard) {
+    // A step past the end of time ends the loop.
+    bool past_end = false;
+    for (int guard = 0; !past_end && t <= s.end_us && guard < 1000;
+         past_end = __builtin_add_overflow(t, step_us, &t), ++guard) {
       const double x = x_pt(t);
       if (x - last_x_pt < kTickGapPt) continue;
       if (i < bands_.size() && x > bands_[i].x0_pt - kTickGapPt / 2) break;

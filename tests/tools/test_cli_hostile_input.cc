@@ -5,12 +5,16 @@
 //  10  loose header types: 4294967300 clients, floats, booleans
 //  11  out-of-range numbers on every numeric option of every subcommand
 //  12  a script-pack `file` that is a directory
-//  also: an unknown subcommand is named
+//  also: an unknown subcommand is named; times at the end of time and huge
+//  leases are checked and drawn without overflow
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -302,4 +306,49 @@ TEST_F(HostileInput, MatchVariantWithAPackNamingNoVariantIsRefused) {
   expect_one_line_exit2("campaign --scripts " + pack + " --backend both --match-variant --seeds 1 --out " + path("mv"),
                         {"--match-variant", "names no model variant"});
   expect_only({"t.jsonl"});
+}
+
+// Times at the end of time and leases of 2^62 ms (the second half of the
+// trace at t = INT64_MAX - ..., every lease 2^62; then lms, sms, wait and dur
+// at INT64_MAX and INT64_MIN by turns): check and every timeline view read
+// and draw them without a signed overflow (the sanitizer build reports one
+// as "runtime error" and stops) and write a picture.
+TEST_F(HostileInput, TimesAtTheEndOfTimeAndHugeLeasesAreCheckedAndDrawn) {
+  std::vector<nlohmann::json> events;
+  std::istringstream lines(body_);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) events.push_back(nlohmann::json::parse(line));
+  ASSERT_GT(events.size(), 10u);
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  auto write_events = [&](const std::string& name, const std::function<void(nlohmann::json&, size_t)>& change) {
+    std::string text = header_ + "\n";
+    for (size_t i = 0; i < events.size(); ++i) {
+      nlohmann::json e = events[i];
+      change(e, i);
+      text += e.dump() + "\n";
+    }
+    return write(name, text);
+  };
+  const size_t n = events.size();
+  const std::string late = write_events("late.jsonl", [&](nlohmann::json& e, size_t i) {
+    if (i >= n / 2) e["t"] = kMax - static_cast<int64_t>((n - 1 - i) * 1000);
+    if (e.contains("lease")) e["lease"] = int64_t{1} << 62;
+  });
+  const std::string huge = write_events("huge.jsonl", [&](nlohmann::json& e, size_t i) {
+    for (const char* key : {"lms", "sms", "wait", "dur"})
+      if (e.contains(key)) e[key] = i % 2 ? kMax : std::numeric_limits<int64_t>::min();
+  });
+  for (const std::string& trace : {late, huge}) {
+    auto r = run_locksim("check " + trace);
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << trace << "\n" << r.out;
+    EXPECT_EQ(r.out.find("runtime error"), std::string::npos) << trace << "\n" << r.out;
+    for (const char* args : {"", " --violation 1", " --view sequence", " --around 5"}) {
+      const std::string svg = path("x.svg");
+      r = run_locksim("timeline " + trace + args + " -o " + svg);
+      EXPECT_EQ(r.exit_code, 0) << trace << args << "\n" << r.out;
+      EXPECT_EQ(r.out.find("runtime error"), std::string::npos) << trace << args << "\n" << r.out;
+      EXPECT_NE(read_file(svg).find("</svg>"), std::string::npos) << trace << args;
+      fs::remove(svg);
+    }
+  }
 }
