@@ -72,6 +72,13 @@ TEST(CampaignScriptError, APackThatOnlyErrorsFails) {
     EXPECT_EQ(s["counts"]["operations_ok"], 0) << c.name;
     EXPECT_EQ(s["vacuous"], true) << c.name;
     EXPECT_EQ(s["properties"]["script_error"]["result"], "fail") << c.name;
+    // The report says so too.
+    const std::string html = read_file(work_dir() / (c.name + "-out") / "report.html");
+    EXPECT_TRUE(contains(html, "VACUOUS: no operation succeeded")) << c.name;
+    EXPECT_TRUE(contains(html, "script errors: " + std::to_string(s["counts"]["script_errors"].get<uint64_t>()) +
+                                   " script execution(s) answered an error"))
+        << c.name;
+    EXPECT_TRUE(contains(html, "<tr><td>script_error</td><td class=\"fail\">fail</td>")) << c.name;
   }
 }
 
