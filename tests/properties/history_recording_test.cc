@@ -1,10 +1,8 @@
 // HistoryRecording: the intervals a timeline draws are the checkers' reading.
 //  - Every overlap the recording holds is one the mutual-exclusion checker
 //    reports (same owners, same events) and every report is a recorded
-//    overlap, over hostile campaigns of every lock kind. The suite runs 60
-//    seeds of each; LOCKSIM_RECORDING_SEEDS=300 runs the full check
-//    (README, Timelines):
-//      LOCKSIM_RECORDING_SEEDS=300 build/tests/test_properties --gtest_filter='HistoryRecording.*'
+//    overlap, over hostile campaigns of every lock kind: 300 seeds of each
+//    (LOCKSIM_RECORDING_SEEDS=N runs N; README, Timelines).
 //  - A failed unlock neither starts nor ends a hold; a reentrant hold is one
 //    hold with its count; a window that starts at event 0 has nothing before
 //    it; a window later in the history keeps the hold open at its start
@@ -31,9 +29,9 @@ namespace {
 
 int seeds_to_run() {
   const char* env = std::getenv("LOCKSIM_RECORDING_SEEDS");
-  if (env == nullptr) return 60;
+  if (env == nullptr) return 300;
   const int n = std::atoi(env);
-  return n > 0 ? n : 60;
+  return n > 0 ? n : 300;
 }
 
 struct Kind {

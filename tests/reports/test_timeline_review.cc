@@ -329,11 +329,11 @@ TEST(ReviewTimeline, AWindowDrawsTheHoldOpenAtItsStartFromItsAcquire) {
 // Every overlap a violation's timeline draws is one the mutual-exclusion
 // checker reports (same first hold, same acquire), and every report whose
 // acquire is in the window is drawn, over hostile campaigns of every lock
-// kind. 30 seeds of each here; LOCKSIM_RECORDING_SEEDS=300 runs the full
-// check (README, Timelines).
+// kind: 300 seeds of each (LOCKSIM_RECORDING_SEEDS=N runs N; README,
+// Timelines).
 TEST(ReviewTimeline, DrawnOverlapsAreTheCheckersOnHostileCampaigns) {
   const char* env = std::getenv("LOCKSIM_RECORDING_SEEDS");
-  const int seeds = env != nullptr && std::atoi(env) > 0 ? std::atoi(env) : 30;
+  const int seeds = env != nullptr && std::atoi(env) > 0 ? std::atoi(env) : 300;
   size_t drawn_total = 0;
   for (const auto& [lock, locks, servers] : std::vector<std::tuple<const char*, int, int>>{
            {"rlock", 1, 1}, {"fair", 1, 1}, {"mixed", 2, 1}, {"multi", 1, 3}, {"redlock", 1, 3}}) {
