@@ -185,7 +185,8 @@ TEST_F(TimelineViews, AroundTheViolationShowsThePausedHolderAndItsExpiredLease) 
   const Svg svg = draw(trace, "--around 134", "a.svg");
   EXPECT_TRUE(svg.has_text("client 3"));  // the paused holder, without an event in the window
   expect_texts(svg,
-               {"holds lsim:L0 since #67", "pause 34.2 s", "- expired while client 3 believed it held",
+               {"holds lsim:L0 since #67", "holds lsim:L0 x3 #142", "pause 34.2 s",
+                "- expired while client 3 believed it held",
                 "lease of client 3 expired at", "#134 lock ok", "Both believe they hold lsim:L0"},
                "--around 134");
   expect_on_canvas(svg, "--around 134");
@@ -238,6 +239,24 @@ TEST_F(TimelineViews, WatchdogExpiryShowsTheRenewalOnTheHoldersLane) {
   expect_texts(svg, {"rlock_renew", "watchdog was not cancelled", "holds lsim:L0 #"}, "watchdog_expiry");
   expect_on_canvas(svg, "watchdog_expiry");
   expect_named_events_on_their_owners_lanes(svg, "watchdog_expiry");
+}
+
+// A ghost in a fair line (the fair_giveup_no_acquire_failed mutant): the
+// waiter whose client gave up without acquire_failed stays in the line,
+// named above the rows from the give-up on, as the checker reports it.
+TEST_F(TimelineViews, GhostWaiterStaysInTheLineAfterItsClientGaveUp) {
+  const std::string out = path("ghost");
+  const auto r = run_locksim("campaign --mutant fair_giveup_no_acquire_failed --lock fair --seeds 1 --out " + out);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const std::vector<std::string> fifo = check_lines(out + "/failures/1.shrunk.jsonl", "fifo_fairness");
+  ASSERT_FALSE(fifo.empty());
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(fifo[0], m, std::regex(R"(gave up waiting at event #(\d+) without acquire_failed)")));
+  const Svg svg = svg_of(out + "/timelines/1.svg");
+  EXPECT_TRUE(svg.has_text_containing("still in the line after its client gave up #" + m[1].str() + ": a ghost"));
+  EXPECT_GE(line_rows(svg, "line lsim:L0").size(), 1u);
+  expect_on_canvas(svg, "ghost");
+  expect_named_events_on_their_owners_lanes(svg, "ghost");
 }
 
 // --lock that names no lock of the trace is an error listing those it
