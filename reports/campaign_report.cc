@@ -188,6 +188,9 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
     out << "<p class=\"fail\">script errors: " << text(counts["script_errors"])
         << " script execution(s) answered an error</p>\n";
   }
+  if (s.contains("timelines_not_drawn")) {
+    out << "<p class=\"fail\">No timeline drawn: " << html(str(s, "timelines_not_drawn")) << "</p>\n";
+  }
   const json& scenario = config["scenario"];
   out << "<table>\n"
       << "<tr><th>command</th><td><code>" << html(str(s, "command")) << "</code></td></tr>\n"
@@ -281,6 +284,9 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
     }
     out << "</p>\n";
     std::string svg;
+    if (f.value("timeline", json()).is_null() && s.contains("timelines_not_drawn")) {
+      out << "<p class=\"fail\">timeline not drawn: Graphviz's dot could not be run</p>\n";
+    }
     if (!f.value("timeline", json()).is_null()) {
       svg = inline_svg(dir, str(f, "timeline"));
       out << "<p><a href=\"" << html(str(f, "timeline")) << "\">" << html(str(f, "timeline")) << "</a></p>\n";

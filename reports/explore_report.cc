@@ -89,6 +89,10 @@ std::string explore_report_html(const json& s, const std::string& dir_name) {
          "tr.cited td{background:#fdd}svg{max-width:100%;height:auto}</style></head><body>\n";
   out << "<h1>" << html_escape(title) << "</h1>\n";
   const bool complete = s["complete"].get<bool>();
+  if (s.contains("timelines_not_drawn") && s["timelines_not_drawn"].is_string()) {
+    out << "<p class=\"fail\">No timeline drawn: " << html_escape(s["timelines_not_drawn"].get<std::string>())
+        << "</p>\n";
+  }
   if (violations.empty()) {
     out << "<p class=\"pass\"><b>PASS: no property failed in " << cell(counts["distinct_states"])
         << " distinct states</b></p>\n";

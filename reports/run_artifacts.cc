@@ -39,21 +39,39 @@ class FirstEvents final : public EventSink {
 
 constexpr size_t kSampleTimelineEvents = 120;
 
-void draw(const std::vector<Event>& events, const Violation& v, const std::string& title, const fs::path& path) {
-  TimelineOptions timeline;
-  timeline.title = title;
-  render_timeline(violation_timeline_dot(events, v, timeline), path.string(), "svg");
-}
+// Renders timelines until dot turns out not to be there; from then on it
+// draws nothing and remembers why.
+class Drawer {
+ public:
+  // Whether `path` was drawn.
+  bool render(const std::string& dot_text, const fs::path& path) {
+    if (!result.timelines_not_drawn.empty()) return false;
+    try {
+      render_timeline(dot_text, path.string(), "svg");
+      return true;
+    } catch (const DotNotFound&) {
+      result.timelines_not_drawn = kDotMissingReason;
+      return false;
+    }
+  }
+  void draw(const std::vector<Event>& events, const Violation& v, const std::string& title, const fs::path& path) {
+    TimelineOptions timeline;
+    timeline.title = title;
+    render(violation_timeline_dot(events, v, timeline), path);
+  }
+  RunArtifacts result;
+};
 
 }  // namespace
 
-void write_run_artifacts(const std::string& dir_name, const CampaignOptions& o, const CampaignResult& r,
-                         BackendSource& source, const std::vector<std::string>& inputs) {
+RunArtifacts write_run_artifacts(const std::string& dir_name, const CampaignOptions& o, const CampaignResult& r,
+                                 BackendSource& source, const std::vector<std::string>& inputs) {
   const fs::path dir(dir_name);
+  Drawer drawer;
   if (r.failures.empty()) {
     // Nothing failed: a sample of the first seed instead, drawn by the
     // unsharded campaign or shard 0 only (whose first seed is the campaign's).
-    if (o.shard_index != 0 || r.seeds_run == 0) return;
+    if (o.shard_index != 0 || r.seeds_run == 0) return drawer.result;
     make_dir(dir / "timelines");
     const fs::path svg = dir / kSampleTimelineFile;
     refuse_output_over_input(svg.string(), inputs);
@@ -71,8 +89,8 @@ void write_run_artifacts(const std::string& dir_name, const CampaignOptions& o, 
     TimelineOptions timeline;
     timeline.title = "seed " + std::to_string(r.scenario.seed) + ", its first " +
                      std::to_string(sample.events.size()) + " events (a sample: no seed failed)";
-    render_timeline(timeline_dot(sample.events, timeline), svg.string(), "svg");
-    return;
+    drawer.render(timeline_dot(sample.events, timeline), svg);
+    return drawer.result;
   }
   make_dir(dir / "failures");
   const size_t drawn_seeds = static_cast<size_t>(std::max(0, o.shrink_seeds));
@@ -110,7 +128,7 @@ void write_run_artifacts(const std::string& dir_name, const CampaignOptions& o, 
           run_explicit(*cx->plan, source.fresh(cx->plan->scenario), shrunk_writer);
           shrunk_writer.close();
         }
-        draw(cx->events, cx->violation,
+        drawer.draw(cx->events, cx->violation,
              where + " (shrunk counterexample, " + std::to_string(cx->events.size()) + " events)", svg);
         continue;
       }
@@ -119,9 +137,10 @@ void write_run_artifacts(const std::string& dir_name, const CampaignOptions& o, 
                                   [&](const Violation& x) { return x.property == property; });
       const size_t end = std::min<size_t>(history.events.size(), v->detected_at_event + 1);
       const std::vector<Event> events(history.events.begin(), history.events.begin() + static_cast<std::ptrdiff_t>(end));
-      draw(events, *v, where + " (the seed's history up to the violation, not shrunk)", svg);
+      drawer.draw(events, *v, where + " (the seed's history up to the violation, not shrunk)", svg);
     }
   }
+  return drawer.result;
 }
 
 }  // namespace locksim

@@ -13,7 +13,9 @@
 // (reports/run_plot.h).
 // Every file appears complete or not at all (traces/output_file.h); none
 // may be one of `inputs` (OutputError). Throws on the first file that cannot
-// be written.
+// be written, except a timeline when Graphviz's dot cannot be run at all:
+// then no timeline is drawn, everything else is written, and the result says
+// why (RunArtifacts::timelines_not_drawn) for summary.json and the report.
 #pragma once
 
 #include <string>
@@ -26,7 +28,16 @@ namespace locksim {
 
 inline constexpr const char* kSampleTimelineFile = "timelines/sample.svg";
 
-void write_run_artifacts(const std::string& dir, const CampaignOptions& options, const CampaignResult& result,
-                         BackendSource& source, const std::vector<std::string>& inputs);
+struct RunArtifacts {
+  std::string timelines_not_drawn;  // empty when every timeline was drawn
+};
+
+RunArtifacts write_run_artifacts(const std::string& dir, const CampaignOptions& options, const CampaignResult& result,
+                                 BackendSource& source, const std::vector<std::string>& inputs);
+
+// What summary.json says when no timeline could be drawn.
+inline constexpr const char* kDotMissingReason =
+    "Graphviz's dot could not be run (is graphviz installed and dot on PATH?); everything else was written: "
+    "draw a trace later with `locksim timeline TRACE`";
 
 }  // namespace locksim

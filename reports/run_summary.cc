@@ -234,6 +234,11 @@ bool is_summary_property(const std::string& name) {
 
 }  // namespace
 
+void mark_timelines_not_drawn(json& summary, const std::string& why) {
+  summary["timelines_not_drawn"] = why;
+  for (json& f : summary["failures"]) f["timeline"] = nullptr;
+}
+
 void check_summary_json(const json& s, const std::string& name) {
   if (!s.is_object() || s.value("format", json()) != kRunSummaryFormat) {
     throw std::runtime_error(name + ": not a locksim campaign summary (no \"format\":\"" +
@@ -266,6 +271,7 @@ void check_summary_json(const json& s, const std::string& name) {
       f.fail("configuration.fail_on[" + std::to_string(i) + "]", "not a property: " + describe_json_value(fail_on[i]));
     }
   }
+  if (s.contains("timelines_not_drawn")) f.text(s, "", "timelines_not_drawn");
   // shard: which seeds this directory holds (null once merged).
   const json& shard = f.at(s, "", "shard");
   uint64_t shard_index = 0, shard_count = 1;

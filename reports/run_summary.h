@@ -17,7 +17,9 @@
 //    "timings":{"wall_s","seeds_per_s","simulated_s_per_wall_s"},
 //    "failures":[{"seed","property","explanation","cause","violations",
 //                 "trace","reproduce","shrunk_trace","timeline","counterexample"}],
-//    "advisories":{name:{"seeds","reports","first_seed","first_report"}}}
+//    "advisories":{name:{"seeds","reports","first_seed","first_report"}},
+//    "timelines_not_drawn": why (only when Graphviz's dot could not be run:
+//                           then every "timeline" is null)}
 // One failure per failing (seed, property), in seed order ("divergence" for
 // a --backend both divergence). "trace" (failures/<seed>.jsonl) is the
 // seed's full trace; the first CampaignOptions::shrink_seeds failing seeds
@@ -37,6 +39,10 @@
 #include "properties/campaign.h"
 
 namespace locksim {
+
+// Says in `summary` that no timeline was drawn, and why: every failure's
+// "timeline" becomes null.
+void mark_timelines_not_drawn(nlohmann::json& summary, const std::string& why);
 
 inline constexpr const char* kRunSummaryFormat = "locksim-campaign-summary";
 inline constexpr int kRunSummaryVersion = 1;

@@ -141,6 +141,13 @@ json merge_summaries(const std::vector<ShardSummary>& shards) {
     }
   }
   merged["failures"] = std::move(failures);
+  merged.erase("timelines_not_drawn");
+  for (const ShardSummary& s : shards) {
+    if (s.summary.contains("timelines_not_drawn")) {
+      merged["timelines_not_drawn"] = s.summary["timelines_not_drawn"];  // that shard's failures have none
+      break;
+    }
+  }
   // Advisories: sums; the first report is the lowest seed's.
   json advisories = json::object();
   for (const ShardSummary& s : shards) {

@@ -356,7 +356,7 @@ void run_dot(const std::string& dot_text, const std::string& format, int out_fd,
                              " s and was stopped; draw fewer events (--max-events, --from/--to, --lock)");
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == kDotNotFound) {
-    throw std::runtime_error("cannot run dot to render " + out_path + ": is graphviz installed?");
+    throw DotNotFound("cannot run dot to render " + out_path + ": is graphviz installed (the dot command on PATH)?");
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     throw std::runtime_error("dot failed to render " + out_path + ": " +

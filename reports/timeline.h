@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -69,9 +70,18 @@ std::string violation_timeline_dot(const std::vector<Event>& history, const Viol
 std::string review_dot(const HistoryRecording& recording, const std::vector<Event>& window,
                        const TimelineOptions& options);
 
+// Thrown when `dot` cannot be run at all (Graphviz is not installed, or not
+// on PATH). Commands that draw as a by-product (campaign, explore) catch it,
+// write everything else and say why the pictures are missing; `timeline`,
+// whose one output is the picture, fails with it.
+class DotNotFound : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Writes `dot_text` rendered as `format` ("svg", "png", "pdf") or, for
 // format "dot", the text itself, to `out_path`. `dot` is killed after
-// `time_limit_ms`.
+// `time_limit_ms`. Throws DotNotFound when dot cannot be run.
 constexpr int kDotTimeLimitMs = 60'000;
 void render_timeline(const std::string& dot_text, const std::string& out_path, const std::string& format,
                      int time_limit_ms = kDotTimeLimitMs);

@@ -168,4 +168,33 @@ TEST_F(CliOutputs, KilledWhileDrawingLeavesNothing) {
   }
 }
 
+// Issue 34: a machine without Graphviz still runs a whole campaign. The
+// verdict, the exit code, the traces, the summary and the report are all
+// there; the summary and the report say why no timeline was drawn.
+TEST_F(CliOutputs, CampaignWithoutDotWritesEverythingElse) {
+  const std::string no_dot = "PATH=" + (dir_ / "empty-bin").string();
+  fs::create_directories(dir_ / "empty-bin");
+  const fs::path failing = dir_ / "out/failing";
+  const auto r = run_locksim("campaign --seeds 20 --profile pauses --mutant renew_no_owner_check --out " + failing.string(),
+                             locksim::testing::Stderr::Merge, no_dot);
+  EXPECT_EQ(r.exit_code, 1) << r.out;  // the verdict, not an error
+  EXPECT_NE(r.out.find("campaign: no timeline drawn: Graphviz's dot could not be run"), std::string::npos) << r.out;
+  const std::string summary = read_file(failing / "summary.json");
+  EXPECT_NE(summary.find("\"timelines_not_drawn\""), std::string::npos);
+  EXPECT_EQ(summary.find(".svg"), std::string::npos) << "a summary names no picture that was not drawn";
+  EXPECT_GT(entries(failing / "failures"), 0u);
+  EXPECT_NE(read_file(failing / "report.html").find("No timeline drawn"), std::string::npos);
+  if (fs::exists(failing / "timelines")) {
+    for (const auto& e : fs::directory_iterator(failing / "timelines")) EXPECT_NE(e.path().extension(), ".svg") << e.path();
+  }
+  // A passing campaign passes.
+  const auto ok = run_locksim("campaign --seeds 2 --out " + (dir_ / "out/ok").string(), locksim::testing::Stderr::Merge, no_dot);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_NE(read_file(dir_ / "out/ok/summary.json").find("\"timelines_not_drawn\""), std::string::npos);
+  // `timeline`, whose one output is the picture, fails with the reason.
+  expect_one_line_exit2(run_locksim("timeline " + trace_ + " -o " + (dir_ / "out/t.svg").string(),
+                                    locksim::testing::Stderr::Merge, no_dot),
+                        "is graphviz installed");
+}
+
 }  // namespace

@@ -120,16 +120,20 @@ void write_outputs(const CampaignArgs& args, const CampaignResult& r, double wal
   namespace fs = std::filesystem;
   const fs::path dir(staged.path());
   const std::vector<std::string> inputs = campaign_input_files(args.options);
-  write_run_artifacts(staged.path(), args.options, r, source, inputs);
-  const nlohmann::json summary = campaign_summary_json(args.options, r, campaign_command_line(args), wall_s);
+  const RunArtifacts artifacts = write_run_artifacts(staged.path(), args.options, r, source, inputs);
+  nlohmann::json summary = campaign_summary_json(args.options, r, campaign_command_line(args), wall_s);
+  if (!artifacts.timelines_not_drawn.empty()) mark_timelines_not_drawn(summary, artifacts.timelines_not_drawn);
   OutputFile out((dir / kSummaryFileName).string());
   out.write(summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   out.commit();
   write_campaign_report(staged.path());
   staged.publish();
+  const bool drawn = artifacts.timelines_not_drawn.empty();
   std::fprintf(stderr, "campaign: wrote %s (summary.json, report.html%s)%s\n", args.out_dir.c_str(),
-               !r.failures.empty() ? ", failures/, timelines/" : (args.options.shard_index == 0 ? ", timelines/sample.svg" : ""),
+               !r.failures.empty() ? (drawn ? ", failures/, timelines/" : ", failures/")
+                                   : (args.options.shard_index == 0 && drawn ? ", timelines/sample.svg" : ""),
                staged.replaces() ? ", replacing the earlier run of this same campaign" : "");
+  if (!drawn) std::fprintf(stderr, "campaign: no timeline drawn: %s\n", artifacts.timelines_not_drawn.c_str());
 }
 
 // The default runs directory: <root>/<UTC time>-<profile>-<lock>[-shard-I-of-N]

@@ -46,6 +46,7 @@
 #include "properties/explore_setup.h"
 #include "properties/scenario_check.h"
 #include "reports/explore_report.h"
+#include "reports/run_artifacts.h"
 #include "reports/timeline.h"
 #include "sim/explicit_plan_json.h"
 #include "sim/lua_backend_source.h"
@@ -290,9 +291,18 @@ void write_outputs(const ExploreArgs& a, const ExploreResult& r, nlohmann::json 
     timeline.title = "explore: " + cx.violation.property + " (counterexample, " + std::to_string(cx.events.size()) +
                      " events, depth " + std::to_string(cx.depth) + ")";
     timeline.highlight_ids.insert(cx.violation.event_ids.begin(), cx.violation.event_ids.end());
-    render_timeline(timeline_dot(cx.events, timeline), (dir / svg).string(), "svg");
+    bool drawn = !summary.contains("timelines_not_drawn");
+    if (drawn) {
+      try {
+        render_timeline(timeline_dot(cx.events, timeline), (dir / svg).string(), "svg");
+      } catch (const DotNotFound&) {
+        summary["timelines_not_drawn"] = kDotMissingReason;
+        std::fprintf(stderr, "explore: no timeline drawn: %s\n", kDotMissingReason);
+        drawn = false;
+      }
+    }
     summary["violations"][i]["trace"] = trace;
-    summary["violations"][i]["timeline"] = svg;
+    summary["violations"][i]["timeline"] = drawn ? nlohmann::json(svg) : nlohmann::json();
   }
   OutputFile out((dir / kExploreSummaryFile).string());
   out.write(summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
