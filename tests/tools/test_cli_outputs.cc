@@ -191,6 +191,15 @@ TEST_F(CliOutputs, CampaignWithoutDotWritesEverythingElse) {
   const auto ok = run_locksim("campaign --seeds 2 --out " + (dir_ / "out/ok").string(), locksim::testing::Stderr::Merge, no_dot);
   EXPECT_EQ(ok.exit_code, 0) << ok.out;
   EXPECT_NE(read_file(dir_ / "out/ok/summary.json").find("\"timelines_not_drawn\""), std::string::npos);
+  // So does explore, with its counterexample's trace.
+  const fs::path explored = dir_ / "out/explored";
+  const auto e = run_locksim("explore --lock fair --clients 2 --ops 'lock;trylock:0' --mutant fair_giveup_no_acquire_failed "
+                             "--out " + explored.string(), locksim::testing::Stderr::Merge, no_dot);
+  EXPECT_EQ(e.exit_code, 1) << e.out;
+  EXPECT_NE(e.out.find("explore: no timeline drawn"), std::string::npos) << e.out;
+  EXPECT_TRUE(fs::exists(explored / "failures/fifo_fairness.jsonl"));
+  EXPECT_FALSE(fs::exists(explored / "timelines"));
+  EXPECT_NE(read_file(explored / "summary.json").find("\"timelines_not_drawn\""), std::string::npos);
   // `timeline`, whose one output is the picture, fails with the reason.
   expect_one_line_exit2(run_locksim("timeline " + trace_ + " -o " + (dir_ / "out/t.svg").string(),
                                     locksim::testing::Stderr::Merge, no_dot),

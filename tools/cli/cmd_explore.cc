@@ -274,7 +274,6 @@ void write_outputs(const ExploreArgs& a, const ExploreResult& r, nlohmann::json 
   const fs::path dir(staged.path());
   if (!r.violations.empty()) {
     fs::create_directories(dir / "failures");
-    fs::create_directories(dir / "timelines");
   }
   for (size_t i = 0; i < r.violations.size(); ++i) {
     const ExploreCounterexample& cx = r.violations[i];
@@ -294,8 +293,10 @@ void write_outputs(const ExploreArgs& a, const ExploreResult& r, nlohmann::json 
     bool drawn = !summary.contains("timelines_not_drawn");
     if (drawn) {
       try {
+        fs::create_directories(dir / "timelines");
         render_timeline(timeline_dot(cx.events, timeline), (dir / svg).string(), "svg");
       } catch (const DotNotFound&) {
+        fs::remove(dir / "timelines");  // the first drawing failed: it is empty
         summary["timelines_not_drawn"] = kDotMissingReason;
         std::fprintf(stderr, "explore: no timeline drawn: %s\n", kDotMissingReason);
         drawn = false;
@@ -309,8 +310,9 @@ void write_outputs(const ExploreArgs& a, const ExploreResult& r, nlohmann::json 
   out.commit();
   write_explore_report(staged.path(), summary);
   staged.publish();
+  const bool drawn = !summary.contains("timelines_not_drawn");
   std::fprintf(stderr, "explore: wrote %s (summary.json, report.html%s)\n", a.out_dir.c_str(),
-               r.violations.empty() ? "" : ", failures/, timelines/");
+               r.violations.empty() ? "" : (drawn ? ", failures/, timelines/" : ", failures/"));
 }
 
 int run_explore_command(ExploreArgs& a) {
