@@ -104,6 +104,7 @@ void LockClient::start_acquire(int task, const LockRef& lock, int64_t wait_ms, i
   } else {
     p.lease_ms = lease_ms;
   }
+  p.token = acquire_token(op->owner, lock.name);
   if (lock.kind == LockKind::Fair) {
     op->call.kind = once ? ScriptKind::FairTryOnce : ScriptKind::FairAcquire;
     p.line = LockKeys::line(lock.name);
@@ -171,7 +172,7 @@ void LockClient::on_acquire_reply(const std::shared_ptr<AcquireOp>& op, const Sc
   }
   const Reply& r = out.reply;
   if (r.is_nil()) {
-    if (op->lease_ms < 0) watchdog_.arm(op->lock, op->owner);
+    if (op->lease_ms < 0) watchdog_.arm(op->lock, op->owner, op->call.params.token);
     finish(op, EventKind::Ok, 1, "", AcquireResult::Acquired);
     return;
   }
@@ -185,6 +186,10 @@ void LockClient::on_acquire_reply(const std::shared_ptr<AcquireOp>& op, const Sc
   }
   if (!spend_budget(op)) {
     give_up(op, "wait budget exhausted");
+    return;
+  }
+  if (config_.wake.mode == WakeMode::Poll) {  // no message comes: sleep the declared interval
+    wait_for_wake(op, poll_sleep(*op));
     return;
   }
   if (!op->subscribed) {
@@ -295,8 +300,10 @@ void LockClient::finish(const std::shared_ptr<AcquireOp>& op, EventKind kind, in
   e.lease_ms = op->lease_ms;
   e.value = value;
   e.detail = detail;
+  if (result == AcquireResult::Acquired && op->call.params.token != op->owner) e.token = op->call.params.token;
   env_.emit(std::move(e));
   if (result == AcquireResult::Acquired) {
+    if (config_.token == TokenMode::FreshPerAcquire) hold_tokens_[op->owner + "\n" + op->lock.name] = op->call.params.token;
     last_lease_[op->owner + "\n" + op->lock.name] =
         op->lease_ms < 0 ? config_.watchdog_lease_ms
                          : (config_.mutant == ClientMutant::LeaseUnitSeconds ? op->lease_ms / 1000
@@ -332,6 +339,7 @@ void LockClient::send_release(uint64_t op_id, int task, const LockRef& lock,
   p.lease_ms = lease == last_lease_.end() ? config_.watchdog_lease_ms : lease->second;
   p.latch_ttl_ms = config_.latch_ttl_ms();
   p.message = "0";
+  p.token = token_of(who, lock.name);
   const std::string wrong = config_.mutant == ClientMutant::UnlockNoWake ? ":nowake" : "";
   if (lock.kind == LockKind::Fair) {
     call.kind = ScriptKind::FairRelease;
@@ -364,6 +372,7 @@ void LockClient::send_release(uint64_t op_id, int task, const LockRef& lock,
       e.detail = "illegal monitor state";
       result = UnlockResult::NotHeld;
       watchdog_.drop_owner(lock.name, who);
+      hold_tokens_.erase(who + "\n" + lock.name);
     } else if (out.reply.is_int() && (out.reply.integer == 0 || out.reply.integer == 1)) {
       e.kind = EventKind::Ok;
       e.value = out.reply.integer;
@@ -374,6 +383,7 @@ void LockClient::send_release(uint64_t op_id, int task, const LockRef& lock,
         result = UnlockResult::Released;
         if (config_.mutant != ClientMutant::WatchdogNotCancelled) watchdog_.drop_owner(lock.name, who);
         last_lease_.erase(who + "\n" + lock.name);
+        hold_tokens_.erase(who + "\n" + lock.name);
       }
     } else {
       e.detail = "error: " + out.reply.to_string();
@@ -424,6 +434,28 @@ void LockClient::force_unlock(int task, const LockRef& lock, std::function<void(
     env_.emit(std::move(e));
     if (done) done(released);
   });
+}
+
+std::string LockClient::token_of(const std::string& owner, const std::string& lock) const {
+  if (config_.token == TokenMode::PerOwner) return owner;
+  const auto it = hold_tokens_.find(owner + "\n" + lock);
+  return it != hold_tokens_.end() ? it->second : owner + "#0";  // counted from 1: no acquire sent #0
+}
+
+std::string LockClient::acquire_token(const std::string& owner, const std::string& lock) {
+  if (config_.token == TokenMode::PerOwner) return owner;
+  if (config_.reentrant) {
+    if (const auto it = hold_tokens_.find(owner + "\n" + lock); it != hold_tokens_.end()) return it->second;
+  }
+  return owner + "#" + std::to_string(next_token_++);
+}
+
+int64_t LockClient::poll_sleep(const AcquireOp& op) const {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the uuid, then the operation and round
+  for (char c : config_.client_uuid) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  h = (h ^ op.op_id) * 0x100000001b3ULL;
+  h = (h ^ static_cast<uint64_t>(op.rounds)) * 0x100000001b3ULL;
+  return poll_sleep_ms(config_.wake, h);
 }
 
 void LockClient::crash() {
@@ -480,6 +512,14 @@ void LockClient::digest(const DigestNames& names, StateDigest* out) const {
   for (const auto& [key, lease] : last_lease_) {
     out->add(std::string_view(key));
     out->add(lease);
+  }
+  if (config_.token == TokenMode::FreshPerAcquire) {  // tokens as they compare: equal or not to each other
+    out->add(next_token_);
+    out->add(static_cast<uint64_t>(hold_tokens_.size()));
+    for (const auto& [key, token] : hold_tokens_) {
+      out->add(std::string_view(key));
+      out->add(std::string_view(token));
+    }
   }
   watchdog_.digest(names, out);
 }

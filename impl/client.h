@@ -61,6 +61,9 @@ class LockClient {
   void crash();
 
   std::string owner(int task) const { return config_.client_uuid + ":" + std::to_string(task); }
+  // The token of owner's current hold of `lock` (the owner id for a per-owner
+  // design), or a token no acquire used when it holds none.
+  std::string token_of(const std::string& owner, const std::string& lock) const;
   const ClientConfig& config() const { return config_; }
   const Watchdog& watchdog() const { return watchdog_; }
   size_t pending_operations() const { return acquires_.size() + others_.size(); }
@@ -102,6 +105,12 @@ class LockClient {
   void send_release(uint64_t op_id, int task, const LockRef& lock, const std::string& request_id,
                     int attempt, UnlockDone done);
   std::string channel_of(const LockRef& lock, const std::string& owner) const;
+  // The token an acquire of `lock` by `owner` sends: the owner id, or its
+  // hold's token on a re-entry (reentrant design), else a fresh one.
+  std::string acquire_token(const std::string& owner, const std::string& lock);
+  // Polling design: the sleep before op's next attempt (interval + jitter,
+  // the jitter drawn from the client's uuid, the operation and its round).
+  int64_t poll_sleep(const AcquireOp& op) const;
   // The fair-lock slot length (wait_ms parameter) of an acquire with this wait.
   int64_t fair_slot_ms(int64_t wait_ms) const;
   Event op_event(EventKind kind, const std::string& op, uint64_t op_id, const std::string& owner,
@@ -113,7 +122,9 @@ class LockClient {
   std::map<uint64_t, std::shared_ptr<AcquireOp>> acquires_;  // by op_id
   std::map<uint64_t, OtherOp> others_;                       // by op_id
   std::map<std::string, int64_t> last_lease_;  // "<owner>\n<lock>" -> lease of its last acquire
+  std::map<std::string, std::string> hold_tokens_;  // "<owner>\n<lock>" -> token of its hold (fresh tokens)
   uint64_t next_request_ = 1;
+  uint64_t next_token_ = 1;
   bool dead_ = false;
 };
 

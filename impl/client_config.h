@@ -7,6 +7,7 @@
 #include <string>
 
 #include "impl/client_mutant.h"
+#include "impl/lock_design.h"
 
 namespace locksim {
 
@@ -36,6 +37,14 @@ struct ClientConfig {
   // simulator's histories and checkers assume. The real-time client turns
   // it on.
   bool remember_wakeups = false;
+  // The script pack's declared design (impl/lock_design.h): how a refused
+  // waiter waits (a pub/sub wake-up, ours, or polling every interval plus
+  // jitter), what token marks a hold (the owner id, ours, or a fresh one
+  // per acquire: "<owner>#<n>", n counting the client's acquires), and
+  // whether a re-entry keeps its hold's token (reentrant).
+  WakeUp wake;
+  TokenMode token = TokenMode::PerOwner;
+  bool reentrant = true;
 
   // Lifetime of the unlock latch: it must outlive every retry of one release
   // (timeout x (1 + retries)), with one timeout of margin. Never 0.

@@ -336,6 +336,7 @@ void MultiLockClient::acquired(const std::shared_ptr<Op>& op) {
       call.kind = ScriptKind::RlockRenew;
       call.params.lock = member.name;
       call.params.owner = op->owner;
+      call.params.token = members_->token_of(op->owner, member.name);
       call.params.lease_ms = op->lease_ms;
       env_.send_script(member.server, call, ScriptTag{op->op_name, op->op_id, ""}, config_.request_timeout_ms,
                        [left, then](const ScriptOutcome&) {

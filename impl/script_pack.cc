@@ -1,5 +1,6 @@
 #include "impl/script_pack.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cerrno>
 #include <cstdlib>
@@ -90,9 +91,32 @@ bool is_fair(ScriptKind kind) {
          kind == ScriptKind::FairAcquireFailed || kind == ScriptKind::FairForceRelease;
 }
 
-bool may_be_absent(ScriptKind kind) {
+bool optional_script(ScriptKind kind) {
   return kind == ScriptKind::FairAcquireFailed || kind == ScriptKind::RlockForceRelease ||
          kind == ScriptKind::FairForceRelease;
+}
+
+// Whether one of the kinds `design` provides runs `kind`'s script: the
+// reentrant lock, multi-lock and RedLock (whose members are that lock) run
+// rlock_acquire, rlock_release and rlock_renew; the fair lock its own
+// acquire, try and release, and rlock_renew (its watchdog).
+bool needed_by_kinds(ScriptKind kind, const LockDesign& design) {
+  const bool plain = design.provides(DesignKind::Rlock) || design.provides(DesignKind::Multi) ||
+                     design.provides(DesignKind::Redlock);
+  const bool fair = design.provides(DesignKind::Fair);
+  switch (kind) {
+    case ScriptKind::RlockAcquire:
+    case ScriptKind::RlockRelease: return plain;
+    case ScriptKind::RlockRenew: return plain || fair;
+    case ScriptKind::FairAcquire:
+    case ScriptKind::FairTryOnce:
+    case ScriptKind::FairRelease: return fair;
+    default: return false;
+  }
+}
+
+bool may_be_absent(ScriptKind kind, const LockDesign& design) {
+  return optional_script(kind) || !needed_by_kinds(kind, design);
 }
 
 constexpr const char* kWaiter = "waiter";
@@ -212,10 +236,10 @@ PackRoots parse_roots(const nlohmann::json& doc, const std::string& dir, const s
 
 // One entry of "scripts" (already known to be an object).
 PackScript parse_script_entry(ScriptKind kind, const nlohmann::json& entry, const std::string& dir,
-                              const PackRoots& roots, const std::string& where) {
+                              const PackRoots& roots, const LockDesign& design, const std::string& where) {
   PackScript script;
   script.kind = kind;
-  static const char* const kFields[] = {"file", "command", "absent", "keys", "argv", "reply", "message",
+  static const char* const kFields[] = {"file", "command", "absent", "keys", "argv", "reply", "replies", "message",
                                         "wake_channel", "errors"};
   for (const auto& [field, value] : entry.items()) {
     (void)value;
@@ -223,7 +247,8 @@ PackScript parse_script_entry(ScriptKind kind, const nlohmann::json& entry, cons
     for (const char* f : kFields) known = known || field == f;
     if (!known) {
       throw ScriptPackError(where + ": unknown field \"" + field +
-                            "\" (known: file, command, absent, keys, argv, reply, message, wake_channel, errors)");
+                            "\" (known: file, command, absent, keys, argv, reply, replies, message, wake_channel, "
+                            "errors)");
     }
   }
   const int forms = static_cast<int>(entry.contains("file")) + static_cast<int>(entry.contains("command")) +
@@ -234,9 +259,11 @@ PackScript parse_script_entry(ScriptKind kind, const nlohmann::json& entry, cons
   }
   if (entry.contains("absent")) {
     if (entry["absent"] != true) throw ScriptPackError(where + ": \"absent\" must be true");
-    if (!may_be_absent(kind)) {
-      throw ScriptPackError(where + ": \"absent\": this script cannot be absent (only fair_acquire_failed, "
-                                    "rlock_force_release and fair_force_release can)");
+    if (!may_be_absent(kind, design)) {
+      throw ScriptPackError(where + ": \"absent\": this script cannot be absent: the lock kinds the pack provides (" +
+                            design_kinds_text(design) +
+                            ") run it (fair_acquire_failed, rlock_force_release and fair_force_release can always "
+                            "be absent; declare the kinds in \"design\": \"kinds\")");
     }
     if (entry.size() != 1) {
       throw ScriptPackError(where + ": an absent script takes no other field");
@@ -275,6 +302,14 @@ PackScript parse_script_entry(ScriptKind kind, const nlohmann::json& entry, cons
   script.keys = parse_expr_list(entry, "keys", where);
   script.argv = parse_expr_list(entry, "argv", where);
   if (entry.contains("reply")) script.reply = parse_reply_field(entry["reply"], where);
+  if (entry.contains("replies")) {
+    try {
+      script.replies = parse_reply_conventions(kind, entry["replies"], design.reentrant);
+      if (script.replies->is_ours()) script.replies.reset();  // ours declared: as if not declared
+    } catch (const std::invalid_argument& e) {
+      throw ScriptPackError(where + ": \"replies\": " + e.what());
+    }
+  }
   if (entry.contains("errors")) {
     const auto& list = entry["errors"];
     const std::string here = where + ": \"errors\"";
@@ -337,6 +372,22 @@ PackScript parse_script_entry(ScriptKind kind, const nlohmann::json& entry, cons
   return script;
 }
 
+// The design's holder read script: a Lua script entry with "file", "keys"
+// and "argv" only. Its reply is the list of holders.
+PackScript parse_holder_script(const nlohmann::json& entry, const std::string& dir, const PackRoots& roots,
+                               const LockDesign& design, const std::string& where) {
+  for (const auto& [field, value] : entry.items()) {
+    (void)value;
+    if (field != "file" && field != "keys" && field != "argv") {
+      throw ScriptPackError(where + ": unknown field \"" + field.substr(0, 40) +
+                            "\" (a holder read script takes file, keys and argv)");
+    }
+  }
+  if (!entry.contains("file")) throw ScriptPackError(where + ": a holder read script needs \"file\" (a Lua script)");
+  // Parsed as a script that takes no conventions of its own.
+  return parse_script_entry(ScriptKind::RlockRenew, entry, dir, roots, design, where);
+}
+
 std::string exprs_line(const char* name, const std::vector<PackExpr>& exprs) {
   std::string out = name;
   for (const PackExpr& e : exprs) out += "\t" + e.text;
@@ -357,6 +408,7 @@ std::string PackScript::conventions_text() const {
   out += "reply";
   for (ReplyAdapter a : reply) out += "\t" + std::string(reply_adapter_name(a));
   out += "\n";
+  if (replies) out += "replies\t" + replies->describe() + "\n";
   if (message) out += "message\t" + *message + "\n";
   if (wake_channel) out += "wake_channel\t" + wake_channel->text + "\n";
   for (const std::string& e : errors) out += "error\t" + e + "\n";
@@ -418,9 +470,9 @@ ScriptPack ScriptPack::load(const std::string& dir) {
   for (const auto& [key, value] : doc.items()) {
     (void)value;
     if (key != "format" && key != "version" && key != "model_variant" && key != "scripts" && key != "roots" &&
-        key != "settings") {
+        key != "settings" && key != "design") {
       throw ScriptPackError(manifest_path + ": unknown key \"" + key.substr(0, 40) +
-                            "\" (known: format, version, model_variant, roots, scripts, settings)");
+                            "\" (known: format, version, model_variant, design, roots, scripts, settings)");
     }
   }
   if (!doc.contains("format") || doc["format"] != kFormatName) {
@@ -450,22 +502,43 @@ ScriptPack ScriptPack::load(const std::string& dir) {
     throw ScriptPackError(manifest_path + ": \"scripts\" is missing or not an object");
   }
   const PackRoots roots = parse_roots(doc, dir, manifest_path);
+  const bool has_design = doc.contains("design");
+  if (has_design) {
+    const std::string where = manifest_path + ": \"design\"";
+    try {
+      pack.design_ = design_from_json(doc["design"], true);
+    } catch (const DesignError& e) {
+      throw ScriptPackError(where + ": " + e.what());
+    }
+    if (pack.design_.holders == HolderRead::Script) {
+      pack.holder_script_ = parse_holder_script(doc["design"]["holders"], dir, roots, pack.design_,
+                                                where + ": \"holders\"");
+    }
+  }
   std::array<bool, kScriptKindCount> seen{};
   for (const auto& [name, entry] : doc["scripts"].items()) {
     const auto kind = script_from_name(name);
     const std::string where = manifest_path + ": script \"" + name + "\"";
     if (!kind) throw ScriptPackError(where + ": unknown script name");
     if (!entry.is_object()) throw ScriptPackError(where + ": entry must be an object");
-    PackScript script = parse_script_entry(*kind, entry, dir, roots, where);
+    PackScript script = parse_script_entry(*kind, entry, dir, roots, pack.design_, where);
     const auto i = static_cast<size_t>(*kind);
     seen[i] = true;
     pack.scripts_[i] = std::move(script);
   }
   for (ScriptKind kind : all_script_kinds()) {
-    if (!seen[static_cast<size_t>(kind)]) {
-      throw ScriptPackError(manifest_path + ": script \"" + std::string(script_name(kind)) +
-                            "\" is missing from \"scripts\"");
+    const auto i = static_cast<size_t>(kind);
+    if (seen[i]) continue;
+    if (has_design && may_be_absent(kind, pack.design_)) {  // left out: absent
+      pack.scripts_[i].kind = kind;
+      pack.scripts_[i].form = PackForm::Absent;
+      continue;
     }
+    throw ScriptPackError(manifest_path + ": script \"" + std::string(script_name(kind)) +
+                          "\" is missing from \"scripts\"" +
+                          (has_design ? " (the lock kinds the pack provides, " + design_kinds_text(pack.design_) +
+                                            ", run it)"
+                                      : ""));
   }
   return pack;
 }
@@ -475,7 +548,47 @@ std::vector<std::string> ScriptPack::files() const {
   for (const PackScript& s : scripts_) {
     if (s.form == PackForm::Lua) out.push_back(s.path);
   }
+  if (holder_script_) out.push_back(holder_script_->path);
   return out;
+}
+
+std::string ScriptPack::holder_read_text() const {
+  switch (design_.holders) {
+    case HolderRead::HashFields: return "HKEYS";
+    case HolderRead::StringValue: return "GET";
+    case HolderRead::Script: return "the holder read script " + holder_script_->path;
+  }
+  return "?";
+}
+
+void ScriptPack::read_holders(const std::string& lock, const Reply& raw, std::vector<std::string>* out) const {
+  out->clear();
+  auto fail = [&](const std::string& why) {
+    throw HolderReadError("reading the holders of " + lock + " with " + holder_read_text() + ": " + why +
+                          " (the pack's \"design\" declares its holders as " +
+                          std::string(holder_read_name(design_.holders)) + ")");
+  };
+  if (raw.is_error()) fail("it answered " + raw.to_string());
+  switch (design_.holders) {
+    case HolderRead::HashFields:
+      if (raw.kind != Reply::Kind::Array) fail("expected a list of fields, got " + raw.to_string());
+      for (const Reply& h : raw.elements) out->push_back(h.text);
+      break;
+    case HolderRead::StringValue:
+      if (raw.is_nil()) return;
+      if (raw.kind != Reply::Kind::Bulk) fail("expected a string value or nil, got " + raw.to_string());
+      out->push_back(raw.text);
+      return;
+    case HolderRead::Script:
+      if (raw.is_nil()) return;
+      if (raw.kind != Reply::Kind::Array) fail("expected a list of holders (or nil), got " + raw.to_string());
+      for (const Reply& h : raw.elements) {
+        if (h.kind != Reply::Kind::Bulk) fail("expected a list of texts, got the element " + h.to_string());
+        out->push_back(h.text);
+      }
+      break;
+  }
+  std::sort(out->begin(), out->end());
 }
 
 const PackScript& ScriptPack::script(ScriptKind kind) const {
@@ -520,7 +633,9 @@ void ScriptPack::build_args_into(const ScriptCall& call, ScriptArgs* out) const 
 }
 
 Reply ScriptPack::adapt_reply(ScriptKind kind, Reply raw) const {
-  return apply_reply_adapters(script(kind).reply, std::move(raw));
+  const PackScript& s = script(kind);
+  Reply adapted = apply_reply_adapters(s.reply, std::move(raw));
+  return s.replies ? s.replies->read(std::move(adapted)) : adapted;
 }
 
 Published ScriptPack::canonical_published(const ScriptCall& call, Published raw) const {

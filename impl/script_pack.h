@@ -17,6 +17,8 @@
 //             with an error reply and touches nothing (absent_reply()).
 // Optional fields of a Lua or command entry:
 //  - "reply": a reply adapter name or list of names (impl/reply_adapter.h).
+//  - "replies": what the (adapted) replies mean, read as ours
+//    (impl/reply_convention.h): {"acquired": "OK", "refused": null}.
 //  - "errors": error reply prefixes that are part of this script's
 //    conventions (e.g. ["ERR lock busy"]): such an answer is not a script
 //    failure (properties/script_error.h). An absent script's answer is
@@ -31,6 +33,11 @@
 //    matching it reads as today's channel name.
 // Keys/argv entries are expressions (impl/pack_expr.h): parameters, integer
 // and quoted text literals, sums (+) and concatenations (..).
+// "design" (optional; default ours) declares the lock the scripts build
+// (impl/lock_design.h): how holders are read ("holders": "hash_fields",
+// "string_value" or a read script {"file", "keys", "argv"}), reentrancy,
+// wake-up, token and the kinds provided. With a design, a script that no
+// provided kind needs (and the three optional ones) may be absent or left out.
 //
 // Contract:
 //  - A pack is a directory or a built-in pack compiled into the library
@@ -43,7 +50,8 @@
 //    whose message names the manifest or file, the script and the field.
 //    Lua syntax is checked by Redis when the pack is loaded into a server
 //    (LiveBackend), which reports the .lua file name too.
-//  - Every script must be listed (present or absent); unknown names are rejected.
+//  - Without "design", every script must be listed (present or absent);
+//    unknown names are rejected either way.
 //  - build_args(), adapt_reply() and canonical_published() are pure and
 //    deterministic; with no optional field they change nothing.
 #pragma once
@@ -55,8 +63,10 @@
 #include <string>
 #include <vector>
 
+#include "impl/lock_design.h"
 #include "impl/pack_expr.h"
 #include "impl/reply_adapter.h"
+#include "impl/reply_convention.h"
 #include "model/exec_result.h"
 #include "model/reply.h"
 #include "model/script_call.h"
@@ -76,6 +86,7 @@ struct PackScript {
   std::vector<PackExpr> keys;
   std::vector<PackExpr> argv;
   std::vector<ReplyAdapter> reply;       // empty: as is
+  std::optional<ReplyConventions> replies;  // nullopt: our replies (after the adapters)
   std::optional<std::string> message;    // nullopt: the call's message
   std::optional<PackExpr> wake_channel;  // nullopt: today's channel naming
   std::vector<std::string> errors;       // declared error reply prefixes
@@ -100,6 +111,12 @@ struct PackSettings {
 };
 inline constexpr int64_t kMaxPackFairSlotMs = 24LL * 3600 * 1000;
 
+// A holder read that failed or answered something else than holders: the
+// run cannot be judged (the backends rethrow it as their own run error).
+struct HolderReadError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 class ScriptPack {
  public:
   static constexpr int kFormatVersion = 1;
@@ -120,6 +137,11 @@ class ScriptPack {
   std::optional<ModelVariant> model_variant() const { return model_variant_; }
   // What the manifest's "settings" fix (the command line overrides them).
   const PackSettings& settings() const { return settings_; }
+  // The lock the scripts build ("design"; ours when the manifest has none).
+  const LockDesign& design() const { return design_; }
+  // The holder read script (design holders = Script), else nullptr. Its
+  // reply is the list of holders (nil or an empty list: none).
+  const PackScript* holder_script() const { return holder_script_ ? &*holder_script_ : nullptr; }
 
   // KEYS and ARGV of a call (empty for an absent script).
   ScriptArgs build_args(const ScriptCall& call) const;
@@ -129,8 +151,16 @@ class ScriptPack {
   bool declares_error(ScriptKind kind, const Reply& reply) const;
   // build_args() into *out, reusing its strings (a caller's hot path).
   void build_args_into(const ScriptCall& call, ScriptArgs* out) const;
-  // The reply the client reads from a raw reply of call.kind's script.
+  // The reply the client reads from a raw reply of call.kind's script: the
+  // adapters, then the reply conventions.
   Reply adapt_reply(ScriptKind kind, Reply raw) const;
+  // What a holder read answered (`raw`: HKEYS, GET or the read script's
+  // reply, per the design) as the sorted holders of `lock`; throws
+  // HolderReadError naming the key, the read and the reply when it failed
+  // or has the wrong shape (never "no holders").
+  void read_holders(const std::string& lock, const Reply& raw, std::vector<std::string>* out) const;
+  // "HKEYS", "GET" or "the read script <path>": for messages.
+  std::string holder_read_text() const;
   // A message published by `call`'s script, renamed to today's conventions
   // (wake_channel, message) when it matches the pack's; else unchanged.
   Published canonical_published(const ScriptCall& call, Published raw) const;
@@ -141,6 +171,8 @@ class ScriptPack {
   std::string dir_;
   std::optional<ModelVariant> model_variant_;
   PackSettings settings_;
+  LockDesign design_;
+  std::optional<PackScript> holder_script_;
   std::array<PackScript, kScriptKindCount> scripts_;
 };
 

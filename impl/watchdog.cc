@@ -50,10 +50,11 @@ std::string Watchdog::renewing_owner(const std::string& lock, const std::string&
   return entry == nullptr ? std::string() : entry->holds.front().first;
 }
 
-void Watchdog::arm(const LockRef& lock, const std::string& owner) {
+void Watchdog::arm(const LockRef& lock, const std::string& owner, const std::string& token) {
   const Key key = key_of(lock.name, owner);
   auto [it, inserted] = entries_.try_emplace(key);
   Entry& entry = it->second;
+  entry.tokens[owner] = token;
   auto h = std::find_if(entry.holds.begin(), entry.holds.end(), [&](const auto& p) { return p.first == owner; });
   if (h == entry.holds.end()) {
     entry.holds.emplace_back(owner, 1);
@@ -76,7 +77,10 @@ void Watchdog::forget(const Key& key, const std::string& owner, bool all_holds) 
   auto h = std::find_if(holds.begin(), holds.end(), [&](const auto& p) { return p.first == owner; });
   if (h == holds.end()) return;
   assert(h->second > 0);
-  if (all_holds || --h->second == 0) holds.erase(h);
+  if (all_holds || --h->second == 0) {
+    it->second.tokens.erase(owner);
+    holds.erase(h);
+  }
   if (holds.empty()) stop(key);
 }
 
@@ -134,6 +138,7 @@ void Watchdog::renew(const Key& key, uint64_t generation, uint64_t op_id, int at
   call.kind = ScriptKind::RlockRenew;
   call.params.lock = entry.lock.name;
   call.params.owner = entry.holds.front().first;  // the owner; the mutant: its first thread
+  call.params.token = entry.tokens.at(call.params.owner);
   call.params.lease_ms = config_.watchdog_lease_ms;
   ScriptTag tag{"renew", op_id, ""};
   env_.send_script(entry.lock.server, call, tag, config_.request_timeout_ms,
@@ -184,6 +189,7 @@ void Watchdog::digest(const DigestNames& names, StateDigest* out) const {
     for (const auto& [owner, count] : entry.holds) {
       out->add(std::string_view(owner));
       out->add(count);
+      out->add(std::string_view(entry.tokens.at(owner)));
     }
     out->add(names.timer(entry.timer));
     out->add(entry.renew_op_id != 0);

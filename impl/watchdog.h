@@ -41,7 +41,9 @@ class Watchdog {
   Watchdog& operator=(const Watchdog&) = delete;
 
   // A hold without explicit lease succeeded: count it; start renewing if new.
-  void arm(const LockRef& lock, const std::string& owner);
+  // `token` marks the hold on the server (ScriptParams::token): renewals
+  // send the token of the owner they renew for.
+  void arm(const LockRef& lock, const std::string& owner, const std::string& token);
   // One unlock of `owner` completed: one hold fewer (entry cancelled at 0).
   void release_one(const std::string& lock, const std::string& owner);
   // `owner` holds `lock` no more (release answered 1 or nil).
@@ -70,6 +72,7 @@ class Watchdog {
   struct Entry {
     LockRef lock;
     std::vector<std::pair<std::string, int64_t>> holds;  // owner -> count, insertion order
+    std::map<std::string, std::string> tokens;           // owner -> its hold's token
     ClientEnv::TimerId timer = 0;
     uint64_t generation = 0;
     uint64_t renew_op_id = 0;  // the renewal in flight (0: none)

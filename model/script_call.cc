@@ -36,7 +36,7 @@ std::vector<ScriptKind> all_script_kinds() {
 const std::vector<std::string>& param_names() {
   static const std::vector<std::string> kParams = {
       "lock", "owner", "channel", "channel_prefix", "line", "deadlines", "latch",
-      "message", "lease_ms", "wait_ms", "now_ms", "latch_ttl_ms"};
+      "message", "lease_ms", "wait_ms", "now_ms", "latch_ttl_ms", "token"};
   return kParams;
 }
 
@@ -80,6 +80,7 @@ void append_param_value(const ScriptParams& p, int index, std::string* out) {
     case 9: append_int(p.wait_ms); return;
     case 10: append_int(p.now_ms); return;
     case 11: append_int(p.latch_ttl_ms); return;
+    case 12: out->append(p.token); return;
     default: assert(false && "unknown parameter index");
   }
 }
@@ -94,6 +95,7 @@ std::optional<std::string> param_value(const ScriptParams& p, std::string_view n
   if (name == "deadlines") return p.deadlines;
   if (name == "latch") return p.latch;
   if (name == "message") return p.message;
+  if (name == "token") return p.token;
   return std::nullopt;
 }
 

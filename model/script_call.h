@@ -42,6 +42,9 @@ struct ScriptParams {
   std::string deadlines;       // fair lock: slot deadlines (sorted set)
   std::string latch;           // unlock latch key (includes the request id)
   std::string message = "0";   // payload published on release
+  // What marks this hold on the server (the pack's design, impl/lock_design.h):
+  // the owner id, or a fresh token per acquire. Our scripts use `owner`.
+  std::string token;
   int64_t lease_ms = 0;
   int64_t wait_ms = 0;
   int64_t now_ms = 0;          // the *client's* clock (fair lock only)

@@ -72,7 +72,7 @@ void BusyPollChecker::on_poll(const Event& e, Waiting& w) {
     w.window_us.erase(w.window_us.begin(), w.window_us.begin() + static_cast<std::ptrdiff_t>(w.window_head));
     w.window_head = 0;
   }
-  if (static_cast<int>(w.window_size()) <= kMaxPollsPerSecond) {
+  if (static_cast<int>(w.window_size()) <= config().max_polls_per_second) {
     w.storm_start_us = -1;
     w.storm_polls = 0;
     return;
@@ -95,8 +95,12 @@ void BusyPollChecker::on_poll(const Event& e, Waiting& w) {
   v.lock = w.lock;
   v.message = w.owner + " (client " + std::to_string(w.client) + "), waiting since event #" +
               std::to_string(w.invoke_event) + ", polled the lock " + std::to_string(w.storm_polls) + " times in " +
-              seconds(span_us) + " (" + rate_text + " polls/s; more than " + std::to_string(kMaxPollsPerSecond) +
-              " per second for over " + format_ms(kMinStormMs) + ")" + describe_head(e, &cause);
+              seconds(span_us) + " (" + rate_text + " polls/s; more than " + std::to_string(config().max_polls_per_second) +
+              " per second for over " + format_ms(kMinStormMs) +
+              (config().wake.mode == WakeMode::Poll
+                   ? ", the declared poll interval being " + format_ms(config().wake.interval_ms)
+                   : std::string()) +
+              ")" + describe_head(e, &cause);
   v.event_ids = {w.invoke_event, w.storm_first_event, e.id};
   v.true_us = {w.invoke_us, w.storm_start_us, e.true_us};
   v.owners = {w.owner};

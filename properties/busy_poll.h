@@ -1,7 +1,9 @@
 // BusyPollChecker: a waiter must not hammer the server. A waiting acquire
-// (lock / try_lock) that runs its acquire script more than kMaxPollsPerSecond
-// times within one second of true time, continuously for longer than
-// kMinStormMs, is reported once per operation with its poll count and rate.
+// (lock / try_lock) that runs its acquire script more than
+// CheckConfig::max_polls_per_second times (20 for a pub/sub lock; for a
+// polling design what its declared interval allows) within one second of
+// true time, continuously for longer than kMinStormMs, is reported once per
+// operation with its poll count and rate.
 // On a fair lock the report names the head of the line it is spinning
 // behind (server truth from line_after, trace version 2) and what became of
 // that head: crashed, gave up, or still waiting; the cause is the head's
@@ -9,7 +11,7 @@
 // busy_poll is advisory: campaigns report it in every summary but fail on it
 // only when asked (--fail-on busy_poll); see is_advisory_property().
 // Memory: per pending acquire the poll times of the last second (at most
-// kMaxPollsPerSecond + 1 kept, older ones counted), per owner its client and
+// max_polls_per_second + 1 kept, older ones counted), per owner its client and
 // its latest acquire outcome.
 #pragma once
 
@@ -28,7 +30,6 @@ namespace locksim {
 
 class BusyPollChecker : public Checker {
  public:
-  static constexpr int kMaxPollsPerSecond = 20;
   static constexpr int64_t kMinStormMs = 1000;
 
   // shared: the suite's HistoryContext (fed by the suite); null: a private one.

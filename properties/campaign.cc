@@ -85,11 +85,12 @@ Scenario campaign_template(const CampaignOptions& o) {
     if (mutant_variant != "correct" && s.model_variant != mutant_variant)
       throw ScenarioError("--scripts pack models '" + s.model_variant + "' but --mutant is '" + mutant_variant + "'");
   }
-  if (o.fair_slot_ms < 0) {
-    // Not given: the pack's manifest may fix it.
+  {
+    // The pack's declared design, and (when not given) its manifest's fair slot.
     try {
       const ScriptPack pack = ScriptPack::load(s.scripts.empty() ? ScriptPack::default_dir() : s.scripts);
-      s.fair_slot_ms = pack.settings().fair_slot_ms.value_or(0);
+      if (o.fair_slot_ms < 0) s.fair_slot_ms = pack.settings().fair_slot_ms.value_or(0);
+      s.design = pack.design();
     } catch (const ScriptPackError& e) {
       throw ScenarioError(std::string("bad script pack: ") + e.what());
     }

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "impl/lock_design.h"
+
 namespace locksim {
 
 struct CheckConfig {
@@ -32,6 +34,29 @@ struct CheckConfig {
   int64_t clock_epoch_ms = 0;
   // How many violations each checker keeps (the first ones).
   int max_violations_per_checker = 16;
+  // The lock's declared design (impl/lock_design.h; with_design() below):
+  // whether it is reentrant (if not, reentrancy checks only that a release
+  // by a non-owner changes nothing) and how waiters are woken (pub/sub:
+  // every release publishes a wake-up; polling: liveness and busy_poll
+  // follow the declared interval).
+  bool reentrant = true;
+  WakeUp wake;
+  // busy_poll: a waiter may poll at most this often in any second.
+  int max_polls_per_second = 20;
 };
+
+// `c` for a lock of design `d`: the design's fields, and for a polling
+// design the bounds its interval gives: a waiter on a free lock tries again
+// within interval + jitter (+ wait_slack_ms for the request), and polls at
+// most 1000 / interval + 1 times in a second.
+inline CheckConfig with_design(CheckConfig c, const LockDesign& d) {
+  c.reentrant = d.reentrant;
+  c.wake = d.wake;
+  if (d.wake.mode == WakeMode::Poll) {
+    c.free_lock_bound_ms = d.wake.interval_ms + d.wake.jitter_ms + c.wait_slack_ms;
+    c.max_polls_per_second = static_cast<int>(1000 / d.wake.interval_ms + 1);
+  }
+  return c;
+}
 
 }  // namespace locksim

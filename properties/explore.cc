@@ -82,7 +82,7 @@ class EventCounter final : public EventSink {
 class PathRun {
  public:
   PathRun(const ExploreConfig& config, BackendSource& source, ExploreTape& tape, EventSink* also)
-      : config_(config), tape_(tape), suite_(config.check) {
+      : config_(config), tape_(tape), suite_(with_design(config.check, config.plan.scenario.design)) {
     fan_.add(&counter_);
     fan_.add(&suite_);
     if (also != nullptr) fan_.add(also);
@@ -517,7 +517,7 @@ class Search {
       ExploreCounterexample& cx = result_.violations[i];
       VectorSink history;
       cx.plan = workers_[0]->replay(paths_[i], cx.depth, &history);
-      CheckerSuite suite(config_.check);
+      CheckerSuite suite(with_design(config_.check, cx.plan.scenario.design));
       VectorSink again;
       FanoutSink fan;
       fan.add(&suite);

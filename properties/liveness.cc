@@ -272,7 +272,8 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
 }
 
 void LivenessChecker::check_wake_up(const Event& e, PerLock& lock) {
-  if (!ctx_->facts().script_is(ScriptKind::RlockRelease)) return;
+  // A polling design publishes nothing: its waiters come back on their own.
+  if (config().wake.mode != WakeMode::PubSub || !ctx_->facts().script_is(ScriptKind::RlockRelease)) return;
   const bool replay = !e.request_id.empty() && lock.release_ids.seen_before(e.request_id);
   if (replay || e.reply != "1") return;
   const std::string channel = LockKeys::channel(e.lock);

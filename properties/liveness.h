@@ -9,7 +9,9 @@
 //     (FairLineMirror, true time), since dead waiters block until purged.
 //     Checked as true time advances (every second) and at finish().
 //  3. Waiters are woken: a reentrant release answering 1 (released, not a
-//     latch replay) publishes on the lock's wake-up channel.
+//     latch replay) publishes on the lock's wake-up channel (a pub/sub
+//     design; a polling one publishes nothing, and its free-lock bound in 2
+//     is its poll interval + jitter + slack: CheckConfig, with_design()).
 // Causes: a violation blames the faults that can stall a correct waiter: a
 // message its client lost, or a fault of a waiter that was ahead of it in a
 // fair line (it left without acquire_failed, or was purged, and nobody

@@ -116,8 +116,12 @@ void ReentrancyChecker::on_script(const Event& e) {
   const bool release = facts.release_script() && !s.unknown;
   s.unknown = false;
   bool latch_replay = false;  // a retried release, answered by its latch: changes nothing
+  // A lock that is not reentrant promises no latch: a retry after a lost
+  // reply may well answer "not owned" (its first try released the lock).
+  const Release* first = release && config().reentrant && !e.request_id.empty() ? s.releases.find(e.request_id)
+                                                                                 : nullptr;
   if (release && !e.request_id.empty()) {
-    if (const Release* first = s.releases.find(e.request_id)) {
+    if (first != nullptr) {
       latch_replay = true;
       if (first->reply != e.reply)
         violation(e, "retried release " + e.request_id + " answered " + e.reply + " but the first answered " +
@@ -143,7 +147,14 @@ void ReentrancyChecker::on_script(const Event& e) {
         for (const std::string& h : e.holders_after)
           if (!names_contain(s.holders, h))
             violation(e, "release by non-owner " + e.owner + " changed the owners (added " + h + ")");
-      s.releases.add(e.request_id, Release{e.reply, e.id, e.true_us});
+      // What a lock that is not reentrant promises instead of hold counts:
+      // a release by a non-owner leaves the holder in place.
+      if (!config().reentrant && !names_contain(s.holders, e.owner))
+        for (const std::string& h : s.holders)
+          if (!names_contain(e.holders_after, h))
+            violation(e, "release by non-owner " + e.owner + " changed the owners (removed " + h +
+                             ", which held the lock)");
+      if (config().reentrant) s.releases.add(e.request_id, Release{e.reply, e.id, e.true_us});
     }
   }
   s.holders = e.holders_after;

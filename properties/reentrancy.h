@@ -13,6 +13,11 @@
 //     expiry (from the lease of its last acquire/renewal) has passed.
 //  3. A retried release (same request id) is idempotent: same reply as the
 //     first, and no owner added.
+// A lock whose design is not reentrant (CheckConfig::reentrant false) is
+// never re-entered, so 1 is about single holds; 2 also requires that a
+// non-owner's release removes no holder; 3 does not apply (such a lock
+// keeps no latch: a retry may answer "not owned" after its first try
+// released the lock).
 // After a failover the promoted replica may hold older counts: violations
 // then name it as their cause.
 // Memory: per (lock, owner) a count; per (server, lock) the last holders and

@@ -21,6 +21,10 @@ CheckConfig default_check_config() {
   return c;
 }
 
+CheckConfig check_config_for(const Scenario& scenario) {
+  return with_design(default_check_config(), scenario.design);
+}
+
 ScenarioVerdict check_scenario(const Scenario& scenario, const CheckConfig& config, EventSink* also) {
   validate_scenario(scenario);
   ModelBackendSource model(variant_from_name(scenario.model_variant).value_or(ModelVariant::Correct));
@@ -31,7 +35,7 @@ ScenarioVerdict check_scenario_on(BackendSource& source, const Scenario& scenari
                                   EventSink* also) {
   validate_scenario(scenario);
   Backend& backend = source.fresh(scenario);
-  CheckerSuite suite(config);
+  CheckerSuite suite(with_design(config, scenario.design));
   FanoutSink fanout;
   fanout.add(&suite);
   if (also != nullptr) fanout.add(also);

@@ -3,7 +3,8 @@
 // live redis-servers), and stream the history through a CheckerSuite,
 // without storing it. Optionally the history also goes to `also` (a trace
 // writer, or a VectorSink for shrinking). The checker configuration follows
-// the client's defaults (impl/client_config.h).
+// the client's defaults (impl/client_config.h) and, whatever the caller
+// passes, the scenario's lock design (with_design()).
 #pragma once
 
 #include <vector>
@@ -30,6 +31,9 @@ struct ScenarioVerdict {
 
 // CheckConfig matching ClientConfig's defaults.
 CheckConfig default_check_config();
+// The same for the scenario's declared lock design (with_design()): for a
+// history of that scenario (a trace's header names it).
+CheckConfig check_config_for(const Scenario& scenario);
 
 // Throws ScenarioError on an invalid scenario.
 ScenarioVerdict check_scenario(const Scenario& scenario, const CheckConfig& config = default_check_config(),

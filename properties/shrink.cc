@@ -35,7 +35,7 @@ std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const Ch
                                               BackendSource* source) {
   ModelBackendSource model(variant_from_name(plan.scenario.model_variant).value_or(ModelVariant::Correct));
   Backend& backend = (source != nullptr ? *source : model).fresh(plan.scenario);
-  CheckerSuite suite(config);
+  CheckerSuite suite(with_design(config, plan.scenario.design));
   VectorSink history;
   FanoutSink fanout;
   fanout.add(&suite);

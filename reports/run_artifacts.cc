@@ -54,9 +54,11 @@ class Drawer {
       return false;
     }
   }
-  void draw(const std::vector<Event>& events, const Violation& v, const std::string& title, const fs::path& path) {
+  void draw(const std::vector<Event>& events, const Violation& v, const std::string& title, const Scenario& s,
+            const fs::path& path) {
     TimelineOptions timeline;
     timeline.title = title;
+    timeline.check = check_config_for(s);
     render(violation_timeline_dot(events, v, timeline), path);
   }
   RunArtifacts result;
@@ -80,13 +82,14 @@ RunArtifacts write_run_artifacts(const std::string& dir_name, const CampaignOpti
     FanoutSink both;
     both.add(&sample);
     both.add(&plot);
-    check_scenario_on(source, r.scenario, default_check_config(), &both);
+    check_scenario_on(source, r.scenario, check_config_for(r.scenario), &both);
     const fs::path plot_file = dir / kSamplePlotFile;
     refuse_output_over_input(plot_file.string(), inputs);
     OutputFile plot_out(plot_file.string());
     plot_out.write(plot.data().dump());
     plot_out.commit();
     TimelineOptions timeline;
+    timeline.check = check_config_for(r.scenario);
     timeline.title = "seed " + std::to_string(r.scenario.seed) + ", its first " +
                      std::to_string(sample.events.size()) + " events (a sample: no seed failed)";
     drawer.render(timeline_dot(sample.events, timeline), svg);
@@ -108,7 +111,7 @@ RunArtifacts write_run_artifacts(const std::string& dir_name, const CampaignOpti
     FanoutSink fanout;
     fanout.add(&writer);
     if (drawn) fanout.add(&history);
-    check_scenario_on(source, s, default_check_config(), &fanout);
+    check_scenario_on(source, s, check_config_for(s), &fanout);
     writer.close();
     if (!drawn) continue;
     const std::vector<std::string> properties = violated_properties(f);
@@ -129,7 +132,7 @@ RunArtifacts write_run_artifacts(const std::string& dir_name, const CampaignOpti
           shrunk_writer.close();
         }
         drawer.draw(cx->events, cx->violation,
-             where + " (shrunk counterexample, " + std::to_string(cx->events.size()) + " events)", svg);
+                    where + " (shrunk counterexample, " + std::to_string(cx->events.size()) + " events)", s, svg);
         continue;
       }
       // Not shrunk: the seed's history up to the first such violation.
@@ -137,7 +140,7 @@ RunArtifacts write_run_artifacts(const std::string& dir_name, const CampaignOpti
                                   [&](const Violation& x) { return x.property == property; });
       const size_t end = std::min<size_t>(history.events.size(), v->detected_at_event + 1);
       const std::vector<Event> events(history.events.begin(), history.events.begin() + static_cast<std::ptrdiff_t>(end));
-      drawer.draw(events, *v, where + " (the seed's history up to the violation, not shrunk)", svg);
+      drawer.draw(events, *v, where + " (the seed's history up to the violation, not shrunk)", s, svg);
     }
   }
   return drawer.result;

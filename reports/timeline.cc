@@ -265,7 +265,8 @@ std::string violation_timeline_dot(const std::vector<Event>& history, const Viol
   for (const Event& e : history)
     if (e.id >= from && e.id <= to) window.push_back(e);
   options.max_events = std::max(options.max_events, window.size());
-  return review_dot(record_history(history, default_check_config(), from, to), window, options);
+  return review_dot(record_history(history, options.check.value_or(default_check_config()), from, to), window,
+                    options);
 }
 
 std::string timeline_dot(const std::vector<Event>& events, const TimelineOptions& options) {
@@ -273,8 +274,9 @@ std::string timeline_dot(const std::vector<Event>& events, const TimelineOptions
   const size_t count = std::min(events.size(), options.max_events);
   if (count == 0) return review_dot(HistoryRecording{}, {}, options);
   const std::vector<Event> window(events.begin(), events.begin() + static_cast<std::ptrdiff_t>(count));
-  return review_dot(record_history(window, default_check_config(), window.front().id, window.back().id), window,
-                    options);
+  return review_dot(
+      record_history(window, options.check.value_or(default_check_config()), window.front().id, window.back().id),
+      window, options);
 }
 
 namespace {

@@ -21,11 +21,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "properties/check_config.h"
 #include "properties/history_recording.h"
 #include "properties/violation.h"
 #include "traces/event.h"
@@ -47,6 +49,9 @@ struct TimelineOptions {
   // Review: how many events the whole trace has (0: unknown), for "events
   // #a to #b, n of N".
   uint64_t total_events = 0;
+  // Review: how the checkers read the history (its lock design:
+  // properties/check_config.h with_design()); nullopt: ours, the defaults.
+  std::optional<CheckConfig> check;
 };
 
 // The subtitle of a violation's timeline: its explanation and the fault it

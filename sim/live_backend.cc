@@ -214,6 +214,12 @@ void LiveBackend::load_scripts(Server& s) {
     if (r.kind != Reply::Kind::Bulk) unexpected(s.cmd->where(), "SCRIPT LOAD", r);
     s.sha[static_cast<size_t>(kind)] = r.text;
   }
+  if (const PackScript* read = pack_.holder_script()) {
+    const Reply h = s.cmd->command({"SCRIPT", "LOAD", read->source});
+    if (h.is_error()) throw ScriptPackError(read->path + ": Redis rejected the script: " + h.text);
+    if (h.kind != Reply::Kind::Bulk) unexpected(s.cmd->where(), "SCRIPT LOAD", h);
+    s.holder_sha = h.text;
+  }
   const Reply r = s.cmd->command({"SCRIPT", "LOAD", kSnapshotLua});
   if (r.kind != Reply::Kind::Bulk) unexpected(s.cmd->where(), "SCRIPT LOAD (snapshot)", r);
   s.snapshot_sha = r.text;
@@ -276,17 +282,15 @@ static void read_line(const std::string& where, const Reply& line, const Reply& 
 
 // After the script's reply and the replies read with it: the holders and
 // line (out), the reply through the pack's adapters.
-void LiveBackend::finish(const std::string& where, ScriptKind kind, const Reply& holders, const Reply* line,
+void LiveBackend::finish(const std::string& where, const ScriptCall& call, const Reply& holders, const Reply* line,
                          const Reply* scores, ExecResult* out) const {
-  out->reply = pack_.adapt_reply(kind, std::move(out->reply));
-  out->error_declared = pack_.declares_error(kind, out->reply);
-  out->holders_after.clear();
-  if (holders.kind == Reply::Kind::Array) {
-    for (const Reply& h : holders.elements) out->holders_after.push_back(h.text);
-  } else if (!holders.is_error()) {  // WRONGTYPE: not a hash, no holders
-    unexpected(where, "HKEYS", holders);
+  out->reply = pack_.adapt_reply(call.kind, std::move(out->reply));
+  out->error_declared = pack_.declares_error(call.kind, out->reply);
+  try {
+    pack_.read_holders(call.params.lock, holders, &out->holders_after);
+  } catch (const HolderReadError& e) {  // never "no holders": the run stops, naming the key and the error
+    throw RedisError(where + ": " + e.what());  // the caller names the script
   }
-  std::sort(out->holders_after.begin(), out->holders_after.end());
   out->line_known = false;
   out->line_after.clear();
   if (line != nullptr) read_line(where, *line, *scores, out);
@@ -314,13 +318,32 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
     argv.insert(argv.end(), args.keys.begin(), args.keys.end());
     argv.insert(argv.end(), args.argv.begin(), args.argv.end());
   }
+  // The holder read the design asks for, at the same frozen clock.
+  std::vector<std::string_view> holder_read;
+  ScriptArgs holder_args;
+  std::string holder_key_count;
+  switch (pack_.design().holders) {
+    case HolderRead::HashFields: holder_read = {"HKEYS", call.params.lock}; break;
+    case HolderRead::StringValue: holder_read = {"GET", call.params.lock}; break;
+    case HolderRead::Script: {
+      const PackScript& read = *pack_.holder_script();
+      for (const PackExpr& k : read.keys) holder_args.keys.push_back(k.evaluate(call.params));
+      for (const PackExpr& a : read.argv) holder_args.argv.push_back(a.evaluate(call.params));
+      holder_key_count = std::to_string(holder_args.keys.size());
+      holder_read = {"EVALSHA_RO", s.holder_sha, holder_key_count};  // read-only: Redis refuses a write
+      holder_read.insert(holder_read.end(), holder_args.keys.begin(), holder_args.keys.end());
+      holder_read.insert(holder_read.end(), holder_args.argv.begin(), holder_args.argv.end());
+      break;
+    }
+  }
   ExecResult out;
   try {
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (script.form == PackForm::Lua) argv[1] = s.sha[static_cast<size_t>(call.kind)];  // reloaded
+      if (pack_.holder_script()) holder_read[1] = s.holder_sha;
       const bool may_retry = attempt == 0;
-      const bool done = s.one_connection ? run_one_connection(s, call, argv, fair, may_retry, &out)
-                                        : run_with_markers(s, call, argv, fair, may_retry, &out);
+      const bool done = s.one_connection ? run_one_connection(s, call, argv, holder_read, fair, may_retry, &out)
+                                        : run_with_markers(s, call, argv, holder_read, fair, may_retry, &out);
       if (done) break;
       load_scripts(s);  // NOSCRIPT: the server lost its script cache (restarted behind our back)
     }
@@ -335,20 +358,20 @@ ExecResult LiveBackend::execute(int server, const ScriptCall& call, int64_t serv
 
 
 bool LiveBackend::run_one_connection(Server& s, const ScriptCall& call, std::span<const std::string_view> argv,
-                                     bool fair, bool may_retry, ExecResult* out) {
+                                     std::span<const std::string_view> holder_read, bool fair, bool may_retry,
+                                     ExecResult* out) {
   // One pipeline on the subscribed RESP3 connection: PING, script, HKEYS
   // (LRANGE, ZRANGE). Redis runs a client's pipelined commands in order and
   // writes a message to its subscribers when it is published, so what
   // arrives before PONG was published before the script (by someone else:
   // dropped) and every push between PONG and the last reply is the script's.
   constexpr std::string_view kPing[] = {"PING"};
-  const std::string_view hkeys[] = {"HKEYS", call.params.lock};
   const std::string_view lrange[] = {"LRANGE", call.params.line, "0", "-1"};
   const std::string_view zrange[] = {"ZRANGE", call.params.deadlines, "0", "-1", "WITHSCORES"};
   RedisConn& c = *s.cmd;
   c.append_view(kPing);
   if (!argv.empty()) c.append_view(argv);
-  c.append_view(hkeys);
+  c.append_view(holder_read);
   if (fair) {
     c.append_view(lrange);
     c.append_view(zrange);
@@ -373,15 +396,14 @@ bool LiveBackend::run_one_connection(Server& s, const ScriptCall& call, std::spa
     line = next();
     scores = next();
   }
-  if (may_retry && !argv.empty() && pack_.script(call.kind).form == PackForm::Lua && lost_script(out->reply)) {
-    return false;
-  }
-  finish(c.where(), call.kind, holders, fair ? &line : nullptr, fair ? &scores : nullptr, out);
+  if (may_retry && lost_any_script(call, argv, holders, *out)) return false;
+  finish(c.where(), call, holders, fair ? &line : nullptr, fair ? &scores : nullptr, out);
   return true;
 }
 
 bool LiveBackend::run_with_markers(Server& s, const ScriptCall& call, std::span<const std::string_view> argv,
-                                   bool fair, bool may_retry, ExecResult* out) {
+                                   std::span<const std::string_view> holder_read, bool fair, bool may_retry,
+                                   ExecResult* out) {
   // One pipeline: marker, script, holders, marker. Redis runs a client's
   // pipelined commands in order, so the messages the subscriber sees
   // between the two markers are exactly the script's publishes.
@@ -390,7 +412,7 @@ bool LiveBackend::run_with_markers(Server& s, const ScriptCall& call, std::span<
   const std::string end = "end:" + std::to_string(s.marker_seq);
   s.cmd->append({"PUBLISH", s.marker_channel, begin});
   if (!argv.empty()) s.cmd->append(std::vector<std::string>(argv.begin(), argv.end()));
-  s.cmd->append({"HKEYS", call.params.lock});
+  s.cmd->append(std::vector<std::string>(holder_read.begin(), holder_read.end()));
   if (fair) {
     s.cmd->append({"LRANGE", call.params.line, "0", "-1"});
     s.cmd->append({"ZRANGE", call.params.deadlines, "0", "-1", "WITHSCORES"});
@@ -409,11 +431,15 @@ bool LiveBackend::run_with_markers(Server& s, const ScriptCall& call, std::span<
     unexpected(s.cmd->where(), "PUBLISH marker", begin_reply.is_int() ? end_reply : begin_reply);
   }
   out->published = drain_published(s, begin, end);
-  if (may_retry && !argv.empty() && pack_.script(call.kind).form == PackForm::Lua && lost_script(out->reply)) {
-    return false;
-  }
-  finish(s.cmd->where(), call.kind, holders, fair ? &line : nullptr, fair ? &scores : nullptr, out);
+  if (may_retry && lost_any_script(call, argv, holders, *out)) return false;
+  finish(s.cmd->where(), call, holders, fair ? &line : nullptr, fair ? &scores : nullptr, out);
   return true;
+}
+
+bool LiveBackend::lost_any_script(const ScriptCall& call, std::span<const std::string_view> argv,
+                                  const Reply& holders, const ExecResult& out) const {
+  if (!argv.empty() && pack_.script(call.kind).form == PackForm::Lua && lost_script(out.reply)) return true;
+  return pack_.holder_script() != nullptr && lost_script(holders);
 }
 
 void LiveBackend::sweep_before_going_back(Server& s, int64_t server_now_us) {

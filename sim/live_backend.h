@@ -10,7 +10,8 @@
 // live exactly as on the model. Two pipelines, chosen at connect():
 //  - Every script Lua or absent (the usual case) and Redis >= 6: one RESP3
 //    connection per server, PSUBSCRIBEd to * and still running commands.
-//    Per script PING, EVALSHA, HKEYS lock (LRANGE line, ZRANGE deadlines
+//    Per script PING, EVALSHA, the holder read (HKEYS lock; GET lock or
+//    EVALSHA_RO of the pack's read script, as its design says; LRANGE line, ZRANGE deadlines
 //    WITHSCORES for fair calls), all at the same frozen clock: one write and
 //    one read. Redis runs a client's pipelined commands in order and puts a
 //    message into each subscriber's output when it is published, so the
@@ -106,6 +107,7 @@ class LiveBackend final : public Backend {
     bool one_connection = false;   // RESP3 pipeline on cmd (else markers, sub)
     std::array<std::string, kScriptKindCount> sha;
     std::string snapshot_sha;
+    std::string holder_sha;  // the design's holder read script, if any
     std::string marker_channel;  // "__locksim_live_marker__:<subscriber CLIENT ID>"
     uint64_t marker_seq = 0;
     // The latest server time a script ran at (sweep_before_going_back).
@@ -124,11 +126,18 @@ class LiveBackend final : public Backend {
   // One attempt of the script's pipeline (see the top of this file), argv
   // being its own command (empty: absent). False (only when may_retry): the
   // server answered NOSCRIPT; load the scripts and run it again.
-  bool run_one_connection(Server& s, const ScriptCall& call, std::span<const std::string_view> argv, bool fair,
-                          bool may_retry, ExecResult* out);
-  bool run_with_markers(Server& s, const ScriptCall& call, std::span<const std::string_view> argv, bool fair,
-                        bool may_retry, ExecResult* out);
-  void finish(const std::string& where, ScriptKind kind, const Reply& holders, const Reply* line,
+  // holder_read: the command that reads the holders (HKEYS, GET or the
+  // design's read script, EVALSHA_RO).
+  bool run_one_connection(Server& s, const ScriptCall& call, std::span<const std::string_view> argv,
+                          std::span<const std::string_view> holder_read, bool fair, bool may_retry, ExecResult* out);
+  bool run_with_markers(Server& s, const ScriptCall& call, std::span<const std::string_view> argv,
+                        std::span<const std::string_view> holder_read, bool fair, bool may_retry, ExecResult* out);
+  // The script or the holder read script answered NOSCRIPT.
+  bool lost_any_script(const ScriptCall& call, std::span<const std::string_view> argv, const Reply& holders,
+                       const ExecResult& out) const;
+  // Throws RedisError naming the key when the holder read failed
+  // (ScriptPack::read_holders): never read as "no holders".
+  void finish(const std::string& where, const ScriptCall& call, const Reply& holders, const Reply* line,
               const Reply* scores, ExecResult* out) const;
 
   void drop_replicas();

@@ -20,6 +20,16 @@ void check_command(const PackScript& script) {
   }
 }
 
+int compile(LuaScripting& lua, const PackScript& script) {
+  try {
+    return lua.load(script.source);
+  } catch (const LuaCompileError& e) {
+    throw ScriptPackError(script.path + ": Redis rejected the script: " + e.what());
+  }
+}
+
+constexpr const char* kWrongTypeText = "WRONGTYPE Operation against a key holding the wrong kind of value";
+
 }  // namespace
 
 LuaBackend::LuaBackend(int server_count, ScriptPack pack) : pack_(std::move(pack)), lines_(server_count) {
@@ -31,12 +41,9 @@ LuaBackend::LuaBackend(int server_count, ScriptPack pack) : pack_(std::move(pack
       const PackScript& script = pack_.script(kind);
       if (script.form == PackForm::Command) check_command(script);
       if (script.form != PackForm::Lua) continue;
-      try {
-        s.script_id[static_cast<size_t>(kind)] = s.lua->load(script.source);
-      } catch (const LuaCompileError& e) {
-        throw ScriptPackError(script.path + ": Redis rejected the script: " + e.what());
-      }
+      s.script_id[static_cast<size_t>(kind)] = compile(*s.lua, script);
     }
+    if (const PackScript* read = pack_.holder_script()) s.holder_script_id = compile(*s.lua, *read);
   }
 }
 
@@ -89,10 +96,52 @@ void LuaBackend::execute_into(int server, const ScriptCall& call, int64_t server
   out->error_declared = pack_.declares_error(call.kind, out->reply);
   s.store.take_published_into(&out->published);
   for (Published& p : out->published) p = pack_.canonical_published(call, std::move(p));
-  s.store.holders_into(call.params.lock, now_ms, &out->holders_after);
+  try {
+    read_holders(s, call, ctx, &out->holders_after);
+  } catch (const HolderReadError& e) {
+    throw LuaScriptAbort(std::string("after ") + std::string(script_name(call.kind)) + ": " + e.what());
+  }
   out->line_known = false;
   lines_.fill(server, s.store, call, now_ms, held_token, out);
   output_budget_.charge(*out, script_name(call.kind));  // a pack that answers megabytes stops the run
+}
+
+void LuaBackend::read_holders(Server& s, const ScriptCall& call, CommandContext& ctx, std::vector<std::string>* out) {
+  const std::string& lock = call.params.lock;
+  switch (pack_.design().holders) {
+    case HolderRead::HashFields: {
+      // HKEYS's answer without building it, unless it is WRONGTYPE.
+      const auto type = s.store.type(lock, ctx.now_ms);
+      if (type && *type != Store::Type::Hash) pack_.read_holders(lock, Reply::error(kWrongTypeText), out);
+      s.store.holders_into(lock, ctx.now_ms, out);
+      return;
+    }
+    case HolderRead::StringValue: {
+      const std::string_view get[] = {"GET", lock};
+      ReplyBuilder builder;
+      run_direct_command(ctx, get, builder);
+      pack_.read_holders(lock, builder.take(), out);
+      return;
+    }
+    case HolderRead::Script: {
+      const PackScript& read = *pack_.holder_script();
+      ScriptArgs args;
+      for (const PackExpr& k : read.keys) args.keys.push_back(k.evaluate(call.params));
+      for (const PackExpr& a : read.argv) args.argv.push_back(a.evaluate(call.params));
+      // Read-only, as live runs it (EVALSHA_RO): a write is the pack's mistake.
+      StateDigest before;
+      s.store.digest(ctx.now_ms, &before);
+      ReplyBuilder builder;
+      s.lua->run(s.holder_script_id, args.keys, args.argv, ctx, builder);
+      StateDigest after;
+      s.store.digest(ctx.now_ms, &after);
+      if (before.value() != after.value() || s.store.published_pending() > 0) {
+        throw LuaScriptAbort("the holder read script " + read.path + " wrote or published: it must only read");
+      }
+      pack_.read_holders(lock, builder.take(), out);
+      return;
+    }
+  }
 }
 
 std::vector<KeyState> LuaBackend::snapshot(int server, int64_t server_now_us) {

@@ -9,7 +9,9 @@
 // ScriptPack::absent_reply, the reply through the pack's adapters (an
 // error the pack declares marked ExecResult::error_declared), every
 // published message through ScriptPack::canonical_published; holders_after
-// are the lock hash's fields and, for fair calls, line_after the line with
+// are read as the pack's design says (the lock hash's fields, the string
+// value, or the pack's read script, run read-only: a write or a publish by
+// it stops the run) and, for fair calls, line_after the line with
 // each member's deadline, read after the script at the same time (what
 // LiveBackend reads with HKEYS, LRANGE and ZRANGE; sim/line_cache.h, with
 // ExecResult::line_token as on the model). PUBLISH answers 1: live,
@@ -22,7 +24,9 @@
 // or this backend does not implement). execute() throws LuaScriptAbort
 // naming the script when a run cannot go on as Redis would (an unimplemented
 // command or option, the step budget, the memory limit): callers report it
-// as bad input, exit 2. A pack that hands back more than
+// as bad input, exit 2; so does a holder read that fails (WRONGTYPE, a read
+// script's error or a reply that is no list), naming the key and the error.
+// A pack that hands back more than
 // sim/script_output_bound.h allows (per execution, per run since wipe())
 // throws ScriptOutputTooLarge, as on live.
 //
@@ -68,8 +72,12 @@ class LuaBackend final : public Backend {
     Store store;
     std::unique_ptr<LuaScripting> lua;
     std::array<int, kScriptKindCount> script_id{};  // Lua scripts: LuaScripting ids
+    int holder_script_id = -1;                      // the design's holder read script
   };
   Server& at(int server);
+  // The holders of call's lock after its script, read as the pack's design
+  // says (HKEYS, GET, or its read script); throws HolderReadError.
+  void read_holders(Server& s, const ScriptCall& call, CommandContext& ctx, std::vector<std::string>* out);
 
   ScriptPack pack_;
   std::vector<Server> servers_;

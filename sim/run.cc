@@ -46,7 +46,10 @@ std::optional<ScriptKind> first_difference(const ScriptPack& pack, const ScriptP
 
 // Our scripts wherever they lie: the built-in pack, or a directory that is,
 // script for script, the same (the checkout's impl/lua, a copy of it).
+// The model reads the holders as the lock hash's fields, so a design that
+// reads them otherwise is not ours whatever its scripts.
 bool is_our_pack(const ScriptPack& pack) {
+  if (pack.design().holders != HolderRead::HashFields) return false;
   return same_dir(pack.dir(), std::string(kBuiltinOurPack)) ||
          !first_difference(pack, ScriptPack::load(std::string(kBuiltinOurPack)));
 }
@@ -83,6 +86,14 @@ ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backe
   }
   const std::string dir = scenario->scripts.empty() ? ScriptPack::default_dir() : scenario->scripts;
   ScriptPack pack = ScriptPack::load(dir);
+  scenario->design = pack.design();
+  for (DesignKind k : kinds_needed_by(scenario->lock_kind)) {
+    if (!pack.design().provides(k)) {
+      throw ScenarioError("script pack " + dir + " does not provide the " + std::string(design_kind_name(k)) +
+                          " lock kind that --lock " + scenario->lock_kind + " needs (its design's kinds: " +
+                          design_kinds_text(pack.design()) + ")");
+    }
+  }
   if (pack.model_variant()) {
     scenario->model_variant = std::string(variant_name(*pack.model_variant()));
   } else if (is_our_pack(pack)) {

@@ -30,6 +30,12 @@ void validate_scenario(const Scenario& s) {
     throw ScenarioError("fair slot must be in [0, " + std::to_string(kMaxFairSlotMs) + "] ms, got " +
                         std::to_string(s.fair_slot_ms));
   }
+  for (DesignKind k : kinds_needed_by(s.lock_kind)) {
+    if (!s.design.provides(k)) {
+      throw ScenarioError("the script pack's lock design does not provide the " + std::string(design_kind_name(k)) +
+                          " lock kind (lock " + s.lock_kind + "); it provides " + design_kinds_text(s.design));
+    }
+  }
   if (s.validity && s.lock_kind != "redlock") {
     throw ScenarioError("the validity check is a RedLock option (lock kind redlock), not " + s.lock_kind);
   }
@@ -67,6 +73,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   if (s.restart_delay_ms != 0) j["restart_delay_ms"] = s.restart_delay_ms;
   if (s.validity) j["validity"] = true;
   if (s.fair_slot_ms != 0) j["fair_slot_ms"] = s.fair_slot_ms;
+  if (s.design != LockDesign{}) j["design"] = design_to_json(s.design);
   return nlohmann::json::parse(j.dump());
 }
 
@@ -74,7 +81,7 @@ namespace {
 
 constexpr const char* kScenarioFields[] = {"seed",    "clients", "locks",   "servers", "lock",
                                            "duration_ms", "profile", "mutant", "scripts", "model_variant",
-                                           "persistence", "restart_delay_ms", "validity", "fair_slot_ms"};
+                                           "persistence", "restart_delay_ms", "validity", "fair_slot_ms", "design"};
 
 const nlohmann::json& field(const nlohmann::json& j, const char* name) {
   auto it = j.find(name);
@@ -143,6 +150,13 @@ Scenario scenario_from_json(const nlohmann::json& j) {
     s.validity = j["validity"].get<bool>();
   }
   if (j.contains("fair_slot_ms")) s.fair_slot_ms = integer_field(j, "fair_slot_ms", 0, kMaxFairSlotMs);
+  if (j.contains("design")) {
+    try {
+      s.design = design_from_json(j["design"], false);
+    } catch (const DesignError& e) {
+      throw ScenarioError(std::string("scenario: field 'design': ") + e.what());
+    }
+  }
   validate_scenario(s);
   return s;
 }

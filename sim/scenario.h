@@ -9,7 +9,9 @@
 //   "persistence":"always" (default "none"), "restart_delay_ms":D (default 0),
 //   "validity":true (RedLock validity check; default false),
 //   "fair_slot_ms":S (a fixed fair-lock slot, ClientConfig::fair_slot_fixed_ms;
-//   default 0: the caller's wait).
+//   default 0: the caller's wait),
+//   "design":{...} (the script pack's declared lock design, impl/lock_design.h;
+//   default: ours, a reentrant hash lock with pub/sub wake-ups, every kind).
 // Locks are named "lsim:L<i>"; lock i lives on server i % servers; with
 // "mixed", even locks are reentrant and odd locks fair. With "multi" or
 // "redlock", lock i is a group of `servers` reentrant members, member j named
@@ -24,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "impl/client_config.h"
+#include "impl/lock_design.h"
 #include "impl/multi_lock.h"
 #include "sim/server_faults.h"
 
@@ -48,6 +51,7 @@ struct Scenario {
   int64_t restart_delay_ms = 0;                 // a restarted server stays down this long
   bool validity = false;                        // RedLock: the validity check
   int64_t fair_slot_ms = 0;                     // > 0: every fair slot this long (older versions: 5 000)
+  LockDesign design;                            // the pack's declared design (set from the pack)
 
   bool operator==(const Scenario&) const = default;
 };
@@ -59,7 +63,8 @@ constexpr int64_t kMaxDurationMs = 7LL * 24 * 3600 * 1000;
 constexpr int64_t kMaxRestartDelayMs = 24LL * 3600 * 1000;
 constexpr int64_t kMaxFairSlotMs = 24LL * 3600 * 1000;
 
-// Throws ScenarioError naming the first bad field.
+// Throws ScenarioError naming the first bad field, or the lock kind the
+// design does not provide.
 void validate_scenario(const Scenario& s);
 nlohmann::json scenario_to_json(const Scenario& s);
 // Throws ScenarioError naming the field on a missing, unknown or mistyped

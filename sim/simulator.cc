@@ -31,7 +31,8 @@ RunSummary Simulator::run() {
 
   World world(world_config_for(s, plan), backend_, counting);
 
-  Workload workload(world, scenario_locks(s), duration_us, root.split("workload"), scenario_groups(s));
+  Workload workload(world, scenario_locks(s), duration_us, root.split("workload"), scenario_groups(s),
+                    s.design.reentrant);
   world.on_client_started = [&workload](int c) { workload.start_client(c); };
   for (int c = 0; c < s.clients; ++c) workload.start_client(c);
 

@@ -5,8 +5,9 @@
 namespace locksim {
 
 Workload::Workload(World& world, std::vector<LockRef> locks, int64_t stop_us, const Rng& rng,
-                   std::vector<GroupRef> groups)
-    : world_(world), locks_(std::move(locks)), groups_(std::move(groups)), stop_us_(stop_us), rng_(rng) {
+                   std::vector<GroupRef> groups, bool reentrant)
+    : world_(world), locks_(std::move(locks)), groups_(std::move(groups)), stop_us_(stop_us), rng_(rng),
+      reentrant_(reentrant) {
   assert(!locks_.empty());
   assert(groups_.empty() || groups_.size() == locks_.size());
   incarnations_.assign(world_.client_count(), 0);
@@ -52,6 +53,7 @@ void Workload::next(const TaskPtr& t) {
   t->depth = 0;
   t->lease_ms = -1;
   t->reentries = r.chance(0.2) ? 1 + static_cast<int>(r.below(2)) : 0;
+  if (!reentrant_) t->reentries = 0;
   auto done = [this, t](AcquireResult result) { after_acquire(t, result); };
   operations_++;
   const uint64_t pick = r.below(100);

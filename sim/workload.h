@@ -7,7 +7,8 @@
 // period otherwise), unlock as many times, think, repeat. After stop_us tasks
 // finish what they hold and go idle. Randomness: one stream per (client,
 // incarnation, task). With groups (multi-lock / RedLock), lock i means group
-// i, run on the client's MultiLockClient, and there are no nested acquires.
+// i, run on the client's MultiLockClient, and there are no nested acquires;
+// nor are there on a lock whose design is not reentrant.
 #pragma once
 
 #include <cstdint>
@@ -22,8 +23,11 @@ namespace locksim {
 
 class Workload {
  public:
+  // reentrant: whether the lock may be re-entered (the pack's design); if
+  // not, no task ever re-enters (the draws are made all the same, so the
+  // rest of a task's stream is as with re-entries).
   Workload(World& world, std::vector<LockRef> locks, int64_t stop_us, const Rng& rng,
-           std::vector<GroupRef> groups = {});
+           std::vector<GroupRef> groups = {}, bool reentrant = true);
   // Starts the tasks of client c's current incarnation.
   void start_client(int c);
   // True when no live client has a task that is still working.
@@ -55,6 +59,7 @@ class Workload {
   std::vector<GroupRef> groups_;
   int64_t stop_us_;
   Rng rng_;
+  bool reentrant_ = true;
   std::vector<uint64_t> incarnations_;          // per client: restarts seen
   std::vector<std::vector<TaskPtr>> tasks_;     // per client: current tasks
   uint64_t operations_ = 0;

@@ -423,6 +423,17 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   if (result.error_declared) e.detail = kDeclaredReplyDetail;
   e.server_ms = server_us >= 0 ? server_us / 1000 : -((-server_us + 999) / 1000);
   e.holders_after.assign(result.holders_after.begin(), result.holders_after.end());
+  // A design with fresh tokens: the server holds tokens, the history owners.
+  if (!call.params.token.empty() && call.params.token != call.params.owner) {
+    token_owner_.try_emplace(call.params.token, call.params.owner);
+    e.token = call.params.token;
+  }
+  if (!token_owner_.empty()) {
+    for (std::string& h : e.holders_after) {
+      if (const auto it = token_owner_.find(h); it != token_owner_.end()) h = it->second;
+    }
+    std::sort(e.holders_after.begin(), e.holders_after.end());
+  }
   e.line_known = result.line_known;
   // A line the backend names by a token is copied once per token into
   // line_copies_ and shared with the events that carry it.

@@ -296,6 +296,10 @@ class World {
   };
   // Per server, per line key: the last tokened line, in event form.
   std::vector<std::unordered_map<std::string, LineCopy, KeyHash>> line_copies_;  // never iterated
+  // A design with fresh tokens (impl/lock_design.h): every token a script
+  // call carried -> its owner. Script events name a holder by its owner id
+  // (a token no call carried stays as the server holds it). Never iterated.
+  std::unordered_map<std::string, std::string, KeyHash> token_owner_;
 };
 
 }  // namespace locksim

@@ -17,6 +17,9 @@ WorldConfig world_config_for(const Scenario& s, const FaultPlan& plan) {
   wc.server_clocks = plan.server_clocks;
   wc.client.mutant = *mutant;
   wc.client.fair_slot_fixed_ms = s.fair_slot_ms;
+  wc.client.wake = s.design.wake;
+  wc.client.token = s.design.token;
+  wc.client.reentrant = s.design.reentrant;
   wc.server_faults.persistence = s.persistence;
   wc.server_faults.restart_delay_ms = s.restart_delay_ms;
   wc.server_faults.replica_lag_ms = plan.replica_lag_ms;

@@ -8,7 +8,8 @@
 //  - Invoke  {op: lock|try_lock|unlock|force_unlock, client, owner, lock,
 //             wait_ms, lease_ms, op_id (unique per operation, > 0), local_ms}
 //  - Ok      {same op_id/op/owner/lock}: lock/try_lock: value=1, acquired (the
-//             believed hold starts here). unlock: value = release reply (0 still
+//             believed hold starts here; token = its hold's token when the
+//             pack's design takes a fresh one per acquire, trace version 4). unlock: value = release reply (0 still
 //             held, 1 released). force_unlock: value = reply.
 //  - Fail    acquire gave up (value=0, detail says why: "wait budget exhausted");
 //             unlock answered nil (detail "illegal monitor state").
@@ -105,6 +106,10 @@ struct Event {
   int64_t lease_ms = -1;    // -1: default lease with watchdog
   int64_t value = 0;        // ok: 1 acquired / 0 not; unlock: script reply
   std::string detail;       // human-readable note (errors, fault description)
+  // Under a design with fresh tokens (impl/lock_design.h): on a lock/try_lock
+  // Ok the token that marks this hold on the server, on a Script event the
+  // token its call sent (its holders_after still name owners); else empty.
+  std::string token;
 
   // Script events.
   std::string script;                 // script name (model/script_call.h)

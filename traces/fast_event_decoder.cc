@@ -17,7 +17,7 @@ namespace dom = simdjson::dom;
 // The keys of trace_format.h, in the writer's order; the bit of a key is its index.
 enum Key : int {
   kId, kT, kK, kC, kS, kO, kL, kOp, kOpid, kLms, kWait, kLease, kV, kD, kSc, kRid, kR, kSms, kH, kP, kDur,
-  kTg, kLn, kLr, kUnknown
+  kTg, kLn, kLr, kTk, kUnknown
 };
 
 Key key_of(std::string_view k) {
@@ -44,6 +44,7 @@ Key key_of(std::string_view k) {
       if (k == "tg") return kTg;
       if (k == "ln") return kLn;
       if (k == "lr") return kLr;
+      if (k == "tk") return kTk;
       return kUnknown;
     case 3:
       if (k == "lms") return kLms;
@@ -223,6 +224,7 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
       case kLease: ok = read_int64(v, &e.lease_ms); break;
       case kV: ok = read_int64(v, &e.value); break;
       case kD: ok = read_string(v, &e.detail); break;
+      case kTk: ok = read_string(v, &e.token); break;
       case kSc: ok = read_string(v, &e.script); break;
       case kRid: ok = read_string(v, &e.request_id); break;
       case kR: ok = read_string(v, &e.reply); break;

@@ -141,7 +141,7 @@ void put_line(std::string& out, const std::vector<LineEntry>& line) {
 // the order encode_event writes them.
 constexpr std::string_view kEventKeys[] = {"id", "t", "k", "c", "s", "o", "l", "op", "opid", "lms", "wait",
                                            "lease", "v", "d", "sc", "rid", "r", "sms", "h", "p", "dur", "tg",
-                                           "ln", "lr"};
+                                           "ln", "lr", "tk"};
 constexpr std::string_view kHeaderKeys[] = {"format", "version", "seed", "build", "backend", "scenario", "plan"};
 
 template <size_t N>
@@ -342,6 +342,7 @@ void encode_event_to(std::string* into, const Event& e, bool line_repeated) {
   put_int_unless(out, "lease", e.lease_ms, -1);
   put_int_unless(out, "v", e.value, 0);
   put_str_unless_empty(out, "d", e.detail);
+  put_str_unless_empty(out, "tk", e.token);
   put_str_unless_empty(out, "sc", e.script);
   put_str_unless_empty(out, "rid", e.request_id);
   put_str_unless_empty(out, "r", e.reply);
@@ -448,7 +449,8 @@ bool decode_event(std::string_view line, Event* out, std::string* error, bool* l
                   get_string(j, "op", &e.op, error) && get_uint64(j, "opid", &e.op_id, error) &&
                   get_int64(j, "lms", &e.local_ms, error) && get_int64(j, "wait", &e.wait_ms, error) &&
                   get_int64(j, "lease", &e.lease_ms, error) && get_int64(j, "v", &e.value, error) &&
-                  get_string(j, "d", &e.detail, error) && get_string(j, "sc", &e.script, error) &&
+                  get_string(j, "d", &e.detail, error) && get_string(j, "tk", &e.token, error) &&
+                  get_string(j, "sc", &e.script, error) &&
                   get_string(j, "rid", &e.request_id, error) && get_string(j, "r", &e.reply, error) &&
                   get_int64(j, "sms", &e.server_ms, error) && get_strings(j, "h", &e.holders_after, error) &&
                   get_strings(j, "p", &e.published, error) && get_int64(j, "dur", &e.duration_ms, error) &&

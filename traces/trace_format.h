@@ -1,4 +1,4 @@
-// The locksim trace format, version 3: JSON Lines.
+// The locksim trace format, version 4: JSON Lines.
 //
 //   line 1:  {"format":"locksim-trace","version":1,"seed":<u64>,"build":"<id>",
 //             "backend":"model"|"live","scenario":<any JSON>[,"plan":<object>]}
@@ -13,6 +13,7 @@
 //   c   client (-1)   s    server (-1)    o     owner       l    lock
 //   op  op            opid op_id          lms   local_ms
 //   wait wait_ms (-1) lease lease_ms (-1) v     value       d    detail
+//   tk  token (version 4: an acquire's Ok under a design with fresh tokens)
 //   sc  script        rid  request_id     r     reply       sms  server_ms
 //   h   holders_after (array of strings)  p     published (array of strings)
 //   dur duration_ms   tg   target (-1)
@@ -25,6 +26,7 @@
 //       ("l") (traces/line_memory.h). A fair lock's pollers mostly leave the
 //       line as it was, so this keeps a trace a fraction of the size.
 //       Only a trace reader, which remembers the lines, can decode it.
+// Version 4 adds "tk"; a trace without it reads as version 3 does.
 // Version 2 (read, never written) writes "ln" on every such event; version
 // 1 (read, never written) has no "ln" and no local_ms on Script events;
 // checkers then rebuild the fair line from bounds. The Events of versions 2
@@ -48,7 +50,7 @@
 namespace locksim {
 
 inline constexpr std::string_view kTraceFormatName = "locksim-trace";
-inline constexpr int kTraceVersion = 3;
+inline constexpr int kTraceVersion = 4;
 inline constexpr int kOldestTraceVersion = 1;  // still readable
 
 // A problem reading or writing a trace. The message names the file and line

@@ -95,6 +95,9 @@ bool TraceReader::next(Event& out) {
   bool repeated = false;
   if (!fast_.decode(line_, &event, &repeated) && !decode_event(line_, &event, &error, &repeated)) fail(error);
   event.line_token = LineToken{};
+  if (!event.token.empty() && header_.version < 4) {
+    fail("field \"tk\" in a version " + std::to_string(header_.version) + " trace (version 4 and later)");
+  }
   if (repeated) {
     if (header_.version < 3) fail("field \"lr\" in a version " + std::to_string(header_.version) + " trace (version 3 and later)");
     if (!lines_.repeat_into(&event)) {

@@ -43,6 +43,12 @@ RedisLockClient::RedisLockClient(RedisLockClientOptions options) : options_(std:
   if (config_.client_uuid.empty()) config_.client_uuid = random_uuid();
   const std::string dir = options_.scripts_dir.empty() ? ScriptPack::default_dir() : options_.scripts_dir;
   pack_ = std::make_unique<ScriptPack>(ScriptPack::load(dir));
+  if (pack_->design() != LockDesign{}) {
+    // Its recorder reads the hash's fields and its waiters subscribe: our design only.
+    throw ScriptPackError(dir + "/manifest.json: \"design\": the lock library runs locks of our design only (hash "
+                                "holders, reentrant, pub/sub wake-ups, per-owner tokens); check this pack with "
+                                "locksim campaign --backend lua or live instead");
+  }
   if (options_.history) history_client_ = options_.history->register_client();
   loop_ = std::make_shared<EventLoop>();
   RealtimeEnvOptions env_options;

@@ -106,7 +106,8 @@ class RLock {
 class RedisLockClient {
  public:
   // Connects and loads the scripts; throws LockRedisError (cannot connect,
-  // naming the server) or ScriptPackError.
+  // naming the server) or ScriptPackError (also for a pack whose manifest
+  // declares another lock design than ours: impl/lock_design.h).
   explicit RedisLockClient(RedisLockClientOptions options = {});
   ~RedisLockClient();
   RedisLockClient(const RedisLockClient&) = delete;

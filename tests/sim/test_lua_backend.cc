@@ -47,10 +47,10 @@ TEST(LuaBackend, APlainCommandItDoesNotRunIsRejectedAtLoad) {
   const fs::path dir = pack_with("command", "manifest.json", [] {
     std::ifstream in(kOurs / "manifest.json");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::string from = R"("rlock_renew": {"file": "rlock_renew.lua", "keys": ["lock"], "argv": ["lease_ms", "owner"]})";
+    const std::string from = R"("rlock_renew": {"file": "rlock_renew.lua", "keys": ["lock"], "argv": ["lease_ms", "owner"],)";
     const size_t at = text.find(from);
     if (at != std::string::npos) {
-      text.replace(at, from.size(), R"("rlock_renew": {"command": "OBJECT", "keys": ["lock"], "argv": ["lease_ms"]})");
+      text.replace(at, from.size(), R"("rlock_renew": {"command": "OBJECT", "keys": ["lock"], "argv": ["lease_ms"],)");
     }
     return text;
   }());

@@ -85,7 +85,7 @@ TEST(TraceFormat, FullEventUsesFixedKeyOrder) {
 
 TEST(TraceFormat, HeaderLine) {
   EXPECT_EQ(encode_header(sample_header()),
-            R"({"format":"locksim-trace","version":3,"seed":18446744073709551615,"build":"0.1.0",)"
+            R"({"format":"locksim-trace","version":4,"seed":18446744073709551615,"build":"0.1.0",)"
             R"("backend":"model","scenario":{"clients":3,"faults":{"pause":true},"locks":["L0","L1"]}})");
 }
 
@@ -114,6 +114,7 @@ TEST(TraceFormat, EveryFieldRoundTrips) {
   single.value = 1; check("value");
   single.kind = EventKind::Verdict; check("kind");
   single.holders_after = {""}; check("holders_after");
+  single.token = "A:1#3"; check("token");
 }
 
 RC_GTEST_PROP(TraceFormatProperty, RoundTripIsExactAndEncodingDeterministic,
@@ -230,11 +231,11 @@ const std::string kHeader = R"({"format":"locksim-trace","version":1,"seed":1,"b
 
 TEST(TraceReaderErrors, UnknownVersionRejected) {
   EXPECT_EQ(read_error(R"({"format":"locksim-trace","version":7,"seed":1})"),
-            "trace.jsonl:1: unsupported trace version 7 (this build reads versions 1-3)");
+            "trace.jsonl:1: unsupported trace version 7 (this build reads versions 1-4)");
   EXPECT_EQ(read_error(R"({"format":"locksim-trace","version":0})"),
-            "trace.jsonl:1: unsupported trace version 0 (this build reads versions 1-3)");
+            "trace.jsonl:1: unsupported trace version 0 (this build reads versions 1-4)");
   EXPECT_EQ(read_error(R"({"format":"locksim-trace"})"),
-            "trace.jsonl:1: trace header has no integer \"version\" (this build reads version 3)");
+            "trace.jsonl:1: trace header has no integer \"version\" (this build reads version 4)");
 }
 
 TEST(TraceReaderErrors, UnknownFormatRejected) {
@@ -245,7 +246,7 @@ TEST(TraceReaderErrors, UnknownFormatRejected) {
 TEST(TraceReaderErrors, MissingHeader) {
   EXPECT_EQ(read_error(""), "trace.jsonl: empty file (expected a locksim trace header on line 1)");
   EXPECT_EQ(read_error(R"({"id":0,"t":0,"k":"invoke"})" "\n"),
-            "trace.jsonl:1: missing trace header (expected {\"format\":\"locksim-trace\",\"version\":3,...} "
+            "trace.jsonl:1: missing trace header (expected {\"format\":\"locksim-trace\",\"version\":4,...} "
             "on the first line)");
   EXPECT_EQ(read_error("hello\n"),
             "trace.jsonl:1: missing trace header: malformed JSON at column 1 (expected one JSON object per line)");
@@ -433,7 +434,7 @@ TEST(TraceFormatV3, UnchangedFairLinesAreWrittenAsRepeats) {
   EXPECT_EQ(repeats, 3u) << text;
   std::istringstream in(text);
   TraceReader r(in, "mem.jsonl");
-  EXPECT_EQ(r.header().version, 3);
+  EXPECT_EQ(r.header().version, 4);
   std::vector<Event> back;
   Event e;
   while (r.next(e)) back.push_back(e);
@@ -478,6 +479,28 @@ TEST(TraceFormatV3, VersionTwoTracesStillRead) {
   Event e;
   while (r.next(e)) back.push_back(e);
   EXPECT_EQ(back, events);
+}
+
+// Version 4's "tk": an acquire's token under a design with fresh tokens.
+// Written only when set, read by both decoders, refused in older versions.
+TEST(TraceFormatV4, TokenRoundTripsAndIsRefusedBeforeVersion4) {
+  Event e;
+  e.id = 0;
+  e.kind = EventKind::Ok;
+  e.op = "lock";
+  e.owner = "A:1";
+  e.token = "A:1#7";
+  EXPECT_NE(encode_event(e).find(R"("tk":"A:1#7")"), std::string::npos) << encode_event(e);
+  const std::string text = write_trace({e});
+  std::istringstream in(text);
+  TraceReader r(in, "mem.jsonl");
+  Event back;
+  ASSERT_TRUE(r.next(back));
+  EXPECT_EQ(back.token, "A:1#7");
+  const std::string v3 = R"({"format":"locksim-trace","version":3,"seed":1,"build":"b","backend":"model","scenario":{}})";
+  EXPECT_EQ(read_error(v3 + "\n" + R"({"id":0,"t":0,"k":"ok","tk":"A:1#7"})" + "\n"),
+            "trace.jsonl:2: field \"tk\" in a version 3 trace (version 4 and later)");
+  EXPECT_EQ(read_error(v3 + "\n" + R"({"id":0,"t":0,"k":"ok","o":"A:1"})" + "\n"), "");  // v3 reads as before
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ int check_command(const CheckArgs& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  CheckerSuite suite(default_check_config());
+  std::unique_ptr<CheckerSuite> suite;  // configured by the header's scenario (its lock design)
   uint64_t events = 0;
   uint64_t operations_ok = 0;
   int version = 0;
@@ -50,7 +50,8 @@ int check_command(const CheckArgs& args) {
     auto reader = std::make_unique<TraceReader>(args.path);
     version = reader->header().version;
     try {
-      scenario_from_header(reader->header());  // a corrupt header is a corrupt trace: no verdict on it
+      // A corrupt header is a corrupt trace: no verdict on it.
+      suite = std::make_unique<CheckerSuite>(check_config_for(scenario_from_header(reader->header())));
     } catch (const ScenarioError& e) {
       throw UsageError(args.path + ": " + e.what());
     }
@@ -58,14 +59,14 @@ int check_command(const CheckArgs& args) {
     events = stream_events(std::move(reader), [&suite, &operations_ok](std::span<const Event> batch) {
       for (const Event& e : batch) {
         operations_ok += e.kind == EventKind::Ok;
-        suite.on_event(e);
+        suite->on_event(e);
       }
     });
   } catch (const TraceError& e) {
     throw UsageError(e.what());
   }
-  suite.finish();
-  const std::vector<Violation> all = suite.violations();
+  suite->finish();
+  const std::vector<Violation> all = suite->violations();
   const std::vector<Violation> failing = failing_violations(all, policy);
   // No operation succeeded: the trace shows nothing the checkers could judge.
   const bool vacuous = events > 0 && operations_ok == 0;

@@ -187,7 +187,7 @@ LiveConfirmation confirm_on_live(const ExploreCounterexample& cx) {
   RunBackend live = make_run_backend("live", &scenario);
   ExplicitPlan plan = cx.plan;
   plan.scenario = scenario;
-  CheckerSuite suite(default_check_config());
+  CheckerSuite suite(check_config_for(scenario));
   VectorSink history;
   FanoutSink fan;
   fan.add(&suite);
@@ -287,6 +287,7 @@ void write_outputs(const ExploreArgs& a, const ExploreResult& r, nlohmann::json 
     run_explicit(cx.plan, source.fresh(cx.plan.scenario), writer);
     writer.close();
     TimelineOptions timeline;
+    timeline.check = check_config_for(cx.plan.scenario);
     timeline.title = "explore: " + cx.violation.property + " (counterexample, " + std::to_string(cx.events.size()) +
                      " events, depth " + std::to_string(cx.depth) + ")";
     timeline.highlight_ids.insert(cx.violation.event_ids.begin(), cx.violation.event_ids.end());

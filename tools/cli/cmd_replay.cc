@@ -47,7 +47,7 @@ int replay_command(const std::string& path, const std::string& backend_override)
       throw UsageError("trace scenario says model variant '" + recorded_variant +
                        "' but its script pack now says '" + scenario.model_variant + "'");
     }
-    CheckerSuite suite(default_check_config());
+    CheckerSuite suite(check_config_for(scenario));
     const ReplayResult result = replay_trace(reader, *backend.backend, &suite);
     if (result.identical()) {
       const nlohmann::json& plan = reader.header().plan;

@@ -96,9 +96,23 @@ struct Survey {
   std::optional<uint64_t> last_to_ms;     // the last id at or before --to-ms
 };
 
+// The scenario in the trace's header (for its lock design); a header
+// without a valid one checks as a scenario of ours.
+Scenario header_scenario(SpooledInput& input) {
+  try {
+    const std::unique_ptr<std::istream> in = input.open();
+    TraceReader reader(*in, input.name());
+    return scenario_from_header(reader.header());
+  } catch (const TraceError& e) {
+    throw UsageError(e.what());
+  } catch (const ScenarioError&) {
+    return Scenario{};
+  }
+}
+
 Survey survey_trace(SpooledInput& input, const TimelineArgs& a) {
   Survey s;
-  CheckerSuite suite(default_check_config());
+  CheckerSuite suite(check_config_for(header_scenario(input)));
   read_trace(input, [&](const Event& e) {
     ++s.events;
     suite.on_event(e);
@@ -218,8 +232,8 @@ int timeline_command(const TimelineArgs& a) {
     } catch (const ScenarioError& e) {
       throw UsageError(a.trace + ": " + e.what());
     }
-    const Counterexample cx = shrink_scenario(scenario, v, default_check_config());
-    recording = record_history(cx.events, default_check_config());
+    const Counterexample cx = shrink_scenario(scenario, v, check_config_for(scenario));
+    recording = record_history(cx.events, check_config_for(scenario));
     for (const Event& e : cx.events)
       if (a.lock.empty() || e.lock.empty() || is_lock_or_member(e.lock, a.lock)) window.push_back(e);
     if (!a.lock.empty()) keep_only_lock(&recording, a.lock);
@@ -270,8 +284,9 @@ int timeline_command(const TimelineArgs& a) {
     to = last;
     // The drawing pass: the checkers' reading from the first event, kept
     // for the window.
-    CheckerSuite suite(default_check_config());
-    ReadingRecorder recorder(default_check_config(), from, to);
+    const CheckConfig config = check_config_for(header_scenario(input));
+    CheckerSuite suite(config);
+    ReadingRecorder recorder(config, from, to);
     suite.record_with(&recorder);
     read_trace(input, [&](const Event& e) {
       if (e.id > to) return false;
