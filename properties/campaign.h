@@ -69,6 +69,9 @@ struct CampaignOptions {
   int shard_index = 0;      // this shard's index I in [0, shard_count)
   int shard_count = 1;      // N: the seed indexes i with i % N == I run here
   CampaignBackend backend;  // the model alone
+  // A script pack the reference backend runs instead of the checked pack
+  // (--reference; empty: the reference is the correct model or the pack itself).
+  std::string reference_scripts;
   int workers = 1;          // seeds run at once (one backend source each)
   VerdictPolicy policy;
 };

@@ -48,6 +48,7 @@ json campaign_configuration_json(const CampaignOptions& o, const Scenario& tmpl,
   c["seeds"] = o.seeds;
   c["base_seed"] = o.base_seed;
   c["backend"] = backend;
+  if (!o.reference_scripts.empty()) c["reference_scripts"] = o.reference_scripts;
   c["scenario"] = scenario_to_json(tmpl);
   c["keep_going"] = o.keep_going;
   c["shrink"] = o.shrink;

@@ -179,6 +179,7 @@ ResolvedStep resolve_step(const DiffSequence& seq, const DiffStep& step, int64_t
   out.call.kind = step.kind;
   p.lock = lock;
   p.owner = diff_owner_name(step.owner % seq.owner_count);
+  p.token = p.owner;  // as a design with per-owner tokens sends it
   p.channel = LockKeys::channel(lock);
   p.channel_prefix = LockKeys::channel(lock);
   p.line = LockKeys::line(lock);

@@ -239,4 +239,41 @@ TEST(LockDesignOurs, DeclaredDesignGivesTheVerdictsOfAManifestWithout) {
   }
 }
 
+// A pack of another design has no model reference: pack check and
+// campaigns compare it with another pack (its released version), on lua.
+TEST(LockDesignReference, PackCheckAndCampaignsCompareTwoPacks) {
+  const std::string mutant = kTokenLock + "/mutants/extend_no_compare";
+  const CliRun no_ref = run_locksim("pack check --backend lua " + kTokenLock);
+  EXPECT_EQ(no_ref.exit_code, 2) << no_ref.out;
+  EXPECT_TRUE(contains(no_ref.out, "declares its holders as string_value")) << no_ref.out;
+  EXPECT_TRUE(contains(no_ref.out, "--reference PACK")) << no_ref.out;
+  const CliRun same = run_locksim("pack check --backend lua --sequences 20 --json --reference " + kTokenLock + " " +
+                                  kTokenLock, Stderr::Discard);
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  const nlohmann::json j = nlohmann::json::parse(same.out);
+  EXPECT_EQ(j["reference"], "pack " + kTokenLock);
+  EXPECT_GT(j["cases_run"].get<int>(), 10);
+  EXPECT_EQ(j["scripts"]["rlock_release"]["diverged"], 0);
+  const CliRun differs = run_locksim("pack check --backend lua --sequences 20 --json --reference " + mutant + " " +
+                                     kTokenLock, Stderr::Discard);
+  EXPECT_EQ(differs.exit_code, 1) << differs.out;
+  const nlohmann::json d = nlohmann::json::parse(differs.out);
+  EXPECT_GT(d["scripts"]["rlock_renew"]["cases"]["differed"].get<int>(), 0) << differs.out;
+  EXPECT_EQ(d["scripts"]["rlock_release"]["cases"]["differed"], 0) << differs.out;
+  EXPECT_EQ(d["scripts"]["rlock_release"]["diverged"], 0) << differs.out;
+  // A campaign: the same seeds on both packs, event by event.
+  campaign_json("--seeds 10 --profile pauses --unexplained-only --scripts " + kTokenLock + " --reference " + kTokenLock, 0);
+  const nlohmann::json diverged =
+      campaign_json("--seeds 40 --profile pauses --no-shrink --scripts " + kTokenLock + " --reference " + mutant, 1);
+  ASSERT_FALSE(diverged["failures"].empty());
+  EXPECT_TRUE(diverged["failures"][0].contains("divergence")) << diverged["failures"][0].dump().substr(0, 2000);
+  EXPECT_EQ(diverged["backend"], "lua,lua(reference pack)");
+  // The model runs our scripts only; two designs cannot be compared.
+  const CliRun model = run_locksim("campaign --seeds 1 --backend lua,model --scripts " + kTokenLock + " --reference " + kTokenLock);
+  EXPECT_EQ(model.exit_code, 2) << model.out;
+  const CliRun designs = run_locksim("campaign --seeds 1 --backend lua --scripts " + kTokenLock + " --reference builtin:impl/lua");
+  EXPECT_EQ(designs.exit_code, 2) << designs.out;
+  EXPECT_TRUE(contains(designs.out, "declares another lock design than the checked pack")) << designs.out;
+}
+
 }  // namespace

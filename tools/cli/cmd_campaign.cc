@@ -77,6 +77,7 @@ struct CampaignArgs {
   std::string backend;  // as typed
   bool backend_given = false;  // else: the default for the pack
   bool match_variant = false;  // both: compare with the pack's model variant
+  std::string reference;       // --reference PACK: the reference runs this pack's Lua
   bool json = false;
   bool allow_vacuous = false;
   bool no_shrink = false;
@@ -104,6 +105,7 @@ std::string campaign_command_line(const CampaignArgs& args) {
                   std::to_string(o.base_seed) + " " + scenario_command_text(o);
   c += " --backend " + campaign_backend_name(o.backend);
   if (args.match_variant) c += " --match-variant";
+  if (!args.reference.empty()) c += " --reference " + shell_word(args.reference);
   if (o.keep_going) c += " --keep-going";
   if (!o.shrink) c += " --no-shrink";
   if (o.shrink_seeds != CampaignOptions{}.shrink_seeds) c += " --shrink-seeds " + std::to_string(o.shrink_seeds);
@@ -191,6 +193,34 @@ CampaignBackend default_backend(const CampaignOptions& o) {
                                                : CampaignBackend{BackendKind::Lua, std::nullopt};
 }
 
+// The reference side of --reference PACK: PACK's Lua on a backend of the
+// checked kind, named apart from the checked side's in divergences.
+class ReferencePackSource final : public BackendSource {
+ public:
+  explicit ReferencePackSource(std::unique_ptr<BackendSource> inner) : inner_(std::move(inner)) {}
+  std::string kind() const override { return inner_->kind() + "(reference pack)"; }
+  Backend& fresh(const Scenario& scenario) override { return inner_->fresh(scenario); }
+
+ private:
+  std::unique_ptr<BackendSource> inner_;
+};
+
+// --reference PACK: which backend runs PACK. A pair names it (lua,live);
+// both (live against the model) and a single backend run it on the checked
+// kind. The model runs our scripts only: never a reference pack.
+CampaignBackend with_reference_pack(CampaignBackend b) {
+  if (b.checked == BackendKind::Model) {
+    throw UsageError("--reference runs the reference pack's own Lua beside this pack's: check this pack on lua or "
+                     "live (--backend lua, live, both or lua,live), not on the model");
+  }
+  if (b.reference == BackendKind::Model && !(b == kBothBackends)) {
+    throw UsageError("--reference: the model runs our scripts only, never a reference pack: name lua or live as the "
+                     "reference backend (e.g. --backend lua,live), or one backend for both packs");
+  }
+  if (!b.reference || b == kBothBackends) b.reference = b.checked;
+  return b;
+}
+
 // A source of `kind` for one worker. A model reference is the correct model
 // (or, match_variant, the pack's variant); a checked model runs the
 // scenario's variant. Live servers start here, before any seed runs, so a
@@ -213,7 +243,9 @@ std::unique_ptr<BackendSource> make_source(BackendKind kind, bool reference, boo
 }
 
 // One worker per --workers, each with its own sources.
-std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenario& tmpl, bool match_variant) {
+// With a reference pack, each worker's reference runs it.
+std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenario& tmpl, bool match_variant,
+                                         const std::optional<ScriptPack>& reference_pack) {
   std::vector<CampaignWorker> workers(static_cast<size_t>(o.workers));
   const std::string dir = tmpl.scripts.empty() ? ScriptPack::default_dir() : tmpl.scripts;
   try {
@@ -221,7 +253,10 @@ std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenari
     if (!runs_model_only(o.backend)) pack = ScriptPack::load(dir);
     for (CampaignWorker& w : workers) {
       w.checked = make_source(o.backend.checked, false, match_variant, pack ? &*pack : nullptr, tmpl);
-      if (o.backend.reference) {
+      if (reference_pack) {
+        w.reference = std::make_unique<ReferencePackSource>(
+            make_source(*o.backend.reference, true, false, &*reference_pack, tmpl));
+      } else if (o.backend.reference) {
         w.reference = make_source(*o.backend.reference, true, match_variant, pack ? &*pack : nullptr, tmpl);
       }
     }
@@ -270,8 +305,31 @@ int run_campaign_command(CampaignArgs& args) {
                      " names no model variant (no \"model_variant\" in its manifest), so there is nothing to match: "
                      "it is compared with the correct model");
   }
+  std::optional<ScriptPack> reference_pack;
+  if (!args.reference.empty()) {
+    if (args.match_variant) throw UsageError("--match-variant goes with a model reference, --reference with a pack: not both");
+    o.backend = with_reference_pack(o.backend);
+    o.reference_scripts = args.reference;
+    try {
+      reference_pack = ScriptPack::load(args.reference);
+    } catch (const ScriptPackError& e) {
+      throw UsageError(std::string("bad reference pack: ") + e.what());
+    }
+    // The same client runs against both packs: they must declare one design.
+    if (reference_pack->design() != tmpl.design) {
+      throw UsageError("--reference " + args.reference + " declares another lock design than the checked pack (" +
+                       design_to_json(reference_pack->design()).dump() + " against " + design_to_json(tmpl.design).dump() +
+                       "): their histories differ from the first wait on; compare packs of one design");
+    }
+    for (DesignKind k : kinds_needed_by(tmpl.lock_kind)) {
+      if (!reference_pack->design().provides(k)) {
+        throw UsageError("--reference " + args.reference + " does not provide the " +
+                         std::string(design_kind_name(k)) + " lock kind");
+      }
+    }
+  }
   if (!args.shard.empty()) parse_shard(args.shard, &o);
-  std::vector<CampaignWorker> workers = make_workers(o, tmpl, args.match_variant);
+  std::vector<CampaignWorker> workers = make_workers(o, tmpl, args.match_variant, reference_pack);
   const bool default_dir = args.out_dir.empty();
   if (default_dir) args.out_dir = default_run_dir(o);
   // Claimed for the whole run: a second campaign on the same --out is
@@ -344,6 +402,11 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
                   "compared event by event with B (e.g. lua,live). Default: model, or lua for a pack the model "
                   "cannot stand for")
       ->each([args](const std::string&) { args->backend_given = true; });
+  cmd->add_option("--reference", args->reference,
+                  "compare every seed with the same seed on this script pack (a directory or builtin: name) instead "
+                  "of the correct model: on the checked backend (--backend lua, live, or both: live), or on B of "
+                  "--backend A,B; e.g. a changed pack against its released version. Both packs must declare the same "
+                  "lock design");
   cmd->add_flag("--match-variant", args->match_variant,
                 "with a model reference (--backend both, lua,model): compare with the model variant the pack "
                 "names instead of the correct model");

@@ -18,6 +18,13 @@
 //     many random steps agreed and differed, with the first differing case
 //     (its step and reply) and the first differing call. Steps 3 run on the
 //     backend of step 2.
+//  --reference PACK: both comparisons against another pack on the same kind
+//     of backend (live: a throwaway server each) instead of the model: the
+//     case table's calls run on both and each step's reply, publishes,
+//     holders and keys are compared with each other (not with the spec's
+//     answers). A pack whose design reads its holders other than as the
+//     lock hash's fields has no model reference: without --reference it is
+//     refused (exit 2).
 // Exit: 0 every script loads and agrees on every step; 1 a script does not
 // load, names an unknown command, never answers, or differs from the model;
 // 2 bad input or environment (bad pack, no redis-server).
@@ -57,6 +64,7 @@ struct PackCheckArgs {
   bool json = false;
   bool match_variant = false;
   std::string compare = "everything";  // or "replies"
+  std::string reference;               // a pack to compare with instead of the model
 };
 
 struct LoadCheck {
@@ -157,6 +165,81 @@ struct TableRun {
 
 bool has_own_message_conventions(const PackScript& s) { return s.message.has_value() || s.wake_channel.has_value(); }
 
+// A case step's call as a pack of any design reads it: the table names
+// owners only, and a per-owner token is the owner.
+ScriptCall with_owner_token(ScriptCall call) {
+  if (call.params.token.empty()) call.params.token = call.params.owner;
+  return call;
+}
+
+// Counts one run case into `run`: every script it called agreed, except the
+// one of the first missed step, which differed.
+void tally_case(const cases::ScriptCase& c, const std::optional<CaseMiss>& miss, TableRun* run) {
+  ++run->cases_run;
+  std::vector<bool> seen(run->per_script.size(), false);
+  for (const cases::CaseStep& st : c.steps) {
+    const size_t k = static_cast<size_t>(st.call.kind);
+    if (seen[k] || (miss && st.call.kind == miss->kind)) continue;
+    seen[k] = true;
+    ++run->per_script[k].agreed;
+  }
+  if (miss) {
+    ++run->cases_differed;
+    CaseTally& t = run->per_script[static_cast<size_t>(miss->kind)];
+    ++t.differed;
+    if (!t.first) {
+      t.first_case = c.name;
+      t.first = miss;
+    }
+  }
+}
+
+// The first script of the case that is absent in `pack`, if any.
+std::optional<ScriptKind> absent_in(const ScriptPack& pack, const cases::ScriptCase& c) {
+  for (const cases::CaseStep& st : c.steps)
+    if (pack.script(st.call.kind).form == PackForm::Absent) return st.call.kind;
+  return std::nullopt;
+}
+
+// --reference: every case of the table (the correct lock's: as call
+// sequences, whatever their expected answers) on both packs, step by step,
+// each step compared as the random sequences compare (reply, publishes,
+// holders and, with everything, every key). A case that calls a script
+// absent in either pack is not applicable.
+TableRun run_case_table_against(const ScriptPack& pack, const DiffSide& candidate, const ScriptPack& reference_pack,
+                                const DiffSide& reference, CompareScope scope) {
+  TableRun run;
+  for (const cases::ScriptCase& c : cases::all_cases()) {
+    if (c.variant != ModelVariant::Correct) continue;
+    const std::optional<ScriptKind> absent = absent_in(pack, c);
+    const std::optional<ScriptKind> absent_ref = absent_in(reference_pack, c);
+    if (absent || absent_ref) {
+      run.skipped.push_back(c.name + " (calls " + std::string(script_name(absent ? *absent : *absent_ref)) +
+                            ", absent in " + (absent ? "the pack" : "the reference pack") + ")");
+      continue;
+    }
+    candidate.wipe();
+    reference.wipe();
+    std::optional<CaseMiss> miss;
+    for (size_t i = 0; i < c.steps.size() && !miss; ++i) {
+      const cases::CaseStep& st = c.steps[i];
+      const ScriptCall call = with_owner_token(st.call);
+      const int64_t at_us = st.server_now_ms * 1000;
+      const ExecResult ref = reference.backend->execute(0, call, at_us);
+      const ExecResult got = candidate.backend->execute(0, call, at_us);
+      std::vector<KeyState> ref_state, got_state;
+      if (scope == CompareScope::Everything) {
+        ref_state = reference.backend->snapshot(0, at_us);
+        got_state = candidate.backend->snapshot(0, at_us);
+      }
+      const std::string d = compare_step(ref, got, ref_state, got_state, scope);
+      if (!d.empty()) miss = CaseMiss{i + 1, call.kind, d};
+    }
+    tally_case(c, miss, &run);
+  }
+  return run;
+}
+
 // The reference variant's cases of the table, run on `backend` (unprefixed
 // keys), which `wipe` empties.
 TableRun run_case_table(const ScriptPack& pack, Backend& backend, const std::function<void()>& wipe,
@@ -166,13 +249,10 @@ TableRun run_case_table(const ScriptPack& pack, Backend& backend, const std::fun
   TableRun run;
   for (const cases::ScriptCase& c : table) {
     if (c.variant != reference) continue;
-    std::optional<ScriptKind> absent;
+    const std::optional<ScriptKind> absent = absent_in(pack, c);
     bool own_messages = false;
-    for (const cases::CaseStep& st : c.steps) {
-      const PackScript& s = pack.script(st.call.kind);
-      if (s.form == PackForm::Absent && !absent) absent = st.call.kind;
-      own_messages = own_messages || has_own_message_conventions(s);
-    }
+    for (const cases::CaseStep& st : c.steps)
+      own_messages = own_messages || has_own_message_conventions(pack.script(st.call.kind));
     if (absent) {
       run.skipped.push_back(c.name + " (calls " + std::string(script_name(*absent)) + ", absent in the pack)");
       continue;
@@ -180,26 +260,22 @@ TableRun run_case_table(const ScriptPack& pack, Backend& backend, const std::fun
     CaseRunOptions options;
     options.compare_published = !own_messages;
     options.compare_state = scope == CompareScope::Everything;
-    const std::optional<CaseMiss> miss = run_script_case(backend, wipe, c, options);
-    ++run.cases_run;
-    std::vector<bool> seen(run.per_script.size(), false);
-    for (const cases::CaseStep& st : c.steps) {
-      const size_t k = static_cast<size_t>(st.call.kind);
-      if (seen[k] || (miss && st.call.kind == miss->kind)) continue;
-      seen[k] = true;
-      ++run.per_script[k].agreed;
-    }
-    if (miss) {
-      ++run.cases_differed;
-      CaseTally& t = run.per_script[static_cast<size_t>(miss->kind)];
-      ++t.differed;
-      if (!t.first) {
-        t.first_case = c.name;
-        t.first = miss;
-      }
-    }
+    tally_case(c, run_script_case(backend, wipe, c, options), &run);
   }
   return run;
+}
+
+// The random sequences' settings: every step reported, nothing shrunk.
+DiffOptions random_options(const PackCheckArgs& args, CompareScope scope) {
+  DiffOptions options;
+  options.sequences = args.sequences;
+  options.length = args.length;
+  options.seed = args.seed;
+  options.max_divergences = 0;
+  options.max_shrink_runs = 0;  // a report per script, no counterexample to shrink
+  options.confirm_runs = 0;
+  options.scope = scope;
+  return options;
 }
 
 int run_pack_check(const PackCheckArgs& args) {
@@ -213,12 +289,27 @@ int run_pack_check(const PackCheckArgs& args) {
       throw UsageError(std::string("bad script pack: ") + e.what());
     }
   }();
+  std::optional<ScriptPack> reference_pack;
+  if (!args.reference.empty()) {
+    if (args.match_variant) throw UsageError("--match-variant compares with a model variant; --reference with a pack: not both");
+    try {
+      reference_pack = ScriptPack::load(args.reference);
+    } catch (const ScriptPackError& e) {
+      throw UsageError(std::string("bad reference pack: ") + e.what());
+    }
+  } else if (pack.design().holders != HolderRead::HashFields) {
+    throw UsageError(args.dir + " declares its holders as " + std::string(holder_read_name(pack.design().holders)) +
+                     " (its manifest's \"design\"), but the model is our hash lock: it cannot be this pack's "
+                     "reference; compare the pack with another of its design (--reference PACK, e.g. its released "
+                     "version)");
+  }
   if (args.match_variant && !pack.model_variant()) {
     throw UsageError("--match-variant: the pack " + args.dir + " names no model variant (no \"model_variant\" in its manifest), so there is nothing to match (without the flag it is compared with the correct model)");
   }
   const ModelVariant reference_variant =
       args.match_variant ? pack.model_variant().value_or(ModelVariant::Correct) : ModelVariant::Correct;
-  const std::string reference_name = "model(" + std::string(variant_name(reference_variant)) + ")";
+  const std::string reference_name =
+      reference_pack ? "pack " + args.reference : "model(" + std::string(variant_name(reference_variant)) + ")";
   if (args.backend != "live" && args.backend != "lua") {
     throw UsageError("--backend: expected live or lua (got '" + args.backend + "')");
   }
@@ -229,6 +320,7 @@ int run_pack_check(const PackCheckArgs& args) {
   const CompareScope scope = args.compare == "replies" ? CompareScope::Replies : CompareScope::Everything;
 
   std::unique_ptr<RedisServer> server;
+  std::unique_ptr<RedisServer> reference_server;  // --reference on live: the case table's keys are unprefixed
   std::vector<LoadCheck> loads;
   if (on_lua) {
     loads = load_each_lua(pack);
@@ -241,6 +333,7 @@ int run_pack_check(const PackCheckArgs& args) {
       conn_options.port = server->port();
       RedisConn conn = RedisConn::connect(conn_options);
       loads = load_each(pack, conn);
+      if (reference_pack) reference_server = std::make_unique<RedisServer>(options);
     } catch (const RedisError& e) {
       throw EnvironmentError(std::string("cannot start a throwaway redis-server: ") + e.what());
     }
@@ -255,31 +348,48 @@ int run_pack_check(const PackCheckArgs& args) {
     try {
       std::unique_ptr<Backend> candidate;
       std::function<void()> wipe;
-      if (on_lua) {
-        auto lua = std::make_unique<LuaBackend>(1, pack);
-        wipe = [b = lua.get()] { b->wipe(); };
-        table = run_case_table(pack, *lua, wipe, reference_variant, scope);
-        candidate = std::move(lua);
-      } else {
-        {
-          LiveBackend unprefixed({server.get()}, pack, "");
-          table = run_case_table(pack, unprefixed, [&unprefixed] { unprefixed.wipe(); }, reference_variant, scope);
+      if (reference_pack) {
+        // Both packs on the same kind of backend, each on its own server.
+        std::unique_ptr<Backend> reference;
+        std::function<void()> reference_wipe;
+        if (on_lua) {
+          auto c = std::make_unique<LuaBackend>(1, pack);
+          auto r = std::make_unique<LuaBackend>(1, *reference_pack);
+          wipe = [b = c.get()] { b->wipe(); };
+          reference_wipe = [b = r.get()] { b->wipe(); };
+          candidate = std::move(c);
+          reference = std::move(r);
+        } else {
+          auto c = std::make_unique<LiveBackend>(std::vector<ServerControl*>{server.get()}, pack, "");
+          auto r = std::make_unique<LiveBackend>(std::vector<ServerControl*>{reference_server.get()}, *reference_pack, "");
+          wipe = [b = c.get()] { b->wipe(); };
+          reference_wipe = [b = r.get()] { b->wipe(); };
+          candidate = std::move(c);
+          reference = std::move(r);
         }
-        auto live = std::make_unique<LiveBackend>(std::vector<ServerControl*>{server.get()}, pack, kDiffKeyPrefix);
-        wipe = [b = live.get()] { b->wipe(); };
-        candidate = std::move(live);
+        const DiffSide candidate_side{candidate.get(), wipe};
+        const DiffSide reference_side{reference.get(), reference_wipe};
+        table = run_case_table_against(pack, candidate_side, *reference_pack, reference_side, scope);
+        report = run_differential(random_options(args, scope), reference_side, candidate_side);
+      } else {
+        if (on_lua) {
+          auto lua = std::make_unique<LuaBackend>(1, pack);
+          wipe = [b = lua.get()] { b->wipe(); };
+          table = run_case_table(pack, *lua, wipe, reference_variant, scope);
+          candidate = std::move(lua);
+        } else {
+          {
+            LiveBackend unprefixed({server.get()}, pack, "");
+            table = run_case_table(pack, unprefixed, [&unprefixed] { unprefixed.wipe(); }, reference_variant, scope);
+          }
+          auto live = std::make_unique<LiveBackend>(std::vector<ServerControl*>{server.get()}, pack, kDiffKeyPrefix);
+          wipe = [b = live.get()] { b->wipe(); };
+          candidate = std::move(live);
+        }
+        ModelBackend model(1, reference_variant);
+        report = run_differential(random_options(args, scope), DiffSide{&model, [&model] { model.wipe(); }},
+                                  DiffSide{candidate.get(), wipe});
       }
-      ModelBackend model(1, reference_variant);
-      DiffOptions options;
-      options.sequences = args.sequences;
-      options.length = args.length;
-      options.seed = args.seed;
-      options.max_divergences = 0;
-      options.max_shrink_runs = 0;  // a report per script, no counterexample to shrink
-      options.confirm_runs = 0;
-      options.scope = scope;
-      report = run_differential(options, DiffSide{&model, [&model] { model.wipe(); }},
-                                DiffSide{candidate.get(), wipe});
     } catch (const RedisError& e) {
       run_problem = e.what();
     } catch (const ScriptPackError& e) {
@@ -363,15 +473,18 @@ int run_pack_check(const PackCheckArgs& args) {
       std::printf("%s\n", line.c_str());
     }
     if (!all_load) {
-      std::printf("not compared with the model: a script does not load\n");
+      std::printf("not compared with the %s: a script does not load\n", reference_pack ? "reference pack" : "model");
     } else if (!run_problem.empty()) {
-      std::printf("PROBLEM while comparing with the model: %s\n", run_problem.c_str());
+      std::printf("PROBLEM while comparing with the %s: %s\n", reference_pack ? "reference pack" : "model",
+                  run_problem.c_str());
     } else {
       for (const std::string& skipped : table->skipped) std::printf("case not applicable: %s\n", skipped.c_str());
       std::printf("%d table case(s), %d differ; ", table->cases_run, table->cases_differed);
       std::printf("%d sequence(s), %lld step(s): %s\n", report->sequences_run,
                   static_cast<long long>(report->steps_run),
-                  all_agree ? "every script agrees with the model" : "some scripts differ from the model");
+                  all_agree ? (reference_pack ? "every script agrees with the reference pack" : "every script agrees with the model")
+                            : (reference_pack ? "some scripts differ from the reference pack"
+                                              : "some scripts differ from the model"));
     }
   }
   return all_load && all_agree ? 0 : 1;
@@ -408,6 +521,11 @@ void add_pack_command(CLI::App& app, int* exit_code) {
                     "replies (replies and publishes only, for a pack whose storage layout differs from ours by "
                     "design)")
       ->capture_default_str();
+  check->add_option("--reference", args->reference,
+                    "Compare with this script pack (a directory or builtin: name) instead of the model, on the same "
+                    "backend: e.g. a changed pack against its released version, or a pack of another lock design "
+                    "(a token in a string key) against one of the same design. The case table's calls run on both "
+                    "and their answers are compared with each other");
   check->add_flag("--match-variant", args->match_variant,
                   "Compare against the model variant named by the pack's manifest instead of the correct model");
   check->callback([args, exit_code] { *exit_code = run_pack_check(*args); });
