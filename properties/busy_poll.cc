@@ -1,5 +1,6 @@
 #include "properties/busy_poll.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace locksim {
@@ -65,7 +66,18 @@ void BusyPollChecker::on_event(const Event& e) {
   }
 }
 
-void BusyPollChecker::on_poll(const Event& e, Waiting& w) {
+void BusyPollChecker::on_poll(const Event& e, Waiting& waiting) {
+  Window* window = &waiting.own;
+  if (e.lock != waiting.lock) {
+    auto it = std::find_if(waiting.members.begin(), waiting.members.end(),
+                           [&e](const auto& m) { return m.first == e.lock; });
+    if (it == waiting.members.end()) {
+      waiting.members.emplace_back(e.lock, Window{});
+      it = waiting.members.end() - 1;
+    }
+    window = &it->second;
+  }
+  Window& w = *window;
   w.window_us.push_back(e.true_us);
   while (w.window_size() > 0 && w.window_us[w.window_head] < e.true_us - 1'000'000) ++w.window_head;
   if (w.window_head > w.window_us.size() / 2) {
@@ -84,26 +96,28 @@ void BusyPollChecker::on_poll(const Event& e, Waiting& w) {
   } else {
     ++w.storm_polls;
   }
-  if (w.reported || e.true_us - w.storm_start_us <= kMinStormMs * 1000) return;
-  w.reported = true;
+  if (waiting.reported || e.true_us - w.storm_start_us <= kMinStormMs * 1000) return;
+  waiting.reported = true;
   const int64_t span_us = e.true_us - w.storm_start_us;
   const double rate = static_cast<double>(w.storm_polls) * 1e6 / static_cast<double>(span_us);
   char rate_text[32];
   std::snprintf(rate_text, sizeof rate_text, "%.0f", rate);
   std::string cause;
   Violation v;
-  v.lock = w.lock;
-  v.message = w.owner + " (client " + std::to_string(w.client) + "), waiting since event #" +
-              std::to_string(w.invoke_event) + ", polled the lock " + std::to_string(w.storm_polls) + " times in " +
+  v.lock = waiting.lock;
+  v.message = waiting.owner + " (client " + std::to_string(waiting.client) + "), waiting since event #" +
+              std::to_string(waiting.invoke_event) + ", polled " +
+              (e.lock == waiting.lock ? std::string("the lock ") : "its member " + e.lock + " ") +
+              std::to_string(w.storm_polls) + " times in " +
               seconds(span_us) + " (" + rate_text + " polls/s; more than " + std::to_string(config().max_polls_per_second) +
               " per second for over " + format_ms(kMinStormMs) +
               (config().wake.mode == WakeMode::Poll
                    ? ", the declared poll interval being " + format_ms(config().wake.interval_ms)
                    : std::string()) +
               ")" + describe_head(e, &cause);
-  v.event_ids = {w.invoke_event, w.storm_first_event, e.id};
-  v.true_us = {w.invoke_us, w.storm_start_us, e.true_us};
-  v.owners = {w.owner};
+  v.event_ids = {waiting.invoke_event, w.storm_first_event, e.id};
+  v.true_us = {waiting.invoke_us, w.storm_start_us, e.true_us};
+  v.owners = {waiting.owner};
   v.blamed_fault = cause;
   report(std::move(v));
 }

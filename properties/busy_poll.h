@@ -4,6 +4,8 @@
 // polling design what its declared interval allows) within one second of
 // true time, continuously for longer than kMinStormMs, is reported once per
 // operation with its poll count and rate.
+// A group operation (multi-lock, RedLock) polls its members, each on its own
+// server: each member's polls are counted apart.
 // On a fair lock the report names the head of the line it is spinning
 // behind (server truth from line_after, trace version 2) and what became of
 // that head: crashed, gave up, or still waiting; the cause is the head's
@@ -39,12 +41,7 @@ class BusyPollChecker : public Checker {
   void on_event(const Event& e) override;
 
  private:
-  struct Waiting {
-    std::string owner;
-    std::string lock;
-    int client = -1;
-    uint64_t invoke_event = 0;
-    int64_t invoke_us = 0;
+  struct Window {
     // Poll times within the last second: window_us[window_head..]. A vector
     // read from a moving head (a std::deque allocated two blocks for every
     // acquire, polled or not); compacted once the head passes half of it.
@@ -54,6 +51,17 @@ class BusyPollChecker : public Checker {
     int64_t storm_start_us = -1;    // first poll of the current dense stretch
     uint64_t storm_first_event = 0;
     int64_t storm_polls = 0;
+  };
+  struct Waiting {
+    std::string owner;
+    std::string lock;
+    int client = -1;
+    uint64_t invoke_event = 0;
+    int64_t invoke_us = 0;
+    Window own;  // its polls of its own lock
+    // A multi-lock or RedLock operation polls each member on its own
+    // server: each member's polls are judged apart (by member name).
+    std::vector<std::pair<std::string, Window>> members;
     bool reported = false;
   };
   struct OwnerFate {                // what became of an owner's latest acquire
@@ -62,7 +70,7 @@ class BusyPollChecker : public Checker {
     uint64_t event_id = 0;
     int64_t true_us = 0;
   };
-  void on_poll(const Event& e, Waiting& w);
+  void on_poll(const Event& e, Waiting& waiting);
   std::string describe_head(const Event& e, std::string* cause) const;
 
   CheckerContext ctx_;

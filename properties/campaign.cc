@@ -309,6 +309,8 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
     r.simulated_us += verdict.summary.end_true_us;
     r.operations_ok += verdict.summary.oks;
     r.script_errors += verdict.summary.script_errors;
+    r.waiting_polls += verdict.summary.waiting_polls;
+    r.waiting_us += verdict.summary.waiting_us;
     std::set<std::string> advisory_seen;
     for (const Violation& v : verdict.violations) {
       if (options.policy.fail_on.count(v.property) != 0 || !is_advisory_property(v.property)) continue;
@@ -487,6 +489,12 @@ nlohmann::json campaign_result_to_json(const CampaignResult& r) {
   j["events_checked"] = r.events_checked;
   j["operations_ok"] = r.operations_ok;
   j["script_errors"] = r.script_errors;
+  // How waiters waited: the polls of acquires that had to wait, per second of their waiting.
+  j["waiting"] = {{"polls", r.waiting_polls},
+                  {"seconds", static_cast<double>(r.waiting_us) / 1e6},
+                  {"polls_per_second", r.waiting_us > 0 ? static_cast<double>(r.waiting_polls) * 1e6 /
+                                                               static_cast<double>(r.waiting_us)
+                                                         : 0.0}};
   j["vacuous"] = r.vacuous();
   j["ok"] = !r.failed();
   j["failures"] = nlohmann::json::array();

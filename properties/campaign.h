@@ -123,6 +123,8 @@ struct CampaignResult {
   int64_t simulated_us = 0;             // true time simulated, summed over the seeds
   uint64_t operations_ok = 0;           // Ok events (operations that succeeded), summed
   uint64_t script_errors = 0;           // script events that answered an error, summed
+  uint64_t waiting_polls = 0;           // RunSummary's, summed: attempts of acquires that waited
+  int64_t waiting_us = 0;               // and their waiting time
   std::vector<SeedFailure> failures;    // in seed order
   std::map<std::string, AdvisoryCount> advisories;  // property -> counts
   bool vacuous_fails = false;           // vacuous() and the policy fails on it

@@ -97,6 +97,29 @@ TEST(DesignChecks, BusyPollComparesWithTheDeclaredInterval) {
   EXPECT_TRUE(run_checker<BusyPollChecker>(polling_every(100), config_for(polling(100, 50))).empty());
 }
 
+// A RedLock waiter polls three members, each on its own server, 10 times a
+// second each: 30 scripts a second for the operation, none too many for a
+// server. One member polled 30 times a second is.
+TEST(DesignChecks, BusyPollJudgesEachMemberOfAGroupApart) {
+  auto group_polls = [](int members, int64_t period_ms) {
+    HistoryBuilder h;
+    h.invoke(100, 2, "lock", 2, "G");
+    for (int64_t t = 100; t <= 3100; t += period_ms) {
+      for (int m = 0; m < members; ++m) {
+        Event& e = h.script(t, 2, "rlock_acquire", "-1", {owner_of(1)}, 2, 30000, 0, "G@" + std::to_string(m));
+        e.server = m;
+      }
+    }
+    return h.events();
+  };
+  const CheckConfig cfg = config_for(polling(100));
+  EXPECT_TRUE(run_checker<BusyPollChecker>(group_polls(3, 100), cfg).empty());
+  const auto storm = run_checker<BusyPollChecker>(group_polls(1, 33), cfg);
+  ASSERT_EQ(storm.size(), 1u);
+  EXPECT_NE(storm[0].message.find("polled its member G@0"), std::string::npos) << storm[0].to_string();
+  EXPECT_EQ(storm[0].lock, "G");
+}
+
 // Client 1 holds; client 2 (whose hold ran out) releases. The design says
 // a non-owner's release changes nothing.
 std::vector<Event> non_owner_release(const std::string& reply, std::vector<std::string> after) {

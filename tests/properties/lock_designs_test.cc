@@ -67,6 +67,14 @@ TEST(TokenLock, CleanOnSafe) {
   // The design reaches the scenario (and so every trace header).
   EXPECT_EQ(j["scenario"]["design"]["wake_up"]["mode"], "poll");
   EXPECT_EQ(j["scenario"]["design"]["reentrant"], false);
+  // Waiters poll every 100-150 ms: 6.7 to 10 polls per second of waiting.
+  const double rate = j["waiting"]["polls_per_second"].get<double>();
+  EXPECT_GT(rate, 6.6);
+  EXPECT_LT(rate, 10.1);
+  EXPECT_TRUE(j["advisories"].empty()) << j["advisories"].dump();
+  // Our pub/sub lock polls far less: once per wake-up.
+  const nlohmann::json ours = campaign_json("--seeds 20 --profile safe", 0);
+  EXPECT_LT(ours["waiting"]["polls_per_second"].get<double>(), 1.0);
 }
 
 TEST(TokenLock, FailsPausesWithMutualExclusionEveryViolationExplainedByThePause) {
