@@ -208,6 +208,7 @@ RunSummary ExplicitRun::summary() const {
   RunSummary summary = state_->summary;
   summary.actions = state_->world.stats().actions;
   summary.end_true_us = state_->world.now_us();
+  state_->counting.add_pending_waits(summary.end_true_us, &summary);
   return summary;
 }
 

@@ -48,6 +48,7 @@ RunSummary Simulator::run() {
   }
   summary.actions = world.stats().actions;
   summary.end_true_us = world.now_us();
+  counting.add_pending_waits(summary.end_true_us, &summary);
   summary.stopped = stop_requested_;
   return summary;
 }

@@ -27,7 +27,8 @@ struct RunSummary {
   uint64_t script_errors = 0;  // script events whose reply is an error
   // Acquires that had to wait (ran their acquire script more than once):
   // their attempts after the first, and the time from the first attempt to
-  // the acquire's end, summed (sim/summary_sink.h).
+  // the acquire's end (or the run's, for one still pending), summed
+  // (sim/summary_sink.h).
   uint64_t waiting_polls = 0;
   int64_t waiting_us = 0;
   uint64_t actions = 0;  // event-loop steps

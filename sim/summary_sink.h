@@ -2,7 +2,9 @@
 // every event, unchanged and in order, to the next sink. It also measures
 // how waiters wait: per pending lock / try_lock its acquire scripts (by
 // op_id); at the operation's end, if it ran more than one, the ones after
-// the first count as polls and the time since the first as waiting time.
+// the first count as polls and the time since the first as waiting time;
+// add_pending_waits(end) counts the acquires still pending when the run
+// ends, up to `end` (a waiter that never got the lock waited all that time).
 #pragma once
 
 #include <cstdint>
@@ -39,6 +41,16 @@ class SummarySink final : public EventSink {
       default: break;
     }
     next_.on_event(e);
+  }
+
+ // Adds the acquires still pending to *out's waiting, as if they ended at
+  // end_true_us (changes nothing here: a run may be summed more than once).
+  void add_pending_waits(int64_t end_true_us, RunSummary* out) const {
+    for (const auto& [op_id, w] : waits_) {  // a sum: the order plays no part
+      if (w.attempts <= 1) continue;
+      out->waiting_polls += w.attempts - 1;
+      out->waiting_us += end_true_us - w.first_us;
+    }
   }
 
  private:
