@@ -3,6 +3,7 @@
 // read back the files it wrote. Header-only, for tests only.
 #pragma once
 
+#include <stdlib.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -42,6 +43,25 @@ inline std::string read_file(const std::filesystem::path& path) {
   text << in.rdbuf();
   return text.str();
 }
+
+// A fresh directory under the system's temporary directory, removed with
+// everything in it when the object goes.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix = "locksim-test") {
+    std::string templ = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+    dir_ = ::mkdtemp(templ.data());
+  }
+  ~TempDir() { std::filesystem::remove_all(dir_); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::filesystem::path path() const { return dir_; }
+  // A file or directory name inside it.
+  std::string path(const std::string& name) const { return (std::filesystem::path(dir_) / name).string(); }
+
+ private:
+  std::string dir_;
+};
 
 inline int line_count(const std::string& s) {
   int lines = 0;

@@ -46,18 +46,7 @@ nlohmann::json campaign_json(const std::string& args, int expected_exit) {
   return j.is_discarded() ? nlohmann::json::object() : j;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "locksim-designs-XXXXXX").string();
-    dir_ = ::mkdtemp(templ.data());
-  }
-  ~TempDir() { fs::remove_all(dir_); }
-  fs::path path() const { return dir_; }
-
- private:
-  std::string dir_;
-};
+using locksim::testing::TempDir;
 
 TEST(TokenLock, CleanOnSafe) {
   const nlohmann::json j = campaign_json("--seeds 60 --profile safe --scripts " + kTokenLock, 0);

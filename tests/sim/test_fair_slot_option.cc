@@ -26,18 +26,7 @@ std::string read_all(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "locksim-slot-XXXXXX").string();
-    dir_ = ::mkdtemp(templ.data());
-  }
-  ~TempDir() { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-
- private:
-  std::string dir_;
-};
+using testing::TempDir;
 
 TEST(FairSlotOption, ScenarioJsonOnlyWhenSet) {
   Scenario s;
