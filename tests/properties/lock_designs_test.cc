@@ -178,7 +178,9 @@ TEST(LockDesignTrace, NoReentryTokensRecordedAndCheckFollowsTheDesign) {
       EXPECT_EQ(++tokens[e["tk"].get<std::string>()], 1) << "a token used twice: " << line;
     }
     if (kind == "invoke" && op == "unlock") holding[owner] = false;
-    if (kind == "invoke" && (op == "lock" || op == "try_lock")) EXPECT_FALSE(holding[owner]) << line;
+    if (kind == "invoke" && (op == "lock" || op == "try_lock")) {
+      EXPECT_FALSE(holding[owner]) << line;
+    }
     if (kind == "script") {
       // Holders are named by owner (the server holds tokens).
       for (const auto& h : e.value("h", nlohmann::json::array())) {
