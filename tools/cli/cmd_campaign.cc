@@ -315,8 +315,11 @@ int run_campaign_command(CampaignArgs& args) {
     } catch (const ScriptPackError& e) {
       throw UsageError(std::string("bad reference pack: ") + e.what());
     }
-    // The same client runs against both packs: they must declare one design.
-    if (reference_pack->design() != tmpl.design) {
+    // The same client runs against both packs: they must declare one design
+    // (the kinds each provides aside: the scenario's must be among both's).
+    LockDesign theirs = reference_pack->design();
+    theirs.kinds = tmpl.design.kinds;
+    if (theirs != tmpl.design) {
       throw UsageError("--reference " + args.reference + " declares another lock design than the checked pack (" +
                        design_to_json(reference_pack->design()).dump() + " against " + design_to_json(tmpl.design).dump() +
                        "): their histories differ from the first wait on; compare packs of one design");
