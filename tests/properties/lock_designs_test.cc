@@ -38,8 +38,8 @@ const std::string kTokenRedlock = (kSource / "tests" / "impl" / "packs" / "token
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-nlohmann::json campaign_json(const std::string& args, int expected_exit) {
-  const CliRun r = run_locksim("campaign --backend lua --json " + args, Stderr::Discard);
+nlohmann::json campaign_json(const std::string& args, int expected_exit, const std::string& backend = "lua") {
+  const CliRun r = run_locksim("campaign --backend " + backend + " --json " + args, Stderr::Discard);
   EXPECT_EQ(r.exit_code, expected_exit) << args << "\n" << r.out.substr(0, 3000);
   nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
   EXPECT_FALSE(j.is_discarded()) << r.out.substr(0, 2000);
@@ -211,6 +211,40 @@ TEST(LockDesignHolders, AFailingHolderReadStopsTheRunNamingTheKeyAndTheError) {
     EXPECT_TRUE(contains(r.out, "reading the holders of lsim:L0 with HKEYS: it answered error: WRONGTYPE"))
         << backend << ": " << r.out;
     EXPECT_FALSE(fs::exists(tmp.path() / "t.jsonl")) << backend;
+  }
+}
+
+// A read script declared as the holder read runs after every script, on
+// lua and live alike (read-only: EVALSHA_RO live; the lua backend checks);
+// reading the token from the string value, it judges as GET does. One that
+// writes stops the run on both.
+TEST(LockDesignHolders, AReadScriptReadsTheHoldersOnLuaAndLive) {
+  TempDir tmp;
+  const fs::path pack = tmp.path() / "pack";
+  fs::create_directories(pack);
+  for (const char* f : {"release.lua", "extend.lua"}) fs::copy_file(fs::path(kTokenLock) / f, pack / f);
+  std::ofstream(pack / "holders.lua") << "local v = redis.call('get', KEYS[1])\nif v then return {v} end\nreturn {}\n";
+  std::ofstream(pack / "writes.lua") << "redis.call('set', KEYS[1] .. ':seen', '1')\nreturn {}\n";
+  nlohmann::json m = nlohmann::json::parse(read_file(fs::path(kTokenLock) / "manifest.json"));
+  m["design"]["holders"] = {{"file", "holders.lua"}, {"keys", {"lock"}}, {"argv", nlohmann::json::array()}};
+  std::ofstream(pack / "manifest.json") << m.dump(2);
+  const std::string args = "--seeds 8 --profile pauses --keep-going --no-shrink ";
+  nlohmann::json by_script = campaign_json(args + "--scripts " + pack.string(), 1, "lua,live");
+  nlohmann::json by_get = campaign_json(args + "--scripts " + kTokenLock, 1);
+  for (auto& f : by_script["failures"]) EXPECT_FALSE(f.contains("divergence")) << f.dump().substr(0, 2000);
+  ASSERT_EQ(by_script["failures"].size(), by_get["failures"].size());
+  for (size_t i = 0; i < by_get["failures"].size(); ++i) {
+    EXPECT_EQ(by_script["failures"][i]["violations"], by_get["failures"][i]["violations"]) << i;
+  }
+  m["design"]["holders"]["file"] = "writes.lua";
+  std::ofstream(pack / "manifest.json", std::ios::trunc) << m.dump(2);
+  for (const char* backend : {"lua", "live"}) {
+    const CliRun r = run_locksim(std::string("run --seed 1 --profile none --backend ") + backend + " --trace " +
+                                 (tmp.path() / "t.jsonl").string() + " --scripts " + pack.string());
+    EXPECT_EQ(r.exit_code, 2) << backend << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, backend == std::string("lua") ? "wrote or published: it must only read"
+                                                              : "Write commands are not allowed from read-only scripts"))
+        << backend << ": " << r.out;
   }
 }
 
