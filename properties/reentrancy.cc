@@ -139,10 +139,10 @@ void ReentrancyChecker::on_script(const Event& e) {
       }
       if (!names_contain(s.holders, e.owner) && !fair_absent && !s.holders.empty() && !facts.reply_nil)
         violation(e, "release by non-owner " + e.owner + " (held by " + s.holders.front() + ") answered " +
-                         e.reply + " instead of nil");
+                         e.reply + " instead of nil (not owned)");
       else if (!names_contain(s.holders, e.owner) && s.holders.empty() && facts.script_is(ScriptKind::RlockRelease) &&
                !facts.reply_nil)
-        violation(e, "release by " + e.owner + " of a free lock answered " + e.reply + " instead of nil");
+        violation(e, "release by " + e.owner + " of a free lock answered " + e.reply + " instead of nil (not owned)");
       if (!names_contain(s.holders, e.owner))
         for (const std::string& h : e.holders_after)
           if (!names_contain(s.holders, h))

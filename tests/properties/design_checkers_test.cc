@@ -136,7 +136,8 @@ TEST(DesignChecks, ANonOwnerReleaseOfANonReentrantLockChangesNothing) {
   EXPECT_TRUE(run_checker<ReentrancyChecker>(non_owner_release("nil", {owner_of(1)}), cfg).empty());
   const auto deleted = run_checker<ReentrancyChecker>(non_owner_release("1", {}), cfg);
   ASSERT_EQ(deleted.size(), 2u);
-  EXPECT_NE(deleted[0].message.find("answered 1 instead of nil"), std::string::npos) << deleted[0].to_string();
+  EXPECT_NE(deleted[0].message.find("answered 1 instead of nil (not owned)"), std::string::npos)
+      << deleted[0].to_string();
   EXPECT_NE(deleted[1].message.find("removed " + owner_of(1) + ", which held the lock"), std::string::npos)
       << deleted[1].to_string();
   // Answering "not owned" does not excuse removing the holder.
