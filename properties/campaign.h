@@ -75,6 +75,10 @@ struct CampaignOptions {
   CampaignBackend backend;  // the model alone
   int workers = 1;          // seeds run at once (one backend source each)
   VerdictPolicy policy;
+  // A guided campaign (search/guided_campaign.h) and the digest of the
+  // corpus it started from (empty: none).
+  bool guided = false;
+  std::string guided_corpus_digest;
 };
 
 inline constexpr int kMaxCampaignWorkers = 64;

@@ -55,6 +55,9 @@ json campaign_configuration_json(const CampaignOptions& o, const Scenario& tmpl,
   c["fail_on"] = o.policy.fail_on;  // a std::set: sorted
   c["unexplained_only"] = o.policy.unexplained_only;
   c["fail_vacuous"] = o.policy.fail_vacuous;
+  if (o.guided) {
+    c["guided"] = {{"corpus", o.guided_corpus_digest.empty() ? json() : json(o.guided_corpus_digest)}};
+  }
   return c;
 }
 

@@ -7,7 +7,8 @@
 //
 //   {"format":"locksim-campaign-summary","version":1,"build":B,"command":C,
 //    "configuration":{"seeds","base_seed","backend","scenario",
-//                     "keep_going","shrink","shrink_seeds","fail_on","unexplained_only"},
+//                     "keep_going","shrink","shrink_seeds","fail_on","unexplained_only",
+//                     "guided":{"corpus":digest|null} (a guided campaign only)},
 //    "shard":{"index":I,"count":N} (null once merged), "merged_from":[dirs] (merge only),
 //    "counts":{"seeds_planned","seeds_run","seeds_failed","failures","events_checked","simulated_us",
 //              "operations_ok","script_errors"},

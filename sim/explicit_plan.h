@@ -30,8 +30,12 @@
 
 namespace locksim {
 
+// UnlockIfHeld: an unlock that the task skips (nothing happens, the next
+// operation follows after its delay) when it holds nothing (its acquires
+// that succeeded, less its unlocks started, is 0): how the workload releases
+// only what it got (a guided campaign's plans, search/plan_mutation.h).
 struct ExplicitOp {
-  enum class Kind { Lock, TryLock, TryOnce, Unlock, ForceUnlock };
+  enum class Kind { Lock, TryLock, TryOnce, Unlock, ForceUnlock, UnlockIfHeld };
   Kind kind = Kind::Lock;
   int lock = 0;            // index into scenario_locks(scenario)
   int64_t wait_ms = -1;    // TryLock only

@@ -87,12 +87,17 @@ class ExplicitRun::Driver {
     const ExplicitOp& op = t.ops[run->next++];
     touch();
     assert(op.lock >= 0 && op.lock < static_cast<int>(locks_.size()));
+    if (op.kind == ExplicitOp::Kind::UnlockIfHeld && run->held == 0) {
+      completed(run);  // nothing held: skipped
+      return;
+    }
     const LockRef& lock = locks_[static_cast<size_t>(op.lock)];
     auto on_acquire = [this, run](AcquireResult result) {
       if (result == AcquireResult::Acquired) run->held++;
       completed(run);
     };
-    const bool releases = op.kind == ExplicitOp::Kind::Unlock || op.kind == ExplicitOp::Kind::ForceUnlock;
+    const bool releases = op.kind == ExplicitOp::Kind::Unlock || op.kind == ExplicitOp::Kind::ForceUnlock ||
+                          op.kind == ExplicitOp::Kind::UnlockIfHeld;
     if (releases && run->held > 0) run->held--;
     if (!groups_.empty()) {
       const GroupRef& g = groups_[static_cast<size_t>(op.lock)];
@@ -104,6 +109,7 @@ class ExplicitRun::Driver {
           break;
         case ExplicitOp::Kind::TryOnce: multi.try_lock_once(t.task, g, op.lease_ms, on_acquire); break;
         case ExplicitOp::Kind::Unlock:
+        case ExplicitOp::Kind::UnlockIfHeld:
         case ExplicitOp::Kind::ForceUnlock:  // a group has no force unlock: released like unlock
           multi.unlock(t.task, g, [this, run](bool) { completed(run); });
           break;
@@ -118,6 +124,7 @@ class ExplicitRun::Driver {
         break;
       case ExplicitOp::Kind::TryOnce: client.try_lock_once(t.task, lock, op.lease_ms, on_acquire); break;
       case ExplicitOp::Kind::Unlock:
+      case ExplicitOp::Kind::UnlockIfHeld:
         client.unlock(t.task, lock, [this, run](UnlockResult) { completed(run); });
         break;
       case ExplicitOp::Kind::ForceUnlock:

@@ -1,0 +1,255 @@
+// Guided campaigns (search/): the same seed gives the same runs, results,
+// coverage and corpus for any number of workers; mutated plans keep the
+// workload's contract (so a correct lock passes a guided campaign, and the
+// mutations never invent a misuse); the corpus file round-trips and merges
+// in run order; failures of plan runs are shrunk and their traces replay.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "properties/campaign.h"
+#include "search/corpus.h"
+#include "search/guided_campaign.h"
+#include "search/plan_mutation.h"
+#include "sim/explicit_plan_json.h"
+#include "sim/model_backend_source.h"
+#include "tests/cli_runner.h"
+
+namespace locksim {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CliRun;
+using testing::read_file;
+using testing::run_locksim;
+using testing::Stderr;
+
+std::vector<CampaignWorker> model_workers(int n) {
+  std::vector<CampaignWorker> workers(static_cast<size_t>(n));
+  for (CampaignWorker& w : workers) w.checked = std::make_unique<ModelBackendSource>();
+  return workers;
+}
+
+CampaignOptions options(const std::string& profile, const std::string& lock, int seeds) {
+  CampaignOptions o;
+  o.seeds = seeds;
+  o.profile = profile;
+  o.lock_kind = lock;
+  o.keep_going = true;
+  o.shrink = false;
+  o.guided = true;
+  return o;
+}
+
+GuidedResult guided(const CampaignOptions& o, int workers, const Corpus& start = {}) {
+  std::vector<CampaignWorker> w = model_workers(workers);
+  return run_guided_campaign(campaign_template(o), o, w, start);
+}
+
+TEST(Guided, TheSameForAnyNumberOfWorkers) {
+  CampaignOptions o = options("hostile", "mixed", 48);
+  o.duration_ms = 20'000;
+  const GuidedResult one = guided(o, 1);
+  const GuidedResult two = guided(o, 2);
+  EXPECT_EQ(campaign_result_to_json(one.result), campaign_result_to_json(two.result));
+  EXPECT_EQ(one.result.coverage, two.result.coverage);
+  EXPECT_EQ(one.corpus.to_jsonl(), two.corpus.to_jsonl());
+  EXPECT_EQ(one.mutations, two.mutations);
+  EXPECT_GT(one.mutated_runs, 0u);
+  EXPECT_GT(one.fresh_runs, 0u);
+  EXPECT_EQ(one.fresh_runs + one.mutated_runs, 48u);
+  EXPECT_EQ(one.result.coverage.runs(), 48u);
+  EXPECT_FALSE(one.corpus.empty());
+}
+
+TEST(Guided, FreshRunsAreTheRandomCampaignsSeeds) {
+  // The first batch is all fresh seeds: the random campaign's first ones.
+  CampaignOptions o = options("safe", "rlock", kGuidedBatch);
+  const GuidedResult g = guided(o, 1);
+  CampaignOptions r = o;
+  r.guided = false;
+  std::vector<CampaignWorker> w = model_workers(1);
+  const CampaignResult random = run_campaign(campaign_template(r), r, w);
+  EXPECT_EQ(g.result.coverage, random.coverage);
+  EXPECT_EQ(g.mutated_runs, 0u);
+}
+
+TEST(Guided, ACorrectLockPassesAndMutationsKeepTheWorkloadsContract) {
+  CampaignOptions o = options("safe", "mixed", 96);
+  o.locks = 2;
+  o.duration_ms = 20'000;
+  const GuidedResult g = guided(o, 2);
+  EXPECT_TRUE(g.result.failures.empty()) << campaign_result_to_json(g.result).dump();
+  EXPECT_GT(g.mutated_runs, 40u);
+  // Every plan of the corpus, mutated many times more: each cycle's
+  // nested acquires take its lease, it has an unlock per acquire, and an
+  // explicit lease's hold ends within half of it.
+  Rng rng(7);
+  for (const CorpusEntry& e : g.corpus.entries()) {
+    ExplicitPlan plan = e.plan;
+    for (int m = 0; m < 20; ++m) {
+      mutate_plan(&plan, e.moments, rng);
+      validate_scenario(plan.scenario);
+      EXPECT_EQ(explicit_plan_from_json(plan.scenario, explicit_plan_to_json(plan)).tasks, plan.tasks);
+      for (const ExplicitTask& t : plan.tasks) {
+        ASSERT_LE(t.ops.size(), kMaxTaskOps);
+        for (size_t i = 0; i < t.ops.size(); ++i) {
+          const ExplicitOp& op = t.ops[i];
+          EXPECT_NE(op.kind, ExplicitOp::Kind::Unlock) << "guided plans release only what they hold";
+          if (op.kind == ExplicitOp::Kind::UnlockIfHeld || op.kind == ExplicitOp::Kind::ForceUnlock) continue;
+          size_t j = i + 1, acquires = 1;
+          while (j < t.ops.size() && t.ops[j].kind == ExplicitOp::Kind::Lock && t.ops[j].lock == op.lock &&
+                 t.ops[j].delay_us < 1'000) {
+            EXPECT_EQ(t.ops[j].lease_ms, op.lease_ms);
+            ++j;
+            ++acquires;
+          }
+          size_t unlocks = 0;
+          while (j + unlocks < t.ops.size() && t.ops[j + unlocks].kind == ExplicitOp::Kind::UnlockIfHeld) ++unlocks;
+          if (t.ops.size() < kMaxTaskOps) {
+            EXPECT_GE(unlocks, acquires);
+          }
+          if (op.lease_ms > 0 && unlocks > 0) {
+            EXPECT_LE(t.ops[j].delay_us, op.lease_ms * 1000 / 2);
+          }
+          i = j + unlocks - 1;
+        }
+      }
+      EXPECT_LE(plan.faults.actions.size(), kMaxPlanFaults);
+      EXPECT_TRUE(std::is_sorted(plan.faults.actions.begin(), plan.faults.actions.end(),
+                                 [](const FaultAction& a, const FaultAction& b) { return a.at_us < b.at_us; }));
+      // The environment is the scenario's, as a plan read from a trace has it.
+      const FaultPlan env = scenario_fault_plan(plan.scenario, plan.scenario.servers);
+      EXPECT_EQ(plan.faults.client_clocks.size(), env.client_clocks.size());
+    }
+  }
+}
+
+TEST(Guided, CorpusRoundTripsMergesInRunOrderAndRefusesWhatItCannotRead) {
+  CampaignOptions o = options("hostile", "rlock", 32);
+  o.duration_ms = 20'000;
+  const GuidedResult g = guided(o, 1);
+  ASSERT_GE(g.corpus.size(), 2u);
+  std::istringstream text(g.corpus.to_jsonl());
+  const Corpus back = Corpus::from_jsonl(text, "corpus");
+  EXPECT_EQ(back.to_jsonl(), g.corpus.to_jsonl());
+  // Two halves merged (in either order) are the whole, in run order; a
+  // plan given twice is kept once.
+  Corpus odd, even;
+  for (size_t i = 0; i < g.corpus.size(); ++i) (i % 2 ? odd : even).add(g.corpus.entries()[i]);
+  odd.add(g.corpus.entries()[0]);
+  EXPECT_EQ(Corpus::merge({odd, even}).to_jsonl(), g.corpus.to_jsonl());
+  // A campaign started from the corpus counts its coverage as seen.
+  const GuidedResult again = guided(o, 1, back);
+  EXPECT_GE(again.corpus.size(), back.size());
+  EXPECT_EQ(again.corpus.entries()[0].run, back.entries()[0].run);
+  for (const std::string& bad :
+       {std::string(""), std::string("{\"format\":\"other\"}\n"), std::string("{\"format\":\"locksim-corpus\",\"version\":9}\n"),
+        std::string("{\"format\":\"locksim-corpus\",\"version\":1}\n{\"run\":1}\n"),
+        std::string("{\"format\":\"locksim-corpus\",\"version\":1}\nnot json\n")}) {
+    std::istringstream in(bad);
+    EXPECT_THROW(Corpus::from_jsonl(in, "bad"), CorpusError) << bad;
+  }
+  // Another campaign's corpus does not fit.
+  CampaignOptions fair = options("hostile", "fair", 4);
+  std::vector<CampaignWorker> w = model_workers(1);
+  EXPECT_THROW(run_guided_campaign(campaign_template(fair), fair, w, back), std::invalid_argument);
+}
+
+class GuidedCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("locksim-guided-" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  fs::path dir(const std::string& name) const { return root_ / name; }
+  fs::path root_;
+};
+
+nlohmann::json comparable_summary(const fs::path& dir) {
+  nlohmann::json s = nlohmann::json::parse(read_file(dir / "summary.json"));
+  s.erase("timings");
+  s.erase("shard");
+  s.erase("merged_from");
+  s.erase("command");
+  return s;
+}
+
+TEST_F(GuidedCli, WorkersShardsAndMergedCorpora) {
+  const std::string campaign = "campaign --guided --seeds 64 --profile hostile --lock mixed --duration-ms 20000 "
+                               "--keep-going --no-shrink";
+  ASSERT_NE(run_locksim(campaign + " --workers 1 --out " + dir("one").string()).exit_code, 2);
+  ASSERT_NE(run_locksim(campaign + " --workers 2 --out " + dir("two").string()).exit_code, 2);
+  EXPECT_EQ(comparable_summary(dir("one")), comparable_summary(dir("two")));
+  EXPECT_EQ(read_file(dir("one") / "corpus.jsonl"), read_file(dir("two") / "corpus.jsonl"));
+  EXPECT_EQ(read_file(dir("one") / "report.html").find("<h2 id=\"coverage\">") != std::string::npos, true);
+  // Shards, merged: summaries and corpora together.
+  std::string shards;
+  for (int i = 0; i < 2; ++i) {
+    const fs::path d = dir("s" + std::to_string(i));
+    ASSERT_NE(run_locksim(campaign + " --shard " + std::to_string(i) + "/2 --out " + d.string()).exit_code, 2);
+    shards += " " + d.string();
+  }
+  ASSERT_NE(run_locksim("merge" + shards + " --out " + dir("merged").string()).exit_code, 2);
+  std::vector<Corpus> parts;
+  for (int i = 0; i < 2; ++i) parts.push_back(Corpus::read_file((dir("s" + std::to_string(i)) / "corpus.jsonl").string()));
+  EXPECT_EQ(read_file(dir("merged") / "corpus.jsonl"), Corpus::merge(parts).to_jsonl());
+  const nlohmann::json merged = nlohmann::json::parse(read_file(dir("merged") / "summary.json"));
+  EXPECT_EQ(merged["coverage"]["runs"], 64);
+  // The next round starts from the merged corpus.
+  CliRun next = run_locksim(campaign + " --corpus " + (dir("merged") / "corpus.jsonl").string() + " --out " +
+                            dir("next").string());
+  EXPECT_NE(next.exit_code, 2) << next.out;
+  EXPECT_TRUE(nlohmann::json::parse(read_file(dir("next") / "summary.json"))["configuration"]["guided"]["corpus"]
+                  .is_string());
+}
+
+TEST_F(GuidedCli, PlanFailuresAreShrunkAndReplay) {
+  // A mutant: some failing runs are mutated plans, whose traces carry the plan.
+  CliRun r = run_locksim("campaign --guided --seeds 48 --profile none --lock rlock --mutant release_no_publish "
+                         "--duration-ms 20000 --keep-going --shrink-seeds 40 --json --out " + dir("m").string(),
+                         Stderr::Discard);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  int plan_failures = 0;
+  for (const auto& e : fs::directory_iterator(dir("m") / "failures")) {
+    const std::string name = e.path().filename().string();
+    if (name.find("shrunk") != std::string::npos) continue;
+    const std::string head = read_file(e.path()).substr(0, 200000);
+    if (head.substr(0, head.find('\n')).find("\"plan\"") == std::string::npos) continue;
+    ++plan_failures;
+    CliRun replay = run_locksim("replay " + e.path().string(), Stderr::Discard);
+    EXPECT_EQ(replay.exit_code, 0) << name << ": " << replay.out;
+    EXPECT_NE(replay.out.find("reproduced identically"), std::string::npos) << replay.out;
+  }
+  EXPECT_GT(plan_failures, 0);
+  EXPECT_NE(read_file(dir("m") / "summary.json").find("\"counterexample\": {"), std::string::npos);
+}
+
+TEST_F(GuidedCli, BadInputIsOneLineAndExit2) {
+  for (const std::string& args :
+       {std::string("campaign --seeds 4 --corpus x.jsonl"), std::string("campaign --seeds 4 --guided --backend both"),
+        std::string("campaign --seeds 4 --guided --corpus ") + dir("absent.jsonl").string()}) {
+    CliRun r = run_locksim(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+    EXPECT_EQ(testing::line_count(r.out), 1) << args << ": " << r.out;
+  }
+  // A corpus of another campaign (another lock kind).
+  ASSERT_NE(run_locksim("campaign --guided --seeds 20 --profile safe --lock fair --out " + dir("fair").string()).exit_code, 2);
+  CliRun other = run_locksim("campaign --guided --seeds 4 --profile safe --lock rlock --corpus " +
+                             (dir("fair") / "corpus.jsonl").string());
+  EXPECT_EQ(other.exit_code, 2) << other.out;
+  EXPECT_NE(other.out.find("another campaign"), std::string::npos) << other.out;
+}
+
+}  // namespace
+}  // namespace locksim
