@@ -84,15 +84,28 @@ JobOutcome run_job(BackendSource& source, const Scenario& tmpl, const Job& job, 
 }
 
 // Runs the batch's jobs on the workers (each claims the next job), the
-// outcomes by job index.
+// outcomes by job index. Without keep_going, a job that fails (or cannot
+// run) ends the batch: no later job is claimed; every earlier one was
+// claimed before it, so it completes (the outcomes up to the first failing
+// job do not depend on the workers).
 std::vector<JobOutcome> run_batch(const std::vector<Job>& jobs, const Scenario& tmpl,
-                                  std::vector<CampaignWorker>& workers, const CheckConfig& cfg) {
+                                  std::vector<CampaignWorker>& workers, const CheckConfig& cfg,
+                                  const CampaignOptions& options) {
   std::vector<JobOutcome> outcomes(jobs.size());
   std::atomic<size_t> next{0};
+  std::atomic<size_t> limit{jobs.size()};
   std::vector<std::thread> threads;
   for (size_t w = 0; w < workers.size() && w < jobs.size(); ++w) {
     threads.emplace_back([&, w] {
-      for (size_t j = next++; j < jobs.size(); j = next++) outcomes[j] = run_job(*workers[w].checked, tmpl, jobs[j], cfg);
+      for (size_t j = next++; j < jobs.size() && j < limit; j = next++) {
+        outcomes[j] = run_job(*workers[w].checked, tmpl, jobs[j], cfg);
+        const bool ends = outcomes[j].error ||
+                          (!options.keep_going && !failing_violations(outcomes[j].verdict.violations, options.policy).empty());
+        if (!ends) continue;
+        size_t seen = limit.load();
+        while (j + 1 < seen && !limit.compare_exchange_weak(seen, j + 1)) {
+        }
+      }
     });
   }
   for (std::thread& t : threads) t.join();
@@ -179,7 +192,7 @@ GuidedResult run_guided_campaign(const Scenario& tmpl, const CampaignOptions& op
       for (int m = mutation_count(rng); m > 0; --m) g.mutations[plan_mutation_name(mutate_plan(&plan, parent.moments, rng))]++;
       job.plan = std::move(plan);
     }
-    std::vector<JobOutcome> outcomes = run_batch(jobs, tmpl, workers, cfg);
+    std::vector<JobOutcome> outcomes = run_batch(jobs, tmpl, workers, cfg, options);
     for (int j = 0; j < count; ++j) {
       JobOutcome& out = outcomes[static_cast<size_t>(j)];
       const Job& job = jobs[static_cast<size_t>(j)];

@@ -253,3 +253,27 @@ TEST_F(GuidedCli, BadInputIsOneLineAndExit2) {
 
 }  // namespace
 }  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// The rare-schedule mutants of impl/hunt/ are bugs of their own: a seed on
+// which each fails (found by a campaign) passes with our pack.
+TEST(RareMutants, FailWhereOurPackPasses) {
+  struct Case {
+    std::string pack, settings;
+    uint64_t seed;
+  };
+  for (const Case& c : {Case{"rlock_steal_unrenewed", "--profile hostile --lock rlock", 1012},
+                        Case{"fair_stale_ttl_crashed_holder", "--profile safe --lock fair", 163}}) {
+    const std::string run = "campaign --seeds 1 --base-seed " + std::to_string(c.seed) + " " + c.settings +
+                            " --unexplained-only --no-shrink --json";
+    const testing::CliRun mutant = testing::run_locksim(run + " --scripts builtin:impl/hunt/" + c.pack, testing::Stderr::Discard);
+    EXPECT_EQ(mutant.exit_code, 1) << c.pack << ": " << mutant.out;
+    const testing::CliRun ours = testing::run_locksim(run + " --backend lua", testing::Stderr::Discard);
+    EXPECT_EQ(ours.exit_code, 0) << c.pack << ": " << ours.out;
+  }
+}
+
+}  // namespace
+}  // namespace locksim

@@ -1,0 +1,230 @@
+// The hunt measurement: time to find each mutant, guided (campaign
+// --guided, search/guided_campaign.h) against random (a plain campaign),
+// in one run. Every mutant the harness knows (properties/mutant_suite.h:
+// the client mutants and the script mutants, each on its own scenario
+// template) and the rare-schedule mutants of impl/hunt/ (a pack's own Lua,
+// on the lua backend), each from several base seeds: a campaign of at most
+// `hunt_budget` runs on one worker, stopping at the first run with a
+// violation no recorded fault explains (--unexplained-only), not shrunk.
+// Per mutant: the median over the base seeds of the runs and wall seconds
+// to the first failure (a campaign that found nothing counts its whole
+// budget: "not found"), random and guided, and the ratio of the medians,
+// guided over random (below 1: guided found it sooner). Figures:
+// hunt_median_ratio (the median of the ratios of seconds over every
+// mutant), hunt_rare_median_ratio (over the rare-schedule ones) and
+// hunt_states_ratio (distinct abstract states of the README's main
+// campaign, guided over random, in the same budget of runs).
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "impl/builtin_packs.h"
+#include "impl/script_pack.h"
+#include "model/variant.h"
+#include "properties/mutant_suite.h"
+#include "properties/scenario_check.h"
+#include "properties/shrink.h"
+#include "search/guided_campaign.h"
+#include "sim/lua_backend_source.h"
+#include "sim/model_backend_source.h"
+#include "tools/bench/bench_measure.h"
+#include "tools/bench/wall_timer.h"
+
+namespace locksim {
+
+namespace {
+
+struct HuntMutant {
+  std::string name;
+  bool rare = false;
+  CampaignOptions options;  // the scenario template; seeds and base seed set per hunt
+  std::string pack;         // rare-schedule mutants: their built-in pack (lua backend)
+};
+
+HuntMutant rare_mutant(const std::string& name, const std::string& lock_kind, const std::string& profile) {
+  HuntMutant m;
+  m.name = name;
+  m.rare = true;
+  m.options.lock_kind = lock_kind;
+  m.options.profile = profile;
+  m.options.clients = 4;
+  m.pack = std::string(kBuiltinPrefix) + "impl/hunt/" + name;
+  m.options.scripts = m.pack;
+  m.options.backend = CampaignBackend{BackendKind::Lua, std::nullopt};
+  return m;
+}
+
+// The rare-schedule mutants (impl/hunt/, each a pack's own Lua):
+//   fair_stale_ttl_crashed_holder  answers a waiter already in line the
+//     older, possibly negative estimate only while the lock's holder has
+//     stopped renewing: a crashed fair-lock holder and a live waiter at
+//     once, under the safe profile's rare crashes
+//   rlock_steal_unrenewed  takes over a lock whose holder has skipped its
+//     renewals for half a lease: a holder paused for more than half a
+//     lease yet less than a whole one, with a contender right then
+//     (hostile: its pauses are mostly shorter)
+std::vector<HuntMutant> hunt_mutants() {
+  std::vector<HuntMutant> out;
+  for (const MutantSpec& spec : mutant_specs()) out.push_back(HuntMutant{spec.name, false, spec.tmpl, ""});
+  out.push_back(rare_mutant("fair_stale_ttl_crashed_holder", "fair", "safe"));
+  out.push_back(rare_mutant("rlock_steal_unrenewed", "rlock", "hostile"));
+  return out;
+}
+
+struct Find {
+  bool found = false;
+  int runs = 0;       // to the first failure (the budget when not found)
+  double wall_s = 0;  // of the whole campaign (to the first failure)
+  bool baseline_failed = false;  // the failing run fails with the correct client and scripts too
+};
+
+// Whether the failing run also fails, the same way, with the correct client
+// and scripts (on the model): a find that is not the mutant's.
+bool baseline_fails(const CampaignResult& r, const CampaignOptions& o) {
+  const SeedFailure& f = r.failures.front();
+  ModelBackendSource correct(ModelVariant::Correct);
+  ScenarioVerdict v;
+  if (f.plan) {
+    v = check_plan_on(correct, baseline_plan(*f.plan), default_check_config());
+  } else {
+    Scenario s = r.scenario;
+    s.seed = f.seed;
+    s.mutant = "none";
+    s.model_variant = "correct";
+    s.scripts.clear();
+    v = check_scenario_on(correct, s, default_check_config());
+  }
+  return !failing_violations(v.violations, o.policy).empty();
+}
+
+Find hunt_once(const HuntMutant& m, uint64_t base_seed, int budget, bool guided) {
+  CampaignOptions o = m.options;
+  o.seeds = budget;
+  o.base_seed = base_seed;
+  o.keep_going = false;
+  o.shrink = false;
+  o.workers = 1;
+  o.guided = guided;
+  o.policy.unexplained_only = true;
+  const Scenario tmpl = campaign_template(o);
+  std::vector<CampaignWorker> workers(1);
+  if (m.pack.empty()) {
+    workers[0].checked = std::make_unique<ModelBackendSource>();
+  } else {
+    workers[0].checked = std::make_unique<LuaBackendSource>(ScriptPack::load(m.pack));
+  }
+  const WallTimer timer;
+  const CampaignResult r = guided ? run_guided_campaign(tmpl, o, workers).result : run_campaign(tmpl, o, workers);
+  Find f;
+  f.wall_s = timer.elapsed_s();
+  f.found = !r.failures.empty();
+  f.runs = f.found ? static_cast<int>((r.failures.front().seed - base_seed) / static_cast<uint64_t>(o.shard_count)) + 1
+                   : budget;
+  if (f.found) f.baseline_failed = baseline_fails(r, o);
+  return f;
+}
+
+struct Side {
+  double runs = 0;
+  double wall_s = 0;
+  int found = 0;
+  int baseline_failed = 0;
+};
+
+Side summarise(const std::vector<Find>& finds) {
+  std::vector<double> runs, wall;
+  Side s;
+  for (const Find& f : finds) {
+    runs.push_back(f.runs);
+    wall.push_back(f.wall_s);
+    s.found += f.found;
+    s.baseline_failed += f.baseline_failed;
+  }
+  s.runs = median(runs);
+  s.wall_s = median(wall);
+  return s;
+}
+
+std::string format_row(const std::string& name, bool rare, const Side& random, const Side& guided, int bases,
+                       double ratio) {
+  char line[240];
+  std::snprintf(line, sizeof line, "  %-32s %-4s %8.1f %9.3f %5d/%-2d %8.1f %9.3f %5d/%-2d %7.2f\n", name.c_str(),
+                rare ? "rare" : "", random.runs, random.wall_s, random.found, bases, guided.runs, guided.wall_s,
+                guided.found, bases, ratio);
+  return line;
+}
+
+}  // namespace
+
+void measure_hunt(const BenchSizes& sizes, BenchReport* report) {
+  std::vector<uint64_t> bases;
+  for (int i = 0; i < sizes.hunt_bases; ++i) bases.push_back(1 + 1000 * static_cast<uint64_t>(i));
+  std::vector<double> ratios, rare_ratios;
+  nlohmann::json rows = nlohmann::json::array();
+  std::string text;
+  char head[240];
+  std::snprintf(head, sizeof head, "  %-32s %-4s %8s %9s %8s %8s %9s %8s %7s\n", "mutant", "", "random", "random s",
+                "found", "guided", "guided s", "found", "ratio");
+  text += "hunt: runs and wall seconds to the first failure, medians over " + std::to_string(bases.size()) +
+          " base seeds (budget " + std::to_string(sizes.hunt_budget) + " runs; ratio = guided s / random s)\n" + head;
+  for (const HuntMutant& m : hunt_mutants()) {
+    std::vector<Find> random, guided;
+    for (uint64_t base : bases) {
+      random.push_back(hunt_once(m, base, sizes.hunt_budget, false));
+      guided.push_back(hunt_once(m, base, sizes.hunt_budget, true));
+    }
+    const Side r = summarise(random), g = summarise(guided);
+    const double ratio = r.wall_s > 0 ? g.wall_s / r.wall_s : 0;
+    ratios.push_back(ratio);
+    if (m.rare) rare_ratios.push_back(ratio);
+    text += format_row(m.name, m.rare, r, g, static_cast<int>(bases.size()), ratio);
+    if (r.baseline_failed + g.baseline_failed > 0) {
+      text += "    (" + std::to_string(r.baseline_failed + g.baseline_failed) +
+              " find(s) fail with the correct client and scripts too)\n";
+    }
+    nlohmann::json row = {{"mutant", m.name},        {"rare", m.rare},        {"random_runs", r.runs},
+                          {"random_s", r.wall_s},    {"random_found", r.found}, {"guided_runs", g.runs},
+                          {"guided_s", g.wall_s},    {"guided_found", g.found}, {"bases", bases.size()},
+                          {"ratio", ratio},
+                          {"finds_failing_the_correct_lock_too", r.baseline_failed + g.baseline_failed}};
+    rows.push_back(std::move(row));
+  }
+  char detail[200];
+  std::snprintf(detail, sizeof detail, "median over %zu mutants of guided s / random s to the first failure",
+                ratios.size());
+  report->set("hunt_median_ratio", median(ratios), detail);
+  std::snprintf(detail, sizeof detail, "the same over the %zu rare-schedule mutant(s) of impl/hunt/", rare_ratios.size());
+  if (rare_ratios.empty()) {
+    report->set_null("hunt_rare_median_ratio", "no rare-schedule mutant");
+  } else {
+    report->set("hunt_rare_median_ratio", median(rare_ratios), detail);
+  }
+  // Distinct abstract states in one budget: the README's main campaign.
+  CampaignOptions o;
+  o.seeds = sizes.hunt_states_runs;
+  o.profile = "safe";
+  o.lock_kind = "mixed";
+  o.locks = 2;
+  o.keep_going = true;
+  o.shrink = false;
+  size_t states[2] = {0, 0};
+  for (int guided = 0; guided < 2; ++guided) {
+    o.guided = guided != 0;
+    std::vector<CampaignWorker> workers(1);
+    workers[0].checked = std::make_unique<ModelBackendSource>();
+    const Scenario tmpl = campaign_template(o);
+    const CampaignResult r = o.guided ? run_guided_campaign(tmpl, o, workers).result : run_campaign(tmpl, o, workers);
+    states[guided] = r.coverage.states().size();
+  }
+  std::snprintf(detail, sizeof detail, "campaign --seeds %d --profile safe --lock mixed --locks 2: %zu distinct states guided, %zu random",
+                sizes.hunt_states_runs, states[1], states[0]);
+  report->set("hunt_states_ratio", states[0] > 0 ? static_cast<double>(states[1]) / static_cast<double>(states[0]) : 0,
+              detail);
+  report->set_section("hunt", std::move(rows), text);
+}
+
+}  // namespace locksim
