@@ -134,6 +134,7 @@ std::vector<Situation> fault_universe(FaultKind2 kind) {
   return {};
 }
 
+constexpr unsigned kTupleBits = 18;  // fair 1, holders 2, depth 2, believers 2, waiters 2, line 2, head 3, holder 2, lease 2
 constexpr size_t kReplyItems = static_cast<size_t>(kScriptKindCount) * kReplyClasses;
 constexpr size_t kFaultItems = static_cast<size_t>(FaultKind2::Count) * static_cast<size_t>(Situation::Count);
 
@@ -163,6 +164,7 @@ struct LockState {
   int server = -1;
   std::vector<int> holders;  // owners, server truth after the last script
   std::vector<int> line;     // fair: owners, head first
+  uint64_t line_token = 0;   // the Event::line_token `line` was read from (0: none)
   int64_t expiry_server_ms = INT64_MIN;  // INT64_MIN: no lease known
   int64_t lease_ms = 0;
   int64_t last_server_ms = 0;
@@ -195,7 +197,7 @@ struct CoverageObserver::State {
   std::bitset<kReplyItems> replies;
   std::bitset<kFaultItems> faults;
   std::bitset<static_cast<size_t>(FaultKind2::Count)> fault_kinds;
-  std::set<uint32_t> tuples;
+  std::vector<uint64_t> tuples = std::vector<uint64_t>((uint64_t{1} << kTupleBits) / 64, 0);  // a bit per tuple
 
   std::vector<ClientState> clients;
   std::vector<OwnerState> owners;
@@ -203,6 +205,8 @@ struct CoverageObserver::State {
   std::vector<LockState> locks;
   std::unordered_map<std::string, int, KeyHash> lock_ids;
   std::unordered_map<uint64_t, PendingOp> ops;  // never iterated for output
+  std::vector<int> line_before;   // on_script's: the line before the script
+  std::vector<uint8_t> in_line;   // on_script's: by owner, 1 while in the new line
 
   void hit(Fixed f) { fixed.set(static_cast<size_t>(f)); }
 
@@ -380,6 +384,7 @@ struct CoverageObserver::State {
           if (l.server != e.server) continue;
           l.holders.clear();
           l.line.clear();
+          l.line_token = 0;
           l.expiry_server_ms = INT64_MIN;
         }
       }
@@ -474,13 +479,21 @@ struct CoverageObserver::State {
     ls.fair = ls.fair || fair;
     ls.server = e.server;
     const int me = e.owner.empty() ? -1 : owner(e.owner, e.client);
-    // The line before, for the fair line's preconditions.
-    const std::vector<int> line_before = ls.line;
     ls.holders.clear();
     for (const std::string& h : e.holders_after) ls.holders.push_back(owner(h, -1));
-    if (fair && e.line_known) {
+    // The fair line, read again only when its content changed (a script
+    // event names its line's content by a token: sim/world.h, traces/event.h);
+    // a waiter dropped that was neither the caller nor granted was purged.
+    if (fair && e.line_known && (e.line_token.value == 0 || e.line_token.value != ls.line_token)) {
+      ls.line_token = e.line_token.value;
+      line_before.swap(ls.line);
       ls.line.clear();
       for (const LineEntry& w : e.line_after.entries()) ls.line.push_back(owner(w.owner, -1));
+      in_line.resize(owners.size(), 0);
+      for (int o : ls.line) in_line[static_cast<size_t>(o)] = 1;
+      for (int o : line_before)
+        if (o != me && in_line[static_cast<size_t>(o)] == 0) hit(Fixed::PrePurge);
+      for (int o : ls.line) in_line[static_cast<size_t>(o)] = 0;
     }
     const bool granted_or_kept =
         (e.reply == "nil" && (acquire || *kind == ScriptKind::FairTryOnce)) ||
@@ -512,15 +525,10 @@ struct CoverageObserver::State {
       max_depth = std::max(max_depth, d);
       if (ls.group == l && !contains(ls.holders, o)) hit(Fixed::PreExpiredWhileBelieved);
     }
-    if (fair && e.line_known) {
-      for (int o : line_before) {
-        if (o == me) continue;
-        if (!contains(ls.line, o)) hit(Fixed::PrePurge);
-      }
-      if (e.reply == "nil" && (acquire || *kind == ScriptKind::FairTryOnce)) {
-        for (int o : line_before)
-          if (o != me && contains(ls.line, o)) hit(Fixed::PreGrantWithLine);
-      }
+    // A grant leaves the grantee out of the line: anyone still in it waits.
+    if (fair && e.line_known && e.reply == "nil" && (acquire || *kind == ScriptKind::FairTryOnce)) {
+      for (int o : ls.line)
+        if (o != me) hit(Fixed::PreGrantWithLine);
     }
     // Components.
     const size_t holders = ls.holders.size();
@@ -576,7 +584,8 @@ struct CoverageObserver::State {
     t = t << 3 | static_cast<uint32_t>(head);
     t = t << 2 | static_cast<uint32_t>(holder);
     t = t << 2 | static_cast<uint32_t>(lease);
-    tuples.insert(t);
+    assert(t < (uint32_t{1} << kTupleBits));
+    tuples[t / 64] |= uint64_t{1} << (t % 64);
   }
 
   static std::string tuple_name(uint32_t t) {
@@ -741,7 +750,11 @@ RunCoverage CoverageObserver::result() const {
       r.universe.push_back(prefix + kSituationNames[static_cast<size_t>(sit)]);
     }
   }
-  for (uint32_t t : s.tuples) r.states.push_back(State::tuple_name(t));
+  for (size_t w = 0; w < s.tuples.size(); ++w) {
+    for (uint64_t bits = s.tuples[w]; bits != 0; bits &= bits - 1) {
+      r.states.push_back(State::tuple_name(static_cast<uint32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits)))));
+    }
+  }
   r.normalise();
   return r;
 }
