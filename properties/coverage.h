@@ -42,11 +42,23 @@ struct CoverageHits {
   bool operator==(const CoverageHits&) const = default;
 };
 
+// When and where a run first reached an item or a state: the true time and
+// the client that acted (-1: a server's event).
+struct CoverageFirst {
+  std::string name;  // an item or a state
+  int64_t true_us = 0;
+  int client = -1;
+};
+
 struct RunCoverage {
   std::vector<std::string> items;     // sorted, each once
   std::vector<std::string> states;    // sorted, each once
   std::vector<std::string> universe;  // sorted, each once
-  // Sorts and deduplicates the three lists.
+  // The first time each item (but the script category's) and state was
+  // reached, in run order (a Coverage keeps none of it: for the guided
+  // campaign's aim).
+  std::vector<CoverageFirst> firsts;
+  // Sorts and deduplicates the three lists (firsts stay in run order).
   void normalise();
 };
 

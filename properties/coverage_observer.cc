@@ -208,7 +208,22 @@ struct CoverageObserver::State {
   std::vector<int> line_before;   // on_script's: the line before the script
   std::vector<uint8_t> in_line;   // on_script's: by owner, 1 while in the new line
 
-  void hit(Fixed f) { fixed.set(static_cast<size_t>(f)); }
+  // The event being read, for the firsts.
+  int64_t now_us = 0;
+  int now_client = -1;
+  struct First {
+    uint8_t kind;    // 0 fixed, 1 reply, 2 fault, 3 abstract state
+    uint32_t index;  // in its bitset
+    int64_t true_us;
+    int client;
+  };
+  std::vector<First> firsts;
+
+  void hit(Fixed f) {
+    const auto i = static_cast<size_t>(f);
+    if (!fixed.test(i)) firsts.push_back(First{0, static_cast<uint32_t>(i), now_us, now_client});
+    fixed.set(i);
+  }
 
   ClientState& client(int c) {
     assert(c >= 0);
@@ -269,7 +284,9 @@ struct CoverageObserver::State {
   }
 
   void fault_item(FaultKind2 kind, Situation s) {
-    faults.set(static_cast<size_t>(kind) * static_cast<size_t>(Situation::Count) + static_cast<size_t>(s));
+    const size_t i = static_cast<size_t>(kind) * static_cast<size_t>(Situation::Count) + static_cast<size_t>(s);
+    if (!faults.test(i)) firsts.push_back(First{2, static_cast<uint32_t>(i), now_us, now_client});
+    faults.set(i);
   }
 
   // A client fault: every situation of client c, `duration_ms` (pause,
@@ -470,7 +487,9 @@ struct CoverageObserver::State {
     if (!kind) return;
     const bool acquire = *kind == ScriptKind::RlockAcquire || *kind == ScriptKind::FairAcquire;
     const ReplyClass rc = reply_class(e.reply, acquire);
-    replies.set(static_cast<size_t>(*kind) * kReplyClasses + static_cast<size_t>(rc));
+    const size_t reply_item = static_cast<size_t>(*kind) * kReplyClasses + static_cast<size_t>(rc);
+    if (!replies.test(reply_item)) firsts.push_back(First{1, static_cast<uint32_t>(reply_item), now_us, now_client});
+    replies.set(reply_item);
     if (rc == ReplyClass::Error) hit(Fixed::PreErrorReply);
     const bool fair = e.script.rfind("fair_", 0) == 0;
     const int l = lock(e.lock);
@@ -585,6 +604,7 @@ struct CoverageObserver::State {
     t = t << 2 | static_cast<uint32_t>(holder);
     t = t << 2 | static_cast<uint32_t>(lease);
     assert(t < (uint32_t{1} << kTupleBits));
+    if ((tuples[t / 64] >> (t % 64) & 1) == 0) firsts.push_back(First{3, t, now_us, now_client});
     tuples[t / 64] |= uint64_t{1} << (t % 64);
   }
 
@@ -709,6 +729,8 @@ CoverageObserver::~CoverageObserver() = default;
 
 void CoverageObserver::on_event(const Event& e) {
   State& s = *state_;
+  s.now_us = e.true_us;
+  s.now_client = e.client >= 0 ? e.client : (e.kind == EventKind::Fault && e.server < 0 ? e.target : -1);
   switch (e.kind) {
     case EventKind::Invoke: s.on_invoke(e); break;
     case EventKind::Ok:
@@ -721,6 +743,20 @@ void CoverageObserver::on_event(const Event& e) {
   }
 }
 
+namespace {
+
+std::string reply_item_name(size_t i) {
+  return "reply/" + std::string(script_name(static_cast<ScriptKind>(i / kReplyClasses))) + "=" +
+         kReplyClassNames[i % kReplyClasses];
+}
+
+std::string fault_item_name(size_t i) {
+  const size_t n = static_cast<size_t>(Situation::Count);
+  return std::string("fault/") + kFaultNames[i / n] + ":" + kSituationNames[i % n];
+}
+
+}  // namespace
+
 RunCoverage CoverageObserver::result() const {
   const State& s = *state_;
   RunCoverage r;
@@ -729,20 +765,19 @@ RunCoverage CoverageObserver::result() const {
     if (s.fixed.test(i)) r.items.emplace_back(f.name);
     if (!f.violation && (!f.fair || s.with_fair)) r.universe.emplace_back(f.name);
   }
-  for (ScriptKind kind : all_script_kinds()) {
-    const std::string prefix = "reply/" + std::string(script_name(kind)) + "=";
-    for (int c = 0; c < kReplyClasses; ++c) {
-      if (s.replies.test(static_cast<size_t>(kind) * kReplyClasses + static_cast<size_t>(c))) {
-        r.items.push_back(prefix + kReplyClassNames[static_cast<size_t>(c)]);
-      }
+  for (size_t i = 0; i < kReplyItems; ++i)
+    if (s.replies.test(i)) r.items.push_back(reply_item_name(i));
+  for (ScriptKind kind : s.scripts) {
+    for (ReplyClass c : expected_replies(kind)) {
+      r.universe.push_back(reply_item_name(static_cast<size_t>(kind) * kReplyClasses + static_cast<size_t>(c)));
     }
-    if (std::find(s.scripts.begin(), s.scripts.end(), kind) == s.scripts.end()) continue;
-    for (ReplyClass c : expected_replies(kind)) r.universe.push_back(prefix + kReplyClassNames[static_cast<size_t>(c)]);
   }
   for (size_t k = 0; k < static_cast<size_t>(FaultKind2::Count); ++k) {
     const std::string prefix = std::string("fault/") + kFaultNames[k] + ":";
     for (size_t sit = 0; sit < static_cast<size_t>(Situation::Count); ++sit) {
-      if (s.faults.test(k * static_cast<size_t>(Situation::Count) + sit)) r.items.push_back(prefix + kSituationNames[sit]);
+      if (s.faults.test(k * static_cast<size_t>(Situation::Count) + sit)) {
+        r.items.push_back(fault_item_name(k * static_cast<size_t>(Situation::Count) + sit));
+      }
     }
     if (!s.fault_kinds.test(k)) continue;
     for (Situation sit : fault_universe(static_cast<FaultKind2>(k))) {
@@ -754,6 +789,16 @@ RunCoverage CoverageObserver::result() const {
     for (uint64_t bits = s.tuples[w]; bits != 0; bits &= bits - 1) {
       r.states.push_back(State::tuple_name(static_cast<uint32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits)))));
     }
+  }
+  for (const State::First& f : s.firsts) {
+    std::string name;
+    switch (f.kind) {
+      case 0: name = kFixed[f.index].name; break;
+      case 1: name = reply_item_name(f.index); break;
+      case 2: name = fault_item_name(f.index); break;
+      default: name = State::tuple_name(f.index); break;
+    }
+    r.firsts.push_back(CoverageFirst{std::move(name), f.true_us, f.client});
   }
   r.normalise();
   return r;

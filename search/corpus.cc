@@ -20,7 +20,7 @@ constexpr size_t kMaxCorpusLineBytes = 64u << 20;
 
 json entry_to_json(const CorpusEntry& e) {
   json moments = json::array();
-  for (const PlanMoment& m : e.moments) moments.push_back({m.true_us, m.client});
+  for (const PlanMoment& m : e.moments) moments.push_back({m.true_us, m.client, m.rare ? 1 : 0});
   return {{"run", e.run},
           {"scenario", scenario_to_json(e.plan.scenario)},
           {"plan", explicit_plan_to_json(e.plan)},
@@ -61,11 +61,12 @@ CorpusEntry entry_from_json(const json& j, const std::string& where) {
   const json& moments = j["moments"];
   if (!moments.is_array()) throw CorpusError(where + ".moments: expected an array");
   for (const json& m : moments) {
-    if (!m.is_array() || m.size() != 2 || !m[0].is_number_integer() || !m[1].is_number_integer() ||
-        m[0].get<int64_t>() < 0 || m[1].get<int64_t>() < -1 || m[1].get<int64_t>() >= e.plan.scenario.clients) {
-      throw CorpusError(where + ".moments: expected [true_us, client] pairs of the scenario's clients");
+    if (!m.is_array() || m.size() != 3 || !m[0].is_number_integer() || !m[1].is_number_integer() ||
+        !m[2].is_number_integer() || m[0].get<int64_t>() < 0 || m[1].get<int64_t>() < -1 ||
+        m[1].get<int64_t>() >= e.plan.scenario.clients || (m[2] != 0 && m[2] != 1)) {
+      throw CorpusError(where + ".moments: expected [true_us, client, rare 0|1] of the scenario's clients");
     }
-    e.moments.push_back(PlanMoment{m[0].get<int64_t>(), static_cast<int>(m[1].get<int64_t>())});
+    e.moments.push_back(PlanMoment{m[0].get<int64_t>(), static_cast<int>(m[1].get<int64_t>()), m[2] == 1});
   }
   return e;
 }

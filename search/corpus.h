@@ -13,7 +13,7 @@
 //   {"format":"locksim-corpus","version":1}
 // then one line per entry, in run order:
 //   {"run":N,"scenario":{...},"plan":{...},"items":[...],"states":[...],
-//    "moments":[[true_us,client],...]}
+//    "moments":[[true_us,client,rare],...]}
 // ("plan" as a trace header carries one: sim/explicit_plan_json.h). Merging
 // the corpora of shards (`locksim merge`) puts every entry of every shard
 // in one file in run order (runs are seed numbers, distinct across shards),

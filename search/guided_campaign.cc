@@ -121,6 +121,24 @@ bool reaches_new(const RunCoverage& run, const Coverage& seen) {
   return false;
 }
 
+// Where the run first reached what few runs before it had (at most
+// kRareRuns), ahead of its other moments (search/plan_mutation.h).
+constexpr uint64_t kRareRuns = 2;
+constexpr size_t kMaxRareMoments = 64;
+
+std::vector<PlanMoment> aim(const RunCoverage& run, const Coverage& seen, std::vector<PlanMoment> moments) {
+  std::vector<PlanMoment> out;
+  for (const CoverageFirst& f : run.firsts) {
+    const auto& known = seen.items().count(f.name) != 0 ? seen.items() : seen.states();
+    const auto it = known.find(f.name);
+    if (it != known.end() && it->second.runs > kRareRuns) continue;
+    if (out.size() >= kMaxRareMoments) break;
+    out.push_back(PlanMoment{f.true_us, f.client, true});
+  }
+  out.insert(out.end(), moments.begin(), moments.end());
+  return out;
+}
+
 // 1 mutation half the time, 2 a quarter, 3 or 4 an eighth each.
 int mutation_count(Rng& rng) {
   const double u = rng.unit();
@@ -168,7 +186,7 @@ GuidedResult run_guided_campaign(const Scenario& tmpl, const CampaignOptions& op
   r.backend = workers.front().checked->kind();
   g.corpus = start;
   Coverage seen;  // every run so far, the start corpus's entries included
-  for (const CorpusEntry& e : start.entries()) seen.add(RunCoverage{e.items, e.states, {}}, e.run);
+  for (const CorpusEntry& e : start.entries()) seen.add(RunCoverage{e.items, e.states, {}, {}}, e.run);
   const int seeds = shard_seed_count(options.seeds, options.shard_index, options.shard_count);
   r.seeds_planned = seeds;
   auto run_number = [&](int k) {
@@ -204,7 +222,7 @@ GuidedResult run_guided_campaign(const Scenario& tmpl, const CampaignOptions& op
       if (reaches_new(out.verdict.coverage, seen)) {
         if (job.plan) g.corpus_from_mutations++;
         g.corpus.add(CorpusEntry{job.run, out.plan, out.verdict.coverage.items, out.verdict.coverage.states,
-                                 std::move(out.moments)});
+                                 aim(out.verdict.coverage, seen, std::move(out.moments))});
       }
       seen.add(out.verdict.coverage, job.run);
       const bool fails = add_seed_result(&r, options, job.run, first + j + 1, std::move(out.verdict), std::nullopt,

@@ -70,7 +70,11 @@ bool add_fault(ExplicitPlan* plan, const std::vector<PlanMoment>& moments, Rng& 
   if (donor.empty()) return false;
   FaultAction a = donor[below(rng, donor.size())];
   if (!moments.empty() && rng.chance(0.75)) {
-    const PlanMoment& m = moments[below(rng, moments.size())];
+    std::vector<const PlanMoment*> rare;
+    for (const PlanMoment& m : moments)
+      if (m.rare) rare.push_back(&m);
+    const PlanMoment& m = !rare.empty() && rng.chance(0.6) ? *rare[below(rng, rare.size())]
+                                                           : moments[below(rng, moments.size())];
     const int64_t third_lease_us = ClientConfig{}.watchdog_lease_ms * 1000 / 3;
     a.at_us = m.true_us + rng.uniform(0, third_lease_us);
     if (client_fault(a.kind) && m.client >= 0 && m.client < plan->scenario.clients) a.target = m.client;

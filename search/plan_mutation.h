@@ -8,10 +8,11 @@
 //
 // The mutations:
 //   add_fault       one more fault of the profile's, at a moment of the
-//                   parent's run (an acquire granted, a waiter told to wait,
-//                   a release started, a wake-up delivered; within a third
-//                   of a lease after it) on the client that acted there, or
-//                   at a uniform time on a client the profile drew
+//                   parent's run (where it first reached something rare,
+//                   most often; or an acquire granted, a waiter told to
+//                   wait, a release started, a wake-up delivered; within a
+//                   third of a lease after it) on the client that acted
+//                   there, or at a uniform time on a client the profile drew
 //   remove_fault    one fault less
 //   shift_fault     a fault earlier or later by 1 ms to 10 s
 //   resize_fault    a fault's length or size redrawn from the profile
@@ -58,10 +59,12 @@ inline constexpr size_t kMaxTaskOps = 64;
 inline constexpr size_t kMaxPlanFaults = 256;
 
 // A moment of a run worth aiming a fault at: its true time and the client
-// that acted.
+// that acted; `rare`: the run reached there an item or a state few runs had
+// (properties/coverage.h's firsts), aimed at more often.
 struct PlanMoment {
   int64_t true_us = 0;
   int client = -1;
+  bool rare = false;
   bool operator==(const PlanMoment&) const = default;
 };
 

@@ -17,6 +17,7 @@
 #include "properties/campaign.h"
 #include "properties/coverage.h"
 #include "properties/coverage_observer.h"
+#include "properties/scenario_check.h"
 #include "sim/lua_backend_source.h"
 #include "sim/model_backend_source.h"
 
@@ -28,7 +29,7 @@ bool in(const std::vector<std::string>& list, const std::string& item) {
 }
 
 RunCoverage run_of(std::vector<std::string> items, std::vector<std::string> states, std::vector<std::string> universe) {
-  RunCoverage r{std::move(items), std::move(states), std::move(universe)};
+  RunCoverage r{std::move(items), std::move(states), std::move(universe), {}};
   r.normalise();
   return r;
 }
@@ -170,6 +171,28 @@ TEST(Coverage, TheSameForAnyNumberOfWorkers) {
   EXPECT_EQ(one, two);
   EXPECT_EQ(one.runs(), 24u);
   EXPECT_GT(one.states().size(), 20u);
+}
+
+TEST(Coverage, ARunSaysWhereItFirstReachedEachItemAndState) {
+  Scenario s;
+  s.seed = 3;
+  s.profile = "hostile";
+  s.lock_kind = "mixed";
+  s.locks = 2;
+  const ScenarioVerdict v = check_scenario(s);
+  std::vector<std::string> named, expected = v.coverage.states;
+  for (const std::string& item : v.coverage.items)
+    if (coverage_category(item) != "script") expected.push_back(item);
+  int64_t last_us = 0;
+  for (const CoverageFirst& f : v.coverage.firsts) {
+    named.push_back(f.name);
+    EXPECT_GE(f.true_us, last_us) << f.name << ": in run order";
+    last_us = f.true_us;
+    EXPECT_LT(f.client, s.clients) << f.name;
+  }
+  std::sort(named.begin(), named.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(named, expected);
 }
 
 TEST(Coverage, EveryItemHasWords) {
