@@ -63,7 +63,7 @@ struct BenchSizes {
   int lua_fair_seeds = 6;
   int64_t lua_fair_duration_ms = 60'000;
   std::string explore_ops = "lock,unlock,lock,unlock";  // each client's, on the rlock exploration
-  int hunt_budget = 400;        // runs per hunt campaign
+  int hunt_budget = 500;        // runs per hunt campaign
   int hunt_bases = 5;           // base seeds per mutant
   int hunt_states_runs = 300;   // the states comparison's budget
 
