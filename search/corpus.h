@@ -4,7 +4,7 @@
 // run worth aiming faults at (search/plan_mutation.h).
 //
 // Choosing a parent prefers rare coverage: an entry weighs the sum, over
-// every item and state it covered, of 1 / (runs that covered it so far), so
+// every item and state it covered, of 1 / (runs that covered it so far)², so
 // a plan that alone reached something outweighs many that reached what
 // every run does. Deterministic: the weights are sums in entry order, the
 // draw one number from the caller's stream.

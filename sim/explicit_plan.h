@@ -30,10 +30,11 @@
 
 namespace locksim {
 
-// UnlockIfHeld: an unlock that the task skips (nothing happens, the next
-// operation follows after its delay) when it holds nothing (its acquires
-// that succeeded, less its unlocks started, is 0): how the workload releases
-// only what it got (a guided campaign's plans, search/plan_mutation.h).
+// UnlockIfHeld: an unlock that the task passes over, delay and all, when it
+// holds nothing once the operation before it has completed (its acquires
+// that succeeded, less its unlocks started, is 0): the next operation then
+// follows after its own delay. How the workload releases only what it got
+// (a guided campaign's plans, search/plan_mutation.h).
 struct ExplicitOp {
   enum class Kind { Lock, TryLock, TryOnce, Unlock, ForceUnlock, UnlockIfHeld };
   Kind kind = Kind::Lock;

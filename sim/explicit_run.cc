@@ -27,7 +27,7 @@ class ExplicitRun::Driver {
       if (t.client != c || t.incarnation != inc || t.ops.empty()) continue;
       runs_.push_back(std::make_unique<Run>(Run{&t, i, 0, 0, false}));
       active_++;
-      schedule(runs_.back().get());
+      next_or_finish(runs_.back().get());
     }
     touch();
   }
@@ -74,7 +74,17 @@ class ExplicitRun::Driver {
 
   void completed(Run* run) {
     touch();
-    if (run->next >= run->task->ops.size()) {
+    next_or_finish(run);
+  }
+
+  // Schedules the run's next operation, passing over the UnlockIfHeld ones
+  // while it holds nothing (they take no time), or ends the run.
+  void next_or_finish(Run* run) {
+    const std::vector<ExplicitOp>& ops = run->task->ops;
+    while (run->next < ops.size() && ops[run->next].kind == ExplicitOp::Kind::UnlockIfHeld && run->held == 0) {
+      run->next++;
+    }
+    if (run->next >= ops.size()) {
       run->finished = true;
       active_--;
       return;
@@ -87,10 +97,6 @@ class ExplicitRun::Driver {
     const ExplicitOp& op = t.ops[run->next++];
     touch();
     assert(op.lock >= 0 && op.lock < static_cast<int>(locks_.size()));
-    if (op.kind == ExplicitOp::Kind::UnlockIfHeld && run->held == 0) {
-      completed(run);  // nothing held: skipped
-      return;
-    }
     const LockRef& lock = locks_[static_cast<size_t>(op.lock)];
     auto on_acquire = [this, run](AcquireResult result) {
       if (result == AcquireResult::Acquired) run->held++;

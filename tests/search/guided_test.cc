@@ -277,3 +277,52 @@ TEST(RareMutants, FailWhereOurPackPasses) {
 
 }  // namespace
 }  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// unlock_if_held: released when held, after its delay; passed over at once,
+// delay and all, when nothing is held (a failed try).
+TEST(UnlockIfHeld, ReleasesWhatIsHeldAndOtherwiseTakesNoTime) {
+  Scenario s;
+  s.clients = 2;
+  s.profile = "none";
+  ExplicitPlan plan;
+  plan.scenario = s;
+  plan.faults = scenario_fault_plan(s, 1);
+  plan.drain_ms = 30'000;
+  auto op = [](ExplicitOp::Kind kind, int64_t delay_ms) {
+    ExplicitOp o;
+    o.kind = kind;
+    o.delay_us = delay_ms * 1000;
+    return o;
+  };
+  // Client 0 holds the lock from 0 to 5 s. Client 1 tries once at 1 s
+  // (fails), passes over its unlock_if_held (a 10 s delay), tries again at
+  // once (fails again: no 10 s wait), then locks, holds 2 s, unlocks.
+  plan.tasks.push_back(ExplicitTask{0, 0, 1, {op(ExplicitOp::Kind::Lock, 0), op(ExplicitOp::Kind::UnlockIfHeld, 5'000)}});
+  plan.tasks.push_back(ExplicitTask{1, 0, 1,
+                                    {op(ExplicitOp::Kind::TryOnce, 1'000), op(ExplicitOp::Kind::UnlockIfHeld, 10'000),
+                                     op(ExplicitOp::Kind::TryOnce, 0), op(ExplicitOp::Kind::Lock, 0),
+                                     op(ExplicitOp::Kind::UnlockIfHeld, 2'000)}});
+  ModelBackendSource model;
+  VectorSink history;
+  run_explicit(plan, model.fresh(s), history);
+  std::vector<std::pair<int, std::string>> invokes;
+  std::vector<int64_t> unlock_ms;
+  for (const Event& e : history.events) {
+    if (e.kind != EventKind::Invoke) continue;
+    invokes.emplace_back(e.client, e.op);
+    if (e.op == "unlock") unlock_ms.push_back(e.true_us / 1000);
+  }
+  const std::vector<std::pair<int, std::string>> expected = {
+      {0, "lock"}, {1, "try_lock"}, {1, "try_lock"}, {1, "lock"}, {0, "unlock"}, {1, "unlock"}};
+  EXPECT_EQ(invokes, expected);
+  ASSERT_EQ(unlock_ms.size(), 2u);
+  EXPECT_NEAR(static_cast<double>(unlock_ms[0]), 5'000, 10);
+  EXPECT_GT(unlock_ms[1], 7'000);  // client 1 got the lock after client 0's release, then held 2 s
+  EXPECT_LT(unlock_ms[1], 7'100);
+}
+
+}  // namespace
+}  // namespace locksim
