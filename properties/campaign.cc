@@ -134,15 +134,6 @@ SeedOutcome run_seed(CampaignWorker& worker, const Scenario& s, const CheckConfi
   return out;
 }
 
-std::string error_text(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "unknown error";
-  }
-}
 
 // Hands out seed indexes to the workers and gives their outcomes back in
 // seed order. Workers run at most kWindowPerWorker seeds each ahead of the
@@ -206,6 +197,16 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
   std::vector<CampaignWorker> workers(static_cast<size_t>(std::max(1, options.workers)));
   for (CampaignWorker& w : workers) w.checked = std::make_unique<ModelBackendSource>();
   return run_campaign(tmpl, options, workers, progress, config);
+}
+
+std::string exception_text(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown error";
+  }
 }
 
 int shard_seed_count(int seeds, int shard_index, int shard_count) {
@@ -338,7 +339,7 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
     if (outcome.error) {
       join_all();
       throw CampaignSeedError(s.seed, "seed " + std::to_string(s.seed) + " could not run: " +
-                                          error_text(outcome.error));
+                                          exception_text(outcome.error));
     }
     const bool fails = add_seed_result(&r, options, s.seed, i + 1, std::move(outcome.verdict),
                                        std::move(outcome.divergence), std::nullopt);

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <optional>
@@ -184,6 +185,10 @@ bool add_seed_result(CampaignResult* r, const CampaignOptions& options, uint64_t
 // workers.
 void shrink_campaign_failures(CampaignResult* r, const CampaignOptions& options, const CheckConfig& config,
                               std::vector<CampaignWorker>& workers);
+
+// An exception's what() ("unknown error" for one that is not a
+// std::exception): how a seed that could not run is named.
+std::string exception_text(const std::exception_ptr& error);
 
 nlohmann::json seed_failure_to_json(const SeedFailure& f);
 // {"scenario","backend","seeds_run","events_checked","ok","failures":[seed_failure...],"advisories":{...}}

@@ -109,9 +109,31 @@ enum class FaultKind2 : uint8_t {
 constexpr std::array<const char*, static_cast<size_t>(FaultKind2::Count)> kFaultNames = {
     "crash",      "pause",         "clock_jump",    "partition",         "lost_request", "lost_reply",
     "lost_wakeup", "lost_subscribe", "redis_restart", "server_clock_jump", "failover"};
+constexpr std::array<const char*, static_cast<size_t>(FaultKind2::Count)> kFaultWords = {
+    "a client crashed",
+    "a client paused",
+    "a client's clock jumped",
+    "a client was partitioned",
+    "a client's script request was lost",
+    "a script's reply to a client was lost",
+    "a wake-up message to a client was lost",
+    "a client's subscription (or its acknowledgement) was lost",
+    "a server restarted",
+    "a server's clock jumped",
+    "a server failed over to its replica"};
 enum class Situation : uint8_t { HoldingPastLease, Holding, FirstInLine, Waiting, Releasing, Idle, Held, Line, Free, Count };
 constexpr std::array<const char*, static_cast<size_t>(Situation::Count)> kSituationNames = {
     "holding_past_lease", "holding", "first_in_line", "waiting", "releasing", "idle", "held", "line", "free"};
+constexpr std::array<const char*, static_cast<size_t>(Situation::Count)> kSituationWords = {
+    "while it held a lock and for longer than that lock's lease had left",
+    "while it held a lock",
+    "while it was first in a fair lock's line",
+    "while it waited for a lock",
+    "while it was releasing a lock",
+    "while it held and waited for nothing",
+    "while a lock on that server was held",
+    "while a fair line on that server had waiters",
+    "while no lock on that server was held or waited for"};
 
 // The situations in each fault kind's universe.
 std::vector<Situation> fault_universe(FaultKind2 kind) {
@@ -627,31 +649,12 @@ struct CoverageObserver::State {
 
 namespace {
 
-const char* situation_words(const std::string& s) {
-  if (s == "holding_past_lease") return "while it held a lock and for longer than that lock's lease had left";
-  if (s == "holding") return "while it held a lock";
-  if (s == "first_in_line") return "while it was first in a fair lock's line";
-  if (s == "waiting") return "while it waited for a lock";
-  if (s == "releasing") return "while it was releasing a lock";
-  if (s == "idle") return "while it held and waited for nothing";
-  if (s == "held") return "while a lock on that server was held";
-  if (s == "line") return "while a fair line on that server had waiters";
-  if (s == "free") return "while no lock on that server was held or waited for";
-  return nullptr;
-}
-
-const char* fault_words(const std::string& k) {
-  if (k == "crash") return "a client crashed";
-  if (k == "pause") return "a client paused";
-  if (k == "clock_jump") return "a client's clock jumped";
-  if (k == "partition") return "a client was partitioned";
-  if (k == "lost_request") return "a client's script request was lost";
-  if (k == "lost_reply") return "a script's reply to a client was lost";
-  if (k == "lost_wakeup") return "a wake-up message to a client was lost";
-  if (k == "lost_subscribe") return "a client's subscription (or its acknowledgement) was lost";
-  if (k == "redis_restart") return "a server restarted";
-  if (k == "server_clock_jump") return "a server's clock jumped";
-  if (k == "failover") return "a server failed over to its replica";
+// The words for a fault kind or situation named `name` in `names`.
+template <size_t N>
+const char* words_of(const std::string& name, const std::array<const char*, N>& names,
+                     const std::array<const char*, N>& words) {
+  for (size_t i = 0; i < N; ++i)
+    if (name == names[i]) return words[i];
   return nullptr;
 }
 
@@ -699,8 +702,8 @@ std::string describe_coverage_item(const std::string& item) {
   if (category == "fault") {
     const size_t colon = rest.find(':');
     if (colon == std::string::npos) return "";
-    const char* f = fault_words(rest.substr(0, colon));
-    const char* w = situation_words(rest.substr(colon + 1));
+    const char* f = words_of(rest.substr(0, colon), kFaultNames, kFaultWords);
+    const char* w = words_of(rest.substr(colon + 1), kSituationNames, kSituationWords);
     return f != nullptr && w != nullptr ? std::string(f) + " " + w : "";
   }
   if (category == "reply") {

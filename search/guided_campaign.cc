@@ -146,16 +146,6 @@ int mutation_count(Rng& rng) {
   return u < 0.25 ? 1 : u < 0.5 ? 2 : u < 0.75 ? 4 : 8;
 }
 
-std::string what_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "unknown error";
-  }
-}
-
 }  // namespace
 
 bool corpus_entry_fits(const Scenario& tmpl, const Scenario& entry) {
@@ -217,7 +207,7 @@ GuidedResult run_guided_campaign(const Scenario& tmpl, const CampaignOptions& op
       const Job& job = jobs[static_cast<size_t>(j)];
       if (out.error) {
         throw CampaignSeedError(job.run, (job.plan ? "run " : "seed ") + std::to_string(job.run) +
-                                             " could not run: " + what_of(out.error));
+                                             " could not run: " + exception_text(out.error));
       }
       (job.plan ? g.mutated_runs : g.fresh_runs)++;
       if (reaches_new(out.verdict.coverage, seen)) {

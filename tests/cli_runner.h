@@ -4,6 +4,7 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -42,6 +43,27 @@ inline std::string read_file(const std::filesystem::path& path) {
   text << in.rdbuf();
   return text.str();
 }
+
+// A fresh directory under the temp dir named `<prefix>-<pid>`, removed
+// again when it goes (a test fixture's member).
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& prefix)
+      : root_(std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(root_);
+    std::filesystem::create_directories(root_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(root_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  std::filesystem::path operator/(const std::string& name) const { return root_ / name; }
+
+ private:
+  std::filesystem::path root_;
+};
 
 inline int line_count(const std::string& s) {
   int lines = 0;

@@ -170,14 +170,8 @@ TEST(Guided, CorpusRoundTripsMergesInRunOrderAndRefusesWhatItCannotRead) {
 
 class GuidedCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("locksim-guided-" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  fs::path dir(const std::string& name) const { return root_ / name; }
-  fs::path root_;
+  fs::path dir(const std::string& name) const { return scratch_ / name; }
+  testing::ScratchDir scratch_{"locksim-guided"};
 };
 
 nlohmann::json comparable_summary(const fs::path& dir) {

@@ -28,14 +28,8 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 class CliCoverage : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("locksim-coverage-" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  fs::path dir(const std::string& name) const { return root_ / name; }
-  fs::path root_;
+  fs::path dir(const std::string& name) const { return scratch_ / name; }
+  locksim::testing::ScratchDir scratch_{"locksim-coverage"};
 };
 
 nlohmann::json summary_of(const fs::path& dir) {

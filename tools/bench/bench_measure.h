@@ -48,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "properties/campaign.h"
 #include "tools/bench/bench_report.h"
 
 namespace locksim {
@@ -102,6 +103,11 @@ void measure_lua(const BenchSizes& sizes, BenchReport* report);
 void measure_explore(const BenchSizes& sizes, BenchReport* report);
 void measure_hunt(const BenchSizes& sizes, BenchReport* report);
 void measure_peak_rss(BenchReport* report);
+
+// The README's default campaign (safe faults, mixed locks, 2 locks, 4
+// clients, 60 s each), `seeds` seeds, every seed run (keep going, no
+// shrinking).
+CampaignOptions readme_campaign_options(int seeds);
 
 // The median of a non-empty list (the mean of the middle two when even).
 double median(std::vector<double> v);

@@ -257,13 +257,7 @@ void measure_hunt(const BenchSizes& sizes, BenchReport* report) {
     report->set("hunt_rare_median_ratio", median(rare_ratios), detail);
   }
   // Distinct abstract states in one budget: the README's main campaign.
-  CampaignOptions o;
-  o.seeds = sizes.hunt_states_runs;
-  o.profile = "safe";
-  o.lock_kind = "mixed";
-  o.locks = 2;
-  o.keep_going = true;
-  o.shrink = false;
+  CampaignOptions o = readme_campaign_options(sizes.hunt_states_runs);
   size_t states[2] = {0, 0};
   for (int guided = 0; guided < 2; ++guided) {
     o.guided = guided != 0;
