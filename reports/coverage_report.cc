@@ -130,8 +130,14 @@ std::string coverage_text(const json& summary, bool all) {
   out << "coverage of " << seeds_word(seeds) << ":\n";
   for (const std::string& cat : coverage_categories()) {
     const json& n = v["categories"][cat];
-    out << "  " << cat << std::string(8 - std::min<size_t>(cat.size(), 7), ' ') << n["covered"].get<uint64_t>()
-        << " of " << n["universe"].get<uint64_t>() << " covered";
+    out << "  " << cat << std::string(8 - std::min<size_t>(cat.size(), 7), ' ');
+    if (n["universe"].get<uint64_t>() == 0 && n["outside"].get<uint64_t>() == 0) {
+      out << (cat == "script" ? "not measured (live: what the replies reveal is under reply)"
+                              : cat == "fault" ? "no fault injected" : "nothing to cover")
+          << "\n";
+      continue;
+    }
+    out << n["covered"].get<uint64_t>() << " of " << n["universe"].get<uint64_t>() << " covered";
     if (n["outside"].get<uint64_t>() > 0) out << " (and " << n["outside"].get<uint64_t>() << " more outside the universe)";
     out << "\n";
   }
