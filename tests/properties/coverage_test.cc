@@ -12,14 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "impl/builtin_packs.h"
-#include "impl/script_pack.h"
 #include "properties/campaign.h"
 #include "properties/coverage.h"
 #include "properties/coverage_observer.h"
 #include "properties/scenario_check.h"
-#include "sim/lua_backend_source.h"
-#include "sim/model_backend_source.h"
+#include "tests/campaign_workers.h"
 
 namespace locksim {
 namespace {
@@ -89,29 +86,15 @@ TEST(Coverage, FromJsonRefusesWhatItCannotRead) {
 // A campaign's coverage on the given workers' sources.
 Coverage campaign_coverage(const std::string& profile, const std::string& lock, int seeds,
                            std::vector<CampaignWorker> workers) {
-  CampaignOptions o;
-  o.seeds = seeds;
-  o.profile = profile;
-  o.lock_kind = lock;
-  o.keep_going = true;
-  o.shrink = false;
+  CampaignOptions o = testing::every_seed_options(profile, lock, seeds);
   o.policy.unexplained_only = true;
   o.workers = static_cast<int>(workers.size());
   const Scenario tmpl = campaign_template(o);
   return run_campaign(tmpl, o, workers).coverage;
 }
 
-std::vector<CampaignWorker> model_workers(int n) {
-  std::vector<CampaignWorker> workers(static_cast<size_t>(n));
-  for (CampaignWorker& w : workers) w.checked = std::make_unique<ModelBackendSource>();
-  return workers;
-}
-
-std::vector<CampaignWorker> lua_workers() {
-  std::vector<CampaignWorker> workers(1);
-  workers[0].checked = std::make_unique<LuaBackendSource>(ScriptPack::load(std::string(kBuiltinOurPack)));
-  return workers;
-}
+using testing::lua_workers;
+using testing::model_workers;
 
 TEST(Coverage, PausePastTheLeaseNeverCoveredUnderSafeCoveredUnderPauses) {
   const std::string item = "fault/pause:holding_past_lease";
@@ -136,11 +119,11 @@ TEST(Coverage, RefusedRenewalOnTheModelAndOnOurLua) {
   EXPECT_TRUE(pauses.covers("reply/rlock_renew=0"));
   // impl/lua/rlock_renew.lua: line 13 is its `return 0`.
   const std::string line = "script/rlock_renew.lua:13";
-  const Coverage lua_none = campaign_coverage("none", "rlock", 10, lua_workers());
+  const Coverage lua_none = campaign_coverage("none", "rlock", 10, lua_workers(1));
   ASSERT_TRUE(in(lua_none.universe(), line));
   EXPECT_TRUE(in(lua_none.never_covered(), line));
   EXPECT_TRUE(lua_none.covers("script/rlock_renew.lua:11"));  // return 1
-  const Coverage lua_pauses = campaign_coverage("pauses", "rlock", 20, lua_workers());
+  const Coverage lua_pauses = campaign_coverage("pauses", "rlock", 20, lua_workers(1));
   EXPECT_TRUE(lua_pauses.covers(line));
   // The model's branches are not the lua backend's items, and the
   // history's are the same on both.

@@ -20,7 +20,7 @@
 #include "search/guided_campaign.h"
 #include "search/plan_mutation.h"
 #include "sim/explicit_plan_json.h"
-#include "sim/model_backend_source.h"
+#include "tests/campaign_workers.h"
 #include "tests/cli_runner.h"
 
 namespace locksim {
@@ -32,19 +32,11 @@ using testing::read_file;
 using testing::run_locksim;
 using testing::Stderr;
 
-std::vector<CampaignWorker> model_workers(int n) {
-  std::vector<CampaignWorker> workers(static_cast<size_t>(n));
-  for (CampaignWorker& w : workers) w.checked = std::make_unique<ModelBackendSource>();
-  return workers;
-}
+using testing::lua_workers;
+using testing::model_workers;
 
 CampaignOptions options(const std::string& profile, const std::string& lock, int seeds) {
-  CampaignOptions o;
-  o.seeds = seeds;
-  o.profile = profile;
-  o.lock_kind = lock;
-  o.keep_going = true;
-  o.shrink = false;
+  CampaignOptions o = testing::every_seed_options(profile, lock, seeds);
   o.guided = true;
   return o;
 }
@@ -54,20 +46,36 @@ GuidedResult guided(const CampaignOptions& o, int workers, const Corpus& start =
   return run_guided_campaign(campaign_template(o), o, w, start);
 }
 
-TEST(Guided, TheSameForAnyNumberOfWorkers) {
-  CampaignOptions o = options("hostile", "mixed", 48);
-  o.duration_ms = 20'000;
-  const GuidedResult one = guided(o, 1);
-  const GuidedResult two = guided(o, 2);
+// Two guided campaigns give the same runs, results, coverage and corpus.
+void expect_same_guided(const GuidedResult& one, const GuidedResult& two, size_t runs) {
   EXPECT_EQ(campaign_result_to_json(one.result), campaign_result_to_json(two.result));
   EXPECT_EQ(one.result.coverage, two.result.coverage);
   EXPECT_EQ(one.corpus.to_jsonl(), two.corpus.to_jsonl());
   EXPECT_EQ(one.mutations, two.mutations);
   EXPECT_GT(one.mutated_runs, 0u);
   EXPECT_GT(one.fresh_runs, 0u);
-  EXPECT_EQ(one.fresh_runs + one.mutated_runs, 48u);
-  EXPECT_EQ(one.result.coverage.runs(), 48u);
+  EXPECT_EQ(one.fresh_runs + one.mutated_runs, runs);
+  EXPECT_EQ(one.result.coverage.runs(), runs);
   EXPECT_FALSE(one.corpus.empty());
+}
+
+TEST(Guided, TheSameForAnyNumberOfWorkers) {
+  CampaignOptions o = options("hostile", "mixed", 48);
+  o.duration_ms = 20'000;
+  expect_same_guided(guided(o, 1), guided(o, 2), 48);
+}
+
+TEST(Guided, TheSameForAnyNumberOfWorkersOnTheLuaBackend) {
+  // Our pack's Lua in process: its coverage is the lines of the Lua.
+  CampaignOptions o = options("hostile", "mixed", 40);
+  o.duration_ms = 20'000;
+  o.scripts = std::string(kBuiltinOurPack);
+  o.backend = CampaignBackend{BackendKind::Lua, std::nullopt};
+  const Scenario tmpl = campaign_template(o);
+  std::vector<CampaignWorker> w1 = lua_workers(1), w2 = lua_workers(2);
+  const GuidedResult one = run_guided_campaign(tmpl, o, w1);
+  expect_same_guided(one, run_guided_campaign(tmpl, o, w2), 40);
+  EXPECT_TRUE(one.result.coverage.covers("script/rlock_acquire.lua:10")) << "the lines of the Lua are its items";
 }
 
 TEST(Guided, FreshRunsAreTheRandomCampaignsSeeds) {
@@ -192,15 +200,11 @@ TEST_F(GuidedCli, WorkersShardsAndMergedCorpora) {
   EXPECT_EQ(read_file(dir("one") / "corpus.jsonl"), read_file(dir("two") / "corpus.jsonl"));
   EXPECT_EQ(read_file(dir("one") / "report.html").find("<h2 id=\"coverage\">") != std::string::npos, true);
   // Shards, merged: summaries and corpora together.
-  std::string shards;
-  for (int i = 0; i < 2; ++i) {
-    const fs::path d = dir("s" + std::to_string(i));
-    ASSERT_NE(run_locksim(campaign + " --shard " + std::to_string(i) + "/2 --out " + d.string()).exit_code, 2);
-    shards += " " + d.string();
-  }
-  ASSERT_NE(run_locksim("merge" + shards + " --out " + dir("merged").string()).exit_code, 2);
+  const std::vector<fs::path> shards = {dir("s0"), dir("s1")};
+  const CliRun merge = testing::run_shards_and_merge(campaign, shards, dir("merged"));
+  ASSERT_NE(merge.exit_code, 2) << merge.out;
   std::vector<Corpus> parts;
-  for (int i = 0; i < 2; ++i) parts.push_back(Corpus::read_file((dir("s" + std::to_string(i)) / "corpus.jsonl").string()));
+  for (const fs::path& d : shards) parts.push_back(Corpus::read_file((d / "corpus.jsonl").string()));
   EXPECT_EQ(read_file(dir("merged") / "corpus.jsonl"), Corpus::merge(parts).to_jsonl());
   const nlohmann::json merged = nlohmann::json::parse(read_file(dir("merged") / "summary.json"));
   EXPECT_EQ(merged["coverage"]["runs"], 64);

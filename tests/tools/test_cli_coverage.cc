@@ -75,13 +75,8 @@ TEST_F(CliCoverage, NeverCoveredUnderSafeCoveredUnderPauses) {
 TEST_F(CliCoverage, ShardsMergeIntoTheUnshardedCoverage) {
   const std::string campaign = "campaign --seeds 40 --profile hostile --lock mixed --keep-going --no-shrink";
   ASSERT_NE(run_locksim(campaign + " --out " + dir("whole").string()).exit_code, 2);
-  std::string shards;
-  for (int i = 0; i < 2; ++i) {
-    const fs::path d = dir("s" + std::to_string(i));
-    ASSERT_NE(run_locksim(campaign + " --shard " + std::to_string(i) + "/2 --out " + d.string()).exit_code, 2);
-    shards += " " + d.string();
-  }
-  ASSERT_NE(run_locksim("merge" + shards + " --out " + dir("merged").string()).exit_code, 2);
+  const CliRun merge = locksim::testing::run_shards_and_merge(campaign, {dir("s0"), dir("s1")}, dir("merged"));
+  ASSERT_NE(merge.exit_code, 2) << merge.out;
   const nlohmann::json whole = summary_of(dir("whole")), merged = summary_of(dir("merged"));
   ASSERT_TRUE(whole.contains("coverage"));
   EXPECT_EQ(whole["coverage"], merged["coverage"]);
