@@ -47,6 +47,9 @@ struct ExecResult {
   // one backend, equal non-zero tokens mean equal line_after (so a caller
   // may keep its own copy per token instead of copying the line again).
   uint64_t line_token = 0;
+  // The model only: the branches of model/script_branches.h this execution
+  // took (a mask of branch_bit()); 0 on the other backends.
+  uint64_t branches = 0;
 };
 
 // One key as seen by a client: type ("string", "hash", "list", "zset"), a

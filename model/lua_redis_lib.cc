@@ -47,8 +47,17 @@ void raise_abort(lua_State* L, const std::string& why) {
 }
 
 void step_hook(lua_State* L, lua_Debug* ar) {
-  (void)ar;
   RunState* s = run_state(L);
+  if (ar->event == LUA_HOOKLINE) {
+    const int line = ar->currentline;
+    if (s->line_hits == nullptr || line < 0 || static_cast<size_t>(line) >= s->line_hits_size) return;
+    if (s->code_from_load) {
+      // Lines of a function loadstring made are not the script's.
+      if (lua_getinfo(L, "S", ar) == 0 || std::strcmp(ar->source, kScriptChunkName) != 0) return;
+    }
+    s->line_hits[line] = 1;
+    return;
+  }
   ++s->hook_calls;
   if (s->hook_calls * kHookEveryInstructions > s->limits.step_budget) {
     // Raised again at every later hook call, so a pcall in the script

@@ -90,6 +90,7 @@ int through_proxy_then_call(lua_State* L) {
 // loadstring / load: the original (upvalue 1); a function it returns runs
 // in the scripts' environment.
 int load_in_script_env(lua_State* L) {
+  run_state(L)->code_from_load = true;
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
   lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);

@@ -1,6 +1,9 @@
 #include "model/lua_scripting.h"
 
+#include <algorithm>
 #include <cassert>
+
+#include "model/lua_code_lines.h"
 
 #include "model/lua_state.h"
 #include "model/sha1.h"
@@ -22,7 +25,8 @@ LuaScripting::LuaScripting(LuaLimits limits) : state_(std::make_unique<RunState>
   // Installed for good: a script's budget starts when run() zeroes
   // hook_calls (the instructions before its first hook call are at most
   // one interval of the previous script's).
-  lua_sethook(L_, lua_detail::step_hook, LUA_MASKCOUNT, lua_detail::kHookEveryInstructions);
+  // The line events feed the line coverage (lines_run()).
+  lua_sethook(L_, lua_detail::step_hook, LUA_MASKCOUNT | LUA_MASKLINE, lua_detail::kHookEveryInstructions);
 }
 
 LuaScripting::~LuaScripting() {
@@ -32,7 +36,7 @@ LuaScripting::~LuaScripting() {
 int LuaScripting::load(std::string_view source) {
   std::string sha = sha1_hex(source);
   if (auto it = id_of_sha_.find(sha); it != id_of_sha_.end()) return it->second;
-  if (luaL_loadbuffer(L_, source.data(), source.size(), "@user_script") != 0) {
+  if (luaL_loadbuffer(L_, source.data(), source.size(), lua_detail::kScriptChunkName) != 0) {
     const char* msg = lua_tostring(L_, -1);
     std::string text = "ERR Error compiling script (new function): " + std::string(msg ? msg : "?");
     lua_settop(L_, 0);
@@ -41,6 +45,8 @@ int LuaScripting::load(std::string_view source) {
   lua_detail::push_script_env(L_);
   lua_setfenv(L_, -2);
   Script s;
+  s.code_lines = lua_function_code_lines(L_);
+  s.line_hits.assign(s.code_lines.empty() ? 1 : static_cast<size_t>(s.code_lines.back()) + 1, 0);
   s.ref = luaL_ref(L_, LUA_REGISTRYINDEX);
   s.sha = std::move(sha);
   const int id = static_cast<int>(scripts_.size());
@@ -141,6 +147,13 @@ void LuaScripting::run(int id, std::span<const std::string> keys, std::span<cons
   s.abort.clear();
   s.hook_calls = 0;
   s.over_memory = false;
+  s.line_hits = script.line_hits.data();
+  s.line_hits_size = script.line_hits.size();
+  s.code_from_load = false;
+  struct StopCounting {  // also when the run throws
+    lua_detail::RunState& s;
+    ~StopCounting() { s.line_hits = nullptr; }
+  } stop_counting{s};
   lua_settop(L_, 0);
   if (!lua_checkstack(L_, static_cast<int>(keys.size() + argv.size()) + 16)) {
     throw LuaScriptAbort("too many KEYS and ARGV for the Lua stack");
@@ -175,5 +188,23 @@ Reply LuaScripting::run(int id, std::span<const std::string> keys, std::span<con
 }
 
 void LuaScripting::reset() { lua_detail::rand48_seed(state_.get(), 0); }
+
+const std::vector<int>& LuaScripting::code_lines(int id) const {
+  assert(id >= 0 && static_cast<size_t>(id) < scripts_.size());
+  return scripts_[static_cast<size_t>(id)].code_lines;
+}
+
+std::vector<int> LuaScripting::lines_run(int id) const {
+  assert(id >= 0 && static_cast<size_t>(id) < scripts_.size());
+  std::vector<int> out;
+  const std::vector<uint8_t>& hits = scripts_[static_cast<size_t>(id)].line_hits;
+  for (size_t line = 0; line < hits.size(); ++line)
+    if (hits[line] != 0) out.push_back(static_cast<int>(line));
+  return out;
+}
+
+void LuaScripting::clear_line_coverage() {
+  for (Script& s : scripts_) std::fill(s.line_hits.begin(), s.line_hits.end(), 0);
+}
 
 }  // namespace locksim

@@ -103,6 +103,15 @@ class LuaScripting {
   // random generator restarts (compiled scripts stay).
   void reset();
 
+  // Line coverage. code_lines: the lines of script `id` that hold code (in
+  // any of its functions; model/lua_code_lines.h), sorted. lines_run: those
+  // its runs reached since the state was made or clear_line_coverage(),
+  // sorted (a line hook reports every line a run starts; lines of
+  // functions made by loadstring are not counted).
+  const std::vector<int>& code_lines(int id) const;
+  std::vector<int> lines_run(int id) const;
+  void clear_line_coverage();
+
  private:
   std::unique_ptr<lua_detail::RunState> state_;  // outlives L_ (it is the allocator's)
   lua_State* L_ = nullptr;
@@ -110,6 +119,8 @@ class LuaScripting {
     int ref = 0;  // the compiled function in the registry
     std::string sha;
     lua_detail::ScriptArray keys, argv;  // its KEYS and ARGV tables
+    std::vector<int> code_lines;
+    std::vector<uint8_t> line_hits;  // by line: 1 once a run reached it
   };
   std::vector<Script> scripts_;
   std::unordered_map<std::string, int> id_of_sha_;  // never iterated

@@ -59,6 +59,13 @@ struct RunState {
   LuaReplySink sink;
   std::string abort;                 // non-empty: the run stops (LuaScriptAbort)
   uint64_t hook_calls = 0;           // count-hook calls in this script
+  // Line coverage of the running script: hits[line] = 1 for each line the
+  // line hook reports (null: no script running). code_from_load: the
+  // script made a function with loadstring / load, whose lines are not the
+  // script's (the hook then checks each line's source).
+  uint8_t* line_hits = nullptr;
+  size_t line_hits_size = 0;
+  bool code_from_load = false;
   size_t memory_bytes = 0;
   bool over_memory = false;
   uint64_t rand48 = 0;               // math.random's state (Redis's redisLrand48)
@@ -77,13 +84,16 @@ struct RunState {
 };
 
 inline constexpr int kHookEveryInstructions = 10'000;
+// Every script's chunk name (as Redis names it).
+inline constexpr const char* kScriptChunkName = "@user_script";
 
 RunState* run_state(lua_State* L);  // via lua_getallocf
 void* lua_alloc(void* ud, void* ptr, size_t osize, size_t nsize);
 
 // Raises an error after recording why the run must stop.
 [[noreturn]] void raise_abort(lua_State* L, const std::string& why);
-// The count hook: stops a script past LuaScripting::kStepBudget.
+// The hook: on a count event, stops a script past its step budget; on a
+// line event, records the line in the running script's line coverage.
 void step_hook(lua_State* L, lua_Debug* ar);
 
 // Pushes an error table {err = <text as luaPushErrorBuff makes it>}, with

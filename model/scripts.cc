@@ -1,5 +1,7 @@
 #include "model/scripts.h"
 
+#include "model/script_branches.h"
+
 #include <algorithm>
 #include <cassert>
 #include <charconv>
@@ -35,6 +37,9 @@ class Execution {
   Execution(Store& store, const ScriptParams& p, int64_t server_now_ms, ModelVariant variant)
       : s_(store), p_(p), now_(server_now_ms), variant_(variant) {}
 
+  // The branches taken so far (model/script_branches.h).
+  uint64_t branches() const { return branches_; }
+
   Reply run(ScriptKind kind) {
     switch (kind) {
       case ScriptKind::RlockAcquire: return rlock_acquire();
@@ -53,6 +58,7 @@ class Execution {
 
  private:
   bool is(ModelVariant v) const { return variant_ == v; }
+  void took(ScriptBranch b) { branches_ |= branch_bit(b); }
 
   void set_latch(const char* value) { s_.set(p_.latch, value, p_.latch_ttl_ms, now_); }
 
@@ -61,23 +67,31 @@ class Execution {
   Reply rlock_acquire() {
     const bool absent = !s_.exists(p_.lock, now_);
     if (absent || s_.hexists(p_.lock, p_.owner, now_)) {
+      took(absent ? ScriptBranch::RlockAcquireFree : ScriptBranch::RlockAcquireReentry);
       s_.hincrby(p_.lock, p_.owner, 1, now_);
       if (absent || !is(ModelVariant::ReentryNoExpiryReset)) s_.pexpire(p_.lock, p_.lease_ms, now_);
       return Reply::nil();
     }
+    took(ScriptBranch::RlockAcquireHeld);
     return Reply::of_int(s_.pttl(p_.lock, now_));
   }
 
   Reply rlock_release() {
-    if (auto v = s_.get(p_.latch, now_)) return latch_reply(*v);  // step 1
+    if (auto v = s_.get(p_.latch, now_)) {  // step 1
+      took(ScriptBranch::RlockReleaseLatch);
+      return latch_reply(*v);
+    }
     if (!is(ModelVariant::ReleaseNoOwnerCheck) && !s_.hexists(p_.lock, p_.owner, now_)) {
+      took(ScriptBranch::RlockReleaseNotOwner);
       return Reply::nil();  // step 2
     }
     if (s_.hincrby(p_.lock, p_.owner, -1, now_) > 0) {  // step 3
+      took(ScriptBranch::RlockReleaseStillHeld);
       s_.pexpire(p_.lock, p_.lease_ms, now_);
       set_latch("0");
       return Reply::of_int(0);
     }
+    took(ScriptBranch::RlockReleaseReleased);
     s_.del(p_.lock, now_);  // step 4
     if (!is(ModelVariant::ReleaseNoPublish)) s_.publish(p_.channel, p_.message);
     set_latch("1");
@@ -85,19 +99,27 @@ class Execution {
   }
 
   Reply rlock_renew() {
-    if (is(ModelVariant::RenewNoOwnerCheck)) return Reply::of_int(s_.pexpire(p_.lock, p_.lease_ms, now_));
+    if (is(ModelVariant::RenewNoOwnerCheck)) {
+      const int64_t renewed = s_.pexpire(p_.lock, p_.lease_ms, now_);
+      took(renewed == 1 ? ScriptBranch::RlockRenewRenewed : ScriptBranch::RlockRenewRefused);
+      return Reply::of_int(renewed);
+    }
     if (s_.hexists(p_.lock, p_.owner, now_)) {
+      took(ScriptBranch::RlockRenewRenewed);
       s_.pexpire(p_.lock, p_.lease_ms, now_);
       return Reply::of_int(1);
     }
+    took(ScriptBranch::RlockRenewRefused);
     return Reply::of_int(0);
   }
 
   Reply rlock_force_release() {
     if (s_.del(p_.lock, now_) == 1) {
+      took(ScriptBranch::RlockForceReleaseDeleted);
       s_.publish(p_.channel, p_.message);
       return Reply::of_int(1);
     }
+    took(ScriptBranch::RlockForceReleaseAbsent);
     return Reply::of_int(0);
   }
 
@@ -111,12 +133,24 @@ class Execution {
       // `head` stays valid until the lpop (the calls between touch only
       // the deadlines key).
       const std::string* head = s_.lindex_ref(p_.line, 0, now_);
-      if (head == nullptr) return;
+      if (head == nullptr) {
+        took(ScriptBranch::PurgeEmpty);
+        return;
+      }
       const auto deadline = s_.zscore(p_.deadlines, *head, now_);
-      if (!deadline || *deadline > static_cast<double>(p_.now_ms)) return;
+      if (!deadline) {
+        took(ScriptBranch::PurgeNoDeadline);
+        return;
+      }
+      if (*deadline > static_cast<double>(p_.now_ms)) {
+        took(ScriptBranch::PurgeLiveHead);
+        return;
+      }
+      took(ScriptBranch::PurgePopped);
       s_.zrem(p_.deadlines, *head, now_);
       s_.lpop(p_.line, now_);
     }
+    if (limit == 0) took(ScriptBranch::PurgeEmpty);
   }
 
   // LINDEX line 0 == member.
@@ -124,6 +158,8 @@ class Execution {
     const std::string* head = s_.lindex_ref(p_.line, 0, now_);
     return head != nullptr && *head == member;
   }
+
+  bool line_has_head() { return s_.lindex_ref(p_.line, 0, now_) != nullptr; }
 
   void publish_to_head() {
     if (is(ModelVariant::ReleaseNoPublish)) return;
@@ -140,8 +176,13 @@ class Execution {
     if (try_once || !is(ModelVariant::FairNoStalePurge)) purge_stale_waiters();
     // 2.
     if (!s_.exists(p_.lock, now_)) {
-      const bool line_free = !s_.exists(p_.line, now_) || is_line_head(p_.owner);
-      if (line_free) {
+      const bool line_empty = !s_.exists(p_.line, now_);
+      if (line_empty || is_line_head(p_.owner)) {
+        if (try_once) {
+          took(line_empty ? ScriptBranch::FairTryOnceFreeLine : ScriptBranch::FairTryOnceHead);
+        } else {
+          took(line_empty ? ScriptBranch::FairAcquireFreeLine : ScriptBranch::FairAcquireHead);
+        }
         s_.lpop(p_.line, now_);
         s_.zrem(p_.deadlines, p_.owner, now_);
         for (const std::string& m : s_.zrange_all(p_.deadlines, now_)) {
@@ -151,18 +192,24 @@ class Execution {
         s_.pexpire(p_.lock, p_.lease_ms, now_);
         return Reply::nil();
       }
+      if (!try_once) took(ScriptBranch::FairAcquireBehindHead);
     }
     // 3.
     if (s_.hexists(p_.lock, p_.owner, now_)) {
+      took(try_once ? ScriptBranch::FairTryOnceReentry : ScriptBranch::FairAcquireReentry);
       s_.hincrby(p_.lock, p_.owner, 1, now_);
       s_.pexpire(p_.lock, p_.lease_ms, now_);
       return Reply::nil();
     }
-    if (try_once) return Reply::of_int(1);
+    if (try_once) {
+      took(ScriptBranch::FairTryOnceNotAcquired);
+      return Reply::of_int(1);
+    }
 
     const bool same_deadline = is(ModelVariant::FairSameDeadline);
     // 4.
     if (const auto own_deadline = s_.zscore(p_.deadlines, p_.owner, now_)) {
+      took(ScriptBranch::FairAcquireWaiting);
       if (is(ModelVariant::FairTtlFromDeadline)) return lua_number_reply(*own_deadline - wait - now_client);
       if (same_deadline) s_.zadd(p_.deadlines, now_client + wait, p_.owner, now_);
       if (is(ModelVariant::FairWaitForHead) && !s_.exists(p_.lock, now_)) {
@@ -180,12 +227,14 @@ class Execution {
     double ttl = 0;
     double deadline = 0;
     if (same_deadline) {
+      took(ScriptBranch::FairAcquireEnqueueFirst);
       ttl = static_cast<double>(s_.pttl(p_.lock, now_));
       deadline = now_client + wait;
     } else {
       const std::string* last = s_.lindex_ref(p_.line, -1, now_);
       std::optional<double> last_deadline;
       if (last != nullptr && *last != p_.owner) last_deadline = s_.zscore(p_.deadlines, *last, now_);
+      took(last_deadline ? ScriptBranch::FairAcquireEnqueueAfter : ScriptBranch::FairAcquireEnqueueFirst);
       ttl = last_deadline ? *last_deadline - now_client : static_cast<double>(s_.pttl(p_.lock, now_));
       deadline = ttl + wait + now_client;
     }
@@ -194,21 +243,30 @@ class Execution {
   }
 
   Reply fair_release() {
-    if (auto v = s_.get(p_.latch, now_)) return latch_reply(*v);  // 1.
-    purge_stale_waiters();                                        // 2.
-    if (!s_.exists(p_.lock, now_)) {                              // 3.
+    if (auto v = s_.get(p_.latch, now_)) {  // 1.
+      took(ScriptBranch::FairReleaseLatch);
+      return latch_reply(*v);
+    }
+    purge_stale_waiters();            // 2.
+    if (!s_.exists(p_.lock, now_)) {  // 3.
+      took(line_has_head() ? ScriptBranch::FairReleaseFreeNotify : ScriptBranch::FairReleaseFreeNoWaiter);
       publish_to_head();
       set_latch("1");
       return Reply::of_int(1);
     }
-    if (!s_.hexists(p_.lock, p_.owner, now_)) return Reply::nil();  // 4.
-    if (s_.hincrby(p_.lock, p_.owner, -1, now_) > 0) {              // 5.
+    if (!s_.hexists(p_.lock, p_.owner, now_)) {  // 4.
+      took(ScriptBranch::FairReleaseNotOwner);
+      return Reply::nil();
+    }
+    if (s_.hincrby(p_.lock, p_.owner, -1, now_) > 0) {  // 5.
+      took(ScriptBranch::FairReleaseStillHeld);
       s_.pexpire(p_.lock, p_.lease_ms, now_);
       set_latch("0");
       return Reply::of_int(0);
     }
     s_.del(p_.lock, now_);  // 6.
     set_latch("1");
+    took(line_has_head() ? ScriptBranch::FairReleaseReleasedNotify : ScriptBranch::FairReleaseReleasedNoWaiter);
     publish_to_head();
     return Reply::of_int(1);
   }
@@ -216,9 +274,12 @@ class Execution {
   Reply fair_force_release() {
     purge_stale_waiters();
     if (s_.del(p_.lock, now_) == 1) {
+      took(line_has_head() ? ScriptBranch::FairForceReleaseDeletedNotify
+                           : ScriptBranch::FairForceReleaseDeletedNoWaiter);
       publish_to_head_always();
       return Reply::of_int(1);
     }
+    took(ScriptBranch::FairForceReleaseAbsent);
     return Reply::of_int(0);
   }
 
@@ -226,11 +287,17 @@ class Execution {
     // The line itself, not a copy: the zincrby calls touch only the deadlines key.
     if (const std::vector<std::string>* members = s_.list_ref(p_.line, now_)) {
       const auto first = std::find(members->begin(), members->end(), p_.owner);
-      if (first != members->end()) {
+      if (first == members->end()) {
+        took(ScriptBranch::FairAcquireFailedNotInLine);
+      } else {
+        took(first + 1 == members->end() ? ScriptBranch::FairAcquireFailedLast
+                                         : ScriptBranch::FairAcquireFailedWithFollowers);
         for (auto it = first + 1; it != members->end(); ++it) {
           s_.zincrby(p_.deadlines, -static_cast<double>(p_.wait_ms), *it, now_);
         }
       }
+    } else {
+      took(ScriptBranch::FairAcquireFailedNotInLine);
     }
     s_.zrem(p_.deadlines, p_.owner, now_);
     s_.lrem(p_.line, 0, p_.owner, now_);
@@ -241,6 +308,7 @@ class Execution {
   const ScriptParams& p_;
   const int64_t now_;
   const ModelVariant variant_;
+  uint64_t branches_ = 0;
 };
 
 }  // namespace
@@ -255,6 +323,7 @@ void run_script_into(Store& store, const ScriptCall& call, int64_t server_now_ms
   } catch (const StoreError& e) {
     out->reply = Reply::error(e.what());
   }
+  out->branches = execution.branches();
   store.take_published_into(&out->published);
   store.holders_into(call.params.lock, server_now_ms, &out->holders_after);
   out->line_known = false;

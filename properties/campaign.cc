@@ -135,15 +135,6 @@ SeedOutcome run_seed(CampaignWorker& worker, const Scenario& s, const CheckConfi
   return out;
 }
 
-std::string error_text(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "unknown error";
-  }
-}
 
 // Hands out seed indexes to the workers and gives their outcomes back in
 // seed order. Workers run at most kWindowPerWorker seeds each ahead of the
@@ -209,36 +200,54 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
   return run_campaign(tmpl, options, workers, progress, config);
 }
 
+std::string exception_text(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
 int shard_seed_count(int seeds, int shard_index, int shard_count) {
   assert(shard_count >= 1 && shard_index >= 0 && shard_index < shard_count);
   if (seeds <= shard_index) return 0;
   return (seeds - shard_index + shard_count - 1) / shard_count;
 }
 
-namespace {
-
-// Shrinks every violated property of each failure in `to_shrink`, the
-// failures spread over the workers' checked backends (failure j on worker
-// j % J); each shrink is deterministic, so the result does not depend on J.
-void shrink_failures(const std::vector<std::pair<SeedFailure*, Scenario>>& to_shrink, const CheckConfig& cfg,
-                     std::vector<CampaignWorker>& workers) {
+// The failures spread over the workers' checked backends (failure j on
+// worker j % J); each shrink is deterministic, so the result does not
+// depend on J.
+void shrink_campaign_failures(CampaignResult* r, const CampaignOptions& options, const CheckConfig& cfg,
+                              std::vector<CampaignWorker>& workers) {
+  assert(!workers.empty());
+  std::vector<SeedFailure*> to_shrink;
+  for (size_t j = 0; j < r->failures.size() && j < static_cast<size_t>(std::max(0, options.shrink_seeds)); ++j)
+    to_shrink.push_back(&r->failures[j]);
   std::vector<std::thread> threads;
   std::vector<std::exception_ptr> errors(workers.size());
   for (size_t w = 0; w < workers.size() && w < to_shrink.size(); ++w) {
     threads.emplace_back([&, w] {
       try {
         for (size_t j = w; j < to_shrink.size(); j += workers.size()) {
-          SeedFailure& f = *to_shrink[j].first;
+          SeedFailure& f = *to_shrink[j];
+          Scenario s = r->scenario;
+          s.seed = f.seed;
           std::set<std::string> shrunk_properties;
           for (const Violation& v : f.violations) {
             if (!shrunk_properties.insert(v.property).second) continue;
-            f.shrunk.push_back(shrink_scenario(to_shrink[j].second, v, cfg, false, workers[w].checked.get()));
+            if (f.plan) {
+              ExplicitPlan plan = *f.plan;
+              f.shrunk.push_back(shrink_plan(&plan, cfg, violation_signature(v), false, workers[w].checked.get()));
+            } else {
+              f.shrunk.push_back(shrink_scenario(s, v, cfg, false, workers[w].checked.get()));
+            }
           }
           // A divergence (--backend both) too: smaller plans whose live and
           // model histories still differ.
           if (f.divergence && workers[w].reference != nullptr) {
-            f.shrunk.push_back(
-                shrink_divergence(to_shrink[j].second, *f.divergence, *workers[w].checked, *workers[w].reference));
+            f.shrunk.push_back(shrink_divergence(s, *f.divergence, *workers[w].checked, *workers[w].reference));
           }
         }
       } catch (...) {
@@ -251,7 +260,40 @@ void shrink_failures(const std::vector<std::pair<SeedFailure*, Scenario>>& to_sh
     if (e) std::rethrow_exception(e);
 }
 
-}  // namespace
+bool add_seed_result(CampaignResult* r, const CampaignOptions& options, uint64_t run_number, int seeds_run,
+                     ScenarioVerdict verdict, std::optional<HistoryMismatch> divergence,
+                     std::optional<ExplicitPlan> plan) {
+  r->seeds_run = seeds_run;
+  r->events_checked += verdict.summary.events;
+  r->simulated_us += verdict.summary.end_true_us;
+  r->operations_ok += verdict.summary.oks;
+  r->script_errors += verdict.summary.script_errors;
+  r->waiting_polls += verdict.summary.waiting_polls;
+  r->waiting_us += verdict.summary.waiting_us;
+  r->coverage.add(verdict.coverage, run_number);
+  std::set<std::string> advisory_seen;
+  for (const Violation& v : verdict.violations) {
+    if (options.policy.fail_on.count(v.property) != 0 || !is_advisory_property(v.property)) continue;
+    AdvisoryCount& a = r->advisories[v.property];
+    if (advisory_seen.insert(v.property).second) ++a.seeds;
+    if (a.reports++ == 0) {
+      a.first_seed = run_number;
+      a.first_report = v.to_string();
+    }
+  }
+  std::vector<Violation> failing = failing_violations(verdict.violations, options.policy);
+  const bool fails = !failing.empty() || divergence;
+  if (fails) {
+    SeedFailure f;
+    f.seed = run_number;
+    f.events = verdict.summary.events;
+    f.plan = std::move(plan);
+    f.violations = std::move(failing);
+    f.divergence = std::move(divergence);
+    r->failures.push_back(std::move(f));
+  }
+  return fails;
+}
 
 CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options, std::vector<CampaignWorker>& workers,
                             const CampaignProgress& progress, const CheckConfig* config) {
@@ -294,57 +336,24 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
     std::function<void()> join;
     ~JoinOnExit() { join(); }
   } join_on_exit{join_all};
-  std::vector<Scenario> failing_scenarios;  // parallel to r.failures
   for (int i = 0; i < seeds; ++i) {
     const Scenario s = seed_scenario(i);
     SeedOutcome outcome = scheduler.take(i);
     if (outcome.error) {
       join_all();
       throw CampaignSeedError(s.seed, "seed " + std::to_string(s.seed) + " could not run: " +
-                                          error_text(outcome.error));
+                                          exception_text(outcome.error));
     }
-    ScenarioVerdict& verdict = outcome.verdict;
-    r.seeds_run = i + 1;
-    r.events_checked += verdict.summary.events;
-    r.simulated_us += verdict.summary.end_true_us;
-    r.operations_ok += verdict.summary.oks;
-    r.script_errors += verdict.summary.script_errors;
-    r.waiting_polls += verdict.summary.waiting_polls;
-    r.waiting_us += verdict.summary.waiting_us;
-    std::set<std::string> advisory_seen;
-    for (const Violation& v : verdict.violations) {
-      if (options.policy.fail_on.count(v.property) != 0 || !is_advisory_property(v.property)) continue;
-      AdvisoryCount& a = r.advisories[v.property];
-      if (advisory_seen.insert(v.property).second) ++a.seeds;
-      if (a.reports++ == 0) {
-        a.first_seed = s.seed;
-        a.first_report = v.to_string();
-      }
-    }
-    std::vector<Violation> failing = failing_violations(verdict.violations, options.policy);
-    const bool fails = !failing.empty() || outcome.divergence;
-    if (fails) {
-      SeedFailure f;
-      f.seed = s.seed;
-      f.events = verdict.summary.events;
-      f.violations = std::move(failing);
-      f.divergence = std::move(outcome.divergence);
-      r.failures.push_back(std::move(f));
-      failing_scenarios.push_back(s);
-    }
+    const bool fails = add_seed_result(&r, options, s.seed, i + 1, std::move(outcome.verdict),
+                                       std::move(outcome.divergence), std::nullopt);
     if (progress) progress({i + 1, seeds, static_cast<int>(r.failures.size()), r.simulated_us});
     if (fails && !options.keep_going) break;
   }
   join_all();
   r.vacuous_fails = r.vacuous() && options.policy.fail_vacuous;
-  if (options.shrink) {
-    // The first shrink_seeds failing seeds, on the workers' checked backends
-    // (the seed threads are done).
-    std::vector<std::pair<SeedFailure*, Scenario>> to_shrink;
-    for (size_t j = 0; j < r.failures.size() && j < static_cast<size_t>(std::max(0, options.shrink_seeds)); ++j)
-      to_shrink.emplace_back(&r.failures[j], failing_scenarios[j]);
-    shrink_failures(to_shrink, cfg, workers);
-  }
+  // The first shrink_seeds failing seeds, on the workers' checked backends
+  // (the seed threads are done).
+  if (options.shrink) shrink_campaign_failures(&r, options, cfg, workers);
   return r;
 }
 

@@ -22,9 +22,12 @@
 // workers; results are taken in seed order, so the result does not depend on
 // J. `--backend both` also runs each seed on a reference backend and fails
 // it, as a divergence, at the first event where the histories differ.
+// Coverage: every seed's (properties/coverage.h), on the checked backend,
+// numbered by its seed.
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <optional>
@@ -37,6 +40,8 @@
 #include "properties/campaign_backend.h"
 #include "properties/campaign_worker.h"
 #include "properties/check_config.h"
+#include "properties/coverage.h"
+#include "properties/scenario_check.h"
 #include "properties/verdict_policy.h"
 #include "properties/violation.h"
 #include "sim/explicit_plan.h"
@@ -74,6 +79,10 @@ struct CampaignOptions {
   std::string reference_scripts;
   int workers = 1;          // seeds run at once (one backend source each)
   VerdictPolicy policy;
+  // A guided campaign (search/guided_campaign.h) and the digest of the
+  // corpus it started from (empty: none).
+  bool guided = false;
+  std::string guided_corpus_digest;
 };
 
 inline constexpr int kMaxCampaignWorkers = 64;
@@ -93,8 +102,11 @@ struct Counterexample {
 };
 
 struct SeedFailure {
-  uint64_t seed = 0;
+  uint64_t seed = 0;                    // a guided campaign's run number (search/guided_campaign.h)
   uint64_t events = 0;                  // length of the seed's history
+  // A guided campaign's run of an explicit plan instead of the seed's
+  // generated scenario: this plan is what failed (its trace replays it).
+  std::optional<ExplicitPlan> plan;
   std::vector<Violation> violations;    // every failing violation, history order
   // --backend both: the first event where the checked (live) history
   // differs from the reference (model) one; expected = reference.
@@ -127,6 +139,7 @@ struct CampaignResult {
   int64_t waiting_us = 0;               // and their waiting time
   std::vector<SeedFailure> failures;    // in seed order
   std::map<std::string, AdvisoryCount> advisories;  // property -> counts
+  Coverage coverage;                    // what the seeds run exercised (properties/coverage.h), runs = seeds
   bool vacuous_fails = false;           // vacuous() and the policy fails on it
   // No operation succeeded in any seed run: nothing was checked.
   bool vacuous() const { return seeds_run > 0 && operations_ok == 0; }
@@ -162,6 +175,25 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
 CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options,
                             std::vector<CampaignWorker>& workers, const CampaignProgress& progress = {},
                             const CheckConfig* config = nullptr);
+
+// One seed's (or run's) verdict added to `r` in order: counts, coverage
+// (numbered `run_number`), advisories and, when it fails by the policy, a
+// SeedFailure (with `plan` when the run was a plan). Returns whether it
+// failed. `seeds_run` is what r.seeds_run becomes.
+bool add_seed_result(CampaignResult* r, const CampaignOptions& options, uint64_t run_number, int seeds_run,
+                     ScenarioVerdict verdict, std::optional<HistoryMismatch> divergence,
+                     std::optional<ExplicitPlan> plan);
+// Shrinks the first options.shrink_seeds failures of `r` (each property
+// they violate; a divergence too), spread over the workers' checked
+// backends; a failure with a plan shrinks that plan, one without reruns
+// its seed (r->scenario with its seed). Deterministic for any number of
+// workers.
+void shrink_campaign_failures(CampaignResult* r, const CampaignOptions& options, const CheckConfig& config,
+                              std::vector<CampaignWorker>& workers);
+
+// An exception's what() ("unknown error" for one that is not a
+// std::exception): how a seed that could not run is named.
+std::string exception_text(const std::exception_ptr& error);
 
 nlohmann::json seed_failure_to_json(const SeedFailure& f);
 // {"scenario","backend","seeds_run","events_checked","ok","failures":[seed_failure...],"advisories":{...}}

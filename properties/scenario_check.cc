@@ -31,20 +31,55 @@ ScenarioVerdict check_scenario(const Scenario& scenario, const CheckConfig& conf
   return check_scenario_on(model, scenario, config, also);
 }
 
+namespace {
+
+// One run on `backend` (`run` plays it into the sink it is given) through
+// the checkers and the coverage observer, and `also`.
+template <typename Run>
+ScenarioVerdict check_run(Backend& backend, const Scenario& scenario, const CheckConfig& config, EventSink* also,
+                          const Run& run) {
+  CheckerSuite suite(with_design(config, scenario.design));
+  CoverageObserver observer(scenario.lock_kind);
+  FanoutSink fanout;
+  fanout.add(&suite);
+  fanout.add(&observer);
+  if (also != nullptr) fanout.add(also);
+  ScenarioVerdict verdict;
+  verdict.summary = run(fanout);
+  suite.finish(verdict.summary.end_true_us);
+  verdict.violations = suite.violations();
+  verdict.coverage = run_coverage(observer, backend, scenario.lock_kind);
+  return verdict;
+}
+
+}  // namespace
+
 ScenarioVerdict check_scenario_on(BackendSource& source, const Scenario& scenario, const CheckConfig& config,
                                   EventSink* also) {
   validate_scenario(scenario);
   Backend& backend = source.fresh(scenario);
-  CheckerSuite suite(with_design(config, scenario.design));
-  FanoutSink fanout;
-  fanout.add(&suite);
-  if (also != nullptr) fanout.add(also);
-  Simulator sim(scenario, backend, fanout);
-  ScenarioVerdict verdict;
-  verdict.summary = sim.run();
-  suite.finish(verdict.summary.end_true_us);
-  verdict.violations = suite.violations();
-  return verdict;
+  return check_run(backend, scenario, config, also, [&](EventSink& sink) {
+    Simulator sim(scenario, backend, sink);
+    return sim.run();
+  });
+}
+
+ScenarioVerdict check_plan_on(BackendSource& source, const ExplicitPlan& plan, const CheckConfig& config,
+                              EventSink* also) {
+  validate_scenario(plan.scenario);
+  Backend& backend = source.fresh(plan.scenario);
+  return check_run(backend, plan.scenario, config, also,
+                   [&](EventSink& sink) { return run_explicit(plan, backend, sink); });
+}
+
+RunCoverage run_coverage(const CoverageObserver& observer, const Backend& backend, const std::string& lock_kind) {
+  RunCoverage r = observer.result();
+  std::vector<std::string> covered, universe;
+  backend.script_coverage(lock_kind_scripts(lock_kind), &covered, &universe);
+  for (const std::string& name : covered) r.items.push_back("script/" + name);
+  for (const std::string& name : universe) r.universe.push_back("script/" + name);
+  r.normalise();
+  return r;
 }
 
 }  // namespace locksim

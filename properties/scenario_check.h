@@ -4,14 +4,19 @@
 // without storing it. Optionally the history also goes to `also` (a trace
 // writer, or a VectorSink for shrinking). The checker configuration follows
 // the client's defaults (impl/client_config.h) and, whatever the caller
-// passes, the scenario's lock design (with_design()).
+// passes, the scenario's lock design (with_design()). Every check also
+// measures the run's coverage (properties/coverage_observer.h, and the
+// backend's script coverage under "script/").
 #pragma once
 
 #include <vector>
 
 #include "properties/check_config.h"
+#include "properties/coverage.h"
+#include "properties/coverage_observer.h"
 #include "properties/violation.h"
 #include "sim/backend_source.h"
+#include "sim/explicit_plan.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
 #include "traces/event_sink.h"
@@ -21,6 +26,7 @@ namespace locksim {
 struct ScenarioVerdict {
   RunSummary summary;
   std::vector<Violation> violations;  // in history order, advisory ones included
+  RunCoverage coverage;               // what the run exercised
   // No violation of a property that fails by default (advisory ones aside).
   bool ok() const {
     for (const Violation& v : violations)
@@ -42,5 +48,14 @@ ScenarioVerdict check_scenario(const Scenario& scenario, const CheckConfig& conf
 // of a live backend (RedisError) pass through.
 ScenarioVerdict check_scenario_on(BackendSource& source, const Scenario& scenario, const CheckConfig& config,
                                   EventSink* also = nullptr);
+
+// The same for an explicit plan (sim/explicit_plan.h), run by run_explicit
+// on a backend from `source` (fresh for this run, for plan.scenario).
+ScenarioVerdict check_plan_on(BackendSource& source, const ExplicitPlan& plan, const CheckConfig& config,
+                              EventSink* also = nullptr);
+
+// A run's coverage: the observer's, plus `backend`'s script coverage of the
+// lock kind's scripts as "script/<name>" items.
+RunCoverage run_coverage(const CoverageObserver& observer, const Backend& backend, const std::string& lock_kind);
 
 }  // namespace locksim

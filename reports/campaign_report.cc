@@ -15,6 +15,7 @@
 
 #include "reports/chart_library.h"
 #include "reports/html_text.h"
+#include "reports/coverage_report.h"
 #include "reports/run_artifacts.h"
 #include "reports/run_files.h"
 #include "reports/run_plot.h"
@@ -229,6 +230,9 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
         << html(str(a, "seeds")) << " seed(s); first at seed " << html(str(a, "first_seed")) << ": "
         << html(str(a, "first_report")) << "</p>\n";
   }
+  // Coverage: right here when the campaign passed (what it tried is then
+  // the news), after the failures otherwise.
+  if (passed) out << coverage_html(s);
   // A section per failure that has a timeline or a counterexample: "f<index>".
   auto drawn = [](const json& f) {
     return !f.value("timeline", json()).is_null() || !f.value("counterexample", json()).is_null();
@@ -320,6 +324,7 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
           << drawn_events_table(svg, dir, str(f, "trace"), {}, section);
     }
   }
+  if (!passed) out << coverage_html(s);
   out << data_blocks.str();
   out << "<script>" << chart_library_js() << "</script>\n<script>" << report_page_js() << "</script>\n";
   out << "</body></html>\n";

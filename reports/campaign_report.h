@@ -13,7 +13,8 @@
 // events its timeline names, the violation's marked). Every script and
 // style is inlined (reports/chart_library.h): the page stands alone and
 // works offline. A file the summary names but the directory lacks is
-// reported on the page, not fatal. Deterministic apart from the summary's
+// reported on the page, not fatal. The campaign's coverage has its section
+// (reports/coverage_report.h). Deterministic apart from the summary's
 // timings.
 #pragma once
 

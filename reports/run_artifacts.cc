@@ -103,15 +103,22 @@ RunArtifacts write_run_artifacts(const std::string& dir_name, const CampaignOpti
     const bool drawn = j < drawn_seeds;
     Scenario s = r.scenario;
     s.seed = f.seed;
-    // The full trace; the history too when a timeline may need it.
+    // The full trace; the history too when a timeline may need it. A
+    // guided campaign's plan run: the plan's trace (its header carries it).
     const fs::path trace = dir / failure_trace_file(f.seed);
     refuse_output_over_input(trace.string(), inputs);
-    TraceWriter writer(trace.string(), make_trace_header(s, source.kind()));
+    TraceHeader header = make_trace_header(f.plan ? f.plan->scenario : s, source.kind());
+    if (f.plan) header.plan = explicit_plan_to_json(*f.plan);
+    TraceWriter writer(trace.string(), header);
     VectorSink history;
     FanoutSink fanout;
     fanout.add(&writer);
     if (drawn) fanout.add(&history);
-    check_scenario_on(source, s, check_config_for(s), &fanout);
+    if (f.plan) {
+      check_plan_on(source, *f.plan, check_config_for(s), &fanout);
+    } else {
+      check_scenario_on(source, s, check_config_for(s), &fanout);
+    }
     writer.close();
     if (!drawn) continue;
     const std::vector<std::string> properties = violated_properties(f);

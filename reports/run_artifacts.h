@@ -1,7 +1,8 @@
 // Run artifacts: the per-failure files of a campaign's runs directory
 // (reports/run_summary.h names them): for every failing seed its full trace
 // failures/<seed>.jsonl (the seed re-run on `source`, replayable with
-// `locksim replay`); for the first CampaignOptions::shrink_seeds failing
+// `locksim replay`; a guided campaign's run of a plan: that plan's trace,
+// the plan in its header); for the first CampaignOptions::shrink_seeds failing
 // seeds, per violated property, the shrunk counterexample's trace
 // failures/<seed>[.<property>].shrunk.jsonl (its explicit plan in the header,
 // so `locksim replay` re-runs that plan) and timelines/<seed>[.<property>].svg

@@ -56,6 +56,9 @@ json campaign_configuration_json(const CampaignOptions& o, const Scenario& tmpl,
   c["fail_on"] = o.policy.fail_on;  // a std::set: sorted
   c["unexplained_only"] = o.policy.unexplained_only;
   c["fail_vacuous"] = o.policy.fail_vacuous;
+  if (o.guided) {
+    c["guided"] = {{"corpus", o.guided_corpus_digest.empty() ? json() : json(o.guided_corpus_digest)}};
+  }
   return c;
 }
 
@@ -173,6 +176,7 @@ json campaign_summary_json(const CampaignOptions& o, const CampaignResult& r, co
     advisories[name] = {{"seeds", a.seeds}, {"reports", a.reports}, {"first_seed", a.first_seed},
                         {"first_report", a.first_report}};
   s["advisories"] = std::move(advisories);
+  s["coverage"] = r.coverage.to_json();
   return s;
 }
 
@@ -381,6 +385,19 @@ void check_summary_json(const json& s, const std::string& name) {
     const uint64_t first = f.count(a, path, "first_seed");
     if (first < base_seed || first - base_seed >= seeds) f.fail(path + ".first_seed", "not one of the campaign's seeds");
     f.text(a, path, "first_report");
+  }
+  if (s.contains("coverage")) {
+    // The counts and firsts of the seeds of this directory's slice.
+    const Coverage c = Coverage::from_json(s["coverage"], name, run);
+    for (const auto* hits : {&c.items(), &c.states()}) {
+      for (const auto& [item, h] : *hits) {
+        if (h.first < base_seed || h.first - base_seed >= seeds || (h.first - base_seed) % shard_count != shard_index) {
+          f.fail("coverage." + item.substr(0, 80) + ".first",
+                 std::to_string(h.first) + " is not one of this directory's seeds");
+        }
+      }
+    }
+    if (c.runs() != run) f.fail("coverage.runs", std::to_string(c.runs()) + ", but counts.seeds_run is " + std::to_string(run));
   }
   if (s.contains("merged_from")) {
     const json& from = s["merged_from"];

@@ -7,7 +7,8 @@
 //
 //   {"format":"locksim-campaign-summary","version":1,"build":B,"command":C,
 //    "configuration":{"seeds","base_seed","backend","scenario",
-//                     "keep_going","shrink","shrink_seeds","fail_on","unexplained_only"},
+//                     "keep_going","shrink","shrink_seeds","fail_on","unexplained_only",
+//                     "guided":{"corpus":digest|null} (a guided campaign only)},
 //    "shard":{"index":I,"count":N} (null once merged), "merged_from":[dirs] (merge only),
 //    "counts":{"seeds_planned","seeds_run","seeds_failed","failures","events_checked","simulated_us",
 //              "operations_ok","script_errors"},
@@ -19,7 +20,11 @@
 //                 "trace","reproduce","shrunk_trace","timeline","counterexample"}],
 //    "advisories":{name:{"seeds","reports","first_seed","first_report"}},
 //    "timelines_not_drawn": why (only when Graphviz's dot could not be run:
-//                           then every "timeline" is null)}
+//                           then every "timeline" is null),
+//    "coverage":{"runs","items":{name:{"runs","first"}},"states":{...},"universe":[...]}}
+// "coverage" (properties/coverage.h): what the seeds exercised, "runs" the
+// seeds counted, "first" the lowest seed that reached an item; summaries
+// written before coverage was measured lack it.
 // One failure per failing (seed, property), in seed order ("divergence" for
 // a --backend both divergence). "trace" (failures/<seed>.jsonl) is the
 // seed's full trace; the first CampaignOptions::shrink_seeds failing seeds

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "properties/coverage.h"
 #include "reports/run_summary.h"
 
 namespace locksim {
@@ -166,6 +167,19 @@ json merge_summaries(const std::vector<ShardSummary>& shards) {
     }
   }
   merged["advisories"] = std::move(advisories);
+  // Coverage: the union (properties/coverage.h), when every shard has one.
+  size_t with_coverage = 0;
+  for (const ShardSummary& s : shards) with_coverage += s.summary.contains("coverage");
+  if (with_coverage != 0 && with_coverage != shards.size()) {
+    throw MergeError("some shards record coverage and some do not: merge shards of one build");
+  }
+  if (with_coverage != 0) {
+    Coverage all;
+    for (const ShardSummary& s : shards) {
+      all.merge(Coverage::from_json(s.summary["coverage"], s.dir + "/" + kSummaryFileName, UINT64_MAX));
+    }
+    merged["coverage"] = all.to_json();
+  }
   return merged;
 }
 

@@ -31,6 +31,15 @@
 //    time relative to `server_now_us` (model/store.h's Store::digest), and
 //    returns true; false (the default) when the backend cannot (live): the
 //    explorer (properties/explore.h) needs it, nothing else does.
+//  - script_coverage() tells what the scripts themselves exercised since
+//    the backend was made or wiped (its run): the model's branches
+//    (model/script_branches.h, "rlock_acquire:free"), the lua backend's
+//    lines of the pack's Lua ("rlock_acquire.lua:7"), limited to the
+//    scripts `kinds` (the purge's branches go with any fair script). It
+//    adds the names exercised to *covered and every name that could be to
+//    *universe, each sorted. Live (the default) adds nothing: its scripts
+//    run out of sight (what their replies reveal is read from the history).
+//    Executions on a promoted replica (failover) are not counted.
 //  - Deterministic: same calls, same results, byte for byte.
 #pragma once
 
@@ -72,6 +81,12 @@ class Backend {
     (void)server_now_us;
     (void)out;
     return false;
+  }
+  virtual void script_coverage(const std::vector<ScriptKind>& kinds, std::vector<std::string>* covered,
+                               std::vector<std::string>* universe) const {
+    (void)kinds;
+    (void)covered;
+    (void)universe;
   }
 };
 

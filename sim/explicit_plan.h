@@ -30,8 +30,13 @@
 
 namespace locksim {
 
+// UnlockIfHeld: an unlock that the task passes over, delay and all, when it
+// holds nothing once the operation before it has completed (its acquires
+// that succeeded, less its unlocks started, is 0): the next operation then
+// follows after its own delay. How the workload releases only what it got
+// (a guided campaign's plans, search/plan_mutation.h).
 struct ExplicitOp {
-  enum class Kind { Lock, TryLock, TryOnce, Unlock, ForceUnlock };
+  enum class Kind { Lock, TryLock, TryOnce, Unlock, ForceUnlock, UnlockIfHeld };
   Kind kind = Kind::Lock;
   int lock = 0;            // index into scenario_locks(scenario)
   int64_t wait_ms = -1;    // TryLock only

@@ -23,12 +23,13 @@ constexpr std::array<std::pair<FaultKind, const char*>, 7> kFaultKinds{{
     {FaultKind::Failover, "failover"},
 }};
 
-constexpr std::array<std::pair<ExplicitOp::Kind, const char*>, 5> kOpKinds{{
+constexpr std::array<std::pair<ExplicitOp::Kind, const char*>, 6> kOpKinds{{
     {ExplicitOp::Kind::Lock, "lock"},
     {ExplicitOp::Kind::TryLock, "try_lock"},
     {ExplicitOp::Kind::TryOnce, "try_once"},
     {ExplicitOp::Kind::Unlock, "unlock"},
     {ExplicitOp::Kind::ForceUnlock, "force_unlock"},
+    {ExplicitOp::Kind::UnlockIfHeld, "unlock_if_held"},
 }};
 
 template <typename Kind, size_t N>

@@ -10,6 +10,7 @@
 //    "faults":[{"at_us":T,"kind":"pause","target":C,"duration_ms":M,"restart_after_ms":R},...],
 //    "tasks":[{"client":C,"incarnation":I,"task":K,
 //              "ops":[{"kind":"lock","lock":L,"wait_ms":W,"lease_ms":M,"delay_us":D},...]},...]
+// (kinds: lock, try_lock, try_once, unlock, force_unlock, unlock_if_held)
 //    [,"schedule":{"latency_us":L,
 //                  "fates":[{"client":C,"message":I,"lost":B,"arrive_us":T},...],
 //                  "picks":[{"tie":K,"pick":P},...]}]}

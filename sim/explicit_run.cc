@@ -27,7 +27,7 @@ class ExplicitRun::Driver {
       if (t.client != c || t.incarnation != inc || t.ops.empty()) continue;
       runs_.push_back(std::make_unique<Run>(Run{&t, i, 0, 0, false}));
       active_++;
-      schedule(runs_.back().get());
+      next_or_finish(runs_.back().get());
     }
     touch();
   }
@@ -74,7 +74,17 @@ class ExplicitRun::Driver {
 
   void completed(Run* run) {
     touch();
-    if (run->next >= run->task->ops.size()) {
+    next_or_finish(run);
+  }
+
+  // Schedules the run's next operation, passing over the UnlockIfHeld ones
+  // while it holds nothing (they take no time), or ends the run.
+  void next_or_finish(Run* run) {
+    const std::vector<ExplicitOp>& ops = run->task->ops;
+    while (run->next < ops.size() && ops[run->next].kind == ExplicitOp::Kind::UnlockIfHeld && run->held == 0) {
+      run->next++;
+    }
+    if (run->next >= ops.size()) {
       run->finished = true;
       active_--;
       return;
@@ -92,7 +102,8 @@ class ExplicitRun::Driver {
       if (result == AcquireResult::Acquired) run->held++;
       completed(run);
     };
-    const bool releases = op.kind == ExplicitOp::Kind::Unlock || op.kind == ExplicitOp::Kind::ForceUnlock;
+    const bool releases = op.kind == ExplicitOp::Kind::Unlock || op.kind == ExplicitOp::Kind::ForceUnlock ||
+                          op.kind == ExplicitOp::Kind::UnlockIfHeld;
     if (releases && run->held > 0) run->held--;
     if (!groups_.empty()) {
       const GroupRef& g = groups_[static_cast<size_t>(op.lock)];
@@ -104,6 +115,7 @@ class ExplicitRun::Driver {
           break;
         case ExplicitOp::Kind::TryOnce: multi.try_lock_once(t.task, g, op.lease_ms, on_acquire); break;
         case ExplicitOp::Kind::Unlock:
+        case ExplicitOp::Kind::UnlockIfHeld:
         case ExplicitOp::Kind::ForceUnlock:  // a group has no force unlock: released like unlock
           multi.unlock(t.task, g, [this, run](bool) { completed(run); });
           break;
@@ -118,6 +130,7 @@ class ExplicitRun::Driver {
         break;
       case ExplicitOp::Kind::TryOnce: client.try_lock_once(t.task, lock, op.lease_ms, on_acquire); break;
       case ExplicitOp::Kind::Unlock:
+      case ExplicitOp::Kind::UnlockIfHeld:
         client.unlock(t.task, lock, [this, run](UnlockResult) { completed(run); });
         break;
       case ExplicitOp::Kind::ForceUnlock:

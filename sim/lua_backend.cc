@@ -1,6 +1,8 @@
 #include "sim/lua_backend.h"
 
+#include <algorithm>
 #include <cassert>
+#include <set>
 #include <utility>
 
 #include "model/redis_commands.h"
@@ -166,7 +168,35 @@ std::unique_ptr<Backend> LuaBackend::new_replicas() const {
 
 void LuaBackend::wipe() {
   output_budget_.reset();  // a new run
-  for (int i = 0; i < server_count(); ++i) restart(i);
+  for (int i = 0; i < server_count(); ++i) {
+    restart(i);
+    at(i).lua->clear_line_coverage();
+  }
+}
+
+void LuaBackend::script_coverage(const std::vector<ScriptKind>& kinds, std::vector<std::string>* covered,
+                                 std::vector<std::string>* universe) const {
+  std::set<std::string> files_done;
+  std::vector<std::string> seen, all;
+  for (ScriptKind kind : kinds) {
+    const PackScript& script = pack_.script(kind);
+    if (script.form != PackForm::Lua || !files_done.insert(script.file).second) continue;
+    const int id = servers_.front().script_id[static_cast<size_t>(kind)];
+    std::set<int> run;
+    for (const Server& s : servers_) {
+      const std::vector<int> lines = s.lua->lines_run(s.script_id[static_cast<size_t>(kind)]);
+      run.insert(lines.begin(), lines.end());
+    }
+    for (int line : servers_.front().lua->code_lines(id)) {
+      const std::string name = script.file + ":" + std::to_string(line);
+      all.push_back(name);
+      if (run.count(line) != 0) seen.push_back(name);
+    }
+  }
+  std::sort(seen.begin(), seen.end());
+  std::sort(all.begin(), all.end());
+  if (covered != nullptr) covered->insert(covered->end(), seen.begin(), seen.end());
+  if (universe != nullptr) universe->insert(universe->end(), all.begin(), all.end());
 }
 
 }  // namespace locksim

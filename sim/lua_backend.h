@@ -30,6 +30,9 @@
 // sim/script_output_bound.h allows (per execution, per run since wipe())
 // throws ScriptOutputTooLarge, as on live.
 //
+// Coverage: every line of the pack's Lua a run reaches (a line hook;
+// model/lua_scripting.h), since the backend was made or wiped.
+//
 // Replicas (--profile failover) run by re-execution (sim/replicated_backend.h)
 // on a second LuaBackend of the same pack, as the model's do.
 #pragma once
@@ -61,6 +64,11 @@ class LuaBackend final : public Backend {
   void restart(int server) override;
   bool digest(int server, int64_t server_now_us, StateDigest* out) override;
   std::unique_ptr<Backend> new_replicas() const override;
+  // Lines of the Lua files that serve `kinds` ("<file>:<line>", the file as
+  // the manifest names it), on any server. Plain-command and absent
+  // scripts have no lines.
+  void script_coverage(const std::vector<ScriptKind>& kinds, std::vector<std::string>* covered,
+                       std::vector<std::string>* universe) const override;
 
   // Deletes every key of every server (FLUSHALL) and restarts their Lua
   // random generators: as a new backend, without compiling again.

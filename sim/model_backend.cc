@@ -1,7 +1,9 @@
 #include "sim/model_backend.h"
 
+#include <algorithm>
 #include <cassert>
 
+#include "model/script_branches.h"
 #include "model/scripts.h"
 
 namespace locksim {
@@ -36,6 +38,7 @@ void ModelBackend::execute_into(int server, const ScriptCall& call, int64_t serv
   s.sweep_expired(now_ms);
   const uint64_t held_token = out->line_token;  // the caller's hint (model_backend.h)
   run_script_into(s, call, now_ms, variant_, out);
+  branches_ |= out->branches;
   lines_.fill(server, s, call, now_ms, held_token, out);
 }
 
@@ -52,6 +55,25 @@ bool ModelBackend::digest(int server, int64_t server_now_us, StateDigest* out) {
 
 void ModelBackend::wipe() {
   for (Store& s : stores_) s.clear();
+  branches_ = 0;
+}
+
+void ModelBackend::script_coverage(const std::vector<ScriptKind>& kinds, std::vector<std::string>* covered,
+                                   std::vector<std::string>* universe) const {
+  bool fair = false;
+  for (ScriptKind k : kinds) fair = fair || script_name(k).substr(0, 5) == "fair_";
+  std::vector<std::string> seen, all;
+  for (ScriptBranch b : all_script_branches()) {
+    const std::optional<ScriptKind> script = script_of_branch(b);
+    const bool wanted = script ? std::find(kinds.begin(), kinds.end(), *script) != kinds.end() : fair;
+    if (!wanted) continue;
+    all.emplace_back(script_branch_name(b));
+    if ((branches_ & branch_bit(b)) != 0) seen.emplace_back(script_branch_name(b));
+  }
+  std::sort(seen.begin(), seen.end());
+  std::sort(all.begin(), all.end());
+  if (covered != nullptr) covered->insert(covered->end(), seen.begin(), seen.end());
+  if (universe != nullptr) universe->insert(universe->end(), all.begin(), all.end());
 }
 
 }  // namespace locksim

@@ -33,6 +33,8 @@ class ModelBackend final : public Backend {
   std::vector<KeyState> snapshot(int server, int64_t server_now_us) override;
   void restart(int server) override;
   bool digest(int server, int64_t server_now_us, StateDigest* out) override;
+  void script_coverage(const std::vector<ScriptKind>& kinds, std::vector<std::string>* covered,
+                       std::vector<std::string>* universe) const override;
   std::unique_ptr<Backend> new_replicas() const override {
     return std::make_unique<ModelBackend>(server_count(), variant_);
   }
@@ -46,6 +48,7 @@ class ModelBackend final : public Backend {
   ModelVariant variant_;
   std::vector<Store> stores_;
   LineCache lines_;  // line_after, read only when it changed
+  uint64_t branches_ = 0;  // every branch taken since made or wiped (model/script_branches.h)
 };
 
 // Server time in µs -> Redis ms (floor division, also for negative times).

@@ -5,12 +5,14 @@
 
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace locksim::testing {
 
@@ -58,10 +60,26 @@ class TempDir {
   std::filesystem::path path() const { return dir_; }
   // A file or directory name inside it.
   std::string path(const std::string& name) const { return (std::filesystem::path(dir_) / name).string(); }
+  std::filesystem::path operator/(const std::string& name) const { return std::filesystem::path(dir_) / name; }
 
  private:
   std::string dir_;
 };
+
+// Runs `campaign` as shards 0/n .. n-1/n, shard i into shard_dirs[i], then
+// `locksim merge` of them all into `merged`: the merge's run, or the first
+// shard's that exited 2 (bad input).
+inline CliRun run_shards_and_merge(const std::string& campaign, const std::vector<std::filesystem::path>& shard_dirs,
+                                   const std::filesystem::path& merged) {
+  std::string all;
+  for (size_t i = 0; i < shard_dirs.size(); ++i) {
+    const CliRun shard = run_locksim(campaign + " --shard " + std::to_string(i) + "/" +
+                                     std::to_string(shard_dirs.size()) + " --out " + shard_dirs[i].string());
+    if (shard.exit_code == 2) return shard;
+    all += " " + shard_dirs[i].string();
+  }
+  return run_locksim("merge" + all + " --out " + merged.string());
+}
 
 inline int line_count(const std::string& s) {
   int lines = 0;

@@ -31,7 +31,7 @@ std::string read_bytes(const fs::path& p) {
 // Every regular file under the source tree's pack folders, by path from the root.
 std::map<std::string, std::string> source_pack_files() {
   std::map<std::string, std::string> out;
-  for (const char* dir : {"impl/lua", "impl/mutants", "impl/variants"}) {
+  for (const char* dir : {"impl/lua", "impl/mutants", "impl/variants", "impl/hunt"}) {
     for (const auto& e : fs::recursive_directory_iterator(kSource / dir)) {
       if (e.is_regular_file()) out[e.path().lexically_relative(kSource).string()] = read_bytes(e.path());
     }

@@ -32,7 +32,7 @@ namespace fs = std::filesystem;
 std::vector<std::string> pack_dirs() {
   const fs::path src(LOCKSIM_SOURCE_DIR);
   std::vector<std::string> out = {(src / "impl" / "lua").string()};
-  for (const char* group : {"impl/mutants", "impl/variants", "tests/impl/packs"}) {
+  for (const char* group : {"impl/mutants", "impl/variants", "impl/hunt", "tests/impl/packs"}) {
     std::vector<std::string> dirs;
     for (const auto& e : fs::directory_iterator(src / group)) dirs.push_back(e.path().string());
     std::sort(dirs.begin(), dirs.end());

@@ -79,6 +79,32 @@ TEST(CliBench, NamesTheAllocatorTheBuildAskedFor) {
   EXPECT_NE(text.out.find(allocator), std::string::npos) << text.out;
 }
 
+// The hunt runs only when named, and then gives its table: a row per
+// mutant (the rare-schedule ones marked), the random and guided sides with
+// how many base seeds found it, and no find that the correct lock fails too.
+TEST(CliBench, HuntOnlyWhenNamedWithItsTable) {
+  const testing::CliRun plain = run_locksim("bench --quick --json --only model", Stderr::Discard);
+  ASSERT_EQ(plain.exit_code, 0) << plain.out;
+  const nlohmann::json p = nlohmann::json::parse(plain.out);
+  EXPECT_TRUE(p.at("hunt_median_ratio").is_null());
+  EXPECT_FALSE(p.contains("hunt"));
+  const testing::CliRun r = run_locksim("bench --quick --json --only hunt", Stderr::Discard);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("hunt")) << r.out;
+  int rare = 0;
+  for (const nlohmann::json& row : j["hunt"]) {
+    rare += row["rare"].get<bool>();
+    EXPECT_EQ(row["bases"], 1) << row;
+    EXPECT_LE(row["random_found"].get<int>(), 1) << row;
+    EXPECT_EQ(row["finds_failing_the_correct_lock_too"], 0) << row;
+    EXPECT_GT(row["random_runs"].get<double>(), 0) << row;
+  }
+  EXPECT_EQ(rare, 2);
+  EXPECT_GT(j["hunt"].size(), 10u);
+  EXPECT_TRUE(j["hunt_states_ratio"].is_number()) << j["null_reasons"];
+}
+
 TEST(CliBench, OnlyWithAnUnknownNameIsExit2) {
   const testing::CliRun r = run_locksim("bench --quick --only model,speed");
   EXPECT_EQ(r.exit_code, 2);

@@ -78,6 +78,7 @@ bool BenchSelection::includes(BenchPart part) const {
     case BenchPart::Live: return live;
     case BenchPart::Campaign: return campaign;
     case BenchPart::Explore: return explore;
+    case BenchPart::Hunt: return hunt;
   }
   return false;
 }
@@ -91,6 +92,7 @@ void BenchSelection::add(BenchPart part) {
     case BenchPart::Live: live = true; break;
     case BenchPart::Campaign: campaign = true; break;
     case BenchPart::Explore: explore = true; break;
+    case BenchPart::Hunt: hunt = true; break;
   }
 }
 
@@ -101,7 +103,8 @@ constexpr std::pair<BenchPart, const char*> kPartNames[] = {{BenchPart::Model, "
                                                             {BenchPart::Live, "live"},
                                                             {BenchPart::Lua, "lua"},
                                                             {BenchPart::Campaign, "campaign"},
-                                                            {BenchPart::Explore, "explore"}};
+                                                            {BenchPart::Explore, "explore"},
+                                                            {BenchPart::Hunt, "hunt"}};
 }  // namespace
 
 bool bench_part_from_name(const std::string& name, BenchPart* out) {
@@ -140,11 +143,15 @@ BenchReport run_bench(const BenchSizes& sizes, bool quick, const BenchProgress& 
       {BenchPart::Campaign, "campaign", measure_campaign, {"campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w"}},
       {BenchPart::Lua, "lua", measure_lua, {"lua_execs_per_s", "lua_vs_live_fair_campaign"}},
       {BenchPart::Explore, "explore", measure_explore, {"explore_states_per_s", "explore_states_per_s_2w"}},
+      {BenchPart::Hunt, "hunt", measure_hunt, {"hunt_median_ratio", "hunt_rare_median_ratio", "hunt_states_ratio"}},
   };
   for (const Step& step : steps) {
     if (!selection.includes(step.part)) {
-      for (const char* key : step.keys)
-        report.set_null(key, "not measured (--only without " + bench_part_name(step.part) + ")");
+      for (const char* key : step.keys) {
+        report.set_null(key, step.part == BenchPart::Hunt
+                                 ? "not measured (--only hunt measures it, in minutes)"
+                                 : "not measured (--only without " + bench_part_name(step.part) + ")");
+      }
       continue;
     }
     if (progress) progress(step.label);

@@ -35,6 +35,11 @@
 //                 pack on the model), breadth first to completion, on 1 and
 //                 on 2 workers: explore_states_per_s, explore_states_per_s_2w
 //                 (distinct states per wall second)
+//   hunt          (--only hunt) every mutant and the rare-schedule mutants
+//                 of impl/hunt/, from hunt_bases base seeds: runs and wall
+//                 seconds to the first failure, random and guided
+//                 (tools/bench/measure_hunt.cc): hunt_median_ratio,
+//                 hunt_rare_median_ratio, hunt_states_ratio, and the table
 //   peak RSS      getrusage(RUSAGE_SELF).ru_maxrss at the end: peak_rss_mb
 #pragma once
 
@@ -43,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "properties/campaign.h"
 #include "tools/bench/bench_report.h"
 
 namespace locksim {
@@ -58,25 +64,30 @@ struct BenchSizes {
   int lua_fair_seeds = 6;
   int64_t lua_fair_duration_ms = 60'000;
   std::string explore_ops = "lock,unlock,lock,unlock";  // each client's, on the rlock exploration
+  int hunt_budget = 500;        // runs per hunt campaign
+  int hunt_bases = 5;           // base seeds per mutant
+  int hunt_states_runs = 300;   // the states comparison's budget
 
   static BenchSizes full() { return BenchSizes{}; }
   static BenchSizes quick() {
-    return BenchSizes{100'000, 300'000, 1'000'000, 2'000, 10'000, 5, 20'000, 1, 5'000, "lock,unlock"};
+    return BenchSizes{100'000, 300'000, 1'000'000, 2'000, 10'000, 5, 20'000, 1, 5'000, "lock,unlock", 16, 1, 16};
   }
 };
 
 // The measurements run_bench() can be limited to (`locksim bench --only`).
 // Figures of a measurement left out are null with the reason "not measured
 // (--only ...)".
-enum class BenchPart { Model, Contention, Checker, Live, Campaign, Lua, Explore };
+// The hunt takes minutes (tens with the full sizes): only --only hunt runs it.
+enum class BenchPart { Model, Contention, Checker, Live, Campaign, Lua, Explore, Hunt };
 struct BenchSelection {
   bool model = true, contention = true, checker = true, live = true, campaign = true, lua = true, explore = true;
+  bool hunt = false;
   bool includes(BenchPart part) const;
   static BenchSelection all() { return BenchSelection{}; }
-  static BenchSelection none() { return BenchSelection{false, false, false, false, false, false, false}; }
+  static BenchSelection none() { return BenchSelection{false, false, false, false, false, false, false, false}; }
   void add(BenchPart part);
 };
-// "model" | "contention" | "checker" | "live" | "campaign" | "lua" | "explore"; false otherwise.
+// "model" | "contention" | "checker" | "live" | "campaign" | "lua" | "explore" | "hunt"; false otherwise.
 bool bench_part_from_name(const std::string& name, BenchPart* out);
 std::string bench_part_name(BenchPart part);
 
@@ -90,7 +101,13 @@ void measure_live(const BenchSizes& sizes, BenchReport* report);
 void measure_campaign(const BenchSizes& sizes, BenchReport* report);
 void measure_lua(const BenchSizes& sizes, BenchReport* report);
 void measure_explore(const BenchSizes& sizes, BenchReport* report);
+void measure_hunt(const BenchSizes& sizes, BenchReport* report);
 void measure_peak_rss(BenchReport* report);
+
+// The README's default campaign (safe faults, mixed locks, 2 locks, 4
+// clients, 60 s each), `seeds` seeds, every seed run (keep going, no
+// shrinking).
+CampaignOptions readme_campaign_options(int seeds);
 
 // The median of a non-empty list (the mean of the middle two when even).
 double median(std::vector<double> v);

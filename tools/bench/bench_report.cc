@@ -43,6 +43,11 @@ void BenchReport::set_null(const std::string& key, std::string reason) {
   f.null_reason = std::move(reason);
 }
 
+void BenchReport::set_section(const std::string& name, nlohmann::json rows, std::string text) {
+  sections_[name] = std::move(rows);
+  section_text_ += text;
+}
+
 nlohmann::json BenchReport::to_json() const {
   nlohmann::json j = nlohmann::json::object();
   nlohmann::json reasons = nlohmann::json::object();
@@ -57,6 +62,7 @@ nlohmann::json BenchReport::to_json() const {
   j["quick"] = quick_;
   j["allocator"] = allocator_in_use();
   j["null_reasons"] = reasons;
+  for (const auto& [name, rows] : sections_.items()) j[name] = rows;
   return j;
 }
 
@@ -75,7 +81,7 @@ std::string BenchReport::to_text() const {
     out += f.value ? f.detail : f.null_reason;
     out += "\n";
   }
-  return out;
+  return out + section_text_;
 }
 
 }  // namespace locksim

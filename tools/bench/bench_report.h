@@ -5,8 +5,9 @@
 // (scenario, counts, wall seconds) for the text output.
 //
 // JSON: one object with every key of kBenchKeys (a number or null), "quick",
-// "allocator" (the malloc measured with, tools/bench/allocator.h) and
-// "null_reasons": {key: reason} for each null figure.
+// "allocator" (the malloc measured with, tools/bench/allocator.h),
+// "null_reasons": {key: reason} for each null figure, and each section a
+// measurement added (e.g. "hunt": its rows).
 #pragma once
 
 #include <array>
@@ -18,12 +19,13 @@
 
 namespace locksim {
 
-inline constexpr std::array<const char*, 14> kBenchKeys = {
+inline constexpr std::array<const char*, 17> kBenchKeys = {
     "model_execs_per_s",          "sim_speedup",        "checker_events_per_s",
     "trace_check_events_per_s",   "live_execs_per_s",   "redis_benchmark_evalsha_per_s",
     "live_vs_redis_benchmark",    "campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w",
     "lua_execs_per_s",            "lua_vs_live_fair_campaign", "explore_states_per_s",
-    "explore_states_per_s_2w",    "peak_rss_mb"};
+    "explore_states_per_s_2w",    "hunt_median_ratio",  "hunt_rare_median_ratio",
+    "hunt_states_ratio",          "peak_rss_mb"};
 
 struct BenchFigure {
   std::string key;                 // one of kBenchKeys
@@ -38,6 +40,9 @@ class BenchReport {
 
   void set(const std::string& key, double value, std::string detail);
   void set_null(const std::string& key, std::string reason);
+  // A table a measurement adds: under `name` in the JSON (its rows), and its
+  // text after the figures.
+  void set_section(const std::string& name, nlohmann::json rows, std::string text);
   const BenchFigure& figure(const std::string& key) const;  // throws std::out_of_range
   bool quick() const { return quick_; }
 
@@ -49,6 +54,8 @@ class BenchReport {
   BenchFigure& at(const std::string& key);
   bool quick_;
   std::vector<BenchFigure> figures_;  // in kBenchKeys order
+  nlohmann::json sections_ = nlohmann::json::object();
+  std::string section_text_;
 };
 
 }  // namespace locksim

@@ -28,14 +28,19 @@ double seeds_per_s(CampaignOptions o, int workers, std::string* detail) {
 
 }  // namespace
 
-void measure_campaign(const BenchSizes& sizes, BenchReport* report) {
+CampaignOptions readme_campaign_options(int seeds) {
   CampaignOptions o;
-  o.seeds = sizes.campaign_seeds;
+  o.seeds = seeds;
   o.profile = "safe";
   o.lock_kind = "mixed";
   o.locks = 2;
   o.shrink = false;
   o.keep_going = true;
+  return o;
+}
+
+void measure_campaign(const BenchSizes& sizes, BenchReport* report) {
+  const CampaignOptions o = readme_campaign_options(sizes.campaign_seeds);
   std::string detail;
   const double one = seeds_per_s(o, 1, &detail);
   report->set("campaign_seeds_per_s_1w", one, detail);

@@ -31,6 +31,10 @@
 // i % N == I (properties/campaign.h); `locksim merge` combines the shards.
 // Progress on stderr: on a terminal one updating line; otherwise a plain
 // line every 10 s (none for a shorter campaign).
+// --guided (search/guided_campaign.h): the same budget of runs spent mostly
+// on mutations of a corpus of explicit plans that reached new coverage;
+// the runs directory then also holds corpus.jsonl, and --corpus FILE starts
+// from one (a merged one: `locksim merge`).
 // Exit: 0 no property failed, 1 a property failed, 2 bad input.
 #include <chrono>
 #include <cstdio>
@@ -49,6 +53,8 @@
 #include <nlohmann/json.hpp>
 
 #include "properties/campaign.h"
+#include "search/corpus.h"
+#include "search/guided_campaign.h"
 #include "properties/scenario_check.h"
 #include "reports/campaign_report.h"
 #include "reports/run_artifacts.h"
@@ -85,6 +91,7 @@ struct CampaignArgs {
   std::string out_dir;
   std::string shard;  // "I/N" as typed; empty: the whole seed space
   std::vector<std::string> fail_on;
+  std::string corpus_file;  // --corpus: a guided campaign's start
 };
 
 // The files a campaign reads (its --scripts pack): never an output.
@@ -112,17 +119,24 @@ std::string campaign_command_line(const CampaignArgs& args) {
   for (const std::string& f : args.fail_on) c += " --fail-on " + shell_word(f);
   if (o.policy.unexplained_only) c += " --unexplained-only";
   if (!o.policy.fail_vacuous) c += " --allow-vacuous";
+  if (o.guided) c += " --guided";
+  if (!args.corpus_file.empty()) c += " --corpus " + shell_word(args.corpus_file);
   return c;
 }
 
 // Writes the runs directory into its staging dir (the failures' files,
 // summary.json, report.html), then puts it in place in one rename.
-void write_outputs(const CampaignArgs& args, const CampaignResult& r, double wall_s, BackendSource& source,
-                   StagedRunDir& staged) {
+void write_outputs(const CampaignArgs& args, const CampaignResult& r, const Corpus* corpus, double wall_s,
+                   BackendSource& source, StagedRunDir& staged) {
   namespace fs = std::filesystem;
   const fs::path dir(staged.path());
   const std::vector<std::string> inputs = campaign_input_files(args.options);
   const RunArtifacts artifacts = write_run_artifacts(staged.path(), args.options, r, source, inputs);
+  if (corpus != nullptr) {
+    OutputFile out((dir / kCorpusFileName).string());
+    out.write(corpus->to_jsonl());
+    out.commit();
+  }
   nlohmann::json summary = campaign_summary_json(args.options, r, campaign_command_line(args), wall_s);
   if (!artifacts.timelines_not_drawn.empty()) mark_timelines_not_drawn(summary, artifacts.timelines_not_drawn);
   OutputFile out((dir / kSummaryFileName).string());
@@ -131,7 +145,8 @@ void write_outputs(const CampaignArgs& args, const CampaignResult& r, double wal
   write_campaign_report(staged.path());
   staged.publish();
   const bool drawn = artifacts.timelines_not_drawn.empty();
-  std::fprintf(stderr, "campaign: wrote %s (summary.json, report.html%s)%s\n", args.out_dir.c_str(),
+  std::fprintf(stderr, "campaign: wrote %s (summary.json, report.html%s%s)%s\n", args.out_dir.c_str(),
+               corpus != nullptr ? ", corpus.jsonl" : "",
                !r.failures.empty() ? (drawn ? ", failures/, timelines/" : ", failures/")
                                    : (args.options.shard_index == 0 && drawn ? ", timelines/sample.svg" : ""),
                staged.replaces() ? ", replacing the earlier run of this same campaign" : "");
@@ -332,6 +347,27 @@ int run_campaign_command(CampaignArgs& args) {
     }
   }
   if (!args.shard.empty()) parse_shard(args.shard, &o);
+  if (!args.corpus_file.empty() && !o.guided) throw UsageError("--corpus goes with --guided (the corpus it starts from)");
+  if (o.guided && o.backend.reference) {
+    throw UsageError("--guided checks one backend: --backend " + campaign_backend_name(o.backend) +
+                     " compares two (run the guided campaign on one, e.g. --backend " +
+                     std::string(backend_kind_name(o.backend.checked)) + ")");
+  }
+  Corpus start;
+  if (!args.corpus_file.empty()) {
+    try {
+      start = Corpus::read_file(args.corpus_file);
+    } catch (const CorpusError& e) {
+      throw UsageError(std::string("--corpus: ") + e.what());
+    }
+    for (const CorpusEntry& e : start.entries()) {
+      if (!corpus_entry_fits(tmpl, e.plan.scenario)) {
+        throw UsageError("--corpus " + args.corpus_file + ": the plan of run " + std::to_string(e.run) +
+                         " is another campaign's (its scenario differs in more than the seed and clients)");
+      }
+    }
+    o.guided_corpus_digest = start.digest();
+  }
   std::vector<CampaignWorker> workers = make_workers(o, tmpl, args.match_variant, reference_pack);
   const bool default_dir = args.out_dir.empty();
   if (default_dir) args.out_dir = default_run_dir(o);
@@ -347,8 +383,15 @@ int run_campaign_command(CampaignArgs& args) {
   const auto started = std::chrono::steady_clock::now();
   ProgressLine progress;
   CampaignResult r;
+  std::optional<GuidedResult> guided;
   try {
-    r = run_campaign(tmpl, o, workers, [&progress](const CampaignProgressInfo& p) { show_progress(progress, p); });
+    const CampaignProgress show = [&progress](const CampaignProgressInfo& p) { show_progress(progress, p); };
+    if (o.guided) {
+      guided = run_guided_campaign(tmpl, o, workers, start, show);
+      r = guided->result;
+    } else {
+      r = run_campaign(tmpl, o, workers, show);
+    }
   } catch (const CampaignSeedError& e) {
     progress.end();
     throw UsageError(std::string("campaign cut short on the ") + campaign_backend_name(o.backend) +
@@ -356,6 +399,15 @@ int run_campaign_command(CampaignArgs& args) {
   }
   progress.end();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (guided) {
+    std::fprintf(stderr,
+                 "guided: %llu runs: %llu fresh seeds, %llu mutated plans; corpus %zu plans (%zu from --corpus, %llu "
+                 "from mutated plans)\n",
+                 static_cast<unsigned long long>(guided->fresh_runs + guided->mutated_runs),
+                 static_cast<unsigned long long>(guided->fresh_runs),
+                 static_cast<unsigned long long>(guided->mutated_runs), guided->corpus.size(), start.size(),
+                 static_cast<unsigned long long>(guided->corpus_from_mutations));
+  }
   // The verdict first: whatever happens to the outputs, it is never lost.
   if (args.json) {
     std::printf("%s\n", campaign_result_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
@@ -365,7 +417,7 @@ int run_campaign_command(CampaignArgs& args) {
   std::fflush(stdout);
   const int verdict_code = r.failed() ? 1 : 0;
   try {
-    write_outputs(args, r, wall_s, *workers.front().checked, staged);
+    write_outputs(args, r, guided ? &guided->corpus : nullptr, wall_s, *workers.front().checked, staged);
   } catch (const std::exception& e) {
     // Nothing of the run is left (the staging dir goes); say which verdict
     // stands, naming files by where they were going.
@@ -435,6 +487,12 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
                 "ignore violations whose cause is a fault the profile permits (non-empty blamed fault)");
   cmd->add_flag("--allow-vacuous", args->allow_vacuous,
                 "do not fail a campaign in which no operation ever succeeded (it checked nothing; by default it fails)");
+  cmd->add_flag("--guided", args->options.guided,
+                "spend the seeds mostly on mutations of a corpus of plans that reached new coverage, preferring "
+                "rare coverage (same seed, same runs and result for any --workers; writes corpus.jsonl)");
+  cmd->add_option("--corpus", args->corpus_file,
+                  "with --guided: start from this corpus.jsonl (a guided campaign's, or `locksim merge`'s of its "
+                  "shards)");
   cmd->add_flag("--json", args->json, "print the result as JSON");
   cmd->add_option("--out", args->out_dir,
                   "runs directory to write: summary.json, report.html, failures/<seed>.jsonl, "

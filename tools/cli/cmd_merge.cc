@@ -2,7 +2,8 @@
 // 0..N-1 of one campaign (campaign --shard I/N --out DIR_I) into one runs
 // directory: the merged summary.json (reports/summary_merge.h), every
 // failure's trace, the shrunk traces and timelines the merged summary keeps,
-// and report.html. Refuses (exit 2, naming the directories) shards of
+// and report.html; for a guided campaign, the shards' corpora in one
+// corpus.jsonl (search/corpus.h). Refuses (exit 2, naming the directories) shards of
 // different campaigns or builds, overlapping or missing shards, and an --out
 // that is one of the inputs. Exit: 0 the merged campaign passed, 1 it failed
 // (as the campaign would), 2 bad input or a file that cannot be written.
@@ -20,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -27,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/campaign_report.h"
+#include "search/corpus.h"
 #include "reports/run_summary.h"
 #include "reports/summary_merge.h"
 #include "tools/cli/commands.h"
@@ -77,6 +80,24 @@ void copy_shard_file(const std::string& shard, const std::string& file, const st
   out.commit();
 }
 
+// A guided campaign's shards: their corpora in one (each shard's
+// corpus.jsonl read bounded, without following links).
+std::optional<Corpus> merged_corpus(const std::vector<ShardSummary>& shards, const nlohmann::json& merged) {
+  if (!merged["configuration"].contains("guided")) return std::nullopt;
+  std::vector<Corpus> parts;
+  for (const ShardSummary& s : shards) {
+    try {
+      std::istringstream text(read_run_file(s.dir, kCorpusFileName, kMaxCorpusFileBytes));
+      parts.push_back(Corpus::from_jsonl(text, s.dir + "/" + kCorpusFileName));
+    } catch (const RunFileError& e) {
+      throw UsageError(std::string(e.what()) + " (a guided campaign's shard keeps its corpus there)");
+    } catch (const CorpusError& e) {
+      throw UsageError(e.what());
+    }
+  }
+  return Corpus::merge(parts);
+}
+
 int merge_command(const MergeArgs& args) {
   // Everything is read and checked before anything is written.
   std::vector<ShardSummary> shards;
@@ -97,6 +118,7 @@ int merge_command(const MergeArgs& args) {
   } catch (const MergeError& e) {
     throw UsageError(e.what());
   }
+  const std::optional<Corpus> corpus = merged_corpus(shards, merged);
   // A retried merge of the same campaign replaces its own earlier output.
   StagedRunDir staged(args.out_dir, [&](const nlohmann::json& old) {
     return old["shard"].is_null() && old["build"] == merged["build"] && old["configuration"] == merged["configuration"];
@@ -113,6 +135,11 @@ int merge_command(const MergeArgs& args) {
     OutputFile out((fs::path(staged.path()) / kSummaryFileName).string());
     out.write(merged.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     out.commit();
+    if (corpus) {
+      OutputFile corpus_out((fs::path(staged.path()) / kCorpusFileName).string());
+      corpus_out.write(corpus->to_jsonl());
+      corpus_out.commit();
+    }
     write_campaign_report(staged.path());
     staged.publish();
   } catch (const OutputError& e) {

@@ -22,6 +22,7 @@ void add_bench_command(CLI::App& app, int* exit_code);
 void add_pack_command(CLI::App& app, int* exit_code);
 void add_stress_command(CLI::App& app, int* exit_code);
 void add_report_command(CLI::App& app, int* exit_code);
+void add_coverage_command(CLI::App& app, int* exit_code);
 void add_merge_command(CLI::App& app, int* exit_code);
 void add_explore_command(CLI::App& app, int* exit_code);
 void add_index_command(CLI::App& app, int* exit_code);

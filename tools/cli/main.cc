@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   locksim::cli::add_pack_command(app, &exit_code);
   locksim::cli::add_stress_command(app, &exit_code);
   locksim::cli::add_report_command(app, &exit_code);
+  locksim::cli::add_coverage_command(app, &exit_code);
   locksim::cli::add_merge_command(app, &exit_code);
   locksim::cli::add_explore_command(app, &exit_code);
   locksim::cli::add_index_command(app, &exit_code);
