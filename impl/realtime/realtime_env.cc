@@ -388,14 +388,17 @@ ClientEnv::SubscriptionId RealtimeEnv::subscribe(int server, const std::string& 
     loop_->post([this, alive, id] {
       if (!*alive) return;
       auto found = subscriptions_.find(id);
-      if (found != subscriptions_.end()) found->second.done(true);
+      if (found == subscriptions_.end()) return;
+      const std::function<void(bool)> done = found->second.done;  // done may unsubscribe (erase its own entry)
+      done(true);
     });
   } else {
     it->second.timer = loop_->start_timer(timeout_ms, [this, id] {
       auto found = subscriptions_.find(id);
       if (found == subscriptions_.end() || found->second.answered) return;
       found->second.answered = true;
-      found->second.done(false);
+      const std::function<void(bool)> done = found->second.done;  // done may unsubscribe (erase its own entry)
+      done(false);
     });
   }
   return id;
@@ -437,9 +440,15 @@ void RealtimeEnv::on_subscriber_reply(int server, const Reply& r) {
       if (it == subscriptions_.end() || it->second.answered) continue;
       it->second.answered = true;
       loop_->cancel_timer(it->second.timer);
-      it->second.done(true);
+      // A copy: done may unsubscribe, erasing its own entry and the channel.
+      const std::function<void(bool)> done = it->second.done;
+      done(true);
     }
-    if (ch->second.refs == 0 && ch->second.sent == ch->second.confirmed && !ch->second.on_wire) s.channels.erase(ch);
+    ch = s.channels.find(channel);  // the callbacks may have erased it
+    if (ch != s.channels.end() && ch->second.refs == 0 && ch->second.sent == ch->second.confirmed &&
+        !ch->second.on_wire) {
+      s.channels.erase(ch);
+    }
     return;
   }
   if (kind == "message") {
