@@ -89,6 +89,18 @@ TEST(Docs, EveryRelativeLinkResolvesAndNoneLeavesTheRepository) {
   EXPECT_GT(checked, 20u);
 }
 
+// The README is a front page (the manual lives in docs/): at most 12 KB,
+// with exactly two set-up commands.
+TEST(Docs, ReadmeIsAFrontPage) {
+  const std::string readme = read(kSource / "README.md");
+  EXPECT_LE(readme.size(), 12u * 1024u) << "README.md: move reference text into docs/";
+  for (const char* marker : {"<!-- main-command -->", "<!-- test-command -->"}) {
+    const size_t first = readme.find(marker);
+    EXPECT_NE(first, std::string::npos) << marker;
+    EXPECT_EQ(readme.find(marker, first + 1), std::string::npos) << marker;
+  }
+}
+
 TEST(Docs, QuickstartRunsAndShowsItsOutput) {
   const std::string readme = read(kSource / "README.md");
   const size_t marker = readme.find("<!-- quickstart -->");
