@@ -119,6 +119,7 @@ void BusyPollChecker::on_poll(const Event& e, Waiting& waiting) {
   v.true_us = {waiting.invoke_us, w.storm_start_us, e.true_us};
   v.owners = {waiting.owner};
   v.blamed_fault = cause;
+  v.scope = FaultScope::any();
   report(std::move(v));
 }
 

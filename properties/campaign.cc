@@ -109,11 +109,24 @@ struct SeedOutcome {
   std::exception_ptr error;
 };
 
-SeedOutcome run_seed(CampaignWorker& worker, const Scenario& s, const CheckConfig& cfg) {
+// The causes of the seed's violations the policy counts (none counted: no
+// re-run), proven on the worker's checked backend: the seed is run again,
+// recorded (properties/cause_search.h).
+void explain_seed(CampaignWorker& worker, const Scenario& s, const CheckConfig& cfg, const CampaignOptions& o,
+                  ScenarioVerdict* verdict) {
+  auto counted = [&o](const Violation& v) { return o.policy.fail_on.count(v.property) != 0; };
+  if (std::none_of(verdict->violations.begin(), verdict->violations.end(), counted)) return;
+  VectorSink history;
+  check_scenario_on(*worker.checked, s, cfg, &history);
+  explain_violations(&verdict->violations, s, history.events, cfg, worker.checked.get(), o.cause_reruns, counted);
+}
+
+SeedOutcome run_seed(CampaignWorker& worker, const Scenario& s, const CheckConfig& cfg, const CampaignOptions& o) {
   SeedOutcome out;
   try {
     if (worker.reference == nullptr) {
       out.verdict = check_scenario_on(*worker.checked, s, cfg);
+      explain_seed(worker, s, cfg, o, &out.verdict);
       return out;
     }
     VectorSink expected;
@@ -124,6 +137,7 @@ SeedOutcome run_seed(CampaignWorker& worker, const Scenario& s, const CheckConfi
     HistoryComparator comparator(expected.events);
     out.verdict = check_scenario_on(*worker.checked, s, cfg, &comparator);
     comparator.finish();
+    explain_seed(worker, s, cfg, o, &out.verdict);
     out.divergence = comparator.mismatch();
     if (out.divergence) {
       out.divergence->expected_backend = worker.reference->kind();
@@ -271,6 +285,14 @@ bool add_seed_result(CampaignResult* r, const CampaignOptions& options, uint64_t
   r->waiting_polls += verdict.summary.waiting_polls;
   r->waiting_us += verdict.summary.waiting_us;
   r->coverage.add(verdict.coverage, run_number);
+  ResultTally seed_tally;
+  for (const Violation& v : verdict.violations) {
+    const bool counted = options.policy.fail_on.count(v.property) != 0;
+    if (counted || is_advisory_property(v.property)) tally_violation(&seed_tally, v, !counted);
+  }
+  r->tally.add(seed_tally);
+  r->unexplained_seeds += seed_tally.unexplained > 0;
+  r->explained_seeds += seed_tally.explained > 0;
   std::set<std::string> advisory_seen;
   for (const Violation& v : verdict.violations) {
     if (options.policy.fail_on.count(v.property) != 0 || !is_advisory_property(v.property)) continue;
@@ -320,7 +342,7 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
   for (CampaignWorker& worker : workers) {
     threads.emplace_back([&scheduler, &worker, &cfg, &seed_scenario, &options] {
       while (auto index = scheduler.claim()) {
-        SeedOutcome outcome = run_seed(worker, seed_scenario(*index), cfg);
+        SeedOutcome outcome = run_seed(worker, seed_scenario(*index), cfg, options);
         const bool fails = outcome.divergence || !failing_violations(outcome.verdict.violations, options.policy).empty();
         const bool last = outcome.error || (fails && !options.keep_going);
         scheduler.deliver(*index, std::move(outcome), last);
@@ -351,6 +373,7 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
   }
   join_all();
   r.vacuous_fails = r.vacuous() && options.policy.fail_vacuous;
+  r.unexplained_only = options.policy.unexplained_only;
   // The first shrink_seeds failing seeds, on the workers' checked backends
   // (the seed threads are done).
   if (options.shrink) shrink_campaign_failures(&r, options, cfg, workers);
@@ -472,6 +495,16 @@ void append_counterexample(std::string& out, const Counterexample& cx) {
 
 }  // namespace
 
+nlohmann::json result_tally_to_json(const CampaignResult& r) {
+  return {{"unexplained", r.tally.unexplained},
+          {"unexplained_seeds", r.unexplained_seeds},
+          {"explained", r.tally.explained},
+          {"explained_seeds", r.explained_seeds},
+          {"explained_by_kind", r.tally.explained_by_kind},
+          {"advisory", r.tally.advisory},
+          {"set_aside", r.unexplained_only ? r.tally.explained : 0}};
+}
+
 nlohmann::json seed_failure_to_json(const SeedFailure& f) {
   nlohmann::json j;
   j["seed"] = f.seed;
@@ -512,7 +545,23 @@ nlohmann::json campaign_result_to_json(const CampaignResult& r) {
   for (const auto& [name, a] : r.advisories)
     j["advisories"][name] = {{"seeds", a.seeds}, {"reports", a.reports}, {"first_seed", a.first_seed},
                              {"first_report", a.first_report}};
+  j["results"] = result_tally_to_json(r);
   return j;
+}
+
+std::string format_result_tally(const CampaignResult& r) {
+  const ResultTally& t = r.tally;
+  std::string out = "results: " + std::to_string(t.unexplained) + " unexplained violation(s) in " +
+                    std::to_string(r.unexplained_seeds) + " seed(s); " + std::to_string(t.explained) +
+                    " explained in " + std::to_string(r.explained_seeds) + " seed(s)" +
+                    (t.explained > 0 ? " (" + t.kinds_text() + ")" : std::string()) + "; " +
+                    std::to_string(t.advisory) + " advisory report(s)\n";
+  if (r.unexplained_only && t.explained > 0) {
+    out += "--unexplained-only set aside " + std::to_string(t.explained) + " explained violation(s) in " +
+           std::to_string(r.explained_seeds) +
+           " seed(s): re-runs showed each needs a fault the property permits (" + t.kinds_text() + ")\n";
+  }
+  return out;
 }
 
 std::string format_campaign_result(const CampaignResult& r) {
@@ -531,8 +580,10 @@ std::string format_campaign_result(const CampaignResult& r) {
            " seed(s) (every acquire failed or errored): nothing was checked\n";
   }
   if (!r.failed()) {
+    out += format_result_tally(r);
     out += "ok: " + std::to_string(r.seeds_run) + " seeds, " + std::to_string(r.events_checked) +
-           " events, no property failed\n";
+           " events, no property failed" + (r.tally.explained > 0 && r.unexplained_only ? " unexplained" : "") +
+           "\n";
     return out;
   }
   for (const SeedFailure& f : r.failures) {
@@ -549,6 +600,7 @@ std::string format_campaign_result(const CampaignResult& r) {
     for (const Violation& v : f.violations) out += "  violation: " + v.to_string() + "\n";
     for (const Counterexample& cx : f.shrunk) append_counterexample(out, cx);
   }
+  out += format_result_tally(r);
   if (!r.failures.empty()) {
     out += "failed: " + std::to_string(r.failures.size()) + " of " + std::to_string(r.seeds_run) + " seeds\n";
   } else {

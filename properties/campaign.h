@@ -1,7 +1,9 @@
 // Campaign: many seeded scenarios from one template, each checked by the
 // CheckerSuite while it streams (nothing stored). A seed fails when it shows
-// a violation its VerdictPolicy fails on; the campaign stops at the first
-// failing seed unless keep_going, and then lists every failing seed. Every
+// a violation its VerdictPolicy fails on (the causes of a seed's counted
+// violations are searched first, on its worker: properties/cause_search.h);
+// the campaign stops at the first failing seed unless keep_going, and then
+// lists every failing seed. Every
 // property each of the first `shrink_seeds` failing seeds (seed order)
 // violates is shrunk on its own (properties/shrink.h) to a short
 // counterexample that still violates it.
@@ -39,6 +41,7 @@
 
 #include "properties/campaign_backend.h"
 #include "properties/campaign_worker.h"
+#include "properties/cause_search.h"
 #include "properties/check_config.h"
 #include "properties/coverage.h"
 #include "properties/scenario_check.h"
@@ -78,6 +81,9 @@ struct CampaignOptions {
   // (--reference; empty: the reference is the correct model or the pack itself).
   std::string reference_scripts;
   int workers = 1;          // seeds run at once (one backend source each)
+  // Re-runs per counted violation of a failing seed to prove its cause
+  // (properties/cause_search.h); 0: none, every violation unexplained.
+  int cause_reruns = kDefaultCauseReruns;
   VerdictPolicy policy;
   // A guided campaign (search/guided_campaign.h) and the digest of the
   // corpus it started from (empty: none).
@@ -140,6 +146,15 @@ struct CampaignResult {
   std::vector<SeedFailure> failures;    // in seed order
   std::map<std::string, AdvisoryCount> advisories;  // property -> counts
   Coverage coverage;                    // what the seeds run exercised (properties/coverage.h), runs = seeds
+  // Every violation of the seeds run, by kind of result: unexplained and
+  // explained ones of the properties the policy counts (fail_on), advisory
+  // reports of the others; and the seeds with an unexplained or an
+  // explained one. Under unexplained_only the explained ones fail nothing:
+  // they are set aside, and counted here.
+  ResultTally tally;
+  int unexplained_seeds = 0;
+  int explained_seeds = 0;
+  bool unexplained_only = false;        // the policy set explained violations aside
   bool vacuous_fails = false;           // vacuous() and the policy fails on it
   // No operation succeeded in any seed run: nothing was checked.
   bool vacuous() const { return seeds_run > 0 && operations_ok == 0; }
@@ -196,9 +211,17 @@ void shrink_campaign_failures(CampaignResult* r, const CampaignOptions& options,
 std::string exception_text(const std::exception_ptr& error);
 
 nlohmann::json seed_failure_to_json(const SeedFailure& f);
+// {"unexplained","unexplained_seeds","explained","explained_seeds",
+//  "explained_by_kind":{kind:count},"advisory","set_aside"}: CampaignResult::tally.
+nlohmann::json result_tally_to_json(const CampaignResult& r);
 // {"scenario","backend","seeds_run","events_checked","ok","failures":[seed_failure...],"advisories":{...}}
 nlohmann::json campaign_result_to_json(const CampaignResult& r);
 std::string format_campaign_result(const CampaignResult& r);
+// The three kinds of result in one line: "results: 3 unexplained
+// violation(s) in 2 seed(s); 46 explained in 44 seed(s) (pause: 20, ...);
+// 2 advisory report(s)", and under unexplained_only a second line saying
+// how many explained violations were set aside, and why.
+std::string format_result_tally(const CampaignResult& r);
 // One line per event, for printing counterexamples.
 std::string format_event(const Event& e);
 

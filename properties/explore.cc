@@ -265,7 +265,7 @@ class Worker {
     for (const Violation& v : run.suite().violations()) {
       if (v.detected_at_event < first_event) continue;
       if (!seen.insert(v.property).second) continue;
-      if (config_.policy.fails(v)) {
+      if (config_.policy.fails_unless_fault_named(v)) {
         child->failing.push_back(v);
       } else if (is_advisory_property(v.property)) {
         child->advisory.push_back(v.property);

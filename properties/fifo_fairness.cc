@@ -123,6 +123,7 @@ void FifoFairnessChecker::check_purged(const Event& e) {
     v.true_us = {w.enqueue_us, e.true_us};
     v.owners = {w.owner, e.owner};
     v.blamed_fault = explain_skew(w.client, e.lock);
+    v.scope = FaultScope::any();  // clocks (skew, jumps) and delays decide who looks stale
     report(std::move(v));
     return;  // one violation per purge
   }
@@ -147,6 +148,7 @@ void FifoFairnessChecker::check_grant(const FairLineMirror::Grant& g) {
     v.true_us = {w.enqueue_us, g.true_us};
     v.owners = {w.owner, g.owner};
     v.blamed_fault = explain_skew(w.client, g.lock);
+    v.scope = FaultScope::any();
     report(std::move(v));
     return;  // one violation per grant
   }

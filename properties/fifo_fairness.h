@@ -15,6 +15,10 @@
 // behind a waiter already past its slot (version 1 traces: ttl reply <= -2;
 // version 2: the line after a purging script still has a head past its
 // deadline by the script's own now_ms, from server truth).
+// A waiter granted or purged out of turn may be any fault's doing (clocks
+// decide who looks stale: FaultScope::any()); the other reports are the
+// protocol's (a give-up without acquire_failed, a stale waiter left, a
+// deadline rewritten): no fault explains them.
 // Memory: the mirror's lines, per client a fault log, per fair lock the
 // clients that ran scripts on it, per owner at most one give-up to confirm.
 #pragma once

@@ -102,6 +102,7 @@ void LivenessChecker::check_budget(const Waiter& w, int64_t now_us, uint64_t com
   }
   v.owners = {w.owner};
   v.blamed_fault = blame(w, now_us);
+  v.scope = scope_of(w);
   report(std::move(v));
 }
 
@@ -170,6 +171,21 @@ void LivenessChecker::erase_waiter(std::map<uint64_t, Waiter>::iterator it) {
   assert(pos != of_lock.end());
   of_lock.erase(pos);
   waiters_.erase(it);
+}
+
+// The faults that may hold a correct waiter up past its bound: its own
+// client's (a partition, a lost request or reply and the timeout it waits
+// out, a lost wake-up) and its lock's servers'. Not the holder's: its pause
+// or crash keeps the lock held, which no bound counts against a waiter; not
+// a waiter's ahead in a fair line: the bound runs from the end of the slots
+// ahead, which a crashed, cut off or silent waiter ahead holds at most.
+FaultScope LivenessChecker::scope_of(const Waiter& w) const {
+  FaultScope scope;
+  scope.clients = FaultScope::Who::Listed;
+  scope.client_list.push_back(w.client);
+  scope.servers = true;
+  if (w.at_lock != nullptr) scope.server_list.assign(w.at_lock->servers.begin(), w.at_lock->servers.end());
+  return scope;
 }
 
 std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
@@ -267,6 +283,7 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
     v.true_us = {w.invoke_us, lock.free_since_us};
     v.owners = {w.owner};
     v.blamed_fault = blame(w, now_us);
+    v.scope = scope_of(w);
     report(std::move(v));
   }
 }

@@ -12,11 +12,15 @@
 //     latch replay) publishes on the lock's wake-up channel (a pub/sub
 //     design; a polling one publishes nothing, and its free-lock bound in 2
 //     is its poll interval + jitter + slack: CheckConfig, with_design()).
-// Causes: a violation blames the faults that can stall a correct waiter: a
-// message its client lost, or a fault of a waiter that was ahead of it in a
-// fair line (it left without acquire_failed, or was purged, and nobody
-// publishes to the next one), or its own partition. Crashed clients'
-// operations are dropped. Memory: per pending operation one record, per
+// Causes: the sentence (blamed_fault) names the faults that can stall a
+// waiter: a message its client lost, or a fault of a waiter that was ahead
+// of it in a fair line (it left without acquire_failed, or was purged, and
+// nobody publishes to the next one), or its own partition. Only its own
+// client's faults and its lock's servers' may explain 1 and 2 (FaultScope,
+// properties/cause.h): the bound already runs from the end of the slots
+// ahead, which a crashed or silent waiter ahead holds at most, and a
+// holder's faults keep the lock held. 3 is the protocol's: nothing explains
+// it. Crashed clients' operations are dropped. Memory: per pending operation one record, per
 // lock one (its waiters, "free since", recent release ids, servers), the
 // fair-line mirror.
 #pragma once
@@ -87,6 +91,7 @@ class LivenessChecker : public Checker {
   void erase_waiter(std::map<uint64_t, Waiter>::iterator it);
   // The fault that can explain why w is still waiting at now_us, or "".
   std::string blame(const Waiter& w, int64_t now_us) const;
+  FaultScope scope_of(const Waiter& w) const;
 
   CheckerContext ctx_;
   std::map<uint64_t, Waiter> waiters_;  // op_id -> pending acquire (reports go in op_id order)

@@ -5,8 +5,11 @@
 
 #include "impl/client_mutant.h"
 #include "model/variant.h"
+#include "properties/cause_search.h"
+#include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
 #include "properties/shrink.h"
+#include "sim/model_backend_source.h"
 #include "sim/rng.h"
 
 namespace locksim {
@@ -209,9 +212,31 @@ ExplicitPlan negative_wait_plan(const Scenario& scenario) {
   return plan;
 }
 
-// The first violation no recorded fault explains, as a counterexample.
+bool counted(const Violation& v) { return !is_advisory_property(v.property); }
+
+// The first violation of the plan's run that is not advisory and that no
+// fault explains (properties/cause_search.h), as a counterexample.
 std::optional<Counterexample> unexplained(const ExplicitPlan& plan, const CheckConfig& cfg) {
-  return first_violation(plan, cfg, [](const Violation& v) { return v.blamed_fault.empty() && !is_advisory_property(v.property); });
+  ModelBackendSource model(variant_from_name(plan.scenario.model_variant).value_or(ModelVariant::Correct));
+  CheckerSuite suite(cfg);
+  VectorSink history;
+  FanoutSink fanout;
+  fanout.add(&suite);
+  fanout.add(&history);
+  const RunSummary summary = run_explicit(plan, model.fresh(plan.scenario), fanout);
+  suite.finish(summary.end_true_us);
+  std::vector<Violation> found = suite.violations();
+  explain_violations(&found, plan, history.events, cfg, nullptr, kDefaultCauseReruns, counted);
+  for (const Violation& v : found) {
+    if (!counted(v) || v.explained()) continue;
+    Counterexample cx;
+    const size_t end = std::min<size_t>(history.events.size(), v.detected_at_event + 1);
+    cx.events.assign(history.events.begin(), history.events.begin() + static_cast<std::ptrdiff_t>(end));
+    cx.violation = v;
+    cx.plan = plan;
+    return cx;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -267,7 +292,10 @@ MutantResult run_mutant(const MutantSpec& spec, int max_seeds, bool shrink) {
         first_catch = i;
         r.caught = true;
       }
-      if (shrink) *cx = shrink_plan(&plan, cfg, signature, /*blame_mutant=*/true);
+      if (shrink) {
+        *cx = shrink_plan(&plan, cfg, signature, /*blame_mutant=*/true);
+        explain_counterexample(&*cx, cfg);
+      }
       if (!r.counterexample || cx->events.size() < r.counterexample_events) {
         r.counterexample_events = cx->events.size();
         r.property = cx->violation.property;
@@ -276,9 +304,11 @@ MutantResult run_mutant(const MutantSpec& spec, int max_seeds, bool shrink) {
       }
       continue;
     }
-    const ScenarioVerdict verdict = check_scenario(s, cfg);
+    VectorSink history;
+    ScenarioVerdict verdict = check_scenario(s, cfg, &history);
+    explain_violations(&verdict.violations, s, history.events, cfg, nullptr, kDefaultCauseReruns, counted);
     for (const Violation& v : verdict.violations) {
-      if (!v.blamed_fault.empty() || is_advisory_property(v.property)) continue;  // the profile's own doing, or advisory
+      if (v.explained() || !counted(v)) continue;  // the profile's own doing, or advisory
       if (first_catch >= 0) extra_catches++;
       if (first_catch < 0) {
         first_catch = i;
@@ -289,6 +319,7 @@ MutantResult run_mutant(const MutantSpec& spec, int max_seeds, bool shrink) {
       }
       if (shrink) {
         Counterexample cx = shrink_scenario(s, v, cfg, /*blame_mutant=*/true);
+        explain_counterexample(&cx, cfg);
         if (!r.counterexample || cx.events.size() < r.counterexample_events) {
           r.counterexample_events = cx.events.size();
           r.property = cx.violation.property;
@@ -312,6 +343,8 @@ nlohmann::json mutant_results_to_json(const std::vector<MutantResult>& results) 
     j["seeds"] = r.seeds;
     j["wall_s"] = r.wall_s;
     j["counterexample_events"] = r.counterexample_events;
+    j["explained"] = r.counterexample && r.counterexample->violation.explained();
+    j["cause"] = r.counterexample ? cause_to_json(r.counterexample->violation.cause) : nlohmann::json(nullptr);
     list.push_back(j);
   }
   return nlohmann::json{{"mutants", list}};

@@ -2,10 +2,12 @@
 // mutants (impl/client_mutant.h) and the scripts' (model/variant.h, run as
 // ModelVariants on the model backend) — each with the scenario template that
 // exposes it (lock kind, fault profile, clients). A mutant is *caught* on the
-// first seed whose history shows a violation that no recorded fault explains
-// (empty blamed_fault), so failures the profile causes by itself (a pause
-// longer than the lease) do not count. The caught run is shrunk; the result
-// reports the property, seeds needed, wall time and counterexample length.
+// first seed whose history shows a violation that no fault explains (re-runs
+// without its faults do not confirm a cause: properties/cause_search.h), so
+// failures the profile causes by itself (a pause longer than the lease) do
+// not count. The caught run is shrunk and the shrunk counterexample's cause
+// searched again (it must stay unexplained); the result reports the
+// property, seeds needed, wall time and counterexample length.
 // A candidate (the caught run, and every shrink step) counts only if the same
 // plan with the correct client and scripts does not fail the same way.
 #pragma once

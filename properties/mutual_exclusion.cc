@@ -1,5 +1,6 @@
 #include "properties/mutual_exclusion.h"
 
+#include <algorithm>
 #include <cassert>
 #include <climits>
 
@@ -38,6 +39,20 @@ void MutualExclusionChecker::on_event(const Event& e) {
           v.true_us = {other.hold.start_us, e.true_us};
           v.owners = {other.owner, e.owner};
           v.blamed_fault = blame(other.hold, e.lock, e.true_us);
+          // Faults of the two clients and of the servers since the earlier
+          // holder asked for the lock may explain it: a pause or a lost reply
+          // longer than what was left of the lease (the acquirer's too: a group
+          // member whose expiry reset answered late is reported ok after its
+          // lease ran out), a restart, a clock jump.
+          const int64_t since_us = std::min({other.hold.invoke_us, other.hold.start_us, started->hold.invoke_us});
+          v.scope.clients = FaultScope::Who::Listed;
+          v.scope.client_list = {other.hold.client, e.client};
+          v.scope.client_from_us = since_us;
+          v.scope.crashes = false;
+          v.scope.servers = true;
+          v.scope.server_from_us = since_us;
+          if (auto servers = lock_servers_.find(e.lock); servers != lock_servers_.end())
+            v.scope.server_list.assign(servers->second.begin(), servers->second.end());
           report(std::move(v));
         }
       } else if (ctx_->facts().op == OpName::ForceUnlock && e.value == 1) {

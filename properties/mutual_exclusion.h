@@ -12,7 +12,10 @@
 // "<group>@<server>") was seen on, from the acquire's invoke on.
 // On an overlap it names both holds (owners, acquire event ids, true times)
 // and blames the fault that made it possible, from each client's recent faults
-// (e.g. "client 3 paused 41 000 ms > lease 30 000 ms").
+// (e.g. "client 3 paused 41 000 ms > lease 30 000 ms"). What may explain it
+// (FaultScope, properties/cause.h): faults of the two clients (no crash: a
+// crash ends its process's beliefs) and of the lock's servers since the
+// earlier holder asked for it.
 // Memory: per lock the servers its scripts ran on and its latest server time;
 // per lock its latest force-unlock (the holds are the BeliefBook's).
 #pragma once

@@ -18,6 +18,8 @@ void ReentrancyChecker::violation(const Event& e, std::string message, std::vect
   v.true_us = std::move(times);
   v.owners = {e.owner};
   v.blamed_fault = rollback_;
+  // Only a server that lost or rolled back its data may make the counts disagree.
+  v.scope.servers = true;
   report(std::move(v));
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/variant.h"
+#include "properties/cause_search.h"
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
 #include "sim/model_backend_source.h"
@@ -302,6 +303,28 @@ class Shrinker {
 };
 
 }  // namespace
+
+void explain_counterexample(Counterexample* cx, const CheckConfig& config, BackendSource* source, int max_reruns) {
+  if (!cx->plan) return;
+  ModelBackendSource model(variant_from_name(cx->plan->scenario.model_variant).value_or(ModelVariant::Correct));
+  Backend& backend = (source != nullptr ? *source : model).fresh(cx->plan->scenario);
+  CheckerSuite suite(config);
+  VectorSink history;
+  FanoutSink fanout;
+  fanout.add(&suite);
+  fanout.add(&history);
+  const RunSummary summary = run_explicit(*cx->plan, backend, fanout);
+  suite.finish(summary.end_true_us);
+  std::vector<Violation> found = suite.violations();
+  const Violation& want = cx->violation;
+  auto same = [&want](const Violation& v) {
+    return v.property == want.property && v.lock == want.lock && v.event_ids == want.event_ids &&
+           v.detected_at_event == want.detected_at_event;
+  };
+  explain_violations(&found, *cx->plan, history.events, config, source, max_reruns, same);
+  for (const Violation& v : found)
+    if (same(v)) cx->violation.cause = v.cause;
+}
 
 ExplicitPlan baseline_plan(const ExplicitPlan& plan) {
   ExplicitPlan b = plan;

@@ -64,6 +64,12 @@ Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe);
 Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature,
                            bool blame_mutant = false, BackendSource* source = nullptr);
 
+// Fills cx->violation.cause (properties/cause_search.h): the counterexample's
+// plan is run again whole and its violation's cause searched on re-runs of
+// it; without a plan, nothing is searched.
+void explain_counterexample(Counterexample* cx, const CheckConfig& config, BackendSource* source = nullptr,
+                            int max_reruns = kDefaultCauseReruns);
+
 // The whole path from a failing seed: record, convert, shrink. If the plan
 // does not reproduce the violation, returns the original history up to it.
 Counterexample shrink_scenario(const Scenario& scenario, const Violation& violation, const CheckConfig& config,

@@ -1,10 +1,12 @@
 // VerdictPolicy: which violations make a campaign or `locksim check` fail.
 //  - fail_on: the properties that fail (default: every property that is not
 //    advisory; --fail-on adds more, e.g. busy_poll).
-//  - unexplained_only: ignore violations whose cause is a fault the profile
-//    permits (a non-empty blamed_fault: a pause longer than the lease, a
-//    skewed clock, a lost reply...), so a campaign goes on to the violations
-//    no fault explains: real bugs.
+//  - unexplained_only: ignore explained violations: those whose cause re-runs
+//    confirmed (properties/cause_search.h: without a fault the property
+//    permits, such as a pause longer than the lease, a skewed clock or a lost
+//    reply, the same plan no longer violates), so a campaign goes on to the
+//    violations no fault explains: real bugs. The checker's sentence
+//    (blamed_fault) alone explains nothing.
 // Parsed once at the edge (CLI): property names are checked there.
 #pragma once
 
@@ -25,6 +27,14 @@ struct VerdictPolicy {
   bool fail_vacuous = true;
 
   bool fails(const Violation& v) const {
+    if (fail_on.count(v.property) == 0) return false;
+    return !(unexplained_only && v.explained());
+  }
+  // The explorer's rule (properties/explore.h), which re-runs nothing: under
+  // unexplained_only it sets aside a violation whose checker names a fault
+  // (blamed_fault), a guess it reports as "a fault is named", never as an
+  // explained violation.
+  bool fails_unless_fault_named(const Violation& v) const {
     if (fail_on.count(v.property) == 0) return false;
     return !(unexplained_only && !v.blamed_fault.empty());
   }

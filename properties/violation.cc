@@ -14,10 +14,22 @@ std::vector<std::string> all_properties() {
 
 bool is_advisory_property(std::string_view name) { return name == property::kBusyPoll; }
 
+void tally_violation(ResultTally* tally, const Violation& v, bool advisory) {
+  if (advisory) {
+    tally->advisory++;
+  } else if (v.explained()) {
+    tally->explained++;
+    tally->explained_by_kind[v.cause.kind()]++;
+  } else {
+    tally->unexplained++;
+  }
+}
+
 nlohmann::json violation_to_json(const Violation& v) {
   return {{"property", v.property},   {"lock", v.lock},         {"message", visible_text(v.message)},
           {"event_ids", v.event_ids}, {"true_us", v.true_us},   {"owners", v.owners},
-          {"blamed_fault", visible_text(v.blamed_fault)}, {"detected_at_event", v.detected_at_event}};
+          {"blamed_fault", visible_text(v.blamed_fault)}, {"detected_at_event", v.detected_at_event},
+          {"explained", v.explained()}, {"cause", cause_to_json(v.cause)}};
 }
 
 std::string format_ms(int64_t ms) {
@@ -49,7 +61,8 @@ std::string Violation::to_string() const {
     }
     out += ")";
   }
-  if (!blamed_fault.empty()) out += "; cause: " + blamed_fault;
+  if (!blamed_fault.empty()) out += "; blamed: " + blamed_fault;
+  if (cause.status != CauseStatus::NotSearched || !cause.note.empty()) out += "; cause: " + cause.text();
   return visible_text(out);  // a reply's bytes never reach a console or report raw
 }
 

@@ -1,5 +1,7 @@
 #include "properties/watchdog_expiry.h"
 
+#include <algorithm>
+
 #include "properties/saturating_time.h"
 
 namespace locksim {
@@ -17,7 +19,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
       break;
     case EventKind::Invoke:
       if (ctx_->facts().acquire_op()) {
-        pending_[e.op_id] = {e.lease_ms};
+        pending_[e.op_id] = {e.lease_ms, e.true_us};
       } else if (ctx_->facts().op == OpName::Unlock) {
         auto it = owners_.find(lock_owner());
         if (it != owners_.end() && it->second.count > 0) --it->second.count;
@@ -33,6 +35,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
           s.client = e.client;
           s.hold_event = e.id;
           s.hold_start_us = e.true_us;
+          s.hold_invoke_us = p == pending_.end() ? e.true_us : std::min(p->second.invoke_us, e.true_us);
           s.hold_op_floor = op_floor;
         }
         ++s.count;
@@ -179,7 +182,7 @@ void WatchdogExpiryChecker::on_hold_lost(const Event& e, const std::string& how)
   s.lost = true;
   if (!was_held || s.counts_unknown) { s.count = 0; return; }
   const bool faulted = !ctx_->faults().faults_between(s.client, s.hold_start_us, e.true_us).empty() ||
-                       !ctx_->faults().server_faults_between(s.hold_start_us, e.true_us).empty();
+                       !ctx_->faults().server_faults_between(s.hold_invoke_us, e.true_us).empty();
   const int64_t slack_us = config().request_timeout_ms * 1000;
   const bool lease_ran_out = !s.watchdog && sat_add(e.true_us, slack_us) >= s.lease_expiry_us;
   if (!faulted && !lease_ran_out) {
@@ -191,6 +194,12 @@ void WatchdogExpiryChecker::on_hold_lost(const Event& e, const std::string& how)
     v.event_ids = {s.hold_event, e.id};
     v.true_us = {s.hold_start_us, e.true_us};
     v.owners = {e.owner};
+    v.scope.clients = FaultScope::Who::Listed;
+    v.scope.client_list = {s.client};
+    v.scope.client_from_us = s.hold_start_us;
+    v.scope.crashes = false;
+    v.scope.servers = true;
+    v.scope.server_from_us = s.hold_invoke_us;
     report(std::move(v));
   }
   s.count = 0;

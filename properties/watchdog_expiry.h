@@ -10,8 +10,12 @@
 //  2. A renewal answers 1 only for an owner that holds the lock.
 //  3. A live holder whose renewals get through never loses the lock: a hold
 //     with the watchdog that is lost (hold_lost, or unlock answering "illegal
-//     monitor state") without any fault hitting its client or the server is a
-//     violation; so is an explicit-lease hold lost before its lease ran out.
+//     monitor state") without any fault hitting its client (during the hold)
+//     or a server (since the acquire was invoked: a group's member may be
+//     taken before the group's hold begins) is a violation; so is an
+//     explicit-lease hold lost before its lease ran out. Such a violation may
+//     be explained by those faults only (its FaultScope); the others are
+//     violations of the protocol, which no fault explains.
 //  4. No renewal is started after the owner's final release completed (its
 //     op_id, allocated when the renewal starts, is newer than every op_id seen
 //     by then, and it reaches the server more than renew_grace_ms later: the
@@ -53,6 +57,7 @@ class WatchdogExpiryChecker : public Checker {
     bool counts_unknown = false;
     uint64_t hold_event = 0;
     int64_t hold_start_us = 0;
+    int64_t hold_invoke_us = 0;    // invoke of the acquire that began the hold
     int64_t lease_ms = -1;         // lease of the latest acquire (-1: watchdog)
     int64_t lease_expiry_us = 0;   // explicit lease: last refresh + lease
     uint64_t hold_op_floor = 0;    // newest op_id seen when the hold began
@@ -64,6 +69,7 @@ class WatchdogExpiryChecker : public Checker {
   };
   struct PendingOp {
     int64_t lease_ms = -1;
+    int64_t invoke_us = 0;
   };
 
   void on_script(const Event& e);

@@ -84,6 +84,15 @@ struct ExplicitPlan {
   std::vector<ExplicitTask> tasks;
   int64_t drain_ms = 60'000;  // quiet time (no op started/completed) that ends the run
   std::optional<Schedule> schedule;  // an explored schedule (faults.link is then the schedule's)
+  // A plan run without some of its faults (properties/cause_search.h): an
+  // acquire that failed in the recorded run may now succeed, or the other
+  // way round, while the recorded unlocks match the recorded outcomes. With
+  // balance_holds each task releases what it holds, as the workload would:
+  // an unlock when the task holds nothing of that lock is skipped, and the
+  // last unlock of a run of unlocks of one lock is repeated until the task
+  // holds nothing of it. A plan recovered from a run it replays exactly
+  // (plan_from_history) runs the same with or without it.
+  bool balance_holds = false;
 };
 
 // The fault plan the Simulator would use for `scenario` (profile + seed).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -25,7 +26,7 @@ class ExplicitRun::Driver {
     for (size_t i = 0; i < plan_.tasks.size(); ++i) {
       const ExplicitTask& t = plan_.tasks[i];
       if (t.client != c || t.incarnation != inc || t.ops.empty()) continue;
-      runs_.push_back(std::make_unique<Run>(Run{&t, i, 0, 0, false}));
+      runs_.push_back(std::make_unique<Run>(Run{&t, i, 0, 0, false, {}}));
       active_++;
       next_or_finish(runs_.back().get());
     }
@@ -42,6 +43,11 @@ class ExplicitRun::Driver {
       out->add(static_cast<uint64_t>(run->next));
       out->add(run->held);
       out->add(run->finished);
+      if (!plan_.balance_holds) continue;
+      for (const auto& [lock, held] : run->held_by_lock) {
+        out->add(static_cast<uint64_t>(lock));
+        out->add(static_cast<int64_t>(held));
+      }
     }
   }
   // Some run of client c's current incarnation has an operation to start
@@ -61,6 +67,7 @@ class ExplicitRun::Driver {
     size_t next;
     int64_t held;     // acquires that succeeded minus unlocks started, never below 0
     bool finished;
+    std::map<int, int> held_by_lock;  // balance_holds: lock -> holds acquired and not yet released
   };
 
   void touch() { last_activity_us_ = world_.now_us(); }
@@ -92,19 +99,69 @@ class ExplicitRun::Driver {
     schedule(run);
   }
 
+  // balance_holds: whether the unlock at `index` ends a run of unlocks of
+  // its lock (the task's next op is no unlock of it).
+  static bool ends_unlocks(const ExplicitTask& t, size_t index) {
+    const ExplicitOp& op = t.ops[index];
+    if (index + 1 >= t.ops.size()) return true;
+    const ExplicitOp& next = t.ops[index + 1];
+    return next.kind != op.kind || next.lock != op.lock;
+  }
+
+  // balance_holds: after an unlock (Kind::Unlock; a force unlock is
+  // another matter), unlocks again at once while the task still holds the
+  // lock and the unlock ended a run of unlocks.
+  void unlocked(Run* run, const ExplicitOp& op, bool last) {
+    int& held = run->held_by_lock[op.lock];
+    if (plan_.balance_holds && last && held > 0) {
+      held--;
+      if (run->held > 0) run->held--;
+      release(run, op, last);
+      return;
+    }
+    completed(run);
+  }
+
+  void release(Run* run, const ExplicitOp& op, bool last) {
+    const ExplicitTask& t = *run->task;
+    if (!groups_.empty()) {
+      world_.group_client(t.client).unlock(t.task, groups_[static_cast<size_t>(op.lock)],
+                                           [this, run, &op, last](bool) { unlocked(run, op, last); });
+      return;
+    }
+    world_.client(t.client).unlock(t.task, locks_[static_cast<size_t>(op.lock)],
+                                   [this, run, &op, last](UnlockResult) { unlocked(run, op, last); });
+  }
+
   void start(Run* run) {
     const ExplicitTask& t = *run->task;
-    const ExplicitOp& op = t.ops[run->next++];
+    const size_t index = run->next++;
+    const ExplicitOp& op = t.ops[index];
     touch();
     assert(op.lock >= 0 && op.lock < static_cast<int>(locks_.size()));
     const LockRef& lock = locks_[static_cast<size_t>(op.lock)];
-    auto on_acquire = [this, run](AcquireResult result) {
-      if (result == AcquireResult::Acquired) run->held++;
+    auto on_acquire = [this, run, lock_index = op.lock](AcquireResult result) {
+      if (result == AcquireResult::Acquired) {
+        run->held++;
+        run->held_by_lock[lock_index]++;
+      }
       completed(run);
     };
     const bool releases = op.kind == ExplicitOp::Kind::Unlock || op.kind == ExplicitOp::Kind::ForceUnlock ||
                           op.kind == ExplicitOp::Kind::UnlockIfHeld;
+    if (plan_.balance_holds && op.kind == ExplicitOp::Kind::Unlock) {
+      int& held = run->held_by_lock[op.lock];
+      if (held == 0) {  // nothing to release: skipped (completes at once, as its own action)
+        world_.at_client(t.client, world_.now_us(), [this, run] { completed(run); });
+        return;
+      }
+      held--;
+      if (run->held > 0) run->held--;
+      release(run, op, ends_unlocks(t, index));
+      return;
+    }
     if (releases && run->held > 0) run->held--;
+    if (releases && run->held_by_lock[op.lock] > 0) run->held_by_lock[op.lock]--;
     if (!groups_.empty()) {
       const GroupRef& g = groups_[static_cast<size_t>(op.lock)];
       MultiLockClient& multi = world_.group_client(t.client);

@@ -4,6 +4,7 @@
 // make_fault_plan (sim/profiles.h), executed by the Simulator.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <vector>
 
@@ -25,12 +26,24 @@ struct FaultAction {
   int64_t restart_after_ms = -1;  // crash: restart after this long; -1 never
 };
 
+// A random link loss that does not happen (a cause's re-run without it):
+// the `nth` (1-based) random loss on client `client`'s link, counting every
+// random loss of that link (requests, replies, deliveries, subscriptions) in
+// the order the run meets them, spared ones included. In the run's history
+// that is the client's nth Fault event "lost".
+struct SparedLoss {
+  int client = 0;
+  uint64_t nth = 0;
+  auto operator<=>(const SparedLoss&) const = default;
+};
+
 struct FaultPlan {
   LinkProfile link;
   std::vector<ClockSetup> client_clocks;  // one per client
   std::vector<ClockSetup> server_clocks;  // one per server
   std::vector<FaultAction> actions;       // sorted by at_us (stable)
   std::vector<int64_t> replica_lag_ms;    // per server: its replica's lag; empty: no replicas
+  std::vector<SparedLoss> spared_losses;  // sorted; empty but in a cause's re-run
 };
 
 }  // namespace locksim

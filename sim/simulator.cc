@@ -11,8 +11,8 @@
 
 namespace locksim {
 
-Simulator::Simulator(Scenario scenario, Backend& backend, EventSink& sink)
-    : scenario_(std::move(scenario)), backend_(backend), sink_(sink) {
+Simulator::Simulator(Scenario scenario, Backend& backend, EventSink& sink, std::optional<FaultPlan> faults)
+    : scenario_(std::move(scenario)), backend_(backend), sink_(sink), faults_(std::move(faults)) {
   validate_scenario(scenario_);
   if (backend_.server_count() < scenario_.servers) {
     throw ScenarioError("backend has " + std::to_string(backend_.server_count()) +
@@ -26,8 +26,9 @@ RunSummary Simulator::run() {
   const Scenario& s = scenario_;
   const Rng root(s.seed);
   const int64_t duration_us = s.duration_ms * 1000;
-  const FaultPlan plan = make_fault_plan(s.profile, s.clients, backend_.server_count(),
-                                         duration_us, root.split("faults"));
+  const FaultPlan plan = faults_ ? *faults_
+                                 : make_fault_plan(s.profile, s.clients, backend_.server_count(), duration_us,
+                                                   root.split("faults"));
 
   World world(world_config_for(s, plan), backend_, counting);
 

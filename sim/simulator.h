@@ -5,12 +5,16 @@
 // what they hold (at most kDrainMs more), and the run ends when every live
 // task is idle. Same scenario + same backend behaviour => same history, byte
 // for byte. stop() (e.g. from a sink during replay) ends the run after the
-// current action.
+// current action. With `faults`, the run uses that fault plan instead of the
+// profile's (a cause's re-run without some of the profile's faults:
+// properties/cause_search.h); the workload is the scenario's own.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "sim/backend.h"
+#include "sim/fault_plan.h"
 #include "sim/scenario.h"
 #include "traces/event_sink.h"
 
@@ -42,7 +46,7 @@ class Simulator {
   static constexpr uint64_t kMaxActions = 2'000'000'000ULL;
 
   // Throws ScenarioError for an invalid scenario.
-  Simulator(Scenario scenario, Backend& backend, EventSink& sink);
+  Simulator(Scenario scenario, Backend& backend, EventSink& sink, std::optional<FaultPlan> faults = std::nullopt);
   RunSummary run();
   void stop() { stop_requested_ = true; }
 
@@ -50,6 +54,7 @@ class Simulator {
   Scenario scenario_;
   Backend& backend_;
   EventSink& sink_;
+  std::optional<FaultPlan> faults_;
   bool stop_requested_ = false;
 };
 

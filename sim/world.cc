@@ -34,6 +34,7 @@ class World::NodeEnv final : public ClientEnv {
     // earlier requests left.
     RecordPool<ScriptRequest>::Ref pending = world_.script_requests_.acquire();
     pending->finished = false;
+    pending->spared = false;
     pending->done = std::move(done);
     pending->call = call;
     pending->tag = tag;
@@ -59,19 +60,23 @@ class World::NodeEnv final : public ClientEnv {
         return;
       }
     } else {
-      if (draw_lost(world_.config_.link, n.net_rng)) {
+      const LinkDraw draw = world_.random_loss(c_);
+      if (draw == LinkDraw::Lost) {
         world_.record_lost(c_, "request " + std::string(script_name(call.kind)) + " " + call.params.lock,
                            call.params.lock);
         return;
       }
-      arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, n.net_rng);
+      pending->spared = draw == LinkDraw::Spared;
+      arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, world_.link_rng(c_, pending->spared));
     }
     const int c = c_;
     World& world = world_;
     const QueueTag arrival{static_cast<uint8_t>(EntryKind::Arrival), c, server, 0, incarnation, record};
     world_.at_tagged(arrive_us, [&world, c, server, incarnation, pending = std::move(pending), this]() mutable {
       int64_t back_us = 0;
-      if (!world.execute_at_server(c, server, pending->call, pending->tag, &pending->reply, &back_us)) return;
+      if (!world.execute_at_server(c, server, pending->call, pending->tag, &pending->reply, &back_us,
+                                   pending->spared))
+        return;
       const QueueTag reply{static_cast<uint8_t>(EntryKind::Reply), c, server, 0, incarnation, &*pending};
       world.at_client_incarnation_tagged(c, incarnation, [&world, c, pending = std::move(pending), this] {
         if (world.link_down(c)) {
@@ -108,26 +113,28 @@ class World::NodeEnv final : public ClientEnv {
       return id;
     }
     int64_t arrive_us = 0;
+    bool spared = false;  // drawn lost but delivered (random_loss): its acknowledgement gets through too
     if (world_.hook_ != nullptr) {
       if (!world_.scheduled_fate(c_, server, MessageKind::Subscribe, "subscribe " + channel, "", &arrive_us)) return id;
     } else {
-      if (draw_lost(world_.config_.link, n.net_rng)) {
+      const LinkDraw draw = world_.random_loss(c_);
+      if (draw == LinkDraw::Lost) {
         world_.record_lost(c_, "subscribe " + channel, "");
         return id;
       }
-      arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, n.net_rng);
+      spared = draw == LinkDraw::Spared;
+      arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, world_.link_rng(c_, spared));
     }
     const int c = c_;
     World& world = world_;
     const QueueTag arrival{static_cast<uint8_t>(EntryKind::SubscribeArrival), c, server, id, incarnation,
                            pending.get()};
-    world_.at_tagged(arrive_us, [&world, c, server, id, incarnation, pending, this] {
+    world_.at_tagged(arrive_us, [&world, c, server, id, incarnation, pending, spared, this] {
       auto it = world.subs_.find(id);
       if (it == world.subs_.end()) return;  // cancelled before it arrived, or crashed
       if (world.link_down(c)) return;
       it->second.active = true;
       world.channels_[it->second.server][it->second.channel][c] += 1;
-      Node& n = world.node(c);
       int64_t back_us = 0;
       if (world.hook_ != nullptr) {
         if (!world.scheduled_fate(c, server, MessageKind::SubscribeAck, "subscribe_ack " + it->second.channel, "",
@@ -135,11 +142,12 @@ class World::NodeEnv final : public ClientEnv {
           return;
         }
       } else {
-        if (draw_lost(world.config_.link, n.net_rng)) {
+        const LinkDraw ack = spared ? LinkDraw::Spared : world.random_loss(c);
+        if (ack == LinkDraw::Lost) {
           world.record_lost(c, "subscribe_ack " + it->second.channel, "");
           return;
         }
-        back_us = world.now_us_ + draw_delay_us(world.config_.link, n.net_rng);
+        back_us = world.now_us_ + draw_delay_us(world.config_.link, world.link_rng(c, ack == LinkDraw::Spared));
       }
       const QueueTag ack{static_cast<uint8_t>(EntryKind::SubscribeAck), c, server, id, incarnation, pending.get()};
       world.at_client_incarnation_tagged(c, incarnation, [&world, c, pending, this] {
@@ -261,12 +269,15 @@ World::World(WorldConfig config, Backend& backend, EventSink& sink)
     n->index = c;
     n->clock = NodeClock(config_.client_clocks.empty() ? ClockSetup{} : config_.client_clocks[c]);
     n->net_rng = net.split(static_cast<uint64_t>(c));
+    n->spare_rng = n->net_rng.split("spared");
     nodes_.push_back(std::move(n));
   }
   for (int s = 0; s < servers; ++s) {
     server_clocks_.emplace_back(config_.server_clocks.empty() ? ClockSetup{} : config_.server_clocks[s]);
   }
   partition_gen_.assign(config_.clients, 0);
+  losses_.assign(static_cast<size_t>(config_.clients), 0);
+  assert(std::is_sorted(config_.spared_losses.begin(), config_.spared_losses.end()));
   server_down_until_us_.assign(static_cast<size_t>(servers), 0);
   channels_.resize(servers);
   line_copies_.resize(static_cast<size_t>(servers));
@@ -381,20 +392,19 @@ void World::after_client(int c, int64_t delay_ms, Action&& action) {
 bool World::link_down(int c) const { return (partition_gen_.at(c) & 1) != 0; }
 
 bool World::execute_at_server(int c, int s, const ScriptCall& call, const ScriptTag& tag, Reply* reply,
-                              int64_t* back_us) {
+                              int64_t* back_us, bool spared) {
   if (link_down(c)) {
     stats_.messages_lost++;
     return false;
   }
   if (server_down(s)) {
     // Connection refused: answered at once, nothing runs.
-    Node& n = node(c);
     *reply = Reply::error("ERR connection refused (server " + std::to_string(s) + " is restarting)");
     if (hook_ != nullptr) {
       return scheduled_fate(c, s, MessageKind::Reply, "reply " + std::string(script_name(call.kind)) + " " + call.params.lock,
                             call.params.lock, back_us);
     }
-    *back_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
+    *back_us = now_us_ + draw_delay_us(config_.link, link_rng(c, spared));
     return true;
   }
   const int64_t server_us = server_clocks_[s].local_us(now_us_);
@@ -463,7 +473,6 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   // server can overwrite it in place (a sink that kept a copy keeps it).
   if (result.line_token != 0) e.line_after.clear();
   route_published(s, result.published);
-  Node& n = node(c);
   if (hook_ != nullptr && !lose) {
     if (!scheduled_fate(c, s, MessageKind::Reply, "reply " + std::string(script_name(call.kind)) + " " + call.params.lock,
                         call.params.lock, back_us)) {
@@ -472,11 +481,12 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
     *reply = result.reply;
     return true;
   }
-  if (lose || draw_lost(config_.link, n.net_rng)) {
+  const LinkDraw draw = spared ? LinkDraw::Spared : random_loss(c, lose);
+  if (draw == LinkDraw::Lost) {
     record_lost(c, "reply " + std::string(script_name(call.kind)) + " " + call.params.lock, call.params.lock);
     return false;
   }
-  *back_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
+  *back_us = now_us_ + draw_delay_us(config_.link, link_rng(c, draw == LinkDraw::Spared));
   *reply = result.reply;
   return true;
 }
@@ -496,11 +506,12 @@ void World::route_published(int s, const std::vector<Published>& published) {
       if (hook_ != nullptr) {
         if (!scheduled_fate(c, s, MessageKind::Delivery, "message " + msg.channel, "", &arrive_us)) continue;
       } else {
-        if (draw_lost(config_.link, n.net_rng)) {
+        const LinkDraw draw = random_loss(c);
+        if (draw == LinkDraw::Lost) {
           record_lost(c, "message " + msg.channel, "");
           continue;
         }
-        arrive_us = now_us_ + draw_delay_us(config_.link, n.net_rng);
+        arrive_us = now_us_ + draw_delay_us(config_.link, link_rng(c, draw == LinkDraw::Spared));
       }
       const int target = c;
       StateDigest message;
@@ -563,6 +574,19 @@ static Event fault_event(const std::string& op, int target) {
   e.op = op;
   e.target = target;
   return e;
+}
+
+World::LinkDraw World::random_loss(int c, bool forced) {
+  if (!forced && !draw_lost(config_.link, node(c).net_rng)) return LinkDraw::Delivered;
+  const uint64_t nth = ++losses_.at(static_cast<size_t>(c));
+  const auto& spared = config_.spared_losses;
+  const bool spare = !spared.empty() && std::binary_search(spared.begin(), spared.end(), SparedLoss{c, nth});
+  return spare ? LinkDraw::Spared : LinkDraw::Lost;
+}
+
+Rng& World::link_rng(int c, bool spared) {
+  Node& n = node(c);
+  return spared ? n.spare_rng : n.net_rng;
 }
 
 void World::record_lost(int c, std::string what, const std::string& lock) {

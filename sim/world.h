@@ -39,6 +39,7 @@
 #include "sim/action.h"
 #include "sim/backend.h"
 #include "sim/event_queue.h"
+#include "sim/fault_plan.h"
 #include "sim/network.h"
 #include "sim/node_clock.h"
 #include "sim/record_pool.h"
@@ -57,6 +58,7 @@ struct WorldConfig {
   std::vector<ClockSetup> server_clocks;  // empty: all exact
   ClientConfig client;                    // template; client_uuid is generated
   ServerFaultConfig server_faults;        // restarts, replicas
+  std::vector<SparedLoss> spared_losses;  // sorted: random losses that do not happen (sim/fault_plan.h)
   bool groups = false;                    // every client also runs a MultiLockClient
   GroupOptions group_options;
 };
@@ -204,6 +206,7 @@ class World {
   // their buffers from request to request.
   struct ScriptRequest {
     bool finished = false;
+    bool spared = false;  // its request was a spared loss: it and its reply get through
     ClientEnv::TimerId timer = 0;
     std::function<void(const ScriptOutcome&)> done;  // cleared once called
     ScriptCall call;
@@ -245,8 +248,10 @@ class World {
   // Server side of a script request from client c: true with *reply and
   // the reply's arrival time *back_us at the client, false if no reply goes
   // back (link down, or the reply is lost).
+  // `spared`: the request was a spared loss (random_loss), and its reply
+  // gets through too.
   bool execute_at_server(int c, int s, const ScriptCall& call, const ScriptTag& tag, Reply* reply,
-                         int64_t* back_us);
+                         int64_t* back_us, bool spared);
   // at_client for a given incarnation of c; at_us < 0 means now. The queue
   // carries the (client, incarnation) guard that step() checks.
   void at_client_incarnation(int c, uint64_t incarnation, Action&& action, int64_t at_us = -1);
@@ -264,6 +269,17 @@ class World {
   // recorded as a Fault event "lost" (detail: what was lost, e.g.
   // "reply rlock_acquire" or "message <channel>") so checkers can blame it.
   void record_lost(int c, std::string what, const std::string& lock);
+  // Whether a message on client c's link is lost at random (a draw from its
+  // link's stream; `forced`: lost without a draw, the lose_reply hook). The
+  // losses are numbered per client; one WorldConfig::spared_losses names is
+  // Spared: delivered instead, the stream drawn exactly as if it were lost.
+  // A spared message (and a spared request's reply, never lost) draws its
+  // delays from the link's spare stream, so that the link's own stream meets
+  // the other messages as in the run that lost it.
+  enum class LinkDraw { Delivered, Lost, Spared };
+  LinkDraw random_loss(int c, bool forced = false);
+  // Client c's link stream, or its spare stream for a spared message.
+  Rng& link_rng(int c, bool spared);
   void emit_in_place(Event& event);  // emit() without a copy; fills id and true_us
 
   WorldConfig config_;
@@ -281,6 +297,7 @@ class World {
   std::vector<NodeClock> server_clocks_;
   std::vector<int64_t> server_down_until_us_;  // per server
   std::vector<uint64_t> partition_gen_;  // per client; odd = partitioned
+  std::vector<uint64_t> losses_;         // per client: random losses met so far, spared ones included
   std::map<uint64_t, Subscription> subs_;  // by id
   // server -> channel -> client -> active subscription count
   std::vector<std::map<std::string, std::map<int, int>>> channels_;

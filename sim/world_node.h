@@ -79,6 +79,7 @@ struct World::Node {
   int64_t paused_until_us = 0;
   NodeClock clock;
   Rng net_rng{0};
+  Rng spare_rng{0};  // delays of spared losses (World::random_loss)
   std::string uuid;
   std::unique_ptr<NodeEnv> env;
   std::unique_ptr<LockClient> client;

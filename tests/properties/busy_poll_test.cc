@@ -56,6 +56,8 @@ TEST(BusyPoll, IsAdvisoryUnlessNamed) {
   explained.blamed_fault = "client 3 paused 41 000 ms > lease 30 000 ms";
   EXPECT_TRUE(policy.fails(explained));
   policy.unexplained_only = true;
+  EXPECT_TRUE(policy.fails(explained));  // a sentence alone explains nothing
+  explained.cause.status = CauseStatus::Confirmed;  // re-runs showed the pause was needed
   EXPECT_FALSE(policy.fails(explained));
 }
 

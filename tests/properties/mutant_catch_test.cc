@@ -118,3 +118,25 @@ TEST(MutantCatch, FairWaitForHeadRechecksBehindAShortenedSlot) {
 
 }  // namespace
 }  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// Every mutant is caught by a violation no fault explains: its shrunk
+// counterexample's cause, searched by re-running its plan without faults, is
+// never confirmed (a protocol violation no fault permits, or one that
+// persists without every fault its property permits).
+TEST(MutantCatch, EveryMutantsViolationIsUnexplained) {
+  for (const MutantSpec& spec : mutant_specs()) {
+    const MutantResult r = run_mutant(spec, 200);
+    ASSERT_TRUE(r.caught) << spec.name;
+    ASSERT_TRUE(r.counterexample.has_value()) << spec.name;
+    const Cause& cause = r.counterexample->violation.cause;
+    EXPECT_FALSE(cause.confirmed()) << spec.name << ": " << r.violation;
+    EXPECT_TRUE(cause.status == CauseStatus::NoScope || cause.status == CauseStatus::Persists)
+        << spec.name << ": " << cause.text();
+  }
+}
+
+}  // namespace
+}  // namespace locksim

@@ -118,6 +118,7 @@ std::string campaign_command_line(const CampaignArgs& args) {
   if (o.shrink_seeds != CampaignOptions{}.shrink_seeds) c += " --shrink-seeds " + std::to_string(o.shrink_seeds);
   for (const std::string& f : args.fail_on) c += " --fail-on " + shell_word(f);
   if (o.policy.unexplained_only) c += " --unexplained-only";
+  if (o.cause_reruns != kDefaultCauseReruns) c += " --cause-reruns " + std::to_string(o.cause_reruns);
   if (!o.policy.fail_vacuous) c += " --allow-vacuous";
   if (o.guided) c += " --guided";
   if (!args.corpus_file.empty()) c += " --corpus " + shell_word(args.corpus_file);
@@ -242,19 +243,9 @@ CampaignBackend with_reference_pack(CampaignBackend b) {
 // script Redis rejects is exit 2 at once.
 std::unique_ptr<BackendSource> make_source(BackendKind kind, bool reference, bool match_variant,
                                            const ScriptPack* pack, const Scenario& tmpl) {
-  switch (kind) {
-    case BackendKind::Model:
-      if (reference && !match_variant) return std::make_unique<ModelBackendSource>(ModelVariant::Correct);
-      return std::make_unique<ModelBackendSource>();
-    case BackendKind::Lua:
-      return std::make_unique<LuaBackendSource>(*pack);
-    case BackendKind::Live: {
-      auto live = std::make_unique<LiveBackendSource>(*pack);
-      live->start(tmpl.servers);
-      return live;
-    }
-  }
-  return nullptr;
+  const bool correct_model = kind == BackendKind::Model && reference && !match_variant;
+  return make_backend_source(kind, pack, tmpl.servers,
+                             correct_model ? std::optional<ModelVariant>(ModelVariant::Correct) : std::nullopt);
 }
 
 // One worker per --workers, each with its own sources.
@@ -484,7 +475,12 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
                   "also fail on these properties (comma-separated or repeated; e.g. busy_poll, or all). "
                   "Default: every property except the advisory busy_poll");
   cmd->add_flag("--unexplained-only", args->options.policy.unexplained_only,
-                "ignore violations whose cause is a fault the profile permits (non-empty blamed fault)");
+                "fail only on unexplained violations: set aside (and count) those whose cause re-runs confirmed, "
+                "a fault the property permits without which the same plan no longer violates");
+  cmd->add_option("--cause-reruns", args->options.cause_reruns,
+                  "re-runs per violation of a failing seed to prove its cause (without its faults); when they run "
+                  "out the cause is unconfirmed; 0: no re-run, every violation unexplained")
+      ->capture_default_str()->transform(integer_in(0, kMaxCauseReruns));
   cmd->add_flag("--allow-vacuous", args->allow_vacuous,
                 "do not fail a campaign in which no operation ever succeeded (it checked nothing; by default it fails)");
   cmd->add_flag("--guided", args->options.guided,

@@ -1,8 +1,10 @@
 // locksim mutants: runs every known mutant (client mutants and script
 // mutants) through a campaign on the scenario template that exposes it,
 // until a property catches it (bounded seeds), shrinks the counterexample and
-// prints per mutant: caught or not, the property, seeds needed, wall time and
-// counterexample length in events. --list prints the names only.
+// prints per mutant: caught or not, the property, seeds needed, wall time,
+// counterexample length in events, and whether the counterexample's
+// violation stays unexplained (no fault's re-run removes it: it must).
+// --list prints the names only.
 // Exit: 0 every mutant caught, 1 some mutant survived, 2 bad input.
 #include <chrono>
 #include <cstdio>
@@ -61,10 +63,13 @@ int run_mutants_command(const MutantsArgs& args) {
     std::printf("%s\n", mutant_results_to_json(results).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return all_caught ? 0 : 1;
   }
-  std::printf("%-32s %-8s %-18s %6s %8s %7s\n", "mutant", "caught", "property", "seeds", "wall_s", "events");
+  std::printf("%-32s %-8s %-18s %6s %8s %7s  %s\n", "mutant", "caught", "property", "seeds", "wall_s", "events",
+              "cause");
   for (const MutantResult& r : results) {
-    std::printf("%-32s %-8s %-18s %6d %8.2f %7zu\n", r.name.c_str(), r.caught ? "yes" : "NO",
-                r.caught ? r.property.c_str() : "-", r.seeds, r.wall_s, r.counterexample_events);
+    const Cause* cause = r.counterexample ? &r.counterexample->violation.cause : nullptr;
+    std::printf("%-32s %-8s %-18s %6d %8.2f %7zu  %s\n", r.name.c_str(), r.caught ? "yes" : "NO",
+                r.caught ? r.property.c_str() : "-", r.seeds, r.wall_s, r.counterexample_events,
+                cause == nullptr ? "-" : cause->confirmed() ? "EXPLAINED" : "unexplained");
   }
   for (const MutantResult& r : results) {
     if (r.caught) std::printf("\n%s: %s\n", r.name.c_str(), r.violation.c_str());

@@ -3,9 +3,12 @@
 #include "model/variant.h"
 #include "sim/live_backend.h"
 #include "sim/lua_backend.h"
+#include "sim/lua_backend_source.h"
 #include "sim/model_backend.h"
+#include "sim/model_backend_source.h"
 #include "sim/run.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/live_backend_source.h"
 
 namespace locksim::cli {
 
@@ -48,6 +51,22 @@ RunBackend make_run_backend(const std::string& kind, Scenario* scenario) {
   live->set_replica_factory([] { return std::make_unique<RedisServer>(); });  // --profile failover
   out.backend = std::move(live);
   return out;
+}
+
+std::unique_ptr<BackendSource> make_backend_source(BackendKind kind, const ScriptPack* pack, int servers,
+                                                   std::optional<ModelVariant> fixed_variant) {
+  switch (kind) {
+    case BackendKind::Model:
+      return std::make_unique<ModelBackendSource>(fixed_variant);
+    case BackendKind::Lua:
+      return std::make_unique<LuaBackendSource>(*pack);
+    case BackendKind::Live: {
+      auto live = std::make_unique<LiveBackendSource>(*pack);
+      live->start(servers);
+      return live;
+    }
+  }
+  return nullptr;
 }
 
 std::string default_backend_for(const Scenario& scenario) {

@@ -6,10 +6,15 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "impl/script_pack.h"
+#include "model/variant.h"
+#include "properties/campaign_backend.h"
 #include "sim/backend.h"
+#include "sim/backend_source.h"
 #include "sim/scenario.h"
 #include "tools/server/redis_server.h"
 
@@ -27,6 +32,13 @@ struct RunBackend {
 // RedisError when a live server fails later. `scenario` gets its
 // model_variant resolved from the pack.
 RunBackend make_run_backend(const std::string& kind, Scenario* scenario);
+
+// A BackendSource (sim/backend_source.h) of `kind`: the model (with
+// `fixed_variant`, else each scenario's own), the pack's Lua in process, or
+// the pack's Lua on `servers` redis-servers started here. Throws
+// ScriptPackError, RedisError.
+std::unique_ptr<BackendSource> make_backend_source(BackendKind kind, const ScriptPack* pack, int servers,
+                                                   std::optional<ModelVariant> fixed_variant = std::nullopt);
 
 // The backend a scenario runs on when none is named: the model when it
 // stands for the scenario's pack (an empty `scripts`: the default pack,

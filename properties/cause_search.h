@@ -1,0 +1,103 @@
+// Cause search: proves what caused a violation by re-running the run that
+// showed it without some of its faults. The simulator is deterministic, so a
+// re-run without a set of faults shows exactly what the same run does
+// without them. A generated run is re-run as its scenario (the same
+// workload, whose clients do what they would have done) under its
+// profile's fault plan minus those faults (Simulator's `faults`); an
+// explicit plan (a shrunk counterexample's) is re-run as the plan.
+//
+// The faults of a run: every fault action that struck (pause, partition,
+// crash, client or server clock jump, Redis restart, failover), every random
+// link loss (request, reply, pub/sub message, subscription: the run's Fault
+// events "lost", numbered per client, sim/fault_plan.h SparedLoss; a spared
+// request's reply gets through too, and its delays come from a spare stream
+// so that the other messages meet the link as before), every client's clock
+// setup (offset and drift) and every server's clock drift. A lost request or
+// reply is what makes its client wait out the request timeout, so "lost
+// reply #812" in a cause is that timeout too. The candidates for a violation
+// are those its FaultScope permits (properties/cause.h) that struck before
+// it was found.
+//
+// For one violation:
+//  1. the run as it is must show it again (else Unconfirmed);
+//  2. each candidate alone, the ones the checker's sentence names first,
+//     then the involved clients', latest first (at most kSingles; clock
+//     setups only when no fault that struck will do): the first whose
+//     removal alone removes it is a smallest set (Confirmed, with it);
+//  3. else without every candidate: if it still shows, no permitted fault
+//     explains it (Persists);
+//  4. else delta debugging over the candidates, down to a set S whose
+//     removal removes the violation while the removal of S minus any one
+//     fault does not (Confirmed, with S).
+// "Shows it" (Impl::shows) means a violation of the same property on the
+// same lock by the same owners in the same roles, owners named by (client,
+// incarnation, task), which do not depend on a run's client uuids; citing
+// the same operations of them when those are still there, else overlapping
+// it in time; and found before the next permitted fault after it.
+// An explicit plan without a pause gives back the wait of the operations
+// the pause held back (they start at the pause's start at the latest);
+// without a crash the process stops in order instead: its tasks release, at
+// the crash, what they held (and what they were acquiring, once they get
+// it), and its restart's tasks run in the same process, at their times; and
+// it balances holds (ExplicitPlan::balance_holds).
+// Bounded: at most `max_reruns` runs per violation (runs are cached and
+// shared by the violations of one run); the cap leaves it Unconfirmed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "properties/check_config.h"
+#include "properties/violation.h"
+#include "sim/backend_source.h"
+#include "sim/explicit_plan.h"
+#include "traces/event.h"
+
+namespace locksim {
+
+inline constexpr int kDefaultCauseReruns = 96;
+inline constexpr int kMaxCauseReruns = 100'000;
+
+class CauseSearch {
+ public:
+  static constexpr int kSingles = 8;
+
+  // An explicit plan's violations: `plan` must replay `history` (the plan a
+  // shrunk trace carries). `source` runs the re-runs (null: the model, with
+  // the plan's model variant). max_reruns >= 0 (0: no re-run, NotSearched).
+  CauseSearch(ExplicitPlan plan, const std::vector<Event>& history, const CheckConfig& config, BackendSource* source,
+              int max_reruns);
+  // A generated run's violations: `history` is the run of `scenario`, whose
+  // re-runs keep its workload and change its profile's fault plan
+  // (Simulator's `faults`).
+  CauseSearch(const Scenario& scenario, const std::vector<Event>& history, const CheckConfig& config,
+              BackendSource* source, int max_reruns);
+  ~CauseSearch();
+  CauseSearch(const CauseSearch&) = delete;
+  CauseSearch& operator=(const CauseSearch&) = delete;
+
+  // The cause of `v`, a violation of the history.
+  Cause explain(const Violation& v);
+
+  // Plan runs made so far (cache misses), for all violations.
+  int runs() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Fills the cause of every violation in *violations that `want` selects
+// (the others are left NotSearched), re-running `plan` (or the generated
+// `scenario`), which gives `history`. With max_reruns 0 nothing is re-run.
+void explain_violations(std::vector<Violation>* violations, const ExplicitPlan& plan,
+                        const std::vector<Event>& history, const CheckConfig& config, BackendSource* source,
+                        int max_reruns, const std::function<bool(const Violation&)>& want);
+void explain_violations(std::vector<Violation>* violations, const Scenario& scenario,
+                        const std::vector<Event>& history, const CheckConfig& config, BackendSource* source,
+                        int max_reruns, const std::function<bool(const Violation&)>& want);
+
+}  // namespace locksim
