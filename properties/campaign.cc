@@ -602,7 +602,9 @@ std::string format_campaign_result(const CampaignResult& r) {
   }
   out += format_result_tally(r);
   if (!r.failures.empty()) {
-    out += "failed: " + std::to_string(r.failures.size()) + " of " + std::to_string(r.seeds_run) + " seeds\n";
+    out += "failed: " + std::to_string(r.failures.size()) + " of " + std::to_string(r.seeds_run) + " seeds (" +
+           std::to_string(r.tally.unexplained) + " unexplained violation(s), " + std::to_string(r.tally.explained) +
+           " explained)\n";
   } else {
     out += "failed: the campaign is vacuous\n";
   }

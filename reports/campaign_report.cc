@@ -161,6 +161,43 @@ std::string plots_block(const std::string& id, uint64_t seed) {
          "</div>\n";
 }
 
+// The three kinds of result: unexplained violations, explained ones by
+// cause kind, advisory reports; and what --unexplained-only set aside.
+std::string results_html(const json& r) {
+  const auto n = [&r](const char* key) { return r.contains(key) ? text(r[key]) : std::string("0"); };
+  std::string kinds;
+  if (r.contains("explained_by_kind") && r["explained_by_kind"].is_object())
+    for (const auto& [kind, count] : r["explained_by_kind"].items())
+      kinds += (kinds.empty() ? "" : ", ") + kind + ": " + text(count);
+  std::string out = "<table><tr><th>unexplained violations</th><td class=\"" +
+                    std::string(n("unexplained") == "0" ? "pass" : "fail") + "\">" + html(n("unexplained")) + " in " +
+                    html(n("unexplained_seeds")) + " seed(s)</td></tr>\n<tr><th>explained violations</th><td>" +
+                    html(n("explained")) + " in " + html(n("explained_seeds")) + " seed(s)" +
+                    (kinds.empty() ? "" : " (" + html(kinds) + ")") +
+                    "</td></tr>\n<tr><th>advisory reports</th><td>" + html(n("advisory")) + "</td></tr>\n</table>\n";
+  if (n("set_aside") != "0")
+    out += "<p>--unexplained-only set aside " + html(n("set_aside")) +
+           " explained violation(s): re-runs showed each needs a fault the property permits.</p>\n";
+  return out;
+}
+
+// A failure's cause: the confirmed one, or why it stays unexplained, with
+// the checker's sentence.
+std::string cause_cell(const json& f) {
+  const json cause = f.value("cause", json());
+  const std::string blamed = str(f, "blamed");
+  if (!cause.is_object()) return blamed.empty() ? "unexplained" : "unexplained; blamed: " + blamed;
+  std::string faults;
+  if (cause.contains("faults") && cause["faults"].is_array())
+    for (const json& fault : cause["faults"]) faults += (faults.empty() ? "" : "; ") + str(fault, "text");
+  if (cause.value("confirmed", false))
+    return "explained (" + str(cause, "kind") + ", confirmed by " + str(cause, "reruns") + " re-runs): " + faults;
+  std::string out = "unexplained (" + str(cause, "status") + ")";
+  if (!str(cause, "note").empty()) out += ": " + str(cause, "note");
+  if (!blamed.empty()) out += "; blamed: " + blamed;
+  return out;
+}
+
 }  // namespace
 
 std::string campaign_report_html(const json& s, const std::string& dir_name) {
@@ -178,8 +215,12 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
   out << "<p class=\"" << (passed ? "pass" : "fail") << "\"><b>"
       << (passed ? "PASS: no property failed"
                  : "FAIL: " + text(counts["seeds_failed"]) + " of " + text(counts["seeds_run"]) +
-                       " seed(s) violated a property")
+                       " seed(s) violated a property" +
+                       (s.contains("results") && s["results"].is_object()
+                            ? ", " + text(s["results"].value("unexplained", json(0))) + " unexplained violation(s)"
+                            : std::string()))
       << "</b></p>\n";
+  if (s.contains("results") && s["results"].is_object()) out << results_html(s["results"]);
   if (s.value("vacuous", false)) {
     out << "<p class=\"fail\"><b>VACUOUS: no operation succeeded in any of the " << text(counts["seeds_run"])
         << " seed(s): nothing was checked" << (config.value("fail_vacuous", true) ? "" : " (accepted: --allow-vacuous)")
@@ -241,13 +282,11 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
     out << "<h2>Failures</h2>\n<table><tr><th>seed</th><th>property</th><th>cause</th><th>reproduce</th></tr>\n";
     for (size_t k = 0; k < failures.size(); ++k) {
       const json& f = failures[k];
-      const std::string cause = str(f, "cause");
       const std::string seed = html(str(f, "seed"));
       out << "<tr><td>"
           << (drawn(f) ? "<a href=\"#f" + std::to_string(k) + "\">" + seed + "</a>"
                        : "<a href=\"" + html(str(f, "trace")) + "\">" + seed + "</a>")
-          << "</td><td>" << html(str(f, "property")) << "</td><td>"
-          << html(cause.empty() ? "no recorded fault explains it" : cause) << "</td><td><code>"
+          << "</td><td>" << html(str(f, "property")) << "</td><td>" << html(cause_cell(f)) << "</td><td><code>"
           << html(str(f, "reproduce")) << "</code></td></tr>\n";
     }
     out << "</table>\n<p>A seed links to its section (its timeline, plots and events) when it was drawn, else to "
@@ -278,7 +317,7 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
     const std::string section = "f" + std::to_string(k);
     out << "<h2 class=\"fail\" id=\"" << section << "\">seed " << html(str(f, "seed")) << ": " << html(str(f, "property"))
         << "</h2>\n";
-    out << "<p class=\"subtitle\">" << html(violation_subtitle(str(f, "explanation"), str(f, "cause"))) << "</p>\n";
+    out << "<p class=\"subtitle\">" << html(violation_subtitle(str(f, "explanation"), cause_cell(f))) << "</p>\n";
     out << "<p>Full trace: <a href=\"" << html(str(f, "trace")) << "\">" << html(str(f, "trace"))
         << "</a> &mdash; <code>" << html(str(f, "reproduce")) << "</code>";
     if (!f.value("shrunk_trace", json()).is_null()) {

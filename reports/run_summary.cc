@@ -80,22 +80,27 @@ void append_failures(json& out, const SeedFailure& f, bool drawn) {
                          f.divergence->expected_backend + "'s at event " + std::to_string(f.divergence->index) +
                          ": " + f.divergence->expected_backend + " " + f.divergence->expected_line + " vs " +
                          f.divergence->actual_backend + " " + f.divergence->actual_line;
-      e["cause"] = "";
+      e["blamed"] = "";
+      e["cause"] = nullptr;
       e["violations"] = 1;
+      e["unexplained"] = 1;
       e["divergence"] = {{"event", f.divergence->index},
                          {f.divergence->expected_backend, f.divergence->expected_line},
                          {f.divergence->actual_backend, f.divergence->actual_line}};
     } else {
       const Violation* first = nullptr;
-      int violations = 0;
+      int violations = 0, unexplained = 0;
       for (const Violation& v : f.violations) {
         if (v.property != property) continue;
         if (first == nullptr) first = &v;
         ++violations;
+        unexplained += !v.explained();
       }
       e["explanation"] = first->to_string();
-      e["cause"] = first->blamed_fault;
+      e["blamed"] = first->blamed_fault;
+      e["cause"] = cause_to_json(first->cause);
       e["violations"] = violations;
+      e["unexplained"] = unexplained;
     }
     e["trace"] = trace;
     e["reproduce"] = "locksim replay " + trace;
@@ -139,6 +144,7 @@ json campaign_summary_json(const CampaignOptions& o, const CampaignResult& r, co
                  {"operations_ok", r.operations_ok},
                  {"script_errors", r.script_errors}};
   s["vacuous"] = r.vacuous();
+  s["results"] = result_tally_to_json(r);
   // Per property: failing seeds and violations (failing ones; advisory
   // properties the policy does not fail on: their reports).
   json properties = json::object();
@@ -304,6 +310,21 @@ void check_summary_json(const json& s, const std::string& name) {
   if (f.flag(s, "", "vacuous") != (run > 0 && operations_ok == 0)) {
     f.fail("vacuous", "does not agree with counts.operations_ok and counts.seeds_run");
   }
+  // results: the three kinds of result.
+  const json& results = f.object(s, "", "results");
+  const uint64_t explained = f.count(results, "results", "explained");
+  f.count(results, "results", "unexplained");
+  f.count(results, "results", "advisory");
+  f.count(results, "results", "unexplained_seeds", run);
+  f.count(results, "results", "explained_seeds", run);
+  if (f.count(results, "results", "set_aside", explained) != 0 && !f.flag(config, "configuration", "unexplained_only"))
+    f.fail("results.set_aside", "explained violations set aside without unexplained_only");
+  uint64_t by_kind = 0;
+  for (const auto& [kind, n] : f.object(results, "results", "explained_by_kind").items()) {
+    by_kind += f.count(n, "results.explained_by_kind." + kind.substr(0, 40));
+    if (by_kind > explained) f.fail("results.explained_by_kind", "counts more than results.explained");
+  }
+  if (by_kind != explained) f.fail("results.explained_by_kind", "does not add up to results.explained");
   // properties.
   for (const auto& [property, p] : f.object(s, "", "properties").items()) {
     const std::string path = "properties." + property;
@@ -345,7 +366,18 @@ void check_summary_json(const json& s, const std::string& name) {
     if (!seen.insert({seed, property}).second) f.fail(path, "seed " + std::to_string(seed) + " and " + property + " listed twice");
     failing_seeds.insert(seed);
     f.text(e, path, "explanation");
-    f.count(e, path, "violations");
+    f.text(e, path, "blamed");
+    const uint64_t violations = f.count(e, path, "violations");
+    f.count(e, path, "unexplained", violations);
+    const json& cause = f.at(e, path, "cause");
+    if (!cause.is_null()) {
+      f.flag(cause, path + ".cause", "confirmed");
+      f.count(cause, path + ".cause", "reruns");
+      f.text(cause, path + ".cause", "status");
+      f.text(cause, path + ".cause", "kind");
+      const json& faults = f.at(cause, path + ".cause", "faults");
+      if (!faults.is_array()) f.fail(path + ".cause.faults", "expected an array, got " + describe_json_value(faults));
+    }
     const std::string& trace = f.text(e, path, "trace");
     if (!is_failure_file_name("trace", trace, seed, property)) {
       f.fail(path + ".trace", "\"" + trace.substr(0, 80) + "\" is not " + failure_trace_file(seed));

@@ -5,7 +5,7 @@
 // depends only on the configuration and the seeds' results: a campaign, its
 // shards merged, and any --workers give equal summaries apart from those.
 //
-//   {"format":"locksim-campaign-summary","version":1,"build":B,"command":C,
+//   {"format":"locksim-campaign-summary","version":2,"build":B,"command":C,
 //    "configuration":{"seeds","base_seed","backend","scenario",
 //                     "keep_going","shrink","shrink_seeds","fail_on","unexplained_only",
 //                     "guided":{"corpus":digest|null} (a guided campaign only)},
@@ -13,10 +13,13 @@
 //    "counts":{"seeds_planned","seeds_run","seeds_failed","failures","events_checked","simulated_us",
 //              "operations_ok","script_errors"},
 //    "vacuous": no operation succeeded in any seed run (nothing was checked),
+//    "results":{"unexplained","unexplained_seeds","explained","explained_seeds",
+//               "explained_by_kind":{kind:count},"advisory","set_aside"}: the three
+//      kinds of result (properties/campaign.h CampaignResult::tally),
 //    "properties":{name:{"result":"pass"|"fail"|"advisory"|"not checked","seeds","violations"}},
 //    "rates":{"failing_seed_fraction"},
 //    "timings":{"wall_s","seeds_per_s","simulated_s_per_wall_s"},
-//    "failures":[{"seed","property","explanation","cause","violations",
+//    "failures":[{"seed","property","explanation","blamed","cause","violations","unexplained",
 //                 "trace","reproduce","shrunk_trace","timeline","counterexample"}],
 //    "advisories":{name:{"seeds","reports","first_seed","first_report"}},
 //    "timelines_not_drawn": why (only when Graphviz's dot could not be run:
@@ -26,7 +29,11 @@
 // seeds counted, "first" the lowest seed that reached an item; summaries
 // written before coverage was measured lack it.
 // One failure per failing (seed, property), in seed order ("divergence" for
-// a --backend both divergence). "trace" (failures/<seed>.jsonl) is the
+// a --backend both divergence). "blamed" is the checker's sentence about its
+// first violation, "cause" that violation's cause (properties/cause.h
+// cause_to_json: {"faults","confirmed","status","kind","reruns","note"}; null
+// for a divergence), "unexplained" how many of its violations have no
+// confirmed cause. "trace" (failures/<seed>.jsonl) is the
 // seed's full trace; the first CampaignOptions::shrink_seeds failing seeds
 // also have a "timeline" (timelines/<seed>.svg) and, when shrunk, a
 // "counterexample" {"trace","events","violation","event_ids"}: its first
@@ -50,7 +57,7 @@ namespace locksim {
 void mark_timelines_not_drawn(nlohmann::json& summary, const std::string& why);
 
 inline constexpr const char* kRunSummaryFormat = "locksim-campaign-summary";
-inline constexpr int kRunSummaryVersion = 1;
+inline constexpr int kRunSummaryVersion = 2;  // 2: "results", failures' "cause" an object
 inline constexpr const char* kSummaryFileName = "summary.json";
 inline constexpr const char* kReportFileName = "report.html";
 

@@ -106,6 +106,18 @@ json merge_summaries(const std::vector<ShardSummary>& shards) {
     }
     merged["properties"][name] = {{"result", result}, {"seeds", seeds}, {"violations", violations}};
   }
+  // Results: sums, kinds by kind.
+  json results = json::object();
+  for (const char* key : {"unexplained", "unexplained_seeds", "explained", "explained_seeds", "advisory", "set_aside"}) {
+    uint64_t sum = 0;
+    for (const ShardSummary& s : shards) sum += u64(s.summary["results"], key);
+    results[key] = sum;
+  }
+  std::map<std::string, uint64_t> by_kind;
+  for (const ShardSummary& s : shards)
+    for (const auto& [kind, n] : s.summary["results"]["explained_by_kind"].items()) by_kind[kind] += n.get<uint64_t>();
+  results["explained_by_kind"] = by_kind;
+  merged["results"] = std::move(results);
   const uint64_t seeds_run = merged["counts"]["seeds_run"].get<uint64_t>();
   merged["vacuous"] = seeds_run > 0 && merged["counts"]["operations_ok"].get<uint64_t>() == 0;
   const uint64_t seeds_failed = merged["counts"]["seeds_failed"].get<uint64_t>();

@@ -102,7 +102,15 @@ TEST_F(CampaignOut, FailingPausesCampaignExplainsTheCause) {
   const auto summary = nlohmann::json::parse(read_file(dir_ / "summary.json"), nullptr, false);
   ASSERT_FALSE(summary.is_discarded());
   const auto& f = summary["failures"][0];
-  EXPECT_NE(f["cause"].get<std::string>().find("paused"), std::string::npos) << f.dump(2);
+  EXPECT_NE(f["blamed"].get<std::string>().find("paused"), std::string::npos) << f.dump(2);
+  // The pause is the cause re-runs confirmed: without it the overlap is gone.
+  EXPECT_TRUE(f["cause"]["confirmed"].get<bool>()) << f.dump(2);
+  EXPECT_EQ(f["cause"]["kind"], "pause") << f.dump(2);
+  EXPECT_EQ(f["unexplained"], 0) << f.dump(2);
+  EXPECT_EQ(summary["results"]["unexplained"], 0) << summary["results"].dump();
+  EXPECT_GE(summary["results"]["explained_by_kind"]["pause"].get<int>(), 1) << summary["results"].dump();
+  EXPECT_NE(html.find("explained violations"), std::string::npos);
+  EXPECT_NE(html.find("explained (pause, confirmed by"), std::string::npos);
   auto replay = run_locksim("replay " + (dir_ / f["shrunk_trace"].get<std::string>()).string());
   EXPECT_EQ(replay.exit_code, 0) << replay.out;
 }

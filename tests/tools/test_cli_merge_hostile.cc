@@ -192,6 +192,11 @@ TEST_F(MergeHostile, EveryFieldIsValidatedWithTheFieldNamed) {
       {[](json& s) { s["properties"]["liveness"]["violations"] = 1.5; }, "properties.liveness.violations"},
       {[](json& s) { s["advisories"]["busy_poll"] = {{"seeds", 1}}; }, "advisories.busy_poll"},
       {[](json& s) { s.erase("counts"); }, "counts"},
+      {[](json& s) { s.erase("results"); }, "results"},
+      {[](json& s) { s["results"]["explained_by_kind"]["pause"] = 1'000'000; }, "results.explained_by_kind"},
+      {[](json& s) { s["results"]["unexplained_seeds"] = 1000; }, "results.unexplained_seeds"},
+      {[](json& s) { s["failures"][0]["cause"] = {{"faults", 1}}; }, "failures[0].cause.confirmed"},
+      {[](json& s) { s["failures"][0]["unexplained"] = 1000; }, "failures[0].unexplained"},
   };
   for (const Case& c : cases) {
     json s = clean;
