@@ -321,7 +321,8 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
                             const CampaignProgress& progress, const CheckConfig* config) {
   assert(!workers.empty());
   assert(options.shard_count >= 1 && options.shard_index >= 0 && options.shard_index < options.shard_count);
-  const CheckConfig cfg = config ? *config : default_check_config();
+  CheckConfig cfg = config ? *config : default_check_config();
+  cfg.properties = options.properties;
   CampaignResult r;
   r.scenario = tmpl;
   r.backend = workers.front().reference != nullptr

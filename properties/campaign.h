@@ -84,6 +84,7 @@ struct CampaignOptions {
   // Re-runs per counted violation of a failing seed to prove its cause
   // (properties/cause_search.h); 0: none, every violation unexplained.
   int cause_reruns = kDefaultCauseReruns;
+  PropertySelection properties;  // the properties checked (the others' checkers do not run)
   VerdictPolicy policy;
   // A guided campaign (search/guided_campaign.h) and the digest of the
   // corpus it started from (empty: none).

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "impl/lock_design.h"
+#include "properties/property_selection.h"
 
 namespace locksim {
 
@@ -43,6 +44,8 @@ struct CheckConfig {
   WakeUp wake;
   // busy_poll: a waiter may poll at most this often in any second.
   int max_polls_per_second = 20;
+  // The properties checked: the other checkers do not run.
+  PropertySelection properties;
 };
 
 // `c` for a lock of design `d`: the design's fields, and for a polling

@@ -25,6 +25,7 @@ CheckerSuite::CheckerSuite(const CheckConfig& config) : context_(std::make_uniqu
   checkers_.push_back(std::make_unique<ReentrancyChecker>(config, shared));
   checkers_.push_back(std::make_unique<BusyPollChecker>(config, shared));
   checkers_.push_back(std::make_unique<ScriptErrorChecker>(config));
+  std::erase_if(checkers_, [&config](const auto& c) { return !config.properties.has(c->name()); });
   detected_at_.resize(checkers_.size());
   for (auto& checker : checkers_) checker->count_reports_in(&reports_);
 }

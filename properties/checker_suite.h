@@ -3,7 +3,8 @@
 // writer); call finish() once the history ends. Memory stays bounded per lock
 // and per client, so histories of tens of millions of events are fine.
 // The fault log and fair-line mirror several checkers need are kept once
-// (properties/history_context.h) and fed before the checkers.
+// (properties/history_context.h) and fed before the checkers. Only the
+// checkers of CheckConfig::properties run.
 // Violations are ordered by the event at which they were detected, then by
 // checker order (ties), so "the first violation" is the one the history
 // exhibits first; each carries that event id in detected_at_event.

@@ -34,6 +34,22 @@ void apply_fail_on(VerdictPolicy* policy, const std::vector<std::string>& lists)
   }
 }
 
+void restrict_fail_on(VerdictPolicy* policy, const PropertySelection& checked,
+                      const std::vector<std::string>& fail_on_lists) {
+  for (const std::string& list : fail_on_lists) {
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t comma = list.find(',', start);
+      if (comma == std::string::npos) comma = list.size();
+      const std::string name = list.substr(start, comma - start);
+      if (name != "all" && !checked.has(name))
+        throw std::invalid_argument("--fail-on " + name + ": that property is not checked (--properties, --skip-property)");
+      start = comma + 1;
+    }
+  }
+  std::erase_if(policy->fail_on, [&checked](const std::string& p) { return !checked.has(p); });
+}
+
 std::vector<Violation> failing_violations(const std::vector<Violation>& all, const VerdictPolicy& policy) {
   std::vector<Violation> out;
   for (const Violation& v : all)

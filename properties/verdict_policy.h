@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "properties/property_selection.h"
 #include "properties/violation.h"
 
 namespace locksim {
@@ -53,6 +54,12 @@ std::optional<std::string> add_fail_on(VerdictPolicy* policy, const std::string&
 // Adds every --fail-on list to policy->fail_on; throws std::invalid_argument
 // "--fail-on: unknown property 'x' (exclusive_ownership, ..., all)".
 void apply_fail_on(VerdictPolicy* policy, const std::vector<std::string>& lists);
+
+// Drops from policy->fail_on the properties `checked` leaves out (they are
+// not checked, so they fail nothing); throws std::invalid_argument when a
+// --fail-on list names one of them ("all" names the checked ones).
+void restrict_fail_on(VerdictPolicy* policy, const PropertySelection& checked,
+                      const std::vector<std::string>& fail_on_lists);
 
 // The violations `policy` fails on, in order.
 std::vector<Violation> failing_violations(const std::vector<Violation>& all, const VerdictPolicy& policy);

@@ -64,6 +64,13 @@ class Drawer {
   RunArtifacts result;
 };
 
+// The campaign's checker configuration: its properties.
+CheckConfig artifacts_config(const CampaignOptions& o, const Scenario& s) {
+  CheckConfig config = check_config_for(s);
+  config.properties = o.properties;
+  return config;
+}
+
 }  // namespace
 
 RunArtifacts write_run_artifacts(const std::string& dir_name, const CampaignOptions& o, const CampaignResult& r,
@@ -82,7 +89,7 @@ RunArtifacts write_run_artifacts(const std::string& dir_name, const CampaignOpti
     FanoutSink both;
     both.add(&sample);
     both.add(&plot);
-    check_scenario_on(source, r.scenario, check_config_for(r.scenario), &both);
+    check_scenario_on(source, r.scenario, artifacts_config(o, r.scenario), &both);
     const fs::path plot_file = dir / kSamplePlotFile;
     refuse_output_over_input(plot_file.string(), inputs);
     OutputFile plot_out(plot_file.string());
@@ -115,9 +122,9 @@ RunArtifacts write_run_artifacts(const std::string& dir_name, const CampaignOpti
     fanout.add(&writer);
     if (drawn) fanout.add(&history);
     if (f.plan) {
-      check_plan_on(source, *f.plan, check_config_for(s), &fanout);
+      check_plan_on(source, *f.plan, artifacts_config(o, s), &fanout);
     } else {
-      check_scenario_on(source, s, check_config_for(s), &fanout);
+      check_scenario_on(source, s, artifacts_config(o, s), &fanout);
     }
     writer.close();
     if (!drawn) continue;

@@ -53,6 +53,7 @@ json campaign_configuration_json(const CampaignOptions& o, const Scenario& tmpl,
   c["keep_going"] = o.keep_going;
   c["shrink"] = o.shrink;
   c["shrink_seeds"] = o.shrink_seeds;
+  c["properties"] = o.properties.names();  // checked, in checker order
   c["fail_on"] = o.policy.fail_on;  // a std::set: sorted
   c["unexplained_only"] = o.policy.unexplained_only;
   c["fail_vacuous"] = o.policy.fail_vacuous;
@@ -163,6 +164,7 @@ json campaign_summary_json(const CampaignOptions& o, const CampaignResult& r, co
       violations = a == r.advisories.end() ? 0 : a->second.reports;
       result = is_advisory_property(p) ? "advisory" : "not checked";
     }
+    if (!o.properties.has(p)) result = "not checked";  // --properties, --skip-property: its checker did not run
     properties[p] = {{"result", result}, {"seeds", seeds_failed}, {"violations", violations}};
   }
   if (r.backend == "both") {
@@ -275,6 +277,13 @@ void check_summary_json(const json& s, const std::string& name) {
   f.count(config, "configuration", "shrink_seeds", kMaxShrinkSeeds);
   f.flag(config, "configuration", "unexplained_only");
   f.flag(config, "configuration", "fail_vacuous");
+  const json& checked = f.at(config, "configuration", "properties");
+  if (!checked.is_array() || checked.empty())
+    f.fail("configuration.properties", "expected a non-empty array, got " + describe_json_value(checked));
+  for (size_t i = 0; i < checked.size(); ++i) {
+    if (!checked[i].is_string() || !is_summary_property(checked[i].get<std::string>()))
+      f.fail("configuration.properties[" + std::to_string(i) + "]", "not a property: " + describe_json_value(checked[i]));
+  }
   const json& fail_on = f.at(config, "configuration", "fail_on");
   if (!fail_on.is_array()) f.fail("configuration.fail_on", "expected an array, got " + describe_json_value(fail_on));
   for (size_t i = 0; i < fail_on.size(); ++i) {

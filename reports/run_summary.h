@@ -7,7 +7,7 @@
 //
 //   {"format":"locksim-campaign-summary","version":2,"build":B,"command":C,
 //    "configuration":{"seeds","base_seed","backend","scenario",
-//                     "keep_going","shrink","shrink_seeds","fail_on","unexplained_only",
+//                     "keep_going","shrink","shrink_seeds","properties","fail_on","unexplained_only",
 //                     "guided":{"corpus":digest|null} (a guided campaign only)},
 //    "shard":{"index":I,"count":N} (null once merged), "merged_from":[dirs] (merge only),
 //    "counts":{"seeds_planned","seeds_run","seeds_failed","failures","events_checked","simulated_us",

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -107,6 +108,66 @@ TEST_F(CliCauses, CheckProvesCausesOfATrace) {
   EXPECT_EQ(only.exit_code, 0) << only.out;
   EXPECT_NE(only.out.find("--unexplained-only set aside"), std::string::npos) << only.out;
   EXPECT_EQ(run_locksim("check --cause-reruns -1 " + trace).exit_code, 2);
+}
+
+}  // namespace
+
+namespace {
+
+// --properties / --skip-property on campaign, check and run: the consequence
+// a fifo violation would mask (the stale-purge mutant's liveness failure) is
+// reached with fifo_fairness skipped; the selection is recorded and
+// reproduced; bad names and contradictions are exit 2 with one line.
+TEST_F(CliCauses, PropertySelectionReachesTheMaskedViolation) {
+  const std::string flags = "campaign --seeds 5 --mutant fair_no_stale_purge --profile safe --lock fair --clients 2 "
+                            "--no-shrink --json";
+  const auto all = run_locksim(flags + " --out " + out("a"), Stderr::Discard);
+  ASSERT_EQ(all.exit_code, 1) << all.out;
+  const auto skipped = run_locksim(flags + " --skip-property fifo_fairness --out " + out("b"), Stderr::Discard);
+  ASSERT_EQ(skipped.exit_code, 1) << skipped.out;
+  const auto j = nlohmann::json::parse(skipped.out);
+  bool liveness = false;
+  for (const auto& v : j["failures"][0]["violations"]) {
+    EXPECT_NE(v["property"], "fifo_fairness") << v.dump();
+    liveness = liveness || v["property"] == "liveness";
+  }
+  EXPECT_TRUE(liveness) << skipped.out;
+  const auto summary = nlohmann::json::parse(locksim::testing::read_file(dir_ / "b" / "summary.json"));
+  EXPECT_EQ(summary["properties"]["fifo_fairness"]["result"], "not checked");
+  EXPECT_NE(summary["command"].get<std::string>().find("--skip-property fifo_fairness"), std::string::npos);
+  const auto only = run_locksim(flags + " --properties fifo_fairness --out " + out("c"), Stderr::Discard);
+  ASSERT_EQ(only.exit_code, 1) << only.out;
+  for (const auto& v : nlohmann::json::parse(only.out)["failures"][0]["violations"])
+    EXPECT_EQ(v["property"], "fifo_fairness") << v.dump();
+
+  const std::string campaign = "campaign --seeds 1 --out " + out("x");
+  for (const std::string& bad :
+       std::vector<std::string>{campaign + " --properties fifo", campaign + " --skip-property all",
+                                campaign + " --skip-property busy_poll --fail-on busy_poll",
+                                "run --seed 1 --trace /dev/null --properties nonsense",
+                                "check " + out("t.jsonl") + " --skip-property nonsense"}) {
+    const auto r = run_locksim(bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.out;
+    EXPECT_EQ(locksim::testing::line_count(r.out), 1) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find("propert"), std::string::npos) << bad << ": " << r.out;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "x")) << "nothing written for refused input";
+}
+
+TEST_F(CliCauses, RunAndCheckCheckTheSelectedProperties) {
+  const std::string trace = out("t.jsonl");
+  const auto run = run_locksim("run --seed 27 --profile server-clock --lock redlock --servers 3 --trace " + trace);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("checked every property: 6 violation(s) (busy_poll: 2, mutual_exclusion: 4)"),
+            std::string::npos) << run.out;
+  const auto skipped = run_locksim("run --seed 27 --profile server-clock --lock redlock --servers 3 "
+                                   "--skip-property mutual_exclusion --properties all --trace " + trace);
+  EXPECT_NE(skipped.out.find("checked exclusive_ownership,fifo_fairness,watchdog_expiry,liveness,reentrancy,busy_poll,"
+                             "script_error: 2 violation(s) (busy_poll: 2)"),
+            std::string::npos) << skipped.out;
+  const auto check = run_locksim("check --skip-property mutual_exclusion " + trace);
+  EXPECT_EQ(check.exit_code, 0) << check.out;
+  EXPECT_EQ(check.out.find("mutual_exclusion ["), std::string::npos) << check.out;
 }
 
 }  // namespace

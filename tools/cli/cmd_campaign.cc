@@ -66,6 +66,7 @@
 #include "tools/cli/progress_line.h"
 #include "tools/cli/runs_dir.h"
 #include "tools/cli/scenario_flags.h"
+#include "tools/cli/property_options.h"
 #include "tools/cli/staged_run_dir.h"
 #include "tools/cli/live_backend_source.h"
 #include "tools/cli/run_backend.h"
@@ -92,6 +93,7 @@ struct CampaignArgs {
   std::string shard;  // "I/N" as typed; empty: the whole seed space
   std::vector<std::string> fail_on;
   std::string corpus_file;  // --corpus: a guided campaign's start
+  PropertyOptions properties;
 };
 
 // The files a campaign reads (its --scripts pack): never an output.
@@ -116,6 +118,7 @@ std::string campaign_command_line(const CampaignArgs& args) {
   if (o.keep_going) c += " --keep-going";
   if (!o.shrink) c += " --no-shrink";
   if (o.shrink_seeds != CampaignOptions{}.shrink_seeds) c += " --shrink-seeds " + std::to_string(o.shrink_seeds);
+  c += o.properties.flag();
   for (const std::string& f : args.fail_on) c += " --fail-on " + shell_word(f);
   if (o.policy.unexplained_only) c += " --unexplained-only";
   if (o.cause_reruns != kDefaultCauseReruns) c += " --cause-reruns " + std::to_string(o.cause_reruns);
@@ -297,6 +300,7 @@ int run_campaign_command(CampaignArgs& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  o.properties = args.properties.parse(&o.policy, args.fail_on);
   Scenario tmpl;
   try {
     tmpl = campaign_template(o);
@@ -474,6 +478,7 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--fail-on", args->fail_on,
                   "also fail on these properties (comma-separated or repeated; e.g. busy_poll, or all). "
                   "Default: every property except the advisory busy_poll");
+  add_property_options(cmd, &args->properties);
   cmd->add_flag("--unexplained-only", args->options.policy.unexplained_only,
                 "fail only on unexplained violations: set aside (and count) those whose cause re-runs confirmed, "
                 "a fault the property permits without which the same plan no longer violates");

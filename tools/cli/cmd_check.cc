@@ -1,5 +1,6 @@
 // locksim check TRACE [--json] [--unexplained-only] [--fail-on P]
-// [--cause-reruns N]: runs every checker on a saved trace offline
+// [--properties P,...] [--skip-property P] [--cause-reruns N]: runs every
+// checker (of the selected properties) on a saved trace offline
 // (streaming: bounded memory) and lists every violation, each with its cause
 // when re-runs of the trace's scenario without faults prove one
 // (properties/cause_search.h; the trace is then read again, into memory),
@@ -24,6 +25,7 @@
 #include "properties/verdict_policy.h"
 #include "sim/explicit_plan_json.h"
 #include "sim/run.h"
+#include "tools/cli/property_options.h"
 #include "tools/cli/run_backend.h"
 #include "traces/trace_format.h"
 #include "tools/cli/commands.h"
@@ -41,6 +43,7 @@ struct CheckArgs {
   bool allow_vacuous = false;
   int cause_reruns = kDefaultCauseReruns;
   std::vector<std::string> fail_on;
+  PropertyOptions properties;
 };
 
 // A trace longer than this is not held in memory for the cause search: its
@@ -53,7 +56,7 @@ constexpr uint64_t kMaxCauseTraceEvents = 5'000'000;
 // stops the search (a trace too long, a backend that does not start) is
 // said in each cause's note: those violations stay unexplained.
 void explain_trace(const std::string& path, uint64_t events, std::vector<Violation>* violations,
-                   const VerdictPolicy& policy, int max_reruns) {
+                   const VerdictPolicy& policy, const CheckConfig& config, int max_reruns) {
   auto counted = [&policy](const Violation& v) { return policy.fail_on.count(v.property) != 0; };
   if (std::none_of(violations->begin(), violations->end(), counted)) return;
   auto not_searched = [&](const std::string& why) {
@@ -82,10 +85,10 @@ void explain_trace(const std::string& path, uint64_t events, std::vector<Violati
   Event e;
   while (reader.next(e)) history.push_back(e);
   if (header.plan.is_null()) {
-    explain_violations(violations, scenario, history, default_check_config(), source.get(), max_reruns, counted);
+    explain_violations(violations, scenario, history, config, source.get(), max_reruns, counted);
   } else {
-    explain_violations(violations, explicit_plan_from_json(scenario, header.plan), history, default_check_config(),
-                       source.get(), max_reruns, counted);
+    explain_violations(violations, explicit_plan_from_json(scenario, header.plan), history, config, source.get(),
+                       max_reruns, counted);
   }
 }
 
@@ -97,7 +100,11 @@ int check_command(const CheckArgs& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  std::unique_ptr<CheckerSuite> suite;  // configured by the header's scenario (its lock design)
+  // The properties checked; the rest of the configuration is the header's
+  // scenario's (its lock design).
+  const PropertySelection selection = args.properties.parse(&policy, args.fail_on);
+  CheckConfig config = default_check_config();
+  std::unique_ptr<CheckerSuite> suite;
   uint64_t events = 0;
   uint64_t operations_ok = 0;
   int version = 0;
@@ -106,7 +113,9 @@ int check_command(const CheckArgs& args) {
     version = reader->header().version;
     try {
       // A corrupt header is a corrupt trace: no verdict on it.
-      suite = std::make_unique<CheckerSuite>(check_config_for(scenario_from_header(reader->header())));
+      config = check_config_for(scenario_from_header(reader->header()));
+      config.properties = selection;
+      suite = std::make_unique<CheckerSuite>(config);
     } catch (const ScenarioError& e) {
       throw UsageError(args.path + ": " + e.what());
     }
@@ -123,7 +132,7 @@ int check_command(const CheckArgs& args) {
   suite->finish();
   std::vector<Violation> all = suite->violations();
   try {
-    explain_trace(args.path, events, &all, policy, args.cause_reruns);
+    explain_trace(args.path, events, &all, policy, config, args.cause_reruns);
   } catch (const TraceError& e) {
     throw UsageError(e.what());
   } catch (const ScenarioError& e) {
@@ -147,6 +156,7 @@ int check_command(const CheckArgs& args) {
     j["operations_ok"] = operations_ok;
     j["vacuous"] = vacuous;
     j["ok"] = ok;
+    j["properties"] = config.properties.names();
     j["results"] = {{"unexplained", tally.unexplained},
                     {"explained", tally.explained},
                     {"explained_by_kind", tally.explained_by_kind},
@@ -192,6 +202,7 @@ void add_check_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--unexplained-only", args->unexplained_only,
                 "fail only on unexplained violations: set aside (and count) those whose cause re-runs confirmed, "
                 "a fault the property permits without which the same run no longer violates");
+  add_property_options(cmd, &args->properties);
   cmd->add_option("--cause-reruns", args->cause_reruns,
                   "re-runs per violation to prove its cause (the trace's scenario or plan re-run, on the backend "
                   "its header names, without faults); 0: no re-run, every violation unexplained")

@@ -1,11 +1,16 @@
 // locksim run: runs one scenario in virtual time and writes its trace.
-//   locksim run --seed S [--backend model|lua|live] [scenario flags] --trace FILE
+//   locksim run --seed S [--backend model|lua|live] [scenario flags]
+//               [--properties P,...] [--skip-property P] --trace FILE
 // The scenario flags are campaign's (tools/cli/scenario_flags.h): the same
 // names, units and defaults, so `run --seed S` with a campaign's flags runs
 // that campaign's seed S.
 // Without --backend: the model when it stands for the pack, else lua (the
 // pack's own Lua in process).
-// Prints a one-line summary. Exit 0 when the run completed; 2 on bad input
+// Prints a one-line summary, and a line with how many violations the
+// checkers of the selected properties (--properties, --skip-property;
+// default every property) found in it (`locksim check` lists them and
+// proves their causes; they do not change the exit code). Exit 0 when the
+// run completed; 2 on bad input
 // (unknown profile/lock/backend/mutant, N < 1, unwritable trace, a pack the
 // model cannot stand for with --backend model), a server that would not
 // start, or a run cut short (live: a script that does not answer in time, a
@@ -13,6 +18,7 @@
 // past its step budget): then no trace is written and an existing one is
 // untouched.
 #include <cmath>
+#include <map>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -22,8 +28,11 @@
 #include "sim/run.h"
 #include "sim/simulator.h"
 #include "properties/campaign.h"
+#include "properties/checker_suite.h"
+#include "properties/scenario_check.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/scenario_flags.h"
+#include "tools/cli/property_options.h"
 #include "tools/cli/run_backend.h"
 #include "traces/output_file.h"
 #include "traces/trace_writer.h"
@@ -37,7 +46,27 @@ struct RunOptions {
   std::string backend;  // empty: default_backend_for the scenario
   ScenarioFlags scenario;
   std::string trace;
+  PropertyOptions properties;
 };
+
+// "checked every property: 2 violation(s) (mutual_exclusion: 2); ..." for
+// the run's history.
+std::string checked_line(const PropertySelection& checked, const std::vector<Violation>& violations,
+                         const std::string& trace) {
+  std::map<std::string, int> by_property;
+  for (const Violation& v : violations) by_property[v.property]++;
+  std::string list;
+  for (const std::string& p : checked.names()) list += (list.empty() ? "" : ",") + p;
+  std::string out = "checked " + (checked.is_all() ? std::string("every property") : list) + ": ";
+  if (violations.empty()) return out + "no violation";
+  out += std::to_string(violations.size()) + " violation(s) (";
+  bool first = true;
+  for (const auto& [p, n] : by_property) {
+    out += (first ? "" : ", ") + p + ": " + std::to_string(n);
+    first = false;
+  }
+  return out + "); locksim check " + trace + " lists them with their causes";
+}
 
 int run_command(const RunOptions& o) {
   // The scenario as a campaign of one seed builds it: the same flags, the
@@ -58,6 +87,8 @@ int run_command(const RunOptions& o) {
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
+  CheckConfig check_config = default_check_config();
+  check_config.properties = o.properties.parse();
   RunBackend backend = make_run_backend(kind, &s);
   try {
     refuse_output_over_input(o.trace, backend.input_files);
@@ -70,7 +101,11 @@ int run_command(const RunOptions& o) {
   } catch (const TraceError& e) {
     throw UsageError(std::string("cannot write trace: ") + e.what());
   }
-  Simulator sim(s, *backend.backend, *writer);
+  CheckerSuite suite(check_config);
+  FanoutSink fanout;
+  fanout.add(writer.get());
+  fanout.add(&suite);
+  Simulator sim(s, *backend.backend, fanout);
   RunSummary summary;
   try {
     summary = sim.run();
@@ -85,9 +120,11 @@ int run_command(const RunOptions& o) {
   } catch (const TraceError& e) {
     throw UsageError(std::string("cannot write trace: ") + e.what());
   }
-  // With the trace on standard output, the summary line goes to stderr.
-  std::fprintf(is_standard_output(o.trace) ? stderr : stdout, "%s backend=%s trace=%s\n",
-               summary_line(s, summary).c_str(), kind.c_str(), o.trace.c_str());
+  suite.finish(summary.end_true_us);
+  // With the trace on standard output, the summary lines go to stderr.
+  FILE* lines = is_standard_output(o.trace) ? stderr : stdout;
+  std::fprintf(lines, "%s backend=%s trace=%s\n", summary_line(s, summary).c_str(), kind.c_str(), o.trace.c_str());
+  std::fprintf(lines, "%s\n", checked_line(check_config.properties, suite.violations(), o.trace).c_str());
   return 0;
 }
 
@@ -101,6 +138,7 @@ void add_run_command(CLI::App& app, int* exit_code) {
                   "model, lua (the pack's own Lua in process) or live (the pack's Lua on a redis-server in "
                   "virtual time). Default: model, or lua for a pack the model cannot stand for");
   add_scenario_flags(cmd, &opts->scenario);
+  add_property_options(cmd, &opts->properties);
   cmd->add_option("--trace", opts->trace, "Trace file to write (- or /dev/stdout: standard output, the summary line then goes to stderr)")->required();
   cmd->callback([opts, exit_code] { *exit_code = run_command(*opts); });
 }
