@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <exception>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -146,7 +147,7 @@ struct CauseSearch::Impl {
     CauseFault fault;
     How how = How::Action;
     size_t action = 0;       // Action: index in plan.faults.actions
-    SparedLoss loss;         // Loss
+    std::string loss_key;    // Loss: its message (sim/fault_plan.h loss_key)
     int64_t ends_us = 0;     // when its effect ends (pause/partition end, restart's down time)
     // Crash: the client's incarnation it ended, its Fault event, and the
     // restart that followed (-1: none).
@@ -186,6 +187,20 @@ struct CauseSearch::Impl {
   };
   std::map<std::vector<size_t>, RunResult> cache;
 
+  std::set<std::string> lost_keys;  // every message the run lost (its losses pinned to messages)
+  // The losses after the violation being explained was found: no re-run for
+  // it loses those messages (a re-run that goes otherwise may send them
+  // earlier, and a loss the violation did not need would then strike
+  // before it).
+  std::vector<size_t> late_losses;
+  std::string not_reproduced;       // why the recorded run is not `history` ("" : it is)
+
+  // Runs the plan once more recording its losses by message, which the
+  // re-runs replay (LossScript); the faults are read from that run, which
+  // must be `history` again (but for the ordinals the losses carry). A plan
+  // with an explored schedule decides every message by the schedule: its
+  // losses are the schedule's and stay (only its fault actions and clock
+  // setups are removable).
   Impl(ExplicitPlan p, bool gen, const std::vector<Event>& history, const CheckConfig& c, BackendSource* s, int max)
       : plan(std::move(p)),
         generated(gen),
@@ -194,7 +209,36 @@ struct CauseSearch::Impl {
         source(s),
         max_reruns(max) {
     assert(max_reruns >= 0);
-    read_history(history);
+    if (max_reruns == 0) return;
+    if (plan.schedule) {
+      read_history(history);
+      return;
+    }
+    VectorSink recorded;
+    RunResult& baseline = cache[{}];
+    baseline = run_plan(plan, {}, /*record=*/true, &recorded);
+    runs++;
+    if (!baseline.error.empty()) {
+      not_reproduced = "the run could not be recorded again: " + baseline.error;
+      return;
+    }
+    if (!same_history(history, recorded.events)) {
+      not_reproduced = "the run does not give the same history again";
+      return;
+    }
+    read_history(recorded.events);
+  }
+
+  // Whether `b` is `a` but for the message ordinals the losses of `b` carry.
+  static bool same_history(const std::vector<Event>& a, const std::vector<Event>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i] == b[i]) continue;
+      Event e = b[i];
+      if (e.kind == EventKind::Fault && e.op == "lost") e.value = a[i].value;
+      if (!(e == a[i])) return false;
+    }
+    return true;
   }
 
   // Thrown inside a search when its re-runs reach the cap or one fails.
@@ -202,13 +246,22 @@ struct CauseSearch::Impl {
     std::string why;
   };
 
-  // Runs (or finds in the cache) the plan without `removed`.
+  // Runs (or finds in the cache) the plan without `removed`, losing exactly
+  // the messages the run lost, but those removed.
   const RunResult& run(const std::vector<size_t>& removed) {
     auto it = cache.find(removed);
     if (it != cache.end()) return it->second;
-    RunResult result;
     TaskRename rename;
-    const ExplicitPlan p = without(removed, &rename);
+    ExplicitPlan p = without(removed, &rename);
+    RunResult result = run_plan(p, rename, /*record=*/false, nullptr);
+    runs++;
+    return cache.emplace(removed, std::move(result)).first->second;
+  }
+
+  // Runs `p` (its losses by message: recorded, or as without() set them).
+  RunResult run_plan(ExplicitPlan p, const TaskRename& rename, bool record, EventSink* also) {
+    RunResult result;
+    if (record) p.faults.losses.record = true;
     try {
       Backend& backend = (source != nullptr ? *source : model).fresh(p.scenario);
       CheckerSuite suite(config);
@@ -216,6 +269,7 @@ struct CauseSearch::Impl {
       FanoutSink fanout;
       fanout.add(&suite);
       fanout.add(&keys);
+      if (also != nullptr) fanout.add(also);
       RunSummary summary;
       if (generated) {
         Simulator sim(p.scenario, backend, fanout, p.faults);
@@ -229,8 +283,7 @@ struct CauseSearch::Impl {
     } catch (const std::exception& e) {
       result.error = e.what();
     }
-    runs++;
-    return cache.emplace(removed, std::move(result)).first->second;
+    return result;
   }
 
   // Whether the plan without `removed` still shows the violation `v`: a
@@ -249,7 +302,9 @@ struct CauseSearch::Impl {
   bool shows(std::vector<size_t> removed, const Violation& v, int* reruns) {
     if (*reruns >= max_reruns) throw Stop{"re-run cap of " + std::to_string(max_reruns) + " reached"};
     ++*reruns;
+    removed.insert(removed.end(), late_losses.begin(), late_losses.end());
     std::sort(removed.begin(), removed.end());
+    removed.erase(std::unique(removed.begin(), removed.end()), removed.end());
     const RunResult& r = run(removed);
     if (!r.error.empty()) throw Stop{"a re-run could not complete: " + r.error};
     const Seen want = seen_of(v, owners);
@@ -325,7 +380,16 @@ struct CauseSearch::Impl {
   Cause explain(const Violation& v) {
     if (auto trivial = cause_without_reruns(v, max_reruns)) return *trivial;
     Cause cause;
+    if (!not_reproduced.empty()) {
+      cause.status = CauseStatus::Unconfirmed;
+      cause.reruns = 1;
+      cause.note = not_reproduced;
+      return cause;
+    }
     const int64_t at_us = v.detected_at_event < event_us.size() ? event_us[v.detected_at_event] : INT64_MAX;
+    late_losses.clear();
+    for (size_t i = 0; i < inventory.size(); ++i)
+      if (inventory[i].how == PlanFault::How::Loss && inventory[i].fault.true_us > at_us) late_losses.push_back(i);
     std::vector<size_t> cands;
     for (size_t i = 0; i < inventory.size(); ++i)
       if (in_scope(inventory[i], v.scope, at_us)) cands.push_back(i);
@@ -427,7 +491,6 @@ struct CauseSearch::Impl {
       return std::nullopt;
     };
     std::map<int, int> incarnation;
-    std::map<int, uint64_t> losses;
     std::map<uint64_t, std::pair<TaskKey, size_t>> pending;  // op_id -> its record
     std::map<int, size_t> open_crash;                        // client -> inventory index of its last crash
     event_us.reserve(history.size());
@@ -436,7 +499,7 @@ struct CauseSearch::Impl {
       if (e.id != event_us.size()) throw std::invalid_argument("cause search: history ids are not consecutive");
       event_us.push_back(e.true_us);
       if (e.kind == EventKind::Fault) {
-        read_fault(e, find_action, incarnation, losses, open_crash);
+        read_fault(e, find_action, incarnation, open_crash);
         continue;
       }
       if (e.kind == EventKind::Invoke && e.client >= 0) {
@@ -489,7 +552,7 @@ struct CauseSearch::Impl {
 
   template <class FindAction>
   void read_fault(const Event& e, FindAction& find_action, std::map<int, int>& incarnation,
-                  std::map<int, uint64_t>& losses, std::map<int, size_t>& open_crash) {
+                  std::map<int, size_t>& open_crash) {
     PlanFault f;
     f.fault.event_id = e.id;
     f.fault.true_us = e.true_us;
@@ -503,9 +566,10 @@ struct CauseSearch::Impl {
       started_us[{e.client, incarnation[e.client]}] = e.true_us;
       return;
     }
-    if (e.op == "lost" && e.client >= 0) {
+    if (e.op == "lost" && e.client >= 0 && !plan.schedule) {
       f.how = PlanFault::How::Loss;
-      f.loss = SparedLoss{e.client, ++losses[e.client]};
+      f.loss_key = loss_key(e.client, e.detail, static_cast<uint64_t>(e.value));
+      lost_keys.insert(f.loss_key);
       f.fault.client = e.client;
       f.fault.detail = e.detail;
       const std::string& d = e.detail;
@@ -680,6 +744,7 @@ struct CauseSearch::Impl {
     p.balance_holds = !removed.empty() && !generated;
     std::vector<bool> drop(p.faults.actions.size(), false);
     std::vector<const PlanFault*> crashes;
+    std::set<std::string> spared;  // the removed losses' messages
     for (size_t i : removed) {
       const PlanFault& f = inventory[i];
       switch (f.how) {
@@ -689,12 +754,18 @@ struct CauseSearch::Impl {
           if (f.fault.kind == CauseKind::Pause) give_back_pause(&p, f);
           if (f.fault.kind == CauseKind::Crash) crashes.push_back(&f);
           break;
-        case PlanFault::How::Loss: p.faults.spared_losses.push_back(f.loss); break;
+        case PlanFault::How::Loss: spared.insert(f.loss_key); break;
         case PlanFault::How::ClientClock: p.faults.client_clocks.at(static_cast<size_t>(f.fault.client)) = {}; break;
         case PlanFault::How::ServerClock: p.faults.server_clocks.at(static_cast<size_t>(f.fault.server)) = {}; break;
       }
     }
-    std::sort(p.faults.spared_losses.begin(), p.faults.spared_losses.end());
+    // Every message the run lost is lost again, but the spared ones (a
+    // schedule decides its messages itself).
+    if (!p.schedule) {
+      p.faults.losses.lost.emplace();
+      std::set_difference(lost_keys.begin(), lost_keys.end(), spared.begin(), spared.end(),
+                          std::inserter(*p.faults.losses.lost, p.faults.losses.lost->end()));
+    }
     // Later crashes first: each merges the incarnation after it.
     std::sort(crashes.begin(), crashes.end(),
               [](const PlanFault* a, const PlanFault* b) { return a->fault.event_id > b->fault.event_id; });

@@ -9,14 +9,26 @@
 // The faults of a run: every fault action that struck (pause, partition,
 // crash, client or server clock jump, Redis restart, failover), every random
 // link loss (request, reply, pub/sub message, subscription: the run's Fault
-// events "lost", numbered per client, sim/fault_plan.h SparedLoss; a spared
-// request's reply gets through too, and its delays come from a spare stream
-// so that the other messages meet the link as before), every client's clock
+// events "lost"), every client's clock
 // setup (offset and drift) and every server's clock drift. A lost request or
 // reply is what makes its client wait out the request timeout, so "lost
 // reply #812" in a cause is that timeout too. The candidates for a violation
 // are those its FaultScope permits (properties/cause.h) that struck before
 // it was found.
+//
+// Losses are pinned to their messages (sim/fault_plan.h LossScript): the
+// run is first run once more recording which messages it lost (it must give
+// the history again, else every violation is Unconfirmed), and every re-run
+// loses exactly those messages but the removed ones and those lost after
+// the violation being explained was found, and no other. So a re-run
+// without one loss keeps every other loss on its message, whatever the
+// clients then do otherwise (a draw-by-draw re-run would move the other
+// losses onto other messages), and a later loss cannot strike before the
+// violation in a re-run that sends its message sooner. A spared request's reply gets through too,
+// and its delays come from a spare stream so that the other messages meet
+// the link as before. A plan with an explored schedule (sim/schedule_replay.h)
+// keeps the schedule's losses: there only fault actions and clock setups
+// are removed.
 //
 // For one violation:
 //  1. the run as it is must show it again (else Unconfirmed);

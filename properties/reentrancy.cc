@@ -18,8 +18,13 @@ void ReentrancyChecker::violation(const Event& e, std::string message, std::vect
   v.true_us = std::move(times);
   v.owners = {e.owner};
   v.blamed_fault = rollback_;
-  // Only a server that lost or rolled back its data may make the counts disagree.
+  // A server that lost or rolled back its data may make the counts disagree;
+  // so may the owner's client, whose retried release a pause, a partition
+  // or lost messages hold back past its latch's lifetime.
   v.scope.servers = true;
+  v.scope.clients = FaultScope::Who::Listed;
+  v.scope.client_list = {e.client};
+  v.scope.crashes = false;
   report(std::move(v));
 }
 

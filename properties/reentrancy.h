@@ -19,7 +19,9 @@
 // keeps no latch: a retry may answer "not owned" after its first try
 // released the lock).
 // Only a server fault (a restart that lost data, a failover that rolled it
-// back) may explain a violation (FaultScope, properties/cause.h).
+// back) or a fault of the owner's client (a retried release held back past
+// its latch's lifetime) may explain a violation (FaultScope,
+// properties/cause.h).
 // After a failover the promoted replica may hold older counts: violations
 // then name it as their cause.
 // Memory: per (lock, owner) a count; per (server, lock) the last holders and

@@ -4,8 +4,10 @@
 // make_fault_plan (sim/profiles.h), executed by the Simulator.
 #pragma once
 
-#include <compare>
 #include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "sim/network.h"
@@ -26,16 +28,24 @@ struct FaultAction {
   int64_t restart_after_ms = -1;  // crash: restart after this long; -1 never
 };
 
-// A random link loss that does not happen (a cause's re-run without it):
-// the `nth` (1-based) random loss on client `client`'s link, counting every
-// random loss of that link (requests, replies, deliveries, subscriptions) in
-// the order the run meets them, spared ones included. In the run's history
-// that is the client's nth Fault event "lost".
-struct SparedLoss {
-  int client = 0;
-  uint64_t nth = 0;
-  auto operator<=>(const SparedLoss&) const = default;
+// Random link losses decided by message instead of by draw, for a cause's
+// re-runs (properties/cause_search.h). A message's key is its client, what
+// the link would lose (a Fault "lost" event's detail: "reply rlock_acquire
+// lsim:L0") and its ordinal among that client's messages of that detail:
+// loss_key(2, "reply rlock_acquire lsim:L0", 7).
+//  - record: each Fault "lost" event carries that ordinal in `value`.
+//  - lost (when set): a message is lost exactly when its key is in it, so a
+//    re-run without some losses loses every other message it lost, and no
+//    new one. The link's draws are made as without it; a message drawn lost
+//    but delivered takes its delays (and its reply's) from a spare stream,
+//    so that the link meets the other messages as before.
+struct LossScript {
+  bool record = false;
+  std::optional<std::set<std::string>> lost;
+  bool keyed() const { return record || lost.has_value(); }
 };
+
+std::string loss_key(int client, const std::string& what, uint64_t ordinal);
 
 struct FaultPlan {
   LinkProfile link;
@@ -43,7 +53,11 @@ struct FaultPlan {
   std::vector<ClockSetup> server_clocks;  // one per server
   std::vector<FaultAction> actions;       // sorted by at_us (stable)
   std::vector<int64_t> replica_lag_ms;    // per server: its replica's lag; empty: no replicas
-  std::vector<SparedLoss> spared_losses;  // sorted; empty but in a cause's re-run
+  LossScript losses;                      // off but in a cause's runs
 };
+
+inline std::string loss_key(int client, const std::string& what, uint64_t ordinal) {
+  return std::to_string(client) + "|" + what + "|" + std::to_string(ordinal);
+}
 
 }  // namespace locksim

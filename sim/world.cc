@@ -53,17 +53,13 @@ class World::NodeEnv final : public ClientEnv {
       return;
     }
     int64_t arrive_us = 0;
+    auto what = [&call] { return "request " + std::string(script_name(call.kind)) + " " + call.params.lock; };
     if (world_.hook_ != nullptr) {
-      if (!world_.scheduled_fate(c_, server, MessageKind::Request,
-                                 "request " + std::string(script_name(call.kind)) + " " + call.params.lock,
-                                 call.params.lock, &arrive_us)) {
-        return;
-      }
+      if (!world_.scheduled_fate(c_, server, MessageKind::Request, what(), call.params.lock, &arrive_us)) return;
     } else {
-      const LinkDraw draw = world_.random_loss(c_);
+      const LinkDraw draw = world_.random_loss(c_, what);
       if (draw == LinkDraw::Lost) {
-        world_.record_lost(c_, "request " + std::string(script_name(call.kind)) + " " + call.params.lock,
-                           call.params.lock);
+        world_.record_lost(c_, what(), call.params.lock);
         return;
       }
       pending->spared = draw == LinkDraw::Spared;
@@ -114,12 +110,13 @@ class World::NodeEnv final : public ClientEnv {
     }
     int64_t arrive_us = 0;
     bool spared = false;  // drawn lost but delivered (random_loss): its acknowledgement gets through too
+    auto what = [&channel] { return "subscribe " + channel; };
     if (world_.hook_ != nullptr) {
-      if (!world_.scheduled_fate(c_, server, MessageKind::Subscribe, "subscribe " + channel, "", &arrive_us)) return id;
+      if (!world_.scheduled_fate(c_, server, MessageKind::Subscribe, what(), "", &arrive_us)) return id;
     } else {
-      const LinkDraw draw = world_.random_loss(c_);
+      const LinkDraw draw = world_.random_loss(c_, what);
       if (draw == LinkDraw::Lost) {
-        world_.record_lost(c_, "subscribe " + channel, "");
+        world_.record_lost(c_, what(), "");
         return id;
       }
       spared = draw == LinkDraw::Spared;
@@ -136,15 +133,13 @@ class World::NodeEnv final : public ClientEnv {
       it->second.active = true;
       world.channels_[it->second.server][it->second.channel][c] += 1;
       int64_t back_us = 0;
+      auto what = [&it] { return "subscribe_ack " + it->second.channel; };
       if (world.hook_ != nullptr) {
-        if (!world.scheduled_fate(c, server, MessageKind::SubscribeAck, "subscribe_ack " + it->second.channel, "",
-                                  &back_us)) {
-          return;
-        }
+        if (!world.scheduled_fate(c, server, MessageKind::SubscribeAck, what(), "", &back_us)) return;
       } else {
-        const LinkDraw ack = spared ? LinkDraw::Spared : world.random_loss(c);
+        const LinkDraw ack = spared ? LinkDraw::Spared : world.random_loss(c, what);
         if (ack == LinkDraw::Lost) {
-          world.record_lost(c, "subscribe_ack " + it->second.channel, "");
+          world.record_lost(c, what(), "");
           return;
         }
         back_us = world.now_us_ + draw_delay_us(world.config_.link, world.link_rng(c, ack == LinkDraw::Spared));
@@ -276,8 +271,6 @@ World::World(WorldConfig config, Backend& backend, EventSink& sink)
     server_clocks_.emplace_back(config_.server_clocks.empty() ? ClockSetup{} : config_.server_clocks[s]);
   }
   partition_gen_.assign(config_.clients, 0);
-  losses_.assign(static_cast<size_t>(config_.clients), 0);
-  assert(std::is_sorted(config_.spared_losses.begin(), config_.spared_losses.end()));
   server_down_until_us_.assign(static_cast<size_t>(servers), 0);
   channels_.resize(servers);
   line_copies_.resize(static_cast<size_t>(servers));
@@ -473,17 +466,15 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   // server can overwrite it in place (a sink that kept a copy keeps it).
   if (result.line_token != 0) e.line_after.clear();
   route_published(s, result.published);
+  auto what = [&call] { return "reply " + std::string(script_name(call.kind)) + " " + call.params.lock; };
   if (hook_ != nullptr && !lose) {
-    if (!scheduled_fate(c, s, MessageKind::Reply, "reply " + std::string(script_name(call.kind)) + " " + call.params.lock,
-                        call.params.lock, back_us)) {
-      return false;
-    }
+    if (!scheduled_fate(c, s, MessageKind::Reply, what(), call.params.lock, back_us)) return false;
     *reply = result.reply;
     return true;
   }
-  const LinkDraw draw = spared ? LinkDraw::Spared : random_loss(c, lose);
+  const LinkDraw draw = spared ? LinkDraw::Spared : random_loss(c, what, lose);
   if (draw == LinkDraw::Lost) {
-    record_lost(c, "reply " + std::string(script_name(call.kind)) + " " + call.params.lock, call.params.lock);
+    record_lost(c, what(), call.params.lock);
     return false;
   }
   *back_us = now_us_ + draw_delay_us(config_.link, link_rng(c, draw == LinkDraw::Spared));
@@ -503,12 +494,13 @@ void World::route_published(int s, const std::vector<Published>& published) {
         continue;
       }
       int64_t arrive_us = 0;
+      auto what = [&msg] { return "message " + msg.channel; };
       if (hook_ != nullptr) {
-        if (!scheduled_fate(c, s, MessageKind::Delivery, "message " + msg.channel, "", &arrive_us)) continue;
+        if (!scheduled_fate(c, s, MessageKind::Delivery, what(), "", &arrive_us)) continue;
       } else {
-        const LinkDraw draw = random_loss(c);
+        const LinkDraw draw = random_loss(c, what);
         if (draw == LinkDraw::Lost) {
-          record_lost(c, "message " + msg.channel, "");
+          record_lost(c, what(), "");
           continue;
         }
         arrive_us = now_us_ + draw_delay_us(config_.link, link_rng(c, draw == LinkDraw::Spared));
@@ -576,12 +568,15 @@ static Event fault_event(const std::string& op, int target) {
   return e;
 }
 
-World::LinkDraw World::random_loss(int c, bool forced) {
-  if (!forced && !draw_lost(config_.link, node(c).net_rng)) return LinkDraw::Delivered;
-  const uint64_t nth = ++losses_.at(static_cast<size_t>(c));
-  const auto& spared = config_.spared_losses;
-  const bool spare = !spared.empty() && std::binary_search(spared.begin(), spared.end(), SparedLoss{c, nth});
-  return spare ? LinkDraw::Spared : LinkDraw::Lost;
+template <class What>
+World::LinkDraw World::random_loss(int c, const What& what, bool forced) {
+  const bool drawn = forced || draw_lost(config_.link, node(c).net_rng);
+  if (!config_.losses.keyed()) return drawn ? LinkDraw::Lost : LinkDraw::Delivered;
+  std::string w = what();
+  last_ordinal_ = ++message_ordinals_[{c, w}];
+  if (!config_.losses.lost) return drawn ? LinkDraw::Lost : LinkDraw::Delivered;
+  if (config_.losses.lost->count(loss_key(c, w, last_ordinal_)) != 0) return LinkDraw::Lost;
+  return drawn ? LinkDraw::Spared : LinkDraw::Delivered;
 }
 
 Rng& World::link_rng(int c, bool spared) {
@@ -595,6 +590,7 @@ void World::record_lost(int c, std::string what, const std::string& lock) {
   e.client = c;
   e.lock = lock;
   e.detail = std::move(what);
+  if (config_.losses.record) e.value = static_cast<int64_t>(last_ordinal_);  // its message's ordinal
   emit(std::move(e));
 }
 
@@ -770,6 +766,7 @@ void World::set_schedule(ScheduleHook* hook) {
   assert(stats_.actions == 0 && "set_schedule before the first step");
   assert(config_.link.latency_min_us == config_.link.latency_max_us && config_.link.tail_prob == 0 &&
          config_.link.loss_prob == 0 && "schedule mode needs a fixed-latency link without loss");
+  assert(!config_.losses.keyed() && "schedule mode decides every message itself");
   hook_ = hook;
 }
 

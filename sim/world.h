@@ -58,7 +58,7 @@ struct WorldConfig {
   std::vector<ClockSetup> server_clocks;  // empty: all exact
   ClientConfig client;                    // template; client_uuid is generated
   ServerFaultConfig server_faults;        // restarts, replicas
-  std::vector<SparedLoss> spared_losses;  // sorted: random losses that do not happen (sim/fault_plan.h)
+  LossScript losses;                      // losses by message (sim/fault_plan.h); off by default
   bool groups = false;                    // every client also runs a MultiLockClient
   GroupOptions group_options;
 };
@@ -248,8 +248,8 @@ class World {
   // Server side of a script request from client c: true with *reply and
   // the reply's arrival time *back_us at the client, false if no reply goes
   // back (link down, or the reply is lost).
-  // `spared`: the request was a spared loss (random_loss), and its reply
-  // gets through too.
+  // `spared`: the request was drawn lost but delivered (random_loss), and
+  // its reply gets through too.
   bool execute_at_server(int c, int s, const ScriptCall& call, const ScriptTag& tag, Reply* reply,
                          int64_t* back_us, bool spared);
   // at_client for a given incarnation of c; at_us < 0 means now. The queue
@@ -269,15 +269,16 @@ class World {
   // recorded as a Fault event "lost" (detail: what was lost, e.g.
   // "reply rlock_acquire" or "message <channel>") so checkers can blame it.
   void record_lost(int c, std::string what, const std::string& lock);
-  // Whether a message on client c's link is lost at random (a draw from its
-  // link's stream; `forced`: lost without a draw, the lose_reply hook). The
-  // losses are numbered per client; one WorldConfig::spared_losses names is
-  // Spared: delivered instead, the stream drawn exactly as if it were lost.
-  // A spared message (and a spared request's reply, never lost) draws its
-  // delays from the link's spare stream, so that the link's own stream meets
-  // the other messages as in the run that lost it.
+  // Whether a message on client c's link is lost at random: a draw from its
+  // link's stream (`forced`: lost without a draw, the lose_reply hook), or,
+  // with WorldConfig::losses.lost, its key (`what()` is what a loss records:
+  // "reply rlock_acquire lsim:L0"). Spared: drawn lost but delivered by the
+  // script; such a message (and a spared request's reply, never lost) draws
+  // its delays from the link's spare stream (link_rng), so that the link's
+  // own stream meets the other messages as in the run that lost it.
   enum class LinkDraw { Delivered, Lost, Spared };
-  LinkDraw random_loss(int c, bool forced = false);
+  template <class What>
+  LinkDraw random_loss(int c, const What& what, bool forced = false);
   // Client c's link stream, or its spare stream for a spared message.
   Rng& link_rng(int c, bool spared);
   void emit_in_place(Event& event);  // emit() without a copy; fills id and true_us
@@ -297,7 +298,10 @@ class World {
   std::vector<NodeClock> server_clocks_;
   std::vector<int64_t> server_down_until_us_;  // per server
   std::vector<uint64_t> partition_gen_;  // per client; odd = partitioned
-  std::vector<uint64_t> losses_;         // per client: random losses met so far, spared ones included
+  // Keyed losses (WorldConfig::losses): per (client, what) the messages met
+  // so far, and the ordinal of the last one (for record_lost).
+  std::map<std::pair<int, std::string>, uint64_t> message_ordinals_;
+  uint64_t last_ordinal_ = 0;
   std::map<uint64_t, Subscription> subs_;  // by id
   // server -> channel -> client -> active subscription count
   std::vector<std::map<std::string, std::map<int, int>>> channels_;

@@ -23,7 +23,7 @@ WorldConfig world_config_for(const Scenario& s, const FaultPlan& plan) {
   wc.server_faults.persistence = s.persistence;
   wc.server_faults.restart_delay_ms = s.restart_delay_ms;
   wc.server_faults.replica_lag_ms = plan.replica_lag_ms;
-  wc.spared_losses = plan.spared_losses;
+  wc.losses = plan.losses;
   wc.groups = is_group_kind(s.lock_kind);
   wc.group_options.validity = s.validity;
   return wc;

@@ -225,6 +225,76 @@ TEST(CauseSearch, ALostReplyOfAGeneratedRunIsConfirmed) {
   EXPECT_TRUE(lost_reply);
 }
 
+// The violations of a generated run of `s` but the advisory ones, each
+// with its cause searched.
+std::vector<Violation> explained_run(const Scenario& s) {
+  VectorSink history;
+  ScenarioVerdict verdict = check_scenario(s, default_check_config(), &history);
+  explain_violations(&verdict.violations, s, history.events, default_check_config(), nullptr, kDefaultCauseReruns,
+                     [](const Violation& v) { return !is_advisory_property(v.property); });
+  std::vector<Violation> out;
+  for (const Violation& v : verdict.violations)
+    if (!is_advisory_property(v.property)) out.push_back(v);
+  return out;
+}
+
+Scenario hostile(const std::string& lock, uint64_t seed) {
+  Scenario s;
+  s.seed = seed;
+  s.clients = 4;
+  s.lock_kind = lock;
+  s.profile = "hostile";
+  return s;
+}
+
+// Hostile rlock seed 787: a reentrant acquire resets the expiry to a 2.3 s
+// explicit lease and its reply is lost; the client waits out its 3 s
+// request timeout believing it holds. Spared that one reply (every other
+// lost message lost again, sim/fault_plan.h LossScript), the overlaps go.
+TEST(CauseSearch, ALostReplyWhileAShortLeaseRunsIsConfirmed) {
+  const std::vector<Violation> vs = explained_run(hostile("rlock", 787));
+  ASSERT_FALSE(vs.empty());
+  for (const Violation& v : vs) {
+    EXPECT_EQ(v.property, property::kMutualExclusion);
+    ASSERT_TRUE(v.explained()) << v.to_string();
+    ASSERT_EQ(v.cause.faults.size(), 1u) << v.to_string();
+    EXPECT_EQ(v.cause.faults[0].kind, CauseKind::LostReply);
+    EXPECT_EQ(v.cause.faults[0].client, 1);
+  }
+}
+
+// Hostile rlock seed 696: client 3's nested acquire request is lost and it
+// waits out the request timeout believing its 2.25 s lease. Spared that
+// request, the client releases sooner, and a later release reply of its,
+// lost in the recorded run after the overlap was found, would now be lost
+// before it: the re-runs for a violation lose no message lost after it was
+// found, and the request is confirmed.
+TEST(CauseSearch, ALossAfterTheViolationDoesNotStrikeBeforeItInAReRun) {
+  const std::vector<Violation> vs = explained_run(hostile("rlock", 696));
+  ASSERT_FALSE(vs.empty());
+  for (const Violation& v : vs) {
+    ASSERT_TRUE(v.explained()) << v.to_string();
+    ASSERT_EQ(v.cause.faults.size(), 1u) << v.to_string();
+    EXPECT_EQ(v.cause.faults[0].kind, CauseKind::LostRequest);
+    EXPECT_EQ(v.cause.faults[0].client, 3);
+  }
+}
+
+// Hostile rlock seed 1996: a release's reply is lost and its client pauses
+// 14 s before the retry, which finds the latch gone and answers nil. The
+// owner's own client may explain a reentrancy report; the pause is
+// confirmed. A release that ignores the owner (a script mutant) is caught
+// unexplained: MutantCatch.EveryMutantsViolationIsUnexplained.
+TEST(CauseSearch, ARetriedReleaseHeldBackByItsClientsPauseIsConfirmed) {
+  const std::vector<Violation> vs = explained_run(hostile("rlock", 1996));
+  ASSERT_EQ(vs.size(), 1u);
+  EXPECT_EQ(vs[0].property, property::kReentrancy);
+  ASSERT_TRUE(vs[0].explained()) << vs[0].to_string();
+  ASSERT_EQ(vs[0].cause.faults.size(), 1u);
+  EXPECT_EQ(vs[0].cause.faults[0].kind, CauseKind::Pause);
+  EXPECT_EQ(vs[0].cause.faults[0].client, 0);
+}
+
 // --unexplained-only sets aside confirmed causes only: a checker's sentence
 // alone explains nothing.
 TEST(CauseSearch, OnlyAConfirmedCauseIsSetAside) {

@@ -1,11 +1,13 @@
 // What the cause search's re-runs rely on (properties/cause_search.h): a
 // Simulator given its scenario's own fault plan runs the same history; a
-// spared loss (sim/fault_plan.h SparedLoss) is delivered while everything
-// before it stays as it was; an explicit plan that balances holds releases
+// loss pinned to its message (sim/fault_plan.h LossScript) can be spared
+// while every other lost message is lost again; an explicit plan that balances holds releases
 // what its tasks hold (sim/explicit_plan.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "sim/explicit_plan.h"
@@ -38,32 +40,68 @@ TEST(CauseReruns, TheProfilesOwnFaultPlanRunsTheSameHistory) {
   EXPECT_EQ(run(s), run(s, scenario_fault_plan(s, s.servers)));
 }
 
-TEST(CauseReruns, ASparedLossIsDeliveredAndTheRunBeforeItIsUnchanged) {
+// The keys of the losses a run recorded (LossScript::record), in order.
+std::vector<std::string> loss_keys(const std::vector<Event>& events) {
+  std::vector<std::string> out;
+  for (const Event& e : events)
+    if (e.kind == EventKind::Fault && e.op == "lost") out.push_back(loss_key(e.client, e.detail, e.value));
+  return out;
+}
+
+// Recording the losses by message changes nothing but the ordinal each
+// loss carries; losing exactly the recorded messages runs the same history;
+// sparing one of them delivers it, leaves the run before it as it was, and
+// loses every other recorded message and no other (the other clients' and
+// the later draws do not move the losses to other messages).
+TEST(CauseReruns, LossesPinnedToMessagesStayOnTheirMessagesWhenOneIsSpared) {
   const Scenario s = hostile_scenario();
   const std::vector<Event> original = run(s);
-  // The second random loss of the client that lost the most.
-  std::map<int, int> losses;
-  for (const Event& e : original)
-    if (e.kind == EventKind::Fault && e.op == "lost") losses[e.client]++;
-  ASSERT_FALSE(losses.empty());
-  const int client = std::max_element(losses.begin(), losses.end(), [](const auto& a, const auto& b) {
-                       return a.second < b.second;
-                     })->first;
-  ASSERT_GE(losses[client], 2);
-  size_t second = 0;
-  for (int seen = 0; second < original.size(); ++second) {
-    const Event& e = original[second];
-    if (e.kind == EventKind::Fault && e.op == "lost" && e.client == client && ++seen == 2) break;
-  }
   FaultPlan faults = scenario_fault_plan(s, s.servers);
-  faults.spared_losses = {SparedLoss{client, 2}};
-  const std::vector<Event> spared = run(s, faults);
-  ASSERT_GT(spared.size(), second);
-  for (size_t i = 0; i < second; ++i) ASSERT_EQ(spared[i], original[i]) << "event " << i;
-  EXPECT_NE(spared[second], original[second]);  // no loss there
-  // Sparing a loss that never happens changes nothing.
-  faults.spared_losses = {SparedLoss{client, 1'000'000}};
-  EXPECT_EQ(run(s, faults), original);
+  faults.losses.record = true;
+  const std::vector<Event> recorded = run(s, faults);
+  ASSERT_EQ(recorded.size(), original.size());
+  for (size_t i = 0; i < original.size(); ++i) {
+    Event e = recorded[i];
+    if (e.kind == EventKind::Fault && e.op == "lost") {
+      EXPECT_GE(e.value, 1) << "event " << i;
+      e.value = original[i].value;
+    }
+    ASSERT_EQ(e, original[i]) << "event " << i;
+  }
+  const std::vector<std::string> keys = loss_keys(recorded);
+  ASSERT_GE(keys.size(), 4u);
+  const std::set<std::string> all(keys.begin(), keys.end());
+  ASSERT_EQ(all.size(), keys.size()) << "each loss is its own message";
+
+  faults.losses.lost = all;
+  EXPECT_EQ(loss_keys(run(s, faults)), keys);
+
+  // Spare the second loss: a reply or request whose delivery changes what
+  // its client does next.
+  size_t second = 0;
+  for (int seen = 0; second < recorded.size(); ++second) {
+    const Event& e = recorded[second];
+    if (e.kind == EventKind::Fault && e.op == "lost" && ++seen == 2) break;
+  }
+  const std::string spared = loss_key(recorded[second].client, recorded[second].detail, recorded[second].value);
+  faults.losses.lost->erase(spared);
+  const std::vector<Event> without = run(s, faults);
+  ASSERT_GT(without.size(), second);
+  for (size_t i = 0; i < second; ++i) ASSERT_EQ(without[i], recorded[i]) << "event " << i;
+  EXPECT_NE(without[second], recorded[second]);  // no loss there
+  const std::vector<std::string> lost_again = loss_keys(without);
+  EXPECT_EQ(std::count(lost_again.begin(), lost_again.end(), spared), 0);
+  for (const std::string& k : lost_again) EXPECT_EQ(faults.losses.lost->count(k), 1u) << "a new loss: " << k;
+  // The run goes otherwise after the spared message, yet the other
+  // clients' losses stay on their messages (a message no longer sent is
+  // not lost, the others are).
+  int others = 0, others_again = 0;
+  const std::string own = std::to_string(recorded[second].client) + "|";
+  for (const std::string& k : keys) others += k.rfind(own, 0) != 0;
+  for (const std::string& k : lost_again) others_again += k.rfind(own, 0) != 0;
+  EXPECT_GT(others_again, 0);
+  EXPECT_LE(others_again, others);
+  EXPECT_NE(without, recorded);
 }
 
 ExplicitOp op(ExplicitOp::Kind kind, int64_t delay_ms) {
