@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "impl/builtin_packs.h"
+#include "model/scripts.h"
 #include "traces/bounded_json.h"
 
 namespace locksim {
@@ -669,8 +670,6 @@ Published ScriptPack::canonical_published(const ScriptCall& call, Published raw)
   return raw;
 }
 
-Reply ScriptPack::absent_reply(ScriptKind kind) {
-  return Reply::error("ERR locksim: " + std::string(script_name(kind)) + " is absent from this script pack");
-}
+Reply ScriptPack::absent_reply(ScriptKind kind) { return absent_script_reply(kind); }
 
 }  // namespace locksim

@@ -37,7 +37,8 @@ struct ExecResult {
   Reply reply;
   // The reply is an error the script pack declares part of its conventions
   // (an absent script's answer, or an error its manifest lists): not a
-  // script failure. Always false on the model, whose scripts never declare one.
+  // script failure. On the model only the FairNoAcquireFailed variant's
+  // absent fair_acquire_failed declares one (model/variant.h).
   bool error_declared = false;
   std::vector<Published> published;
   std::vector<std::string> holders_after;  // owner fields of params.lock, sorted

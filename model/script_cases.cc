@@ -321,6 +321,13 @@ std::vector<ScriptCase> variant_cases() {
                final_at(kT + 31'000, {hash_key(kLock, "B:1=1", 2'100), list_key(line(), "C:1"),
                                       zset_key(deadlines(), at(kCo, kC + 35'000))}),
                true});
+  // The absent acquire_failed answers an error and leaves the waiter in the
+  // line with its slot: those behind it keep their deadlines.
+  c.push_back({"Variant_FairNoAcquireFailed_LeaverStaysInTheLine", ModelVariant::FairNoAcquireFailed,
+               with(fair_line_abc(), {step(fair_acquire_failed(kB), kT + 3'000, err())}),
+               final_at(kT + 3'000, {hash_key(kLock, "A:1=1", kLease - 3'000), list_key(line(), "B:1,C:1"),
+                                     zset_key(deadlines(), at(kB, kC + 35'000) + "," + at(kCo, kC + 40'000))}),
+               true});
   c.push_back({"Variant_FairTtlFromDeadline_EnqueueUnchanged", ModelVariant::FairTtlFromDeadline,
                fair_line_abc(),
                final_at(kT + 2'000, {hash_key(kLock, "A:1=1", kLease - 2'000), list_key(line(), "B:1,C:1"),

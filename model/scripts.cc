@@ -284,6 +284,7 @@ class Execution {
   }
 
   Reply fair_acquire_failed() {
+    if (is(ModelVariant::FairNoAcquireFailed)) return absent_script_reply(ScriptKind::FairAcquireFailed);
     // The line itself, not a copy: the zincrby calls touch only the deadlines key.
     if (const std::vector<std::string>* members = s_.list_ref(p_.line, now_)) {
       const auto first = std::find(members->begin(), members->end(), p_.owner);
@@ -313,6 +314,10 @@ class Execution {
 
 }  // namespace
 
+Reply absent_script_reply(ScriptKind kind) {
+  return Reply::error("ERR locksim: " + std::string(script_name(kind)) + " is absent from this script pack");
+}
+
 void run_script_into(Store& store, const ScriptCall& call, int64_t server_now_ms, ModelVariant variant,
                      ExecResult* out) {
   assert(out != nullptr);
@@ -324,6 +329,7 @@ void run_script_into(Store& store, const ScriptCall& call, int64_t server_now_ms
     out->reply = Reply::error(e.what());
   }
   out->branches = execution.branches();
+  out->error_declared = variant == ModelVariant::FairNoAcquireFailed && call.kind == ScriptKind::FairAcquireFailed;
   store.take_published_into(&out->published);
   store.holders_into(call.params.lock, server_now_ms, &out->holders_after);
   out->line_known = false;

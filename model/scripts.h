@@ -103,9 +103,15 @@ namespace locksim {
 ExecResult run_script(Store& store, const ScriptCall& call, int64_t server_now_ms,
                       ModelVariant variant = ModelVariant::Correct);
 
+// The answer of a script a version does not have (a pack's "absent"
+// script, the FairNoAcquireFailed variant's fair_acquire_failed): an error
+// naming it. It touches nothing.
+Reply absent_script_reply(ScriptKind kind);
+
 // run_script into *out, reusing its buffers so that a caller running many
 // scripts allocates little. Sets reply, published and holders_after, and
-// line_known = false; leaves line_after alone (the caller owns it).
+// error_declared (only an absent script's answer), line_known = false;
+// leaves line_after alone (the caller owns it).
 void run_script_into(Store& store, const ScriptCall& call, int64_t server_now_ms, ModelVariant variant,
                      ExecResult* out);
 

@@ -6,10 +6,10 @@
 namespace locksim {
 
 namespace {
-constexpr std::array<std::string_view, 9> kNames = {
+constexpr std::array<std::string_view, 10> kNames = {
     "correct",          "renew_no_owner_check", "release_no_owner_check", "reentry_no_expiry_reset",
     "fair_no_stale_purge", "fair_same_deadline", "release_no_publish",  "fair_ttl_from_deadline",
-    "fair_wait_for_head",
+    "fair_no_acquire_failed", "fair_wait_for_head",
 };
 }  // namespace
 

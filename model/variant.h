@@ -57,6 +57,12 @@
 //   estimate ran out gets a negative answer, so lock() then waits for a
 //   wake-up message with no time limit (lock-semantics.md section 3).
 //
+// FairNoAcquireFailed (fair_acquire_failed only): the script is absent, as
+//   in a version that has none (its pack marks it "absent": true): every call
+//   answers absent_script_reply() (an error the pack declares, so not a
+//   script failure) and touches nothing. A waiter that gives up stays in the
+//   line until its slot ends (a ghost waiter).
+//
 // FairWaitForHead (design variant; fair_acquire only): a waiter that polls
 //   while the lock is free but someone else heads the line sleeps until the
 //   head's slot ends instead of polling again at once (the current answer, 0,
@@ -96,13 +102,14 @@ enum class ModelVariant {
   FairSameDeadline,
   ReleaseNoPublish,
   FairTtlFromDeadline,
+  FairNoAcquireFailed,
   FairWaitForHead,  // design variant
 };
 
 // Stable snake_case names: "correct", "renew_no_owner_check",
 // "release_no_owner_check", "reentry_no_expiry_reset", "fair_no_stale_purge",
 // "fair_same_deadline", "release_no_publish", "fair_ttl_from_deadline",
-// "fair_wait_for_head".
+// "fair_no_acquire_failed", "fair_wait_for_head".
 std::string_view variant_name(ModelVariant variant);
 std::optional<ModelVariant> variant_from_name(std::string_view name);
 std::vector<ModelVariant> all_variants();  // Correct first, then declaration order

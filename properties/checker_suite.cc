@@ -6,6 +6,7 @@
 #include "properties/busy_poll.h"
 #include "properties/exclusive_ownership.h"
 #include "properties/fifo_fairness.h"
+#include "properties/ghost_waiter.h"
 #include "properties/history_recording.h"
 #include "properties/liveness.h"
 #include "properties/mutual_exclusion.h"
@@ -20,6 +21,7 @@ CheckerSuite::CheckerSuite(const CheckConfig& config) : context_(std::make_uniqu
   checkers_.push_back(std::make_unique<ExclusiveOwnershipChecker>(config));
   checkers_.push_back(std::make_unique<MutualExclusionChecker>(config, shared));
   checkers_.push_back(std::make_unique<FifoFairnessChecker>(config, shared));
+  checkers_.push_back(std::make_unique<GhostWaiterChecker>(config, shared));
   checkers_.push_back(std::make_unique<WatchdogExpiryChecker>(config, shared));
   checkers_.push_back(std::make_unique<LivenessChecker>(config, shared));
   checkers_.push_back(std::make_unique<ReentrancyChecker>(config, shared));

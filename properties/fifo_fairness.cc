@@ -6,30 +6,9 @@ namespace locksim {
 
 void FifoFairnessChecker::on_event(const Event& e) {
   ctx_.feed(e);
-  expire_give_ups(e.true_us, false);
   const EventFacts& facts = ctx_->facts();
   if (e.kind == EventKind::Script && facts.fair_prefix) {
     script_clients_[ctx_->lock_id()].insert(e.client);
-    if (facts.script_is(ScriptKind::FairAcquire) && e.op_id != 0 && facts.reply_integer)
-      enqueued_ops_[e.op_id] = e.lock;
-    if (facts.script_is(ScriptKind::FairAcquireFailed)) give_ups_.erase(e.owner);
-  }
-  if (e.kind == EventKind::Info && facts.op == OpName::AcquireFailed) {
-    give_ups_.erase(e.owner);
-    if (e.op_id != 0) failed_sent_.insert(e.op_id);
-  }
-  if (e.kind == EventKind::Fail && facts.acquire_op()) {
-    auto it = enqueued_ops_.find(e.op_id);
-    if (it != enqueued_ops_.end() && !failed_sent_.count(e.op_id))
-      give_ups_[e.owner] = GiveUp{it->second, e.client, e.id, e.true_us};
-  }
-  if ((e.kind == EventKind::Ok || e.kind == EventKind::Fail || e.kind == EventKind::Info) && e.op_id != 0 &&
-      facts.op != OpName::AcquireFailed) {
-    enqueued_ops_.erase(e.op_id);
-    failed_sent_.erase(e.op_id);
-  }
-  if (e.kind == EventKind::Fault && e.op == "crash") {
-    std::erase_if(give_ups_, [&](const auto& kv) { return kv.second.client == e.target; });
   }
   if (const auto& grant = ctx_->grant()) check_grant(*grant);
   check_purged(e);
@@ -176,30 +155,6 @@ std::string FifoFairnessChecker::explain_skew(int purged_client, const std::stri
            ": its deadline purged " + waiter + ", who was still waiting";
   return waiter + "'s clock is " + format_ms(sat_sub(0, waiter_offset)) +
          " behind: its slot deadline looked past to the others, so it was purged while still waiting";
-}
-
-void FifoFairnessChecker::expire_give_ups(int64_t now_us, bool at_end) {
-  const int64_t grace_us = 2 * config().request_timeout_ms * 1000;
-  for (auto it = give_ups_.begin(); it != give_ups_.end();) {
-    if (!at_end && now_us <= sat_add(it->second.true_us, grace_us)) { ++it; continue; }
-    Violation v;
-    v.lock = it->second.lock;
-    v.message = it->first + " (client " + std::to_string(it->second.client) +
-                ") gave up waiting at event #" + std::to_string(it->second.event_id) +
-                " without acquire_failed: it blocks every waiter behind it until its slot ends";
-    v.event_ids = {it->second.event_id};
-    v.true_us = {it->second.true_us};
-    v.owners = {it->first};
-    report(std::move(v));
-    it = give_ups_.erase(it);
-  }
-}
-
-void FifoFairnessChecker::finish(int64_t end_true_us) {
-  // A give-up whose acquire_failed had no time to arrive before the end is not blamed.
-  const int64_t grace_us = 2 * config().request_timeout_ms * 1000;
-  std::erase_if(give_ups_, [&](const auto& kv) { return end_true_us <= sat_add(kv.second.true_us, grace_us); });
-  expire_give_ups(end_true_us, true);
 }
 
 }  // namespace locksim

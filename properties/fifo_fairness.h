@@ -8,26 +8,23 @@
 // slot (lower bound of its deadline past its own clock's upper bound plus the
 // tolerance), or a script surely purges such a waiter, the checker reports it
 // and explains clock skew when that is the cause ("client 2's clock is 4 000
-// ms ahead: its deadline purged client 5, who was still waiting"). It also checks that a fair waiter that gives up sends
-// acquire_failed (otherwise it blocks everyone behind it until its slot ends),
-// and that a waiter polling a free lock with only stale waiters ahead of it
+// ms ahead: its deadline purged client 5, who was still waiting"). It also
+// checks that a waiter polling a free lock with only stale waiters ahead of it
 // gets it (the server purges stale waiters), and that nobody is enqueued
 // behind a waiter already past its slot (version 1 traces: ttl reply <= -2;
 // version 2: the line after a purging script still has a head past its
 // deadline by the script's own now_ms, from server truth).
 // A waiter granted or purged out of turn may be any fault's doing (clocks
 // decide who looks stale: FaultScope::any()); the other reports are the
-// protocol's (a give-up without acquire_failed, a stale waiter left, a
-// deadline rewritten): no fault explains them.
+// protocol's (a stale waiter left, a deadline rewritten): no fault explains
+// them. A waiter left in the line after its client gave up is ghost_waiter's
+// (properties/ghost_waiter.h).
 // Memory: the mirror's lines, per client a fault log, per fair lock the
-// clients that ran scripts on it, per owner at most one give-up to confirm.
+// clients that ran scripts on it.
 #pragma once
 
-#include <map>
 #include <set>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "properties/checker.h"
 #include "properties/fair_line.h"
@@ -44,28 +41,16 @@ class FifoFairnessChecker : public Checker {
       : Checker(config), ctx_(config, shared) {}
   std::string_view name() const override { return property::kFifoFairness; }
   void on_event(const Event& e) override;
-  void finish(int64_t end_true_us) override;
 
  private:
-  struct GiveUp {
-    std::string lock;
-    int client = -1;
-    uint64_t event_id = 0;
-    int64_t true_us = 0;
-  };
   void check_grant(const FairLineMirror::Grant& g);
   void check_purged(const Event& e);
   void check_stale_tail(const Event& e);
   void check_stale_head(const Event& e);
   std::string explain_skew(int purged_client, const std::string& lock) const;
-  void expire_give_ups(int64_t now_us, bool at_end);
 
   CheckerContext ctx_;
   PerLockId<std::set<int>> script_clients_;  // fair lock (context id) -> clients that ran scripts
-  // Looked up and pruned on every fair script, never iterated: unordered.
-  std::unordered_map<uint64_t, std::string> enqueued_ops_;  // op_id -> lock, for ops that joined a line
-  std::unordered_set<uint64_t> failed_sent_;                 // op_ids that sent acquire_failed
-  std::map<std::string, GiveUp> give_ups_;                // owner -> unconfirmed give-up
 };
 
 }  // namespace locksim

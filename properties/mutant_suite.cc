@@ -41,7 +41,8 @@ CampaignOptions template_for(const std::string& name) {
     o.duration_ms = 30'000;
     return o;
   }
-  if (name == "fair_giveup_no_acquire_failed" || name == "fair_same_deadline") return tmpl("fair", "none");
+  if (name == "fair_giveup_no_acquire_failed" || name == "fair_no_acquire_failed" || name == "fair_same_deadline")
+    return tmpl("fair", "none");
   if (name == "fair_ttl_from_deadline") {
     CampaignOptions o = tmpl("fair", "none");
     o.clients = 3;

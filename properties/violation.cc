@@ -8,8 +8,8 @@ namespace locksim {
 
 std::vector<std::string> all_properties() {
   return {property::kExclusiveOwnership, property::kMutualExclusion, property::kFifoFairness,
-          property::kWatchdogExpiry,     property::kLiveness,        property::kReentrancy,
-          property::kBusyPoll,           property::kScriptError};
+          property::kGhostWaiter,        property::kWatchdogExpiry,  property::kLiveness,
+          property::kReentrancy,         property::kBusyPoll,        property::kScriptError};
 }
 
 bool is_advisory_property(std::string_view name) { return name == property::kBusyPoll; }

@@ -23,6 +23,7 @@ namespace property {
 inline constexpr const char* kExclusiveOwnership = "exclusive_ownership";
 inline constexpr const char* kMutualExclusion = "mutual_exclusion";
 inline constexpr const char* kFifoFairness = "fifo_fairness";
+inline constexpr const char* kGhostWaiter = "ghost_waiter";
 inline constexpr const char* kWatchdogExpiry = "watchdog_expiry";
 inline constexpr const char* kLiveness = "liveness";
 inline constexpr const char* kReentrancy = "reentrancy";

@@ -830,7 +830,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     }
     // Still in the line after its client gave up (its own give-up script
     // did not take it out): it blocks those behind it until its slot ends.
-    // A ghost when the checker says so: no acquire_failed was sent.
+    // A ghost when the ghost_waiter checker says so.
     bool ghost = false;
     for (const RecordedWait& w : rec.waits) {
       if (s.left == RecordedLineStay::Left::GaveUp || w.owner != s.owner ||
@@ -840,7 +840,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
       note.bands.push_back({X(w.end_us), std::max(note.x1_pt, X(w.end_us) + 2), "#ef9a9a", kRed,
                             "in the line after its client gave up at #" + std::to_string(w.end_event), 12, "filled"});
       const bool named = std::any_of(options.focus.begin(), options.focus.end(), [&](const Violation& v) {
-        return v.property == property::kFifoFairness && v.message.find("without acquire_failed") != std::string::npos &&
+        return v.property == property::kGhostWaiter &&
                std::find(v.owners.begin(), v.owners.end(), s.owner) != v.owners.end();
       });
       label += " - still in the line after its client gave up #" + std::to_string(w.end_event) +

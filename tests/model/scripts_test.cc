@@ -161,6 +161,7 @@ TEST(Variant, NamesRoundTripAndAreSnakeCase) {
                                          "fair_same_deadline",
                                          "release_no_publish",
                                          "fair_ttl_from_deadline",
+                                         "fair_no_acquire_failed",
                                          "fair_wait_for_head"};
   std::vector<std::string> got;
   for (ModelVariant v : all_variants()) {

@@ -117,7 +117,7 @@ TEST(CliMutants, ListNamesEveryMutant) {
   for (const char* name : {"watchdog_not_cancelled", "watchdog_period_lease", "lease_unit_seconds",
                            "fair_giveup_no_acquire_failed", "unlock_no_wake", "renew_no_owner_check",
                            "release_no_owner_check", "reentry_no_expiry_reset", "fair_no_stale_purge",
-                           "fair_same_deadline", "release_no_publish"}) {
+                           "fair_same_deadline", "release_no_publish", "fair_no_acquire_failed"}) {
     EXPECT_NE(r.out.find(std::string(name) + "\n"), std::string::npos) << name;
   }
 }

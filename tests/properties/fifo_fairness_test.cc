@@ -67,29 +67,5 @@ TEST(FifoFairness, AWaiterPastItsSlotMayBeSkipped) {
   EXPECT_TRUE(run_checker<FifoFairnessChecker>(h.events()).empty());
 }
 
-std::vector<Event> give_up_history(bool sends_acquire_failed) {
-  HistoryBuilder h;
-  h.script(1, 1, "fair_acquire", "nil", {owner_of(1)}, 1, 30000, 5000);
-  h.invoke(10, 2, "try_lock", 2, "L", 5000);
-  h.script(11, 2, "fair_acquire", "29990", {owner_of(1)}, 2, 30000, 5000);
-  if (sends_acquire_failed) {
-    h.info(5010, 2, "acquire_failed", 2);
-    h.script(5011, 2, "fair_acquire_failed", "nil", {owner_of(1)}, 2, 30000, 5000);
-  }
-  h.fail(5012, 2, "try_lock", 2, "wait budget exhausted");
-  h.script(9000, 1, "rlock_renew", "1", {owner_of(1)}, 9);
-  return h.events();
-}
-
-TEST(FifoFairness, GivingUpWithoutAcquireFailedIsAViolation) {
-  auto v = run_checker<FifoFairnessChecker>(give_up_history(false));
-  ASSERT_EQ(v.size(), 1u);
-  EXPECT_NE(v[0].message.find("without acquire_failed"), std::string::npos);
-}
-
-TEST(FifoFairness, GivingUpWithAcquireFailedPasses) {
-  EXPECT_TRUE(run_checker<FifoFairnessChecker>(give_up_history(true)).empty());
-}
-
 }  // namespace
 }  // namespace locksim::testing

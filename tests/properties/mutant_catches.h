@@ -34,6 +34,7 @@ inline const std::vector<MutantCatch>& mutant_catches() {
       {"fair_same_deadline", "--profile none --lock fair", true},
       {"fair_no_stale_purge", "--profile safe --lock fair --clients 2", false},
       {"fair_ttl_from_deadline", "--profile hostile --lock fair --clients 2 --unexplained-only", true, 21},
+      {"fair_no_acquire_failed", "--profile none --lock fair", true},
   };
   return kCatches;
 }

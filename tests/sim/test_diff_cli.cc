@@ -15,7 +15,7 @@ namespace {
 const std::string kSource = LOCKSIM_SOURCE_DIR;
 const char* const kMutants[] = {"renew_no_owner_check", "release_no_owner_check", "reentry_no_expiry_reset",
                                 "fair_no_stale_purge",  "fair_same_deadline",     "release_no_publish",
-                                "fair_ttl_from_deadline"};
+                                "fair_ttl_from_deadline", "fair_no_acquire_failed"};
 
 using locksim::testing::CliRun;
 

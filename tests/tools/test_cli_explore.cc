@@ -159,7 +159,7 @@ TEST_F(CliExplore, MutantTableIsTrue) {
     }
     EXPECT_TRUE(seen) << found.out;
   }
-  EXPECT_EQ(rows, 13);  // every script and client mutant
+  EXPECT_EQ(rows, 14);  // every script and client mutant
 }
 
 }  // namespace

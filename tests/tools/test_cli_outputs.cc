@@ -197,7 +197,7 @@ TEST_F(CliOutputs, CampaignWithoutDotWritesEverythingElse) {
                              "--out " + explored.string(), locksim::testing::Stderr::Merge, no_dot);
   EXPECT_EQ(e.exit_code, 1) << e.out;
   EXPECT_NE(e.out.find("explore: no timeline drawn"), std::string::npos) << e.out;
-  EXPECT_TRUE(fs::exists(explored / "failures/fifo_fairness.jsonl"));
+  EXPECT_TRUE(fs::exists(explored / "failures/ghost_waiter.jsonl"));
   EXPECT_FALSE(fs::exists(explored / "timelines"));
   EXPECT_NE(read_file(explored / "summary.json").find("\"timelines_not_drawn\""), std::string::npos);
   // `timeline`, whose one output is the picture, fails with the reason.

@@ -47,7 +47,7 @@ nlohmann::json data_block(const std::string& html, const std::string& id) {
 
 TEST_F(ReportPage, FailingCampaignPageIsExplorableAndPlotsTheRun) {
   const fs::path out = dir_ / "run";
-  auto r = run_locksim("campaign --profile hostile --lock mixed --locks 2 --seeds 9 --keep-going --shrink-seeds 1 --out " +
+  auto r = run_locksim("campaign --profile hostile --lock mixed --locks 2 --base-seed 9 --seeds 1 --out " +
                        out.string());
   ASSERT_EQ(r.exit_code, 1) << r.out;
   const std::string html = read_file(out / "report.html");

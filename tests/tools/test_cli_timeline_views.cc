@@ -106,7 +106,7 @@ int nth_of(const std::string& trace, const std::string& property, const std::str
 // the fifo view shows the line, the purge and client 2's clock offset.
 TEST_F(TimelineViews, HostileMixedSeed9DrawsTheCheckersOneOverlapAndTheFifoPurge) {
   const std::string out = path("mixed");
-  auto r = run_locksim("campaign --profile hostile --lock mixed --locks 2 --seeds 9 --keep-going --shrink-seeds 1 --out " + out);
+  auto r = run_locksim("campaign --profile hostile --lock mixed --locks 2 --base-seed 9 --seeds 1 --out " + out);
   ASSERT_EQ(r.exit_code, 1) << r.out;
   const std::string shrunk = out + "/failures/9.shrunk.jsonl";
   ASSERT_TRUE(std::filesystem::exists(shrunk)) << r.out;
@@ -243,15 +243,15 @@ TEST_F(TimelineViews, WatchdogExpiryShowsTheRenewalOnTheHoldersLane) {
 
 // A ghost in a fair line (the fair_giveup_no_acquire_failed mutant): the
 // waiter whose client gave up without acquire_failed stays in the line,
-// named above the rows from the give-up on, as the checker reports it.
+// named above the rows from the give-up on, as ghost_waiter reports it.
 TEST_F(TimelineViews, GhostWaiterStaysInTheLineAfterItsClientGaveUp) {
   const std::string out = path("ghost");
   const auto r = run_locksim("campaign --mutant fair_giveup_no_acquire_failed --lock fair --seeds 1 --out " + out);
   ASSERT_EQ(r.exit_code, 1) << r.out;
-  const std::vector<std::string> fifo = check_lines(out + "/failures/1.shrunk.jsonl", "fifo_fairness");
-  ASSERT_FALSE(fifo.empty());
+  const std::vector<std::string> ghost = check_lines(out + "/failures/1.shrunk.jsonl", "ghost_waiter");
+  ASSERT_FALSE(ghost.empty());
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(fifo[0], m, std::regex(R"(gave up waiting at event #(\d+) without acquire_failed)")));
+  ASSERT_TRUE(std::regex_search(ghost[0], m, std::regex(R"(gave up waiting \([^)]*\) at event #(\d+))")));
   const Svg svg = svg_of(out + "/timelines/1.svg");
   EXPECT_TRUE(svg.has_text_containing("still in the line after its client gave up #" + m[1].str() + ": a ghost"));
   EXPECT_GE(line_rows(svg, "line lsim:L0").size(), 1u);
