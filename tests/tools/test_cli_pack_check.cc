@@ -158,9 +158,13 @@ TEST(PackCheckCli, ScriptThatNeverAnswersIsAProblem) {
 }
 
 // The same pack, unchanged, in a live campaign and a replayed live run.
+// That version has no acquire_failed: a fair waiter that gives up stays in
+// the line, which ghost_waiter reports (skipped here: this test is about
+// running the pack).
 TEST(PackCheckCli, HistoricalPackRunsLiveAndReplays) {
   CliRun r = locksim_out("campaign --backend live --scripts " + kSource +
-                         "/tests/impl/packs/historical --seeds 3 --profile safe --lock mixed --locks 2 --json");
+                         "/tests/impl/packs/historical --seeds 3 --profile safe --lock mixed --locks 2 "
+                         "--skip-property ghost_waiter --json");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(json_of(r)["backend"], "live");
   TempPack tmp;  // a scratch directory for the trace
