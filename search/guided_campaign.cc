@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "properties/cause_search.h"
 #include "properties/scenario_check.h"
 #include "traces/event_sink.h"
 
@@ -63,7 +64,8 @@ struct JobOutcome {
   std::exception_ptr error;
 };
 
-JobOutcome run_job(BackendSource& source, const Scenario& tmpl, const Job& job, const CheckConfig& cfg) {
+JobOutcome run_job(BackendSource& source, const Scenario& tmpl, const Job& job, const CheckConfig& cfg,
+                   const CampaignOptions& options) {
   JobOutcome out;
   try {
     RunRecorder recorder(!job.plan);
@@ -77,6 +79,24 @@ JobOutcome run_job(BackendSource& source, const Scenario& tmpl, const Job& job, 
       out.plan = plan_from_history(s, recorder.history);
     }
     out.moments = std::move(recorder.moments);
+    // The causes of the violations the policy counts, proven by re-runs of
+    // the plan that ran, as a campaign proves a seed's
+    // (properties/cause_search.h): a mutated plan's profile-permitted
+    // failure is explained like any other.
+    auto counted = [&options](const Violation& v) { return options.policy.fail_on.count(v.property) != 0; };
+    if (std::any_of(out.verdict.violations.begin(), out.verdict.violations.end(), counted)) {
+      VectorSink history;
+      if (job.plan) {
+        check_plan_on(source, *job.plan, cfg, &history);
+        explain_violations(&out.verdict.violations, *job.plan, history.events, cfg, &source, options.cause_reruns,
+                           counted);
+      } else {
+        Scenario s = tmpl;
+        s.seed = job.run;
+        check_scenario_on(source, s, cfg, &history);
+        explain_violations(&out.verdict.violations, s, history.events, cfg, &source, options.cause_reruns, counted);
+      }
+    }
   } catch (...) {
     out.error = std::current_exception();
   }
@@ -98,7 +118,7 @@ std::vector<JobOutcome> run_batch(const std::vector<Job>& jobs, const Scenario& 
   for (size_t w = 0; w < workers.size() && w < jobs.size(); ++w) {
     threads.emplace_back([&, w] {
       for (size_t j = next++; j < jobs.size() && j < limit; j = next++) {
-        outcomes[j] = run_job(*workers[w].checked, tmpl, jobs[j], cfg);
+        outcomes[j] = run_job(*workers[w].checked, tmpl, jobs[j], cfg, options);
         const bool ends = outcomes[j].error ||
                           (!options.keep_going && !failing_violations(outcomes[j].verdict.violations, options.policy).empty());
         if (!ends) continue;

@@ -29,6 +29,7 @@
 #include "impl/builtin_packs.h"
 #include "impl/script_pack.h"
 #include "model/variant.h"
+#include "properties/cause_search.h"
 #include "properties/mutant_suite.h"
 #include "properties/scenario_check.h"
 #include "properties/shrink.h"
@@ -91,16 +92,24 @@ struct Find {
 bool baseline_fails(const CampaignResult& r, const CampaignOptions& o) {
   const SeedFailure& f = r.failures.front();
   ModelBackendSource correct(ModelVariant::Correct);
+  const CheckConfig config = default_check_config();
+  auto counted = [&o](const Violation& x) { return o.policy.fail_on.count(x.property) != 0; };
+  // Causes proven as the campaign proves them (re-runs), or every violation
+  // of the correct lock would count as unexplained.
   ScenarioVerdict v;
+  VectorSink history;
   if (f.plan) {
-    v = check_plan_on(correct, baseline_plan(*f.plan), default_check_config());
+    const ExplicitPlan plan = baseline_plan(*f.plan);
+    v = check_plan_on(correct, plan, config, &history);
+    explain_violations(&v.violations, plan, history.events, config, &correct, o.cause_reruns, counted);
   } else {
     Scenario s = r.scenario;
     s.seed = f.seed;
     s.mutant = "none";
     s.model_variant = "correct";
     s.scripts.clear();
-    v = check_scenario_on(correct, s, default_check_config());
+    v = check_scenario_on(correct, s, config, &history);
+    explain_violations(&v.violations, s, history.events, config, &correct, o.cause_reruns, counted);
   }
   return !failing_violations(v.violations, o.policy).empty();
 }
