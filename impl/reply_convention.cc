@@ -136,7 +136,7 @@ ReplyConventions parse_reply_conventions(ScriptKind kind, const nlohmann::json& 
   out.kind = kind;
   for (const auto& [key, value] : j.items()) {
     const auto it = std::find_if(meanings.begin(), meanings.end(),
-                                 [&key](ReplyMeaning m) { return reply_meaning_name(m) == key; });
+                                 [&name = key](ReplyMeaning m) { return reply_meaning_name(m) == name; });
     if (it == meanings.end()) {
       throw std::invalid_argument("unknown meaning \"" + key.substr(0, 40) + "\" for " +
                                   std::string(script_name(kind)) + " (known: " + known + ")");

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <regex>
 #include <string>
 
 #include "impl/redis_conn.h"
@@ -117,7 +118,10 @@ TEST_F(CliStress, HeavyLoadOnACorrectLockPasses) {
   const std::string trace = dir_ + "/heavy.jsonl";
   const auto r = run_locksim("stress --threads 1024 --clients 1024 --duration-s 2 --benchmark-requests 0 --trace " + trace);
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("checkers: 0 violation(s), 0 failing"), std::string::npos) << r.out;
+  // Nothing failing; advisory notes may come: on a loaded machine, real
+  // time, a waiter's retries after wake-ups can bunch past busy_poll's 20/s.
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(checkers: \d+ violation\(s\), 0 failing)"))) << r.out;
+  EXPECT_EQ(r.out.find("    FAIL "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("waits given up at the end of the duration"), std::string::npos) << r.out;
   const auto check = run_locksim("check " + trace);
   EXPECT_EQ(check.exit_code, 0) << check.out;
