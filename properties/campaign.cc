@@ -224,6 +224,12 @@ std::string exception_text(const std::exception_ptr& error) {
   }
 }
 
+std::string counterexample_extent(const Counterexample& cx) {
+  const std::string shown = std::to_string(cx.events.size());
+  if (cx.trace_events <= cx.events.size()) return shown + " trace events";
+  return "the first " + shown + " of its trace's " + std::to_string(cx.trace_events) + " events";
+}
+
 int shard_seed_count(int seeds, int shard_index, int shard_count) {
   assert(shard_count >= 1 && shard_index >= 0 && shard_index < shard_count);
   if (seeds <= shard_index) return 0;
@@ -234,8 +240,19 @@ int shard_seed_count(int seeds, int shard_index, int shard_count) {
 // worker j % J); each shrink is deterministic, so the result does not
 // depend on J.
 void shrink_campaign_failures(CampaignResult* r, const CampaignOptions& options, const CheckConfig& cfg,
-                              std::vector<CampaignWorker>& workers) {
+                              std::vector<CampaignWorker>& workers, const CampaignProgress& progress) {
   assert(!workers.empty());
+  std::mutex progress_mutex;
+  CampaignProgressInfo info{r->seeds_run, r->seeds_run, static_cast<int>(r->failures.size()), r->simulated_us, {}};
+  auto observer_for = [&](uint64_t seed) -> ShrinkObserver {
+    if (!progress) return {};
+    return [&, seed](const ShrinkProgress& p) {
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      info.shrinking = p;
+      info.shrinking->seed = seed;
+      progress(info);
+    };
+  };
   std::vector<SeedFailure*> to_shrink;
   for (size_t j = 0; j < r->failures.size() && j < static_cast<size_t>(std::max(0, options.shrink_seeds)); ++j)
     to_shrink.push_back(&r->failures[j]);
@@ -253,9 +270,10 @@ void shrink_campaign_failures(CampaignResult* r, const CampaignOptions& options,
             if (!shrunk_properties.insert(v.property).second) continue;
             if (f.plan) {
               ExplicitPlan plan = *f.plan;
-              f.shrunk.push_back(shrink_plan(&plan, cfg, violation_signature(v), false, workers[w].checked.get()));
+              f.shrunk.push_back(shrink_plan(&plan, cfg, violation_signature(v), false, workers[w].checked.get(),
+                                             observer_for(f.seed)));
             } else {
-              f.shrunk.push_back(shrink_scenario(s, v, cfg, false, workers[w].checked.get()));
+              f.shrunk.push_back(shrink_scenario(s, v, cfg, false, workers[w].checked.get(), observer_for(f.seed)));
             }
           }
           // A divergence (--backend both) too: smaller plans whose live and
@@ -369,7 +387,7 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
     }
     const bool fails = add_seed_result(&r, options, s.seed, i + 1, std::move(outcome.verdict),
                                        std::move(outcome.divergence), std::nullopt);
-    if (progress) progress({i + 1, seeds, static_cast<int>(r.failures.size()), r.simulated_us});
+    if (progress) progress({i + 1, seeds, static_cast<int>(r.failures.size()), r.simulated_us, {}});
     if (fails && !options.keep_going) break;
   }
   join_all();
@@ -377,7 +395,7 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
   r.unexplained_only = options.policy.unexplained_only;
   // The first shrink_seeds failing seeds, on the workers' checked backends
   // (the seed threads are done).
-  if (options.shrink) shrink_campaign_failures(&r, options, cfg, workers);
+  if (options.shrink) shrink_campaign_failures(&r, options, cfg, workers, progress);
   return r;
 }
 
@@ -418,7 +436,10 @@ nlohmann::json counterexample_to_json(const Counterexample& cx) {
   nlohmann::json events = nlohmann::json::array();
   for (const Event& e : cx.events) events.push_back(format_event(e));
   return {{"events", cx.events.size()},
+          {"trace_events", cx.trace_events},
           {"property", cx.violation.property},
+          {"other_violations", cx.other_violations},
+          {"other_properties", cx.other_properties},
           {"violation", cx.violation.to_string()},
           {"blamed_fault", cx.violation.blamed_fault},
           {"history", events}};
@@ -436,8 +457,13 @@ std::string event_shape(const Event& e) {
 // plus every event the violation cites.
 void append_counterexample(std::string& out, const Counterexample& cx) {
   const auto& events = cx.events;
-  out += "  shrunk counterexample for " + cx.violation.property + " (" + std::to_string(events.size()) +
-         " events):\n";
+  out += "  shrunk counterexample for " + cx.violation.property + " (" + counterexample_extent(cx) + "):\n";
+  if (cx.other_violations > 0) {
+    std::string props;
+    for (const std::string& p : cx.other_properties) props += (props.empty() ? "" : ", ") + p;
+    out += "    (its plan, run to its end, also violates " + props + ": " + std::to_string(cx.other_violations) +
+           " violation(s) that shrinking could not separate from it)\n";
+  }
   const auto& evidence = cx.violation.event_ids;
   auto cited = [&](const Event& e) { return std::find(evidence.begin(), evidence.end(), e.id) != evidence.end(); };
   // Display lines: an event index, or a collapsed run [first, last].
@@ -588,7 +614,7 @@ std::string format_campaign_result(const CampaignResult& r) {
     return out;
   }
   for (const SeedFailure& f : r.failures) {
-    out += "FAILED at seed " + std::to_string(f.seed) + " (" + std::to_string(f.events) + " events): " +
+    out += "FAILED at seed " + std::to_string(f.seed) + " (" + std::to_string(f.events) + " trace events): " +
            (f.divergence ? "the " + f.divergence->actual_backend + " history diverges from the " +
                                f.divergence->expected_backend + "'s, "
                          : std::string()) +

@@ -101,12 +101,31 @@ int shard_seed_count(int seeds, int shard_index, int shard_count);
 
 struct Counterexample {
   std::vector<Event> events;   // the shrunk history, up to the violation's detection
+  size_t trace_events = 0;     // its whole run's (the trace's) events: events are its first ones
   Violation violation;         // as found in it
   // The explicit plan whose run gives `events` (then goes on to its end);
   // absent when the failing seed could not be reproduced as a plan (events
   // are then the seed's own history).
   std::optional<ExplicitPlan> plan;
+  // What else the plan's full run violates (properties/shrink.h): how many
+  // counted (not advisory) violations of another property, and those
+  // properties, sorted. A shrunk counterexample shows one thing when 0.
+  size_t other_violations = 0;
+  std::vector<std::string> other_properties;
 };
+
+// Where a shrink is, after each try (properties/shrink.h): for a progress line.
+struct ShrinkProgress {
+  uint64_t seed = 0;         // the failing seed (set by the campaign; 0 elsewhere)
+  std::string property;      // the property being shrunk for
+  size_t best_events = 0;    // the shortest counterexample so far, in trace events
+  int tries = 0;             // runs tried so far
+  int max_tries = 0;         // the bound on tries (kMaxShrinkRuns)
+};
+
+// "6 trace events", or "the first 6 of its trace's 11 events" when the
+// trace (the plan run to its end) goes on after the violation's detection.
+std::string counterexample_extent(const Counterexample& cx);
 
 struct SeedFailure {
   uint64_t seed = 0;                    // a guided campaign's run number (search/guided_campaign.h)
@@ -180,6 +199,8 @@ struct CampaignProgressInfo {
   int total = 0;
   int failed = 0;
   int64_t simulated_us = 0;
+  // Once every seed ran: the failures being shrunk, this one's latest try.
+  std::optional<ShrinkProgress> shrinking;
 };
 using CampaignProgress = std::function<void(const CampaignProgressInfo&)>;
 // On options.workers model workers (options.backend is not consulted).
@@ -203,9 +224,9 @@ bool add_seed_result(CampaignResult* r, const CampaignOptions& options, uint64_t
 // they violate; a divergence too), spread over the workers' checked
 // backends; a failure with a plan shrinks that plan, one without reruns
 // its seed (r->scenario with its seed). Deterministic for any number of
-// workers.
+// workers. `progress` (if set) hears of every try, one call at a time.
 void shrink_campaign_failures(CampaignResult* r, const CampaignOptions& options, const CheckConfig& config,
-                              std::vector<CampaignWorker>& workers);
+                              std::vector<CampaignWorker>& workers, const CampaignProgress& progress = {});
 
 // An exception's what() ("unknown error" for one that is not a
 // std::exception): how a seed that could not run is named.

@@ -1,6 +1,8 @@
 #include "properties/shrink.h"
 
 #include <algorithm>
+#include <cassert>
+#include <optional>
 #include <map>
 #include <set>
 #include <string>
@@ -43,9 +45,18 @@ std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const Ch
   fanout.add(&history);
   const RunSummary summary = run_explicit(plan, backend, fanout);
   suite.finish(summary.end_true_us);
-  for (const Violation& v : suite.violations()) {
+  const std::vector<Violation>& found = suite.violations();
+  for (const Violation& v : found) {
     if (!accept(v)) continue;
     Counterexample cx;
+    cx.trace_events = history.events.size();
+    std::set<std::string> others;
+    for (const Violation& o : found) {
+      if (o.property == v.property || is_advisory_property(o.property)) continue;
+      ++cx.other_violations;
+      others.insert(o.property);
+    }
+    cx.other_properties.assign(others.begin(), others.end());
     const size_t end = std::min<size_t>(history.events.size(), v.detected_at_event + 1);
     cx.events.assign(history.events.begin(), history.events.begin() + static_cast<std::ptrdiff_t>(end));
     cx.violation = v;
@@ -65,20 +76,36 @@ std::optional<Counterexample> check_plan(const ExplicitPlan& plan, const CheckCo
 
 namespace {
 
-// When each task's operations started, and each client incarnation, in a
-// history (the shrinker's best counterexample): keyed like plan tasks.
+// When each task's operations started and completed, and each client
+// incarnation, in a history (the shrinker's best counterexample): keyed
+// like plan tasks; the n-th invoke of a task is its plan's n-th operation.
 struct OpTimes {
   using TaskKey = std::tuple<int, int, int>;  // client, incarnation, task
   std::map<TaskKey, std::vector<int64_t>> invoke_us;
+  std::map<TaskKey, std::vector<int64_t>> complete_us;  // -1: not completed in the history
   std::map<std::pair<int, int>, int64_t> incarnation_start_us;  // (client, incarnation) -> start
+
+  int64_t incarnation_start(int client, int incarnation) const {
+    auto it = incarnation_start_us.find({client, incarnation});
+    return it == incarnation_start_us.end() ? 0 : it->second;
+  }
 };
 
 OpTimes op_times(const std::vector<Event>& history) {
   OpTimes out;
   std::map<int, int> incarnation;
+  // (client, op_id) -> where its completion goes
+  std::map<std::pair<int, uint64_t>, std::pair<OpTimes::TaskKey, size_t>> open;
   for (const Event& e : history) {
     if (e.kind == EventKind::Fault && e.op == "restart" && e.client >= 0) {
       out.incarnation_start_us[{e.client, ++incarnation[e.client]}] = e.true_us;
+      continue;
+    }
+    if ((e.kind == EventKind::Ok || e.kind == EventKind::Fail || e.kind == EventKind::Info) && e.client >= 0) {
+      auto it = open.find({e.client, e.op_id});
+      if (it == open.end()) continue;
+      out.complete_us[it->second.first][it->second.second] = e.true_us;
+      open.erase(it);
       continue;
     }
     if (e.kind != EventKind::Invoke || e.client < 0) continue;
@@ -90,27 +117,79 @@ OpTimes op_times(const std::vector<Event>& history) {
     } catch (const std::exception&) {
       continue;
     }
-    out.invoke_us[{e.client, incarnation[e.client], task}].push_back(e.true_us);
+    const OpTimes::TaskKey key{e.client, incarnation[e.client], task};
+    out.invoke_us[key].push_back(e.true_us);
+    out.complete_us[key].push_back(-1);
+    if (e.op_id != 0) open[{e.client, e.op_id}] = {key, out.invoke_us[key].size() - 1};
   }
   return out;
 }
 
+// `t` with only the operations `keep` marks, each kept one starting when it
+// started in the history `times` describes where that is known: its delay
+// then counts from the completion of the kept operation before it (or its
+// incarnation's start). Where it is not known (the operation, or the one
+// before it, is past the history's end), the removed operations' delays
+// are folded into it. False when nothing is removed.
+bool keep_ops(ExplicitTask* t, const std::vector<bool>& keep, const OpTimes& times) {
+  assert(keep.size() == t->ops.size());
+  if (std::all_of(keep.begin(), keep.end(), [](bool k) { return k; })) return false;
+  const OpTimes::TaskKey key{t->client, t->incarnation, t->task};
+  auto times_of = [&key](const std::map<OpTimes::TaskKey, std::vector<int64_t>>& m) {
+    auto it = m.find(key);
+    return it == m.end() ? std::vector<int64_t>() : it->second;
+  };
+  const std::vector<int64_t> invoke_us = times_of(times.invoke_us);
+  const std::vector<int64_t> complete_us = times_of(times.complete_us);
+  auto known = [](const std::vector<int64_t>& at_us, size_t k) { return k < at_us.size() && at_us[k] >= 0; };
+  std::vector<ExplicitOp> kept;
+  int64_t removed_delay_us = 0;
+  bool removed_before = false;
+  std::optional<size_t> prev;  // the last kept operation
+  for (size_t k = 0; k < t->ops.size(); ++k) {
+    if (!keep[k]) {
+      removed_delay_us += t->ops[k].delay_us;
+      removed_before = true;
+      continue;
+    }
+    ExplicitOp op = t->ops[k];
+    if (removed_before) {
+      if (known(invoke_us, k) && (!prev || known(complete_us, *prev))) {
+        const int64_t from_us = prev ? complete_us[*prev] : times.incarnation_start(t->client, t->incarnation);
+        op.delay_us = std::max<int64_t>(0, invoke_us[k] - from_us);
+      } else {
+        op.delay_us += removed_delay_us;
+      }
+    }
+    removed_delay_us = 0;
+    removed_before = false;
+    kept.push_back(op);
+    prev = k;
+  }
+  t->ops = std::move(kept);
+  return true;
+}
+
 class Shrinker {
  public:
-  Shrinker(ExplicitPlan* plan, PlanProbe probe, Counterexample best)
-      : plan_(plan), probe_(std::move(probe)), best_(std::move(best)) {}
+  Shrinker(ExplicitPlan* plan, PlanProbe probe, Counterexample best, ShrinkObserver observer)
+      : plan_(plan), probe_(std::move(probe)), best_(std::move(best)), observer_(std::move(observer)) {}
 
   // Keeps `candidate` if it still fails the same way (the probe says so)
   // without growing. With `strictly`, only a shorter counterexample is kept.
+  // A candidate whose full run violates fewer other properties is kept
+  // even when longer: the counterexample should show one thing.
   bool attempt(const ExplicitPlan& candidate, bool strictly = false) {
     if (runs_ >= kMaxShrinkRuns) return false;
     runs_++;
     auto cx = probe_(candidate);
-    if (!cx || cx->events.size() > best_.events.size()) return false;
-    if (strictly && cx->events.size() == best_.events.size()) return false;
-    *plan_ = candidate;
-    best_ = std::move(*cx);
-    return true;
+    const bool kept = cx && better(*cx, strictly);
+    if (kept) {
+      *plan_ = candidate;
+      best_ = std::move(*cx);
+    }
+    if (observer_) observer_(ShrinkProgress{0, best_.violation.property, best_.events.size(), runs_, kMaxShrinkRuns});
+    return kept;
   }
 
   // Passes until one removes nothing and shortens nothing (halving delays
@@ -119,15 +198,18 @@ class Shrinker {
     bool progress = true;
     while (progress && runs_ < kMaxShrinkRuns) {
       const size_t events_before = best_.events.size();
+      const size_t others_before = best_.other_violations;
       const size_t size_before = plan_size();
       drop_tasks();
+      drop_other_locks();
       drop_faults();
       drop_before();
       drop_ops();
       shorten_delays();
       stretch_delays();
       advance_faults();
-      progress = best_.events.size() < events_before || plan_size() < size_before;
+      progress = best_.events.size() < events_before || best_.other_violations < others_before ||
+                 plan_size() < size_before;
     }
   }
 
@@ -139,6 +221,45 @@ class Shrinker {
     for (size_t i = plan_->tasks.size(); i-- > 0;) {
       ExplicitPlan c = *plan_;
       c.tasks.erase(c.tasks.begin() + static_cast<std::ptrdiff_t>(i));
+      any |= attempt(c);
+    }
+    return any;
+  }
+
+  // Fewer other violations first, then fewer events (not more; with
+  // `strictly`, fewer).
+  bool better(const Counterexample& cx, bool strictly) const {
+    if (cx.other_violations != best_.other_violations) return cx.other_violations < best_.other_violations;
+    return strictly ? cx.events.size() < best_.events.size() : cx.events.size() <= best_.events.size();
+  }
+
+  // Every operation on a lock other than the violation's, in all tasks at
+  // once and then task by task, the kept operations starting when they
+  // started (keep_ops): a counterexample on one lock.
+  bool drop_other_locks() {
+    const std::vector<LockRef> locks = scenario_locks(plan_->scenario);
+    const std::string& name = best_.violation.lock;
+    std::optional<int> own;
+    for (size_t i = 0; i < locks.size(); ++i)
+      if (name == locks[i].name || name.rfind(locks[i].name + "@", 0) == 0) own = static_cast<int>(i);
+    if (!own || locks.size() < 2) return false;
+    const OpTimes times = op_times(best_.events);
+    auto without_others = [&](ExplicitTask* t) {
+      std::vector<bool> keep;
+      for (const ExplicitOp& op : t->ops) keep.push_back(op.lock == *own);
+      return keep_ops(t, keep, times);
+    };
+    ExplicitPlan all = *plan_;
+    bool dropped = false;
+    for (ExplicitTask& t : all.tasks) dropped |= without_others(&t);
+    if (!dropped) return false;
+    std::erase_if(all.tasks, [](const ExplicitTask& t) { return t.ops.empty(); });
+    if (attempt(all)) return true;
+    bool any = false;
+    for (size_t i = plan_->tasks.size(); i-- > 0;) {
+      ExplicitPlan c = *plan_;
+      if (!without_others(&c.tasks[i])) continue;
+      if (c.tasks[i].ops.empty()) c.tasks.erase(c.tasks.begin() + static_cast<std::ptrdiff_t>(i));
       any |= attempt(c);
     }
     return any;
@@ -202,11 +323,25 @@ class Shrinker {
     return any;
   }
 
+  // Chunks of a task's operations, halves first: each removal tried with
+  // the kept operations starting when they started (keep_ops), then with
+  // the removed delays folded into the next one (and the removed tryLock
+  // waits: a plan that moved on no longer has those times).
   bool drop_ops() {
     bool any = false;
     for (size_t t = 0; t < plan_->tasks.size(); ++t) {
       for (size_t chunk = std::max<size_t>(plan_->tasks[t].ops.size() / 2, 1); chunk >= 1; chunk /= 2) {
         for (size_t start = 0; start < plan_->tasks[t].ops.size();) {
+          {
+            ExplicitPlan timed = *plan_;
+            std::vector<bool> keep(timed.tasks[t].ops.size(), true);
+            for (size_t k = start; k < std::min(keep.size(), start + chunk); ++k) keep[k] = false;
+            keep_ops(&timed.tasks[t], keep, op_times(best_.events));
+            if (attempt(timed)) {
+              any = true;
+              continue;
+            }
+          }
           ExplicitPlan c = *plan_;
           auto& ops = c.tasks[t].ops;
           const size_t end = std::min(ops.size(), start + chunk);
@@ -299,6 +434,7 @@ class Shrinker {
   ExplicitPlan* plan_;
   PlanProbe probe_;
   Counterexample best_;
+  ShrinkObserver observer_;
   int runs_ = 0;
 };
 
@@ -333,26 +469,26 @@ ExplicitPlan baseline_plan(const ExplicitPlan& plan) {
   return b;
 }
 
-Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe) {
+Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe, const ShrinkObserver& observer) {
   auto first = probe(*plan);
   if (!first) return Counterexample{};
-  Shrinker shrinker(plan, probe, std::move(*first));
+  Shrinker shrinker(plan, probe, std::move(*first), observer);
   shrinker.run();
   return shrinker.best();
 }
 
 Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature,
-                           bool blame_mutant, BackendSource* source) {
+                           bool blame_mutant, BackendSource* source, const ShrinkObserver& observer) {
   return shrink_with(plan, [&](const ExplicitPlan& candidate) -> std::optional<Counterexample> {
     auto cx = check_plan(candidate, config, signature, source);
     // With blame_mutant the correct implementation must not fail that way.
     if (cx && blame_mutant && check_plan(baseline_plan(candidate), config, signature)) return std::nullopt;
     return cx;
-  });
+  }, observer);
 }
 
 Counterexample shrink_scenario(const Scenario& scenario, const Violation& violation, const CheckConfig& config,
-                               bool blame_mutant, BackendSource* source) {
+                               bool blame_mutant, BackendSource* source, const ShrinkObserver& observer) {
   VectorSink history;
   if (source != nullptr) {
     check_scenario_on(*source, scenario, config, &history);
@@ -363,11 +499,12 @@ Counterexample shrink_scenario(const Scenario& scenario, const Violation& violat
   ExplicitPlan plan = plan_from_history(scenario, history.events);
   if (check_plan(plan, config, signature, source) &&
       !(blame_mutant && check_plan(baseline_plan(plan), config, signature)))
-    return shrink_plan(&plan, config, signature, blame_mutant, source);
+    return shrink_plan(&plan, config, signature, blame_mutant, source, observer);
   // Not reproducible as an explicit plan: the original history up to the violation.
   Counterexample cx;
   const size_t end = std::min<size_t>(history.events.size(), violation.detected_at_event + 1);
   cx.events.assign(history.events.begin(), history.events.begin() + static_cast<std::ptrdiff_t>(end));
+  cx.trace_events = history.events.size();
   cx.violation = violation;
   return cx;
 }

@@ -2,12 +2,15 @@
 // scenario is re-run to record its history, which becomes an ExplicitPlan
 // (sim/explicit_plan.h: exact operations per task plus exact fault actions).
 // The shrinker then deletes whole tasks, fault actions, every task's
-// operations before a common time, chunks of operations and single
-// operations, shortens delays and stretches them where waiting longer gives
+// operations before a common time, operations on locks other than the
+// violation's, chunks of operations and single operations (the kept ones
+// starting when they started), shortens delays and stretches them where waiting longer gives
 // a shorter history, moves faults earlier where that gives a
 // shorter history, keeping each change only if
 // the run still shows a violation with the same signature (property plus the
-// kind of fault blamed) and the counterexample does not grow. The
+// kind of fault blamed) and the counterexample does not grow; a change
+// whose full run violates fewer other properties is kept even if it grows,
+// so that the shrunk plan, run in full, shows one thing where it can. The
 // counterexample is the shrunk history up to the event at which that
 // violation was detected. Deterministic; bounded by kMaxShrinkRuns runs.
 // Every run goes to a backend from `source` (sim/backend_source.h: live
@@ -51,18 +54,23 @@ ExplicitPlan baseline_plan(const ExplicitPlan& plan);
 // nullopt when it no longer fails the way being shrunk.
 using PlanProbe = std::function<std::optional<Counterexample>(const ExplicitPlan& candidate)>;
 
+using ShrinkObserver = std::function<void(const ShrinkProgress&)>;
+
 // The shrinking passes over `plan` (which `probe` must accept), keeping each
-// change the probe accepts that does not grow the counterexample. Returns the
-// shortest counterexample (empty when the probe rejects `plan` itself) and
-// leaves the shrunk plan in *plan.
-Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe);
+// change the probe accepts that leaves the counterexample showing fewer
+// other properties' violations (Counterexample::other_violations), or as
+// many and not more events. Returns the best counterexample (empty when the
+// probe rejects `plan` itself) and leaves the shrunk plan in *plan.
+// `observer`, if set, hears of every try (on the calling thread).
+Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe, const ShrinkObserver& observer = {});
 
 // Shrinks `plan` (which must fail with `signature`). Returns the shortest
 // counterexample found and leaves the shrunk plan in *plan. With
 // `blame_mutant`, every kept candidate must also *not* fail that way with the
 // correct client and scripts, so the counterexample shows the mutant's bug.
 Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature,
-                           bool blame_mutant = false, BackendSource* source = nullptr);
+                           bool blame_mutant = false, BackendSource* source = nullptr,
+                           const ShrinkObserver& observer = {});
 
 // Fills cx->violation.cause (properties/cause_search.h): the counterexample's
 // plan is run again whole and its violation's cause searched on re-runs of
@@ -73,6 +81,7 @@ void explain_counterexample(Counterexample* cx, const CheckConfig& config, Backe
 // The whole path from a failing seed: record, convert, shrink. If the plan
 // does not reproduce the violation, returns the original history up to it.
 Counterexample shrink_scenario(const Scenario& scenario, const Violation& violation, const CheckConfig& config,
-                               bool blame_mutant = false, BackendSource* source = nullptr);
+                               bool blame_mutant = false, BackendSource* source = nullptr,
+                               const ShrinkObserver& observer = {});
 
 }  // namespace locksim

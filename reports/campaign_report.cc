@@ -355,8 +355,18 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
     if (plots != plots_of_seed.end()) out << plots_block(plots->second, seed);
     if (!f.value("counterexample", json()).is_null()) {
       const json& cx = f["counterexample"];
-      out << "<h3>Shrunk counterexample (" << html(str(cx, "events")) << " events)</h3>\n<pre>"
-          << html(str(cx, "violation")) << "</pre>\n"
+      out << "<h3>Shrunk counterexample (" << html(cx.value("extent", str(cx, "events") + " trace events"))
+          << ")</h3>\n<pre>"
+          << html(str(cx, "violation")) << "</pre>\n";
+      std::string also;
+      for (const json& p : cx.value("also_violates", json::array())) {
+        if (p.is_string()) also += (also.empty() ? "" : ", ") + p.get<std::string>();
+      }
+      if (!also.empty()) {
+        out << "<p class=\"note\">Its plan, run to its end, also violates " << html(also)
+            << ": shrinking could not separate that from this counterexample.</p>\n";
+      }
+      out
           << counterexample_table(cx, dir, section);
     } else if (!svg.empty()) {
       out << "<h3>The events drawn</h3>\n"

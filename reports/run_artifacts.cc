@@ -146,7 +146,7 @@ RunArtifacts write_run_artifacts(const std::string& dir_name, const CampaignOpti
           shrunk_writer.close();
         }
         drawer.draw(cx->events, cx->violation,
-                    where + " (shrunk counterexample, " + std::to_string(cx->events.size()) + " events)", s, svg);
+                    where + " (shrunk counterexample, " + counterexample_extent(*cx) + ")", s, svg);
         continue;
       }
       // Not shrunk: the seed's history up to the first such violation.

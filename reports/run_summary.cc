@@ -113,8 +113,10 @@ void append_failures(json& out, const SeedFailure& f, bool drawn) {
       if (cx->plan) e["shrunk_trace"] = cx_trace;
       e["counterexample"] = {{"trace", cx_trace},
                              {"events", cx->events.size()},
+                             {"extent", counterexample_extent(*cx)},
                              {"violation", cx->violation.to_string()},
-                             {"event_ids", cx->violation.event_ids}};
+                             {"event_ids", cx->violation.event_ids},
+                             {"also_violates", cx->other_properties}};
     }
     out.push_back(std::move(e));
   }

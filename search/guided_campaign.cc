@@ -238,7 +238,7 @@ GuidedResult run_guided_campaign(const Scenario& tmpl, const CampaignOptions& op
       seen.add(out.verdict.coverage, job.run);
       const bool fails = add_seed_result(&r, options, job.run, first + j + 1, std::move(out.verdict), std::nullopt,
                                          job.plan);
-      if (progress) progress({first + j + 1, seeds, static_cast<int>(r.failures.size()), r.simulated_us});
+      if (progress) progress({first + j + 1, seeds, static_cast<int>(r.failures.size()), r.simulated_us, {}});
       if (fails && !options.keep_going) {
         stop = true;
         break;
@@ -246,7 +246,7 @@ GuidedResult run_guided_campaign(const Scenario& tmpl, const CampaignOptions& op
     }
   }
   r.vacuous_fails = r.vacuous() && options.policy.fail_vacuous;
-  if (options.shrink) shrink_campaign_failures(&r, options, cfg, workers);
+  if (options.shrink) shrink_campaign_failures(&r, options, cfg, workers, progress);
   return g;
 }
 

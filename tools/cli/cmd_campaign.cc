@@ -187,8 +187,23 @@ void parse_shard(const std::string& text, CampaignOptions* o) {
 }
 
 // Campaign progress (tools/cli/progress_line.h): seeds done of total,
-// seeds/s, simulated seconds per wall second, failing seeds, ETA.
-void show_progress(ProgressLine& line, const CampaignProgressInfo& p) {
+// seeds/s, simulated seconds per wall second, failing seeds, ETA; then,
+// while failures are shrunk, the seed and property, the shortest
+// counterexample so far, the tries and the time spent shrinking
+// (*shrink_started_s: when the first shrink try was heard of).
+void show_progress(ProgressLine& line, const CampaignProgressInfo& p, std::optional<double>* shrink_started_s) {
+  if (p.shrinking) {
+    if (!*shrink_started_s) *shrink_started_s = line.elapsed_s();
+    if (!line.due()) return;
+    const ShrinkProgress& s = *p.shrinking;
+    char text[240];
+    std::snprintf(text, sizeof text,
+                  "shrinking seed %llu for %s: shortest so far %zu trace events, %d tries (at most %d), %.0f s",
+                  static_cast<unsigned long long>(s.seed), s.property.c_str(), s.best_events, s.tries, s.max_tries,
+                  line.elapsed_s() - **shrink_started_s);
+    line.print(text);
+    return;
+  }
   if (!line.due(p.done == p.total)) return;
   const double elapsed_s = line.elapsed_s();
   const double seeds_per_s = elapsed_s > 0 ? p.done / elapsed_s : 0;
@@ -380,7 +395,10 @@ int run_campaign_command(CampaignArgs& args) {
   CampaignResult r;
   std::optional<GuidedResult> guided;
   try {
-    const CampaignProgress show = [&progress](const CampaignProgressInfo& p) { show_progress(progress, p); };
+    std::optional<double> shrink_started_s;
+    const CampaignProgress show = [&progress, &shrink_started_s](const CampaignProgressInfo& p) {
+      show_progress(progress, p, &shrink_started_s);
+    };
     if (o.guided) {
       guided = run_guided_campaign(tmpl, o, workers, start, show);
       r = guided->result;

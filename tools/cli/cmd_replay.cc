@@ -51,7 +51,7 @@ int replay_command(const std::string& path, const std::string& backend_override)
     const ReplayResult result = replay_trace(reader, *backend.backend, &suite);
     if (result.identical()) {
       const nlohmann::json& plan = reader.header().plan;
-      std::printf("replay: %llu events reproduced identically%s%s\n",
+      std::printf("replay: %llu trace events reproduced identically%s%s\n",
                   static_cast<unsigned long long>(result.events_compared),
                   plan.is_null() ? ""
                   : plan.contains("schedule") ? " (the explored counterexample's plan and schedule)"

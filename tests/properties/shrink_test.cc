@@ -1,0 +1,106 @@
+// Shrinking (properties/shrink.h): a shrunk counterexample shows one thing
+// (its plan, run to its end, violates no other property; operations on
+// other locks are dropped), and a shrink reports its progress.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "properties/check_config.h"
+#include "properties/scenario_check.h"
+#include "properties/shrink.h"
+#include "properties/violation.h"
+
+namespace locksim {
+namespace {
+
+Scenario hostile_mixed(uint64_t seed) {
+  Scenario s;
+  s.seed = seed;
+  s.clients = 4;
+  s.locks = 2;
+  s.lock_kind = "mixed";
+  s.profile = "hostile";
+  return s;
+}
+
+const Violation* first_of(const std::vector<Violation>& vs, const std::string& property) {
+  for (const Violation& v : vs)
+    if (v.property == property) return &v;
+  return nullptr;
+}
+
+// Hostile mixed seed 9 fails fifo_fairness on lsim:L1 after a history on
+// both locks. Its shrunk counterexample keeps one lock, and its plan run to
+// its end violates nothing else (before, it kept 82 events on two locks and
+// an overlap on the other lock).
+TEST(ShrinkOneThing, HostileMixedSeed9KeepsOneLockAndOneProperty) {
+  const Scenario s = hostile_mixed(9);
+  const CheckConfig cfg = default_check_config();
+  const ScenarioVerdict verdict = check_scenario(s, cfg);
+  const Violation* fifo = first_of(verdict.violations, "fifo_fairness");
+  ASSERT_NE(fifo, nullptr);
+  ASSERT_EQ(fifo->lock, "lsim:L1");
+
+  std::vector<ShrinkProgress> heard;
+  const Counterexample cx =
+      shrink_scenario(s, *fifo, cfg, false, nullptr, [&heard](const ShrinkProgress& p) { heard.push_back(p); });
+  ASSERT_TRUE(cx.plan.has_value());
+  EXPECT_EQ(cx.violation.property, "fifo_fairness");
+  EXPECT_EQ(cx.other_violations, 0u);
+  EXPECT_TRUE(cx.other_properties.empty());
+  EXPECT_LE(cx.events.size(), 40u);
+  EXPECT_GE(cx.trace_events, cx.events.size());
+  std::set<std::string> locks;
+  for (const Event& e : cx.events)
+    if (!e.lock.empty()) locks.insert(e.lock);
+  EXPECT_EQ(locks, std::set<std::string>{"lsim:L1"});
+  for (const ExplicitTask& t : cx.plan->tasks)
+    for (const ExplicitOp& op : t.ops) EXPECT_EQ(op.lock, 1);
+
+  // The plan run to its end: fifo_fairness, and no other counted property.
+  std::optional<Counterexample> again = first_violation(*cx.plan, cfg, [](const Violation&) { return true; });
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->violation.property, "fifo_fairness");
+  EXPECT_EQ(again->other_violations, 0u);
+
+  // Progress: every try heard of, in order, the best never longer than the
+  // first counterexample, ending at the result.
+  ASSERT_FALSE(heard.empty());
+  for (size_t i = 0; i < heard.size(); ++i) {
+    EXPECT_EQ(heard[i].tries, static_cast<int>(i + 1));
+    EXPECT_EQ(heard[i].property, "fifo_fairness");
+    EXPECT_EQ(heard[i].max_tries, kMaxShrinkRuns);
+  }
+  EXPECT_EQ(heard.back().best_events, cx.events.size());
+}
+
+// A plan's other violations are counted for the shrinker to drive down: the
+// unshrunk plan of a seed that violates two properties reports the other.
+TEST(ShrinkOneThing, OtherViolationsOfTheFullRunAreCounted) {
+  const Scenario s = hostile_mixed(39);
+  const CheckConfig cfg = default_check_config();
+  const ScenarioVerdict verdict = check_scenario(s, cfg);
+  ASSERT_NE(first_of(verdict.violations, "mutual_exclusion"), nullptr);
+  ASSERT_NE(first_of(verdict.violations, "fifo_fairness"), nullptr);
+  VectorSink history;
+  check_scenario(s, cfg, &history);
+  const ExplicitPlan plan = plan_from_history(s, history.events);
+  const auto cx = check_plan(plan, cfg, "");
+  ASSERT_TRUE(cx.has_value());
+  EXPECT_GE(cx->other_violations, 1u);
+  EXPECT_FALSE(cx->other_properties.empty());
+  EXPECT_EQ(std::count(cx->other_properties.begin(), cx->other_properties.end(), cx->violation.property), 0);
+
+  // Shrunk for mutual_exclusion, the plan sheds the fifo violation.
+  ExplicitPlan shrunk = plan;
+  const Violation* overlap = first_of(verdict.violations, "mutual_exclusion");
+  const Counterexample one = shrink_plan(&shrunk, cfg, violation_signature(*overlap));
+  EXPECT_EQ(one.violation.property, "mutual_exclusion");
+  EXPECT_EQ(one.other_violations, 0u) << one.other_properties.size();
+}
+
+}  // namespace
+}  // namespace locksim
