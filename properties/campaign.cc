@@ -620,7 +620,9 @@ std::string format_campaign_result(const CampaignResult& r) {
                          : std::string()) +
            std::to_string(f.violations.size()) + " violation(s)\n";
     if (f.divergence) {
-      out += "  divergence at event " + std::to_string(f.divergence->index) + " (first event where the histories differ):\n";
+      const int64_t apart_ms = divergence_size_ms(*f.divergence);
+      out += "  divergence at event " + std::to_string(f.divergence->index) + " (first event where the histories differ" +
+             (apart_ms > 0 ? "; apart by " + format_ms(apart_ms) : std::string()) + "):\n";
       out += "    " + f.divergence->expected_backend + ": " + f.divergence->expected_line + "\n";
       out += "    " + f.divergence->actual_backend + ":  " + f.divergence->actual_line + "\n";
     }

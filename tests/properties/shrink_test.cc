@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <string>
 #include <vector>
@@ -11,7 +12,11 @@
 #include "properties/check_config.h"
 #include "properties/scenario_check.h"
 #include "properties/shrink.h"
+#include "properties/shrink_divergence.h"
 #include "properties/violation.h"
+#include "tests/cli_runner.h"
+
+#include <nlohmann/json.hpp>
 
 namespace locksim {
 namespace {
@@ -100,6 +105,54 @@ TEST(ShrinkOneThing, OtherViolationsOfTheFullRunAreCounted) {
   const Counterexample one = shrink_plan(&shrunk, cfg, violation_signature(*overlap));
   EXPECT_EQ(one.violation.property, "mutual_exclusion");
   EXPECT_EQ(one.other_violations, 0u) << one.other_properties.size();
+}
+
+TEST(DivergenceSize, TheLargestIntegerFieldDifferenceInMs) {
+  HistoryMismatch m;
+  m.expected_line = R"({"id":8,"t":108858,"k":"script","r":"29958","ln":[["a",1000000330066]]})";
+  m.actual_line = R"({"id":8,"t":108858,"k":"script","r":"329959","ln":[["a",1000000330066]]})";
+  EXPECT_EQ(divergence_size_ms(m), 300001);
+  m.actual_line = R"({"id":8,"t":28108858,"k":"script","r":"29958","ln":[["a",1000000330066]]})";
+  EXPECT_EQ(divergence_size_ms(m), 28000);  // the true time, microseconds counted in ms
+  m.actual_line = R"({"id":8,"t":108858,"k":"script","r":"nil","ln":[["a",1000000331066]]})";
+  EXPECT_EQ(divergence_size_ms(m), 1000);  // a line deadline; "nil" is no integer
+  m.actual_line = R"({"id":8,"t":108858,"k":"ok","r":"29958","ln":[["b",1000000330066]]})";
+  EXPECT_EQ(divergence_size_ms(m), 0);  // only text differs
+  m.actual_line = "not json";
+  EXPECT_EQ(divergence_size_ms(m), 0);
+}
+
+// A pack whose fair waiters are told to sleep ~300 s (TTL from the
+// deadline, not the wait) diverges from the model by about 300 000 ms; its
+// shrunk divergence keeps that size instead of shrinking to a rounding-sized
+// one, and says it.
+TEST(DivergenceSize, ShrinkingKeepsTheOrderOfMagnitude) {
+  testing::TempDir dir;
+  const auto r = testing::run_locksim("campaign --backend lua,model --scripts " + std::string(LOCKSIM_SOURCE_DIR) +
+                                          "/impl/mutants/fair_ttl_from_deadline --lock fair --profile safe --seeds 1 "
+                                          "--json --out " + (dir / "run").string(),
+                                      testing::Stderr::Discard);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& f = j.at("failures").at(0);
+  HistoryMismatch seed;
+  seed.expected_line = f.at("divergence").at("model").get<std::string>();
+  seed.actual_line = f.at("divergence").at("lua").get<std::string>();
+  const int64_t seed_ms = divergence_size_ms(seed);
+  EXPECT_GE(seed_ms, 100'000) << seed.expected_line << "\n" << seed.actual_line;
+  const nlohmann::json* cx = nullptr;
+  for (const nlohmann::json& c : f.at("counterexamples"))
+    if (c.at("property") == "divergence") cx = &c;
+  ASSERT_NE(cx, nullptr) << f.dump().substr(0, 2000);
+  const std::string message = cx->at("violation").get<std::string>();
+  const size_t at = message.rfind("; apart by ");
+  ASSERT_NE(at, std::string::npos) << message;
+  std::string digits;
+  for (char c : message.substr(at + 11))
+    if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
+    else if (c != ' ') break;
+  ASSERT_FALSE(digits.empty()) << message;
+  EXPECT_GE(std::stoll(digits) * 10, seed_ms) << message;
 }
 
 }  // namespace
