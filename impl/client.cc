@@ -28,6 +28,11 @@ struct LockClient::AcquireOp {
   bool waiting = false;
   int64_t rounds = 0;
   bool wake_pending = false;  // a message came while not waiting (remember_wakeups)
+  // Giving up on a fair lock: acquire_failed was sent and the operation
+  // ends when it answers (or times out), so that the task's next acquire,
+  // under the same owner, cannot reach the server before it and be taken
+  // out of the line by it. Nothing else moves the operation meanwhile.
+  bool leaving = false;
   bool finished = false;
   AcquireDone done;
 
@@ -156,7 +161,7 @@ void LockClient::attempt(const std::shared_ptr<AcquireOp>& op) {
 std::shared_ptr<LockClient::AcquireOp> LockClient::pending_acquire(uint64_t op_id) const {
   if (dead_) return nullptr;
   auto it = acquires_.find(op_id);
-  if (it == acquires_.end()) return nullptr;
+  if (it == acquires_.end() || it->second->leaving) return nullptr;
   assert(!it->second->finished);
   return it->second;
 }
@@ -166,8 +171,7 @@ void LockClient::on_acquire_reply(const std::shared_ptr<AcquireOp>& op, const Sc
   if (out.timed_out) {
     // Outcome unknown. A fair waiter may now sit in the line: leave it, as on
     // any give-up, so it does not block everyone behind it until its slot ends.
-    send_acquire_failed(op);
-    finish(op, EventKind::Info, 0, "timeout", AcquireResult::Unknown);
+    leave(op, EventKind::Info, "timeout", AcquireResult::Unknown);
     return;
   }
   const Reply& r = out.reply;
@@ -263,10 +267,18 @@ void LockClient::on_message(const std::string& channel, const std::string& /*pay
   for (const auto& op : woken) wake(op);
 }
 
-void LockClient::send_acquire_failed(const std::shared_ptr<AcquireOp>& op) {
+void LockClient::leave(const std::shared_ptr<AcquireOp>& op, EventKind kind, const std::string& detail,
+                       AcquireResult result) {
+  assert(!op->finished && !op->leaving);
   if (op->lock.kind != LockKind::Fair || op->once ||
       config_.mutant == ClientMutant::FairGiveupNoAcquireFailed) {
+    finish(op, kind, 0, detail, result);
     return;
+  }
+  op->leaving = true;
+  if (op->waiting) {
+    op->waiting = false;
+    env_.cancel_timer(op->wait_timer);
   }
   ScriptCall call;
   call.kind = ScriptKind::FairAcquireFailed;
@@ -275,14 +287,16 @@ void LockClient::send_acquire_failed(const std::shared_ptr<AcquireOp>& op) {
   call.params.owner = op->owner;
   call.params.wait_ms = fair_slot_ms(op->wait_ms);
   call.params.lock = op->lock.name;
-  env_.send_script(op->lock.server, call, ScriptTag{"acquire_failed", op->op_id, ""},
-                   config_.request_timeout_ms, [](const ScriptOutcome&) {});
+  env_.send_script(op->lock.server, call, ScriptTag{"acquire_failed", op->op_id, ""}, config_.request_timeout_ms,
+                   [this, op, kind, detail, result](const ScriptOutcome&) {
+                     if (dead_ || op->finished) return;
+                     finish(op, kind, 0, detail, result);
+                   });
   env_.emit(op_event(EventKind::Info, "acquire_failed", op->op_id, op->owner, op->lock.name));
 }
 
 void LockClient::give_up(const std::shared_ptr<AcquireOp>& op, const std::string& detail) {
-  send_acquire_failed(op);
-  finish(op, EventKind::Fail, 0, detail, AcquireResult::NotAcquired);
+  leave(op, EventKind::Fail, detail, AcquireResult::NotAcquired);
 }
 
 void LockClient::finish(const std::shared_ptr<AcquireOp>& op, EventKind kind, int64_t value,
@@ -499,6 +513,7 @@ void LockClient::digest(const DigestNames& names, StateDigest* out) const {
     out->add(op->waiting);
     if (op->waiting) out->add(names.timer(op->wait_timer));
     out->add(op->wake_pending);
+    out->add(op->leaving);
   }
   out->add(static_cast<uint64_t>(others_.size()));
   for (const auto& [id, other] : others_) {

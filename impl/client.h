@@ -98,8 +98,11 @@ class LockClient {
   std::shared_ptr<AcquireOp> pending_acquire(uint64_t op_id) const;
   bool spend_budget(const std::shared_ptr<AcquireOp>& op);  // false: exhausted
   void give_up(const std::shared_ptr<AcquireOp>& op, const std::string& detail);
-  // Fair lock, not tryLock(): leave the line (acquire_failed + its notice).
-  void send_acquire_failed(const std::shared_ptr<AcquireOp>& op);
+  // Ends a give-up (or an acquire whose reply timed out) as `kind`: a fair
+  // lock's waiter (not tryLock()) first leaves the line, sending
+  // acquire_failed (and its notice), and ends when that answers or times
+  // out; any other ends at once.
+  void leave(const std::shared_ptr<AcquireOp>& op, EventKind kind, const std::string& detail, AcquireResult result);
   void finish(const std::shared_ptr<AcquireOp>& op, EventKind kind, int64_t value,
               const std::string& detail, AcquireResult result);
   void send_release(uint64_t op_id, int task, const LockRef& lock, const std::string& request_id,

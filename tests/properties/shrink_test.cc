@@ -85,7 +85,7 @@ TEST(ShrinkOneThing, HostileMixedSeed9KeepsOneLockAndOneProperty) {
 // A plan's other violations are counted for the shrinker to drive down: the
 // unshrunk plan of a seed that violates two properties reports the other.
 TEST(ShrinkOneThing, OtherViolationsOfTheFullRunAreCounted) {
-  const Scenario s = hostile_mixed(39);
+  const Scenario s = hostile_mixed(61);
   const CheckConfig cfg = default_check_config();
   const ScenarioVerdict verdict = check_scenario(s, cfg);
   ASSERT_NE(first_of(verdict.violations, "mutual_exclusion"), nullptr);

@@ -147,6 +147,36 @@ TEST(Client, FairWaiterGivingUpCallsAcquireFailed) {
   EXPECT_FALSE(h.has_key(LockKeys::deadlines("lsim:F")));
 }
 
+// The give-up returns once acquire_failed has answered: the Fail comes
+// after that script ran (a round trip after the info), so the task's next
+// acquire under the same owner cannot overtake it and be taken out of the
+// line by it. With its reply lost, the give-up waits out the request timeout.
+TEST(Client, FairGiveUpEndsWhenAcquireFailedAnswers) {
+  Harness h(2);
+  fair_giveup_run(h);
+  const auto info = h.select(EventKind::Info, "acquire_failed");
+  const auto failed = h.scripts("fair_acquire_failed");
+  const auto fails = h.select(EventKind::Fail, "try_lock");
+  ASSERT_EQ(info.size(), 1u);
+  ASSERT_EQ(failed.size(), 1u);
+  ASSERT_EQ(fails.size(), 1u);
+  EXPECT_LT(info[0].id, failed[0].id);
+  EXPECT_LT(failed[0].id, fails[0].id);
+  EXPECT_EQ(fails[0].true_us - info[0].true_us, 2 * kMs);  // 1 ms there, 1 ms back
+
+  Harness lost(2);
+  World& w = *lost.world;
+  w.lose_reply = [](const Event& e) { return e.script == "fair_acquire_failed"; };
+  w.at(0, [&] { w.client(0).lock(1, fair(), -1, nullptr); });
+  w.at(100 * kMs, [&] { w.client(1).try_lock(1, fair(), 2'000, -1, nullptr); });
+  w.run_until(10 * kSec);
+  const auto lost_info = lost.select(EventKind::Info, "acquire_failed");
+  const auto lost_fails = lost.select(EventKind::Fail, "try_lock");
+  ASSERT_EQ(lost_info.size(), 1u);
+  ASSERT_EQ(lost_fails.size(), 1u);
+  EXPECT_EQ(lost_fails[0].true_us - lost_info[0].true_us, 3'000 * kMs);  // the request timeout
+}
+
 TEST(Client, FairGiveupMutantLeavesWaiterInLine) {
   Harness h(2, ClientMutant::FairGiveupNoAcquireFailed);
   fair_giveup_run(h);

@@ -123,20 +123,20 @@ void expect_the_one_overlap(const Svg& svg, const std::string& overlap, const st
   EXPECT_EQ(notes, 1u) << what;
 }
 
-// The hostile mixed campaign's seed 23: its timeline (the mutual_exclusion
+// The hostile mixed campaign's seed 49: its timeline (the mutual_exclusion
 // counterexample) and `--violation 1` of its shrunk trace draw exactly the
 // one overlap the checker reports, between the same clients and acquires.
-TEST_F(TimelineViews, HostileMixedSeed23DrawsTheCheckersOneOverlap) {
-  const std::string out = path("mixed23");
-  auto r = run_locksim("campaign --profile hostile --lock mixed --locks 2 --base-seed 23 --seeds 1 --out " + out);
+TEST_F(TimelineViews, HostileMixedSeed49DrawsTheCheckersOneOverlap) {
+  const std::string out = path("mixed49");
+  auto r = run_locksim("campaign --profile hostile --lock mixed --locks 2 --base-seed 49 --seeds 1 --out " + out);
   ASSERT_EQ(r.exit_code, 1) << r.out;
-  const std::string shrunk = out + "/failures/23.shrunk.jsonl";
+  const std::string shrunk = out + "/failures/49.shrunk.jsonl";
   ASSERT_TRUE(std::filesystem::exists(shrunk)) << r.out;
   const std::vector<std::string> overlaps = check_lines(shrunk, "mutual_exclusion");
   ASSERT_EQ(overlaps.size(), 1u);
-  const Svg campaign = svg_of(out + "/timelines/23.svg");
-  expect_the_one_overlap(campaign, overlaps[0], "timelines/23.svg");
-  expect_on_canvas(campaign, "timelines/23.svg");
+  const Svg campaign = svg_of(out + "/timelines/49.svg");
+  expect_the_one_overlap(campaign, overlaps[0], "timelines/49.svg");
+  expect_on_canvas(campaign, "timelines/49.svg");
   const Svg first = draw(shrunk, "--violation 1", "v1.svg");
   expect_the_one_overlap(first, overlaps[0], "--violation 1");
   expect_on_canvas(first, "--violation 1");
@@ -230,7 +230,7 @@ TEST_F(TimelineViews, AroundTheViolationShowsThePausedHolderAndItsExpiredLease) 
 // server and the bound.
 TEST_F(TimelineViews, BusyPollShowsThePollRateAndLivenessTheFreeSpanAndBound) {
   const std::string trace = path("fair.jsonl");
-  ASSERT_EQ(run_locksim("run --seed 180 --profile hostile --lock fair --trace " + trace).exit_code, 0);
+  ASSERT_EQ(run_locksim("run --seed 286 --profile hostile --lock fair --trace " + trace).exit_code, 0);
   const int busy = nth_of(trace, "busy_poll");
   ASSERT_GT(busy, 0);
   const Svg b = draw(trace, "--violation " + std::to_string(busy), "busy.svg");
