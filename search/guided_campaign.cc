@@ -9,6 +9,7 @@
 
 #include "properties/cause_search.h"
 #include "properties/scenario_check.h"
+#include "sim/profiles.h"
 #include "traces/event_sink.h"
 
 namespace locksim {
@@ -188,6 +189,12 @@ GuidedResult run_guided_campaign(const Scenario& tmpl, const CampaignOptions& op
     if (!corpus_entry_fits(tmpl, e.plan.scenario)) {
       throw std::invalid_argument("corpus entry of run " + std::to_string(e.run) +
                                   " is another campaign's (its scenario differs in more than the seed and clients)");
+    }
+    const Scenario& es = e.plan.scenario;
+    const std::string outside =
+        fault_outside_profile(es.profile, e.plan.faults.actions, es.clients, es.servers, es.duration_ms * 1000);
+    if (!outside.empty()) {
+      throw std::invalid_argument("corpus entry of run " + std::to_string(e.run) + " is outside its profile: " + outside);
     }
   }
   const CheckConfig cfg = config ? *config : default_check_config();

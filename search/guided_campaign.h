@@ -61,8 +61,9 @@ struct GuidedResult {
 // least the template's.
 bool corpus_entry_fits(const Scenario& tmpl, const Scenario& entry);
 
-// Throws std::invalid_argument for a reference backend or a corpus entry
-// that does not fit; CampaignSeedError as run_campaign.
+// Throws std::invalid_argument for a reference backend, a corpus entry
+// that does not fit or one with faults its profile never draws
+// (sim/profiles.h fault_outside_profile); CampaignSeedError as run_campaign.
 GuidedResult run_guided_campaign(const Scenario& tmpl, const CampaignOptions& options,
                                  std::vector<CampaignWorker>& workers, const Corpus& start = {},
                                  const CampaignProgress& progress = {}, const CheckConfig* config = nullptr);

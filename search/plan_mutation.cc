@@ -18,9 +18,6 @@ constexpr std::array<const char*, 13> kNames = {"add_fault",    "remove_fault", 
 // How often each is drawn (the fault and timing ones most).
 constexpr std::array<int, 13> kWeights = {4, 1, 2, 1, 3, 1, 2, 1, 2, 1, 3, 2, 1};
 
-bool client_fault(FaultKind k) {
-  return k == FaultKind::Crash || k == FaultKind::Pause || k == FaultKind::ClientClockJump || k == FaultKind::Partition;
-}
 bool sized_fault(FaultKind k) {
   return k == FaultKind::Pause || k == FaultKind::Partition || k == FaultKind::ClientClockJump ||
          k == FaultKind::ServerClockJump;
@@ -37,6 +34,17 @@ void refresh_environment(ExplicitPlan* plan) {
   FaultPlan env = scenario_fault_plan(plan->scenario, plan->scenario.servers);
   env.actions = std::move(plan->faults.actions);
   plan->faults = std::move(env);
+}
+
+// A fault's time within the run's operations, where the profile draws them
+// (a fault in the drain that follows would be one no seed has).
+int64_t within_run_us(const ExplicitPlan& plan, int64_t at_us) {
+  return std::clamp<int64_t>(at_us, 0, std::max<int64_t>(0, plan.scenario.duration_ms * 1000 - 1));
+}
+
+std::string outside_profile(const ExplicitPlan& plan) {
+  const Scenario& s = plan.scenario;
+  return fault_outside_profile(s.profile, plan.faults.actions, s.clients, s.servers, s.duration_ms * 1000);
 }
 
 void sort_faults(ExplicitPlan* plan) {
@@ -76,8 +84,8 @@ bool add_fault(ExplicitPlan* plan, const std::vector<PlanMoment>& moments, Rng& 
     const PlanMoment& m = !rare.empty() && rng.chance(0.6) ? *rare[below(rng, rare.size())]
                                                            : moments[below(rng, moments.size())];
     const int64_t third_lease_us = ClientConfig{}.watchdog_lease_ms * 1000 / 3;
-    a.at_us = m.true_us + rng.uniform(0, third_lease_us);
-    if (client_fault(a.kind) && m.client >= 0 && m.client < plan->scenario.clients) a.target = m.client;
+    a.at_us = within_run_us(*plan, m.true_us + rng.uniform(0, third_lease_us));
+    if (is_client_fault(a.kind) && m.client >= 0 && m.client < plan->scenario.clients) a.target = m.client;
   }
   plan->faults.actions.push_back(a);
   sort_faults(plan);
@@ -97,7 +105,7 @@ bool shift_fault(ExplicitPlan* plan, Rng& rng) {
   static constexpr std::array<int64_t, 4> kScaleUs = {1'000, 100'000, 1'000'000, 10'000'000};
   const int64_t scale = kScaleUs[below(rng, kScaleUs.size())];
   FaultAction& a = actions[below(rng, actions.size())];
-  a.at_us = std::max<int64_t>(0, a.at_us + rng.uniform(-scale, scale));
+  a.at_us = within_run_us(*plan, a.at_us + rng.uniform(-scale, scale));
   sort_faults(plan);
   return true;
 }
@@ -376,10 +384,13 @@ PlanMutation mutate_plan(ExplicitPlan* plan, const std::vector<PlanMoment>& mome
   int pick = static_cast<int>(rng.uniform(0, total - 1));
   size_t first = 0;
   while (pick >= kWeights[first]) pick -= kWeights[first++];
+  assert(outside_profile(*plan).empty() && "a parent within its profile");
   for (size_t k = 0; k < kNames.size(); ++k) {
     const auto m = static_cast<PlanMutation>((first + k) % kNames.size());
     ExplicitPlan candidate = *plan;
-    if (apply(m, &candidate, moments, rng)) {
+    // A child the profile could not have drawn (a second failover of a
+    // server) does not apply: its failures would not mean what a seed's do.
+    if (apply(m, &candidate, moments, rng) && outside_profile(candidate).empty()) {
       normalise_cycles(&candidate, rng);
       *plan = std::move(candidate);
       return m;

@@ -4,7 +4,12 @@
 // same inputs give the same child. The faults a mutation adds or resizes
 // are drawn from the scenario's own profile (sim/profiles.h: another draw
 // of its fault plan), never invented: a mutated plan is one the profile
-// could have produced, so its failures mean what a seed's would.
+// could have produced, so its failures mean what a seed's would: every
+// fault of a kind and size the profile draws, at a time within the run's
+// operations (not in the drain after them), at most one failover per
+// server (sim/profiles.h fault_outside_profile; a child that would leave
+// it is not made). Two pauses of one client may overlap, as the profile's
+// own draws may: the client resumes at the later end.
 //
 // The mutations:
 //   add_fault       one more fault of the profile's, at a moment of the
@@ -74,7 +79,8 @@ enum class PlanMutation : uint8_t {
 };
 const char* plan_mutation_name(PlanMutation m);
 
-// Applies one mutation drawn from `rng` to *plan (moments: the parent run's).
+// Applies one mutation drawn from `rng` to *plan (moments: the parent run's),
+// a plan within its profile (and so is the child).
 // Returns the mutation applied; a drawn mutation that cannot apply (no
 // fault to remove, a profile without faults, a bound reached) is replaced
 // by the next that can; Reseed always can.

@@ -20,6 +20,11 @@ namespace locksim {
 // server's replica is promoted and clients move to it (needs replica lags).
 enum class FaultKind { Crash, Pause, ClientClockJump, ServerClockJump, Partition, RedisRestart, Failover };
 
+// Whether a fault of kind `k` targets a client (else a server).
+inline bool is_client_fault(FaultKind k) {
+  return k == FaultKind::Crash || k == FaultKind::Pause || k == FaultKind::ClientClockJump || k == FaultKind::Partition;
+}
+
 struct FaultAction {
   int64_t at_us = 0;
   FaultKind kind = FaultKind::Crash;

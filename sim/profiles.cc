@@ -9,6 +9,23 @@ namespace {
 
 constexpr int64_t kMinuteUs = 60'000'000;
 
+// The sizes each profile draws (ms), shared by the generator below and
+// fault_outside_profile(): one statement of what a profile permits.
+struct RangeMs {
+  int64_t lo = 0, hi = 0;
+  bool has(int64_t v) const { return v >= lo && v <= hi; }
+};
+constexpr RangeMs kSafePauseMs{10, 300};
+constexpr RangeMs kPausesPauseMs{31'000, 60'000};
+constexpr RangeMs kHostilePauseMs{1, 120'000};
+constexpr double kHostilePauseMeanMs = 5'000.0;
+constexpr RangeMs kSafeJumpMs{-5, 5};
+constexpr RangeMs kHostileJumpMs{-5'000, 5'000};
+constexpr RangeMs kPartitionMs{100, 20'000};
+constexpr RangeMs kCrashRestartMs{500, 10'000};
+constexpr RangeMs kHostileServerJumpMs{1, 5'000};
+constexpr RangeMs kServerClockJumpMs{-60'000, 60'000};  // never 0
+
 struct Rates {  // per client (or per server) per minute
   double crash = 0, pause = 0, client_jump = 0, server_jump = 0, partition = 0, redis_restart = 0;
 };
@@ -77,7 +94,7 @@ void add_server_faults(const std::string& profile, int servers, int64_t duration
       });
     } else if (profile == "server-clock") {
       arrivals(r, 1.0, duration_us, [&](int64_t t) {
-        int64_t ms = r.uniform(-60'000, 60'000);
+        int64_t ms = r.uniform(kServerClockJumpMs.lo, kServerClockJumpMs.hi);
         if (ms == 0) ms = 1;
         plan->actions.push_back(FaultAction{t, FaultKind::ServerClockJump, s, ms, -1});
       });
@@ -151,27 +168,30 @@ FaultPlan make_fault_plan(const std::string& profile, int clients, int servers,
     Rng r = rng.split("client").split(static_cast<uint64_t>(c));
     arrivals(r, rates.crash, duration_us, [&](int64_t t) {
       const bool restart = profile == "safe" ? r.chance(0.9) : r.chance(0.7);
-      plan.actions.push_back(FaultAction{t, FaultKind::Crash, c, 0, restart ? r.uniform(500, 10'000) : -1});
+      plan.actions.push_back(
+          FaultAction{t, FaultKind::Crash, c, 0, restart ? r.uniform(kCrashRestartMs.lo, kCrashRestartMs.hi) : -1});
     });
     arrivals(r, rates.pause, duration_us, [&](int64_t t) {
       int64_t ms = 0;
-      if (profile == "safe") ms = r.uniform(10, 300);
-      else if (profile == "pauses") ms = r.uniform(31'000, 60'000);
-      else ms = std::min<int64_t>(1 + r.exponential(5'000.0), 120'000);
+      if (profile == "safe") ms = r.uniform(kSafePauseMs.lo, kSafePauseMs.hi);
+      else if (profile == "pauses") ms = r.uniform(kPausesPauseMs.lo, kPausesPauseMs.hi);
+      else ms = std::min<int64_t>(kHostilePauseMs.lo + r.exponential(kHostilePauseMeanMs), kHostilePauseMs.hi);
       plan.actions.push_back(FaultAction{t, FaultKind::Pause, c, ms, -1});
     });
     arrivals(r, rates.client_jump, duration_us, [&](int64_t t) {
-      const int64_t ms = profile == "safe" ? r.uniform(-5, 5) : r.uniform(-5'000, 5'000);
+      const RangeMs jump = profile == "safe" ? kSafeJumpMs : kHostileJumpMs;
+      const int64_t ms = r.uniform(jump.lo, jump.hi);
       plan.actions.push_back(FaultAction{t, FaultKind::ClientClockJump, c, ms, -1});
     });
     arrivals(r, rates.partition, duration_us, [&](int64_t t) {
-      plan.actions.push_back(FaultAction{t, FaultKind::Partition, c, r.uniform(100, 20'000), -1});
+      plan.actions.push_back(FaultAction{t, FaultKind::Partition, c, r.uniform(kPartitionMs.lo, kPartitionMs.hi), -1});
     });
   }
   for (int s = 0; s < servers; ++s) {
     Rng r = rng.split("server").split(static_cast<uint64_t>(s));
     arrivals(r, rates.server_jump, duration_us, [&](int64_t t) {
-      plan.actions.push_back(FaultAction{t, FaultKind::ServerClockJump, s, r.uniform(1, 5'000), -1});
+      plan.actions.push_back(
+          FaultAction{t, FaultKind::ServerClockJump, s, r.uniform(kHostileServerJumpMs.lo, kHostileServerJumpMs.hi), -1});
     });
     arrivals(r, rates.redis_restart, duration_us, [&](int64_t t) {
       plan.actions.push_back(FaultAction{t, FaultKind::RedisRestart, s, 0, -1});
@@ -180,6 +200,58 @@ FaultPlan make_fault_plan(const std::string& profile, int clients, int servers,
   std::stable_sort(plan.actions.begin(), plan.actions.end(),
                    [](const FaultAction& a, const FaultAction& b) { return a.at_us < b.at_us; });
   return plan;
+}
+
+namespace {
+
+// Whether the single profile `part` draws a fault like `a` (its kind and
+// size; where and when are checked by the caller).
+bool single_profile_draws(const std::string& part, const FaultAction& a) {
+  const bool safe = part == "safe", hostile = part == "hostile";
+  switch (a.kind) {
+    case FaultKind::Crash:
+      return (safe || hostile) && a.duration_ms == 0 &&
+             (a.restart_after_ms == -1 || kCrashRestartMs.has(a.restart_after_ms));
+    case FaultKind::Pause:
+      return (safe && kSafePauseMs.has(a.duration_ms)) || (part == "pauses" && kPausesPauseMs.has(a.duration_ms)) ||
+             (hostile && kHostilePauseMs.has(a.duration_ms));
+    case FaultKind::ClientClockJump:
+      return (safe && kSafeJumpMs.has(a.duration_ms)) || (hostile && kHostileJumpMs.has(a.duration_ms));
+    case FaultKind::Partition: return hostile && kPartitionMs.has(a.duration_ms);
+    case FaultKind::ServerClockJump:
+      return (hostile && kHostileServerJumpMs.has(a.duration_ms)) ||
+             (part == "server-clock" && a.duration_ms != 0 && kServerClockJumpMs.has(a.duration_ms));
+    case FaultKind::RedisRestart: return (hostile || part == "restarts") && a.duration_ms == 0;
+    case FaultKind::Failover: return part == "failover" && a.duration_ms == 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string fault_outside_profile(const std::string& profile, const std::vector<FaultAction>& actions, int clients,
+                                  int servers, int64_t duration_us) {
+  const std::vector<std::string> parts = profile_parts(profile);
+  if (parts.empty()) throw std::invalid_argument("unknown profile '" + profile + "'");
+  std::vector<int> failovers(static_cast<size_t>(std::max(servers, 0)), 0);
+  for (size_t i = 0; i < actions.size(); ++i) {
+    const FaultAction& a = actions[i];
+    const auto which = [i] { return "fault action " + std::to_string(i + 1) + ": "; };
+    if (a.at_us < 0 || a.at_us >= duration_us) {
+      return which() + "at " + std::to_string(a.at_us) + " us, outside the run's " + std::to_string(duration_us) +
+             " us of operations";
+    }
+    const int targets = is_client_fault(a.kind) ? clients : servers;
+    if (a.target < 0 || a.target >= targets) return which() + "target " + std::to_string(a.target) + " out of range";
+    if (std::none_of(parts.begin(), parts.end(), [&a](const std::string& p) { return single_profile_draws(p, a); })) {
+      return which() + "profile " + profile + " never draws this kind or size (" + std::to_string(a.duration_ms) +
+             " ms)";
+    }
+    if (a.kind == FaultKind::Failover && ++failovers[static_cast<size_t>(a.target)] > 1) {
+      return which() + "a second failover of server " + std::to_string(a.target);
+    }
+  }
+  return "";
 }
 
 }  // namespace locksim

@@ -42,4 +42,14 @@ bool is_profile(const std::string& name);
 FaultPlan make_fault_plan(const std::string& profile, int clients, int servers,
                           int64_t duration_us, const Rng& rng);
 
+// What a profile permits of a plan's fault actions: every action of a kind
+// and size one of its parts draws, on an existing client or server, at a
+// time within the run's operations [0, duration_us), at most one failover
+// per server. "" when it could have drawn them all (two of a client's
+// pauses may overlap: its arrivals are independent of their lengths),
+// else the first that it could not, in words. Throws
+// std::invalid_argument for an unknown profile.
+std::string fault_outside_profile(const std::string& profile, const std::vector<FaultAction>& actions, int clients,
+                                  int servers, int64_t duration_us);
+
 }  // namespace locksim

@@ -20,6 +20,7 @@
 #include "search/guided_campaign.h"
 #include "search/plan_mutation.h"
 #include "sim/explicit_plan_json.h"
+#include "sim/profiles.h"
 #include "tests/campaign_workers.h"
 #include "tests/cli_runner.h"
 
@@ -166,6 +167,34 @@ TEST(Guided, MutatedPlansFailuresAreExplainedByReRuns) {
   EXPECT_TRUE(guided(o, 1).result.failures.empty());
 }
 
+TEST(Guided, MutatedPlansStayWithinTheirProfile) {
+  // Every fault of every child is one its profile draws, at a time within
+  // the run's operations, even when the parent's run reached something
+  // rare in the drain after them.
+  for (const std::string profile : {"hostile", "pauses", "safe", "failover+pauses"}) {
+    CampaignOptions o = options(profile, "rlock", 32);
+    o.duration_ms = 20'000;
+    const GuidedResult g = guided(o, 1);
+    Rng rng(11);
+    size_t faults = 0;
+    for (const CorpusEntry& e : g.corpus.entries()) {
+      const Scenario& s = e.plan.scenario;
+      std::vector<PlanMoment> moments = e.moments;
+      moments.push_back(PlanMoment{s.duration_ms * 1000 + 5'000'000, 0, true});
+      ExplicitPlan plan = e.plan;
+      EXPECT_EQ(fault_outside_profile(profile, plan.faults.actions, s.clients, s.servers, s.duration_ms * 1000), "");
+      for (int m = 0; m < 30; ++m) {
+        const PlanMutation made = mutate_plan(&plan, moments, rng);
+        const Scenario& c = plan.scenario;
+        ASSERT_EQ(fault_outside_profile(profile, plan.faults.actions, c.clients, c.servers, c.duration_ms * 1000), "")
+            << profile << " after " << plan_mutation_name(made);
+        faults += plan.faults.actions.size();
+      }
+    }
+    EXPECT_GT(faults, 0u) << profile;
+  }
+}
+
 TEST(Guided, CorpusRoundTripsMergesInRunOrderAndRefusesWhatItCannotRead) {
   CampaignOptions o = options("hostile", "rlock", 32);
   o.duration_ms = 20'000;
@@ -195,6 +224,18 @@ TEST(Guided, CorpusRoundTripsMergesInRunOrderAndRefusesWhatItCannotRead) {
   CampaignOptions fair = options("hostile", "fair", 4);
   std::vector<CampaignWorker> w = model_workers(1);
   EXPECT_THROW(run_guided_campaign(campaign_template(fair), fair, w, back), std::invalid_argument);
+  // Nor does an entry with a fault its profile never draws (a pause of
+  // 10 minutes: hostile's are at most 2).
+  Corpus outside;
+  CorpusEntry e = back.entries()[0];
+  e.plan.faults.actions.push_back(FaultAction{1'000, FaultKind::Pause, 0, 600'000, -1});
+  outside.add(e);
+  try {
+    guided(o, 1, outside);
+    ADD_FAILURE() << "a corpus entry outside its profile was run";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("outside its profile"), std::string::npos) << error.what();
+  }
 }
 
 class GuidedCli : public ::testing::Test {
