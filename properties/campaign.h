@@ -112,6 +112,11 @@ struct Counterexample {
   // properties, sorted. A shrunk counterexample shows one thing when 0.
   size_t other_violations = 0;
   std::vector<std::string> other_properties;
+  // Holds with an explicit lease that the plan's full run keeps past what
+  // the workload does (its owner's next operation is a re-entry or the
+  // release within half the lease): shrinking must not add any
+  // (properties/shrink.cc).
+  size_t leased_holds_overrun = 0;
 };
 
 // Where a shrink is, after each try (properties/shrink.h): for a progress line.

@@ -33,6 +33,40 @@ std::string violation_signature(const Violation& v) {
   return v.property + "/" + kind;
 }
 
+namespace {
+
+// Holds with an explicit lease that a run keeps past what the workload
+// does (sim/workload.cc): after an acquire with a lease succeeds, the
+// owner's next operation is on that lock (a re-entry at once, or the
+// release) within half the lease. Counted: a leased hold whose owner next
+// invokes an operation on another lock, or on this one later than that, or
+// nothing at all, its client neither crashed nor paused in between (a pause
+// defers the workload's release).
+size_t leased_holds_overrun(const std::vector<Event>& history) {
+  struct Held {
+    std::string lock;
+    int64_t until_us = 0;  // half the lease after the grant
+  };
+  std::map<std::pair<int, std::string>, Held> held;  // (client, owner) -> its latest leased hold
+  size_t overruns = 0;
+  for (const Event& e : history) {
+    if (e.kind == EventKind::Fault && (e.op == "crash" || e.op == "pause") && e.client >= 0) {
+      std::erase_if(held, [&e](const auto& h) { return h.first.first == e.client; });
+    } else if (e.kind == EventKind::Invoke && e.client >= 0) {
+      auto it = held.find({e.client, e.owner});
+      if (it == held.end()) continue;
+      if (e.lock != it->second.lock || e.true_us > it->second.until_us) ++overruns;
+      held.erase(it);
+    } else if (e.kind == EventKind::Ok && (e.op == "lock" || e.op == "try_lock") && e.value == 1 &&
+               e.lease_ms > 0 && e.client >= 0) {
+      held[{e.client, e.owner}] = Held{e.lock, e.true_us + e.lease_ms * 500};
+    }
+  }
+  return overruns + held.size();
+}
+
+}  // namespace
+
 std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const CheckConfig& config,
                                               const std::function<bool(const Violation&)>& accept,
                                               BackendSource* source) {
@@ -50,6 +84,7 @@ std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const Ch
     if (!accept(v)) continue;
     Counterexample cx;
     cx.trace_events = history.events.size();
+    cx.leased_holds_overrun = leased_holds_overrun(history.events);
     std::set<std::string> others;
     for (const Violation& o : found) {
       if (o.property == v.property || is_advisory_property(o.property)) continue;
@@ -173,7 +208,11 @@ bool keep_ops(ExplicitTask* t, const std::vector<bool>& keep, const OpTimes& tim
 class Shrinker {
  public:
   Shrinker(ExplicitPlan* plan, PlanProbe probe, Counterexample best, ShrinkObserver observer)
-      : plan_(plan), probe_(std::move(probe)), best_(std::move(best)), observer_(std::move(observer)) {}
+      : plan_(plan),
+        probe_(std::move(probe)),
+        best_(std::move(best)),
+        observer_(std::move(observer)),
+        overrun_holds_(best_.leased_holds_overrun) {}
 
   // Keeps `candidate` if it still fails the same way (the probe says so)
   // without growing. With `strictly`, only a shorter counterexample is kept.
@@ -183,7 +222,7 @@ class Shrinker {
     if (runs_ >= kMaxShrinkRuns) return false;
     runs_++;
     auto cx = probe_(candidate);
-    const bool kept = cx && better(*cx, strictly);
+    const bool kept = cx && cx->leased_holds_overrun <= overrun_holds_ && better(*cx, strictly);
     if (kept) {
       *plan_ = candidate;
       best_ = std::move(*cx);
@@ -435,6 +474,7 @@ class Shrinker {
   PlanProbe probe_;
   Counterexample best_;
   ShrinkObserver observer_;
+  size_t overrun_holds_;  // the first counterexample's leased holds overrun: none may have more
   int runs_ = 0;
 };
 

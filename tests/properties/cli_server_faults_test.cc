@@ -64,7 +64,9 @@ TEST(CliServerFaults, FailoverLosesThePlainLockThroughReplicationLag) {
 TEST(CliServerFaults, RedLockBreaksUnderAPauseAndUnderAForwardServerClockJump) {
   const auto pause = mutex_counterexample("--seeds 200 --lock redlock --servers 5 --profile pauses --validity");
   ASSERT_FALSE(pause.is_null());
-  EXPECT_LE(pause["events"].get<int>(), 20);
+  // 23 events: the shrunk plan keeps every explicit-lease hold within what
+  // the workload does (released within half its lease), which costs a few.
+  EXPECT_LE(pause["events"].get<int>(), 25);
   EXPECT_NE(pause["blamed_fault"].get<std::string>().find("paused"), std::string::npos);
   const auto jump = mutex_counterexample("--seeds 200 --lock redlock --servers 5 --profile server-clock");
   ASSERT_FALSE(jump.is_null());
