@@ -10,7 +10,10 @@
 // the run still shows a violation with the same signature (property plus the
 // kind of fault blamed) and the counterexample does not grow; a change
 // whose full run violates fewer other properties is kept even if it grows,
-// so that the shrunk plan, run in full, shows one thing where it can. The
+// so that the shrunk plan, run in full, shows one thing where it can. A
+// change whose run keeps more holds with an explicit lease past what the
+// workload does (Counterexample::leased_holds_overrun) is never kept: a
+// shrunk plan must not make its own violations by dropping a release. The
 // counterexample is the shrunk history up to the event at which that
 // violation was detected. Deterministic; bounded by kMaxShrinkRuns runs.
 // Every run goes to a backend from `source` (sim/backend_source.h: live
