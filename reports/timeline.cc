@@ -334,13 +334,13 @@ void run_dot(const std::string& dot_text, const std::string& format, int out_fd,
   }
   ::setpgid(pid, pid);  // also here: whichever runs first
   ::close(in_fd);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(time_limit_ms);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(time_limit_ms);  // real-time-ok: bounds the outside dot process, not the simulation
   int status = 0;
   bool timed_out = false;
   for (;;) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid || (done < 0 && errno != EINTR)) break;
-    if (std::chrono::steady_clock::now() >= deadline) {
+    if (std::chrono::steady_clock::now() >= deadline) {  // real-time-ok: dot time limit
       ::kill(-pid, SIGKILL);
       ::kill(pid, SIGKILL);
       while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -64,12 +64,12 @@ std::string LiveReplica::where() const { return "replica " + server_->host() + "
 
 template <typename Ready>
 void LiveReplica::wait_for(const std::string& what, Ready ready) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kSyncTimeoutMs);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kSyncTimeoutMs);  // real-time-ok: waits on a live redis replica, an outside process
   while (true) {
     const Reply info = conn_->command({"INFO", "replication"});
     if (info.is_error()) throw RedisError(where() + ": INFO replication: " + info.text);
     if (ready(info.text)) return;
-    if (std::chrono::steady_clock::now() > deadline) {
+    if (std::chrono::steady_clock::now() > deadline) {  // real-time-ok: replica sync bound
       const std::string relay_error = relay_ ? relay_->error() : "";
       throw RedisError(where() + ": " + what + " did not happen within " + std::to_string(kSyncTimeoutMs) +
                        " ms" + (relay_error.empty() ? "" : " (" + relay_error + ")"));
