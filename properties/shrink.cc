@@ -368,6 +368,7 @@ class Shrinker {
   // waits: a plan that moved on no longer has those times).
   bool drop_ops() {
     bool any = false;
+    OpTimes times = op_times(best_.events);  // of the best history: again only when it changes
     for (size_t t = 0; t < plan_->tasks.size(); ++t) {
       for (size_t chunk = std::max<size_t>(plan_->tasks[t].ops.size() / 2, 1); chunk >= 1; chunk /= 2) {
         for (size_t start = 0; start < plan_->tasks[t].ops.size();) {
@@ -375,9 +376,10 @@ class Shrinker {
             ExplicitPlan timed = *plan_;
             std::vector<bool> keep(timed.tasks[t].ops.size(), true);
             for (size_t k = start; k < std::min(keep.size(), start + chunk); ++k) keep[k] = false;
-            keep_ops(&timed.tasks[t], keep, op_times(best_.events));
+            keep_ops(&timed.tasks[t], keep, times);
             if (attempt(timed)) {
               any = true;
+              times = op_times(best_.events);
               continue;
             }
           }
@@ -400,8 +402,12 @@ class Shrinker {
             c.tasks[t].ops[start].delay_us += removed_wait_us;
             kept = attempt(c);
           }
-          if (kept) any = true;
-          else start += chunk;
+          if (kept) {
+            any = true;
+            times = op_times(best_.events);
+          } else {
+            start += chunk;
+          }
         }
         if (chunk == 1) break;
       }
