@@ -36,6 +36,7 @@ std::string_view cause_kind_name(CauseKind kind) {
     case CauseKind::LostReply: return "lost_reply";
     case CauseKind::LostMessage: return "lost_message";
     case CauseKind::LostSubscribe: return "lost_subscribe";
+    case CauseKind::SlowLink: return "slow_link";
   }
   return "fault";
 }
@@ -82,6 +83,9 @@ std::string CauseFault::text() const {
     case CauseKind::LostMessage: return "lost message " + event_ref(event_id) + " (" + detail + " to " + who + ")";
     case CauseKind::LostSubscribe:
       return "lost subscription " + event_ref(event_id) + " (" + detail + ", " + who + ")";
+    case CauseKind::SlowLink:
+      return who + "'s slow link: its " + detail + " was answered \"held\" at event " + event_ref(event_id) + ", " +
+             format_ms(duration_ms) + " after it took a " + format_ms(lease_ms) + " lease";
   }
   return "fault" + at;
 }
@@ -103,6 +107,7 @@ std::string CauseFault::label() const {
     case CauseKind::LostReply: return "lost reply + request timeout";
     case CauseKind::LostMessage: return "lost wake-up message";
     case CauseKind::LostSubscribe: return "lost subscription";
+    case CauseKind::SlowLink: return "link delay > lease";
   }
   return "fault";
 }
@@ -146,6 +151,7 @@ nlohmann::json cause_to_json(const Cause& cause) {
                       {"duration_ms", f.duration_ms},
                       {"detail", visible_text(f.detail)},
                       {"text", visible_text(f.text())}});
+    if (f.kind == CauseKind::SlowLink) faults.back()["lease_ms"] = f.lease_ms;
   }
   return {{"faults", std::move(faults)},   {"confirmed", cause.confirmed()},
           {"status", cause_status_name(cause.status)}, {"kind", cause.kind()},

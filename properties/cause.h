@@ -30,6 +30,8 @@ struct FaultScope {
   int64_t client_from_us = 0;    // a client fault counts from here (a pause or partition that ends here too)
   bool crashes = true;           // a crash of those clients counts (a crash ends its process's beliefs:
                                  // it explains no overlap of believed holds, no hold it lost)
+  bool slow_links = false;       // a slow link of those clients counts: an acquire told "held" later than
+                                 // the lease it took ran (lock-semantics.md 5: "delays longer than the lease")
   bool servers = false;          // server faults (restarts, failovers, clock jumps, drift) ...
   std::vector<int> server_list;  // ... of these servers (empty: of any)
   int64_t server_from_us = 0;    // a server fault counts from here (a restart's down time that ends here too)
@@ -39,8 +41,14 @@ struct FaultScope {
 
   // Nothing explains it: a protocol violation (the default).
   static FaultScope none() { return {}; }
-  // Any fault of any client or server.
-  static FaultScope any() { return {Who::All, {}, 0, true, true, {}, 0}; }
+  // Any fault of any client or server (a slow link only where a property
+  // says so: slow_links).
+  static FaultScope any() {
+    FaultScope scope;
+    scope.clients = Who::All;
+    scope.servers = true;
+    return scope;
+  }
   bool has_server(int s) const;
   bool operator==(const FaultScope&) const = default;
 };
@@ -60,6 +68,7 @@ enum class CauseKind {
   LostReply,         // a reply the link lost: the same
   LostMessage,       // a pub/sub delivery (a wake-up) the link lost
   LostSubscribe,     // a subscribe request or its acknowledgement the link lost
+  SlowLink,          // a client's link delays: an acquire answered after the lease it took ran out
 };
 
 // "pause", "lost_reply", ... (JSON).
@@ -71,8 +80,11 @@ struct CauseFault {
   int64_t true_us = 0;       // when it struck (clock setups: 0)
   int client = -1;           // client faults
   int server = -1;           // server faults
-  int64_t duration_ms = 0;   // pause, partition, down time; clock jump (signed); skew: offset
-  std::string detail;        // lost: what ("reply rlock_renew lsim:L0"); restart: "persistence always"
+  int64_t duration_ms = 0;   // pause, partition, down time; clock jump (signed); skew: offset;
+                             // slow link: how long after the lease was taken the client was told "held"
+  int64_t lease_ms = 0;      // slow link: the lease that acquire took
+  std::string detail;        // lost: what ("reply rlock_renew lsim:L0"); restart: "persistence always";
+                             // slow link: the operation ("try_lock lsim:L0")
   bool operator==(const CauseFault&) const = default;
 
   // "client 2 paused 4 400 ms at event #700", "lost reply #812 (reply

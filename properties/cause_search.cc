@@ -143,7 +143,7 @@ bool is_acquire(ExplicitOp::Kind k) {
 struct CauseSearch::Impl {
   // One removable fault of the plan.
   struct PlanFault {
-    enum class How { Action, Loss, ClientClock, ServerClock };
+    enum class How { Action, Loss, ClientClock, ServerClock, SlowLink };
     CauseFault fault;
     How how = How::Action;
     size_t action = 0;       // Action: index in plan.faults.actions
@@ -153,6 +153,7 @@ struct CauseSearch::Impl {
     // restart that followed (-1: none).
     int incarnation = 0;
     int64_t restart_us = -1;
+    int64_t steady_from_us = 0;  // SlowLink: its link takes its least latency from here
   };
   // One operation of a task in the history.
   struct OpRecord {
@@ -392,7 +393,7 @@ struct CauseSearch::Impl {
       if (inventory[i].how == PlanFault::How::Loss && inventory[i].fault.true_us > at_us) late_losses.push_back(i);
     std::vector<size_t> cands;
     for (size_t i = 0; i < inventory.size(); ++i)
-      if (in_scope(inventory[i], v.scope, at_us)) cands.push_back(i);
+      if (in_scope(inventory[i], v.scope, at_us) && cites(v, inventory[i])) cands.push_back(i);
     std::vector<size_t> best;  // a removal that removes the violation
     try {
       if (!shows({}, v, &cause.reruns)) {
@@ -412,7 +413,7 @@ struct CauseSearch::Impl {
         int tried = 0;
         for (size_t i : order) {
           if (!best.empty()) break;
-          if ((inventory[i].fault.event_id == 0) != setups || tried++ >= kSingles) continue;
+          if (is_setup(inventory[i]) != setups || tried++ >= kSingles) continue;
           if (!shows({i}, v, &cause.reruns)) best.push_back(i);
         }
       }
@@ -492,6 +493,8 @@ struct CauseSearch::Impl {
     };
     std::map<int, int> incarnation;
     std::map<uint64_t, std::pair<TaskKey, size_t>> pending;  // op_id -> its record
+    std::map<uint64_t, const Event*> first_taken;           // op_id -> its first acquire script that took a lease
+    std::map<uint64_t, int64_t> invoked_us;                  // op_id -> its invoke
     std::map<int, size_t> open_crash;                        // client -> inventory index of its last crash
     event_us.reserve(history.size());
     for (const Event& e : history) {
@@ -502,6 +505,14 @@ struct CauseSearch::Impl {
         read_fault(e, find_action, incarnation, open_crash);
         continue;
       }
+      if (e.kind == EventKind::Script && e.op_id != 0 && e.lease_ms > 0 && e.reply == "nil" &&
+          e.script.size() > 8 && e.script.compare(e.script.size() - 8, 8, "_acquire") == 0)
+        first_taken.emplace(e.op_id, &e);
+      if (e.kind == EventKind::Ok && e.value == 1 && e.op_id != 0) {
+        if (auto taken = first_taken.find(e.op_id); taken != first_taken.end())
+          read_slow_link(e, *taken->second, invoked_us[e.op_id]);
+      }
+      if (e.kind == EventKind::Invoke && e.op_id != 0) invoked_us.emplace(e.op_id, e.true_us);
       if (e.kind == EventKind::Invoke && e.client >= 0) {
         const auto task = owner_task(e.owner);
         const bool planned = e.op == "lock" || e.op == "try_lock" || e.op == "unlock" || e.op == "force_unlock";
@@ -548,6 +559,31 @@ struct CauseSearch::Impl {
       f.ends_us = INT64_MAX;
       inventory.push_back(f);
     }
+  }
+
+  // A slow link: the acquire `ok` (invoked at invoke_us) was answered
+  // "held" longer after its first script `taken` took a lease than that
+  // lease ran (lock-semantics.md
+  // 5: "delays longer than the lease"). Removed, the client's link takes its
+  // least latency from the operation's invoke on. Not on a link of one
+  // latency (a schedule's, or a profile without delays).
+  void read_slow_link(const Event& ok, const Event& taken, int64_t invoke_us) {
+    const LinkProfile& link = plan.faults.link;
+    if (plan.schedule || (link.latency_max_us <= link.latency_min_us && link.tail_prob <= 0)) return;
+    const int64_t late_us = ok.true_us - taken.true_us;
+    if (late_us <= taken.lease_ms * 1000) return;
+    PlanFault f;
+    f.how = PlanFault::How::SlowLink;
+    f.fault.kind = CauseKind::SlowLink;
+    f.fault.event_id = ok.id;
+    f.fault.true_us = ok.true_us;
+    f.fault.client = ok.client;
+    f.fault.duration_ms = late_us / 1000;
+    f.fault.lease_ms = taken.lease_ms;
+    f.fault.detail = ok.op + " " + ok.lock;
+    f.ends_us = ok.true_us;
+    f.steady_from_us = invoke_us;
+    inventory.push_back(f);
   }
 
   template <class FindAction>
@@ -630,12 +666,26 @@ struct CauseSearch::Impl {
     inventory.push_back(f);
   }
 
+  // A clock setup or a slow link: it shapes the run from its start (or its
+  // operation's invoke) on, not at one instant.
+  static bool is_setup(const PlanFault& f) {
+    return f.fault.event_id == 0 || f.how == PlanFault::How::SlowLink;
+  }
+
+  // A slow link explains only a violation of one of the holds it delayed
+  // (its "held" answer is one of the violation's events).
+  static bool cites(const Violation& v, const PlanFault& f) {
+    if (f.how != PlanFault::How::SlowLink) return true;
+    return std::find(v.event_ids.begin(), v.event_ids.end(), f.fault.event_id) != v.event_ids.end();
+  }
+
   // Whether inventory fault i may explain a violation with `scope` detected at `at_us`.
   bool in_scope(const PlanFault& f, const FaultScope& scope, int64_t at_us) const {
     if (f.fault.true_us > at_us) return false;
     const bool server_fault = f.fault.server >= 0;
     if (server_fault) return scope.has_server(f.fault.server) && f.ends_us >= scope.server_from_us;
     if (f.fault.kind == CauseKind::Crash && !scope.crashes) return false;
+    if (f.fault.kind == CauseKind::SlowLink && !scope.slow_links) return false;
     return scope.has_client(f.fault.client) && f.ends_us >= scope.client_from_us;
   }
 
@@ -757,6 +807,11 @@ struct CauseSearch::Impl {
         case PlanFault::How::Loss: spared.insert(f.loss_key); break;
         case PlanFault::How::ClientClock: p.faults.client_clocks.at(static_cast<size_t>(f.fault.client)) = {}; break;
         case PlanFault::How::ServerClock: p.faults.server_clocks.at(static_cast<size_t>(f.fault.server)) = {}; break;
+        case PlanFault::How::SlowLink: {
+          auto [it, fresh] = p.faults.steady_links.emplace(f.fault.client, f.steady_from_us);
+          if (!fresh) it->second = std::min(it->second, f.steady_from_us);
+          break;
+        }
       }
     }
     // Every message the run lost is lost again, but the spared ones (a

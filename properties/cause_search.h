@@ -10,7 +10,11 @@
 // crash, client or server clock jump, Redis restart, failover), every random
 // link loss (request, reply, pub/sub message, subscription: the run's Fault
 // events "lost"), every client's clock
-// setup (offset and drift) and every server's clock drift. A lost request or
+// setup (offset and drift), every server's clock drift, and, for mutual
+// exclusion (FaultScope::slow_links), a client's slow link: an acquire of one
+// of the violation's holds answered "held" longer after its first script
+// took a lease than that lease ran (removed: the client's link takes its
+// least latency from that operation's invoke on, sim/fault_plan.h). A lost request or
 // reply is what makes its client wait out the request timeout, so "lost
 // reply #812" in a cause is that timeout too. The candidates for a violation
 // are those its FaultScope permits (properties/cause.h) that struck before
@@ -34,7 +38,7 @@
 //  1. the run as it is must show it again (else Unconfirmed);
 //  2. each candidate alone, the ones the checker's sentence names first,
 //     then the involved clients', latest first (at most kSingles; clock
-//     setups only when no fault that struck will do): the first whose
+//     setups and slow links only when no fault that struck will do): the first whose
 //     removal alone removes it is a smallest set (Confirmed, with it);
 //  3. else without every candidate: if it still shows, no permitted fault
 //     explains it (Persists);

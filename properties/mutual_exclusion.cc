@@ -43,12 +43,14 @@ void MutualExclusionChecker::on_event(const Event& e) {
           // holder asked for the lock may explain it: a pause or a lost reply
           // longer than what was left of the lease (the acquirer's too: a group
           // member whose expiry reset answered late is reported ok after its
-          // lease ran out), a restart, a clock jump.
+          // lease ran out), a link slower than a lease the acquire took (a
+          // RedLock's first members taken for 2 x wait), a restart, a clock jump.
           const int64_t since_us = std::min({other.hold.invoke_us, other.hold.start_us, started->hold.invoke_us});
           v.scope.clients = FaultScope::Who::Listed;
           v.scope.client_list = {other.hold.client, e.client};
           v.scope.client_from_us = since_us;
           v.scope.crashes = false;
+          v.scope.slow_links = true;
           v.scope.servers = true;
           v.scope.server_from_us = since_us;
           if (auto servers = lock_servers_.find(e.lock); servers != lock_servers_.end())

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -59,6 +60,11 @@ struct FaultPlan {
   std::vector<FaultAction> actions;       // sorted by at_us (stable)
   std::vector<int64_t> replica_lag_ms;    // per server: its replica's lag; empty: no replicas
   LossScript losses;                      // off but in a cause's runs
+  // Clients whose link takes link.latency_min_us each way from a true time
+  // on (client -> from_us): a cause's re-run without a slow link
+  // (properties/cause_search.h). The link's draws are made as without it,
+  // so its losses and the other links are unchanged.
+  std::map<int, int64_t> steady_links;
 };
 
 inline std::string loss_key(int client, const std::string& what, uint64_t ordinal) {

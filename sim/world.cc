@@ -63,7 +63,7 @@ class World::NodeEnv final : public ClientEnv {
         return;
       }
       pending->spared = draw == LinkDraw::Spared;
-      arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, world_.link_rng(c_, pending->spared));
+      arrive_us = world_.now_us_ + world_.link_delay_us(c_, pending->spared);
     }
     const int c = c_;
     World& world = world_;
@@ -120,7 +120,7 @@ class World::NodeEnv final : public ClientEnv {
         return id;
       }
       spared = draw == LinkDraw::Spared;
-      arrive_us = world_.now_us_ + draw_delay_us(world_.config_.link, world_.link_rng(c_, spared));
+      arrive_us = world_.now_us_ + world_.link_delay_us(c_, spared);
     }
     const int c = c_;
     World& world = world_;
@@ -142,7 +142,7 @@ class World::NodeEnv final : public ClientEnv {
           world.record_lost(c, what(), "");
           return;
         }
-        back_us = world.now_us_ + draw_delay_us(world.config_.link, world.link_rng(c, ack == LinkDraw::Spared));
+        back_us = world.now_us_ + world.link_delay_us(c, ack == LinkDraw::Spared);
       }
       const QueueTag ack{static_cast<uint8_t>(EntryKind::SubscribeAck), c, server, id, incarnation, pending.get()};
       world.at_client_incarnation_tagged(c, incarnation, [&world, c, pending, this] {
@@ -167,7 +167,7 @@ class World::NodeEnv final : public ClientEnv {
     // In schedule mode an unsubscribe always arrives on time (it is no message
     // whose fate the hook decides).
     const int64_t arrive_us = world_.now_us_ + (world_.hook_ != nullptr ? world_.config_.link.latency_min_us
-                                                                         : draw_delay_us(world_.config_.link, n.net_rng));
+                                                                         : world_.link_delay_us(c_, false));
     World& world = world_;
     StateDigest channel_digest;
     channel_digest.add(std::string_view(sub.channel));
@@ -397,7 +397,7 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
       return scheduled_fate(c, s, MessageKind::Reply, "reply " + std::string(script_name(call.kind)) + " " + call.params.lock,
                             call.params.lock, back_us);
     }
-    *back_us = now_us_ + draw_delay_us(config_.link, link_rng(c, spared));
+    *back_us = now_us_ + link_delay_us(c, spared);
     return true;
   }
   const int64_t server_us = server_clocks_[s].local_us(now_us_);
@@ -477,7 +477,7 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
     record_lost(c, what(), call.params.lock);
     return false;
   }
-  *back_us = now_us_ + draw_delay_us(config_.link, link_rng(c, draw == LinkDraw::Spared));
+  *back_us = now_us_ + link_delay_us(c, draw == LinkDraw::Spared);
   *reply = result.reply;
   return true;
 }
@@ -503,7 +503,7 @@ void World::route_published(int s, const std::vector<Published>& published) {
           record_lost(c, what(), "");
           continue;
         }
-        arrive_us = now_us_ + draw_delay_us(config_.link, link_rng(c, draw == LinkDraw::Spared));
+        arrive_us = now_us_ + link_delay_us(c, draw == LinkDraw::Spared);
       }
       const int target = c;
       StateDigest message;
@@ -582,6 +582,13 @@ World::LinkDraw World::random_loss(int c, const What& what, bool forced) {
 Rng& World::link_rng(int c, bool spared) {
   Node& n = node(c);
   return spared ? n.spare_rng : n.net_rng;
+}
+
+int64_t World::link_delay_us(int c, bool spared) {
+  const int64_t drawn_us = draw_delay_us(config_.link, link_rng(c, spared));
+  if (auto it = config_.steady_links.find(c); it != config_.steady_links.end() && now_us_ >= it->second)
+    return config_.link.latency_min_us;
+  return drawn_us;
 }
 
 void World::record_lost(int c, std::string what, const std::string& lock) {

@@ -59,6 +59,7 @@ struct WorldConfig {
   ClientConfig client;                    // template; client_uuid is generated
   ServerFaultConfig server_faults;        // restarts, replicas
   LossScript losses;                      // losses by message (sim/fault_plan.h); off by default
+  std::map<int, int64_t> steady_links;    // client -> from when its link takes its least latency (FaultPlan)
   bool groups = false;                    // every client also runs a MultiLockClient
   GroupOptions group_options;
 };
@@ -281,6 +282,10 @@ class World {
   LinkDraw random_loss(int c, const What& what, bool forced = false);
   // Client c's link stream, or its spare stream for a spared message.
   Rng& link_rng(int c, bool spared);
+  // A delay on client c's link, drawn from link_rng(c, spared); on a steady
+  // link (WorldConfig::steady_links) the draw is made and the link's least
+  // latency taken instead, so the link's streams stay where they were.
+  int64_t link_delay_us(int c, bool spared);
   void emit_in_place(Event& event);  // emit() without a copy; fills id and true_us
 
   WorldConfig config_;

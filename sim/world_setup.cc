@@ -24,6 +24,7 @@ WorldConfig world_config_for(const Scenario& s, const FaultPlan& plan) {
   wc.server_faults.restart_delay_ms = s.restart_delay_ms;
   wc.server_faults.replica_lag_ms = plan.replica_lag_ms;
   wc.losses = plan.losses;
+  wc.steady_links = plan.steady_links;
   wc.groups = is_group_kind(s.lock_kind);
   wc.group_options.validity = s.validity;
   return wc;

@@ -263,6 +263,35 @@ TEST(CauseSearch, ALostReplyWhileAShortLeaseRunsIsConfirmed) {
   }
 }
 
+// Hostile RedLock over 3 servers, seed 1306: client 0's tryLock(24 ms wait,
+// 5.2 s lease) takes its first members with the provisional lease of 2 x
+// wait = 48 ms (lock-semantics.md 4). Its link is slow: the first member's
+// lease has run out when the expiry reset reaches it (answered 0, ignored as
+// the algorithm does), and the client is told "held" 124 ms after it took
+// it; client 1 then takes that member and a majority. Re-run with client
+// 0's link at its least latency from that tryLock on, the overlap goes: a
+// delay longer than the lease, which the property permits (only mutual
+// exclusion's scope offers a slow link: FaultScope::slow_links). A
+// script or client mutant's overlap stays unexplained
+// (MutantCatch.EveryMutantsViolationIsUnexplained).
+TEST(CauseSearch, ASlowLinkPastARedLocksFirstLeaseIsConfirmed) {
+  Scenario s = hostile("redlock", 1306);
+  s.servers = 3;
+  const std::vector<Violation> vs = explained_run(s);
+  ASSERT_FALSE(vs.empty());
+  const Violation& v = vs.front();
+  EXPECT_EQ(v.property, property::kMutualExclusion);
+  ASSERT_TRUE(v.explained()) << v.to_string();
+  ASSERT_EQ(v.cause.faults.size(), 1u) << v.to_string();
+  const CauseFault& f = v.cause.faults[0];
+  EXPECT_EQ(f.kind, CauseKind::SlowLink);
+  EXPECT_EQ(f.client, 0);
+  EXPECT_EQ(f.lease_ms, 48);
+  EXPECT_GT(f.duration_ms, f.lease_ms);
+  EXPECT_EQ(f.label(), "link delay > lease");
+  for (const Violation& other : vs) EXPECT_TRUE(other.explained()) << other.to_string();
+}
+
 // Hostile rlock seed 696: client 3's nested acquire request is lost and it
 // waits out the request timeout believing its 2.25 s lease. Spared that
 // request, the client releases sooner, and a later release reply of its,
