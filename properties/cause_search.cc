@@ -265,7 +265,7 @@ struct CauseSearch::Impl {
     if (record) p.faults.losses.record = true;
     try {
       Backend& backend = (source != nullptr ? *source : model).fresh(p.scenario);
-      CheckerSuite suite(config);
+      CheckerSuite suite(with_design(config, p.scenario.design));  // as check_scenario_on does
       RunOps keys(&rename);
       FanoutSink fanout;
       fanout.add(&suite);

@@ -219,7 +219,7 @@ bool counted(const Violation& v) { return !is_advisory_property(v.property); }
 // fault explains (properties/cause_search.h), as a counterexample.
 std::optional<Counterexample> unexplained(const ExplicitPlan& plan, const CheckConfig& cfg) {
   ModelBackendSource model(variant_from_name(plan.scenario.model_variant).value_or(ModelVariant::Correct));
-  CheckerSuite suite(cfg);
+  CheckerSuite suite(with_design(cfg, plan.scenario.design));
   VectorSink history;
   FanoutSink fanout;
   fanout.add(&suite);

@@ -490,7 +490,7 @@ void explain_counterexample(Counterexample* cx, const CheckConfig& config, Backe
   if (!cx->plan) return;
   ModelBackendSource model(variant_from_name(cx->plan->scenario.model_variant).value_or(ModelVariant::Correct));
   Backend& backend = (source != nullptr ? *source : model).fresh(cx->plan->scenario);
-  CheckerSuite suite(config);
+  CheckerSuite suite(with_design(config, cx->plan->scenario.design));
   VectorSink history;
   FanoutSink fanout;
   fanout.add(&suite);

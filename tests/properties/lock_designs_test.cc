@@ -138,6 +138,47 @@ TEST(TokenRedlock, CleanOnSafeWithThreeServersAndCaughtByARestart) {
                 0);
 }
 
+// A polling RedLock under `hostile`: slow acquires (a partition, a lost
+// reply) make liveness reports, and each one's cause is proven by re-runs
+// checked by the same design (its poll interval sets the liveness bounds).
+// Checked without the design, the re-runs saw other violations and every
+// cause stayed unconfirmed.
+TEST(TokenRedlock, HostileSlowAcquiresHaveConfirmedCauses) {
+  const nlohmann::json failed = campaign_json("--seeds 1 --base-seed 86 --profile hostile --lock redlock --servers 3 "
+                                              "--keep-going --no-shrink --scripts " + kTokenRedlock,
+                                              1);
+  ASSERT_FALSE(failed["failures"].empty());
+  int violations = 0;
+  for (const auto& v : failed["failures"][0]["violations"]) {
+    ++violations;
+    EXPECT_EQ(v["property"], "liveness") << v.dump();
+    EXPECT_EQ(v["cause"]["confirmed"], true) << v.dump().substr(0, 2000);
+  }
+  EXPECT_GT(violations, 0);
+  campaign_json("--seeds 1 --base-seed 86 --profile hostile --lock redlock --servers 3 --unexplained-only "
+                "--scripts " + kTokenRedlock,
+                0);
+}
+
+// `run` checks by the pack's design as `campaign` and `check` do: the same
+// seed gives the same violations in all three.
+TEST(LockDesignTrace, RunChecksByTheDesignAsCampaignAndCheckDo) {
+  TempDir tmp;
+  const fs::path trace = tmp.path() / "t.jsonl";
+  const std::string scenario = "--profile hostile --lock redlock --servers 3 --scripts " + kTokenRedlock;
+  const CliRun run = run_locksim("run --backend lua --seed 26 --trace " + trace.string() + " " + scenario);
+  EXPECT_EQ(run.exit_code, 0) << run.out;  // run writes a trace; check and campaign judge it
+  EXPECT_TRUE(contains(run.out, "1 violation(s) (liveness: 1)")) << run.out;
+  const CliRun check = run_locksim("check --json " + trace.string(), Stderr::Discard);
+  const nlohmann::json checked = nlohmann::json::parse(check.out, nullptr, false);
+  ASSERT_FALSE(checked.is_discarded()) << check.out.substr(0, 2000);
+  EXPECT_EQ(checked["violations"].size(), 1u) << check.out.substr(0, 2000);
+  const nlohmann::json campaign =
+      campaign_json("--seeds 1 --base-seed 26 --keep-going --no-shrink " + scenario, 1);
+  ASSERT_EQ(campaign["failures"].size(), 1u);
+  EXPECT_EQ(campaign["failures"][0]["violations"].size(), 1u);
+}
+
 TEST(LockDesignKinds, AKindThePackDoesNotProvideIsRefusedNamingIt) {
   const CliRun fair = run_locksim("campaign --backend lua --seeds 1 --lock fair --scripts " + kTokenLock);
   EXPECT_EQ(fair.exit_code, 2) << fair.out;

@@ -101,7 +101,7 @@ int run_command(const RunOptions& o) {
   } catch (const TraceError& e) {
     throw UsageError(std::string("cannot write trace: ") + e.what());
   }
-  CheckerSuite suite(check_config);
+  CheckerSuite suite(with_design(check_config, s.design));  // a polling design's bounds, as campaign
   FanoutSink fanout;
   fanout.add(writer.get());
   fanout.add(&suite);
