@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <iterator>
 #include <optional>
 #include <map>
 #include <set>
@@ -15,6 +16,7 @@
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
 #include "sim/model_backend_source.h"
+#include "sim/rng.h"
 
 namespace locksim {
 
@@ -207,8 +209,9 @@ bool keep_ops(ExplicitTask* t, const std::vector<bool>& keep, const OpTimes& tim
 
 class Shrinker {
  public:
-  Shrinker(ExplicitPlan* plan, PlanProbe probe, Counterexample best, ShrinkObserver observer)
-      : plan_(plan),
+  Shrinker(ExplicitPlan* plan, PlanProbe probe, Counterexample best, ShrinkObserver observer, int max_runs)
+      : max_runs_(max_runs),
+        plan_(plan),
         probe_(std::move(probe)),
         best_(std::move(best)),
         observer_(std::move(observer)),
@@ -219,7 +222,7 @@ class Shrinker {
   // A candidate whose full run violates fewer other properties is kept
   // even when longer: the counterexample should show one thing.
   bool attempt(const ExplicitPlan& candidate, bool strictly = false) {
-    if (runs_ >= kMaxShrinkRuns) return false;
+    if (runs_ >= cap_) return false;
     runs_++;
     auto cx = probe_(candidate);
     const bool kept = cx && cx->leased_holds_overrun <= overrun_holds_ && better(*cx, strictly);
@@ -227,21 +230,39 @@ class Shrinker {
       *plan_ = candidate;
       best_ = std::move(*cx);
     }
-    if (observer_) observer_(ShrinkProgress{0, best_.violation.property, best_.events.size(), runs_, kMaxShrinkRuns});
+    if (observer_) observer_(ShrinkProgress{0, best_.violation.property, best_.events.size(), runs_, max_runs_});
     return kept;
   }
 
   // Passes until one removes nothing and shortens nothing (halving delays
-  // alone, which keeps succeeding, does not count as progress).
+  // alone, which keeps succeeding, does not count as progress), within
+  // kPassRuns runs. Then, for a counterexample of at most kWalkMaxEvents
+  // events, the walk (kWalkRuns), and if it found a shorter one the passes
+  // again (kAfterWalkRuns). A long counterexample (thousands of polls) is
+  // not walked: each of its runs is costly, and the passes are what
+  // shorten it.
   void run() {
+    cap_ = std::min(kPassRuns, max_runs_);
+    for (;;) {
+      passes();
+      if (walked_ || best_.events.size() > kWalkMaxEvents || runs_ >= max_runs_) return;
+      walked_ = true;
+      cap_ = std::min(runs_ + kWalkRuns, max_runs_);
+      if (!walk()) return;
+      cap_ = std::min(runs_ + kAfterWalkRuns, max_runs_);
+    }
+  }
+
+  void passes() {
     bool progress = true;
-    while (progress && runs_ < kMaxShrinkRuns) {
+    while (progress && runs_ < cap_) {
       const size_t events_before = best_.events.size();
       const size_t others_before = best_.other_violations;
       const size_t size_before = plan_size();
       drop_tasks();
       drop_other_locks();
       drop_faults();
+      drop_losses();
       drop_before();
       drop_ops();
       shorten_delays();
@@ -300,6 +321,27 @@ class Shrinker {
       if (!without_others(&c.tasks[i])) continue;
       if (c.tasks[i].ops.empty()) c.tasks.erase(c.tasks.begin() + static_cast<std::ptrdiff_t>(i));
       any |= attempt(c);
+    }
+    return any;
+  }
+
+  // The link losses a plan pins to their messages (sim/fault_plan.h
+  // LossScript), halves first, then one by one: a dropped loss's message
+  // gets through.
+  bool drop_losses() {
+    if (!plan_->faults.losses.lost) return false;
+    bool any = false;
+    for (size_t chunk = std::max<size_t>(plan_->faults.losses.lost->size() / 2, 1); chunk >= 1; chunk /= 2) {
+      for (size_t start = 0; start < plan_->faults.losses.lost->size();) {
+        ExplicitPlan c = *plan_;
+        auto& lost = *c.faults.losses.lost;
+        auto from = std::next(lost.begin(), static_cast<std::ptrdiff_t>(start));
+        auto to = std::next(from, static_cast<std::ptrdiff_t>(std::min(chunk, lost.size() - start)));
+        lost.erase(from, to);
+        if (attempt(c)) any = true;
+        else start += chunk;
+      }
+      if (chunk == 1) break;
     }
     return any;
   }
@@ -448,6 +490,77 @@ class Shrinker {
     return any;
   }
 
+  // A walk across plans no longer than the best. The passes keep only
+  // changes that do not lengthen the counterexample, one at a time, and a
+  // shorter plan may lie behind several changes of which none alone
+  // shortens it (a waiter that re-polls behind a line needs another wait,
+  // another start and another lease before its polls go). Each step makes
+  // one random change to the best plan: an operation dropped, a delay
+  // scaled, an acquire made a tryLock with another wait or a lock(), its
+  // lease changed (keeping its kind, watchdog or explicit, when the blamed
+  // fault is measured against a lease), a task's start moved by up to half a second, a pinned
+  // loss dropped; and keeps it when attempt() does (as short counts, so
+  // the walk crosses plateaus; within the workload's envelope). The
+  // generator is seeded from the scenario's seed: the same plan walks the
+  // same way. At most kWalkSteps steps, and the stage's run cap. Returns whether
+  // the counterexample got shorter (or shows fewer other violations).
+  bool walk() {
+    static constexpr int kWalkSteps = 2 * kWalkRuns;  // steps that change nothing run nothing
+    static constexpr double kScales[] = {0.25, 0.5, 0.8, 1.25, 2, 4};
+    static constexpr int64_t kWaitsMs[] = {0, 50, 200, 500, 1'000, 2'000, 3'000, 5'000};
+    static constexpr int64_t kLeasesMs[] = {-1, 1'000, 2'000, 5'000, 10'000};
+    constexpr int64_t kMaxDelayUs = 60'000'000;
+    const size_t events_before = best_.events.size();
+    const size_t others_before = best_.other_violations;
+    const bool keep_lease_kind = best_.violation.blamed_fault.find("lease") != std::string::npos;
+    Rng rng(plan_->scenario.seed ^ 0x5348524b57414c4bULL);  // "SHRKWALK"
+    for (int step = 0; step < kWalkSteps && runs_ < cap_ && !plan_->tasks.empty(); ++step) {
+      ExplicitPlan c = *plan_;
+      auto& lost = c.faults.losses.lost;
+      if (lost && !lost->empty() && rng.below(100) < 8) {
+        lost->erase(std::next(lost->begin(), static_cast<std::ptrdiff_t>(rng.below(lost->size()))));
+        attempt(c);
+        continue;
+      }
+      const size_t t = rng.below(c.tasks.size());
+      std::vector<ExplicitOp>& ops = c.tasks[t].ops;
+      if (ops.empty()) continue;
+      const size_t k = rng.below(ops.size());
+      ExplicitOp& op = ops[k];
+      const bool acquire = op.kind == ExplicitOp::Kind::Lock || op.kind == ExplicitOp::Kind::TryLock;
+      const uint64_t what = rng.below(100);
+      if (what < 25) {
+        ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(k));
+        if (ops.empty()) c.tasks.erase(c.tasks.begin() + static_cast<std::ptrdiff_t>(t));
+      } else if (what < 50) {
+        const double scaled = static_cast<double>(op.delay_us) * kScales[rng.below(std::size(kScales))];
+        op.delay_us = std::min<int64_t>(static_cast<int64_t>(scaled), kMaxDelayUs);
+      } else if (what < 70) {
+        if (!acquire) continue;
+        op.kind = ExplicitOp::Kind::TryLock;
+        op.wait_ms = kWaitsMs[rng.below(std::size(kWaitsMs))];
+      } else if (what < 80) {
+        if (!acquire) continue;
+        op.kind = ExplicitOp::Kind::Lock;
+        op.wait_ms = -1;
+      } else if (what < 90) {
+        // Another lease. When the blamed fault is measured against a lease
+        // ("paused 34 s > lease 30 000 ms"), a hold keeps its kind of lease:
+        // a pause longer than the watchdog's lease is the finding, not one
+        // longer than some short lease.
+        if (!acquire) continue;
+        const int64_t lease_ms = kLeasesMs[rng.below(std::size(kLeasesMs))];
+        if (keep_lease_kind && (lease_ms < 0) != (op.lease_ms < 0)) continue;
+        op.lease_ms = lease_ms;
+      } else {
+        const int64_t shift_us = static_cast<int64_t>(rng.below(1'000'001)) - 500'000;
+        ops.front().delay_us = std::clamp<int64_t>(ops.front().delay_us + shift_us, 0, kMaxDelayUs);
+      }
+      attempt(c);
+    }
+    return best_.events.size() < events_before || best_.other_violations < others_before;
+  }
+
   // A fault that strikes earlier can shorten the history (fewer events
   // before the loss it causes): each fault is tried at 1/2, 1/4, ... of its
   // time, the first kept only when the counterexample gets strictly shorter.
@@ -476,12 +589,15 @@ class Shrinker {
     return n;
   }
 
+  const int max_runs_;
+  int cap_ = 0;  // the current stage's bound on runs_ (run())
   ExplicitPlan* plan_;
   PlanProbe probe_;
   Counterexample best_;
   ShrinkObserver observer_;
   size_t overrun_holds_;  // the first counterexample's leased holds overrun: none may have more
   int runs_ = 0;
+  bool walked_ = false;   // walk() runs once
 };
 
 }  // namespace
@@ -515,22 +631,38 @@ ExplicitPlan baseline_plan(const ExplicitPlan& plan) {
   return b;
 }
 
-Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe, const ShrinkObserver& observer) {
+Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe, const ShrinkObserver& observer,
+                           int max_runs) {
   auto first = probe(*plan);
   if (!first) return Counterexample{};
-  Shrinker shrinker(plan, probe, std::move(*first), observer);
+  Shrinker shrinker(plan, probe, std::move(*first), observer, max_runs);
   shrinker.run();
   return shrinker.best();
 }
 
 Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature,
                            bool blame_mutant, BackendSource* source, const ShrinkObserver& observer) {
+  pin_losses(plan, source);
   return shrink_with(plan, [&](const ExplicitPlan& candidate) -> std::optional<Counterexample> {
     auto cx = check_plan(candidate, config, signature, source);
     // With blame_mutant the correct implementation must not fail that way.
     if (cx && blame_mutant && check_plan(baseline_plan(candidate), config, signature)) return std::nullopt;
     return cx;
   }, observer);
+}
+
+void pin_losses(ExplicitPlan* plan, BackendSource* source) {
+  if (plan->schedule || plan->faults.losses.lost) return;
+  ExplicitPlan recording = *plan;
+  recording.faults.losses.record = true;
+  ModelBackendSource model(variant_from_name(plan->scenario.model_variant).value_or(ModelVariant::Correct));
+  VectorSink history;
+  run_explicit(recording, (source != nullptr ? *source : model).fresh(plan->scenario), history);
+  std::set<std::string> keys;
+  for (const Event& e : history.events)
+    if (e.kind == EventKind::Fault && e.op == "lost" && e.client >= 0)
+      keys.insert(loss_key(e.client, e.detail, static_cast<uint64_t>(e.value)));
+  plan->faults.losses.lost = std::move(keys);
 }
 
 Counterexample shrink_scenario(const Scenario& scenario, const Violation& violation, const CheckConfig& config,

@@ -1,7 +1,8 @@
 // Shrinking: turns a failing run into a short counterexample. The failing
 // scenario is re-run to record its history, which becomes an ExplicitPlan
-// (sim/explicit_plan.h: exact operations per task plus exact fault actions).
-// The shrinker then deletes whole tasks, fault actions, every task's
+// (sim/explicit_plan.h: exact operations per task plus exact fault actions),
+// its link losses pinned to their messages (pin_losses).
+// The shrinker then deletes whole tasks, fault actions, pinned losses, every task's
 // operations before a common time, operations on locks other than the
 // violation's, chunks of operations and single operations (the kept ones
 // starting when they started), shortens delays and stretches them where waiting longer gives
@@ -15,7 +16,10 @@
 // workload does (Counterexample::leased_holds_overrun) is never kept: a
 // shrunk plan must not make its own violations by dropping a release. The
 // counterexample is the shrunk history up to the event at which that
-// violation was detected. Deterministic; bounded by kMaxShrinkRuns runs.
+// violation was detected. When those passes find nothing more, a seeded
+// walk of random changes, each kept when the counterexample does not grow,
+// crosses plateaus that no single change leaves; then the passes again.
+// Deterministic; bounded by kMaxShrinkRuns runs.
 // Every run goes to a backend from `source` (sim/backend_source.h: live
 // redis-servers shrink on live); a null source is the model, with the plan's
 // model_variant. The blame_mutant baseline (correct client and scripts)
@@ -34,7 +38,14 @@
 
 namespace locksim {
 
-constexpr int kMaxShrinkRuns = 600;
+// Runs of the shrinking passes, of the walk (only for a counterexample of
+// at most kWalkMaxEvents events), and of the passes after a walk that
+// shortened it; kMaxShrinkRuns bounds them all.
+constexpr int kPassRuns = 600;
+constexpr int kWalkRuns = 3'000;
+constexpr int kAfterWalkRuns = 200;
+constexpr size_t kWalkMaxEvents = 200;
+constexpr int kMaxShrinkRuns = kPassRuns + kWalkRuns + kAfterWalkRuns;
 
 // "mutual_exclusion/pause": the property and the kind of fault blamed.
 std::string violation_signature(const Violation& v);
@@ -50,6 +61,14 @@ std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const Ch
 std::optional<Counterexample> check_plan(const ExplicitPlan& plan, const CheckConfig& config,
                                          const std::string& signature, BackendSource* source = nullptr);
 
+// Pins the plan's random link losses to the messages they strike
+// (sim/fault_plan.h LossScript): the plan is run once on `source` (null:
+// the model) recording each loss's message, and from then on exactly those
+// messages are lost. Dropping an operation then leaves every other loss on
+// its message, where a drawn loss would move to whichever message meets
+// the draw. Nothing for a plan with a schedule or already pinned.
+void pin_losses(ExplicitPlan* plan, BackendSource* source);
+
 // The same plan with the correct client and scripts (no mutant, no variant).
 ExplicitPlan baseline_plan(const ExplicitPlan& plan);
 
@@ -64,13 +83,17 @@ using ShrinkObserver = std::function<void(const ShrinkProgress&)>;
 // other properties' violations (Counterexample::other_violations), or as
 // many and not more events. Returns the best counterexample (empty when the
 // probe rejects `plan` itself) and leaves the shrunk plan in *plan.
-// `observer`, if set, hears of every try (on the calling thread).
-Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe, const ShrinkObserver& observer = {});
+// `observer`, if set, hears of every try (on the calling thread). At most
+// `max_runs` runs of the probe.
+Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe, const ShrinkObserver& observer = {},
+                           int max_runs = kMaxShrinkRuns);
 
 // Shrinks `plan` (which must fail with `signature`). Returns the shortest
 // counterexample found and leaves the shrunk plan in *plan. With
 // `blame_mutant`, every kept candidate must also *not* fail that way with the
 // correct client and scripts, so the counterexample shows the mutant's bug.
+// The plan's losses are pinned first (pin_losses). At most kMaxShrinkRuns
+// runs on every backend, so that lua and live shrink a failure alike.
 Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature,
                            bool blame_mutant = false, BackendSource* source = nullptr,
                            const ShrinkObserver& observer = {});

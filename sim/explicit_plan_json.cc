@@ -1,6 +1,7 @@
 #include "sim/explicit_plan_json.h"
 
 #include <algorithm>
+#include <cassert>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -124,6 +125,20 @@ json explicit_plan_to_json(const ExplicitPlan& plan) {
   j["drain_ms"] = plan.drain_ms;
   j["faults"] = std::move(faults);
   j["tasks"] = std::move(tasks);
+  if (plan.faults.losses.lost && !plan.schedule) {
+    json losses = json::array();
+    for (const std::string& key : *plan.faults.losses.lost) {  // sorted: the text is deterministic
+      const size_t first = key.find('|');
+      const size_t last = key.rfind('|');
+      assert(first != std::string::npos && last > first);
+      json l = json::object();
+      l["client"] = std::stoi(key.substr(0, first));
+      l["message"] = key.substr(first + 1, last - first - 1);
+      l["ordinal"] = std::stoull(key.substr(last + 1));
+      losses.push_back(std::move(l));
+    }
+    j["losses"] = std::move(losses);
+  }
   if (plan.schedule) {
     const Schedule& sc = *plan.schedule;
     json fates = json::array();
@@ -203,8 +218,13 @@ Schedule schedule_from_json(const Scenario& scenario, const json& j) {
 }  // namespace
 
 ExplicitPlan explicit_plan_from_json(const Scenario& scenario, const json& j) {
-  if (j.is_object() && j.contains("schedule")) {
+  const bool scheduled = j.is_object() && j.contains("schedule");
+  const bool pinned = j.is_object() && j.contains("losses");
+  if (scheduled && pinned) throw ScenarioError("plan: a plan with a schedule has no \"losses\" (its schedule decides every message)");
+  if (scheduled) {
     expect_keys(j, {"drain_ms", "faults", "tasks", "schedule"}, "the plan");
+  } else if (pinned) {
+    expect_keys(j, {"drain_ms", "faults", "tasks", "losses"}, "the plan");
   } else {
     expect_keys(j, {"drain_ms", "faults", "tasks"}, "the plan");
   }
@@ -262,6 +282,22 @@ ExplicitPlan explicit_plan_from_json(const Scenario& scenario, const json& j) {
       task.ops.push_back(op);
     }
     plan.tasks.push_back(std::move(task));
+  }
+  if (pinned) {
+    const json& losses = get_array(j, "losses", "plan");
+    if (losses.size() > kMaxPlanEntries) throw ScenarioError("plan: too many losses");
+    plan.faults.losses.lost.emplace();
+    for (size_t i = 0; i < losses.size(); ++i) {
+      const std::string where = "losses[" + std::to_string(i) + "]";
+      const json& l = losses[i];
+      expect_keys(l, {"client", "message", "ordinal"}, where);
+      const int client = static_cast<int>(get_int(l, "client", 0, scenario.clients - 1, where));
+      const json& message = l.at("message");
+      if (!message.is_string() || message.get<std::string>().empty() || message.get<std::string>().size() > 4096)
+        throw ScenarioError("plan: " + where + ".message must be a non-empty string of at most 4096 bytes");
+      const int64_t ordinal = get_int(l, "ordinal", 1, std::numeric_limits<int64_t>::max(), where);
+      plan.faults.losses.lost->insert(loss_key(client, message.get<std::string>(), static_cast<uint64_t>(ordinal)));
+    }
   }
   if (j.contains("schedule")) {
     plan.schedule = schedule_from_json(scenario, j.at("schedule"));

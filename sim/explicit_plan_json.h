@@ -16,6 +16,12 @@
 //                  "picks":[{"tie":K,"pick":P},...]}]}
 // "schedule" (an explored counterexample, sim/explicit_plan.h's Schedule) is
 // written only when the plan has one; the link is then its fixed latency.
+//    [,"losses":[{"client":C,"message":"reply rlock_acquire lsim:L0","ordinal":N},...]]
+// "losses" (a shrunk counterexample's, sim/fault_plan.h LossScript) is
+// written only when the plan pins its link losses to messages: the N-th
+// message of that text on client C's link is lost, and no other (the
+// link's random draws are still made, so delays are as without it). Never
+// with a schedule.
 // Every key is always written (byte-deterministic: same plan, same text).
 // Reading is strict: a missing, unknown or mistyped key, an unknown kind, or
 // an index outside the scenario (client, lock, fault target) throws
