@@ -161,10 +161,10 @@ bool same_name_ignoring_case(std::string_view a, std::string_view lower) {
   return true;
 }
 
-// find_redis_command of argument 1 (s->args[0]), through s->command_cache.
-const RedisCommand* cached_command(lua_State* L, RunState* s) {
+// find_redis_command of argument 1 (s->args[0]), through s->command_cache;
+// `key`: the Lua string's text when argument 1 is a string, else null.
+const RedisCommand* cached_command(RunState* s, const char* key) {
   const std::string_view name = s->args[0];
-  const char* key = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : nullptr;
   if (key == nullptr) return find_redis_command(name);
   RunState::CachedCommand& slot = s->command_cache[(reinterpret_cast<uintptr_t>(key) >> 4) % s->command_cache.size()];
   if (slot.name == key && slot.cmd != nullptr && same_name_ignoring_case(name, slot.cmd->name)) return slot.cmd;
@@ -186,6 +186,7 @@ int generic_command(lua_State* L, bool raise) {
     s->args.resize(static_cast<size_t>(argc));
     s->number_args.resize(static_cast<size_t>(argc));
   }
+  const char* name_key = nullptr;  // argument 1's Lua string, the command cache's key
   for (int i = 1; i <= argc; ++i) {
     std::string_view& arg = s->args[static_cast<size_t>(i - 1)];
     const int t = lua_type(L, i);
@@ -198,13 +199,14 @@ int generic_command(lua_State* L, bool raise) {
       size_t len = 0;
       const char* p = lua_tolstring(L, i, &len);
       arg = std::string_view(p, len);
+      if (i == 1) name_key = p;
     } else {
       push_error_table(L, "Lua redis lib command arguments must be strings or integers", false);
       return raise ? lua_error(L) : 1;
     }
   }
   const CommandArgs argv(s->args.data(), static_cast<size_t>(argc));
-  const RedisCommand* cmd = cached_command(L, s);
+  const RedisCommand* cmd = cached_command(s, name_key);
   const char* refused = nullptr;
   if (cmd == nullptr) {
     refused = "Unknown Redis command called from script";
