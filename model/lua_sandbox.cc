@@ -6,7 +6,11 @@
 // __newindex refuses; the scripts' environment is an empty proxy of the
 // globals, whose __index is the real globals table (which itself refuses a
 // missing name read from Lua code) and whose __newindex refuses. rawset and
-// setmetatable refuse the proxies; rawget, next, pairs and ipairs see
+// setmetatable refuse the proxies; getmetatable shows none of them their
+// metatable: a library table has none (nil, as on Redis), and _G shows a
+// read-only table whose __index raises the missing-global error (Redis's
+// metatable of the globals), and a string a read-only view of the strings'
+// metatable; rawget, next, pairs and ipairs see
 // through them; loadstring and load give their functions the same
 // environment. The registry table kProxies maps each proxy to its table.
 #include <cmath>
@@ -24,6 +28,8 @@ namespace {
 constexpr const char* kProxies = "locksim.proxies";  // registry: proxy -> real table
 constexpr const char* kEnv = "locksim.env";          // registry: the globals' proxy
 constexpr const char* kReadonly = "Attempt to modify a readonly table";
+constexpr const char* kGlobalsMeta = "locksim.globals_meta";  // registry: what getmetatable(_G) shows
+constexpr const char* kStringMeta = "locksim.string_meta";    // registry: what getmetatable('') shows
 
 // The real table behind value `idx` if it is a proxy, else nil; pushes one value.
 void push_proxy_target(lua_State* L, int idx) {
@@ -54,6 +60,39 @@ int missing_global(lua_State* L) {
   }
   lua_pushnil(L);
   return 1;
+}
+
+// Redis's __index of the globals, as getmetatable(_G) shows it: every name
+// asked of it is a missing global.
+int protected_global_error(lua_State* L) {
+  const char* name = lua_tostring(L, 2);
+  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'", name ? name : "?");
+}
+
+// getmetatable: of a proxy, what Redis shows (nil for a library table; for
+// the globals' proxy, kGlobalsMeta), never the proxy's own metatable, whose
+// __index is the real, writable table; of a string, a read-only proxy of
+// the strings' metatable (kStringMeta); else the original (upvalue 1).
+int getmetatable_of_proxy(lua_State* L) {
+  if (lua_gettop(L) >= 1 && lua_type(L, 1) == LUA_TSTRING) {
+    lua_getfield(L, LUA_REGISTRYINDEX, kStringMeta);
+    return 1;
+  }
+  if (lua_gettop(L) >= 1 && lua_istable(L, 1) && is_proxy(L, 1)) {
+    lua_getfield(L, LUA_REGISTRYINDEX, kEnv);
+    const bool globals = lua_rawequal(L, 1, -1) != 0;
+    lua_pop(L, 1);
+    if (!globals) {
+      lua_pushnil(L);
+      return 1;
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, kGlobalsMeta);
+    return 1;
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
 }
 
 // rawset / setmetatable: refused on a proxy, with no position (as Redis's
@@ -326,6 +365,7 @@ void install_sandbox(lua_State* L, RunState* s) {
 
   wrap_global(L, "rawset", refuse_proxy_then_call);
   wrap_global(L, "setmetatable", refuse_proxy_then_call);
+  wrap_global(L, "getmetatable", getmetatable_of_proxy);
   for (const char* name : {"rawget", "next", "pairs", "ipairs"}) wrap_global(L, name, through_proxy_then_call);
   for (const char* name : {"loadstring", "load"}) wrap_global(L, name, load_in_script_env);
   wrap_global(L, "tonumber", fast_tonumber);
@@ -347,7 +387,9 @@ void install_sandbox(lua_State* L, RunState* s) {
       lua_getmetatable(L, -1);
       lua_pushvalue(L, -3);
       lua_setfield(L, -2, "__index");
-      lua_pop(L, 2);
+      make_proxy(L);  // what getmetatable('') shows: the metatable, read-only
+      lua_setfield(L, LUA_REGISTRYINDEX, kStringMeta);
+      lua_pop(L, 1);
     }
     lua_setglobal(L, lib);
   }
@@ -357,6 +399,12 @@ void install_sandbox(lua_State* L, RunState* s) {
   lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, kEnv);
   lua_setglobal(L, "_G");
+  // What getmetatable(_G) shows: {__index = protected_global_error}, read-only.
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, protected_global_error);
+  lua_setfield(L, -2, "__index");
+  make_proxy(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kGlobalsMeta);
   lua_createtable(L, 0, 1);
   lua_pushcfunction(L, missing_global);
   lua_setfield(L, -2, "__index");

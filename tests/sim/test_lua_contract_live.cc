@@ -179,6 +179,13 @@ TEST_F(LuaContract, RedisLibraryConstantsAndHelpers) {
 TEST_F(LuaContract, GlobalWritesAreRefused) {
   same({"x = 1", "local function f() y = 2 end f()", "_G.z = 1", "rawset(_G, 'a', 1)", "setmetatable(_G, nil)",
         "KEYS = {}", "redis = nil", "_G['KEYS'] = 1"});
+  // The globals' metatable gives no way round: its __index is a function,
+  // and the metatable itself refuses writes.
+  same({"return type(getmetatable(_G).__index)", "local g = getmetatable(_G).__index; g.KEYS = 5",
+        "getmetatable(_G).__index = nil", "getmetatable(_G).__newindex = nil; x = 1",
+        "return getmetatable(_G).__index(_G, 'KEYS') ~= nil", "return type(getmetatable(redis).__index)",
+        "local g = getmetatable(string).__index; g.x = 1", "getmetatable('').__index = nil",
+        "getmetatable('').x = 1", "return type(getmetatable('').__index)", "return ('abc'):upper()"});
 }
 
 TEST_F(LuaContract, LibraryTablesAreReadOnly) {
