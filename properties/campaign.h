@@ -112,10 +112,13 @@ struct Counterexample {
   // properties, sorted. A shrunk counterexample shows one thing when 0.
   size_t other_violations = 0;
   std::vector<std::string> other_properties;
-  // Holds with an explicit lease that the plan's full run keeps past what
-  // the workload does (its owner's next operation is a re-entry or the
-  // release within half the lease): shrinking must not add any
-  // (properties/shrink.cc).
+  // Holds with an explicit lease, granted before the violation was
+  // detected, that the plan's full run keeps past what the workload does
+  // ("owner|lock", sorted; their owner's operations stay on that lock until
+  // it is fully released, within half the lease; a crash, pause or lost
+  // message of its client excuses it): shrinking may add none the first
+  // counterexample did not have (properties/shrink.cc). And their number.
+  std::vector<std::string> overrun_holds;
   size_t leased_holds_overrun = 0;
 };
 

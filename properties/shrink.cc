@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
 #include <iterator>
 #include <optional>
 #include <map>
@@ -38,33 +39,77 @@ std::string violation_signature(const Violation& v) {
 namespace {
 
 // Holds with an explicit lease that a run keeps past what the workload
-// does (sim/workload.cc): after an acquire with a lease succeeds, the
-// owner's next operation is on that lock (a re-entry at once, or the
-// release) within half the lease. Counted: a leased hold whose owner next
-// invokes an operation on another lock, or on this one later than that, or
-// nothing at all, its client neither crashed nor paused in between (a pause
-// defers the workload's release).
-size_t leased_holds_overrun(const std::vector<Event>& history) {
-  struct Held {
-    std::string lock;
-    int64_t until_us = 0;  // half the lease after the grant
+// does (sim/workload.cc), as "owner|lock", sorted: after an acquire with a
+// lease succeeds, the owner's operations are on that lock (re-entries,
+// releases) until it holds it no more, within half the lease of its latest
+// leased grant. Named: a leased hold whose owner invokes an operation on
+// another lock while it still holds it, or one on this lock later than
+// that, or that is never fully released. A release that leaves a
+// re-entered hold held is no release. Excused: a hold whose client crashed,
+// paused, or lost a message on its lock while its owner had an operation on
+// it in flight, before its deadline (the request timeout, a pause, defer
+// the workload's release; they do not excuse a hold never released), and a hold granted at or after event `detected`
+// (the violation's detection: it cannot have made the violation).
+std::vector<std::string> leased_holds_overrun(const std::vector<Event>& history, uint64_t detected) {
+  struct Hold {
+    int depth = 0;
+    int64_t until_us = -1;  // half the lease after its latest leased grant; -1: no deadline
+    bool leased = false;    // its latest grant (before `detected`) had an explicit lease
   };
-  std::map<std::pair<int, std::string>, Held> held;  // (client, owner) -> its latest leased hold
-  size_t overruns = 0;
+  std::map<std::tuple<int, std::string, std::string>, Hold> holds;  // (client, owner, lock)
+  std::map<uint64_t, std::tuple<int, std::string, std::string>> in_flight;  // op_id -> its (client, owner, lock)
+  std::set<std::string> overrun;
+  auto name = [](const std::tuple<int, std::string, std::string>& key) {
+    return std::get<1>(key) + "|" + std::get<2>(key);
+  };
   for (const Event& e : history) {
-    if (e.kind == EventKind::Fault && (e.op == "crash" || e.op == "pause") && e.client >= 0) {
-      std::erase_if(held, [&e](const auto& h) { return h.first.first == e.client; });
-    } else if (e.kind == EventKind::Invoke && e.client >= 0) {
-      auto it = held.find({e.client, e.owner});
-      if (it == held.end()) continue;
-      if (e.lock != it->second.lock || e.true_us > it->second.until_us) ++overruns;
-      held.erase(it);
-    } else if (e.kind == EventKind::Ok && (e.op == "lock" || e.op == "try_lock") && e.value == 1 &&
-               e.lease_ms > 0 && e.client >= 0) {
-      held[{e.client, e.owner}] = Held{e.lock, e.true_us + e.lease_ms * 500};
+    if (e.client < 0) continue;
+    if (e.kind == EventKind::Fault && (e.op == "crash" || e.op == "pause" || e.op == "lost")) {
+      // A crash or pause of the client, or a message on the hold's lock
+      // lost while its owner had an operation on it in flight (it waits out
+      // the request timeout), before the deadline passed.
+      auto waiting = [&](const std::tuple<int, std::string, std::string>& key) {
+        return std::any_of(in_flight.begin(), in_flight.end(), [&](const auto& f) { return f.second == key; });
+      };
+      for (auto it = holds.begin(); it != holds.end();) {
+        Hold& h = it->second;
+        if (std::get<0>(it->first) != e.client ||
+            (e.op == "lost" && (std::get<2>(it->first) != e.lock || !waiting(it->first)))) {
+          ++it;
+          continue;
+        }
+        if (h.until_us >= 0 && e.true_us > h.until_us) overrun.insert(name(it->first));
+        h.until_us = -1;
+        if (e.op == "crash") it = holds.erase(it);
+        else ++it;
+      }
+    } else if (e.kind == EventKind::Invoke) {
+      if (e.op_id != 0) in_flight[e.op_id] = {e.client, e.owner, e.lock};
+      for (auto& [key, h] : holds) {
+        if (std::get<0>(key) != e.client || std::get<1>(key) != e.owner || h.until_us < 0) continue;
+        if (e.lock != std::get<2>(key) || e.true_us > h.until_us) {
+          overrun.insert(name(key));
+          h.until_us = -1;
+        }
+      }
+      if (e.op == "unlock") {
+        auto it = holds.find({e.client, e.owner, e.lock});
+        if (it != holds.end() && --it->second.depth <= 0) holds.erase(it);
+      }
+    }
+    if ((e.kind == EventKind::Ok || e.kind == EventKind::Fail || e.kind == EventKind::Info) && e.op_id != 0)
+      in_flight.erase(e.op_id);
+    if (e.kind == EventKind::Ok && (e.op == "lock" || e.op == "try_lock") && e.value == 1) {
+      Hold& h = holds[{e.client, e.owner, e.lock}];
+      h.depth++;
+      h.leased = e.lease_ms > 0 && e.id < detected;
+      if (h.leased) h.until_us = e.true_us + e.lease_ms * 500;
     }
   }
-  return overruns + held.size();
+  // Never released: the workload releases a hold after any pause or timeout.
+  for (const auto& [key, h] : holds)
+    if (h.until_us >= 0 || h.leased) overrun.insert(name(key));
+  return {overrun.begin(), overrun.end()};
 }
 
 }  // namespace
@@ -86,7 +131,8 @@ std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const Ch
     if (!accept(v)) continue;
     Counterexample cx;
     cx.trace_events = history.events.size();
-    cx.leased_holds_overrun = leased_holds_overrun(history.events);
+    cx.overrun_holds = leased_holds_overrun(history.events, v.detected_at_event);
+    cx.leased_holds_overrun = cx.overrun_holds.size();
     std::set<std::string> others;
     for (const Violation& o : found) {
       if (o.property == v.property || is_advisory_property(o.property)) continue;
@@ -215,7 +261,7 @@ class Shrinker {
         probe_(std::move(probe)),
         best_(std::move(best)),
         observer_(std::move(observer)),
-        overrun_holds_(best_.leased_holds_overrun) {}
+        overrun_holds_(best_.overrun_holds) {}
 
   // Keeps `candidate` if it still fails the same way (the probe says so)
   // without growing. With `strictly`, only a shorter counterexample is kept.
@@ -225,7 +271,10 @@ class Shrinker {
     if (runs_ >= cap_) return false;
     runs_++;
     auto cx = probe_(candidate);
-    const bool kept = cx && cx->leased_holds_overrun <= overrun_holds_ && better(*cx, strictly);
+    const bool kept = cx &&
+                      std::includes(overrun_holds_.begin(), overrun_holds_.end(), cx->overrun_holds.begin(),
+                                    cx->overrun_holds.end()) &&
+                      better(*cx, strictly);
     if (kept) {
       *plan_ = candidate;
       best_ = std::move(*cx);
@@ -595,7 +644,7 @@ class Shrinker {
   PlanProbe probe_;
   Counterexample best_;
   ShrinkObserver observer_;
-  size_t overrun_holds_;  // the first counterexample's leased holds overrun: none may have more
+  std::vector<std::string> overrun_holds_;  // the first counterexample's holds overrun: none may add one
   int runs_ = 0;
   bool walked_ = false;   // walk() runs once
 };
@@ -642,13 +691,41 @@ Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe, const Shr
 
 Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature,
                            bool blame_mutant, BackendSource* source, const ShrinkObserver& observer) {
-  pin_losses(plan, source);
-  return shrink_with(plan, [&](const ExplicitPlan& candidate) -> std::optional<Counterexample> {
+  const PlanProbe probe = [&](const ExplicitPlan& candidate) -> std::optional<Counterexample> {
     auto cx = check_plan(candidate, config, signature, source);
     // With blame_mutant the correct implementation must not fail that way.
     if (cx && blame_mutant && check_plan(baseline_plan(candidate), config, signature)) return std::nullopt;
     return cx;
-  }, observer);
+  };
+  // A link that loses messages at random: the plan shrinks twice, its
+  // losses drawn by the link (a dropped operation moves the later losses of
+  // its client onto other messages) and pinned to their messages
+  // (pin_losses), and the better counterexample wins (fewer other
+  // violations, then fewer events; the drawn one on a tie). Neither way is
+  // better for every failure.
+  const bool both = !plan->schedule && !plan->faults.losses.lost && plan->faults.link.loss_prob > 0;
+  ExplicitPlan pinned = *plan;
+  const int max_tries = both ? 2 * kMaxShrinkRuns : kMaxShrinkRuns;
+  size_t best_events = SIZE_MAX;
+  int tries_before = 0;  // the first way's tries, when the second runs
+  int tries = 0;
+  const ShrinkObserver phase = [&](const ShrinkProgress& p) {
+    best_events = std::min(best_events, p.best_events);
+    tries = tries_before + p.tries;
+    if (observer) observer(ShrinkProgress{p.seed, p.property, best_events, tries, max_tries});
+  };
+  Counterexample drawn = shrink_with(plan, probe, phase);
+  if (!both) return drawn;
+  tries_before = tries;
+  pin_losses(&pinned, source);
+  Counterexample by_message = shrink_with(&pinned, probe, phase);
+  const bool pinned_better =
+      !by_message.events.empty() &&
+      (drawn.events.empty() || by_message.other_violations < drawn.other_violations ||
+       (by_message.other_violations == drawn.other_violations && by_message.events.size() < drawn.events.size()));
+  if (!pinned_better) return drawn;
+  *plan = std::move(pinned);
+  return by_message;
 }
 
 void pin_losses(ExplicitPlan* plan, BackendSource* source) {

@@ -1,7 +1,8 @@
 // Shrinking: turns a failing run into a short counterexample. The failing
 // scenario is re-run to record its history, which becomes an ExplicitPlan
-// (sim/explicit_plan.h: exact operations per task plus exact fault actions),
-// its link losses pinned to their messages (pin_losses).
+// (sim/explicit_plan.h: exact operations per task plus exact fault actions);
+// shrink_plan shrinks it with its link losses drawn and again with them
+// pinned to their messages (pin_losses), and keeps the better.
 // The shrinker then deletes whole tasks, fault actions, pinned losses, every task's
 // operations before a common time, operations on locks other than the
 // violation's, chunks of operations and single operations (the kept ones
@@ -12,9 +13,10 @@
 // kind of fault blamed) and the counterexample does not grow; a change
 // whose full run violates fewer other properties is kept even if it grows,
 // so that the shrunk plan, run in full, shows one thing where it can. A
-// change whose run keeps more holds with an explicit lease past what the
-// workload does (Counterexample::leased_holds_overrun) is never kept: a
-// shrunk plan must not make its own violations by dropping a release. The
+// change whose run keeps a hold with an explicit lease past what the
+// workload does, or never releases one (Counterexample::overrun_holds),
+// where the first counterexample did not, is never kept: a shrunk plan must
+// not make its own violations by dropping a release. The
 // counterexample is the shrunk history up to the event at which that
 // violation was detected. When those passes find nothing more, a seeded
 // walk of random changes, each kept when the counterexample does not grow,
@@ -92,8 +94,10 @@ Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe, const Shr
 // counterexample found and leaves the shrunk plan in *plan. With
 // `blame_mutant`, every kept candidate must also *not* fail that way with the
 // correct client and scripts, so the counterexample shows the mutant's bug.
-// The plan's losses are pinned first (pin_losses). At most kMaxShrinkRuns
-// runs on every backend, so that lua and live shrink a failure alike.
+// On a link that loses messages at random the plan is shrunk twice, its
+// losses drawn and pinned (pin_losses), and the better result kept. At most
+// kMaxShrinkRuns runs each, on every backend, so that lua and live shrink a
+// failure alike.
 Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const std::string& signature,
                            bool blame_mutant = false, BackendSource* source = nullptr,
                            const ShrinkObserver& observer = {});
