@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "properties/saturating_time.h"
+
 namespace locksim {
 
 bool GhostWaiterChecker::in_line(const SharedLine& line, const std::string& owner) {
@@ -76,13 +78,13 @@ void GhostWaiterChecker::judge_overdue(int64_t now_us) {
   for (auto it = give_ups_.begin(); it != give_ups_.end();) {
     const GiveUp& g = it->second;
     auto last = last_line_.find(g.lock);
-    if (now_us <= g.true_us + grace_us || last == last_line_.end() || !in_line(last->second.line, it->first)) {
+    if (now_us <= sat_add(g.true_us, grace_us) || last == last_line_.end() || !in_line(last->second.line, it->first)) {
       ++it;
       continue;
     }
     report_ghost(it->first, g, nullptr, &last->second,
                  std::string(g.failed_sent ? "its acquire_failed had not arrived" : "it sent no acquire_failed") +
-                     ", and the line still held it " + format_ms((now_us - g.true_us) / 1000) + " after");
+                     ", and the line still held it " + format_ms(sat_sub(now_us, g.true_us) / 1000) + " after");
     it = give_ups_.erase(it);
   }
 }
@@ -106,8 +108,8 @@ void GhostWaiterChecker::on_line(const Event& e) {
     } else if (own_failed_script && e.owner == owner && e.op_id == g.op_id) {
       why = e.reply.compare(0, 7, "error: ") == 0 ? "its acquire_failed answered " + e.reply
                                                   : "its acquire_failed left it there";
-    } else if (e.true_us > g.true_us + grace_us) {
-      why = "its acquire_failed had not arrived " + format_ms((e.true_us - g.true_us) / 1000) + " later";
+    } else if (e.true_us > sat_add(g.true_us, grace_us)) {
+      why = "its acquire_failed had not arrived " + format_ms(sat_sub(e.true_us, g.true_us) / 1000) + " later";
     }
     if (why.empty()) { ++it; continue; }
     report_ghost(owner, g, &e, nullptr, why);
@@ -138,7 +140,7 @@ void GhostWaiterChecker::report_ghost(const std::string& owner, const GiveUp& g,
                               std::to_string(g.event_id);
   if (seen != nullptr) {
     v.message = gave_up + " but was still in the server's line at event #" + std::to_string(seen_id) + ", " +
-                format_ms(std::max<int64_t>(0, seen_us - g.true_us) / 1000) + " later (" + why + ")";
+                format_ms(std::max<int64_t>(0, sat_sub(seen_us, g.true_us)) / 1000) + " later (" + why + ")";
   } else {
     v.message = gave_up + " but the server's line, as last shown at event #" + std::to_string(seen_id) +
                 ", still held it (" + why + ")";
@@ -164,7 +166,7 @@ void GhostWaiterChecker::finish(int64_t end_true_us) {
     if (last == last_line_.end() || !in_line(last->second.line, owner)) continue;
     if (!g.failed_sent) {
       report_ghost(owner, g, nullptr, &last->second, "it sent no acquire_failed, and the line still held it at the end");
-    } else if (end_true_us > g.true_us + grace_us) {
+    } else if (end_true_us > sat_add(g.true_us, grace_us)) {
       report_ghost(owner, g, nullptr, &last->second,
                    "its acquire_failed never arrived, and the line still held it at the end");
     }
