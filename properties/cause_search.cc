@@ -13,6 +13,7 @@
 
 #include "model/variant.h"
 #include "properties/checker_suite.h"
+#include "properties/event_facts.h"
 #include "sim/model_backend_source.h"
 #include "sim/simulator.h"
 #include "traces/event_sink.h"
@@ -493,7 +494,7 @@ struct CauseSearch::Impl {
     };
     std::map<int, int> incarnation;
     std::map<uint64_t, std::pair<TaskKey, size_t>> pending;  // op_id -> its record
-    std::map<uint64_t, const Event*> first_taken;           // op_id -> its first acquire script that took a lease
+    std::map<uint64_t, Taken> first_taken;                   // op_id -> its first acquire script that took a lease
     std::map<uint64_t, int64_t> invoked_us;                  // op_id -> its invoke
     std::map<int, size_t> open_crash;                        // client -> inventory index of its last crash
     event_us.reserve(history.size());
@@ -505,12 +506,13 @@ struct CauseSearch::Impl {
         read_fault(e, find_action, incarnation, open_crash);
         continue;
       }
-      if (e.kind == EventKind::Script && e.op_id != 0 && e.lease_ms > 0 && e.reply == "nil" &&
-          e.script.size() > 8 && e.script.compare(e.script.size() - 8, 8, "_acquire") == 0)
-        first_taken.emplace(e.op_id, &e);
+      if (e.kind == EventKind::Script && e.op_id != 0 && e.lease_ms > 0) {
+        const EventFacts facts = facts_of(e);
+        if (facts.acquire_suffix && facts.reply_nil) first_taken.emplace(e.op_id, Taken{e.true_us, e.lease_ms});
+      }
       if (e.kind == EventKind::Ok && e.value == 1 && e.op_id != 0) {
         if (auto taken = first_taken.find(e.op_id); taken != first_taken.end())
-          read_slow_link(e, *taken->second, invoked_us[e.op_id]);
+          read_slow_link(e, taken->second, invoked_us[e.op_id]);
       }
       if (e.kind == EventKind::Invoke && e.op_id != 0) invoked_us.emplace(e.op_id, e.true_us);
       if (e.kind == EventKind::Invoke && e.client >= 0) {
@@ -561,13 +563,19 @@ struct CauseSearch::Impl {
     }
   }
 
+  // An acquire script that took a lease: when, and for how long.
+  struct Taken {
+    int64_t true_us = 0;
+    int64_t lease_ms = 0;
+  };
+
   // A slow link: the acquire `ok` (invoked at invoke_us) was answered
   // "held" longer after its first script `taken` took a lease than that
   // lease ran (lock-semantics.md
   // 5: "delays longer than the lease"). Removed, the client's link takes its
   // least latency from the operation's invoke on. Not on a link of one
   // latency (a schedule's, or a profile without delays).
-  void read_slow_link(const Event& ok, const Event& taken, int64_t invoke_us) {
+  void read_slow_link(const Event& ok, const Taken& taken, int64_t invoke_us) {
     const LinkProfile& link = plan.faults.link;
     if (plan.schedule || (link.latency_max_us <= link.latency_min_us && link.tail_prob <= 0)) return;
     const int64_t late_us = ok.true_us - taken.true_us;

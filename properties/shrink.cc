@@ -38,6 +38,13 @@ std::string violation_signature(const Violation& v) {
 
 namespace {
 
+// Whether counterexample `a` is better than `b`: fewer violations of other
+// properties, then fewer events.
+bool better_than(const Counterexample& a, const Counterexample& b) {
+  if (a.other_violations != b.other_violations) return a.other_violations < b.other_violations;
+  return a.events.size() < b.events.size();
+}
+
 // Holds with an explicit lease that a run keeps past what the workload
 // does (sim/workload.cc), as "owner|lock", sorted: after an acquire with a
 // lease succeeds, the owner's operations are on that lock (re-entries,
@@ -255,9 +262,8 @@ bool keep_ops(ExplicitTask* t, const std::vector<bool>& keep, const OpTimes& tim
 
 class Shrinker {
  public:
-  Shrinker(ExplicitPlan* plan, PlanProbe probe, Counterexample best, ShrinkObserver observer, int max_runs)
-      : max_runs_(max_runs),
-        plan_(plan),
+  Shrinker(ExplicitPlan* plan, PlanProbe probe, Counterexample best, ShrinkObserver observer)
+      : plan_(plan),
         probe_(std::move(probe)),
         best_(std::move(best)),
         observer_(std::move(observer)),
@@ -279,7 +285,7 @@ class Shrinker {
       *plan_ = candidate;
       best_ = std::move(*cx);
     }
-    if (observer_) observer_(ShrinkProgress{0, best_.violation.property, best_.events.size(), runs_, max_runs_});
+    if (observer_) observer_(ShrinkProgress{0, best_.violation.property, best_.events.size(), runs_, kMaxShrinkRuns});
     return kept;
   }
 
@@ -291,15 +297,13 @@ class Shrinker {
   // not walked: each of its runs is costly, and the passes are what
   // shorten it.
   void run() {
-    cap_ = std::min(kPassRuns, max_runs_);
-    for (;;) {
-      passes();
-      if (walked_ || best_.events.size() > kWalkMaxEvents || runs_ >= max_runs_) return;
-      walked_ = true;
-      cap_ = std::min(runs_ + kWalkRuns, max_runs_);
-      if (!walk()) return;
-      cap_ = std::min(runs_ + kAfterWalkRuns, max_runs_);
-    }
+    cap_ = kPassRuns;
+    passes();
+    if (best_.events.size() > kWalkMaxEvents) return;
+    cap_ = runs_ + kWalkRuns;
+    if (!walk()) return;
+    cap_ = runs_ + kAfterWalkRuns;
+    passes();
   }
 
   void passes() {
@@ -335,11 +339,9 @@ class Shrinker {
     return any;
   }
 
-  // Fewer other violations first, then fewer events (not more; with
-  // `strictly`, fewer).
+  // Better than the best (better_than), or with `strictly` unset as good.
   bool better(const Counterexample& cx, bool strictly) const {
-    if (cx.other_violations != best_.other_violations) return cx.other_violations < best_.other_violations;
-    return strictly ? cx.events.size() < best_.events.size() : cx.events.size() <= best_.events.size();
+    return strictly ? better_than(cx, best_) : !better_than(best_, cx);
   }
 
   // Every operation on a lock other than the violation's, in all tasks at
@@ -638,15 +640,13 @@ class Shrinker {
     return n;
   }
 
-  const int max_runs_;
-  int cap_ = 0;  // the current stage's bound on runs_ (run())
+  int cap_ = 0;  // the current stage's bound on runs_ (run(); in all at most kMaxShrinkRuns)
   ExplicitPlan* plan_;
   PlanProbe probe_;
   Counterexample best_;
   ShrinkObserver observer_;
   std::vector<std::string> overrun_holds_;  // the first counterexample's holds overrun: none may add one
   int runs_ = 0;
-  bool walked_ = false;   // walk() runs once
 };
 
 }  // namespace
@@ -680,11 +680,10 @@ ExplicitPlan baseline_plan(const ExplicitPlan& plan) {
   return b;
 }
 
-Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe, const ShrinkObserver& observer,
-                           int max_runs) {
+Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe, const ShrinkObserver& observer) {
   auto first = probe(*plan);
   if (!first) return Counterexample{};
-  Shrinker shrinker(plan, probe, std::move(*first), observer, max_runs);
+  Shrinker shrinker(plan, probe, std::move(*first), observer);
   shrinker.run();
   return shrinker.best();
 }
@@ -720,9 +719,7 @@ Counterexample shrink_plan(ExplicitPlan* plan, const CheckConfig& config, const 
   pin_losses(&pinned, source);
   Counterexample by_message = shrink_with(&pinned, probe, phase);
   const bool pinned_better =
-      !by_message.events.empty() &&
-      (drawn.events.empty() || by_message.other_violations < drawn.other_violations ||
-       (by_message.other_violations == drawn.other_violations && by_message.events.size() < drawn.events.size()));
+      !by_message.events.empty() && (drawn.events.empty() || better_than(by_message, drawn));
   if (!pinned_better) return drawn;
   *plan = std::move(pinned);
   return by_message;

@@ -86,9 +86,8 @@ using ShrinkObserver = std::function<void(const ShrinkProgress&)>;
 // many and not more events. Returns the best counterexample (empty when the
 // probe rejects `plan` itself) and leaves the shrunk plan in *plan.
 // `observer`, if set, hears of every try (on the calling thread). At most
-// `max_runs` runs of the probe.
-Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe, const ShrinkObserver& observer = {},
-                           int max_runs = kMaxShrinkRuns);
+// kMaxShrinkRuns runs of the probe.
+Counterexample shrink_with(ExplicitPlan* plan, const PlanProbe& probe, const ShrinkObserver& observer = {});
 
 // Shrinks `plan` (which must fail with `signature`). Returns the shortest
 // counterexample found and leaves the shrunk plan in *plan. With

@@ -12,6 +12,7 @@
 #include "properties/scenario_check.h"
 #include "properties/verdict_policy.h"
 #include "sim/model_backend_source.h"
+#include "tests/properties/hostile_scenario.h"
 
 namespace locksim {
 namespace {
@@ -238,14 +239,7 @@ std::vector<Violation> explained_run(const Scenario& s) {
   return out;
 }
 
-Scenario hostile(const std::string& lock, uint64_t seed) {
-  Scenario s;
-  s.seed = seed;
-  s.clients = 4;
-  s.lock_kind = lock;
-  s.profile = "hostile";
-  return s;
-}
+Scenario hostile(const std::string& lock, uint64_t seed) { return testing::hostile_scenario(lock, seed); }
 
 // Hostile rlock seed 787: a reentrant acquire resets the expiry to a 2.3 s
 // explicit lease and its reply is lost; the client waits out its 3 s

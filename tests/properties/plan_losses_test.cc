@@ -17,19 +17,13 @@
 #include "sim/explicit_plan_json.h"
 #include "sim/model_backend_source.h"
 #include "sim/scenario.h"
+#include "tests/properties/hostile_scenario.h"
 #include "traces/event_sink.h"
 
 namespace locksim {
 namespace {
 
-Scenario hostile_rlock(uint64_t seed) {
-  Scenario s;
-  s.seed = seed;
-  s.clients = 4;
-  s.lock_kind = "rlock";
-  s.profile = "hostile";
-  return s;
-}
+Scenario hostile_rlock(uint64_t seed) { return testing::hostile_scenario("rlock", seed); }
 
 std::vector<Event> run(const ExplicitPlan& plan) {
   ModelBackendSource model;

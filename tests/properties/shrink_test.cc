@@ -15,21 +15,14 @@
 #include "properties/shrink_divergence.h"
 #include "properties/violation.h"
 #include "tests/cli_runner.h"
+#include "tests/properties/hostile_scenario.h"
 
 #include <nlohmann/json.hpp>
 
 namespace locksim {
 namespace {
 
-Scenario hostile_mixed(uint64_t seed) {
-  Scenario s;
-  s.seed = seed;
-  s.clients = 4;
-  s.locks = 2;
-  s.lock_kind = "mixed";
-  s.profile = "hostile";
-  return s;
-}
+Scenario hostile_mixed(uint64_t seed) { return testing::hostile_scenario("mixed", seed, 2); }
 
 const Violation* first_of(const std::vector<Violation>& vs, const std::string& property) {
   for (const Violation& v : vs)
