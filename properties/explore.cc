@@ -27,9 +27,14 @@ namespace {
 
 constexpr const char* kFaultNames[] = {"crash", "pause", "clock", "restart", "server_clock", "loss", "delay"};
 
-// Nodes expanded at once (in parallel), whatever the number of workers: the
-// order of the results, hence everything the search finds, depends on it.
-constexpr size_t kChunkNodes = 32;
+// Nodes expanded at once (in parallel), whatever the number of workers.
+// Depth first, the order of the results, hence everything the search
+// finds, depends on it. Breadth first it does not (children are merged in
+// frontier order, and a chunk only decides how far a replay runs on past
+// its state, i.e. the cost): large chunks keep two workers busy (the last
+// expansions of a chunk run alone).
+constexpr size_t kChunkNodesDepthFirst = 32;
+constexpr size_t kChunkNodesBreadthFirst = 512;
 constexpr size_t kChunkWalks = 16;
 constexpr size_t kNodeOverheadBytes = 48;  // a frontier node besides its path
 
@@ -42,14 +47,20 @@ struct Outcome {
   std::vector<std::string> explained;  // properties of other new reports it does not fail on
 };
 
-// The forced transitions that follow a state (each met no choice point:
-// one way on), found by running on past it in the replay that reached it;
-// `next` is the first not yet taken. Expanding a state with a chain takes
-// the chain's next step instead of replaying its path: a long stretch
-// without choices (a waiter polling a free lock, once the fault budget is
-// spent) costs one replay instead of one per state.
+// The transitions that follow a state on its first options (no fault, on
+// time, the first actor at every choice point met), found by running on
+// past it in the replay that reached it; `next` is the first not yet
+// taken. Expanding a state with a chain takes the chain's next step as its
+// first child instead of replaying its path (only its other options, the
+// choices that step met, are replayed): a state's first child costs one
+// transition, and a long stretch without choices (a waiter polling a free
+// lock, once the fault budget is spent) costs one replay in all.
 struct Chain {
   std::vector<Outcome> steps;
+  std::vector<uint8_t> taken;      // every choice from the start to the last step
+  std::vector<uint8_t> options;    // how many options each had
+  size_t path_begin = 0;           // taken.size() at the state before steps[0]
+  std::vector<size_t> path_end;    // per step: taken.size() after it
 };
 using ChainRef = std::shared_ptr<const Chain>;
 
@@ -69,8 +80,12 @@ struct Child {
   size_t chain_next = 0;
 };
 
-// Forced steps kept per replay at most (memory: a few dozen bytes each).
+// Steps a replay runs on past the state it was for: forced steps (no
+// choice met) at most kMaxChainSteps, and steps that met a choice at most
+// kMaxChoiceSteps (beyond a few the states they reach are mostly found
+// first by other paths, and the work is wasted).
 constexpr size_t kMaxChainSteps = 1 << 16;
+constexpr size_t kMaxChoiceSteps = 8;
 
 class EventCounter final : public EventSink {
  public:
@@ -142,18 +157,25 @@ class Worker {
   // Every transition out of `node`'s state, in the order of their choices.
   // *replayed counts the transitions run.
   void expand(const Node& node, std::vector<Child>* out, uint64_t* replayed) {
+    std::vector<std::vector<uint8_t>> todo;
     if (node.chain && node.chain_next < node.chain->steps.size()) {
-      // The one forced transition, known from the replay that reached it.
+      // The first child, known from the replay that reached this state;
+      // the other options of the choices its step met are replayed.
+      const Chain& chain = *node.chain;
+      const size_t i = node.chain_next;
+      const size_t begin = i == 0 ? chain.path_begin : chain.path_end[i - 1];
+      const size_t end = chain.path_end[i];
       Child child;
-      child.path = node.path;
+      child.path.assign(chain.taken.begin(), chain.taken.begin() + static_cast<std::ptrdiff_t>(end));
       child.depth = node.depth + 1;
-      child.outcome = node.chain->steps[node.chain_next];
+      child.outcome = chain.steps[i];
       child.chain = node.chain;
-      child.chain_next = node.chain_next + 1;
+      child.chain_next = i + 1;
       out->push_back(std::move(child));
-      return;
+      push_siblings(chain.taken, chain.options, begin, end, &todo);
+    } else {
+      todo.push_back(node.path);
     }
-    std::vector<std::vector<uint8_t>> todo{node.path};
     while (!todo.empty()) {
       const std::vector<uint8_t> prefix = std::move(todo.back());
       todo.pop_back();
@@ -172,19 +194,10 @@ class Worker {
         throw std::logic_error("explore: a state taken as live has no transition");
       }
       child.path = tape_.taken();
-      const size_t choices = child.path.size();
-      child.chain = forced_chain(run, child, replayed);
-      // The other options of the choices this transition met for the first
-      // time, nearest first (so that they come out in the order of choices).
-      const std::vector<uint8_t>& taken = tape_.taken();
-      const std::vector<uint8_t>& options = tape_.options();
-      for (size_t j = prefix.size(); j < choices; ++j) {
-        for (size_t k = options[j]; k-- > 1;) {
-          std::vector<uint8_t> sibling(taken.begin(), taken.begin() + static_cast<std::ptrdiff_t>(j));
-          sibling.push_back(static_cast<uint8_t>(k));
-          todo.push_back(std::move(sibling));
-        }
-      }
+      const std::vector<uint8_t> options(tape_.options().begin(),
+                                         tape_.options().begin() + static_cast<std::ptrdiff_t>(child.path.size()));
+      child.chain = continuation(run, child, replayed);
+      push_siblings(child.path, options, prefix.size(), child.path.size(), &todo);
       out->push_back(std::move(child));
     }
   }
@@ -228,26 +241,45 @@ class Worker {
   }
 
  private:
-  // Runs on past `child`'s state while each transition is forced (meets no
-  // choice point), up to a terminal state, a failing violation, a state
-  // already visited (the search will not go past it), the depth bound or
-  // kMaxChainSteps; null when the first one is not forced.
-  ChainRef forced_chain(PathRun& run, const Child& child, uint64_t* replayed) {
+  // The other options of the choices taken[begin, end) (met for the first
+  // time by one transition), pushed so that they come out of the stack
+  // nearest first, in the order of choices.
+  static void push_siblings(const std::vector<uint8_t>& taken, const std::vector<uint8_t>& options, size_t begin,
+                            size_t end, std::vector<std::vector<uint8_t>>* todo) {
+    for (size_t j = begin; j < end; ++j) {
+      for (size_t k = options[j]; k-- > 1;) {
+        std::vector<uint8_t> sibling(taken.begin(), taken.begin() + static_cast<std::ptrdiff_t>(j));
+        sibling.push_back(static_cast<uint8_t>(k));
+        todo->push_back(std::move(sibling));
+      }
+    }
+  }
+
+  // Runs on past `child`'s state on first options (Chain), up to a
+  // terminal state, a failing violation, a state already visited (the
+  // search will not go past it), the depth bound, or the step limits; null
+  // when no step was run.
+  ChainRef continuation(PathRun& run, const Child& child, uint64_t* replayed) {
     const Outcome* last = &child.outcome;
     uint64_t depth = child.depth;
     auto chain = std::make_shared<Chain>();
+    chain->path_begin = tape_.taken().size();
+    size_t choice_steps = 0;
     while (!last->terminal && last->failing.empty() && depth < static_cast<uint64_t>(config_.max_depth) &&
            chain->steps.size() < kMaxChainSteps && !visited_.contains(last->digest)) {
       const size_t choices = tape_.taken().size();
       Outcome next;
       if (!outcome(run, &next)) break;
       ++*replayed;
-      if (tape_.taken().size() != choices) break;  // a choice point: the search replays it
       chain->steps.push_back(std::move(next));
+      chain->path_end.push_back(tape_.taken().size());
       last = &chain->steps.back();
       ++depth;
+      if (tape_.taken().size() != choices && ++choice_steps >= kMaxChoiceSteps) break;
     }
     if (chain->steps.empty()) return nullptr;
+    chain->taken = tape_.taken();
+    chain->options = tape_.options();
     return chain;
   }
 
@@ -368,7 +400,8 @@ class Pool {
 // it (one node of a chain is in the frontier at a time).
 size_t node_bytes(const Node& n) {
   const size_t ahead = n.chain ? n.chain->steps.size() - n.chain_next : 0;
-  return n.path.capacity() + kNodeOverheadBytes + ahead * sizeof(Outcome);
+  const size_t chain_path = n.chain ? 2 * n.chain->taken.size() : 0;
+  return n.path.capacity() + kNodeOverheadBytes + ahead * (sizeof(Outcome) + sizeof(size_t)) + chain_path;
 }
 
 class Search {
@@ -399,12 +432,13 @@ class Search {
 
  private:
   // Breadth first: a FIFO frontier; depth first: a stack. Chunks of
-  // kChunkNodes nodes are expanded at once, their children merged in order.
+  // chunk_nodes nodes are expanded at once, their children merged in order.
   void expand_all(Pool& pool) {
     std::deque<Node> frontier;
     frontier.push_back(Node{{}, 0, nullptr, 0});
     frontier_bytes_ = node_bytes(frontier.back());
     const bool bfs = config_.order == ExploreOrder::BreadthFirst;
+    const size_t chunk_nodes = bfs ? kChunkNodesBreadthFirst : kChunkNodesDepthFirst;
     bool depth_cut = false;
     std::vector<Node> chunk;
     std::vector<std::vector<Child>> children;
@@ -412,7 +446,7 @@ class Search {
     while (!frontier.empty()) {
       if (stop_for_limits()) return;
       chunk.clear();
-      while (!frontier.empty() && chunk.size() < kChunkNodes) {
+      while (!frontier.empty() && chunk.size() < chunk_nodes) {
         if (bfs) {
           chunk.push_back(std::move(frontier.front()));
           frontier.pop_front();

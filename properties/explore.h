@@ -33,9 +33,11 @@
 // property is a shortest one, in transitions), depth first, or random walks
 // from the start. A state is expanded by replaying its path from the start
 // (the simulator cannot copy a world): the cost of a state grows with its
-// depth. Workers expand the frontier in fixed-size chunks and their results
-// are merged in frontier order, so the states, the counts and the
-// counterexamples do not depend on the number of workers.
+// depth. A replay runs on past its state on first options, so the states it
+// passes get their first child without a replay of their own. Workers
+// expand the frontier in fixed-size chunks and their results are merged in
+// frontier order, so the states, the counts and the counterexamples do not
+// depend on the number of workers.
 //
 // Every transition's history is checked by the CheckerSuite as it streams;
 // a run that ends is also finished (liveness). A transition that shows a
