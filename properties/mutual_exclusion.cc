@@ -17,12 +17,16 @@ void MutualExclusionChecker::on_event(const Event& e) {
       info.script_seen = true;
       info.server_ms = e.server_ms;
       if (e.server >= 0) {
-        if (info.group_servers == nullptr) {
+        if (info.group == nullptr) {
           // A group member "<group>@<server>" counts for its group.
           const auto at = e.lock.rfind('@');
-          info.group_servers = &lock_servers_[at == std::string::npos ? e.lock : e.lock.substr(0, at)];
+          info.group = &lock_servers_[at == std::string::npos ? e.lock : e.lock.substr(0, at)];
         }
-        if (info.group_servers->size() < 64) info.group_servers->insert(e.server);
+        if (info.group->servers.size() < 64) info.group->servers.insert(e.server);
+        const EventFacts& f = ctx_->facts();
+        if ((f.granting_script() && f.reply_nil) || (f.renew_suffix && f.reply_is(1))) {
+          note_reset(info.group, e.owner, e.server, e.true_us);
+        }
       }
       break;
     }
@@ -38,7 +42,7 @@ void MutualExclusionChecker::on_event(const Event& e) {
           v.event_ids = {other.hold.start_event, e.id};
           v.true_us = {other.hold.start_us, e.true_us};
           v.owners = {other.owner, e.owner};
-          v.blamed_fault = blame(other.hold, e.lock, e.true_us);
+          v.blamed_fault = blame(other.hold, other.owner, e.lock, e.true_us);
           // Faults of the two clients and of the servers since the earlier
           // holder asked for the lock may explain it: a pause or a lost reply
           // longer than what was left of the lease (the acquirer's too: a group
@@ -54,7 +58,7 @@ void MutualExclusionChecker::on_event(const Event& e) {
           v.scope.servers = true;
           v.scope.server_from_us = since_us;
           if (auto servers = lock_servers_.find(e.lock); servers != lock_servers_.end())
-            v.scope.server_list.assign(servers->second.begin(), servers->second.end());
+            v.scope.server_list.assign(servers->second.servers.begin(), servers->second.servers.end());
           report(std::move(v));
         }
       } else if (ctx_->facts().op == OpName::ForceUnlock && e.value == 1) {
@@ -66,27 +70,60 @@ void MutualExclusionChecker::on_event(const Event& e) {
   }
 }
 
+void MutualExclusionChecker::note_reset(Group* group, const std::string& owner, int server, int64_t true_us) {
+  std::vector<LeaseReset>& resets = group->resets;
+  const auto same = std::find_if(resets.begin(), resets.end(),
+                                 [&](const LeaseReset& r) { return r.server == server && r.owner == owner; });
+  if (same != resets.end()) resets.erase(same);
+  if (resets.size() >= kResetOwners) resets.erase(resets.begin());
+  resets.push_back(LeaseReset{owner, server, true_us});
+  assert(resets.size() <= kResetOwners);
+}
+
 // The server fault on one of the lock's servers, since the acquire of
 // `earlier` was invoked, that best explains the loss: a restart without
 // persistence, then a failover, then a restart that kept the data but left
-// the server down (renewals failed), then a forward clock jump.
-std::string MutualExclusionChecker::blame_server(const Hold& earlier, const std::string& lock,
-                                                 int64_t now_us) const {
+// the server down (renewals failed), then the largest forward clock jump
+// after the holder's latest lease reset on its server (any forward jump
+// when none is known).
+std::string MutualExclusionChecker::blame_server(const Hold& earlier, const std::string& owner,
+                                                 const std::string& lock, int64_t now_us) const {
   const auto servers = lock_servers_.find(lock);
   const std::string held = "lock held by client " + std::to_string(earlier.client);
   const auto faults = ctx_->faults().server_faults_between(std::min(earlier.invoke_us, earlier.start_us), now_us);
+  // The holder's latest lease reset on server s before now (INT64_MIN: none known).
+  auto last_reset_us = [&](int s) {
+    int64_t at = INT64_MIN;
+    if (servers == lock_servers_.end()) return at;
+    for (const LeaseReset& r : servers->second.resets) {
+      if (r.server == s && r.owner == owner && r.true_us <= now_us) at = std::max(at, r.true_us);
+    }
+    return at;
+  };
   const ClientFault* best = nullptr;
   int best_rank = 99;
+  bool best_after_reset = false;
   for (const ClientFault& f : faults) {
-    if (servers != lock_servers_.end() && f.server >= 0 && !servers->second.count(f.server)) continue;
+    if (servers != lock_servers_.end() && f.server >= 0 && !servers->second.servers.count(f.server)) continue;
     int rank = 99;
     if (f.kind == "redis_restart" && f.detail.find("persistence always") == std::string::npos) rank = 0;
     else if (f.kind == "failover") rank = 1;
     else if (f.kind == "redis_restart" && f.duration_ms > 0) rank = 2;
     else if (f.kind == "server_clock_jump" && f.duration_ms > 0) rank = 3;
+    if (rank > best_rank) continue;
     if (rank < best_rank) {
       best_rank = rank;
       best = &f;
+      best_after_reset = rank == 3 && f.true_us > last_reset_us(f.server);
+      continue;
+    }
+    if (rank != 3) continue;  // ties of the other kinds: the first
+    // Jumps: one after the holder's latest reset on its server over one
+    // before it (a reset after a jump starts a whole lease), then the largest.
+    const bool after_reset = f.true_us > last_reset_us(f.server);
+    if (after_reset != best_after_reset ? after_reset : f.duration_ms > best->duration_ms) {
+      best = &f;
+      best_after_reset = after_reset;
     }
   }
   if (best == nullptr) return "";
@@ -105,7 +142,7 @@ std::string MutualExclusionChecker::blame_server(const Hold& earlier, const std:
 // Picks the fault that best explains how `earlier` lost the lock before now:
 // a pause or partition longer than the lease first, then server restarts and
 // server clock jumps, then shorter pauses/partitions and lost replies.
-std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string& lock,
+std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string& owner, const std::string& lock,
                                           int64_t now_us) const {
   const int64_t lease_ms = earlier.lease_ms >= 0 ? earlier.lease_ms : config().default_lease_ms;
   const std::string lease_text = "lease " + format_ms(lease_ms);
@@ -127,7 +164,7 @@ std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string
     return who + " paused " + format_ms(longest_pause->duration_ms) + " > " + lease_text;
   if (longest_partition && longest_partition->duration_ms > lease_ms)
     return who + " partitioned " + format_ms(longest_partition->duration_ms) + " > " + lease_text;
-  if (std::string server = blame_server(earlier, lock, now_us); !server.empty()) return server;
+  if (std::string server = blame_server(earlier, owner, lock, now_us); !server.empty()) return server;
   if (auto fu = last_force_unlock_.find(lock);
       fu != last_force_unlock_.end() && fu->second.true_us >= earlier.start_us)
     return "client " + std::to_string(fu->second.client) + " force-unlocked it at event #" +

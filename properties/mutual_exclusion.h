@@ -16,8 +16,14 @@
 // (FaultScope, properties/cause.h): faults of the two clients (no crash: a
 // crash ends its process's beliefs) and of the lock's servers since the
 // earlier holder asked for it.
+// A forward server clock jump is blamed only when it came after the earlier
+// holder's latest lease reset on that server (a granting acquire or a
+// renewal that answered 1: a reset after the jump starts a whole lease on
+// the jumped clock), the largest such jump first.
 // Memory: per lock the servers its scripts ran on and its latest server time;
-// per lock its latest force-unlock (the holds are the BeliefBook's).
+// per lock or group the latest lease resets of its last kResetOwners
+// (owner, server) pairs; per lock its latest force-unlock (the holds are the
+// BeliefBook's).
 #pragma once
 
 #include <map>
@@ -25,6 +31,7 @@
 #include <utility>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "model/key_hash.h"
 #include "properties/belief_book.h"
@@ -51,19 +58,36 @@ class MutualExclusionChecker : public Checker {
     int client = -1;
   };
 
-  std::string blame(const Hold& earlier, const std::string& lock, int64_t now_us) const;
-  std::string blame_server(const Hold& earlier, const std::string& lock, int64_t now_us) const;
+  std::string blame(const Hold& earlier, const std::string& owner, const std::string& lock, int64_t now_us) const;
+  std::string blame_server(const Hold& earlier, const std::string& owner, const std::string& lock,
+                           int64_t now_us) const;
+
+  // A lease reset on one server: a granting acquire or a renewal that
+  // answered 1, by `owner`.
+  struct LeaseReset {
+    std::string owner;
+    int server = -1;
+    int64_t true_us = 0;
+  };
+  static constexpr size_t kResetOwners = 8;
+  // A lock or group: the servers its scripts ran on, and the latest lease
+  // reset of each of the last kResetOwners (owner, server) pairs.
+  struct Group {
+    std::set<int> servers;
+    std::vector<LeaseReset> resets;  // at most kResetOwners, oldest first
+  };
+  static void note_reset(Group* group, const std::string& owner, int server, int64_t true_us);
 
   CheckerContext ctx_;
   std::map<std::string, ForceUnlock> last_force_unlock_;       // lock -> latest
   // Lock or group -> servers its scripts ran on (looked up, never iterated).
-  std::unordered_map<std::string, std::set<int>, KeyHash> lock_servers_;
+  std::unordered_map<std::string, Group, KeyHash> lock_servers_;
   // Per lock (the context's id): server ms of its latest script, and its
   // entry of lock_servers_ (nodes stay put).
   struct LockInfo {
     bool script_seen = false;
     int64_t server_ms = 0;
-    std::set<int>* group_servers = nullptr;
+    Group* group = nullptr;
   };
   PerLockId<LockInfo> lock_info_;
 };

@@ -69,5 +69,41 @@ TEST(MutualExclusion, HoldLostEndsTheBelief) {
   EXPECT_TRUE(run_checker<MutualExclusionChecker>(h.events()).empty());
 }
 
+// Two forward jumps of the server's clock during A's hold: the larger one,
+// 40 s at 5 s, came before A's renewal at 10 s, which set a whole lease on
+// the jumped clock; the smaller one, 31 s at 12 s, came after it and is what
+// expired the lease before B's acquire. The blamed sentence names the jump
+// after the holder's latest lease reset; without that reset (no renewal) it
+// names the larger one.
+std::vector<Event> two_server_jumps_history(bool renewal) {
+  HistoryBuilder h;
+  h.invoke(0, 3, "lock", 1);
+  h.script(1, 3, "rlock_acquire", "nil", {owner_of(3)}, 1);
+  h.ok(2, 3, "lock", 1);
+  Event& first = h.fault(5000, "clock_jump", -1, 40000);
+  first.client = -1;
+  first.server = 0;
+  if (renewal) h.script(10000, 3, "rlock_renew", "1", {owner_of(3)}, 1);
+  Event& second = h.fault(12000, "clock_jump", -1, 31000);
+  second.client = -1;
+  second.server = 0;
+  h.invoke(12500, 4, "lock", 2);
+  h.script(12501, 4, "rlock_acquire", "nil", {owner_of(4)}, 2);
+  h.ok(12502, 4, "lock", 2);
+  return h.events();
+}
+
+TEST(MutualExclusion, AServerJumpIsBlamedOnlyAfterTheHoldersLatestLeaseReset) {
+  auto v = run_checker<MutualExclusionChecker>(two_server_jumps_history(true));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].blamed_fault.find("server 0's clock jumped 31 000 ms forward at 12.0 s"), std::string::npos)
+      << v[0].blamed_fault;
+  auto without_renewal = run_checker<MutualExclusionChecker>(two_server_jumps_history(false));
+  ASSERT_EQ(without_renewal.size(), 1u);
+  EXPECT_NE(without_renewal[0].blamed_fault.find("server 0's clock jumped 40 000 ms forward at 5.0 s"),
+            std::string::npos)
+      << without_renewal[0].blamed_fault;
+}
+
 }  // namespace
 }  // namespace locksim::testing

@@ -80,7 +80,8 @@ TEST(CliBench, NamesTheAllocatorTheBuildAskedFor) {
 }
 
 // The hunt runs only when named, and then gives its table: a row per
-// mutant (the rare-schedule ones marked), the random and guided sides with
+// mutant (the rare-schedule ones marked; every suite mutant also on the
+// README main campaign's scenario), the random and guided sides with
 // how many base seeds found it, and no find that the correct lock fails too.
 TEST(CliBench, HuntOnlyWhenNamedWithItsTable) {
   const testing::CliRun plain = run_locksim("bench --quick --json --only model", Stderr::Discard);
@@ -93,15 +94,22 @@ TEST(CliBench, HuntOnlyWhenNamedWithItsTable) {
   const nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j.contains("hunt")) << r.out;
   int rare = 0;
+  int main_scenario = 0;
   for (const nlohmann::json& row : j["hunt"]) {
     rare += row["rare"].get<bool>();
+    main_scenario += row["main_scenario"].get<bool>();
     EXPECT_EQ(row["bases"], 1) << row;
     EXPECT_LE(row["random_found"].get<int>(), 1) << row;
     EXPECT_EQ(row["finds_failing_the_correct_lock_too"], 0) << row;
     EXPECT_GT(row["random_runs"].get<double>(), 0) << row;
   }
   EXPECT_EQ(rare, 2);
-  EXPECT_GT(j["hunt"].size(), 10u);
+  // Every suite mutant twice: on its own scenario and on the README main
+  // campaign's; the two rare-schedule mutants once.
+  EXPECT_EQ(static_cast<size_t>(2 * main_scenario + rare), j["hunt"].size());
+  EXPECT_GT(main_scenario, 10);
+  EXPECT_TRUE(j.contains("hunt_main_median_ratio"));
+  EXPECT_TRUE(j.contains("hunt_beyond_batch_median_ratio"));
   EXPECT_TRUE(j["hunt_states_ratio"].is_number()) << j["null_reasons"];
 }
 

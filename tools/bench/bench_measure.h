@@ -38,8 +38,11 @@
 //   hunt          (--only hunt) every mutant and the rare-schedule mutants
 //                 of impl/hunt/, from hunt_bases base seeds: runs and wall
 //                 seconds to the first failure, random and guided
-//                 (tools/bench/measure_hunt.cc): hunt_median_ratio,
-//                 hunt_rare_median_ratio, hunt_states_ratio, and the table
+//                 (tools/bench/measure_hunt.cc), then every suite mutant
+//                 on the README main campaign's scenario: hunt_median_ratio,
+//                 hunt_rare_median_ratio, hunt_main_median_ratio,
+//                 hunt_beyond_batch_median_ratio, hunt_states_ratio, and
+//                 the table
 //   peak RSS      getrusage(RUSAGE_SELF).ru_maxrss at the end: peak_rss_mb
 #pragma once
 
