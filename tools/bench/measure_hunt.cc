@@ -262,7 +262,8 @@ void measure_hunt(const BenchSizes& sizes, BenchReport* report) {
       text += "    (" + std::to_string(r.baseline_failed + g.baseline_failed) +
               " find(s) fail with the correct client and scripts too)\n";
     }
-    nlohmann::json row = {{"mutant", m.name},        {"rare", m.rare},        {"main_scenario", m.main},        {"random_runs", r.runs},
+    nlohmann::json row = {{"mutant", m.name},        {"rare", m.rare},        {"main_scenario", m.main},
+                          {"random_runs", r.runs},
                           {"random_s", r.wall_s},    {"random_found", r.found}, {"guided_runs", g.runs},
                           {"guided_s", g.wall_s},    {"guided_found", g.found}, {"bases", bases.size()},
                           {"random_censored", r.censored}, {"guided_censored", g.censored},
@@ -271,38 +272,33 @@ void measure_hunt(const BenchSizes& sizes, BenchReport* report) {
                           {"finds_failing_the_correct_lock_too", r.baseline_failed + g.baseline_failed}};
     rows.push_back(std::move(row));
   }
+  // The median of `ratios` as `key`, or null with `none` when there is none.
+  auto set_median = [report](const char* key, const std::vector<double>& values, const std::string& detail,
+                             const char* none) {
+    if (values.empty()) {
+      report->set_null(key, none);
+    } else {
+      report->set(key, median(values), detail);
+    }
+  };
+  set_median("hunt_median_ratio", ratios,
+             "median over " + std::to_string(ratios.size()) +
+                 " mutants of guided s / random s to the first failure (bounds as values; " +
+                 std::to_string(undecided) + " mutant(s) neither found in half the bases left out)",
+             "no mutant was found by either side in half its base seeds");
+  set_median("hunt_rare_median_ratio", rare_ratios,
+             "the same over the " + std::to_string(rare_ratios.size()) + " rare-schedule mutant(s) of impl/hunt/",
+             "no rare-schedule mutant found by either side in half its base seeds");
+  set_median("hunt_main_median_ratio", main_ratios,
+             "the same over the " + std::to_string(main_ratios.size()) +
+                 " suite mutant(s) with a ratio on the README main campaign's scenario",
+             "no mutant found by either side in half its base seeds there");
+  set_median("hunt_beyond_batch_median_ratio", beyond_ratios,
+             "the same over the " + std::to_string(beyond_ratios.size()) +
+                 " row(s) of either scenario whose random median needs more than the first batch (" +
+                 std::to_string(kGuidedBatch) + " runs)",
+             "no row's random median needs more than the first batch");
   char detail[240];
-  std::snprintf(detail, sizeof detail,
-                "median over %zu mutants of guided s / random s to the first failure (bounds as values; %d mutant(s) "
-                "neither found in half the bases left out)",
-                ratios.size(), undecided);
-  if (ratios.empty()) {
-    report->set_null("hunt_median_ratio", "no mutant was found by either side in half its base seeds");
-  } else {
-    report->set("hunt_median_ratio", median(ratios), detail);
-  }
-  std::snprintf(detail, sizeof detail, "the same over the %zu rare-schedule mutant(s) of impl/hunt/", rare_ratios.size());
-  if (rare_ratios.empty()) {
-    report->set_null("hunt_rare_median_ratio", "no rare-schedule mutant found by either side in half its base seeds");
-  } else {
-    report->set("hunt_rare_median_ratio", median(rare_ratios), detail);
-  }
-  std::snprintf(detail, sizeof detail, "the same over the %zu suite mutant(s) with a ratio on the README main campaign's scenario",
-                main_ratios.size());
-  if (main_ratios.empty()) {
-    report->set_null("hunt_main_median_ratio", "no mutant found by either side in half its base seeds there");
-  } else {
-    report->set("hunt_main_median_ratio", median(main_ratios), detail);
-  }
-  std::snprintf(detail, sizeof detail,
-                "the same over the %zu row(s) of either scenario whose random median needs more than the first batch "
-                "(%d runs)",
-                beyond_ratios.size(), kGuidedBatch);
-  if (beyond_ratios.empty()) {
-    report->set_null("hunt_beyond_batch_median_ratio", "no row's random median needs more than the first batch");
-  } else {
-    report->set("hunt_beyond_batch_median_ratio", median(beyond_ratios), detail);
-  }
   // Distinct abstract states in one budget: the README's main campaign.
   CampaignOptions o = readme_campaign_options(sizes.hunt_states_runs);
   size_t states[2] = {0, 0};
