@@ -137,8 +137,10 @@ TEST_F(CliCauses, PropertySelectionReachesTheMaskedViolation) {
   EXPECT_NE(summary["command"].get<std::string>().find("--skip-property fifo_fairness"), std::string::npos);
   const auto only = run_locksim(flags + " --properties fifo_fairness --out " + out("c"), Stderr::Discard);
   ASSERT_EQ(only.exit_code, 1) << only.out;
-  for (const auto& v : nlohmann::json::parse(only.out)["failures"][0]["violations"])
-    EXPECT_EQ(v["property"], "fifo_fairness") << v.dump();
+  // The parsed object is kept: a range-for over a member of a temporary
+  // would read it after its destruction.
+  const auto only_json = nlohmann::json::parse(only.out);
+  for (const auto& v : only_json["failures"][0]["violations"]) EXPECT_EQ(v["property"], "fifo_fairness") << v.dump();
 
   const std::string campaign = "campaign --seeds 1 --out " + out("x");
   for (const std::string& bad :
