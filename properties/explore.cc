@@ -194,10 +194,8 @@ class Worker {
         throw std::logic_error("explore: a state taken as live has no transition");
       }
       child.path = tape_.taken();
-      const std::vector<uint8_t> options(tape_.options().begin(),
-                                         tape_.options().begin() + static_cast<std::ptrdiff_t>(child.path.size()));
+      push_siblings(tape_.taken(), tape_.options(), prefix.size(), child.path.size(), &todo);
       child.chain = continuation(run, child, replayed);
-      push_siblings(child.path, options, prefix.size(), child.path.size(), &todo);
       out->push_back(std::move(child));
     }
   }

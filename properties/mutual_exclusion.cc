@@ -20,7 +20,7 @@ void MutualExclusionChecker::on_event(const Event& e) {
         if (info.group == nullptr) {
           // A group member "<group>@<server>" counts for its group.
           const auto at = e.lock.rfind('@');
-          info.group = &lock_servers_[at == std::string::npos ? e.lock : e.lock.substr(0, at)];
+          info.group = &groups_[at == std::string::npos ? e.lock : e.lock.substr(0, at)];
         }
         if (info.group->servers.size() < 64) info.group->servers.insert(e.server);
         const EventFacts& f = ctx_->facts();
@@ -57,8 +57,8 @@ void MutualExclusionChecker::on_event(const Event& e) {
           v.scope.slow_links = true;
           v.scope.servers = true;
           v.scope.server_from_us = since_us;
-          if (auto servers = lock_servers_.find(e.lock); servers != lock_servers_.end())
-            v.scope.server_list.assign(servers->second.servers.begin(), servers->second.servers.end());
+          if (auto group = groups_.find(e.lock); group != groups_.end())
+            v.scope.server_list.assign(group->second.servers.begin(), group->second.servers.end());
           report(std::move(v));
         }
       } else if (ctx_->facts().op == OpName::ForceUnlock && e.value == 1) {
@@ -88,15 +88,15 @@ void MutualExclusionChecker::note_reset(Group* group, const std::string& owner, 
 // when none is known).
 std::string MutualExclusionChecker::blame_server(const Hold& earlier, const std::string& owner,
                                                  const std::string& lock, int64_t now_us) const {
-  const auto servers = lock_servers_.find(lock);
+  const auto group = groups_.find(lock);
   const std::string held = "lock held by client " + std::to_string(earlier.client);
   const auto faults = ctx_->faults().server_faults_between(std::min(earlier.invoke_us, earlier.start_us), now_us);
-  // The holder's latest lease reset on server s before now (INT64_MIN: none known).
+  // The holder's latest lease reset on server s (INT64_MIN: none known).
   auto last_reset_us = [&](int s) {
     int64_t at = INT64_MIN;
-    if (servers == lock_servers_.end()) return at;
-    for (const LeaseReset& r : servers->second.resets) {
-      if (r.server == s && r.owner == owner && r.true_us <= now_us) at = std::max(at, r.true_us);
+    if (group == groups_.end()) return at;
+    for (const LeaseReset& r : group->second.resets) {
+      if (r.server == s && r.owner == owner) at = std::max(at, r.true_us);
     }
     return at;
   };
@@ -104,7 +104,7 @@ std::string MutualExclusionChecker::blame_server(const Hold& earlier, const std:
   int best_rank = 99;
   bool best_after_reset = false;
   for (const ClientFault& f : faults) {
-    if (servers != lock_servers_.end() && f.server >= 0 && !servers->second.servers.count(f.server)) continue;
+    if (group != groups_.end() && f.server >= 0 && !group->second.servers.count(f.server)) continue;
     int rank = 99;
     if (f.kind == "redis_restart" && f.detail.find("persistence always") == std::string::npos) rank = 0;
     else if (f.kind == "failover") rank = 1;

@@ -80,10 +80,10 @@ class MutualExclusionChecker : public Checker {
 
   CheckerContext ctx_;
   std::map<std::string, ForceUnlock> last_force_unlock_;       // lock -> latest
-  // Lock or group -> servers its scripts ran on (looked up, never iterated).
-  std::unordered_map<std::string, Group, KeyHash> lock_servers_;
+  // Lock or group -> its Group (looked up, never iterated).
+  std::unordered_map<std::string, Group, KeyHash> groups_;
   // Per lock (the context's id): server ms of its latest script, and its
-  // entry of lock_servers_ (nodes stay put).
+  // entry of groups_ (nodes stay put).
   struct LockInfo {
     bool script_seen = false;
     int64_t server_ms = 0;

@@ -55,7 +55,6 @@ HuntMutant rare_mutant(const std::string& name, const std::string& lock_kind, co
   HuntMutant m;
   m.name = name;
   m.rare = true;
-  m.main = false;
   m.options.lock_kind = lock_kind;
   m.options.profile = profile;
   m.options.clients = 4;
