@@ -12,12 +12,15 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
+#include <unordered_set>
 #include <utility>
 
 #include "properties/checker_suite.h"
 #include "properties/explore_tape.h"
 #include "properties/visited_set.h"
 #include "sim/explicit_run.h"
+#include "sim/snapshot_arena.h"
 #include "sim/world.h"
 #include "traces/event_sink.h"
 
@@ -37,6 +40,21 @@ constexpr size_t kChunkNodesDepthFirst = 32;
 constexpr size_t kChunkNodesBreadthFirst = 512;
 constexpr size_t kChunkWalks = 16;
 constexpr size_t kNodeOverheadBytes = 48;  // a frontier node besides its path
+
+// A copy of a state in a worker's arena (sim/snapshot_arena.h): a replay
+// of a path through that state restores it and runs only the transitions
+// after it. Only the worker whose arena it is can restore it; no image:
+// the start (every worker has its own).
+struct Checkpoint {
+  std::shared_ptr<const SnapshotArena::Image> image;
+  uint64_t depth = 0;   // transitions from the start to its state
+  int owner = -1;       // the worker
+};
+
+// A replay that ran at least this many transitions from its checkpoint
+// leaves a new one at the state it reached (if memory allows): a copy costs
+// about as much as a few transitions.
+constexpr uint64_t kCheckpointSteps = 8;
 
 // What one transition led to (its state and what the checkers said).
 struct Outcome {
@@ -61,6 +79,7 @@ struct Chain {
   std::vector<uint8_t> options;    // how many options each had
   size_t path_begin = 0;           // taken.size() at the state before steps[0]
   std::vector<size_t> path_end;    // per step: taken.size() after it
+  Checkpoint from;                 // the latest checkpoint before the chain
 };
 using ChainRef = std::shared_ptr<const Chain>;
 
@@ -69,6 +88,7 @@ struct Node {
   uint64_t depth = 0;
   ChainRef chain;     // forced continuation, or null
   size_t chain_next = 0;
+  Checkpoint from;    // replays of its path start there
 };
 
 // One transition's outcome.
@@ -78,6 +98,7 @@ struct Child {
   Outcome outcome;
   ChainRef chain;                    // the forced continuation from its state
   size_t chain_next = 0;
+  Checkpoint from;                   // the latest checkpoint on its path
 };
 
 // Steps a replay runs on past the state it was for: forced steps (no
@@ -96,12 +117,12 @@ class EventCounter final : public EventSink {
 // One run from the start, transition by transition.
 class PathRun {
  public:
-  PathRun(const ExploreConfig& config, BackendSource& source, ExploreTape& tape, EventSink* also)
-      : config_(config), tape_(tape), suite_(with_design(config.check, config.plan.scenario.design)) {
+  PathRun(const ExploreConfig& config, Backend& backend, ExploreTape& tape, EventSink* also)
+      : tape_(tape), suite_(with_design(config.check, config.plan.scenario.design)) {
     fan_.add(&counter_);
     fan_.add(&suite_);
     if (also != nullptr) fan_.add(also);
-    run_.emplace(config.plan, source.fresh(config.plan.scenario), fan_, &tape);
+    run_.emplace(config.plan, backend, fan_, &tape);
   }
 
   // One transition: the faults chosen at a new instant (before its actions),
@@ -137,7 +158,6 @@ class PathRun {
   uint64_t events() const { return counter_.events; }
 
  private:
-  const ExploreConfig& config_;
   ExploreTape& tape_;
   EventCounter counter_;
   CheckerSuite suite_;
@@ -146,17 +166,65 @@ class PathRun {
   int64_t fault_instant_ = -1;
 };
 
-// A worker: its backend source and tape; replays paths.
+// A run that lives in a worker's arena, with its tape and its backend:
+// built once; then restored from copies (the start's, checkpoints).
+struct ArenaRun {
+  ArenaRun(const ExploreConfig& config, std::unique_ptr<Backend> copyable)
+      : tape(config), backend(std::move(copyable)), run(config, *backend, tape, nullptr) {}
+  ExploreTape tape;
+  std::unique_ptr<Backend> backend;
+  PathRun run;
+};
+
+// Checkpoints' memory, shared by the workers: a new one is made only while
+// the copies alive and the search's own memory (set between chunks) stay
+// within the bound.
+struct CheckpointMemory {
+  explicit CheckpointMemory(uint64_t max) : max_bytes(max) {}
+  const uint64_t max_bytes;
+  uint64_t search_bytes = 0;  // the visited set and the frontier
+  std::atomic<uint64_t> image_bytes{0};
+  bool room_for(uint64_t bytes) const { return search_bytes + image_bytes.load() + bytes <= max_bytes; }
+};
+
+// A worker: its backend source and tape; replays paths. When the source
+// makes copyable backends (the model), the worker's runs live in its arena:
+// a run from the start restores the start's copy instead of building a
+// world, and a replay that ran kCheckpointSteps transitions or more from
+// its checkpoint copies the state it reached, from which the replays of
+// the paths through it start. Otherwise each run is built anew and replays
+// from the start. The transitions taken, hence everything the search
+// finds, are the same either way.
 class Worker {
  public:
   // `visited` is read (never written) while the worker expands: the search
-  // changes it only between chunks.
-  Worker(const ExploreConfig& config, BackendSource& source, const VisitedSet& visited)
-      : config_(config), source_(source), visited_(visited), tape_(config) {}
+  // changes it only between chunks. `index`: the worker's place.
+  Worker(const ExploreConfig& config, BackendSource& source, const VisitedSet& visited, int index,
+         CheckpointMemory& memory)
+      : config_(config), source_(source), visited_(visited), tape_(config), index_(index), memory_(memory) {
+    try {
+      arena_ = std::make_unique<SnapshotArena>();
+    } catch (const std::bad_alloc&) {
+      return;  // no address range for it: runs are built anew (same results, slower)
+    }
+    in_arena([&] {
+      std::unique_ptr<Backend> backend = source.make_copyable(config.plan.scenario);
+      if (backend) live_ = new ArenaRun(config, std::move(backend));  // dropped with the arena
+    });
+    if (live_ == nullptr) {
+      arena_.reset();
+      return;
+    }
+    start_ = arena_->save();
+  }
+  int index() const { return index_; }
+  // A new chunk: the states its continuations passed are forgotten.
+  void new_chunk() { chunk_seen_.clear(); }
 
   // Every transition out of `node`'s state, in the order of their choices.
   // *replayed counts the transitions run.
   void expand(const Node& node, std::vector<Child>* out, uint64_t* replayed) {
+    Checkpoint from = node.from.image && node.from.owner == index_ ? node.from : Checkpoint{};
     std::vector<std::vector<uint8_t>> todo;
     if (node.chain && node.chain_next < node.chain->steps.size()) {
       // The first child, known from the replay that reached this state;
@@ -171,6 +239,7 @@ class Worker {
       child.outcome = chain.steps[i];
       child.chain = node.chain;
       child.chain_next = i + 1;
+      child.from = node.from;
       out->push_back(std::move(child));
       push_siblings(chain.taken, chain.options, begin, end, &todo);
     } else {
@@ -179,22 +248,22 @@ class Worker {
     while (!todo.empty()) {
       const std::vector<uint8_t> prefix = std::move(todo.back());
       todo.pop_back();
-      tape_.start(&prefix, nullptr);
-      PathRun run(config_, source_, tape_, nullptr);
-      for (uint64_t i = 0; i < node.depth; ++i) {
-        if (!run.transition()) throw std::logic_error("explore: a replayed path ended early");
-      }
-      *replayed += node.depth + 1;
-      if (tape_.taken().size() != node.path.size()) {
+      PathRun& run = start_at(from, &prefix);
+      const uint64_t steps = node.depth - from.depth;
+      run_on(run, steps, "explore: a replayed path ended early");
+      *replayed += steps + 1;
+      if (tape().taken().size() != node.path.size()) {
         throw std::logic_error("explore: a replayed path does not fit its run");
       }
+      if (steps >= kCheckpointSteps) checkpoint(node.depth, &from);
       Child child;
       child.depth = node.depth + 1;
       if (!outcome(run, &child.outcome)) {
         throw std::logic_error("explore: a state taken as live has no transition");
       }
-      child.path = tape_.taken();
-      push_siblings(tape_.taken(), tape_.options(), prefix.size(), child.path.size(), &todo);
+      child.path = tape().taken();
+      push_siblings(tape().taken(), tape().options(), prefix.size(), child.path.size(), &todo);
+      child.from = from;
       child.chain = continuation(run, child, replayed);
       out->push_back(std::move(child));
     }
@@ -204,13 +273,12 @@ class Worker {
   // a failing violation, or the depth bound.
   void walk(uint64_t index, std::vector<Child>* out, uint64_t* replayed) {
     Rng random = Rng(config_.walk_seed).split(index);
-    tape_.start(nullptr, &random);
-    PathRun run(config_, source_, tape_, nullptr);
+    PathRun& run = start_run(nullptr, &random);
     for (uint64_t depth = 0; depth < static_cast<uint64_t>(config_.max_depth); ++depth) {
       Child child;
       child.depth = depth + 1;
       if (!outcome(run, &child.outcome)) return;
-      child.path = tape_.taken();
+      child.path = tape().taken();
       ++*replayed;
       const bool stop = child.outcome.terminal || !child.outcome.failing.empty();
       out->push_back(std::move(child));
@@ -220,17 +288,17 @@ class Worker {
 
   // The start's fingerprint, and whether the run is over at once.
   std::pair<uint64_t, bool> start_state() {
-    tape_.start(nullptr, nullptr);
-    PathRun run(config_, source_, tape_, nullptr);
-    const uint64_t digest = run.digest();
-    return {digest, run.over()};
+    PathRun& run = start_run(nullptr, nullptr);
+    return in_arena([&] { return std::pair<uint64_t, bool>(run.digest(), run.over()); });
   }
 
   // Replays `path` (depth transitions) recording its history; the plan of
-  // the run from the tape.
+  // the run from the tape. Built anew, never in the arena: `history` is
+  // outside it.
   ExplicitPlan replay(const std::vector<uint8_t>& path, uint64_t depth, EventSink* history) {
     tape_.start(&path, nullptr);
-    PathRun run(config_, source_, tape_, history);
+    own_.reset();
+    PathRun& run = own_.emplace(config_, source_.fresh(config_.plan.scenario), tape_, history);
     for (uint64_t i = 0; i < depth; ++i) {
       if (!run.transition()) throw std::logic_error("explore: a counterexample's path ended early");
     }
@@ -239,6 +307,72 @@ class Worker {
   }
 
  private:
+  // A run from the start that follows `prefix` (null: none), then takes
+  // first options, or random ones from `random` (not null).
+  PathRun& start_run(const std::vector<uint8_t>* prefix, Rng* random) {
+    if (arena_) {
+      arena_->restore(start_);
+      live_->tape.start(prefix, random);
+      return live_->run;
+    }
+    tape_.start(prefix, random);
+    own_.reset();  // before fresh(), which drops the backend it ran on
+    return own_.emplace(config_, source_.fresh(config_.plan.scenario), tape_, nullptr);
+  }
+  // A run at checkpoint `from` (this worker's, or the start) that follows
+  // `prefix`, which begins with the choices taken to reach it.
+  PathRun& start_at(const Checkpoint& from, const std::vector<uint8_t>* prefix) {
+    if (!from.image) return start_run(prefix, nullptr);
+    arena_->restore(*from.image);
+    live_->tape.follow(prefix);
+    return live_->run;
+  }
+  // Makes the state of the arena's run (depth transitions from the start)
+  // the new checkpoint *from, when there is an arena and memory allows.
+  void checkpoint(uint64_t depth, Checkpoint* from) {
+    if (!arena_ || !memory_.room_for(arena_->used_bytes())) return;
+    auto* image = new SnapshotArena::Image(arena_->save());
+    memory_.image_bytes += image->bytes();
+    CheckpointMemory* memory = &memory_;
+    from->image = std::shared_ptr<const SnapshotArena::Image>(image, [memory](const SnapshotArena::Image* i) {
+      memory->image_bytes -= i->bytes();
+      delete i;
+    });
+    from->depth = depth;
+    from->owner = index_;
+  }
+  ExploreTape& tape() { return arena_ ? live_->tape : tape_; }
+
+  // Runs `transitions` transitions of `run`; throws logic_error(`why`) if
+  // it ends before.
+  void run_on(PathRun& run, uint64_t transitions, const char* why) {
+    in_arena([&] {
+      for (uint64_t i = 0; i < transitions; ++i) {
+        if (!run.transition()) throw std::logic_error(why);
+      }
+    });
+  }
+
+  // fn(), with this thread's allocations in the arena when there is one.
+  // An exception from inside is rethrown as a copy made outside it: its
+  // message may live in the arena, which is restored before anyone reads it.
+  template <class Fn>
+  std::invoke_result_t<Fn&> in_arena(Fn&& fn) {
+    if (!arena_) return fn();
+    try {
+      SnapshotArena::Scope scope(*arena_);
+      return fn();
+    } catch (const ScenarioError& e) {
+      throw ScenarioError(e.what());
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(e.what());
+    } catch (const std::logic_error& e) {
+      throw std::logic_error(e.what());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(e.what());
+    }
+  }
+
   // The other options of the choices taken[begin, end) (met for the first
   // time by one transition), pushed so that they come out of the stack
   // nearest first, in the order of choices.
@@ -261,23 +395,25 @@ class Worker {
     const Outcome* last = &child.outcome;
     uint64_t depth = child.depth;
     auto chain = std::make_shared<Chain>();
-    chain->path_begin = tape_.taken().size();
+    chain->path_begin = tape().taken().size();
+    chain->from = child.from;
     size_t choice_steps = 0;
     while (!last->terminal && last->failing.empty() && depth < static_cast<uint64_t>(config_.max_depth) &&
-           chain->steps.size() < kMaxChainSteps && !visited_.contains(last->digest)) {
-      const size_t choices = tape_.taken().size();
+           chain->steps.size() < kMaxChainSteps && !visited_.contains(last->digest) &&
+           chunk_seen_.insert(last->digest).second) {
+      const size_t choices = tape().taken().size();
       Outcome next;
       if (!outcome(run, &next)) break;
       ++*replayed;
       chain->steps.push_back(std::move(next));
-      chain->path_end.push_back(tape_.taken().size());
+      chain->path_end.push_back(tape().taken().size());
       last = &chain->steps.back();
       ++depth;
-      if (tape_.taken().size() != choices && ++choice_steps >= kMaxChoiceSteps) break;
+      if (tape().taken().size() != choices && ++choice_steps >= kMaxChoiceSteps) break;
     }
     if (chain->steps.empty()) return nullptr;
-    chain->taken = tape_.taken();
-    chain->options = tape_.options();
+    chain->taken = tape().taken();
+    chain->options = tape().options();
     return chain;
   }
 
@@ -286,10 +422,14 @@ class Worker {
     Outcome* child = out;
     const uint64_t reports_before = run.suite().reports();
     const uint64_t first_event = run.events();
-    if (!run.transition()) return false;
-    child->digest = run.digest();
-    child->terminal = run.over();
-    if (child->terminal) run.finish();
+    const bool moved = in_arena([&] {
+      if (!run.transition()) return false;
+      child->digest = run.digest();
+      child->terminal = run.over();
+      if (child->terminal) run.finish();
+      return true;
+    });
+    if (!moved) return false;
     if (run.suite().reports() == reports_before) return true;
     std::set<std::string> seen;
     for (const Violation& v : run.suite().violations()) {
@@ -309,11 +449,22 @@ class Worker {
   const ExploreConfig& config_;
   BackendSource& source_;
   const VisitedSet& visited_;
-  ExploreTape tape_;
+  ExploreTape tape_;                 // of runs built anew
+  std::optional<PathRun> own_;       // the last run built anew
+  int index_;
+  CheckpointMemory& memory_;
+  // States this worker's continuations passed in this chunk: a
+  // continuation stops at one (another one went on from there).
+  std::unordered_set<uint64_t> chunk_seen_;
+  std::unique_ptr<SnapshotArena> arena_;  // null: runs are built anew
+  ArenaRun* live_ = nullptr;         // in arena_ (same address in every copy)
+  SnapshotArena::Image start_;       // arena_ at the start
 };
 
 // Runs fn(worker, index) for index in [0, count) on the workers, one
 // thread each; rethrows the exception of the lowest index that threw.
+// With owners (a worker's place per index, -1: none), each worker first
+// takes the indexes it owns, in order, then any left, from the last.
 class Pool {
  public:
   explicit Pool(std::vector<std::unique_ptr<Worker>>& workers) : workers_(workers) {
@@ -328,13 +479,15 @@ class Pool {
     for (std::thread& t : threads_) t.join();
   }
 
-  void run(size_t count, const std::function<void(Worker&, size_t)>& fn) {
+  void run(size_t count, const std::function<void(Worker&, size_t)>& fn, const std::vector<int>& owners = {}) {
+    assert(owners.empty() || owners.size() == count);
     errors_.assign(count, nullptr);
+    claimed_ = std::make_unique<std::atomic<bool>[]>(count);
     {
       std::lock_guard<std::mutex> lock(mu_);
       fn_ = &fn;
+      owners_ = &owners;
       count_ = count;
-      next_.store(0);
       busy_ = threads_.size();
       ++generation_;
     }
@@ -344,6 +497,7 @@ class Pool {
       std::unique_lock<std::mutex> lock(mu_);
       done_cv_.wait(lock, [this] { return busy_ == 0; });
       fn_ = nullptr;
+      owners_ = nullptr;
     }
     for (const std::exception_ptr& e : errors_) {
       if (e) std::rethrow_exception(e);
@@ -352,14 +506,18 @@ class Pool {
 
  private:
   void work(Worker& worker) {
-    for (;;) {
-      const size_t i = next_.fetch_add(1);
-      if (i >= count_) return;
-      try {
-        (*fn_)(worker, i);
-      } catch (...) {
-        errors_[i] = std::current_exception();
-      }
+    const std::vector<int>& owners = *owners_;
+    for (size_t i = 0; i < owners.size(); ++i) {
+      if (owners[i] == worker.index()) take(worker, i);
+    }
+    for (size_t i = count_; i-- > 0;) take(worker, i);
+  }
+  void take(Worker& worker, size_t i) {
+    if (claimed_[i].exchange(true)) return;
+    try {
+      (*fn_)(worker, i);
+    } catch (...) {
+      errors_[i] = std::current_exception();
     }
   }
   void serve(size_t w) {
@@ -386,8 +544,9 @@ class Pool {
   std::condition_variable cv_;
   std::condition_variable done_cv_;
   const std::function<void(Worker&, size_t)>* fn_ = nullptr;
+  const std::vector<int>* owners_ = nullptr;
   size_t count_ = 0;
-  std::atomic<size_t> next_{0};
+  std::unique_ptr<std::atomic<bool>[]> claimed_;  // per index: taken by a worker
   size_t busy_ = 0;
   uint64_t generation_ = 0;
   bool stopping_ = false;
@@ -405,9 +564,9 @@ size_t node_bytes(const Node& n) {
 class Search {
  public:
   Search(const ExploreConfig& config, const std::vector<BackendSource*>& sources, const ExploreProgress& progress)
-      : config_(config), progress_(progress), check_source_(*sources[0]) {
+      : config_(config), progress_(progress), check_source_(*sources[0]), checkpoints_(config.max_memory_bytes) {
     for (int w = 0; w < config.workers; ++w) {
-      workers_.push_back(std::make_unique<Worker>(config, *sources[w], visited_));
+      workers_.push_back(std::make_unique<Worker>(config, *sources[w], visited_, w, checkpoints_));
     }
   }
 
@@ -433,7 +592,7 @@ class Search {
   // chunk_nodes nodes are expanded at once, their children merged in order.
   void expand_all(Pool& pool) {
     std::deque<Node> frontier;
-    frontier.push_back(Node{{}, 0, nullptr, 0});
+    frontier.push_back(Node{});
     frontier_bytes_ = node_bytes(frontier.back());
     const bool bfs = config_.order == ExploreOrder::BreadthFirst;
     const size_t chunk_nodes = bfs ? kChunkNodesBreadthFirst : kChunkNodesDepthFirst;
@@ -441,6 +600,7 @@ class Search {
     std::vector<Node> chunk;
     std::vector<std::vector<Child>> children;
     std::vector<uint64_t> replayed;
+    std::vector<int> owners;
     while (!frontier.empty()) {
       if (stop_for_limits()) return;
       chunk.clear();
@@ -456,7 +616,11 @@ class Search {
       }
       children.assign(chunk.size(), {});
       replayed.assign(chunk.size(), 0);
-      pool.run(chunk.size(), [&](Worker& w, size_t i) { w.expand(chunk[i], &children[i], &replayed[i]); });
+      for (auto& w : workers_) w->new_chunk();
+      owners.clear();
+      for (const Node& n : chunk) owners.push_back(n.from.image ? n.from.owner : -1);
+      pool.run(
+          chunk.size(), [&](Worker& w, size_t i) { w.expand(chunk[i], &children[i], &replayed[i]); }, owners);
       std::vector<Node> fresh;
       for (size_t i = 0; i < chunk.size(); ++i) {
         result_.replayed_transitions += replayed[i];
@@ -466,7 +630,8 @@ class Search {
             depth_cut = true;
             continue;
           }
-          fresh.push_back(Node{std::move(child.path), child.depth, std::move(child.chain), child.chain_next});
+          fresh.push_back(Node{std::move(child.path), child.depth, std::move(child.chain), child.chain_next,
+                               std::move(child.from)});
         }
       }
       if (bfs) {
@@ -578,7 +743,9 @@ class Search {
     return false;
   }
   void note_memory() {
-    result_.memory_bytes = std::max<uint64_t>(result_.memory_bytes, visited_.bytes() + frontier_bytes_);
+    checkpoints_.search_bytes = visited_.bytes() + frontier_bytes_;
+    result_.memory_bytes =
+        std::max<uint64_t>(result_.memory_bytes, checkpoints_.search_bytes + checkpoints_.image_bytes.load());
   }
   void report_progress() {
     if (!progress_) return;
@@ -591,8 +758,9 @@ class Search {
   ExploreProgress progress_;
   BackendSource& check_source_;  // the first worker's, used after the search
   VisitedSet visited_;  // before the workers, which read it
+  CheckpointMemory checkpoints_;  // before the workers and the frontier's checkpoints
   std::vector<std::unique_ptr<Worker>> workers_;
-  size_t frontier_bytes_ = 0;
+  size_t frontier_bytes_ = 0;  // paths and chains of the frontier's nodes
   ExploreResult result_;
   std::vector<std::vector<uint8_t>> paths_;  // of result_.violations
 };

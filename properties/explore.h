@@ -31,13 +31,18 @@
 //
 // Search orders: breadth first (the first counterexample found for a
 // property is a shortest one, in transitions), depth first, or random walks
-// from the start. A state is expanded by replaying its path from the start
-// (the simulator cannot copy a world): the cost of a state grows with its
-// depth. A replay runs on past its state on first options, so the states it
-// passes get their first child without a replay of their own. Workers
-// expand the frontier in fixed-size chunks and their results are merged in
-// frontier order, so the states, the counts and the counterexamples do not
-// depend on the number of workers.
+// from the start. A state is expanded by replaying its path. On the model,
+// each worker's runs live in a SnapshotArena (sim/snapshot_arena.h): a
+// replay restores a copy of the start instead of building a world, and one
+// that ran kCheckpointSteps transitions or more copies the state it reached
+// (a checkpoint), from which later replays through that state start; on
+// other backends a replay builds its run anew and starts from the start. A
+// replay runs on past its state on first options, so the states it passes
+// get their first child without a replay of their own. Workers expand the
+// frontier in fixed-size chunks and their results are merged in frontier
+// order, so the states, the counts and the counterexamples depend neither
+// on the number of workers nor on the copies (only the cost does: the
+// transitions replayed, the memory).
 //
 // Every transition's history is checked by the CheckerSuite as it streams;
 // a run that ends is also finished (liveness). A transition that shows a
@@ -83,7 +88,7 @@ struct ExploreConfig {
   uint64_t walk_seed = 1;     // RandomWalk: the walks' random stream
   int64_t max_depth = 1'000'000;        // transitions from the start
   uint64_t max_states = 10'000'000;     // distinct states
-  uint64_t max_memory_bytes = uint64_t{4} << 30;  // visited set + frontier
+  uint64_t max_memory_bytes = uint64_t{4} << 30;  // visited set + frontier; checkpoints only within it
   int workers = 1;
   CheckConfig check;
   VerdictPolicy policy;
@@ -107,7 +112,7 @@ struct ExploreResult {
   uint64_t replayed_transitions = 0;  // transitions run to replay paths (the cost)
   bool complete = false;          // every schedule within the bounds was explored
   std::string limit;              // why not: "max-states", "max-memory", "max-depth", "walks"
-  uint64_t memory_bytes = 0;      // peak of the visited set + frontier
+  uint64_t memory_bytes = 0;      // peak of the visited set + frontier + checkpoints
   std::vector<ExploreCounterexample> violations;  // failing properties, in the order found
   std::map<std::string, uint64_t> advisories;     // advisory property -> transitions that reported it
   // Other properties the policy does not fail on (--unexplained-only: a

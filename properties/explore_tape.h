@@ -29,6 +29,13 @@ class ExploreTape final : public ScheduleHook {
   // A new run: follow `prefix` (null: none), then first options, or random
   // ones from `random` (not null).
   void start(const std::vector<uint8_t>* prefix, Rng* random);
+  // The same run goes on (its copy was restored: properties/explore.h):
+  // follow `prefix` from the choices already taken, which it must begin
+  // with, then first options.
+  void follow(const std::vector<uint8_t>* prefix) {
+    prefix_ = prefix;
+    random_ = nullptr;
+  }
 
   MessageFate message_fate(const World& world, const MessageInfo& message) override;
   size_t pick(const World& world, size_t candidates) override;

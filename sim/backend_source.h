@@ -9,11 +9,17 @@
 //    model: its model_variant, unless the source fixes one; live: the
 //    source's script pack). The reference stays valid until the next fresh()
 //    or the source's destruction.
+//  - make_copyable(scenario) returns a new backend of the caller's own,
+//    like fresh()'s, whose whole state lives in memory from operator new
+//    and changes nothing outside it, so that a SnapshotArena
+//    (sim/snapshot_arena.h) can copy it; null (the default) when the
+//    source cannot (its scripts run in a process or a library of its own).
 //  - kind() is the backend name a trace header records ("model", "live").
 //  - One source is used by one thread at a time; a campaign gives each of its
 //    workers a source of its own.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "sim/backend.h"
@@ -26,6 +32,10 @@ class BackendSource {
   virtual ~BackendSource() = default;
   virtual std::string kind() const = 0;
   virtual Backend& fresh(const Scenario& scenario) = 0;
+  virtual std::unique_ptr<Backend> make_copyable(const Scenario& scenario) {
+    (void)scenario;
+    return nullptr;
+  }
 };
 
 }  // namespace locksim

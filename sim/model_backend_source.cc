@@ -2,17 +2,19 @@
 
 namespace locksim {
 
+ModelVariant ModelBackendSource::variant_for(const Scenario& scenario) const {
+  if (fixed_variant_) return *fixed_variant_;
+  if (auto named = variant_from_name(scenario.model_variant)) return *named;
+  throw ScenarioError("unknown model variant '" + scenario.model_variant + "'");
+}
+
 Backend& ModelBackendSource::fresh(const Scenario& scenario) {
-  ModelVariant variant = ModelVariant::Correct;
-  if (fixed_variant_) {
-    variant = *fixed_variant_;
-  } else if (auto named = variant_from_name(scenario.model_variant)) {
-    variant = *named;
-  } else {
-    throw ScenarioError("unknown model variant '" + scenario.model_variant + "'");
-  }
-  backend_ = std::make_unique<ModelBackend>(scenario.servers, variant);
+  backend_ = std::make_unique<ModelBackend>(scenario.servers, variant_for(scenario));
   return *backend_;
+}
+
+std::unique_ptr<Backend> ModelBackendSource::make_copyable(const Scenario& scenario) {
+  return std::make_unique<ModelBackend>(scenario.servers, variant_for(scenario));
 }
 
 }  // namespace locksim

@@ -22,8 +22,10 @@ class ModelBackendSource final : public BackendSource {
   std::string kind() const override { return "model"; }
   // Throws ScenarioError for an unknown model variant name.
   Backend& fresh(const Scenario& scenario) override;
+  std::unique_ptr<Backend> make_copyable(const Scenario& scenario) override;
 
  private:
+  ModelVariant variant_for(const Scenario& scenario) const;
   std::optional<ModelVariant> fixed_variant_;
   std::unique_ptr<ModelBackend> backend_;
 };
