@@ -22,11 +22,13 @@
 // alone (keys are unique and compared alike); lanes only keep long-lived
 // entries out of the heap, whose every push and pop walks its depth.
 //
-// Each entry may carry a QueueTag saying what it is; pop_due(), restore()
-// and for_each() let a caller choose among the entries of one instant and
-// look at the whole queue (the World's schedule mode).
+// Each entry may carry a QueueTag saying what it is; pop_due(), restore(),
+// for_each() and remove_if() let a caller choose among the entries of one
+// instant, look at the whole queue and drop what will never run (the
+// World's schedule mode).
 #pragma once
 
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -123,6 +125,33 @@ class EventQueue {
     for (const LaneKeys& l : lanes_) {
       for (size_t i = l.head; i < l.keys.size(); ++i) visit(l.keys[i]);
     }
+  }
+
+  // Drops every queued entry for which dead(at_us, order, guard, tag) is
+  // true (destroying its action, freeing its slot); the others keep their
+  // order. Returns how many it dropped.
+  template <class Pred>
+  size_t remove_if(Pred&& dead) {
+    size_t dropped = 0;
+    auto drop = [&](Key key) {
+      const auto order = static_cast<uint64_t>(key);
+      const auto slot = static_cast<uint32_t>(order & kSlotMask);
+      const Slot& s = slot_at(slot);
+      if (!dead(at_us_of(key), order, s.guard, s.tag)) return false;
+      release(slot);
+      ++dropped;
+      return true;
+    };
+    heap_.erase(std::remove_if(heap_.begin(), heap_.end(), drop), heap_.end());
+    std::sort(heap_.begin(), heap_.end());  // ascending: a heap
+    for (LaneKeys& l : lanes_) {
+      l.keys.erase(l.keys.begin(), l.keys.begin() + static_cast<std::ptrdiff_t>(l.head));
+      l.head = 0;
+      const size_t before = l.keys.size();
+      l.keys.erase(std::remove_if(l.keys.begin(), l.keys.end(), drop), l.keys.end());
+      lane_items_ -= before - l.keys.size();
+    }
+    return dropped;
   }
 
   bool empty() const { return heap_.empty() && lane_items_ == 0; }

@@ -907,10 +907,26 @@ int64_t World::next_live_us(int64_t limit_us) {
     collect_due();
     if (!due_live_.empty()) {
       for (const EventQueue::Popped& entry : due_live_) queue_.restore(entry);
+      while (!purged_dead_us_.empty() && purged_dead_us_.top() <= now_us_) purged_dead_us_.pop();
       return now_us_;
     }
   }
+  // Nothing live: time ends where the last dead action due by then would
+  // have been dropped, purged ones included.
+  while (!purged_dead_us_.empty() && purged_dead_us_.top() <= limit_us) {
+    now_us_ = std::max(now_us_, purged_dead_us_.top());
+    purged_dead_us_.pop();
+  }
   return -1;
+}
+
+void World::purge_dead() {
+  assert(hook_ != nullptr);
+  queue_.remove_if([this](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
+    if (entry_state(EventQueue::Popped{at_us, guard, 0, order, tag}) != EntryState::Dead) return false;
+    purged_dead_us_.push(at_us);
+    return true;
+  });
 }
 
 void World::advance_to(int64_t at_us) {

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <queue>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -233,6 +234,10 @@ class World {
   // Takes the due entries out, releases the dead ones, defers the paused
   // ones and leaves the live ones in due_live_ (in order).
   void collect_due();
+  // Schedule mode: drops the queued actions that are dead (they would be
+  // dropped when due, and dead stays dead), so that the fingerprint and the
+  // scans of the queue do not walk them; what happens is the same.
+  void purge_dead();
   // The actor of a live entry (sim/schedule_hook.h), ordered: lower first
   // among the candidates of a pick.
   static int64_t actor_of(const QueueTag& tag, const QueueGuard& guard);
@@ -294,6 +299,10 @@ class World {
   EventSink& sink_;
   RecordPool<ScriptRequest> script_requests_;  // before queue_: queued actions hold Refs
   EventQueue queue_;
+  // Schedule mode: the times of dead actions dropped from the queue before
+  // they were due (purge_dead()) and not yet passed; next_live_us() moves
+  // time through them as if they had been popped there.
+  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>> purged_dead_us_;
   int64_t now_us_ = 0;
   uint64_t next_event_id_ = 0;
   uint64_t next_op_id_ = 1;

@@ -26,6 +26,11 @@ namespace locksim {
 
 namespace {
 
+// Dead actions the fingerprint walks past before it drops them all (when
+// they also outnumber the live ones): a busy-polling waiter leaves a
+// cancelled request timeout behind every poll.
+constexpr size_t kPurgeDeadAfter = 32;
+
 int64_t rank_in(const std::vector<uint64_t>& sorted, uint64_t id) {
   auto it = std::lower_bound(sorted.begin(), sorted.end(), id);
   return it != sorted.end() && *it == id ? it - sorted.begin() : -1;
@@ -143,9 +148,13 @@ void World::digest(StateDigest* out) {
 
   std::vector<QueuedItem> items;
   items.reserve(queue_.size());
+  size_t dead = 0;
   queue_.for_each([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
     const EventQueue::Popped entry{at_us, guard, 0, order, tag};
-    if (entry_state(entry) == EntryState::Dead) return;
+    if (entry_state(entry) == EntryState::Dead) {
+      ++dead;
+      return;
+    }
     const auto kind = static_cast<EntryKind>(tag.kind);
     StateDigest what;
     what.add(static_cast<int>(kind));
@@ -232,6 +241,7 @@ void World::digest(StateDigest* out) {
     }
     items.push_back(QueuedItem{at_us - now_us_, actor_of(tag, guard), order, what.value()});
   });
+  if (dead >= kPurgeDeadAfter && dead > items.size()) purge_dead();
   std::sort(items.begin(), items.end());
   out->add(static_cast<uint64_t>(items.size()));
   for (const QueuedItem& item : items) {

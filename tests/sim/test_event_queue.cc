@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <tuple>
 #include <vector>
 
@@ -96,6 +98,50 @@ TEST(EventQueue, ALongLaneIsCompactedAndKeepsItsOrder) {
   ASSERT_EQ(ran.size(), 20'000u);
   for (size_t i = 0; i < ran.size(); ++i) ASSERT_EQ(ran[i], static_cast<int64_t>(i));
   EXPECT_EQ(q.size(), 4u);
+}
+
+// remove_if drops exactly the entries it is told to (their actions are
+// destroyed) and the others run in the order they would have run.
+RC_GTEST_PROP(EventQueue, RemoveIfKeepsTheOthersInOrder, ()) {
+  const auto pushes = *rc::gen::container<std::vector<std::pair<int64_t, int>>>(
+      rc::gen::pair(rc::gen::inRange<int64_t>(0, 50), rc::gen::inRange(-1, 2)));
+  const auto drop_every = *rc::gen::inRange(2, 5);
+  const auto pops_first = *rc::gen::inRange<size_t>(0, pushes.size() + 1);
+  EventQueue q;
+  std::vector<int> ran;
+  auto alive = std::make_shared<int>(0);
+  for (size_t i = 0; i < pushes.size(); ++i) {
+    const auto [at_us, lane] = pushes[i];
+    Action a = [&ran, label = static_cast<int>(i), keep = alive] { ran.push_back(label); };
+    QueueTag tag;
+    tag.id = i;
+    if (lane < 0) q.push(at_us, std::move(a), QueueGuard{}, tag);
+    else q.push(EventQueue::Lane{static_cast<uint8_t>(lane)}, at_us, std::move(a), QueueGuard{}, tag);
+  }
+  // The order without removal, then the same after some pops and a removal.
+  std::vector<int> expected = run_order(pushes);
+  for (size_t n = 0; n < pops_first && !q.empty(); ++n) {
+    const EventQueue::Popped p = q.pop();
+    q.action(p.slot)();
+    q.release(p.slot);
+  }
+  const size_t before = q.size();
+  const size_t dropped = q.remove_if([&](int64_t, uint64_t, const QueueGuard&, const QueueTag& tag) {
+    return tag.id % static_cast<uint64_t>(drop_every) == 0;
+  });
+  RC_ASSERT(q.size() == before - dropped);
+  RC_ASSERT(alive.use_count() == static_cast<long>(1 + q.size()));  // the dropped actions are gone
+  while (!q.empty()) {
+    const EventQueue::Popped p = q.pop();
+    q.action(p.slot)();
+    q.release(p.slot);
+  }
+  const size_t popped = std::min(pops_first, pushes.size());
+  std::vector<int> kept(expected.begin(), expected.begin() + static_cast<std::ptrdiff_t>(popped));
+  for (size_t k = popped; k < expected.size(); ++k) {
+    if (static_cast<size_t>(expected[k]) % static_cast<size_t>(drop_every) != 0) kept.push_back(expected[k]);
+  }
+  RC_ASSERT(ran == kept);
 }
 
 }  // namespace
