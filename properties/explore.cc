@@ -55,6 +55,9 @@ struct Checkpoint {
 // leaves a new one at the state it reached (if memory allows): a copy costs
 // about as much as a few transitions.
 constexpr uint64_t kCheckpointSteps = 8;
+// A node whose checkpoint is another worker's is taken by a worker with
+// nothing of its own left only up to this depth (it replays the whole path).
+constexpr uint64_t kStealDepth = 64;
 
 // What one transition led to (its state and what the checkers said).
 struct Outcome {
@@ -219,7 +222,10 @@ class Worker {
   }
   int index() const { return index_; }
   // A new chunk: the states its continuations passed are forgotten.
-  void new_chunk() { chunk_seen_.clear(); }
+  void new_chunk() {
+    if (chunk_seen_.empty()) return;  // clear() would still wipe every bucket
+    chunk_seen_ = {};
+  }
 
   // Every transition out of `node`'s state, in the order of their choices.
   // *replayed counts the transitions run.
@@ -463,8 +469,9 @@ class Worker {
 
 // Runs fn(worker, index) for index in [0, count) on the workers, one
 // thread each; rethrows the exception of the lowest index that threw.
-// With owners (a worker's place per index, -1: none), each worker first
-// takes the indexes it owns, in order, then any left, from the last.
+// With owners (per index: a worker's place, -1: none; `strict`: only that
+// worker takes it), each worker first takes the indexes it owns, in
+// order, then any other left that is not strict, from the last.
 class Pool {
  public:
   explicit Pool(std::vector<std::unique_ptr<Worker>>& workers) : workers_(workers) {
@@ -479,14 +486,22 @@ class Pool {
     for (std::thread& t : threads_) t.join();
   }
 
-  void run(size_t count, const std::function<void(Worker&, size_t)>& fn, const std::vector<int>& owners = {}) {
+  void run(size_t count, const std::function<void(Worker&, size_t)>& fn, const std::vector<int>& owners = {},
+           const std::vector<char>& strict = {}) {
     assert(owners.empty() || owners.size() == count);
+    assert(strict.empty() || strict.size() == count);
+    if (count == 1 && (owners.empty() || owners[0] <= 0 || strict.empty() || !strict[0])) {
+      // One item (a narrow frontier): the calling thread runs it, no thread is woken.
+      fn(*workers_[0], 0);
+      return;
+    }
     errors_.assign(count, nullptr);
     claimed_ = std::make_unique<std::atomic<bool>[]>(count);
     {
       std::lock_guard<std::mutex> lock(mu_);
       fn_ = &fn;
       owners_ = &owners;
+      strict_ = &strict;
       count_ = count;
       busy_ = threads_.size();
       ++generation_;
@@ -498,6 +513,7 @@ class Pool {
       done_cv_.wait(lock, [this] { return busy_ == 0; });
       fn_ = nullptr;
       owners_ = nullptr;
+      strict_ = nullptr;
     }
     for (const std::exception_ptr& e : errors_) {
       if (e) std::rethrow_exception(e);
@@ -510,7 +526,10 @@ class Pool {
     for (size_t i = 0; i < owners.size(); ++i) {
       if (owners[i] == worker.index()) take(worker, i);
     }
-    for (size_t i = count_; i-- > 0;) take(worker, i);
+    const std::vector<char>& strict = *strict_;
+    for (size_t i = count_; i-- > 0;) {
+      if (strict.empty() || !strict[i] || owners[i] == worker.index()) take(worker, i);
+    }
   }
   void take(Worker& worker, size_t i) {
     if (claimed_[i].exchange(true)) return;
@@ -545,6 +564,7 @@ class Pool {
   std::condition_variable done_cv_;
   const std::function<void(Worker&, size_t)>* fn_ = nullptr;
   const std::vector<int>* owners_ = nullptr;
+  const std::vector<char>* strict_ = nullptr;
   size_t count_ = 0;
   std::unique_ptr<std::atomic<bool>[]> claimed_;  // per index: taken by a worker
   size_t busy_ = 0;
@@ -601,6 +621,7 @@ class Search {
     std::vector<std::vector<Child>> children;
     std::vector<uint64_t> replayed;
     std::vector<int> owners;
+    std::vector<char> strict;
     while (!frontier.empty()) {
       if (stop_for_limits()) return;
       chunk.clear();
@@ -618,9 +639,15 @@ class Search {
       replayed.assign(chunk.size(), 0);
       for (auto& w : workers_) w->new_chunk();
       owners.clear();
-      for (const Node& n : chunk) owners.push_back(n.from.image ? n.from.owner : -1);
+      strict.clear();
+      for (const Node& n : chunk) {
+        owners.push_back(n.from.image ? n.from.owner : -1);
+        // Another worker would replay it from the start: only when short.
+        strict.push_back(n.from.image && n.depth > kStealDepth ? 1 : 0);
+      }
       pool.run(
-          chunk.size(), [&](Worker& w, size_t i) { w.expand(chunk[i], &children[i], &replayed[i]); }, owners);
+          chunk.size(), [&](Worker& w, size_t i) { w.expand(chunk[i], &children[i], &replayed[i]); }, owners,
+          strict);
       std::vector<Node> fresh;
       for (size_t i = 0; i < chunk.size(); ++i) {
         result_.replayed_transitions += replayed[i];

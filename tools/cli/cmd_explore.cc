@@ -539,7 +539,7 @@ void add_explore_command(CLI::App& app, int* exit_code) {
       ->capture_default_str()->transform(integer_in(int64_t{1}, int64_t{10'000'000}));
   cmd->add_option("--max-states", a->max_states, "Stop after this many distinct states")
       ->capture_default_str()->transform(integer_in(uint64_t{1}, uint64_t{1} << 40));
-  cmd->add_option("--max-memory-mb", a->max_memory_mb, "Stop before the visited set and the frontier pass this much")
+  cmd->add_option("--max-memory-mb", a->max_memory_mb, "Stop before the visited set and the frontier pass this much (copies of states are kept only within it too)")
       ->capture_default_str()->transform(integer_in(uint64_t{1}, uint64_t{1} << 30));
   cmd->add_option("--workers", a->workers, "Threads expanding the frontier (the result is the same for any number)")
       ->capture_default_str()->transform(integer_in(1, kMaxExploreWorkers));
