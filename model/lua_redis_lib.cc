@@ -1,9 +1,11 @@
 // The `redis` table of the script sandbox (model/lua_scripting.h): call and
 // pcall over model/redis_commands.h, the helpers, the constants; and how a
 // command's reply becomes a Lua value.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "model/lua_scripting.h"
@@ -21,10 +23,13 @@ RunState* run_state(lua_State* L) {
   return static_cast<RunState*>(ud);
 }
 
+// Through operator new and delete, not malloc: a program that keeps its
+// runs in copyable arenas (sim/snapshot_arena.h) gets a Lua state built in
+// one there too. Lua passes the old size, so a reallocation copies it.
 void* lua_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
   auto* s = static_cast<RunState*>(ud);
   if (nsize == 0) {
-    std::free(ptr);
+    if (ptr != nullptr) ::operator delete(ptr);
     s->memory_bytes -= osize;
     return nullptr;
   }
@@ -32,8 +37,12 @@ void* lua_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
     s->over_memory = true;
     return nullptr;  // Lua raises "not enough memory"
   }
-  void* p = std::realloc(ptr, nsize);
+  void* p = ::operator new(nsize, std::nothrow);
   if (p == nullptr) return nullptr;
+  if (ptr != nullptr) {
+    std::memcpy(p, ptr, std::min(osize, nsize));
+    ::operator delete(ptr);
+  }
   s->memory_bytes = s->memory_bytes - osize + nsize;
   return p;
 }

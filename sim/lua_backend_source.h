@@ -28,6 +28,10 @@ class LuaBackendSource final : public BackendSource {
     }
     return *backend_;
   }
+  // A new backend of the caller's own (compiles the pack's scripts again).
+  std::unique_ptr<Backend> make_copyable(const Scenario& scenario) override {
+    return std::make_unique<LuaBackend>(scenario.servers, pack_);
+  }
 
  private:
   ScriptPack pack_;

@@ -295,6 +295,31 @@ TEST(Explore, CopiesFindWhatRunsBuiltAnewFind) {
   }
 }
 
+// The same on the lua backend: a pack's own Lua states live in the arena
+// too, and give what runs built anew give.
+TEST(Explore, LuaCopiesFindWhatLuaRunsBuiltAnewFind) {
+  class LuaBuiltAnew final : public BackendSource {
+   public:
+    explicit LuaBuiltAnew(ScriptPack pack) : lua_(std::move(pack)) {}
+    std::string kind() const override { return lua_.kind(); }
+    Backend& fresh(const Scenario& scenario) override { return lua_.fresh(scenario); }
+
+   private:
+    LuaBackendSource lua_;
+  };
+  const ScriptPack pack = ScriptPack::load(ScriptPack::default_dir());
+  for (const std::string lock : {"rlock", "fair"}) {
+    SCOPED_TRACE(lock);
+    ExploreConfig c = config_for(small_scenario(2, lock), "lock,unlock", {ExploreFault::Crash, ExploreFault::Loss}, 1);
+    LuaBackendSource copied_source(pack);
+    LuaBuiltAnew anew_source(pack);
+    const ExploreResult copied = run_explore(c, {&copied_source});
+    const ExploreResult built = run_explore(c, {&anew_source});
+    EXPECT_GT(copied.distinct_states, 10u);
+    EXPECT_EQ(everything(c, copied).dump(), everything(c, built).dump());
+  }
+}
+
 TEST(Explore, LimitsStopTheSearchAndSaySo) {
   ExploreConfig c = config_for(small_scenario(2), "lock,unlock", {ExploreFault::Pause, ExploreFault::Loss}, 1);
   c.max_states = 50;
