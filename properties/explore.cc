@@ -191,7 +191,7 @@ struct CheckpointMemory {
 };
 
 // A worker: its backend source and tape; replays paths. When the source
-// makes copyable backends (the model), the worker's runs live in its arena:
+// makes copyable backends (model, lua), the worker's runs live in its arena:
 // a run from the start restores the start's copy instead of building a
 // world, and a replay that ran kCheckpointSteps transitions or more from
 // its checkpoint copies the state it reached, from which the replays of

@@ -31,8 +31,9 @@
 //
 // Search orders: breadth first (the first counterexample found for a
 // property is a shortest one, in transitions), depth first, or random walks
-// from the start. A state is expanded by replaying its path. On the model,
-// each worker's runs live in a SnapshotArena (sim/snapshot_arena.h): a
+// from the start. A state is expanded by replaying its path. When the
+// backend source makes copyable backends (model, lua), each worker's runs
+// live in a SnapshotArena (sim/snapshot_arena.h): a
 // replay restores a copy of the start instead of building a world, and one
 // that ran kCheckpointSteps transitions or more copies the state it reached
 // (a checkpoint), from which later replays through that state start; on

@@ -2,8 +2,10 @@
 // backend (sim/lua_backend.h): one script pack's own Lua, in process.
 // fresh() wipes and reuses the backend of the previous run when the number
 // of servers is the same (the Lua states and their compiled scripts stay,
-// their random generators restart), else builds a new one. One source per
-// campaign worker (a LuaBackend is used by one thread at a time).
+// their random generators restart), else builds a new one. make_copyable()
+// builds (compiles) a new one each time: its Lua states allocate through
+// operator new, so an explorer's arena holds them. One source per campaign
+// worker (a LuaBackend is used by one thread at a time).
 #pragma once
 
 #include <memory>
