@@ -490,9 +490,10 @@ class Pool {
            const std::vector<char>& strict = {}) {
     assert(owners.empty() || owners.size() == count);
     assert(strict.empty() || strict.size() == count);
-    if (count == 1 && (owners.empty() || owners[0] <= 0 || strict.empty() || !strict[0])) {
-      // One item (a narrow frontier): the calling thread runs it, no thread is woken.
-      fn(*workers_[0], 0);
+    if (count < kPoolMinItems && !strict_to_another(strict, owners)) {
+      // A narrow frontier: the calling thread runs the few items, no thread
+      // is woken (and their children stay with one worker).
+      for (size_t i = 0; i < count; ++i) fn(*workers_[0], i);
       return;
     }
     errors_.assign(count, nullptr);
@@ -521,6 +522,15 @@ class Pool {
   }
 
  private:
+  // Fewer items than this run on the calling thread alone.
+  static constexpr size_t kPoolMinItems = 8;
+  static bool strict_to_another(const std::vector<char>& strict, const std::vector<int>& owners) {
+    for (size_t i = 0; i < strict.size(); ++i) {
+      if (strict[i] && owners[i] != 0) return true;
+    }
+    return false;
+  }
+
   void work(Worker& worker) {
     const std::vector<int>& owners = *owners_;
     for (size_t i = 0; i < owners.size(); ++i) {
