@@ -198,11 +198,13 @@ class EventQueue {
  private:
   static constexpr int kSlotBits = 22;  // kMaxItems slots
   static constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
-  // A power of two; small, so that a new queue (a World built for every
-  // replay of the explorer, properties/explore.h) starts cheaply.
-  static constexpr uint32_t kChunkSlots = 128;
+  // A power of two; small, so that a queue holds little memory it does not
+  // use (the explorer copies a run's memory whole: properties/explore.h).
+  static constexpr uint32_t kChunkSlots = 16;
   static constexpr size_t kArity = 4;
-  static constexpr size_t kLaneCompactAfter = 4096;
+  // A lane drops its popped keys once there are this many and they are at
+  // least half of it (amortized: each key is moved at most once per drop).
+  static constexpr size_t kLaneCompactAfter = 64;
 
   // at_us << 64 | sequence << kSlotBits | slot: unique, and smaller means
   // earlier (at_us >= 0), then scheduled first.
