@@ -182,12 +182,30 @@ struct ArenaRun {
 // Checkpoints' memory, shared by the workers: a new one is made only while
 // the copies alive and the search's own memory (set between chunks) stay
 // within the bound.
+// The copies' buffers are reused (a new buffer's pages would each be
+// faulted in and cleared).
 struct CheckpointMemory {
   explicit CheckpointMemory(uint64_t max) : max_bytes(max) {}
   const uint64_t max_bytes;
   uint64_t search_bytes = 0;  // the visited set and the frontier
   std::atomic<uint64_t> image_bytes{0};
   bool room_for(uint64_t bytes) const { return search_bytes + image_bytes.load() + bytes <= max_bytes; }
+
+  // An image to save into (a spare one, or a new one).
+  std::unique_ptr<SnapshotArena::Image> take() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (spare.empty()) return std::make_unique<SnapshotArena::Image>();
+    std::unique_ptr<SnapshotArena::Image> image = std::move(spare.back());
+    spare.pop_back();
+    return image;
+  }
+  void give_back(SnapshotArena::Image* image) {
+    image_bytes -= image->bytes();
+    std::lock_guard<std::mutex> lock(mu);
+    spare.emplace_back(image);
+  }
+  std::mutex mu;
+  std::vector<std::unique_ptr<SnapshotArena::Image>> spare;
 };
 
 // A worker: its backend source and tape; replays paths. When the source
@@ -337,13 +355,12 @@ class Worker {
   // the new checkpoint *from, when there is an arena and memory allows.
   void checkpoint(uint64_t depth, Checkpoint* from) {
     if (!arena_ || !memory_.room_for(arena_->used_bytes())) return;
-    auto* image = new SnapshotArena::Image(arena_->save());
+    SnapshotArena::Image* image = memory_.take().release();
+    arena_->save_into(image);
     memory_.image_bytes += image->bytes();
     CheckpointMemory* memory = &memory_;
-    from->image = std::shared_ptr<const SnapshotArena::Image>(image, [memory](const SnapshotArena::Image* i) {
-      memory->image_bytes -= i->bytes();
-      delete i;
-    });
+    from->image = std::shared_ptr<const SnapshotArena::Image>(
+        image, [memory](SnapshotArena::Image* i) { memory->give_back(i); });
     from->depth = depth;
     from->owner = index_;
   }

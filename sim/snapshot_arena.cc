@@ -95,10 +95,19 @@ size_t SnapshotArena::used_bytes() const { return header().used; }
 
 SnapshotArena::Image SnapshotArena::save() const {
   Image image;
-  image.size_ = used_bytes();
-  image.data_ = std::unique_ptr<unsigned char[]>(new unsigned char[image.size_]);
-  std::memcpy(image.data_.get(), base_, image.size_);
+  save_into(&image);
   return image;
+}
+
+void SnapshotArena::save_into(Image* into) const {
+  const Pause outside;  // the copy's buffer is never the arena's
+  const size_t used = used_bytes();
+  if (into->capacity_ < used) {
+    into->data_ = std::unique_ptr<unsigned char[]>(new unsigned char[used]);
+    into->capacity_ = used;
+  }
+  into->size_ = used;
+  std::memcpy(into->data_.get(), base_, used);
 }
 
 void SnapshotArena::restore(const Image& image) {

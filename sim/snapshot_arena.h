@@ -51,6 +51,7 @@ class SnapshotArena {
     friend class SnapshotArena;
     std::unique_ptr<unsigned char[]> data_;
     size_t size_ = 0;
+    size_t capacity_ = 0;
   };
 
   // Opens the arena on this thread (nestable: the previous one, or none,
@@ -86,7 +87,10 @@ class SnapshotArena {
 
   // Empty: everything in it is dropped.
   void reset();
+  // A copy of the content (taken outside any scope: the copy is malloc's).
   Image save() const;
+  // The same into *into, reusing its buffer when it is large enough.
+  void save_into(Image* into) const;
   // Back to `image`, which save() of this arena made.
   void restore(const Image& image);
   // Bytes in use, from the start of the arena (what save() copies).
