@@ -46,6 +46,7 @@ class SnapshotArena {
   class Image {
    public:
     size_t bytes() const { return size_; }
+    const void* data() const { return data_.get(); }
 
    private:
     friend class SnapshotArena;

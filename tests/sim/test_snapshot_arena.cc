@@ -60,6 +60,36 @@ TEST(SnapshotArena, RestoreBringsBackEveryObjectAtItsAddress) {
   EXPECT_EQ(thing->names.size(), 2u);
 }
 
+// An image saved into again takes the arena's content of then (its buffer
+// reused or grown), never the arena's memory itself.
+TEST(SnapshotArena, SaveIntoAnImageAgain) {
+  SnapshotArena arena;
+  std::vector<int>* v = nullptr;
+  {
+    SnapshotArena::Scope scope(arena);
+    v = new std::vector<int>(10, 1);
+  }
+  SnapshotArena::Image image;
+  arena.save_into(&image);
+  const size_t small = image.bytes();
+  {
+    SnapshotArena::Scope scope(arena);
+    v->assign(5000, 2);
+    arena.save_into(&image);  // inside a scope: the copy is still malloc's
+  }
+  EXPECT_GT(image.bytes(), small);
+  EXPECT_FALSE(SnapshotArena::in_some_arena(image.data()));
+  {
+    SnapshotArena::Scope scope(arena);
+    v->assign(3, 3);
+  }
+  arena.restore(image);
+  EXPECT_EQ(*v, std::vector<int>(5000, 2));
+  arena.save_into(&image);
+  arena.restore(image);
+  EXPECT_EQ(*v, std::vector<int>(5000, 2));
+}
+
 TEST(SnapshotArena, SameCallsFromOneImageGiveTheSameAddresses) {
   SnapshotArena arena;
   std::vector<int>* v = nullptr;
