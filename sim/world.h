@@ -27,8 +27,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <queue>
 #include <memory>
+#include <queue>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
