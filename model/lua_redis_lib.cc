@@ -23,20 +23,40 @@ RunState* run_state(lua_State* L) {
   return static_cast<RunState*>(ud);
 }
 
-// Through operator new and delete, not malloc: a program that keeps its
-// runs in copyable arenas (sim/snapshot_arena.h) gets a Lua state built in
-// one there too. Lua passes the old size, so a reallocation copies it.
+namespace {
+// Whether a change of size by (nsize - osize) stays within the state's
+// memory limit; counts it if so.
+bool within_memory(RunState* s, size_t osize, size_t nsize) {
+  if (nsize > osize && s->memory_bytes + (nsize - osize) > s->limits.memory_bytes) {
+    s->over_memory = true;
+    return false;  // Lua raises "not enough memory"
+  }
+  return true;
+}
+}  // namespace
+
 void* lua_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
   auto* s = static_cast<RunState*>(ud);
   if (nsize == 0) {
-    if (ptr != nullptr) ::operator delete(ptr);
+    std::free(ptr);
     s->memory_bytes -= osize;
     return nullptr;
   }
-  if (nsize > osize && s->memory_bytes + (nsize - osize) > s->limits.memory_bytes) {
-    s->over_memory = true;
-    return nullptr;  // Lua raises "not enough memory"
+  if (!within_memory(s, osize, nsize)) return nullptr;
+  void* p = std::realloc(ptr, nsize);
+  if (p == nullptr) return nullptr;
+  s->memory_bytes = s->memory_bytes - osize + nsize;
+  return p;
+}
+
+void* lua_alloc_through_new(void* ud, void* ptr, size_t osize, size_t nsize) {
+  auto* s = static_cast<RunState*>(ud);
+  if (nsize == 0) {
+    ::operator delete(ptr);
+    s->memory_bytes -= osize;
+    return nullptr;
   }
+  if (!within_memory(s, osize, nsize)) return nullptr;
   void* p = ::operator new(nsize, std::nothrow);
   if (p == nullptr) return nullptr;
   if (ptr != nullptr) {

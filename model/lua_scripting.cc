@@ -12,9 +12,11 @@ namespace locksim {
 
 using lua_detail::RunState;
 
-LuaScripting::LuaScripting(LuaLimits limits) : state_(std::make_unique<RunState>()) {
+LuaScripting::LuaScripting(LuaLimits limits, LuaAllocation allocation) : state_(std::make_unique<RunState>()) {
   state_->limits = limits;
-  L_ = lua_newstate(lua_detail::lua_alloc, state_.get());
+  const lua_Alloc alloc =
+      allocation == LuaAllocation::OperatorNew ? lua_detail::lua_alloc_through_new : lua_detail::lua_alloc;
+  L_ = lua_newstate(alloc, state_.get());
   if (L_ == nullptr) throw std::bad_alloc();
   lua_detail::install_sandbox(L_, state_.get());
   lua_pushstring(L_, "KEYS");

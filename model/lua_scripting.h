@@ -80,9 +80,14 @@ struct LuaLimits {
   size_t memory_bytes = size_t{256} << 20;         // Lua memory of the state
 };
 
+// Where a Lua state's memory comes from: malloc (realloc grows in place),
+// or operator new (a reallocation copies), so that a state built inside a
+// copyable arena (sim/snapshot_arena.h) lives in it.
+enum class LuaAllocation : uint8_t { Malloc, OperatorNew };
+
 class LuaScripting {
  public:
-  explicit LuaScripting(LuaLimits limits = {});
+  explicit LuaScripting(LuaLimits limits = {}, LuaAllocation allocation = LuaAllocation::Malloc);
   ~LuaScripting();
   LuaScripting(const LuaScripting&) = delete;
   LuaScripting& operator=(const LuaScripting&) = delete;

@@ -88,7 +88,11 @@ inline constexpr int kHookEveryInstructions = 10'000;
 inline constexpr const char* kScriptChunkName = "@user_script";
 
 RunState* run_state(lua_State* L);  // via lua_getallocf
+// lua_Alloc functions: through malloc (realloc), or through operator new
+// and delete (a reallocation copies; LuaAllocation::OperatorNew: a state
+// built inside a copyable arena, sim/snapshot_arena.h, then lives in it).
 void* lua_alloc(void* ud, void* ptr, size_t osize, size_t nsize);
+void* lua_alloc_through_new(void* ud, void* ptr, size_t osize, size_t nsize);
 
 // Raises an error after recording why the run must stop.
 [[noreturn]] void raise_abort(lua_State* L, const std::string& why);

@@ -34,11 +34,12 @@ constexpr const char* kWrongTypeText = "WRONGTYPE Operation against a key holdin
 
 }  // namespace
 
-LuaBackend::LuaBackend(int server_count, ScriptPack pack) : pack_(std::move(pack)), lines_(server_count) {
+LuaBackend::LuaBackend(int server_count, ScriptPack pack, LuaAllocation allocation)
+    : pack_(std::move(pack)), allocation_(allocation), lines_(server_count) {
   assert(server_count >= 1);
   servers_.resize(static_cast<size_t>(server_count));
   for (Server& s : servers_) {
-    s.lua = std::make_unique<LuaScripting>();
+    s.lua = std::make_unique<LuaScripting>(LuaLimits{}, allocation_);
     for (ScriptKind kind : all_script_kinds()) {
       const PackScript& script = pack_.script(kind);
       if (script.form == PackForm::Command) check_command(script);
@@ -163,7 +164,7 @@ bool LuaBackend::digest(int server, int64_t server_now_us, StateDigest* out) {
 }
 
 std::unique_ptr<Backend> LuaBackend::new_replicas() const {
-  return std::make_unique<LuaBackend>(server_count(), pack_);
+  return std::make_unique<LuaBackend>(server_count(), pack_, allocation_);
 }
 
 void LuaBackend::wipe() {

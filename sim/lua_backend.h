@@ -54,7 +54,7 @@ namespace locksim {
 
 class LuaBackend final : public Backend {
  public:
-  LuaBackend(int server_count, ScriptPack pack);
+  LuaBackend(int server_count, ScriptPack pack, LuaAllocation allocation = LuaAllocation::Malloc);
 
   std::string name() const override { return "lua"; }
   int server_count() const override { return static_cast<int>(servers_.size()); }
@@ -88,6 +88,7 @@ class LuaBackend final : public Backend {
   void read_holders(Server& s, const ScriptCall& call, CommandContext& ctx, std::vector<std::string>* out);
 
   ScriptPack pack_;
+  LuaAllocation allocation_;
   std::vector<Server> servers_;
   // Per call, reused: KEYS, ARGV and a plain command's argument vector.
   ScriptArgs args_;

@@ -3,8 +3,8 @@
 // fresh() wipes and reuses the backend of the previous run when the number
 // of servers is the same (the Lua states and their compiled scripts stay,
 // their random generators restart), else builds a new one. make_copyable()
-// builds (compiles) a new one each time: its Lua states allocate through
-// operator new, so an explorer's arena holds them. One source per campaign
+// builds (compiles) a new one each time, whose Lua states allocate through
+// operator new, so that an explorer's arena holds them. One source per campaign
 // worker (a LuaBackend is used by one thread at a time).
 #pragma once
 
@@ -32,7 +32,7 @@ class LuaBackendSource final : public BackendSource {
   }
   // A new backend of the caller's own (compiles the pack's scripts again).
   std::unique_ptr<Backend> make_copyable(const Scenario& scenario) override {
-    return std::make_unique<LuaBackend>(scenario.servers, pack_);
+    return std::make_unique<LuaBackend>(scenario.servers, pack_, LuaAllocation::OperatorNew);
   }
 
  private:
