@@ -24,8 +24,8 @@ RunState* run_state(lua_State* L) {
 }
 
 namespace {
-// Whether a change of size by (nsize - osize) stays within the state's
-// memory limit; counts it if so.
+// Whether a change of size from osize to nsize stays within the state's
+// memory limit (if not, over_memory is set; the caller counts the change).
 bool within_memory(RunState* s, size_t osize, size_t nsize) {
   if (nsize > osize && s->memory_bytes + (nsize - osize) > s->limits.memory_bytes) {
     s->over_memory = true;

@@ -82,7 +82,6 @@ struct Chain {
   std::vector<uint8_t> options;    // how many options each had
   size_t path_begin = 0;           // taken.size() at the state before steps[0]
   std::vector<size_t> path_end;    // per step: taken.size() after it
-  Checkpoint from;                 // the latest checkpoint before the chain
 };
 using ChainRef = std::shared_ptr<const Chain>;
 
@@ -181,9 +180,8 @@ struct ArenaRun {
 
 // Checkpoints' memory, shared by the workers: a new one is made only while
 // the copies alive and the search's own memory (set between chunks) stay
-// within the bound.
-// The copies' buffers are reused (a new buffer's pages would each be
-// faulted in and cleared).
+// within the bound. The copies' buffers are reused (a new buffer's pages
+// would each be faulted in and cleared).
 struct CheckpointMemory {
   explicit CheckpointMemory(uint64_t max) : max_bytes(max) {}
   const uint64_t max_bytes;
@@ -320,9 +318,7 @@ class Worker {
   // the run from the tape. Built anew, never in the arena: `history` is
   // outside it.
   ExplicitPlan replay(const std::vector<uint8_t>& path, uint64_t depth, EventSink* history) {
-    tape_.start(&path, nullptr);
-    own_.reset();
-    PathRun& run = own_.emplace(config_, source_.fresh(config_.plan.scenario), tape_, history);
+    PathRun& run = build_anew(&path, nullptr, history);
     for (uint64_t i = 0; i < depth; ++i) {
       if (!run.transition()) throw std::logic_error("explore: a counterexample's path ended early");
     }
@@ -339,9 +335,14 @@ class Worker {
       live_->tape.start(prefix, random);
       return live_->run;
     }
+    return build_anew(prefix, random, nullptr);
+  }
+  // A run built anew outside any arena, as start_run()'s, that also
+  // streams its events into `history` (null: none).
+  PathRun& build_anew(const std::vector<uint8_t>* prefix, Rng* random, EventSink* history) {
     tape_.start(prefix, random);
     own_.reset();  // before fresh(), which drops the backend it ran on
-    return own_.emplace(config_, source_.fresh(config_.plan.scenario), tape_, nullptr);
+    return own_.emplace(config_, source_.fresh(config_.plan.scenario), tape_, history);
   }
   // A run at checkpoint `from` (this worker's, or the start) that follows
   // `prefix`, which begins with the choices taken to reach it.
@@ -419,7 +420,6 @@ class Worker {
     uint64_t depth = child.depth;
     auto chain = std::make_shared<Chain>();
     chain->path_begin = tape().taken().size();
-    chain->from = child.from;
     size_t choice_steps = 0;
     while (!last->terminal && last->failing.empty() && depth < static_cast<uint64_t>(config_.max_depth) &&
            chain->steps.size() < kMaxChainSteps && !visited_.contains(last->digest) &&

@@ -2,8 +2,9 @@
 // and copied back, so that the objects living in it (a run of the
 // simulator: its world, clients, store and checkers) go back to exactly the
 // state they had, at the same addresses, pointers and closures included.
-// The explorer (properties/explore.h) uses it to expand a state from its
-// copy instead of replaying its path from the start.
+// The explorer (properties/explore.h) starts its replays from copies (of
+// the start, of checkpoints) instead of building a world and replaying
+// every path from the start.
 //
 // How objects get into it: while a Scope is open on a thread, every
 // operator new of that thread allocates in the arena (this file's .cc

@@ -7,6 +7,8 @@
 
 #include <memory>
 #include <sstream>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "impl/script_pack.h"
@@ -232,15 +234,18 @@ TEST(Explore, LuaBackendExploresTheSameStatesAsTheModel) {
   }
 }
 
-// The model source, without copies: every run is built anew and replays
-// from the start (as on the lua backend).
-class BuiltAnewSource final : public BackendSource {
+// A source (model, lua) without copies: it makes no copyable backend, so
+// every run is built anew and replays from the start.
+template <class Source>
+class BuiltAnew final : public BackendSource {
  public:
-  std::string kind() const override { return model_.kind(); }
-  Backend& fresh(const Scenario& scenario) override { return model_.fresh(scenario); }
+  template <class... Args>
+  explicit BuiltAnew(Args&&... args) : source_(std::forward<Args>(args)...) {}
+  std::string kind() const override { return source_.kind(); }
+  Backend& fresh(const Scenario& scenario) override { return source_.fresh(scenario); }
 
  private:
-  ModelBackendSource model_;
+  Source source_;
 };
 
 // Runs restored from copies (the start's, checkpoints) take the same
@@ -279,10 +284,10 @@ TEST(Explore, CopiesFindWhatRunsBuiltAnewFind) {
       SCOPED_TRACE(workers);
       c.workers = workers;
       const ExploreResult copied = explore(c);
-      std::vector<std::unique_ptr<BuiltAnewSource>> anew;
+      std::vector<std::unique_ptr<BuiltAnew<ModelBackendSource>>> anew;
       std::vector<BackendSource*> ptrs;
       for (int w = 0; w < workers; ++w) {
-        anew.push_back(std::make_unique<BuiltAnewSource>());
+        anew.push_back(std::make_unique<BuiltAnew<ModelBackendSource>>());
         ptrs.push_back(anew.back().get());
       }
       const ExploreResult built = run_explore(c, ptrs);
@@ -298,21 +303,12 @@ TEST(Explore, CopiesFindWhatRunsBuiltAnewFind) {
 // The same on the lua backend: a pack's own Lua states live in the arena
 // too, and give what runs built anew give.
 TEST(Explore, LuaCopiesFindWhatLuaRunsBuiltAnewFind) {
-  class LuaBuiltAnew final : public BackendSource {
-   public:
-    explicit LuaBuiltAnew(ScriptPack pack) : lua_(std::move(pack)) {}
-    std::string kind() const override { return lua_.kind(); }
-    Backend& fresh(const Scenario& scenario) override { return lua_.fresh(scenario); }
-
-   private:
-    LuaBackendSource lua_;
-  };
   const ScriptPack pack = ScriptPack::load(ScriptPack::default_dir());
   for (const std::string lock : {"rlock", "fair"}) {
     SCOPED_TRACE(lock);
     ExploreConfig c = config_for(small_scenario(2, lock), "lock,unlock", {ExploreFault::Crash, ExploreFault::Loss}, 1);
     LuaBackendSource copied_source(pack);
-    LuaBuiltAnew anew_source(pack);
+    BuiltAnew<LuaBackendSource> anew_source(pack);
     const ExploreResult copied = run_explore(c, {&copied_source});
     const ExploreResult built = run_explore(c, {&anew_source});
     EXPECT_GT(copied.distinct_states, 10u);
