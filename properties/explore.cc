@@ -149,9 +149,17 @@ class PathRun {
   // The run ends here (nothing live is due before the quiet time).
   bool over() { return run_->world().next_live_us(run_->quiet_until_us()) < 0; }
   void finish() { suite_.finish(run_->summary().end_true_us); }
+  // The state's fingerprint. The fingerprint's scratch memory is taken
+  // outside any arena (it only reads the run); the dead actions it counted
+  // are then dropped, in the arena when the run is in one.
   uint64_t digest() {
     StateDigest d;
-    run_->digest(&d);
+    QueueCensus census;
+    {
+      const SnapshotArena::Pause scratch_outside;
+      census = run_->digest(&d);
+    }
+    if (census.worth_purging()) run_->world().purge_dead();
     d.add(tape_.faults_used());
     d.add(fault_instant_ == run_->world().now_us());
     return d.value();

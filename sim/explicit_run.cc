@@ -263,11 +263,12 @@ bool ExplicitRun::step() {
 
 void ExplicitRun::note_fault(int64_t at_us) { state_->last_fault_us = std::max(state_->last_fault_us, at_us); }
 
-void ExplicitRun::digest(StateDigest* out) {
-  State& st = *state_;
-  st.world.digest(out);
+QueueCensus ExplicitRun::digest(StateDigest* out) const {
+  const State& st = *state_;
+  const QueueCensus census = st.world.digest(out);
   st.driver.digest(out);
   out->add(quiet_until_us() - st.world.now_us());
+  return census;
 }
 
 bool ExplicitRun::client_idle(int c) const {

@@ -17,6 +17,7 @@
 
 #include "sim/backend.h"
 #include "sim/explicit_plan.h"
+#include "sim/queue_census.h"
 #include "sim/schedule_hook.h"
 #include "sim/simulator.h"
 #include "traces/event_sink.h"
@@ -41,8 +42,9 @@ class ExplicitRun {
   // The caller applied a fault at `at_us` (schedule mode with its own hook).
   void note_fault(int64_t at_us);
   // Schedule mode: the fingerprint of the world (World::digest), of every
-  // task's progress and believed holds, and of the quiet time left.
-  void digest(StateDigest* out);
+  // task's progress and believed holds, and of the quiet time left; the
+  // world's queue census (QueueCensus). It only reads.
+  QueueCensus digest(StateDigest* out) const;
   // Client c has nothing left to do: no task of its current incarnation
   // has an operation to start or in progress, and nothing queued concerns
   // it (World::client_has_pending). A fault on it can change nothing.

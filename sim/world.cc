@@ -38,6 +38,7 @@ class World::NodeEnv final : public ClientEnv {
     pending->done = std::move(done);
     pending->call = call;
     pending->tag = tag;
+    if (world_.hook_ != nullptr) pending->fixed_digest = fixed_request_digest(call, tag);
     ScriptRequest* record = &*pending;
     pending->timer = arm_timer(timeout_ms, World::kRequestTimeoutLane, EntryKind::RequestTimeout, record, [pending] {
       if (pending->finished) return;
@@ -73,6 +74,7 @@ class World::NodeEnv final : public ClientEnv {
       if (!world.execute_at_server(c, server, pending->call, pending->tag, &pending->reply, &back_us,
                                    pending->spared))
         return;
+      if (world.hook_ != nullptr) pending->reply_digest = reply_digest_of(pending->reply);
       const QueueTag reply{static_cast<uint8_t>(EntryKind::Reply), c, server, 0, incarnation, &*pending};
       world.at_client_incarnation_tagged(c, incarnation, [&world, c, pending = std::move(pending), this] {
         if (world.link_down(c)) {
@@ -278,16 +280,6 @@ World::World(WorldConfig config, Backend& backend, EventSink& sink)
 }
 
 World::~World() = default;
-
-inline World::Node& World::node(int c) {
-  assert(c >= 0 && c < static_cast<int>(nodes_.size()));
-  return *nodes_[c];
-}
-
-inline const World::Node& World::node(int c) const {
-  assert(c >= 0 && c < static_cast<int>(nodes_.size()));
-  return *nodes_[c];
-}
 
 uint64_t World::messages_sent(int c) const { return node(c).messages; }
 

@@ -40,6 +40,7 @@
 #include "sim/action.h"
 #include "sim/backend.h"
 #include "sim/event_queue.h"
+#include "sim/queue_census.h"
 #include "sim/fault_plan.h"
 #include "sim/network.h"
 #include "sim/node_clock.h"
@@ -144,8 +145,14 @@ class World {
   bool client_has_pending(int c) const;
   // Schedule mode: adds the fingerprint of the world's state to *out
   // (sim/world_digest.cc). Throws std::logic_error for what it cannot
-  // fingerprint (an untagged action, a backend without digest()).
-  void digest(StateDigest* out);
+  // fingerprint (an untagged action, a backend without digest()). It only
+  // reads (its scratch memory is freed before it returns), and counts the
+  // queued actions it took in and walked past (sim/queue_census.h).
+  QueueCensus digest(StateDigest* out) const;
+  // Schedule mode: drops the queued actions that are dead (they would be
+  // dropped when due, and dead stays dead), so that the fingerprint and the
+  // scans of the queue do not walk them; what happens is the same.
+  void purge_dead();
   // Messages sent on client c's link so far (MessageInfo::index).
   uint64_t messages_sent(int c) const;
 
@@ -214,7 +221,15 @@ class World {
     ScriptCall call;
     ScriptTag tag;
     Reply reply;
+    // Schedule mode: the fingerprints of what does not change while it is
+    // queued (sim/world_digest.cc): its call and tag, set when it is sent,
+    // and its reply, set when the server has run it.
+    uint64_t fixed_digest = 0;
+    uint64_t reply_digest = 0;
   };
+  // Their fingerprints (sim/world_digest.cc).
+  static uint64_t fixed_request_digest(const ScriptCall& call, const ScriptTag& tag);
+  static uint64_t reply_digest_of(const Reply& reply);
   // A subscribe request in flight (NodeEnv::subscribe): its timeout timer
   // and its acknowledgement share it.
   struct SubscribeRequest {
@@ -234,10 +249,6 @@ class World {
   // Takes the due entries out, releases the dead ones, defers the paused
   // ones and leaves the live ones in due_live_ (in order).
   void collect_due();
-  // Schedule mode: drops the queued actions that are dead (they would be
-  // dropped when due, and dead stays dead), so that the fingerprint and the
-  // scans of the queue do not walk them; what happens is the same.
-  void purge_dead();
   // The actor of a live entry (sim/schedule_hook.h), ordered: lower first
   // among the candidates of a pick.
   static int64_t actor_of(const QueueTag& tag, const QueueGuard& guard);

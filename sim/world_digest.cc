@@ -26,11 +26,6 @@ namespace locksim {
 
 namespace {
 
-// Dead actions the fingerprint walks past before it drops them all (when
-// they also outnumber the live ones): a busy-polling waiter leaves a
-// cancelled request timeout behind every poll.
-constexpr size_t kPurgeDeadAfter = 32;
-
 int64_t rank_in(const std::vector<uint64_t>& sorted, uint64_t id) {
   auto it = std::lower_bound(sorted.begin(), sorted.end(), id);
   return it != sorted.end() && *it == id ? it - sorted.begin() : -1;
@@ -52,7 +47,9 @@ bool is_fair_call(ScriptKind kind) {
          kind == ScriptKind::FairForceRelease;
 }
 
-void add_call(const ScriptCall& call, const ClientNames& names, StateDigest* d) {
+// The parts of a request that stay while it is queued; the now_ms of a
+// fair call is taken relative to its client's clock at digest time.
+void add_fixed_call(const ScriptCall& call, StateDigest* d) {
   const ScriptParams& p = call.params;
   d->add(static_cast<int>(call.kind));
   d->add(std::string_view(p.lock));
@@ -65,7 +62,7 @@ void add_call(const ScriptCall& call, const ClientNames& names, StateDigest* d) 
   d->add(std::string_view(p.message));
   d->add(p.lease_ms);
   d->add(p.wait_ms);
-  d->add(is_fair_call(call.kind) ? p.now_ms - names.now_ms : p.now_ms);
+  if (!is_fair_call(call.kind)) d->add(p.now_ms);
   d->add(p.latch_ttl_ms);
 }
 
@@ -83,7 +80,21 @@ struct QueuedItem {
 
 }  // namespace
 
-void World::digest(StateDigest* out) {
+uint64_t World::fixed_request_digest(const ScriptCall& call, const ScriptTag& tag) {
+  StateDigest d;
+  add_fixed_call(call, &d);
+  d.add(std::string_view(tag.op));
+  d.add(std::string_view(tag.request_id));
+  return d.value();
+}
+
+uint64_t World::reply_digest_of(const Reply& reply) {
+  StateDigest d;
+  d.add(std::string_view(reply.to_string()));
+  return d.value();
+}
+
+QueueCensus World::digest(StateDigest* out) const {
   if (hook_ == nullptr) throw std::logic_error("World::digest needs schedule mode");
   const int clients = client_count();
   const int servers = server_count();
@@ -161,10 +172,9 @@ void World::digest(StateDigest* out) {
     const int c = guard.client >= 0 ? guard.client : tag.a;
     const ClientNames* cn = c >= 0 && c < clients ? &names[static_cast<size_t>(c)] : nullptr;
     auto add_request = [&](const ScriptRequest& r) {
-      add_call(r.call, *cn, &what);
-      what.add(std::string_view(r.tag.op));
+      what.add(r.fixed_digest);
+      if (is_fair_call(r.call.kind)) what.add(r.call.params.now_ms - cn->now_ms);
       what.add(cn->op(r.tag.op_id));
-      what.add(std::string_view(r.tag.request_id));
       what.add(r.finished);
       what.add(cn->timer(r.timer));
     };
@@ -194,7 +204,7 @@ void World::digest(StateDigest* out) {
         what.add(tag.b);
         what.add(current(tag.aux));
         add_request(r);
-        if (kind == EntryKind::Reply) what.add(std::string_view(r.reply.to_string()));
+        if (kind == EntryKind::Reply) what.add(r.reply_digest);
         break;
       }
       case EntryKind::SubscribeArrival:
@@ -241,7 +251,6 @@ void World::digest(StateDigest* out) {
     }
     items.push_back(QueuedItem{at_us - now_us_, actor_of(tag, guard), order, what.value()});
   });
-  if (dead >= kPurgeDeadAfter && dead > items.size()) purge_dead();
   std::sort(items.begin(), items.end());
   out->add(static_cast<uint64_t>(items.size()));
   for (const QueuedItem& item : items) {
@@ -249,6 +258,7 @@ void World::digest(StateDigest* out) {
     out->add(item.actor);
     out->add(item.what);
   }
+  return QueueCensus{items.size(), dead};
 }
 
 }  // namespace locksim

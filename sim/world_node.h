@@ -89,4 +89,14 @@ struct World::Node {
   uint64_t messages = 0;  // sent on its link (schedule mode: MessageInfo::index)
 };
 
+inline World::Node& World::node(int c) {
+  assert(c >= 0 && c < static_cast<int>(nodes_.size()));
+  return *nodes_[c];
+}
+
+inline const World::Node& World::node(int c) const {
+  assert(c >= 0 && c < static_cast<int>(nodes_.size()));
+  return *nodes_[c];
+}
+
 }  // namespace locksim
