@@ -55,6 +55,11 @@ struct Checkpoint {
 // leaves a new one at the state it reached (if memory allows): a copy costs
 // about as much as a few transitions.
 constexpr uint64_t kCheckpointSteps = 8;
+// A replay of at least this many transitions (and fewer than a checkpoint's)
+// to the state of the node being expanded copies that state for the node's
+// other children: their replays restore it and run no transition before
+// theirs (a copy costs about two transitions).
+constexpr uint64_t kNodeCopySteps = 2;
 // A node whose checkpoint is another worker's is taken by a worker with
 // nothing of its own left only up to this depth (it replays the whole path).
 constexpr uint64_t kStealDepth = 64;
@@ -219,7 +224,8 @@ struct CheckpointMemory {
 // a run from the start restores the start's copy instead of building a
 // world, and a replay that ran kCheckpointSteps transitions or more from
 // its checkpoint copies the state it reached, from which the replays of
-// the paths through it start. Otherwise each run is built anew and replays
+// the paths through it start (a shorter one, of kNodeCopySteps or more,
+// copies it only for the other children of the node). Otherwise each run is built anew and replays
 // from the start. The transitions taken, hence everything the search
 // finds, are the same either way.
 class Worker {
@@ -275,17 +281,26 @@ class Worker {
     } else {
       todo.push_back(node.path);
     }
+    bool at_node_copy = false;  // node_copy_ holds this node's state
     while (!todo.empty()) {
       const std::vector<uint8_t> prefix = std::move(todo.back());
       todo.pop_back();
-      PathRun& run = start_at(from, &prefix);
-      const uint64_t steps = node.depth - from.depth;
-      run_on(run, steps, "explore: a replayed path ended early");
-      *replayed += steps + 1;
+      PathRun& run = at_node_copy ? restore_node_copy(&prefix) : start_at(from, &prefix);
+      if (!at_node_copy) {
+        const uint64_t steps = node.depth - from.depth;
+        run_on(run, steps, "explore: a replayed path ended early");
+        *replayed += steps;
+        if (steps >= kCheckpointSteps) {
+          checkpoint(node.depth, &from);
+        } else if (arena_ && steps >= kNodeCopySteps) {
+          arena_->save_into(&node_copy_);
+          at_node_copy = true;
+        }
+      }
+      ++*replayed;
       if (tape().taken().size() != node.path.size()) {
         throw std::logic_error("explore: a replayed path does not fit its run");
       }
-      if (steps >= kCheckpointSteps) checkpoint(node.depth, &from);
       Child child;
       child.depth = node.depth + 1;
       if (!outcome(run, &child.outcome)) {
@@ -357,6 +372,12 @@ class Worker {
   PathRun& start_at(const Checkpoint& from, const std::vector<uint8_t>* prefix) {
     if (!from.image) return start_run(prefix, nullptr);
     arena_->restore(*from.image);
+    live_->tape.follow(prefix);
+    return live_->run;
+  }
+  // The arena's run at the state node_copy_ holds, to follow `prefix`.
+  PathRun& restore_node_copy(const std::vector<uint8_t>* prefix) {
+    arena_->restore(node_copy_);
     live_->tape.follow(prefix);
     return live_->run;
   }
@@ -489,6 +510,7 @@ class Worker {
   std::unique_ptr<SnapshotArena> arena_;  // null: runs are built anew
   ArenaRun* live_ = nullptr;         // in arena_ (same address in every copy)
   SnapshotArena::Image start_;       // arena_ at the start
+  SnapshotArena::Image node_copy_;   // the state of the node being expanded
 };
 
 // Runs fn(worker, index) for index in [0, count) on the workers, one
