@@ -144,7 +144,8 @@ class PathRun {
         fault_instant_ = t;
         world.advance_to(t);
         if (tape_.node_faults(*run_, t) > 0) return true;
-        continue;
+        // No fault: the queue is as next_live_us() left it, with live
+        // actions at t.
       }
       const uint64_t before = world.stats().actions;
       run_->step();
