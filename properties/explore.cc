@@ -556,6 +556,7 @@ class Pool {
     }
     cv_.notify_all();
     work(*workers_[0]);
+    spin_until([this] { return busy_.load() == 0; });
     {
       std::unique_lock<std::mutex> lock(mu_);
       done_cv_.wait(lock, [this] { return busy_ == 0; });
@@ -578,6 +579,17 @@ class Pool {
     return false;
   }
 
+  // Waits for done() a short while (up to kSpins yields of the processor)
+  // before the caller sleeps on a condition: a deep search with a narrow
+  // frontier runs tens of thousands of small chunks, and waking a sleeping
+  // thread for each cost more than its work (the fair configuration on 2
+  // workers: 3.9 s, against 1.4 s with the spin).
+  template <class Done>
+  static void spin_until(Done done) {
+    for (int i = 0; i < kSpins && !done(); ++i) std::this_thread::yield();
+  }
+  static constexpr int kSpins = 1000;
+
   void work(Worker& worker) {
     const std::vector<int>& owners = *owners_;
     for (size_t i = 0; i < owners.size(); ++i) {
@@ -599,6 +611,7 @@ class Pool {
   void serve(size_t w) {
     uint64_t seen = 0;
     for (;;) {
+      spin_until([&] { return stopping_.load() || generation_.load() != seen; });
       {
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
@@ -624,9 +637,10 @@ class Pool {
   const std::vector<char>* strict_ = nullptr;
   size_t count_ = 0;
   std::unique_ptr<std::atomic<bool>[]> claimed_;  // per index: taken by a worker
-  size_t busy_ = 0;
-  uint64_t generation_ = 0;
-  bool stopping_ = false;
+  // Changed under mu_; read without it while spinning.
+  std::atomic<size_t> busy_{0};
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> stopping_{false};
   std::vector<std::exception_ptr> errors_;
 };
 
