@@ -15,7 +15,9 @@ namespace locksim {
 
 class StateDigest {
  public:
-  void add(uint64_t v) { h_ = mix(h_ ^ mix(v + kStep)); }
+  // The value is mixed on its own (off the chain of adds), then folded in
+  // with one multiply by an odd constant (a bijection of the running value).
+  void add(uint64_t v) { h_ = (h_ ^ mix(v + kStep)) * kOdd; }
   void add(int64_t v) { add(static_cast<uint64_t>(v)); }
   void add(int v) { add(static_cast<uint64_t>(static_cast<int64_t>(v))); }
   void add(bool v) { add(static_cast<uint64_t>(v ? 1 : 0)); }
@@ -53,6 +55,7 @@ class StateDigest {
 
  private:
   static constexpr uint64_t kStep = 0x9e3779b97f4a7c15ULL;
+  static constexpr uint64_t kOdd = 0xd6e8feb86659fd93ULL;
   static constexpr uint64_t kLeft = 0xa0761d6478bd642fULL;  // odd, dense bit patterns
   static constexpr uint64_t kRight = 0xe7037ed1a0b428dbULL;
   // `bytes` (at most 8) bytes from p, zero-extended.
