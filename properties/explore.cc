@@ -55,9 +55,9 @@ struct Checkpoint {
 // leaves a new one at the state it reached (if memory allows): a copy costs
 // about as much as a few transitions.
 constexpr uint64_t kCheckpointSteps = 8;
-// A replay of at least this many transitions (and fewer than a checkpoint's)
-// to the state of the node being expanded copies that state for the node's
-// other children: their replays restore it and run no transition before
+// A replay of at least this many transitions to the state of the node
+// being expanded that left no checkpoint there copies that state for the
+// node's other children: they restore it and run no transition before
 // theirs (a copy costs about two transitions).
 constexpr uint64_t kNodeCopySteps = 2;
 // A node whose checkpoint is another worker's is taken by a worker with
@@ -226,9 +226,9 @@ struct CheckpointMemory {
 // world, and a replay that ran kCheckpointSteps transitions or more from
 // its checkpoint copies the state it reached, from which the replays of
 // the paths through it start (a shorter one, of kNodeCopySteps or more,
-// copies it only for the other children of the node). Otherwise each run is built anew and replays
-// from the start. The transitions taken, hence everything the search
-// finds, are the same either way.
+// copies it only for the other children of the node). Otherwise each run
+// is built anew and replays from the start. The transitions taken, hence
+// everything the search finds, are the same either way.
 class Worker {
  public:
   // `visited` is read (never written) while the worker expands: the search
@@ -291,9 +291,9 @@ class Worker {
         const uint64_t steps = node.depth - from.depth;
         run_on(run, steps, "explore: a replayed path ended early");
         *replayed += steps;
-        if (steps >= kCheckpointSteps) {
-          checkpoint(node.depth, &from);
-        } else if (arena_ && steps >= kNodeCopySteps) {
+        if (steps >= kCheckpointSteps) checkpoint(node.depth, &from);
+        if (arena_ && from.depth != node.depth && steps >= kNodeCopySteps) {
+          // No checkpoint here (a short replay, or no memory left for one).
           arena_->save_into(&node_copy_);
           at_node_copy = true;
         }
