@@ -259,6 +259,7 @@ TEST(Explore, CopiesFindWhatRunsBuiltAnewFind) {
     std::vector<ExploreFault> faults;
     int max_faults;
     ExploreOrder order;
+    uint64_t max_memory_bytes = 0;  // 0: the default
   };
   Scenario mixed = small_scenario(2, "mixed");
   mixed.servers = 2;
@@ -274,11 +275,16 @@ TEST(Explore, CopiesFindWhatRunsBuiltAnewFind) {
        {ExploreFault::Restart, ExploreFault::ServerClock}, 1, ExploreOrder::BreadthFirst},
       {"walks", small_scenario(2), "lock,unlock", {ExploreFault::Pause, ExploreFault::Loss}, 1,
        ExploreOrder::RandomWalk},
+      // Room for the search but for few checkpoints: nodes are copied for
+      // their other children instead.
+      {"rlock, little memory", small_scenario(2), "lock,unlock,lock,unlock",
+       {ExploreFault::Crash, ExploreFault::Pause, ExploreFault::Loss}, 2, ExploreOrder::BreadthFirst, 3u << 20},
   };
   for (const Case& k : cases) {
     SCOPED_TRACE(k.name);
     ExploreConfig c = config_for(k.scenario, k.ops, k.faults, k.max_faults);
     c.order = k.order;
+    if (k.max_memory_bytes > 0) c.max_memory_bytes = k.max_memory_bytes;
     c.walks = 200;
     for (const int workers : {1, 2}) {
       SCOPED_TRACE(workers);
@@ -293,6 +299,10 @@ TEST(Explore, CopiesFindWhatRunsBuiltAnewFind) {
       const ExploreResult built = run_explore(c, ptrs);
       EXPECT_GT(copied.distinct_states, 10u);
       EXPECT_EQ(everything(c, copied).dump(), everything(c, built).dump());
+      if (k.max_memory_bytes > 0) {
+        EXPECT_TRUE(copied.complete);
+        EXPECT_LT(copied.replayed_transitions, built.replayed_transitions);
+      }
       if (k.order == ExploreOrder::BreadthFirst && workers == 1 && k.name == "rlock") {
         EXPECT_LT(copied.replayed_transitions * 2, built.replayed_transitions);  // checkpoints save replays
       }
