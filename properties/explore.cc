@@ -286,7 +286,7 @@ class Worker {
     while (!todo.empty()) {
       const std::vector<uint8_t> prefix = std::move(todo.back());
       todo.pop_back();
-      PathRun& run = at_node_copy ? restore_node_copy(&prefix) : start_at(from, &prefix);
+      PathRun& run = at_node_copy ? resume(node_copy_, &prefix) : start_at(from, &prefix);
       if (!at_node_copy) {
         const uint64_t steps = node.depth - from.depth;
         run_on(run, steps, "explore: a replayed path ended early");
@@ -372,13 +372,12 @@ class Worker {
   // `prefix`, which begins with the choices taken to reach it.
   PathRun& start_at(const Checkpoint& from, const std::vector<uint8_t>* prefix) {
     if (!from.image) return start_run(prefix, nullptr);
-    arena_->restore(*from.image);
-    live_->tape.follow(prefix);
-    return live_->run;
+    return resume(*from.image, prefix);
   }
-  // The arena's run at the state node_copy_ holds, to follow `prefix`.
-  PathRun& restore_node_copy(const std::vector<uint8_t>* prefix) {
-    arena_->restore(node_copy_);
+  // The arena's run at the state `image` (of this arena) holds, to follow
+  // `prefix`, which begins with the choices taken to reach it.
+  PathRun& resume(const SnapshotArena::Image& image, const std::vector<uint8_t>* prefix) {
+    arena_->restore(image);
     live_->tape.follow(prefix);
     return live_->run;
   }
@@ -556,10 +555,8 @@ class Pool {
     }
     cv_.notify_all();
     work(*workers_[0]);
-    spin_until([this] { return busy_.load() == 0; });
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      done_cv_.wait(lock, [this] { return busy_ == 0; });
+      const std::unique_lock<std::mutex> lock = lock_when(done_cv_, [this] { return busy_ == 0; });
       fn_ = nullptr;
       owners_ = nullptr;
       strict_ = nullptr;
@@ -579,14 +576,18 @@ class Pool {
     return false;
   }
 
-  // Waits for done() a short while (up to kSpins yields of the processor)
-  // before the caller sleeps on a condition: a deep search with a narrow
-  // frontier runs tens of thousands of small chunks, and waking a sleeping
-  // thread for each cost more than its work (the fair configuration on 2
-  // workers: 3.9 s, against 1.4 s with the spin).
+  // mu_, held once done() is true (`cv` is notified when it may become
+  // so). Waits a short while first (up to kSpins yields of the processor)
+  // before sleeping on `cv`: a deep search with a narrow frontier runs tens
+  // of thousands of small chunks, and waking a sleeping thread for each cost
+  // more than its work (the fair configuration on 2 workers: 3.9 s, against
+  // 1.4 s with the spin).
   template <class Done>
-  static void spin_until(Done done) {
+  std::unique_lock<std::mutex> lock_when(std::condition_variable& cv, Done done) {
     for (int i = 0; i < kSpins && !done(); ++i) std::this_thread::yield();
+    std::unique_lock<std::mutex> lock(mu_);
+    cv.wait(lock, done);
+    return lock;
   }
   static constexpr int kSpins = 1000;
 
@@ -611,10 +612,8 @@ class Pool {
   void serve(size_t w) {
     uint64_t seen = 0;
     for (;;) {
-      spin_until([&] { return stopping_.load() || generation_.load() != seen; });
       {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        const std::unique_lock<std::mutex> lock = lock_when(cv_, [&] { return stopping_ || generation_ != seen; });
         if (stopping_) return;
         seen = generation_;
       }
@@ -637,7 +636,7 @@ class Pool {
   const std::vector<char>* strict_ = nullptr;
   size_t count_ = 0;
   std::unique_ptr<std::atomic<bool>[]> claimed_;  // per index: taken by a worker
-  // Changed under mu_; read without it while spinning.
+  // Changed under mu_; read without it while spinning (lock_when).
   std::atomic<size_t> busy_{0};
   std::atomic<uint64_t> generation_{0};
   std::atomic<bool> stopping_{false};
