@@ -109,10 +109,14 @@ struct Child {
 };
 
 // Steps a replay runs on past the state it was for: forced steps (no
-// choice met) at most kMaxChainSteps, then the first step that meets a
-// choice. The states past a choice are mostly found first by other paths
-// (their work is wasted): going on for up to 8 such steps cost the fair
-// configuration 1.8 times the transitions, and the rlock one 7% more.
+// choice met) at most kMaxChainSteps. It stops before a step that starts
+// with a choice (faults at a new instant, a pick among actors), and after
+// one that met a choice inside (a message's fate). The states past a
+// choice are mostly found first by other paths (their work is wasted), and
+// the options of a choice are replayed from the state before it anyway:
+// going on for up to 8 steps past choices cost the fair configuration 1.8
+// times the transitions; stopping before the choices it can foresee, instead
+// of after, saves the rlock one 11% of its transitions.
 constexpr size_t kMaxChainSteps = 1 << 16;
 
 class EventCounter final : public EventSink {
@@ -151,6 +155,15 @@ class PathRun {
       run_->step();
       if (world.stats().actions > before) return true;
     }
+  }
+  // The next transition starts with a choice: faults at a new instant, or
+  // a pick among the actors due.
+  bool choice_next() {
+    World& world = run_->world();
+    const int64_t t = world.next_live_us(run_->quiet_until_us());
+    if (t < 0) return false;
+    if (t != fault_instant_ && tape_.fault_choice_possible(*run_)) return true;
+    return world.due_pick_pending();
   }
   // The run ends here (nothing live is due before the quiet time).
   bool over() { return run_->world().next_live_us(run_->quiet_until_us()) < 0; }
@@ -451,7 +464,7 @@ class Worker {
     chain->path_begin = tape().taken().size();
     while (!last->terminal && last->failing.empty() && depth < static_cast<uint64_t>(config_.max_depth) &&
            chain->steps.size() < kMaxChainSteps && !visited_.contains(last->digest) &&
-           chunk_seen_.insert(last->digest).second) {
+           chunk_seen_.insert(last->digest).second && !in_arena([&] { return run.choice_next(); })) {
       const size_t choices = tape().taken().size();
       Outcome next;
       if (!outcome(run, &next)) break;

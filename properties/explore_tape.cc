@@ -112,6 +112,22 @@ int ExploreTape::node_faults(ExplicitRun& run, int64_t at_us) {
   return faults_used_ - before;
 }
 
+bool ExploreTape::fault_choice_possible(const ExplicitRun& run) const {
+  if (!budget_left()) return false;
+  const World& world = run.world();
+  const int clients = world.client_count();
+  for (int node = 0; node < clients + world.server_count(); ++node) {
+    if (node < clients) {
+      if (!world.client_alive(node) || run.client_idle(node)) continue;
+      if (allowed(ExploreFault::Crash) || allowed(ExploreFault::ClientClock)) return true;
+      if (allowed(ExploreFault::Pause) && !world.client_paused(node)) return true;
+    } else if (allowed(ExploreFault::Restart) || allowed(ExploreFault::ServerClock)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 ExplicitPlan ExploreTape::plan(const ExplicitPlan& base) const {
   ExplicitPlan plan = base;
   assert(plan.schedule.has_value());

@@ -43,6 +43,8 @@ class ExploreTape final : public ScheduleHook {
   // something left to do and each server, no fault or one allowed fault.
   // Returns how many faults it applied.
   int node_faults(ExplicitRun& run, int64_t at_us);
+  // Whether node_faults(run, ...) at a new instant would offer a choice.
+  bool fault_choice_possible(const ExplicitRun& run) const;
 
   // Every choice so far, and how many options each had.
   const std::vector<uint8_t>& taken() const { return taken_; }

@@ -248,6 +248,7 @@ ExplicitRun::ExplicitRun(const ExplicitPlan& plan, Backend& backend, EventSink& 
 ExplicitRun::~ExplicitRun() = default;
 
 World& ExplicitRun::world() { return state_->world; }
+const World& ExplicitRun::world() const { return state_->world; }
 
 int64_t ExplicitRun::quiet_until_us() const {
   return std::max(state_->driver.last_activity_us(), state_->last_fault_us) + state_->plan.drain_ms * 1000;

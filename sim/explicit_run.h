@@ -35,6 +35,7 @@ class ExplicitRun {
   ExplicitRun& operator=(const ExplicitRun&) = delete;
 
   World& world();
+  const World& world() const;
   // Runs one World step unless the run is over; false once it is.
   bool step();
   // Actions due after this true time do not run: the run is over.

@@ -912,6 +912,17 @@ int64_t World::next_live_us(int64_t limit_us) {
   return -1;
 }
 
+bool World::due_pick_pending() const {
+  if (due_live_.size() < 2) return false;
+  const int64_t first = actor_of(due_live_[0].tag, due_live_[0].guard);
+  bool other = false;
+  for (const EventQueue::Popped& entry : due_live_) {
+    if (static_cast<EntryKind>(entry.tag.kind) == EntryKind::Planned) return false;
+    other = other || actor_of(entry.tag, entry.guard) != first;
+  }
+  return other;
+}
+
 void World::purge_dead() {
   assert(hook_ != nullptr);
   queue_.remove_if([this](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {

@@ -133,6 +133,10 @@ class World {
   // action is live; returns its time, or -1 when no live action is due at
   // or before limit_us (nothing after limit_us is touched, as step_before).
   int64_t next_live_us(int64_t limit_us);
+  // Schedule mode, right after next_live_us() returned an instant: whether
+  // the next step there asks the hook to pick among actors (more than one
+  // actor has a live action due, and no planned action is among them).
+  bool due_pick_pending() const;
   // Schedule mode: now becomes at_us (>= now, and no live action is due
   // before it): faults happen at the instant before its actions.
   void advance_to(int64_t at_us);
