@@ -142,8 +142,9 @@ class PathRun {
   bool transition() {
     World& world = run_->world();
     for (;;) {
-      const int64_t t = world.next_live_us(run_->quiet_until_us());
+      const int64_t t = next_live_us();
       if (t < 0) return false;
+      live_known_ = false;  // a fault or a step follows
       if (t != fault_instant_) {
         fault_instant_ = t;
         world.advance_to(t);
@@ -159,14 +160,13 @@ class PathRun {
   // The next transition starts with a choice: faults at a new instant, or
   // a pick among the actors due.
   bool choice_next() {
-    World& world = run_->world();
-    const int64_t t = world.next_live_us(run_->quiet_until_us());
+    const int64_t t = next_live_us();
     if (t < 0) return false;
     if (t != fault_instant_ && tape_.fault_choice_possible(*run_)) return true;
-    return world.due_pick_pending();
+    return run_->world().due_pick_pending();
   }
   // The run ends here (nothing live is due before the quiet time).
-  bool over() { return run_->world().next_live_us(run_->quiet_until_us()) < 0; }
+  bool over() { return next_live_us() < 0; }
   void finish() { suite_.finish(run_->summary().end_true_us); }
   // The state's fingerprint. The fingerprint's scratch memory is taken
   // outside any arena (it only reads the run); the dead actions it counted
@@ -193,6 +193,19 @@ class PathRun {
   FanoutSink fan_;
   std::optional<ExplicitRun> run_;
   int64_t fault_instant_ = -1;
+  // The world's next_live_us(quiet time), known until the next fault or
+  // step: asking again would drop and defer nothing more, and give the same
+  // instant (the fingerprint's purge only drops dead actions).
+  bool live_known_ = false;
+  int64_t live_us_ = -1;
+
+  int64_t next_live_us() {
+    if (!live_known_) {
+      live_us_ = run_->world().next_live_us(run_->quiet_until_us());
+      live_known_ = true;
+    }
+    return live_us_;
+  }
 };
 
 // A run that lives in a worker's arena, with its tape and its backend:
