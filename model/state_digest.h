@@ -15,9 +15,19 @@ namespace locksim {
 
 class StateDigest {
  public:
-  // The value is mixed on its own (off the chain of adds), then folded in
-  // with one multiply by an odd constant (a bijection of the running value).
-  void add(uint64_t v) { h_ = (h_ ^ mix(v + kStep)) * kOdd; }
+  // Values go in two at a time: a pair is one hashing step (a 64x64 to
+  // 128-bit multiply, folded), as 16 bytes of a string are. The count of
+  // values is part of the fingerprint, so a last value left alone (paired
+  // with a constant) is not taken for that constant added.
+  void add(uint64_t v) {
+    if (pending_full_) {
+      h_ = step(h_, pending_, v);
+    } else {
+      pending_ = v;
+    }
+    pending_full_ = !pending_full_;
+    ++count_;
+  }
   void add(int64_t v) { add(static_cast<uint64_t>(v)); }
   void add(int v) { add(static_cast<uint64_t>(static_cast<int64_t>(v))); }
   void add(bool v) { add(static_cast<uint64_t>(v ? 1 : 0)); }
@@ -51,11 +61,13 @@ class StateDigest {
     unordered_ = 0;
   }
 
-  uint64_t value() const { return mix(h_ ^ kStep); }
+  uint64_t value() const {
+    const uint64_t h = pending_full_ ? step(h_, pending_, kStep) : h_;
+    return mix(h ^ mix(count_ + kStep));
+  }
 
  private:
   static constexpr uint64_t kStep = 0x9e3779b97f4a7c15ULL;
-  static constexpr uint64_t kOdd = 0xd6e8feb86659fd93ULL;
   static constexpr uint64_t kLeft = 0xa0761d6478bd642fULL;  // odd, dense bit patterns
   static constexpr uint64_t kRight = 0xe7037ed1a0b428dbULL;
   // `bytes` (at most 8) bytes from p, zero-extended.
@@ -83,6 +95,9 @@ class StateDigest {
     return x;
   }
   uint64_t h_ = 0x6a09e667f3bcc908ULL;
+  uint64_t pending_ = 0;       // the first value of a pair, when pending_full_
+  bool pending_full_ = false;
+  uint64_t count_ = 0;         // values added
   uint64_t unordered_ = 0;
 };
 
