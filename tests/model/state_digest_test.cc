@@ -52,6 +52,20 @@ TEST(StateDigest, HowValuesAreSplitAndOrderedCounts) {
   EXPECT_EQ(of("lsim:L0"), of(std::string("lsim:L0")));
 }
 
+TEST(StateDigest, HowManyValuesCounts) {
+  // Values go in by pairs: a last value alone must not read as any pair.
+  std::set<uint64_t> seen;
+  for (int n = 0; n <= 9; ++n) {
+    for (uint64_t last : {uint64_t{0}, uint64_t{1}, ~uint64_t{0}, uint64_t{0x9e3779b97f4a7c15ULL}}) {
+      StateDigest d;
+      for (int i = 0; i < n; ++i) d.add(uint64_t{0});
+      d.add(last);
+      EXPECT_TRUE(seen.insert(d.value()).second) << n << " zeros then " << last;
+    }
+  }
+  EXPECT_TRUE(seen.insert(StateDigest().value()).second);
+}
+
 TEST(StateDigest, ManyLockNamesAndOwnersAreDistinct) {
   // Names as the simulator makes them: no two of 20,000 collide.
   std::set<uint64_t> seen;
