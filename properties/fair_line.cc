@@ -409,7 +409,7 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
       } else if (e.op == "pause" && e.target >= 0) {
         auto& p = pauses_[e.target];
         p.push_back(Pause{e.true_us, sat_add(e.true_us, ms_to_us(e.duration_ms))});
-        while (p.size() > kMaxPauses) p.pop_front();
+        if (p.size() > kMaxPauses) p.erase(p.begin());
       } else if (e.op == "redis_restart") {
         lines_.clear();  // recreated with new versions
         locks_.clear();

@@ -51,7 +51,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -274,7 +273,7 @@ class FairLineMirror {
   std::map<uint64_t, OpClock> ops_;  // op_id -> clock bound (recent ops; the oldest is dropped first)
   std::unordered_map<std::string, uint64_t, KeyHash> waiting_;  // owner -> acquire op_id in progress
   std::unordered_map<int, Observation> clocks_;                 // client -> latest clock observation
-  std::map<int, std::deque<Pause>> pauses_;          // client -> recent pauses
+  std::map<int, std::vector<Pause>> pauses_;         // client -> recent pauses
   RecentIds<> release_ids_{kMaxReleaseIds};          // recent fair release request ids
 };
 

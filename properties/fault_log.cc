@@ -14,7 +14,7 @@ int64_t floor_ms(int64_t true_us) { return true_us >= 0 ? true_us / 1000 : -((-t
 
 void FaultLog::push(PerClient& c, ClientFault f) {
   c.recent.push_back(std::move(f));
-  while (c.recent.size() > kFaultsPerClient) c.recent.pop_front();
+  if (c.recent.size() > kFaultsPerClient) c.recent.erase(c.recent.begin());
 }
 
 void FaultLog::on_event(const Event& e) {
@@ -26,7 +26,7 @@ void FaultLog::on_event(const Event& e) {
     } else if (e.op == "failover") {
       server_recent_.push_back({"failover", e.id, e.true_us, e.duration_ms, e.detail, e.target, e.value});
     }
-    while (server_recent_.size() > kFaultsPerClient) server_recent_.pop_front();
+    if (server_recent_.size() > kFaultsPerClient) server_recent_.erase(server_recent_.begin());
 
     const int who = e.op == "clock_jump" ? e.client : e.target;
     if (who < 0) return;
@@ -57,8 +57,8 @@ void FaultLog::on_event(const Event& e) {
   }
 }
 
-std::deque<ClientFault> FaultLog::faults_between(int client, int64_t from_us, int64_t to_us) const {
-  std::deque<ClientFault> out;
+std::vector<ClientFault> FaultLog::faults_between(int client, int64_t from_us, int64_t to_us) const {
+  std::vector<ClientFault> out;
   auto it = clients_.find(client);
   if (it == clients_.end()) return out;
   for (const ClientFault& f : it->second.recent) {
@@ -69,8 +69,8 @@ std::deque<ClientFault> FaultLog::faults_between(int client, int64_t from_us, in
   return out;
 }
 
-std::deque<ClientFault> FaultLog::server_faults_between(int64_t from_us, int64_t to_us) const {
-  std::deque<ClientFault> out;
+std::vector<ClientFault> FaultLog::server_faults_between(int64_t from_us, int64_t to_us) const {
+  std::vector<ClientFault> out;
   for (const ClientFault& f : server_recent_) {
     // A restart that left the server down overlaps the interval when its down time does.
     const int64_t end_us = f.kind == "redis_restart" ? sat_add(f.true_us, ms_to_us(f.duration_ms)) : f.true_us;

@@ -6,7 +6,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <vector>
 #include <map>
 #include <optional>
 #include <string>
@@ -53,10 +53,10 @@ class FaultLog {
 
   // Faults of `client` that overlap [from_us, to_us] (a pause or partition
   // overlaps when its interval does), oldest first.
-  std::deque<ClientFault> faults_between(int client, int64_t from_us, int64_t to_us) const;
+  std::vector<ClientFault> faults_between(int client, int64_t from_us, int64_t to_us) const;
   // Server faults (redis_restart, failover, server clock_jump) in [from_us,
   // to_us]; a restart whose down time overlaps it counts too.
-  std::deque<ClientFault> server_faults_between(int64_t from_us, int64_t to_us) const;
+  std::vector<ClientFault> server_faults_between(int64_t from_us, int64_t to_us) const;
   // Total ms this client has been paused so far (pause durations as announced).
   int64_t paused_total_ms(int client) const;
   // Latest known clock offset of `client` (local_ms - true ms); nullopt if unseen.
@@ -66,7 +66,7 @@ class FaultLog {
 
  private:
   struct PerClient {
-    std::deque<ClientFault> recent;
+    std::vector<ClientFault> recent;
     int64_t paused_total_ms = 0;
     bool has_offset = false;
     int64_t offset_ms = 0;
@@ -74,7 +74,7 @@ class FaultLog {
   void push(PerClient& c, ClientFault f);
   int64_t clock_epoch_ms_ = 0;
   std::map<int, PerClient> clients_;
-  std::deque<ClientFault> server_recent_;
+  std::vector<ClientFault> server_recent_;
 };
 
 }  // namespace locksim

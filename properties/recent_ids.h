@@ -1,17 +1,19 @@
 // RecentIds<Value>: the latest `capacity` distinct ids (release request ids),
 // each with a value, forgotten oldest first. Checkers look up every release's
 // request id among the last few hundred: a hash lookup, where a scan of the
-// window compared every id. Memory: `capacity` ids and values.
+// window compared every id. Memory: `capacity` ids and values, and a ring
+// of their keys that grows to `capacity` as ids come (none before the
+// first: the explorer copies checkers' memory whole, properties/explore.h).
 #pragma once
 
 #include <cassert>
 #include <cstddef>
-#include <deque>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <variant>
+#include <vector>
 
 namespace locksim {
 
@@ -31,10 +33,13 @@ class RecentIds {
     auto [it, inserted] = values_.emplace(std::string(id), std::move(value));
     assert(inserted && "RecentIds::add of an id already remembered");
     (void)inserted;
-    order_.push_back(&it->first);  // node keys stay put across rehashing
-    if (order_.size() > capacity_) {
-      values_.erase(values_.find(*order_.front()));
-      order_.pop_front();
+    // Node keys stay put across rehashing.
+    if (order_.size() < capacity_) {
+      order_.push_back(&it->first);
+    } else {
+      values_.erase(values_.find(*order_[oldest_]));
+      order_[oldest_] = &it->first;
+      oldest_ = (oldest_ + 1) % capacity_;
     }
     assert(order_.size() == values_.size());
   }
@@ -53,7 +58,9 @@ class RecentIds {
   };
   size_t capacity_;
   std::unordered_map<std::string, Value, Hash, std::equal_to<>> values_;
-  std::deque<const std::string*> order_;  // keys of values_, oldest first
+  // Keys of values_: oldest first from order_[oldest_], round the ring.
+  std::vector<const std::string*> order_;
+  size_t oldest_ = 0;
 };
 
 }  // namespace locksim

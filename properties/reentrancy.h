@@ -30,7 +30,6 @@
 // lock id of each event).
 #pragma once
 
-#include <deque>
 #include <cstdint>
 #include <map>
 #include <set>
