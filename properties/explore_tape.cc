@@ -1,6 +1,7 @@
 #include "properties/explore_tape.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <stdexcept>
 #include <string>
@@ -76,33 +77,38 @@ size_t ExploreTape::pick(const World& /*world*/, size_t candidates) {
   return choice;
 }
 
+size_t ExploreTape::faults_on(const ExplicitRun& run, int node, std::array<FaultKind, 3>* kinds) const {
+  const World& world = run.world();
+  const int clients = world.client_count();
+  size_t n = 0;
+  if (node < clients) {
+    if (!world.client_alive(node) || run.client_idle(node)) return 0;
+    if (allowed(ExploreFault::Crash)) (*kinds)[n++] = FaultKind::Crash;
+    if (allowed(ExploreFault::Pause) && !world.client_paused(node)) (*kinds)[n++] = FaultKind::Pause;
+    if (allowed(ExploreFault::ClientClock)) (*kinds)[n++] = FaultKind::ClientClockJump;
+  } else {
+    if (allowed(ExploreFault::Restart)) (*kinds)[n++] = FaultKind::RedisRestart;
+    if (allowed(ExploreFault::ServerClock)) (*kinds)[n++] = FaultKind::ServerClockJump;
+  }
+  return n;
+}
+
 int ExploreTape::node_faults(ExplicitRun& run, int64_t at_us) {
   World& world = run.world();
   const int before = faults_used_;
   const int clients = world.client_count();
-  std::vector<FaultKind> kinds;
+  std::array<FaultKind, 3> kinds{};
   // The clients first, then the servers.
   for (int node = 0; node < clients + world.server_count() && budget_left(); ++node) {
-    kinds.clear();
-    const bool client = node < clients;
-    const int target = client ? node : node - clients;
-    if (client) {
-      if (!world.client_alive(target) || run.client_idle(target)) continue;
-      if (allowed(ExploreFault::Crash)) kinds.push_back(FaultKind::Crash);
-      if (allowed(ExploreFault::Pause) && !world.client_paused(target)) kinds.push_back(FaultKind::Pause);
-      if (allowed(ExploreFault::ClientClock)) kinds.push_back(FaultKind::ClientClockJump);
-    } else {
-      if (allowed(ExploreFault::Restart)) kinds.push_back(FaultKind::RedisRestart);
-      if (allowed(ExploreFault::ServerClock)) kinds.push_back(FaultKind::ServerClockJump);
-    }
-    if (kinds.empty()) continue;
-    const size_t choice = decide(1 + kinds.size());
+    const size_t n = faults_on(run, node, &kinds);
+    if (n == 0) continue;
+    const size_t choice = decide(1 + n);
     if (choice == 0) continue;
     faults_used_++;
     FaultAction f;
     f.at_us = at_us;
     f.kind = kinds[choice - 1];
-    f.target = target;
+    f.target = node < clients ? node : node - clients;
     if (f.kind == FaultKind::Pause) f.duration_ms = config_.pause_ms;
     if (f.kind == FaultKind::ClientClockJump || f.kind == FaultKind::ServerClockJump) f.duration_ms = config_.jump_ms;
     apply_fault(world, f);  // as a plan's action is applied when replayed
@@ -115,15 +121,9 @@ int ExploreTape::node_faults(ExplicitRun& run, int64_t at_us) {
 bool ExploreTape::fault_choice_possible(const ExplicitRun& run) const {
   if (!budget_left()) return false;
   const World& world = run.world();
-  const int clients = world.client_count();
-  for (int node = 0; node < clients + world.server_count(); ++node) {
-    if (node < clients) {
-      if (!world.client_alive(node) || run.client_idle(node)) continue;
-      if (allowed(ExploreFault::Crash) || allowed(ExploreFault::ClientClock)) return true;
-      if (allowed(ExploreFault::Pause) && !world.client_paused(node)) return true;
-    } else if (allowed(ExploreFault::Restart) || allowed(ExploreFault::ServerClock)) {
-      return true;
-    }
+  std::array<FaultKind, 3> kinds{};
+  for (int node = 0; node < world.client_count() + world.server_count(); ++node) {
+    if (faults_on(run, node, &kinds) > 0) return true;
   }
   return false;
 }

@@ -9,6 +9,7 @@
 // Option 0 is always "nothing happens": no fault, on time, the first actor.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -56,6 +57,9 @@ class ExploreTape final : public ScheduleHook {
 
  private:
   size_t decide(size_t options);
+  // The faults allowed on `node` (the clients, then the servers) in this
+  // state, into *kinds; how many.
+  size_t faults_on(const ExplicitRun& run, int node, std::array<FaultKind, 3>* kinds) const;
   bool budget_left() const { return faults_used_ < config_.max_faults; }
   bool allowed(ExploreFault fault) const;
 
