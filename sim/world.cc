@@ -859,13 +859,7 @@ bool World::step_scheduled() {
   if (queue_.empty()) return false;
   collect_due();
   if (due_live_.empty()) return true;
-  size_t chosen = due_live_.size();
-  for (size_t i = 0; i < due_live_.size(); ++i) {
-    if (static_cast<EntryKind>(due_live_[i].tag.kind) == EntryKind::Planned) {
-      chosen = i;  // a plan's action runs first at its instant
-      break;
-    }
-  }
+  size_t chosen = first_planned_due();
   if (chosen == due_live_.size()) {
     // The first action of each actor, by actor.
     std::vector<std::pair<int64_t, size_t>> heads;
@@ -912,15 +906,22 @@ int64_t World::next_live_us(int64_t limit_us) {
   return -1;
 }
 
-bool World::due_pick_pending() const {
-  if (due_live_.size() < 2) return false;
-  const int64_t first = actor_of(due_live_[0].tag, due_live_[0].guard);
-  bool other = false;
-  for (const EventQueue::Popped& entry : due_live_) {
-    if (static_cast<EntryKind>(entry.tag.kind) == EntryKind::Planned) return false;
-    other = other || actor_of(entry.tag, entry.guard) != first;
+size_t World::first_planned_due() const {
+  for (size_t i = 0; i < due_live_.size(); ++i) {
+    if (static_cast<EntryKind>(due_live_[i].tag.kind) == EntryKind::Planned) return i;
   }
-  return other;
+  return due_live_.size();
+}
+
+bool World::due_pick_pending() const {
+  // As step_scheduled() decides: a planned action first, else a pick among
+  // the actors due when there are several.
+  if (due_live_.size() < 2 || first_planned_due() < due_live_.size()) return false;
+  const int64_t first = actor_of(due_live_[0].tag, due_live_[0].guard);
+  for (const EventQueue::Popped& entry : due_live_) {
+    if (actor_of(entry.tag, entry.guard) != first) return true;
+  }
+  return false;
 }
 
 void World::purge_dead() {

@@ -253,6 +253,9 @@ class World {
   // Takes the due entries out, releases the dead ones, defers the paused
   // ones and leaves the live ones in due_live_ (in order).
   void collect_due();
+  // The index in due_live_ of the first planned action (it runs first at
+  // its instant), or due_live_.size() when there is none.
+  size_t first_planned_due() const;
   // The actor of a live entry (sim/schedule_hook.h), ordered: lower first
   // among the candidates of a pick.
   static int64_t actor_of(const QueueTag& tag, const QueueGuard& guard);
