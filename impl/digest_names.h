@@ -1,6 +1,6 @@
 // DigestNames: how a client names what the world owns when its state is
 // fingerprinted (model/state_digest.h, for the explorer of
-// properties/explore.h): a timer by its rank among its node's pending
+// search/explore.h): a timer by its rank among its node's pending
 // timers and a subscription by its rank among the world's subscriptions
 // (-1 once the timer has fired or been cancelled, or the subscription is
 // gone), and an operation id by its rank among the ids the client's own

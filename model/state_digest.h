@@ -1,5 +1,5 @@
 // StateDigest: a running 64-bit fingerprint of a state, for the explorer's
-// visited set (properties/explore.h): two states with equal digests are
+// visited set (search/explore.h): two states with equal digests are
 // taken to be the same state. Values go in with add(); their order matters.
 // A part whose items have no order (the keys of a store) is fingerprinted
 // item by item and combined with add_unordered(), which is order-blind.

@@ -3,7 +3,7 @@
 // request id among the last few hundred: a hash lookup, where a scan of the
 // window compared every id. Memory: `capacity` ids and values, and a ring
 // of their keys that grows to `capacity` as ids come (none before the
-// first: the explorer copies checkers' memory whole, properties/explore.h).
+// first: the explorer copies checkers' memory whole, search/explore.h).
 #pragma once
 
 #include <cassert>

@@ -31,7 +31,7 @@ struct VerdictPolicy {
     if (fail_on.count(v.property) == 0) return false;
     return !(unexplained_only && v.explained());
   }
-  // The explorer's rule (properties/explore.h), which re-runs nothing: under
+  // The explorer's rule (search/explore.h), which re-runs nothing: under
   // unexplained_only it sets aside a violation whose checker names a fault
   // (blamed_fault), a guess it reports as "a fault is named", never as an
   // explained violation.

@@ -1,5 +1,5 @@
 // Explore report: report.html of an explore runs directory (locksim explore,
-// tools/cli/cmd_explore.cc), built from its summary.json (properties/
+// tools/cli/cmd_explore.cc), built from its summary.json (search/
 // explore_json.h plus the command's fields) and the files it names: the
 // verdict (complete or which limit, the violations), the configuration,
 // the counts and timings, and for each failing property its first

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "sim/backend_source.h"
 
 namespace locksim {

@@ -5,7 +5,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "properties/shrink_divergence.h"
+#include "search/shrink_divergence.h"
 #include "reports/run_files.h"
 #include "traces/bounded_json.h"
 #include "traces/trace_format.h"

@@ -15,7 +15,7 @@
 //    "vacuous": no operation succeeded in any seed run (nothing was checked),
 //    "results":{"unexplained","unexplained_seeds","explained","explained_seeds",
 //               "explained_by_kind":{kind:count},"advisory","set_aside"}: the three
-//      kinds of result (properties/campaign.h CampaignResult::tally),
+//      kinds of result (search/campaign.h CampaignResult::tally),
 //    "properties":{name:{"result":"pass"|"fail"|"advisory"|"not checked","seeds","violations"}},
 //    "rates":{"failing_seed_fraction"},
 //    "timings":{"wall_s","seeds_per_s","simulated_s_per_wall_s"},
@@ -48,7 +48,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "properties/campaign.h"
+#include "search/campaign.h"
 
 namespace locksim {
 

@@ -39,7 +39,7 @@
 #include <string>
 #include <vector>
 
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "search/corpus.h"
 
 namespace locksim {

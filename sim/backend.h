@@ -30,7 +30,7 @@
 //  - digest() adds the fingerprint of server `server`'s data to *out, every
 //    time relative to `server_now_us` (model/store.h's Store::digest), and
 //    returns true; false (the default) when the backend cannot (live): the
-//    explorer (properties/explore.h) needs it, nothing else does.
+//    explorer (search/explore.h) needs it, nothing else does.
 //  - script_coverage() tells what the scripts themselves exercised since
 //    the backend was made or wiped (its run): the model's branches
 //    (model/script_branches.h, "rlock_acquire:free"), the lua backend's

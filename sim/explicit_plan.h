@@ -11,7 +11,7 @@
 // or completed (or when nothing is left to do).
 // plan_from_history() recovers such a plan from a generated run's history
 // (its Invoke and Fault events) plus the scenario's own fault plan setup.
-// A plan with a schedule (an explored counterexample, properties/explore.h)
+// A plan with a schedule (an explored counterexample, search/explore.h)
 // runs in the World's schedule mode (sim/schedule_hook.h), the schedule
 // replayed by sim/schedule_replay.h; faults then run first at their instant.
 // sim/explicit_run.h runs a plan step by step.

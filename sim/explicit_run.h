@@ -7,7 +7,7 @@
 // quiet time: drain_ms after the last operation started or completed, or
 // after the last fault.
 // Schedule mode (sim/schedule_hook.h): with `hook`, the world runs in it and
-// the hook makes the choices (the explorer, properties/explore.h, which then
+// the hook makes the choices (the explorer, search/explore.h, which then
 // applies faults itself between steps and reports them with note_fault());
 // without one, a plan with a schedule replays it (sim/schedule_replay.h).
 #pragma once

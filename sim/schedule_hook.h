@@ -16,7 +16,7 @@
 // Faults are not the hook's: the caller applies them between steps, or a
 // plan schedules them (a planned action runs first at its instant, without
 // a pick).
-// Used by the explorer (properties/explore.h), which makes every choice in
+// Used by the explorer (search/explore.h), which makes every choice in
 // turn, and by replay of an explored counterexample (sim/schedule_replay.h),
 // which makes the recorded ones.
 #pragma once

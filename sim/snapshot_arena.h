@@ -2,7 +2,7 @@
 // and copied back, so that the objects living in it (a run of the
 // simulator: its world, clients, store and checkers) go back to exactly the
 // state they had, at the same addresses, pointers and closures included.
-// The explorer (properties/explore.h) starts its replays from copies (of
+// The explorer (search/explore.h) starts its replays from copies (of
 // the start, of checkpoints) instead of building a world and replaying
 // every path from the start.
 //

@@ -1,5 +1,5 @@
 // World::digest: the fingerprint of a world's state in schedule mode, for
-// the explorer's visited set (properties/explore.h). Two worlds with equal
+// the explorer's visited set (search/explore.h). Two worlds with equal
 // fingerprints do the same from now on, whatever the absolute time:
 //  - every time is taken relative to now: pending actions (true µs after
 //    now), pauses and server down times still to run, key expiries and

@@ -11,7 +11,7 @@
 
 #include "impl/builtin_packs.h"
 #include "impl/script_pack.h"
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "sim/lua_backend_source.h"
 #include "sim/model_backend_source.h"
 

@@ -3,7 +3,7 @@
 // and the explanations the reports promise.
 #include <gtest/gtest.h>
 
-#include "properties/mutant_suite.h"
+#include "search/mutant_suite.h"
 
 #include <unistd.h>
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "properties/coverage.h"
 #include "properties/coverage_observer.h"
 #include "properties/scenario_check.h"

@@ -8,7 +8,7 @@
 
 #include "properties/fair_line.h"
 #include "properties/fifo_fairness.h"
-#include "properties/mutant_suite.h"
+#include "search/mutant_suite.h"
 #include "tests/properties/checker_test_util.h"
 #include "tests/properties/history_builder.h"
 

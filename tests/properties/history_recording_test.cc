@@ -18,7 +18,7 @@
 #include <set>
 #include <string>
 
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
 #include "tests/properties/history_builder.h"

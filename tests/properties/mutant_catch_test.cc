@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "model/variant.h"
-#include "properties/mutant_suite.h"
+#include "search/mutant_suite.h"
 #include "tests/cli_runner.h"
 
 namespace locksim {

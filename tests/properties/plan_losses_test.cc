@@ -1,4 +1,4 @@
-// Pinned link losses (sim/fault_plan.h LossScript, properties/shrink.h
+// Pinned link losses (sim/fault_plan.h LossScript, search/shrink.h
 // pin_losses): a plan whose losses are pinned to their messages runs the
 // history it was recorded from; dropping one pinned loss leaves every other
 // on its message; the trace header carries them ("losses",
@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "properties/scenario_check.h"
-#include "properties/shrink.h"
+#include "search/shrink.h"
 #include "sim/explicit_plan.h"
 #include "sim/explicit_plan_json.h"
 #include "sim/model_backend_source.h"

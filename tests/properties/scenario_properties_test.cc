@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "properties/scenario_check.h"
-#include "properties/shrink.h"
+#include "search/shrink.h"
 #include "sim/explicit_plan.h"
 
 namespace locksim {

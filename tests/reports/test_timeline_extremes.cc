@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "properties/checker_suite.h"
 #include "properties/history_recording.h"
 #include "properties/scenario_check.h"

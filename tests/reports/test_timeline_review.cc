@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "properties/history_recording.h"
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
 #include "traces/event_sink.h"

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "search/corpus.h"
 #include "search/guided_campaign.h"
 #include "search/plan_mutation.h"

@@ -51,7 +51,7 @@
 #include <string>
 #include <vector>
 
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "tools/bench/bench_report.h"
 
 namespace locksim {

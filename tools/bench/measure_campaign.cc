@@ -3,7 +3,7 @@
 // worker and on 2, every seed run (keep going, no shrinking).
 #include <cstdio>
 
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "tools/bench/bench_measure.h"
 #include "tools/bench/wall_timer.h"
 

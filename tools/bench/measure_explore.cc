@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "properties/explore.h"
-#include "properties/explore_setup.h"
+#include "search/explore.h"
+#include "search/explore_setup.h"
 #include "properties/scenario_check.h"
 #include "sim/model_backend_source.h"
 #include "tools/bench/bench_measure.h"

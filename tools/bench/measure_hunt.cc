@@ -1,6 +1,6 @@
 // The hunt measurement: time to find each mutant, guided (campaign
 // --guided, search/guided_campaign.h) against random (a plain campaign),
-// in one run. Every mutant the harness knows (properties/mutant_suite.h:
+// in one run. Every mutant the harness knows (search/mutant_suite.h:
 // the client mutants and the script mutants, each on its own scenario
 // template) and the rare-schedule mutants of impl/hunt/ (a pack's own Lua,
 // on the lua backend), each from several base seeds: a campaign of at most
@@ -30,9 +30,9 @@
 #include "impl/script_pack.h"
 #include "model/variant.h"
 #include "properties/cause_search.h"
-#include "properties/mutant_suite.h"
+#include "search/mutant_suite.h"
 #include "properties/scenario_check.h"
-#include "properties/shrink.h"
+#include "search/shrink.h"
 #include "search/guided_campaign.h"
 #include "sim/lua_backend_source.h"
 #include "sim/model_backend_source.h"

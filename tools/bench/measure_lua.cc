@@ -8,7 +8,7 @@
 
 #include "impl/redis_conn.h"
 #include "impl/script_pack.h"
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "sim/bench_scenarios.h"
 #include "sim/lua_backend.h"
 #include "sim/lua_backend_source.h"

@@ -5,7 +5,7 @@
 // --workers at a time, checks each history with the CheckerSuite as it streams, and
 // stops at the first failing seed (--keep-going: goes on and lists every
 // failing seed): prints every violation of the seed and, for each violated
-// property, its shrunk counterexample (properties/shrink.h). What fails is
+// property, its shrunk counterexample (search/shrink.h). What fails is
 // the VerdictPolicy: every non-advisory property, plus --fail-on names, minus
 // violations with a cause under --unexplained-only. Advisory reports
 // (busy_poll) are summarised either way. Progress goes to stderr.
@@ -28,7 +28,7 @@
 // Without --out: runs/<UTC time>-<profile>-<lock>[-<shard>]/ under the
 // current directory (or under $LOCKSIM_RUNS_DIR), and runs/latest links to it. Every failing seed prints
 // the line that reproduces it. --shard I/N runs the seed indexes i with
-// i % N == I (properties/campaign.h); `locksim merge` combines the shards.
+// i % N == I (search/campaign.h); `locksim merge` combines the shards.
 // Progress on stderr: on a terminal one updating line; otherwise a plain
 // line every 10 s (none for a shorter campaign).
 // --guided (search/guided_campaign.h): the same budget of runs spent mostly
@@ -52,7 +52,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "search/corpus.h"
 #include "search/guided_campaign.h"
 #include "properties/scenario_check.h"

@@ -23,7 +23,7 @@
 #include "impl/redis_conn.h"
 #include "impl/script_pack.h"
 #include "model/lua_scripting.h"
-#include "properties/campaign_backend.h"
+#include "search/campaign_backend.h"
 #include "sim/differential.h"
 #include "sim/live_backend.h"
 #include "sim/lua_backend.h"

@@ -1,5 +1,5 @@
 // locksim explore: every schedule of a small configuration
-// (properties/explore.h): each client runs its --ops; the link has one fixed
+// (search/explore.h): each client runs its --ops; the link has one fixed
 // latency; at each instant any client with something left to do may suffer
 // one of the --faults, and every message may be lost or delayed past the
 // next deadline (loss, delay), within --max-faults; actions due at the same
@@ -10,7 +10,7 @@
 // peak RSS), whether the search completed ("every schedule of this
 // configuration") or which limit stopped it, and each failing property's
 // first counterexample. --json prints the result as one JSON object
-// (properties/explore_json.h) plus the backend, command and timings.
+// (search/explore_json.h) plus the backend, command and timings.
 // Runs directory (--out DIR, else runs/<UTC time>-explore-<lock>/, linked
 // from runs/latest): summary.json, report.html, failures/<property>.jsonl
 // (the counterexample's trace: its plan in the header, so replay, check and
@@ -39,11 +39,11 @@
 #include "impl/redis_conn.h"
 #include "impl/script_pack.h"
 #include "model/lua_scripting.h"
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "properties/checker_suite.h"
-#include "properties/explore.h"
-#include "properties/explore_json.h"
-#include "properties/explore_setup.h"
+#include "search/explore.h"
+#include "search/explore_json.h"
+#include "search/explore_setup.h"
 #include "properties/scenario_check.h"
 #include "reports/explore_report.h"
 #include "reports/run_artifacts.h"

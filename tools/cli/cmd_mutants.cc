@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "properties/mutant_suite.h"
+#include "search/mutant_suite.h"
 #include "tools/cli/commands.h"
 
 namespace locksim::cli {

@@ -27,7 +27,7 @@
 #include "model/lua_scripting.h"
 #include "sim/run.h"
 #include "sim/simulator.h"
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
 #include "tools/cli/commands.h"

@@ -11,7 +11,7 @@
 // event the explanation names, the holds it involves from their start, the
 // faults that explain it; those events in red, the explanation as caption.
 // With --shrink, the violation's scenario (from the trace header, model
-// traces only) is shrunk as a campaign does (properties/shrink.h) and the
+// traces only) is shrunk as a campaign does (search/shrink.h) and the
 // shrunk counterexample is drawn instead of a window.
 // The trace is streamed (once per pass: a survey that checks it and lists
 // its locks, then the window's last event, then the drawing); only the
@@ -29,7 +29,7 @@
 #include "properties/checker_suite.h"
 #include "properties/history_recording.h"
 #include "properties/scenario_check.h"
-#include "properties/shrink.h"
+#include "search/shrink.h"
 #include "reports/timeline.h"
 #include "reports/timeline_review.h"
 #include "reports/violation_window.h"

@@ -12,7 +12,7 @@
 
 #include "impl/script_pack.h"
 #include "model/variant.h"
-#include "properties/campaign_backend.h"
+#include "search/campaign_backend.h"
 #include "sim/backend.h"
 #include "sim/backend_source.h"
 #include "sim/scenario.h"

@@ -17,7 +17,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "properties/campaign.h"
+#include "search/campaign.h"
 
 namespace locksim::cli {
 

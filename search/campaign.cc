@@ -1,4 +1,4 @@
-#include "properties/campaign.h"
+#include "search/campaign.h"
 
 #include "traces/byte_text.h"
 
@@ -17,8 +17,8 @@
 #include "impl/script_pack.h"
 #include "model/variant.h"
 #include "properties/scenario_check.h"
-#include "properties/shrink.h"
-#include "properties/shrink_divergence.h"
+#include "search/shrink.h"
+#include "search/shrink_divergence.h"
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
 #include "sim/simulator.h"

@@ -33,7 +33,7 @@
 
 #include <functional>
 
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "properties/check_config.h"
 #include "sim/backend_source.h"
 #include "sim/explicit_plan.h"

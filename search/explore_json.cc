@@ -1,4 +1,4 @@
-#include "properties/explore_json.h"
+#include "search/explore_json.h"
 
 #include "sim/explicit_plan_json.h"
 #include "sim/scenario.h"

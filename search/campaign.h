@@ -5,7 +5,7 @@
 // the campaign stops at the first failing seed unless keep_going, and then
 // lists every failing seed. Every
 // property each of the first `shrink_seeds` failing seeds (seed order)
-// violates is shrunk on its own (properties/shrink.h) to a short
+// violates is shrunk on its own (search/shrink.h) to a short
 // counterexample that still violates it.
 // Shards: shard I of N runs the seed indexes i (seed = base_seed + i,
 // 0 <= i < seeds) with i % N == I, in order. Which seeds fail and how depends
@@ -19,8 +19,8 @@
 // Mutant names resolve to a client mutant (impl/client_mutant.h) or a script
 // mutant (model/variant.h, run as its ModelVariant on the model backend); a
 // script pack dir contributes the ModelVariant its manifest names.
-// Backends (properties/campaign_backend.h): the seeds run on the workers'
-// BackendSources (properties/campaign_worker.h), J seeds at a time on J
+// Backends (search/campaign_backend.h): the seeds run on the workers'
+// BackendSources (search/campaign_worker.h), J seeds at a time on J
 // workers; results are taken in seed order, so the result does not depend on
 // J. `--backend both` also runs each seed on a reference backend and fails
 // it, as a divergence, at the first event where the histories differ.
@@ -39,8 +39,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "properties/campaign_backend.h"
-#include "properties/campaign_worker.h"
+#include "search/campaign_backend.h"
+#include "search/campaign_worker.h"
 #include "properties/cause_search.h"
 #include "properties/check_config.h"
 #include "properties/coverage.h"
@@ -107,7 +107,7 @@ struct Counterexample {
   // absent when the failing seed could not be reproduced as a plan (events
   // are then the seed's own history).
   std::optional<ExplicitPlan> plan;
-  // What else the plan's full run violates (properties/shrink.h): how many
+  // What else the plan's full run violates (search/shrink.h): how many
   // counted (not advisory) violations of another property, and those
   // properties, sorted. A shrunk counterexample shows one thing when 0.
   size_t other_violations = 0;
@@ -117,12 +117,12 @@ struct Counterexample {
   // ("owner|lock", sorted; their owner's operations stay on that lock until
   // it is fully released, within half the lease; a crash, pause or lost
   // message of its client excuses it): shrinking may add none the first
-  // counterexample did not have (properties/shrink.cc). And their number.
+  // counterexample did not have (search/shrink.cc). And their number.
   std::vector<std::string> overrun_holds;
   size_t leased_holds_overrun = 0;
 };
 
-// Where a shrink is, after each try (properties/shrink.h): for a progress line.
+// Where a shrink is, after each try (search/shrink.h): for a progress line.
 struct ShrinkProgress {
   uint64_t seed = 0;         // the failing seed (set by the campaign; 0 elsewhere)
   std::string property;      // the property being shrunk for
@@ -148,7 +148,7 @@ struct SeedFailure {
   // The first CampaignOptions::shrink_seeds failing seeds only (when
   // shrinking): one counterexample per violated property, in the order of
   // `violations`' first occurrences; then, for a divergence, one whose
-  // violation.property is "divergence" (properties/shrink_divergence.h).
+  // violation.property is "divergence" (search/shrink_divergence.h).
   std::vector<Counterexample> shrunk;
 };
 

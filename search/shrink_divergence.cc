@@ -1,4 +1,4 @@
-#include "properties/shrink_divergence.h"
+#include "search/shrink_divergence.h"
 
 #include <algorithm>
 #include <charconv>
@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "properties/shrink.h"
+#include "search/shrink.h"
 #include "sim/simulator.h"
 #include "traces/event_sink.h"
 

@@ -1,4 +1,4 @@
-#include "properties/explore_tape.h"
+#include "search/explore_tape.h"
 
 #include <algorithm>
 #include <array>

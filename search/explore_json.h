@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "properties/explore.h"
+#include "search/explore.h"
 
 namespace locksim {
 

@@ -1,4 +1,4 @@
-// The explorer (properties/explore.h): completeness on configurations small
+// The explorer (search/explore.h): completeness on configurations small
 // enough to count by hand, the same states and counterexamples with 1 and 2
 // workers, a mutant found and the correct pack clean, counterexamples whose
 // plan replays (also through its JSON), the lua backend agreeing with the
@@ -13,9 +13,9 @@
 
 #include "impl/script_pack.h"
 #include "properties/checker_suite.h"
-#include "properties/explore.h"
-#include "properties/explore_json.h"
-#include "properties/explore_setup.h"
+#include "search/explore.h"
+#include "search/explore_json.h"
+#include "search/explore_setup.h"
 #include "properties/scenario_check.h"
 #include "sim/explicit_plan_json.h"
 #include "sim/lua_backend_source.h"

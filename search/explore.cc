@@ -1,4 +1,4 @@
-#include "properties/explore.h"
+#include "search/explore.h"
 
 #include <algorithm>
 #include <atomic>
@@ -17,8 +17,8 @@
 #include <utility>
 
 #include "properties/checker_suite.h"
-#include "properties/explore_tape.h"
-#include "properties/visited_set.h"
+#include "search/explore_tape.h"
+#include "search/visited_set.h"
 #include "sim/explicit_run.h"
 #include "sim/snapshot_arena.h"
 #include "sim/world.h"

@@ -1,4 +1,4 @@
-#include "properties/mutant_suite.h"
+#include "search/mutant_suite.h"
 
 #include <algorithm>
 #include <cassert>
@@ -8,7 +8,7 @@
 #include "properties/cause_search.h"
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
-#include "properties/shrink.h"
+#include "search/shrink.h"
 #include "sim/model_backend_source.h"
 #include "sim/rng.h"
 

@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "sim/explicit_plan.h"
 
 namespace locksim {

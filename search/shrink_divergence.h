@@ -2,7 +2,7 @@
 // checked backend's history (live: the pack's Lua on redis-servers) differs
 // from the reference backend's (the model). This turns such a seed into a
 // short counterexample: the seed's checked history becomes an ExplicitPlan
-// (sim/explicit_plan.h), and the shrinking passes (properties/shrink.h) keep
+// (sim/explicit_plan.h), and the shrinking passes (search/shrink.h) keep
 // each smaller plan whose two histories still differ.
 //
 // The counterexample's events are the checked history up to and including
@@ -14,7 +14,7 @@
 
 #include <optional>
 
-#include "properties/campaign.h"
+#include "search/campaign.h"
 #include "sim/backend_source.h"
 #include "sim/explicit_plan.h"
 #include "sim/history_comparator.h"

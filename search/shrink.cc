@@ -1,4 +1,4 @@
-#include "properties/shrink.h"
+#include "search/shrink.h"
 
 #include <algorithm>
 #include <cassert>

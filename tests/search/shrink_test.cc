@@ -1,4 +1,4 @@
-// Shrinking (properties/shrink.h): a shrunk counterexample shows one thing
+// Shrinking (search/shrink.h): a shrunk counterexample shows one thing
 // (its plan, run to its end, violates no other property; operations on
 // other locks are dropped), and a shrink reports its progress.
 #include <gtest/gtest.h>
@@ -11,8 +11,8 @@
 
 #include "properties/check_config.h"
 #include "properties/scenario_check.h"
-#include "properties/shrink.h"
-#include "properties/shrink_divergence.h"
+#include "search/shrink.h"
+#include "search/shrink_divergence.h"
 #include "properties/violation.h"
 #include "tests/cli_runner.h"
 #include "tests/properties/hostile_scenario.h"

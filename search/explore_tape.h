@@ -1,5 +1,5 @@
 // ExploreTape: the explorer's ScheduleHook (sim/schedule_hook.h) and its
-// node faults (properties/explore.h): every choice point of one run, in
+// node faults (search/explore.h): every choice point of one run, in
 // the order the run meets them, as a list of option indexes (a path). A
 // run follows a given path, then takes the first option at each new choice
 // point (the explorer comes back for the others) or, on a random walk, a
@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "properties/explore.h"
+#include "search/explore.h"
 #include "sim/explicit_run.h"
 #include "sim/rng.h"
 #include "sim/schedule_hook.h"
@@ -30,7 +30,7 @@ class ExploreTape final : public ScheduleHook {
   // A new run: follow `prefix` (null: none), then first options, or random
   // ones from `random` (not null).
   void start(const std::vector<uint8_t>* prefix, Rng* random);
-  // The same run goes on (its copy was restored: properties/explore.h):
+  // The same run goes on (its copy was restored: search/explore.h):
   // follow `prefix` from the choices already taken, which it must begin
   // with, then first options.
   void follow(const std::vector<uint8_t>* prefix) {

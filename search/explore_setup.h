@@ -1,4 +1,4 @@
-// Explore setup: a small configuration for the explorer (properties/
+// Explore setup: a small configuration for the explorer (search/
 // explore.h) from the words a person types: every client's operations
 // ("lock,unlock" for all, or "lock,unlock;tryonce" one list per client;
 // within a client's list, "lock,unlock/lock,unlock" gives it two tasks,

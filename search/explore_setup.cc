@@ -1,4 +1,4 @@
-#include "properties/explore_setup.h"
+#include "search/explore_setup.h"
 
 #include <stdexcept>
 
