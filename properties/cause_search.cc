@@ -206,7 +206,7 @@ struct CauseSearch::Impl {
   Impl(ExplicitPlan p, bool gen, const std::vector<Event>& history, const CheckConfig& c, BackendSource* s, int max)
       : plan(std::move(p)),
         generated(gen),
-        model(variant_from_name(plan.scenario.model_variant).value_or(ModelVariant::Correct)),
+        model(plan.scenario.model_variant),
         config(c),
         source(s),
         max_reruns(max) {

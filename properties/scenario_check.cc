@@ -27,7 +27,7 @@ CheckConfig check_config_for(const Scenario& scenario) {
 
 ScenarioVerdict check_scenario(const Scenario& scenario, const CheckConfig& config, EventSink* also) {
   validate_scenario(scenario);
-  ModelBackendSource model(variant_from_name(scenario.model_variant).value_or(ModelVariant::Correct));
+  ModelBackendSource model;  // the scenario's model_variant
   return check_scenario_on(model, scenario, config, also);
 }
 

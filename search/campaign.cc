@@ -40,13 +40,13 @@ Scenario campaign_template(const CampaignOptions& o) {
   s.duration_ms = o.duration_ms;
   s.profile = o.profile;
   if (!o.mutant.empty() && o.mutant != "none") {
-    if (client_mutant_from_name(o.mutant)) {
-      s.mutant = o.mutant;
+    if (auto m = client_mutant_from_name(o.mutant)) {
+      s.mutant = *m;
     } else if (auto d = variant_from_name(o.mutant); d && is_design_variant(*d)) {
       throw ScenarioError("'" + o.mutant + "' is a design variant, not a mutant: run it with --scripts impl/variants/" +
                           o.mutant);
     } else if (auto v = variant_from_name(o.mutant); v && *v != ModelVariant::Correct) {
-      s.model_variant = o.mutant;
+      s.model_variant = *v;
       // Name the mutant's script pack too, so that a trace of this scenario
       // says which scripts ran and `locksim replay` resolves the same variant:
       // beside $LOCKSIM_SCRIPTS's pack if that has a mutants/ sibling holding
@@ -75,15 +75,16 @@ Scenario campaign_template(const CampaignOptions& o) {
     // for the pack, exactly as for `locksim run --backend model`; lua, live
     // and both run the pack's own Lua. No --scripts: the default pack, which
     // $LOCKSIM_SCRIPTS may name, is held to the same rule.
-    const std::string mutant_variant = s.model_variant;
+    const ModelVariant mutant_variant = s.model_variant;
     s.scripts = o.scripts;
     try {
       resolve_scenario_scripts(&s, runs_model_only(o.backend) ? "model" : "lua");
     } catch (const ScriptPackError& e) {
       throw ScenarioError(std::string("bad script pack: ") + e.what());
     }
-    if (mutant_variant != "correct" && s.model_variant != mutant_variant)
-      throw ScenarioError("--scripts pack models '" + s.model_variant + "' but --mutant is '" + mutant_variant + "'");
+    if (mutant_variant != ModelVariant::Correct && s.model_variant != mutant_variant)
+      throw ScenarioError("--scripts pack models '" + std::string(variant_name(s.model_variant)) + "' but --mutant is '" +
+                          std::string(variant_name(mutant_variant)) + "'");
   }
   {
     // The pack's declared design, and (when not given) its manifest's fair slot.

@@ -218,7 +218,7 @@ bool counted(const Violation& v) { return !is_advisory_property(v.property); }
 // The first violation of the plan's run that is not advisory and that no
 // fault explains (properties/cause_search.h), as a counterexample.
 std::optional<Counterexample> unexplained(const ExplicitPlan& plan, const CheckConfig& cfg) {
-  ModelBackendSource model(variant_from_name(plan.scenario.model_variant).value_or(ModelVariant::Correct));
+  ModelBackendSource model;  // the scenario's model_variant
   CheckerSuite suite(with_design(cfg, plan.scenario.design));
   VectorSink history;
   FanoutSink fanout;

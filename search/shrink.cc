@@ -124,7 +124,7 @@ std::vector<std::string> leased_holds_overrun(const std::vector<Event>& history,
 std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const CheckConfig& config,
                                               const std::function<bool(const Violation&)>& accept,
                                               BackendSource* source) {
-  ModelBackendSource model(variant_from_name(plan.scenario.model_variant).value_or(ModelVariant::Correct));
+  ModelBackendSource model;  // the scenario's model_variant
   Backend& backend = (source != nullptr ? *source : model).fresh(plan.scenario);
   CheckerSuite suite(with_design(config, plan.scenario.design));
   VectorSink history;
@@ -653,7 +653,7 @@ class Shrinker {
 
 void explain_counterexample(Counterexample* cx, const CheckConfig& config, BackendSource* source, int max_reruns) {
   if (!cx->plan) return;
-  ModelBackendSource model(variant_from_name(cx->plan->scenario.model_variant).value_or(ModelVariant::Correct));
+  ModelBackendSource model;  // the scenario's model_variant
   Backend& backend = (source != nullptr ? *source : model).fresh(cx->plan->scenario);
   CheckerSuite suite(with_design(config, cx->plan->scenario.design));
   VectorSink history;
@@ -675,8 +675,8 @@ void explain_counterexample(Counterexample* cx, const CheckConfig& config, Backe
 
 ExplicitPlan baseline_plan(const ExplicitPlan& plan) {
   ExplicitPlan b = plan;
-  b.scenario.mutant = "none";
-  b.scenario.model_variant = "correct";
+  b.scenario.mutant = ClientMutant::None;
+  b.scenario.model_variant = ModelVariant::Correct;
   return b;
 }
 
@@ -729,7 +729,7 @@ void pin_losses(ExplicitPlan* plan, BackendSource* source) {
   if (plan->schedule || plan->faults.losses.lost) return;
   ExplicitPlan recording = *plan;
   recording.faults.losses.record = true;
-  ModelBackendSource model(variant_from_name(plan->scenario.model_variant).value_or(ModelVariant::Correct));
+  ModelBackendSource model;  // the scenario's model_variant
   VectorSink history;
   run_explicit(recording, (source != nullptr ? *source : model).fresh(plan->scenario), history);
   std::set<std::string> keys;

@@ -3,9 +3,7 @@
 namespace locksim {
 
 ModelVariant ModelBackendSource::variant_for(const Scenario& scenario) const {
-  if (fixed_variant_) return *fixed_variant_;
-  if (auto named = variant_from_name(scenario.model_variant)) return *named;
-  throw ScenarioError("unknown model variant '" + scenario.model_variant + "'");
+  return fixed_variant_ ? *fixed_variant_ : scenario.model_variant;
 }
 
 Backend& ModelBackendSource::fresh(const Scenario& scenario) {

@@ -95,9 +95,9 @@ ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backe
     }
   }
   if (pack.model_variant()) {
-    scenario->model_variant = std::string(variant_name(*pack.model_variant()));
+    scenario->model_variant = *pack.model_variant();
   } else if (is_our_pack(pack)) {
-    scenario->model_variant = std::string(variant_name(ModelVariant::Correct));
+    scenario->model_variant = ModelVariant::Correct;
   } else if (backend_kind == "model") {
     throw ScenarioError("script pack " + dir +
                         " has no \"model_variant\" in its manifest, so the model cannot stand for its scripts: "

@@ -47,14 +47,6 @@ void validate_scenario(const Scenario& s) {
     for (const auto& n : profile_names()) names += (names.empty() ? "" : ", ") + n;
     throw ScenarioError("unknown profile '" + s.profile + "' (" + names + ")");
   }
-  if (!client_mutant_from_name(s.mutant)) {
-    std::string names;
-    for (auto m : all_client_mutants()) names += (names.empty() ? "" : ", ") + std::string(client_mutant_name(m));
-    throw ScenarioError("unknown client mutant '" + s.mutant + "' (" + names + ")");
-  }
-  if (!variant_from_name(s.model_variant)) {
-    throw ScenarioError("unknown model variant '" + s.model_variant + "'");
-  }
 }
 
 nlohmann::json scenario_to_json(const Scenario& s) {
@@ -66,9 +58,9 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   j["lock"] = s.lock_kind;
   j["duration_ms"] = s.duration_ms;
   j["profile"] = s.profile;
-  j["mutant"] = s.mutant;
+  j["mutant"] = std::string(client_mutant_name(s.mutant));
   j["scripts"] = s.scripts;
-  j["model_variant"] = s.model_variant;
+  j["model_variant"] = std::string(variant_name(s.model_variant));
   if (s.persistence != Persistence::None) j["persistence"] = std::string(persistence_name(s.persistence));
   if (s.restart_delay_ms != 0) j["restart_delay_ms"] = s.restart_delay_ms;
   if (s.validity) j["validity"] = true;
@@ -135,9 +127,23 @@ Scenario scenario_from_json(const nlohmann::json& j) {
   s.lock_kind = string_field(j, "lock");
   s.duration_ms = integer_field(j, "duration_ms", 0, kMaxDurationMs);
   s.profile = string_field(j, "profile");
-  s.mutant = string_field(j, "mutant");
+  const std::string mutant = string_field(j, "mutant");
+  if (auto m = client_mutant_from_name(mutant)) {
+    s.mutant = *m;
+  } else {
+    std::string names;
+    for (auto known : all_client_mutants()) names += (names.empty() ? "" : ", ") + std::string(client_mutant_name(known));
+    throw ScenarioError("scenario: unknown client mutant '" + mutant + "' (" + names + ")");
+  }
   s.scripts = string_field(j, "scripts");
-  s.model_variant = string_field(j, "model_variant");
+  const std::string variant = string_field(j, "model_variant");
+  if (auto v = variant_from_name(variant)) {
+    s.model_variant = *v;
+  } else {
+    std::string names;
+    for (auto known : all_variants()) names += (names.empty() ? "" : ", ") + std::string(variant_name(known));
+    throw ScenarioError("scenario: unknown model variant '" + variant + "' (" + names + ")");
+  }
   if (j.contains("persistence")) {
     const std::string name = string_field(j, "persistence");
     auto p = persistence_from_name(name);

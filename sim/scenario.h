@@ -26,8 +26,10 @@
 #include <nlohmann/json.hpp>
 
 #include "impl/client_config.h"
+#include "impl/client_mutant.h"
 #include "impl/lock_design.h"
 #include "impl/multi_lock.h"
+#include "model/variant.h"
 #include "sim/server_faults.h"
 
 namespace locksim {
@@ -44,9 +46,9 @@ struct Scenario {
   std::string lock_kind = "rlock";
   int64_t duration_ms = 60'000;
   std::string profile = "none";
-  std::string mutant = "none";        // client mutant (impl/client_mutant.h)
-  std::string scripts;                // script pack dir; empty: the default pack
-  std::string model_variant = "correct";
+  ClientMutant mutant = ClientMutant::None;             // the trace header's "mutant" (by name)
+  std::string scripts;                                  // script pack dir; empty: the default pack
+  ModelVariant model_variant = ModelVariant::Correct;   // the trace header's "model_variant" (by name)
   Persistence persistence = Persistence::None;  // what a server restart keeps
   int64_t restart_delay_ms = 0;                 // a restarted server stays down this long
   bool validity = false;                        // RedLock: the validity check

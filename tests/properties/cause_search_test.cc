@@ -27,7 +27,7 @@ ExplicitOp op(ExplicitOp::Kind kind, int64_t delay_ms, int64_t lease_ms = -1, in
 }
 
 // Two clients on one rlock, exact clocks, no loss; the faults are added by each test.
-ExplicitPlan two_client_plan(const std::string& mutant = "none") {
+ExplicitPlan two_client_plan(ClientMutant mutant = ClientMutant::None) {
   Scenario s;
   s.seed = 7;
   s.clients = 2;
@@ -109,7 +109,7 @@ TEST(CauseSearch, APauseLongerThanTheLeaseIsConfirmed) {
 // its cause, whatever a sentence would say.
 TEST(CauseSearch, ABugThatViolatesWithoutTheFaultPersists) {
   ExplicitPlan plan = paused_holder(200);  // a short pause, not needed for the bug
-  plan.scenario.mutant = "lease_unit_seconds";  // the lease sent in seconds: it expires at once
+  plan.scenario.mutant = ClientMutant::LeaseUnitSeconds;  // the lease sent in seconds: it expires at once
   plan.tasks[0].ops[1].delay_us = 2'500'000;
   plan.tasks[1].ops[0].delay_us = 1'500'000;
   Checked run = check(plan);

@@ -95,7 +95,7 @@ rc::Gen<SafeScenario> gen_scenario() {
   });
 }
 
-ExplicitPlan to_plan(const SafeScenario& g, const std::string& mutant) {
+ExplicitPlan to_plan(const SafeScenario& g, ClientMutant mutant) {
   ExplicitPlan plan;
   plan.scenario.seed = 7;
   plan.scenario.clients = g.clients;
@@ -136,7 +136,7 @@ std::string describe(const std::optional<Counterexample>& cx) {
 
 RC_GTEST_PROP(ScenarioProperties, SafeScenariosKeepEveryProperty, ()) {
   const SafeScenario g = *gen_scenario();
-  const auto cx = check_plan(to_plan(g, "none"), default_check_config(), "");
+  const auto cx = check_plan(to_plan(g, ClientMutant::None), default_check_config(), "");
   if (cx) RC_LOG() << describe(cx);
   RC_ASSERT_FALSE(cx.has_value());
 }
@@ -146,7 +146,7 @@ RC_GTEST_PROP(ScenarioProperties, SafeScenariosKeepEveryProperty, ()) {
 TEST(ScenarioProperties, GeneratorFindsTheLeaseUnitMutant) {
   const auto result = rc::check("lease_unit_seconds is caught", [] {
     const SafeScenario g = *gen_scenario();
-    RC_ASSERT_FALSE(check_plan(to_plan(g, "lease_unit_seconds"), default_check_config(), "").has_value());
+    RC_ASSERT_FALSE(check_plan(to_plan(g, ClientMutant::LeaseUnitSeconds), default_check_config(), "").has_value());
   });
   EXPECT_FALSE(result) << "the mutant survived every generated scenario";
 }

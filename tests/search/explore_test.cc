@@ -28,7 +28,7 @@
 namespace locksim {
 namespace {
 
-Scenario small_scenario(int clients, const std::string& lock = "rlock", const std::string& variant = "correct") {
+Scenario small_scenario(int clients, const std::string& lock = "rlock", ModelVariant variant = ModelVariant::Correct) {
   Scenario s;
   s.clients = clients;
   s.lock_kind = lock;
@@ -152,7 +152,7 @@ TEST(Explore, BreadthFirstCounterexampleIsNoLongerThanDepthFirst) {
 // configuration with crashes, losses and delays is clean on them.
 TEST(Explore, FindsTheReleaseMutantAndTheCorrectPackIsClean) {
   const std::string ops = "lock,unlock;unlock";
-  const ExploreResult mutant = explore(config_for(small_scenario(2, "rlock", "release_no_owner_check"), ops, {}, 0));
+  const ExploreResult mutant = explore(config_for(small_scenario(2, "rlock", ModelVariant::ReleaseNoOwnerCheck), ops, {}, 0));
   ASSERT_EQ(mutant.violations.size(), 1u);
   EXPECT_EQ(mutant.violations.front().violation.property, "reentrancy");
   EXPECT_LE(mutant.violations.front().events.size(), 4u);
@@ -172,7 +172,7 @@ TEST(Explore, FindsTheReleaseMutantAndTheCorrectPackIsClean) {
 // A client mutant (the watchdog is not cancelled on unlock) is found too.
 TEST(Explore, FindsAClientMutant) {
   Scenario s = small_scenario(1);
-  s.mutant = "watchdog_not_cancelled";
+  s.mutant = ClientMutant::WatchdogNotCancelled;
   const ExploreResult r = explore(config_for(s, "lock,unlock", {}, 0));
   ASSERT_FALSE(r.violations.empty());
   EXPECT_EQ(r.violations.front().violation.property, "watchdog_expiry");

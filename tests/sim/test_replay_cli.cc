@@ -204,7 +204,7 @@ TEST(LongRun, SixtyFourClientsFourLocksOneHourHostileCompletes) {
 
 TEST(Scenario, JsonRoundTripAndValidation) {
   Scenario s = scenario(77, "skew");
-  s.mutant = "unlock_no_wake";
+  s.mutant = ClientMutant::UnlockNoWake;
   EXPECT_EQ(scenario_from_json(scenario_to_json(s)), s);
   auto j = scenario_to_json(s);
   j["profile"] = "nope";

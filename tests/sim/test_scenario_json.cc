@@ -64,5 +64,31 @@ TEST(ScenarioJson, StringsMissingAndUnknownFieldsAreNamed) {
   EXPECT_EQ(error_of(nlohmann::json::array()), "scenario: not a JSON object");
 }
 
+// The names of the client mutant and the model variant are read once, here,
+// into their types: an unknown one is refused naming the known ones, and
+// every known one comes back as itself.
+TEST(ScenarioJson, MutantAndVariantNamesAreParsedOnceIntoTheirTypes) {
+  auto j = good();
+  j["mutant"] = "watchdog_not_canceled";
+  const std::string mutant_error = error_of(j);
+  EXPECT_EQ(mutant_error.rfind("scenario: unknown client mutant 'watchdog_not_canceled' (none, ", 0), 0u) << mutant_error;
+  j = good();
+  j["model_variant"] = "no_such_bug";
+  const std::string variant_error = error_of(j);
+  EXPECT_EQ(variant_error.rfind("scenario: unknown model variant 'no_such_bug' (correct, ", 0), 0u) << variant_error;
+  for (ClientMutant m : all_client_mutants()) {
+    Scenario s;
+    s.mutant = m;
+    EXPECT_EQ(scenario_to_json(s)["mutant"], std::string(client_mutant_name(m)));
+    EXPECT_EQ(scenario_from_json(scenario_to_json(s)), s);
+  }
+  for (ModelVariant v : all_variants()) {
+    Scenario s;
+    s.model_variant = v;
+    EXPECT_EQ(scenario_to_json(s)["model_variant"], std::string(variant_name(v)));
+    EXPECT_EQ(scenario_from_json(scenario_to_json(s)), s);
+  }
+}
+
 }  // namespace
 }  // namespace locksim

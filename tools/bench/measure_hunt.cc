@@ -114,8 +114,8 @@ bool baseline_fails(const CampaignResult& r, const CampaignOptions& o) {
   } else {
     Scenario s = r.scenario;
     s.seed = f.seed;
-    s.mutant = "none";
-    s.model_variant = "correct";
+    s.mutant = ClientMutant::None;
+    s.model_variant = ModelVariant::Correct;
     s.scripts.clear();
     v = check_scenario_on(correct, s, config, &history);
     explain_violations(&v.violations, s, history.events, config, &correct, o.cause_reruns, counted);

@@ -30,7 +30,7 @@ int replay_command(const std::string& path, const std::string& backend_override)
                        "are not deterministic; check it with `locksim check`");
     }
     Scenario scenario = scenario_from_header(reader.header());
-    const std::string recorded_variant = scenario.model_variant;
+    const ModelVariant recorded_variant = scenario.model_variant;
     const std::string kind = backend_override.empty() ? reader.header().backend : backend_override;
     if (!backend_override.empty() && kind != "model" && kind != "lua" && kind != "live") {
       throw UsageError("--backend: unknown backend '" + kind + "' (model, lua, live)");
@@ -44,8 +44,8 @@ int replay_command(const std::string& path, const std::string& backend_override)
       throw UsageError(path + ": header names a script pack that does not load: " + e.what());
     }
     if (scenario.model_variant != recorded_variant) {
-      throw UsageError("trace scenario says model variant '" + recorded_variant +
-                       "' but its script pack now says '" + scenario.model_variant + "'");
+      throw UsageError("trace scenario says model variant '" + std::string(variant_name(recorded_variant)) +
+                       "' but its script pack now says '" + std::string(variant_name(scenario.model_variant)) + "'");
     }
     CheckerSuite suite(check_config_for(scenario));
     const ReplayResult result = replay_trace(reader, *backend.backend, &suite);

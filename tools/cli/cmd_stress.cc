@@ -195,7 +195,7 @@ int stress_command(const StressArgs& args) {
   scenario.locks = args.locks;
   scenario.lock_kind = args.lock;
   scenario.duration_ms = static_cast<int64_t>(std::llround(args.duration_s * 1000));
-  scenario.mutant = args.mutant;
+  scenario.mutant = *mutant;
   std::unique_ptr<TraceWriter> writer;
   if (!args.trace.empty()) {
     try {

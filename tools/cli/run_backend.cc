@@ -25,9 +25,7 @@ RunBackend make_run_backend(const std::string& kind, Scenario* scenario) {
   }();
   out.input_files = pack.files();
   if (kind == "model") {
-    const auto variant = variant_from_name(scenario->model_variant);
-    if (!variant) throw UsageError("unknown model variant '" + scenario->model_variant + "'");
-    out.backend = std::make_unique<ModelBackend>(scenario->servers, *variant);
+    out.backend = std::make_unique<ModelBackend>(scenario->servers, scenario->model_variant);
     return out;
   }
   if (kind == "lua") {
