@@ -14,7 +14,7 @@
 namespace locksim {
 namespace {
 
-void run_hour(benchmark::State& state, const std::string& profile, const std::string& lock_kind) {
+void run_hour(benchmark::State& state, const std::string& profile, ScenarioLockKind lock_kind) {
   uint64_t seed = 1;
   double simulated_s = 0;
   uint64_t scripts = 0;
@@ -35,8 +35,8 @@ void run_hour(benchmark::State& state, const std::string& profile, const std::st
   state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 
-void BM_SimulatedHourHostileMixed(benchmark::State& state) { run_hour(state, "hostile", "mixed"); }
-void BM_SimulatedHourSafeRlock(benchmark::State& state) { run_hour(state, "safe", "rlock"); }
+void BM_SimulatedHourHostileMixed(benchmark::State& state) { run_hour(state, "hostile", ScenarioLockKind::Mixed); }
+void BM_SimulatedHourSafeRlock(benchmark::State& state) { run_hour(state, "safe", ScenarioLockKind::Rlock); }
 BENCHMARK(BM_SimulatedHourHostileMixed)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(BM_SimulatedHourSafeRlock)->Arg(64)->Unit(benchmark::kMillisecond)->Iterations(2);
 

@@ -94,9 +94,19 @@ std::string design_kinds_text(const LockDesign& d) {
   return out;
 }
 
-std::vector<DesignKind> kinds_needed_by(std::string_view lock_kind) {
-  if (lock_kind == "mixed") return {DesignKind::Rlock, DesignKind::Fair};
-  if (const auto k = design_kind_from_name(lock_kind)) return {*k};
+std::vector<DesignKind> kinds_needed_by(ScenarioLockKind lock_kind) {
+  switch (lock_kind) {
+    case ScenarioLockKind::Rlock:
+      return {DesignKind::Rlock};
+    case ScenarioLockKind::Fair:
+      return {DesignKind::Fair};
+    case ScenarioLockKind::Mixed:
+      return {DesignKind::Rlock, DesignKind::Fair};
+    case ScenarioLockKind::Multi:
+      return {DesignKind::Multi};
+    case ScenarioLockKind::RedLock:
+      return {DesignKind::Redlock};
+  }
   return {};
 }
 

@@ -34,6 +34,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "impl/scenario_lock_kind.h"
+
 namespace locksim {
 
 enum class HolderRead { HashFields, StringValue, Script };
@@ -74,9 +76,8 @@ std::string_view design_kind_name(DesignKind k);
 std::optional<DesignKind> design_kind_from_name(std::string_view name);
 // "rlock, multi, redlock": the kinds a design provides.
 std::string design_kinds_text(const LockDesign& d);
-// The kinds a scenario's "lock" needs ("mixed": rlock and fair); empty for
-// an unknown name.
-std::vector<DesignKind> kinds_needed_by(std::string_view lock_kind);
+// The kinds a scenario's lock kind needs (mixed: rlock and fair).
+std::vector<DesignKind> kinds_needed_by(ScenarioLockKind lock_kind);
 
 // The JSON form above, every field written (ordered as above).
 nlohmann::json design_to_json(const LockDesign& d);

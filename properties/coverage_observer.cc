@@ -14,16 +14,23 @@
 
 namespace locksim {
 
-std::vector<ScriptKind> lock_kind_scripts(const std::string& lock_kind) {
+std::vector<ScriptKind> lock_kind_scripts(ScenarioLockKind lock_kind) {
   const std::vector<ScriptKind> rlock = {ScriptKind::RlockAcquire, ScriptKind::RlockRelease, ScriptKind::RlockRenew,
                                          ScriptKind::RlockForceRelease};
   const std::vector<ScriptKind> fair = {ScriptKind::FairAcquire,       ScriptKind::FairTryOnce,
                                         ScriptKind::FairRelease,       ScriptKind::FairAcquireFailed,
                                         ScriptKind::FairForceRelease,  ScriptKind::RlockRenew};
-  if (lock_kind == "rlock" || lock_kind == "multi" || lock_kind == "redlock") return rlock;
-  if (lock_kind == "fair") return fair;
-  if (lock_kind == "mixed") return all_script_kinds();
-  throw std::invalid_argument("unknown lock kind '" + lock_kind + "'");
+  switch (lock_kind) {
+    case ScenarioLockKind::Rlock:
+    case ScenarioLockKind::Multi:
+    case ScenarioLockKind::RedLock:
+      return rlock;
+    case ScenarioLockKind::Fair:
+      return fair;
+    case ScenarioLockKind::Mixed:
+      return all_script_kinds();
+  }
+  return all_script_kinds();
 }
 
 namespace {
@@ -722,10 +729,10 @@ std::string describe_coverage_item(const std::string& item) {
   return "";
 }
 
-CoverageObserver::CoverageObserver(const std::string& lock_kind) : state_(std::make_unique<State>()) {
+CoverageObserver::CoverageObserver(ScenarioLockKind lock_kind) : state_(std::make_unique<State>()) {
   state_->scripts = lock_kind_scripts(lock_kind);
-  state_->with_fair = lock_kind == "fair" || lock_kind == "mixed";
-  state_->with_rlock = lock_kind != "fair";
+  state_->with_fair = has_fair_locks(lock_kind);
+  state_->with_rlock = has_reentrant_locks(lock_kind);
 }
 
 CoverageObserver::~CoverageObserver() = default;

@@ -50,6 +50,7 @@
 #include <string>
 #include <vector>
 
+#include "impl/scenario_lock_kind.h"
 #include "model/script_call.h"
 #include "properties/coverage.h"
 #include "traces/event.h"
@@ -59,8 +60,8 @@ namespace locksim {
 
 // The scripts a lock kind runs: rlock, multi and redlock the four rlock_
 // scripts; fair the five fair_ ones and rlock_renew (its watchdog); mixed
-// all. Throws std::invalid_argument for another name.
-std::vector<ScriptKind> lock_kind_scripts(const std::string& lock_kind);
+// all.
+std::vector<ScriptKind> lock_kind_scripts(ScenarioLockKind lock_kind);
 
 // One line in words for an item of any category ("a pause longer than the
 // lease left of a lock the client held"); "" for a name it does not know.
@@ -68,8 +69,7 @@ std::string describe_coverage_item(const std::string& item);
 
 class CoverageObserver final : public EventSink {
  public:
-  // Throws std::invalid_argument for an unknown lock kind.
-  explicit CoverageObserver(const std::string& lock_kind);
+  explicit CoverageObserver(ScenarioLockKind lock_kind);
   ~CoverageObserver() override;
   CoverageObserver(const CoverageObserver&) = delete;
   CoverageObserver& operator=(const CoverageObserver&) = delete;

@@ -72,7 +72,7 @@ ScenarioVerdict check_plan_on(BackendSource& source, const ExplicitPlan& plan, c
                    [&](EventSink& sink) { return run_explicit(plan, backend, sink); });
 }
 
-RunCoverage run_coverage(const CoverageObserver& observer, const Backend& backend, const std::string& lock_kind) {
+RunCoverage run_coverage(const CoverageObserver& observer, const Backend& backend, ScenarioLockKind lock_kind) {
   RunCoverage r = observer.result();
   std::vector<std::string> covered, universe;
   backend.script_coverage(lock_kind_scripts(lock_kind), &covered, &universe);

@@ -56,6 +56,6 @@ ScenarioVerdict check_plan_on(BackendSource& source, const ExplicitPlan& plan, c
 
 // A run's coverage: the observer's, plus `backend`'s script coverage of the
 // lock kind's scripts as "script/<name>" items.
-RunCoverage run_coverage(const CoverageObserver& observer, const Backend& backend, const std::string& lock_kind);
+RunCoverage run_coverage(const CoverageObserver& observer, const Backend& backend, ScenarioLockKind lock_kind);
 
 }  // namespace locksim

@@ -58,7 +58,7 @@ struct CampaignOptions {
   int seeds = 100;
   uint64_t base_seed = 1;
   std::string profile = "safe";
-  std::string lock_kind = "rlock";
+  ScenarioLockKind lock_kind = ScenarioLockKind::Rlock;
   std::string mutant = "none";
   std::string scripts;
   int clients = 4;

@@ -16,7 +16,7 @@ namespace locksim {
 
 namespace {
 
-CampaignOptions tmpl(const std::string& lock_kind, const std::string& profile) {
+CampaignOptions tmpl(ScenarioLockKind lock_kind, const std::string& profile) {
   CampaignOptions o;
   o.lock_kind = lock_kind;
   o.profile = profile;
@@ -34,28 +34,30 @@ CampaignOptions tmpl(const std::string& lock_kind, const std::string& profile) {
 // The first-thread watchdog entry needs two tasks of one client around a
 // pause longer than the lease (stale_co_task_plan()).
 CampaignOptions template_for(const std::string& name) {
-  if (name == "renew_no_owner_check" || name == "release_no_owner_check") return tmpl("rlock", "pauses");
+  if (name == "renew_no_owner_check" || name == "release_no_owner_check") {
+    return tmpl(ScenarioLockKind::Rlock, "pauses");
+  }
   if (name == "fair_no_stale_purge") {
-    CampaignOptions o = tmpl("fair", "safe");
+    CampaignOptions o = tmpl(ScenarioLockKind::Fair, "safe");
     o.clients = 3;
     o.duration_ms = 30'000;
     return o;
   }
   if (name == "fair_giveup_no_acquire_failed" || name == "fair_no_acquire_failed" || name == "fair_same_deadline")
-    return tmpl("fair", "none");
+    return tmpl(ScenarioLockKind::Fair, "none");
   if (name == "fair_ttl_from_deadline") {
-    CampaignOptions o = tmpl("fair", "none");
+    CampaignOptions o = tmpl(ScenarioLockKind::Fair, "none");
     o.clients = 3;
     o.duration_ms = 30'000;
     return o;
   }
   if (name == "watchdog_first_thread_entry") {
-    CampaignOptions o = tmpl("rlock", "pauses");
+    CampaignOptions o = tmpl(ScenarioLockKind::Rlock, "pauses");
     o.clients = 1;
     o.duration_ms = 30'000;
     return o;
   }
-  return tmpl("rlock", "none");
+  return tmpl(ScenarioLockKind::Rlock, "none");
 }
 
 // watchdog_first_thread_entry: two tasks of client 0 on one lock. Task 1

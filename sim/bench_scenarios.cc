@@ -10,7 +10,7 @@
 namespace locksim {
 
 Scenario bench_contention_scenario(uint64_t seed, int clients, const std::string& profile,
-                                   const std::string& lock_kind, int64_t duration_ms) {
+                                   ScenarioLockKind lock_kind, int64_t duration_ms) {
   Scenario s;
   s.seed = seed;
   s.clients = clients;
@@ -22,11 +22,11 @@ Scenario bench_contention_scenario(uint64_t seed, int clients, const std::string
 }
 
 Scenario contention64_scenario(uint64_t seed, int64_t duration_ms) {
-  return bench_contention_scenario(seed, 64, "hostile", "mixed", duration_ms);
+  return bench_contention_scenario(seed, 64, "hostile", ScenarioLockKind::Mixed, duration_ms);
 }
 
 Scenario checker_history_scenario(uint64_t seed) {
-  return bench_contention_scenario(seed, 64, "none", "mixed", kMaxDurationMs);
+  return bench_contention_scenario(seed, 64, "none", ScenarioLockKind::Mixed, kMaxDurationMs);
 }
 
 ScriptCall bench_rlock_call(ScriptKind kind, const std::string& owner, const std::string& request_id) {

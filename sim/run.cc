@@ -90,8 +90,8 @@ ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backe
   for (DesignKind k : kinds_needed_by(scenario->lock_kind)) {
     if (!pack.design().provides(k)) {
       throw ScenarioError("script pack " + dir + " does not provide the " + std::string(design_kind_name(k)) +
-                          " lock kind that --lock " + scenario->lock_kind + " needs (its design's kinds: " +
-                          design_kinds_text(pack.design()) + ")");
+                          " lock kind that --lock " + std::string(lock_kind_name(scenario->lock_kind)) +
+                          " needs (its design's kinds: " + design_kinds_text(pack.design()) + ")");
     }
   }
   if (pack.model_variant()) {
@@ -128,7 +128,7 @@ Scenario scenario_from_header(const TraceHeader& header) {
 std::string summary_line(const Scenario& scenario, const RunSummary& summary) {
   std::ostringstream out;
   out << "seed=" << scenario.seed << " clients=" << scenario.clients << " locks=" << scenario.locks
-      << " lock=" << scenario.lock_kind << " profile=" << scenario.profile
+      << " lock=" << lock_kind_name(scenario.lock_kind) << " profile=" << scenario.profile
       << " events=" << summary.events << " scripts=" << summary.scripts
       << " ops=" << summary.invokes << " ok=" << summary.oks << " fail=" << summary.fails
       << " info=" << summary.infos << " faults=" << summary.faults

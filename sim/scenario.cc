@@ -19,9 +19,6 @@ void validate_scenario(const Scenario& s) {
     throw ScenarioError("servers must be in [1, " + std::to_string(kMaxServers) + "], got " +
                         std::to_string(s.servers));
   }
-  if (s.lock_kind != "rlock" && s.lock_kind != "fair" && s.lock_kind != "mixed" && !is_group_kind(s.lock_kind)) {
-    throw ScenarioError("unknown lock kind '" + s.lock_kind + "' (rlock, fair, mixed, multi, redlock)");
-  }
   if (s.restart_delay_ms < 0 || s.restart_delay_ms > kMaxRestartDelayMs) {
     throw ScenarioError("restart delay must be in [0, " + std::to_string(kMaxRestartDelayMs) + "] ms, got " +
                         std::to_string(s.restart_delay_ms));
@@ -33,11 +30,13 @@ void validate_scenario(const Scenario& s) {
   for (DesignKind k : kinds_needed_by(s.lock_kind)) {
     if (!s.design.provides(k)) {
       throw ScenarioError("the script pack's lock design does not provide the " + std::string(design_kind_name(k)) +
-                          " lock kind (lock " + s.lock_kind + "); it provides " + design_kinds_text(s.design));
+                          " lock kind (lock " + std::string(lock_kind_name(s.lock_kind)) + "); it provides " +
+                          design_kinds_text(s.design));
     }
   }
-  if (s.validity && s.lock_kind != "redlock") {
-    throw ScenarioError("the validity check is a RedLock option (lock kind redlock), not " + s.lock_kind);
+  if (s.validity && s.lock_kind != ScenarioLockKind::RedLock) {
+    throw ScenarioError("the validity check is a RedLock option (lock kind redlock), not " +
+                        std::string(lock_kind_name(s.lock_kind)));
   }
   if (s.duration_ms < 0 || s.duration_ms > kMaxDurationMs) {
     throw ScenarioError("duration must be in [0, 7 days], got " + std::to_string(s.duration_ms) + " ms");
@@ -55,7 +54,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   j["clients"] = s.clients;
   j["locks"] = s.locks;
   j["servers"] = s.servers;
-  j["lock"] = s.lock_kind;
+  j["lock"] = std::string(lock_kind_name(s.lock_kind));
   j["duration_ms"] = s.duration_ms;
   j["profile"] = s.profile;
   j["mutant"] = std::string(client_mutant_name(s.mutant));
@@ -124,7 +123,12 @@ Scenario scenario_from_json(const nlohmann::json& j) {
   s.clients = static_cast<int>(integer_field(j, "clients", 1, kMaxClients));
   s.locks = static_cast<int>(integer_field(j, "locks", 1, kMaxLocks));
   s.servers = static_cast<int>(integer_field(j, "servers", 1, kMaxServers));
-  s.lock_kind = string_field(j, "lock");
+  const std::string lock = string_field(j, "lock");
+  if (auto k = lock_kind_from_name(lock)) {
+    s.lock_kind = *k;
+  } else {
+    throw ScenarioError("scenario: unknown lock kind '" + lock + "' (" + lock_kind_names_text() + ")");
+  }
   s.duration_ms = integer_field(j, "duration_ms", 0, kMaxDurationMs);
   s.profile = string_field(j, "profile");
   const std::string mutant = string_field(j, "mutant");
@@ -169,15 +173,13 @@ Scenario scenario_from_json(const nlohmann::json& j) {
 
 std::string lock_name(int index) { return std::string(kKeyPrefix) + "L" + std::to_string(index); }
 
-bool is_group_kind(const std::string& lock_kind) { return lock_kind == "multi" || lock_kind == "redlock"; }
-
 std::vector<GroupRef> scenario_groups(const Scenario& s) {
   std::vector<GroupRef> out;
   if (!is_group_kind(s.lock_kind)) return out;
   for (int i = 0; i < s.locks; ++i) {
     GroupRef g;
     g.name = lock_name(i);
-    g.kind = s.lock_kind == "redlock" ? GroupKind::RedLock : GroupKind::Multi;
+    g.kind = s.lock_kind == ScenarioLockKind::RedLock ? GroupKind::RedLock : GroupKind::Multi;
     for (int m = 0; m < s.servers; ++m) {
       g.members.push_back(LockRef{g.name + "@" + std::to_string(m), LockKind::Reentrant, m});
     }
@@ -195,7 +197,7 @@ std::vector<LockRef> scenario_locks(const Scenario& s) {
   for (int i = 0; i < s.locks; ++i) {
     LockRef r;
     r.name = lock_name(i);
-    const bool fair = s.lock_kind == "fair" || (s.lock_kind == "mixed" && i % 2 == 1);
+    const bool fair = s.lock_kind == ScenarioLockKind::Fair || (s.lock_kind == ScenarioLockKind::Mixed && i % 2 == 1);
     r.kind = fair ? LockKind::Fair : LockKind::Reentrant;
     r.server = i % s.servers;
     out.push_back(r);

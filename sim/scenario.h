@@ -29,6 +29,7 @@
 #include "impl/client_mutant.h"
 #include "impl/lock_design.h"
 #include "impl/multi_lock.h"
+#include "impl/scenario_lock_kind.h"
 #include "model/variant.h"
 #include "sim/server_faults.h"
 
@@ -43,7 +44,7 @@ struct Scenario {
   int clients = 4;
   int locks = 1;
   int servers = 1;
-  std::string lock_kind = "rlock";
+  ScenarioLockKind lock_kind = ScenarioLockKind::Rlock;  // the trace header's "lock" (by name)
   int64_t duration_ms = 60'000;
   std::string profile = "none";
   ClientMutant mutant = ClientMutant::None;             // the trace header's "mutant" (by name)
@@ -79,8 +80,6 @@ constexpr const char* kKeyPrefix = "lsim:";
 // One LockRef per lock; for a group kind, one per group (its name; the
 // members come from scenario_groups).
 std::vector<LockRef> scenario_locks(const Scenario& s);
-// "multi" or "redlock".
-bool is_group_kind(const std::string& lock_kind);
 // The groups of a multi / redlock scenario (empty for other kinds).
 std::vector<GroupRef> scenario_groups(const Scenario& s);
 

@@ -14,6 +14,7 @@
 #include "search/campaign.h"
 #include "sim/lua_backend_source.h"
 #include "sim/model_backend_source.h"
+#include "tests/lock_kind_of.h"
 
 namespace locksim::testing {
 
@@ -21,7 +22,7 @@ inline CampaignOptions every_seed_options(const std::string& profile, const std:
   CampaignOptions o;
   o.seeds = seeds;
   o.profile = profile;
-  o.lock_kind = lock;
+  o.lock_kind = lock_kind_of(lock);
   o.keep_going = true;
   o.shrink = false;
   return o;

@@ -262,9 +262,15 @@ TEST(LockDesign, PollSleepsAreTheIntervalPlusADeterministicJitter) {
 }
 
 TEST(LockDesign, KindsNeededByEachLockOption) {
-  EXPECT_EQ(kinds_needed_by("mixed"), (std::vector<DesignKind>{DesignKind::Rlock, DesignKind::Fair}));
-  EXPECT_EQ(kinds_needed_by("redlock"), std::vector<DesignKind>{DesignKind::Redlock});
-  EXPECT_TRUE(kinds_needed_by("spinlock").empty());
+  EXPECT_EQ(kinds_needed_by(ScenarioLockKind::Rlock), std::vector<DesignKind>{DesignKind::Rlock});
+  EXPECT_EQ(kinds_needed_by(ScenarioLockKind::Fair), std::vector<DesignKind>{DesignKind::Fair});
+  EXPECT_EQ(kinds_needed_by(ScenarioLockKind::Mixed), (std::vector<DesignKind>{DesignKind::Rlock, DesignKind::Fair}));
+  EXPECT_EQ(kinds_needed_by(ScenarioLockKind::Multi), std::vector<DesignKind>{DesignKind::Multi});
+  EXPECT_EQ(kinds_needed_by(ScenarioLockKind::RedLock), std::vector<DesignKind>{DesignKind::Redlock});
+  // Every lock kind by its name, and back; "spinlock" is none.
+  for (ScenarioLockKind k : all_lock_kinds()) EXPECT_EQ(lock_kind_from_name(lock_kind_name(k)), k);
+  EXPECT_EQ(all_lock_kinds().size(), 5u);
+  EXPECT_FALSE(lock_kind_from_name("spinlock").has_value());
   LockDesign d;
   d.kinds = 0b0001;
   EXPECT_EQ(design_kinds_text(d), "rlock");

@@ -32,7 +32,7 @@ ExplicitPlan two_client_plan(ClientMutant mutant = ClientMutant::None) {
   s.seed = 7;
   s.clients = 2;
   s.locks = 1;
-  s.lock_kind = "rlock";
+  s.lock_kind = ScenarioLockKind::Rlock;
   s.profile = "none";
   s.mutant = mutant;
   ExplicitPlan plan;
@@ -182,7 +182,7 @@ TEST(CauseSearch, ServerClockJumpsOfAGeneratedRunAreConfirmed) {
   Scenario s;
   s.seed = 27;
   s.clients = 4;
-  s.lock_kind = "redlock";
+  s.lock_kind = ScenarioLockKind::RedLock;
   s.servers = 3;
   s.profile = "server-clock";
   VectorSink history;
@@ -210,7 +210,7 @@ TEST(CauseSearch, ALostReplyOfAGeneratedRunIsConfirmed) {
   Scenario s;
   s.seed = 28;
   s.clients = 4;
-  s.lock_kind = "multi";
+  s.lock_kind = ScenarioLockKind::Multi;
   s.servers = 3;
   s.profile = "hostile";
   VectorSink history;

@@ -160,7 +160,7 @@ TEST(Coverage, ARunSaysWhereItFirstReachedEachItemAndState) {
   Scenario s;
   s.seed = 3;
   s.profile = "hostile";
-  s.lock_kind = "mixed";
+  s.lock_kind = ScenarioLockKind::Mixed;
   s.locks = 2;
   const ScenarioVerdict v = check_scenario(s);
   std::vector<std::string> named, expected = v.coverage.states;

@@ -23,6 +23,7 @@
 #include "properties/scenario_check.h"
 #include "tests/properties/history_builder.h"
 #include "traces/event_sink.h"
+#include "tests/lock_kind_of.h"
 
 namespace locksim::testing {
 namespace {
@@ -81,7 +82,7 @@ TEST(HistoryRecording, OverlapsAreTheCheckersOnHostileCampaignsOfEveryLockKind) 
                            Kind{"redlock", 1, 3}}) {
     CampaignOptions options;
     options.profile = "hostile";
-    options.lock_kind = kind.lock;
+    options.lock_kind = lock_kind_of(kind.lock);
     options.locks = kind.locks;
     options.servers = kind.servers;
     const Scenario tmpl = campaign_template(options);
@@ -177,7 +178,7 @@ TEST(HistoryRecording, OverlapsEndWithTheFirstHoldToEnd) {
 TEST(HistoryRecording, LinePlacesAreTheQueueOrderAtEveryInstant) {
   CampaignOptions options;
   options.profile = "hostile";
-  options.lock_kind = "fair";
+  options.lock_kind = ScenarioLockKind::Fair;
   const Scenario tmpl = campaign_template(options);
   size_t instants = 0, stays_moved = 0;
   for (int i = 0; i < 20; ++i) {

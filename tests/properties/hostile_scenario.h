@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/scenario.h"
+#include "tests/lock_kind_of.h"
 
 namespace locksim::testing {
 
@@ -15,7 +16,7 @@ inline Scenario hostile_scenario(const std::string& lock, uint64_t seed, int loc
   s.seed = seed;
   s.clients = 4;
   s.locks = locks;
-  s.lock_kind = lock;
+  s.lock_kind = lock_kind_of(lock);
   s.profile = "hostile";
   return s;
 }

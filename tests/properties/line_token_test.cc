@@ -35,7 +35,7 @@ Scenario fair_scenario(uint64_t seed, const std::string& profile) {
   s.seed = seed;
   s.clients = 12;
   s.locks = 2;
-  s.lock_kind = "fair";
+  s.lock_kind = ScenarioLockKind::Fair;
   s.profile = profile;
   s.duration_ms = 60'000;
   return s;

@@ -28,7 +28,7 @@ struct Session {
 
 struct SafeScenario {
   int clients = 2;
-  std::string lock_kind = "rlock";
+  ScenarioLockKind lock_kind = ScenarioLockKind::Rlock;
   std::vector<std::vector<Session>> sessions;  // per client (task 1)
   std::vector<FaultAction> faults;             // pauses <= 300 ms, clock jumps of a few ms
 };
@@ -81,7 +81,7 @@ rc::Gen<SafeScenario> gen_scenario() {
         [clients](bool fair, std::vector<std::vector<Session>> sessions, std::vector<FaultAction> faults) {
           SafeScenario s;
           s.clients = clients;
-          s.lock_kind = fair ? "fair" : "rlock";
+          s.lock_kind = fair ? ScenarioLockKind::Fair : ScenarioLockKind::Rlock;
           s.sessions = std::move(sessions);
           s.faults = std::move(faults);
           std::stable_sort(s.faults.begin(), s.faults.end(),

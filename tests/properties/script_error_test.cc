@@ -9,6 +9,7 @@
 #include "properties/script_error.h"
 #include "tests/properties/checker_test_util.h"
 #include "tests/properties/history_builder.h"
+#include "tests/lock_kind_of.h"
 
 namespace locksim {
 namespace {
@@ -46,7 +47,7 @@ TEST(ScriptError, TheCorrectSystemNeverAnswersAnError) {
         Scenario s;
         s.seed = seed;
         s.profile = profile;
-        s.lock_kind = lock;
+        s.lock_kind = testing::lock_kind_of(lock);
         s.servers = std::string(lock) == "redlock" ? 3 : 1;
         const ScenarioVerdict verdict = check_scenario(s);
         EXPECT_EQ(verdict.summary.script_errors, 0u) << profile << " " << lock << " " << seed;

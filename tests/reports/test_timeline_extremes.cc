@@ -25,6 +25,7 @@
 #include "reports/timeline.h"
 #include "reports/timeline_review.h"
 #include "traces/event_sink.h"
+#include "tests/lock_kind_of.h"
 
 namespace locksim {
 namespace {
@@ -37,7 +38,7 @@ constexpr int64_t kTwo62 = int64_t{1} << 62;
 std::vector<Event> history_of(const char* profile, const char* lock, int locks, int servers, uint64_t seed, size_t n) {
   CampaignOptions options;
   options.profile = profile;
-  options.lock_kind = lock;
+  options.lock_kind = testing::lock_kind_of(lock);
   options.locks = locks;
   options.servers = servers;
   Scenario s = campaign_template(options);

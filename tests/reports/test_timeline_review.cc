@@ -24,6 +24,7 @@
 #include "reports/timeline_review.h"
 #include "reports/violation_window.h"
 #include "tests/svg_check.h"
+#include "tests/lock_kind_of.h"
 
 namespace locksim {
 namespace {
@@ -339,7 +340,7 @@ TEST(ReviewTimeline, DrawnOverlapsAreTheCheckersOnHostileCampaigns) {
            {"rlock", 1, 1}, {"fair", 1, 1}, {"mixed", 2, 1}, {"multi", 1, 3}, {"redlock", 1, 3}}) {
     CampaignOptions options;
     options.profile = "hostile";
-    options.lock_kind = lock;
+    options.lock_kind = testing::lock_kind_of(lock);
     options.locks = locks;
     options.servers = servers;
     const Scenario tmpl = campaign_template(options);

@@ -24,6 +24,7 @@
 #include "sim/run.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
+#include "tests/lock_kind_of.h"
 
 namespace locksim {
 namespace {
@@ -31,7 +32,7 @@ namespace {
 Scenario small_scenario(int clients, const std::string& lock = "rlock", ModelVariant variant = ModelVariant::Correct) {
   Scenario s;
   s.clients = clients;
-  s.lock_kind = lock;
+  s.lock_kind = testing::lock_kind_of(lock);
   s.profile = "none";
   s.model_variant = variant;
   return s;

@@ -22,7 +22,7 @@ Scenario hostile_scenario() {  // client 2 loses 9 messages
   Scenario s;
   s.seed = 2;
   s.clients = 4;
-  s.lock_kind = "rlock";
+  s.lock_kind = ScenarioLockKind::Rlock;
   s.profile = "hostile";
   return s;
 }

@@ -22,7 +22,7 @@ Scenario short_scenario(uint64_t seed, const std::string& profile) {
   s.seed = seed;
   s.clients = 1 + static_cast<int>(seed % 5);
   s.locks = 1 + static_cast<int>(seed % 3);
-  const char* kinds[] = {"rlock", "fair", "mixed"};
+  const ScenarioLockKind kinds[] = {ScenarioLockKind::Rlock, ScenarioLockKind::Fair, ScenarioLockKind::Mixed};
   s.lock_kind = kinds[(seed / 3) % 3];
   s.duration_ms = 2'000 + static_cast<int64_t>(seed % 4) * 500;
   s.profile = profile;

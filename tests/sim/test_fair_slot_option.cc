@@ -30,7 +30,7 @@ using testing::TempDir;
 
 TEST(FairSlotOption, ScenarioJsonOnlyWhenSet) {
   Scenario s;
-  s.lock_kind = "fair";
+  s.lock_kind = ScenarioLockKind::Fair;
   EXPECT_FALSE(scenario_to_json(s).contains("fair_slot_ms"));
   s.fair_slot_ms = 5000;
   const nlohmann::json j = scenario_to_json(s);

@@ -30,7 +30,7 @@ Scenario scenario(uint64_t seed, const std::string& profile) {
   s.seed = seed;
   s.clients = 4;
   s.locks = 2;
-  s.lock_kind = "mixed";
+  s.lock_kind = ScenarioLockKind::Mixed;
   s.duration_ms = 5'000;
   s.profile = profile;
   return s;
@@ -189,7 +189,7 @@ TEST(LongRun, SixtyFourClientsFourLocksOneHourHostileCompletes) {
   s.seed = 2024;
   s.clients = 64;
   s.locks = 4;
-  s.lock_kind = "mixed";
+  s.lock_kind = ScenarioLockKind::Mixed;
   s.duration_ms = 3'600'000;
   s.profile = "hostile";
   ModelBackend backend(1);

@@ -64,11 +64,21 @@ TEST(ScenarioJson, StringsMissingAndUnknownFieldsAreNamed) {
   EXPECT_EQ(error_of(nlohmann::json::array()), "scenario: not a JSON object");
 }
 
-// The names of the client mutant and the model variant are read once, here,
-// into their types: an unknown one is refused naming the known ones, and
-// every known one comes back as itself.
-TEST(ScenarioJson, MutantAndVariantNamesAreParsedOnceIntoTheirTypes) {
+// The names of the lock kind, the client mutant and the model variant are
+// read once, here, into their types: an unknown one is refused naming the
+// known ones, and every known one comes back as itself.
+TEST(ScenarioJson, LockKindMutantAndVariantNamesAreParsedOnceIntoTheirTypes) {
   auto j = good();
+  j["lock"] = "spinlock";
+  EXPECT_EQ(error_of(j), "scenario: unknown lock kind 'spinlock' (rlock, fair, mixed, multi, redlock)");
+  for (ScenarioLockKind k : all_lock_kinds()) {
+    Scenario s;
+    s.lock_kind = k;
+    if (is_group_kind(k)) s.servers = 3;
+    EXPECT_EQ(scenario_to_json(s)["lock"], std::string(lock_kind_name(k)));
+    EXPECT_EQ(scenario_from_json(scenario_to_json(s)), s);
+  }
+  j = good();
   j["mutant"] = "watchdog_not_canceled";
   const std::string mutant_error = error_of(j);
   EXPECT_EQ(mutant_error.rfind("scenario: unknown client mutant 'watchdog_not_canceled' (none, ", 0), 0u) << mutant_error;

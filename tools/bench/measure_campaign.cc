@@ -32,7 +32,7 @@ CampaignOptions readme_campaign_options(int seeds) {
   CampaignOptions o;
   o.seeds = seeds;
   o.profile = "safe";
-  o.lock_kind = "mixed";
+  o.lock_kind = ScenarioLockKind::Mixed;
   o.locks = 2;
   o.shrink = false;
   o.keep_going = true;

@@ -20,7 +20,7 @@ namespace {
 double states_per_s(const BenchSizes& sizes, int workers, std::string* detail) {
   Scenario s;
   s.clients = 2;
-  s.lock_kind = "rlock";
+  s.lock_kind = ScenarioLockKind::Rlock;
   s.profile = "none";
   ExploreConfig c;
   c.plan = explore_plan(s, sizes.explore_ops, 10, 1'000, 60'000);

@@ -51,7 +51,7 @@ struct HuntMutant {
   std::string pack;         // rare-schedule mutants: their built-in pack (lua backend)
 };
 
-HuntMutant rare_mutant(const std::string& name, const std::string& lock_kind, const std::string& profile) {
+HuntMutant rare_mutant(const std::string& name, ScenarioLockKind lock_kind, const std::string& profile) {
   HuntMutant m;
   m.name = name;
   m.rare = true;
@@ -77,8 +77,8 @@ std::vector<HuntMutant> hunt_mutants() {
   std::vector<HuntMutant> out;
   const std::vector<MutantSpec> specs = mutant_specs();
   for (const MutantSpec& spec : specs) out.push_back(HuntMutant{spec.name, false, false, spec.tmpl, ""});
-  out.push_back(rare_mutant("fair_stale_ttl_crashed_holder", "fair", "safe"));
-  out.push_back(rare_mutant("rlock_steal_unrenewed", "rlock", "hostile"));
+  out.push_back(rare_mutant("fair_stale_ttl_crashed_holder", ScenarioLockKind::Fair, "safe"));
+  out.push_back(rare_mutant("rlock_steal_unrenewed", ScenarioLockKind::Rlock, "hostile"));
   // Every suite mutant again on the README main campaign's scenario (safe,
   // mixed, 2 locks): a campaign not tuned to expose it.
   for (const MutantSpec& spec : specs) {

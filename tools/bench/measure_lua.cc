@@ -50,7 +50,7 @@ void measure_lua(const BenchSizes& sizes, BenchReport* report) {
   CampaignOptions o;
   o.seeds = 1;
   o.profile = "safe";
-  o.lock_kind = "fair";
+  o.lock_kind = ScenarioLockKind::Fair;
   o.duration_ms = sizes.lua_fair_duration_ms;
   o.shrink = false;
   o.keep_going = true;

@@ -162,7 +162,7 @@ void write_outputs(const CampaignArgs& args, const CampaignResult& r, const Corp
 std::string default_run_dir(const CampaignOptions& o) {
   std::string profile = o.profile;
   std::replace(profile.begin(), profile.end(), '+', '_');
-  std::string label = profile + "-" + o.lock_kind;
+  std::string label = profile + "-" + std::string(lock_kind_name(o.lock_kind));
   if (o.shard_count > 1) label += "-shard-" + std::to_string(o.shard_index) + "-of-" + std::to_string(o.shard_count);
   return new_run_dir(label);
 }

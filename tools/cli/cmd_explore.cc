@@ -332,7 +332,11 @@ int run_explore_command(ExploreArgs& a) {
   o.clients = a.clients;
   o.locks = a.locks;
   o.servers = a.servers;
-  o.lock_kind = a.lock;
+  if (auto k = lock_kind_from_name(a.lock)) {
+    o.lock_kind = *k;
+  } else {
+    throw UsageError("--lock: unknown lock kind '" + a.lock + "' (" + lock_kind_names_text() + ")");
+  }
   o.restart_delay_ms = a.restart_delay_ms;
   o.fair_slot_ms = a.fair_slot_ms;
   o.scripts = a.scripts;

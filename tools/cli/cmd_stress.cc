@@ -193,7 +193,7 @@ int stress_command(const StressArgs& args) {
   scenario.seed = 0;
   scenario.clients = clients;
   scenario.locks = args.locks;
-  scenario.lock_kind = args.lock;
+  scenario.lock_kind = args.lock == "fair" ? ScenarioLockKind::Fair : ScenarioLockKind::Rlock;  // checked above
   scenario.duration_ms = static_cast<int64_t>(std::llround(args.duration_s * 1000));
   scenario.mutant = *mutant;
   std::unique_ptr<TraceWriter> writer;

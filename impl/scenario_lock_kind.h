@@ -1,0 +1,29 @@
+// ScenarioLockKind: which locks a scenario runs (lock-semantics.md sections 2-4):
+// reentrant ("rlock"), fair ("fair"), both ("mixed": even locks reentrant,
+// odd locks fair), and the groups of reentrant members ("multi", "redlock").
+// Read from its name once, where a scenario comes in (the command line, a
+// trace header); inner layers take the type.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace locksim {
+
+enum class ScenarioLockKind { Rlock, Fair, Mixed, Multi, RedLock };
+
+// "rlock", "fair", "mixed", "multi", "redlock".
+std::string_view lock_kind_name(ScenarioLockKind kind);
+std::optional<ScenarioLockKind> lock_kind_from_name(std::string_view name);
+std::vector<ScenarioLockKind> all_lock_kinds();  // in the order above
+// "rlock, fair, mixed, multi, redlock": for messages naming the known kinds.
+const char* lock_kind_names_text();
+// Multi and RedLock: a lock is a group of reentrant members, one per server.
+inline bool is_group_kind(ScenarioLockKind kind) { return kind == ScenarioLockKind::Multi || kind == ScenarioLockKind::RedLock; }
+// Fair locks among its locks (fair, mixed).
+inline bool has_fair_locks(ScenarioLockKind kind) { return kind == ScenarioLockKind::Fair || kind == ScenarioLockKind::Mixed; }
+// Reentrant locks among its locks (every kind but fair; a group's members are).
+inline bool has_reentrant_locks(ScenarioLockKind kind) { return kind != ScenarioLockKind::Fair; }
+
+}  // namespace locksim
