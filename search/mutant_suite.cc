@@ -6,7 +6,6 @@
 #include "impl/client_mutant.h"
 #include "model/variant.h"
 #include "properties/cause_search.h"
-#include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
 #include "search/shrink.h"
 #include "sim/model_backend_source.h"
@@ -221,14 +220,8 @@ bool counted(const Violation& v) { return !is_advisory_property(v.property); }
 // fault explains (properties/cause_search.h), as a counterexample.
 std::optional<Counterexample> unexplained(const ExplicitPlan& plan, const CheckConfig& cfg) {
   ModelBackendSource model;  // the scenario's model_variant
-  CheckerSuite suite(with_design(cfg, plan.scenario.design));
   VectorSink history;
-  FanoutSink fanout;
-  fanout.add(&suite);
-  fanout.add(&history);
-  const RunSummary summary = run_explicit(plan, model.fresh(plan.scenario), fanout);
-  suite.finish(summary.end_true_us);
-  std::vector<Violation> found = suite.violations();
+  std::vector<Violation> found = check_plan_on(model, plan, cfg, &history).violations;
   explain_violations(&found, plan, history.events, cfg, nullptr, kDefaultCauseReruns, counted);
   for (const Violation& v : found) {
     if (!counted(v) || v.explained()) continue;
