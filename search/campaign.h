@@ -57,7 +57,7 @@ namespace locksim {
 struct CampaignOptions {
   int seeds = 100;
   uint64_t base_seed = 1;
-  std::string profile = "safe";
+  Profile profile = Profile::named("safe");
   ScenarioLockKind lock_kind = ScenarioLockKind::Rlock;
   std::string mutant = "none";
   std::string scripts;

@@ -18,7 +18,7 @@ namespace {
 CampaignOptions tmpl(ScenarioLockKind lock_kind, const std::string& profile) {
   CampaignOptions o;
   o.lock_kind = lock_kind;
-  o.profile = profile;
+  o.profile = Profile::named(profile);
   o.clients = 4;
   o.duration_ms = 60'000;
   return o;

@@ -16,7 +16,7 @@ Scenario bench_contention_scenario(uint64_t seed, int clients, const std::string
   s.clients = clients;
   s.locks = 4;
   s.lock_kind = lock_kind;
-  s.profile = profile;
+  s.profile = Profile::named(profile);
   s.duration_ms = duration_ms;
   return s;
 }

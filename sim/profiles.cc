@@ -106,10 +106,29 @@ void add_server_faults(const std::string& profile, int servers, int64_t duration
 
 bool is_profile(const std::string& name) { return !profile_parts(name).empty(); }
 
-FaultPlan make_fault_plan(const std::string& profile, int clients, int servers,
-                          int64_t duration_us, const Rng& rng) {
+std::string profile_names_text() {
+  std::string names;
+  for (const auto& n : profile_names()) names += (names.empty() ? "" : ", ") + n;
+  return names;
+}
+
+std::optional<Profile> Profile::from_name(const std::string& name) {
+  if (!is_profile(name)) return std::nullopt;
+  return Profile(name);
+}
+
+Profile Profile::named(const std::string& name) {
+  if (auto p = from_name(name)) return *p;
+  throw std::invalid_argument("no profile named '" + name + "'");
+}
+
+namespace {
+
+// The plan of the profile `profile` (a valid name: a part of a combination
+// is planned on its own, with the same streams as alone).
+FaultPlan plan_for_name(const std::string& profile, int clients, int servers, int64_t duration_us, const Rng& rng) {
   const std::vector<std::string> parts = profile_parts(profile);
-  if (parts.empty()) throw std::invalid_argument("unknown profile '" + profile + "'");
+  assert(!parts.empty() && "a profile is valid by its type");
   assert(clients >= 1 && servers >= 1 && duration_us >= 0);
   if (parts.size() > 1 || is_server_profile(profile)) {
     FaultPlan plan;
@@ -121,7 +140,7 @@ FaultPlan make_fault_plan(const std::string& profile, int clients, int servers,
         add_server_faults(part, servers, duration_us, rng, &plan);
         continue;
       }
-      FaultPlan one = make_fault_plan(part, clients, servers, duration_us, rng);
+      FaultPlan one = plan_for_name(part, clients, servers, duration_us, rng);
       if (one.link.latency_max_us > plan.link.latency_max_us) plan.link = one.link;
       for (int c = 0; c < clients; ++c) {
         if (one.client_clocks[c].offset_us != 0 || one.client_clocks[c].drift_ppm != 0) plan.client_clocks[c] = one.client_clocks[c];
@@ -202,6 +221,12 @@ FaultPlan make_fault_plan(const std::string& profile, int clients, int servers,
   return plan;
 }
 
+}  // namespace
+
+FaultPlan make_fault_plan(const Profile& profile, int clients, int servers, int64_t duration_us, const Rng& rng) {
+  return plan_for_name(profile.name(), clients, servers, duration_us, rng);
+}
+
 namespace {
 
 // Whether the single profile `part` draws a fault like `a` (its kind and
@@ -229,10 +254,11 @@ bool single_profile_draws(const std::string& part, const FaultAction& a) {
 
 }  // namespace
 
-std::string fault_outside_profile(const std::string& profile, const std::vector<FaultAction>& actions, int clients,
+std::string fault_outside_profile(const Profile& profile_type, const std::vector<FaultAction>& actions, int clients,
                                   int servers, int64_t duration_us) {
+  const std::string& profile = profile_type.name();
   const std::vector<std::string> parts = profile_parts(profile);
-  if (parts.empty()) throw std::invalid_argument("unknown profile '" + profile + "'");
+  assert(!parts.empty() && "a profile is valid by its type");
   std::vector<int> failovers(static_cast<size_t>(std::max(servers, 0)), 0);
   for (size_t i = 0; i < actions.size(); ++i) {
     const FaultAction& a = actions[i];

@@ -25,7 +25,9 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/fault_plan.h"
@@ -37,19 +39,37 @@ namespace locksim {
 const std::vector<std::string>& profile_names();
 // A single profile or a '+' combination of distinct ones.
 bool is_profile(const std::string& name);
+// "none, safe, ...": the single profiles, for messages naming them.
+std::string profile_names_text();
 
-// Throws std::invalid_argument for an unknown profile name.
-FaultPlan make_fault_plan(const std::string& profile, int clients, int servers,
-                          int64_t duration_us, const Rng& rng);
+// A profile, read from its name once (the command line, a trace header): a
+// single profile or a '+' combination of distinct ones, kept as written,
+// since the name seeds the random streams of its fault plan.
+class Profile {
+ public:
+  Profile() = default;  // none
+  // Nothing for a name that is no profile.
+  static std::optional<Profile> from_name(const std::string& name);
+  // A profile the program names itself ("safe"); std::invalid_argument when
+  // it is none (a programming error, never input).
+  static Profile named(const std::string& name);
+  const std::string& name() const { return name_; }
+  bool operator==(const Profile&) const = default;
+
+ private:
+  explicit Profile(std::string name) : name_(std::move(name)) {}
+  std::string name_ = "none";
+};
+
+FaultPlan make_fault_plan(const Profile& profile, int clients, int servers, int64_t duration_us, const Rng& rng);
 
 // What a profile permits of a plan's fault actions: every action of a kind
 // and size one of its parts draws, on an existing client or server, at a
 // time within the run's operations [0, duration_us), at most one failover
 // per server. "" when it could have drawn them all (two of a client's
 // pauses may overlap: its arrivals are independent of their lengths),
-// else the first that it could not, in words. Throws
-// std::invalid_argument for an unknown profile.
-std::string fault_outside_profile(const std::string& profile, const std::vector<FaultAction>& actions, int clients,
+// else the first that it could not, in words.
+std::string fault_outside_profile(const Profile& profile, const std::vector<FaultAction>& actions, int clients,
                                   int servers, int64_t duration_us);
 
 }  // namespace locksim

@@ -128,7 +128,7 @@ Scenario scenario_from_header(const TraceHeader& header) {
 std::string summary_line(const Scenario& scenario, const RunSummary& summary) {
   std::ostringstream out;
   out << "seed=" << scenario.seed << " clients=" << scenario.clients << " locks=" << scenario.locks
-      << " lock=" << lock_kind_name(scenario.lock_kind) << " profile=" << scenario.profile
+      << " lock=" << lock_kind_name(scenario.lock_kind) << " profile=" << scenario.profile.name()
       << " events=" << summary.events << " scripts=" << summary.scripts
       << " ops=" << summary.invokes << " ok=" << summary.oks << " fail=" << summary.fails
       << " info=" << summary.infos << " faults=" << summary.faults

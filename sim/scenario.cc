@@ -41,11 +41,6 @@ void validate_scenario(const Scenario& s) {
   if (s.duration_ms < 0 || s.duration_ms > kMaxDurationMs) {
     throw ScenarioError("duration must be in [0, 7 days], got " + std::to_string(s.duration_ms) + " ms");
   }
-  if (!is_profile(s.profile)) {
-    std::string names;
-    for (const auto& n : profile_names()) names += (names.empty() ? "" : ", ") + n;
-    throw ScenarioError("unknown profile '" + s.profile + "' (" + names + ")");
-  }
 }
 
 nlohmann::json scenario_to_json(const Scenario& s) {
@@ -56,7 +51,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   j["servers"] = s.servers;
   j["lock"] = std::string(lock_kind_name(s.lock_kind));
   j["duration_ms"] = s.duration_ms;
-  j["profile"] = s.profile;
+  j["profile"] = s.profile.name();
   j["mutant"] = std::string(client_mutant_name(s.mutant));
   j["scripts"] = s.scripts;
   j["model_variant"] = std::string(variant_name(s.model_variant));
@@ -130,7 +125,12 @@ Scenario scenario_from_json(const nlohmann::json& j) {
     throw ScenarioError("scenario: unknown lock kind '" + lock + "' (" + lock_kind_names_text() + ")");
   }
   s.duration_ms = integer_field(j, "duration_ms", 0, kMaxDurationMs);
-  s.profile = string_field(j, "profile");
+  const std::string profile = string_field(j, "profile");
+  if (auto p = Profile::from_name(profile)) {
+    s.profile = *p;
+  } else {
+    throw ScenarioError("scenario: unknown profile '" + profile + "' (" + profile_names_text() + ")");
+  }
   const std::string mutant = string_field(j, "mutant");
   if (auto m = client_mutant_from_name(mutant)) {
     s.mutant = *m;

@@ -31,6 +31,7 @@
 #include "impl/multi_lock.h"
 #include "impl/scenario_lock_kind.h"
 #include "model/variant.h"
+#include "sim/profiles.h"
 #include "sim/server_faults.h"
 
 namespace locksim {
@@ -46,7 +47,7 @@ struct Scenario {
   int servers = 1;
   ScenarioLockKind lock_kind = ScenarioLockKind::Rlock;  // the trace header's "lock" (by name)
   int64_t duration_ms = 60'000;
-  std::string profile = "none";
+  Profile profile;  // the trace header's "profile" (by name); default none
   ClientMutant mutant = ClientMutant::None;             // the trace header's "mutant" (by name)
   std::string scripts;                                  // script pack dir; empty: the default pack
   ModelVariant model_variant = ModelVariant::Correct;   // the trace header's "model_variant" (by name)

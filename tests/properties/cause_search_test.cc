@@ -33,7 +33,7 @@ ExplicitPlan two_client_plan(ClientMutant mutant = ClientMutant::None) {
   s.clients = 2;
   s.locks = 1;
   s.lock_kind = ScenarioLockKind::Rlock;
-  s.profile = "none";
+  s.profile = Profile::named("none");
   s.mutant = mutant;
   ExplicitPlan plan;
   plan.scenario = s;
@@ -184,7 +184,7 @@ TEST(CauseSearch, ServerClockJumpsOfAGeneratedRunAreConfirmed) {
   s.clients = 4;
   s.lock_kind = ScenarioLockKind::RedLock;
   s.servers = 3;
-  s.profile = "server-clock";
+  s.profile = Profile::named("server-clock");
   VectorSink history;
   ScenarioVerdict verdict = check_scenario(s, default_check_config(), &history);
   ASSERT_FALSE(verdict.violations.empty());
@@ -212,7 +212,7 @@ TEST(CauseSearch, ALostReplyOfAGeneratedRunIsConfirmed) {
   s.clients = 4;
   s.lock_kind = ScenarioLockKind::Multi;
   s.servers = 3;
-  s.profile = "hostile";
+  s.profile = Profile::named("hostile");
   VectorSink history;
   ScenarioVerdict verdict = check_scenario(s, default_check_config(), &history);
   explain_violations(&verdict.violations, s, history.events, default_check_config(), nullptr, kDefaultCauseReruns,

@@ -159,7 +159,7 @@ TEST(Coverage, TheSameForAnyNumberOfWorkers) {
 TEST(Coverage, ARunSaysWhereItFirstReachedEachItemAndState) {
   Scenario s;
   s.seed = 3;
-  s.profile = "hostile";
+  s.profile = Profile::named("hostile");
   s.lock_kind = ScenarioLockKind::Mixed;
   s.locks = 2;
   const ScenarioVerdict v = check_scenario(s);

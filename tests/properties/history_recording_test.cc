@@ -81,7 +81,7 @@ TEST(HistoryRecording, OverlapsAreTheCheckersOnHostileCampaignsOfEveryLockKind) 
   for (const Kind& kind : {Kind{"rlock", 1, 1}, Kind{"fair", 1, 1}, Kind{"mixed", 2, 1}, Kind{"multi", 1, 3},
                            Kind{"redlock", 1, 3}}) {
     CampaignOptions options;
-    options.profile = "hostile";
+    options.profile = Profile::named("hostile");
     options.lock_kind = lock_kind_of(kind.lock);
     options.locks = kind.locks;
     options.servers = kind.servers;
@@ -177,7 +177,7 @@ TEST(HistoryRecording, OverlapsEndWithTheFirstHoldToEnd) {
 // ups, ghosts).
 TEST(HistoryRecording, LinePlacesAreTheQueueOrderAtEveryInstant) {
   CampaignOptions options;
-  options.profile = "hostile";
+  options.profile = Profile::named("hostile");
   options.lock_kind = ScenarioLockKind::Fair;
   const Scenario tmpl = campaign_template(options);
   size_t instants = 0, stays_moved = 0;

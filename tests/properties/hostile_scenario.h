@@ -17,7 +17,7 @@ inline Scenario hostile_scenario(const std::string& lock, uint64_t seed, int loc
   s.clients = 4;
   s.locks = locks;
   s.lock_kind = lock_kind_of(lock);
-  s.profile = "hostile";
+  s.profile = Profile::named("hostile");
   return s;
 }
 

@@ -36,7 +36,7 @@ Scenario fair_scenario(uint64_t seed, const std::string& profile) {
   s.clients = 12;
   s.locks = 2;
   s.lock_kind = ScenarioLockKind::Fair;
-  s.profile = profile;
+  s.profile = Profile::named(profile);
   s.duration_ms = 60'000;
   return s;
 }

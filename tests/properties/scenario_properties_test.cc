@@ -100,7 +100,7 @@ ExplicitPlan to_plan(const SafeScenario& g, ClientMutant mutant) {
   plan.scenario.seed = 7;
   plan.scenario.clients = g.clients;
   plan.scenario.lock_kind = g.lock_kind;
-  plan.scenario.profile = "none";
+  plan.scenario.profile = Profile::named("none");
   plan.scenario.mutant = mutant;
   plan.faults = scenario_fault_plan(plan.scenario, 1);
   plan.faults.actions = g.faults;

@@ -46,7 +46,7 @@ TEST(ScriptError, TheCorrectSystemNeverAnswersAnError) {
       for (uint64_t seed = 1; seed <= 4; ++seed) {
         Scenario s;
         s.seed = seed;
-        s.profile = profile;
+        s.profile = Profile::named(profile);
         s.lock_kind = testing::lock_kind_of(lock);
         s.servers = std::string(lock) == "redlock" ? 3 : 1;
         const ScenarioVerdict verdict = check_scenario(s);

@@ -37,7 +37,7 @@ constexpr int64_t kTwo62 = int64_t{1} << 62;
 // The first `n` events of a campaign seed's history.
 std::vector<Event> history_of(const char* profile, const char* lock, int locks, int servers, uint64_t seed, size_t n) {
   CampaignOptions options;
-  options.profile = profile;
+  options.profile = Profile::named(profile);
   options.lock_kind = testing::lock_kind_of(lock);
   options.locks = locks;
   options.servers = servers;

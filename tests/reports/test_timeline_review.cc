@@ -339,7 +339,7 @@ TEST(ReviewTimeline, DrawnOverlapsAreTheCheckersOnHostileCampaigns) {
   for (const auto& [lock, locks, servers] : std::vector<std::tuple<const char*, int, int>>{
            {"rlock", 1, 1}, {"fair", 1, 1}, {"mixed", 2, 1}, {"multi", 1, 3}, {"redlock", 1, 3}}) {
     CampaignOptions options;
-    options.profile = "hostile";
+    options.profile = Profile::named("hostile");
     options.lock_kind = testing::lock_kind_of(lock);
     options.locks = locks;
     options.servers = servers;

@@ -33,7 +33,7 @@ Scenario small_scenario(int clients, const std::string& lock = "rlock", ModelVar
   Scenario s;
   s.clients = clients;
   s.lock_kind = testing::lock_kind_of(lock);
-  s.profile = "none";
+  s.profile = Profile::named("none");
   s.model_variant = variant;
   return s;
 }

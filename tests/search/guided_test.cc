@@ -182,11 +182,12 @@ TEST(Guided, MutatedPlansStayWithinTheirProfile) {
       std::vector<PlanMoment> moments = e.moments;
       moments.push_back(PlanMoment{s.duration_ms * 1000 + 5'000'000, 0, true});
       ExplicitPlan plan = e.plan;
-      EXPECT_EQ(fault_outside_profile(profile, plan.faults.actions, s.clients, s.servers, s.duration_ms * 1000), "");
+      const Profile named = Profile::named(profile);
+      EXPECT_EQ(fault_outside_profile(named, plan.faults.actions, s.clients, s.servers, s.duration_ms * 1000), "");
       for (int m = 0; m < 30; ++m) {
         const PlanMutation made = mutate_plan(&plan, moments, rng);
         const Scenario& c = plan.scenario;
-        ASSERT_EQ(fault_outside_profile(profile, plan.faults.actions, c.clients, c.servers, c.duration_ms * 1000), "")
+        ASSERT_EQ(fault_outside_profile(named, plan.faults.actions, c.clients, c.servers, c.duration_ms * 1000), "")
             << profile << " after " << plan_mutation_name(made);
         faults += plan.faults.actions.size();
       }
@@ -355,7 +356,7 @@ namespace {
 TEST(UnlockIfHeld, ReleasesWhatIsHeldAndOtherwiseTakesNoTime) {
   Scenario s;
   s.clients = 2;
-  s.profile = "none";
+  s.profile = Profile::named("none");
   ExplicitPlan plan;
   plan.scenario = s;
   plan.faults = scenario_fault_plan(s, 1);

@@ -23,7 +23,7 @@ Scenario hostile_scenario() {  // client 2 loses 9 messages
   s.seed = 2;
   s.clients = 4;
   s.lock_kind = ScenarioLockKind::Rlock;
-  s.profile = "hostile";
+  s.profile = Profile::named("hostile");
   return s;
 }
 
@@ -121,7 +121,7 @@ TEST(CauseReruns, BalancedHoldsAreReleased) {
   Scenario s;
   s.seed = 3;
   s.clients = 2;
-  s.profile = "none";
+  s.profile = Profile::named("none");
   ExplicitPlan plan;
   plan.scenario = s;
   plan.faults = scenario_fault_plan(s, s.servers);

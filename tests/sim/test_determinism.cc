@@ -25,7 +25,7 @@ Scenario short_scenario(uint64_t seed, const std::string& profile) {
   const ScenarioLockKind kinds[] = {ScenarioLockKind::Rlock, ScenarioLockKind::Fair, ScenarioLockKind::Mixed};
   s.lock_kind = kinds[(seed / 3) % 3];
   s.duration_ms = 2'000 + static_cast<int64_t>(seed % 4) * 500;
-  s.profile = profile;
+  s.profile = Profile::named(profile);
   return s;
 }
 
@@ -69,8 +69,8 @@ TEST(Determinism, AddingAClientKeepsTheFaultPlanOfOthers) {
   // Per-component streams: the fault plan of client 0 does not depend on the
   // number of clients.
   const Rng root(5);
-  const FaultPlan p2 = make_fault_plan("hostile", 2, 1, 600'000'000, root.split("faults"));
-  const FaultPlan p3 = make_fault_plan("hostile", 3, 1, 600'000'000, root.split("faults"));
+  const FaultPlan p2 = make_fault_plan(Profile::named("hostile"), 2, 1, 600'000'000, root.split("faults"));
+  const FaultPlan p3 = make_fault_plan(Profile::named("hostile"), 3, 1, 600'000'000, root.split("faults"));
   std::vector<int64_t> t2, t3;
   for (const auto& f : p2.actions) if (f.target == 0 && f.kind != FaultKind::ServerClockJump && f.kind != FaultKind::RedisRestart) t2.push_back(f.at_us);
   for (const auto& f : p3.actions) if (f.target == 0 && f.kind != FaultKind::ServerClockJump && f.kind != FaultKind::RedisRestart) t3.push_back(f.at_us);

@@ -18,7 +18,7 @@ constexpr int kServers = 3;
 constexpr int64_t kDurationUs = 120'000'000;
 
 std::string outside(const std::string& profile, const std::vector<FaultAction>& actions) {
-  return fault_outside_profile(profile, actions, kClients, kServers, kDurationUs);
+  return fault_outside_profile(Profile::named(profile), actions, kClients, kServers, kDurationUs);
 }
 
 TEST(ProfileBounds, EveryPlanAProfileDrawsIsWithinIt) {
@@ -28,7 +28,7 @@ TEST(ProfileBounds, EveryPlanAProfileDrawsIsWithinIt) {
   for (const std::string& p : profiles) {
     size_t faults = 0;
     for (uint64_t seed = 1; seed <= 200; ++seed) {
-      const FaultPlan plan = make_fault_plan(p, kClients, kServers, kDurationUs, Rng(seed));
+      const FaultPlan plan = make_fault_plan(Profile::named(p), kClients, kServers, kDurationUs, Rng(seed));
       faults += plan.actions.size();
       EXPECT_EQ(outside(p, plan.actions), "") << p << " seed " << seed;
     }

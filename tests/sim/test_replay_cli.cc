@@ -32,7 +32,7 @@ Scenario scenario(uint64_t seed, const std::string& profile) {
   s.locks = 2;
   s.lock_kind = ScenarioLockKind::Mixed;
   s.duration_ms = 5'000;
-  s.profile = profile;
+  s.profile = Profile::named(profile);
   return s;
 }
 
@@ -191,7 +191,7 @@ TEST(LongRun, SixtyFourClientsFourLocksOneHourHostileCompletes) {
   s.locks = 4;
   s.lock_kind = ScenarioLockKind::Mixed;
   s.duration_ms = 3'600'000;
-  s.profile = "hostile";
+  s.profile = Profile::named("hostile");
   ModelBackend backend(1);
   NullSink sink;
   Simulator sim(s, backend, sink);

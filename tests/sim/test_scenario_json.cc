@@ -64,10 +64,10 @@ TEST(ScenarioJson, StringsMissingAndUnknownFieldsAreNamed) {
   EXPECT_EQ(error_of(nlohmann::json::array()), "scenario: not a JSON object");
 }
 
-// The names of the lock kind, the client mutant and the model variant are
-// read once, here, into their types: an unknown one is refused naming the
+// The names of the lock kind, the profile, the client mutant and the model
+// variant are read once, here, into their types: an unknown one is refused naming the
 // known ones, and every known one comes back as itself.
-TEST(ScenarioJson, LockKindMutantAndVariantNamesAreParsedOnceIntoTheirTypes) {
+TEST(ScenarioJson, NamesAreParsedOnceIntoTheirTypes) {
   auto j = good();
   j["lock"] = "spinlock";
   EXPECT_EQ(error_of(j), "scenario: unknown lock kind 'spinlock' (rlock, fair, mixed, multi, redlock)");
@@ -78,6 +78,19 @@ TEST(ScenarioJson, LockKindMutantAndVariantNamesAreParsedOnceIntoTheirTypes) {
     EXPECT_EQ(scenario_to_json(s)["lock"], std::string(lock_kind_name(k)));
     EXPECT_EQ(scenario_from_json(scenario_to_json(s)), s);
   }
+  j = good();
+  j["profile"] = "pauses+pauses";
+  EXPECT_EQ(error_of(j),
+            "scenario: unknown profile 'pauses+pauses' (none, safe, pauses, skew, hostile, restarts, failover, "
+            "server-clock)");
+  for (const char* name : {"none", "hostile", "pauses+restarts", "restarts+pauses", "safe+server-clock"}) {
+    Scenario s;
+    s.profile = Profile::named(name);
+    EXPECT_EQ(scenario_to_json(s)["profile"], name);  // as written: the name seeds the fault plan
+    EXPECT_EQ(scenario_from_json(scenario_to_json(s)), s);
+  }
+  EXPECT_THROW(Profile::named("pauses+"), std::invalid_argument);
+  EXPECT_FALSE(Profile::from_name("").has_value());
   j = good();
   j["mutant"] = "watchdog_not_canceled";
   const std::string mutant_error = error_of(j);

@@ -106,14 +106,14 @@ TEST(ServerFaults, ADownServerRefusesRequestsUntilItIsBack) {
 
 TEST(ServerFaultProfiles, DrawTheirFaultsAndCombine) {
   const Rng rng(5);
-  const FaultPlan restarts = make_fault_plan("restarts", 4, 5, 600'000'000, rng);
+  const FaultPlan restarts = make_fault_plan(Profile::named("restarts"), 4, 5, 600'000'000, rng);
   ASSERT_FALSE(restarts.actions.empty());
   for (const auto& a : restarts.actions) EXPECT_EQ(a.kind, FaultKind::RedisRestart);
-  const FaultPlan failover = make_fault_plan("failover", 4, 3, 600'000'000, rng);
+  const FaultPlan failover = make_fault_plan(Profile::named("failover"), 4, 3, 600'000'000, rng);
   ASSERT_EQ(failover.replica_lag_ms.size(), 3u);
   for (int64_t lag : failover.replica_lag_ms) EXPECT_TRUE(lag >= 20 && lag <= 2'000);
   for (const auto& a : failover.actions) EXPECT_EQ(a.kind, FaultKind::Failover);
-  const FaultPlan clock = make_fault_plan("server-clock", 4, 3, 600'000'000, rng);
+  const FaultPlan clock = make_fault_plan(Profile::named("server-clock"), 4, 3, 600'000'000, rng);
   bool backward = false;
   for (const auto& a : clock.actions) {
     EXPECT_EQ(a.kind, FaultKind::ServerClockJump);
@@ -121,8 +121,8 @@ TEST(ServerFaultProfiles, DrawTheirFaultsAndCombine) {
   }
   EXPECT_TRUE(backward);
   // A combination is the union, each part drawing what it draws alone.
-  const FaultPlan pauses = make_fault_plan("pauses", 4, 5, 600'000'000, rng);
-  const FaultPlan both = make_fault_plan("pauses+restarts", 4, 5, 600'000'000, rng);
+  const FaultPlan pauses = make_fault_plan(Profile::named("pauses"), 4, 5, 600'000'000, rng);
+  const FaultPlan both = make_fault_plan(Profile::named("pauses+restarts"), 4, 5, 600'000'000, rng);
   EXPECT_EQ(both.actions.size(), pauses.actions.size() + restarts.actions.size());
   EXPECT_TRUE(is_profile("pauses+restarts"));
   EXPECT_FALSE(is_profile("pauses+pauses"));

@@ -31,7 +31,7 @@ double seeds_per_s(CampaignOptions o, int workers, std::string* detail) {
 CampaignOptions readme_campaign_options(int seeds) {
   CampaignOptions o;
   o.seeds = seeds;
-  o.profile = "safe";
+  o.profile = Profile::named("safe");
   o.lock_kind = ScenarioLockKind::Mixed;
   o.locks = 2;
   o.shrink = false;

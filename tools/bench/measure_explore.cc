@@ -21,7 +21,7 @@ double states_per_s(const BenchSizes& sizes, int workers, std::string* detail) {
   Scenario s;
   s.clients = 2;
   s.lock_kind = ScenarioLockKind::Rlock;
-  s.profile = "none";
+  s.profile = Profile();
   ExploreConfig c;
   c.plan = explore_plan(s, sizes.explore_ops, 10, 1'000, 60'000);
   c.faults = {ExploreFault::Crash, ExploreFault::Pause, ExploreFault::Loss};

@@ -56,7 +56,7 @@ HuntMutant rare_mutant(const std::string& name, ScenarioLockKind lock_kind, cons
   m.name = name;
   m.rare = true;
   m.options.lock_kind = lock_kind;
-  m.options.profile = profile;
+  m.options.profile = Profile::named(profile);
   m.options.clients = 4;
   m.pack = std::string(kBuiltinPrefix) + "impl/hunt/" + name;
   m.options.scripts = m.pack;

@@ -49,7 +49,7 @@ void measure_lua(const BenchSizes& sizes, BenchReport* report) {
 
   CampaignOptions o;
   o.seeds = 1;
-  o.profile = "safe";
+  o.profile = Profile::named("safe");
   o.lock_kind = ScenarioLockKind::Fair;
   o.duration_ms = sizes.lua_fair_duration_ms;
   o.shrink = false;

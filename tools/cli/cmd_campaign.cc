@@ -160,7 +160,7 @@ void write_outputs(const CampaignArgs& args, const CampaignResult& r, const Corp
 // The default runs directory: <root>/<UTC time>-<profile>-<lock>[-shard-I-of-N]
 // (tools/cli/runs_dir.h).
 std::string default_run_dir(const CampaignOptions& o) {
-  std::string profile = o.profile;
+  std::string profile = o.profile.name();
   std::replace(profile.begin(), profile.end(), '+', '_');
   std::string label = profile + "-" + std::string(lock_kind_name(o.lock_kind));
   if (o.shard_count > 1) label += "-shard-" + std::to_string(o.shard_index) + "-of-" + std::to_string(o.shard_count);

@@ -328,7 +328,7 @@ int run_explore_command(ExploreArgs& a) {
   }
   CampaignOptions o;
   o.base_seed = 1;
-  o.profile = "none";
+  o.profile = Profile();  // none: the explorer makes the faults
   o.clients = a.clients;
   o.locks = a.locks;
   o.servers = a.servers;

@@ -51,7 +51,7 @@ int run_mutants_command(const MutantsArgs& args) {
     if (!args.only.empty() && spec.name != args.only) continue;
     found = true;
     std::fprintf(stderr, "mutants: %s (%s, %s) ...\n", spec.name.c_str(),
-                 std::string(lock_kind_name(spec.tmpl.lock_kind)).c_str(), spec.tmpl.profile.c_str());
+                 std::string(lock_kind_name(spec.tmpl.lock_kind)).c_str(), spec.tmpl.profile.name().c_str());
     const auto started = std::chrono::steady_clock::now();
     results.push_back(run_mutant(spec, args.max_seeds));
     results.back().wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

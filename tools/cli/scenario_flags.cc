@@ -59,7 +59,12 @@ void ScenarioFlags::apply(CampaignOptions* o) const {
   } else {
     throw UsageError("--lock: unknown lock kind '" + lock + "' (" + lock_kind_names_text() + ")");
   }
-  o->profile = profile;
+  if (auto p = Profile::from_name(profile)) {
+    o->profile = *p;
+  } else {
+    throw UsageError("--profile: unknown profile '" + profile + "' (" + profile_names_text() +
+                     "; or several joined by +)");
+  }
   o->duration_ms = duration_s >= 0 ? static_cast<int64_t>(std::llround(duration_s * 1000)) : duration_ms;
   if (auto p = persistence_from_name(persistence)) {
     o->persistence = *p;
@@ -90,7 +95,7 @@ std::string shell_word(const std::string& text) {
 
 std::string scenario_command_text(const CampaignOptions& o) {
   const CampaignOptions defaults;
-  std::string c = "--profile " + shell_word(o.profile) + " --lock " + std::string(lock_kind_name(o.lock_kind));
+  std::string c = "--profile " + shell_word(o.profile.name()) + " --lock " + std::string(lock_kind_name(o.lock_kind));
   if (o.clients != defaults.clients) c += " --clients " + std::to_string(o.clients);
   if (o.locks != defaults.locks) c += " --locks " + std::to_string(o.locks);
   if (o.servers != defaults.servers) c += " --servers " + std::to_string(o.servers);
