@@ -136,7 +136,9 @@ Scenario scenario_from_json(const nlohmann::json& j) {
     s.mutant = *m;
   } else {
     std::string names;
-    for (auto known : all_client_mutants()) names += (names.empty() ? "" : ", ") + std::string(client_mutant_name(known));
+    for (auto known : all_client_mutants()) {
+      names += (names.empty() ? "" : ", ") + std::string(client_mutant_name(known));
+    }
     throw ScenarioError("scenario: unknown client mutant '" + mutant + "' (" + names + ")");
   }
   s.scripts = string_field(j, "scripts");

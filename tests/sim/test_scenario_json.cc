@@ -94,7 +94,8 @@ TEST(ScenarioJson, NamesAreParsedOnceIntoTheirTypes) {
   j = good();
   j["mutant"] = "watchdog_not_canceled";
   const std::string mutant_error = error_of(j);
-  EXPECT_EQ(mutant_error.rfind("scenario: unknown client mutant 'watchdog_not_canceled' (none, ", 0), 0u) << mutant_error;
+  EXPECT_EQ(mutant_error.rfind("scenario: unknown client mutant 'watchdog_not_canceled' (none, ", 0), 0u)
+      << mutant_error;
   j = good();
   j["model_variant"] = "no_such_bug";
   const std::string variant_error = error_of(j);
