@@ -21,7 +21,8 @@ void run_hour(benchmark::State& state, const std::string& profile, ScenarioLockK
   uint64_t events = 0;
   for (auto _ : state) {
     const Scenario s =
-        bench_contention_scenario(seed++, static_cast<int>(state.range(0)), profile, lock_kind, kBenchHourMs);
+        bench_contention_scenario(seed++, static_cast<int>(state.range(0)), Profile::named(profile), lock_kind,
+                                  kBenchHourMs);
     ModelBackend backend(s.servers, ModelVariant::Correct);
     CountingSink sink;
     Simulator sim(s, backend, sink);

@@ -6,10 +6,10 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "traces/event.h"
 

@@ -9,24 +9,24 @@
 
 namespace locksim {
 
-Scenario bench_contention_scenario(uint64_t seed, int clients, const std::string& profile,
+Scenario bench_contention_scenario(uint64_t seed, int clients, const Profile& profile,
                                    ScenarioLockKind lock_kind, int64_t duration_ms) {
   Scenario s;
   s.seed = seed;
   s.clients = clients;
   s.locks = 4;
   s.lock_kind = lock_kind;
-  s.profile = Profile::named(profile);
+  s.profile = profile;
   s.duration_ms = duration_ms;
   return s;
 }
 
 Scenario contention64_scenario(uint64_t seed, int64_t duration_ms) {
-  return bench_contention_scenario(seed, 64, "hostile", ScenarioLockKind::Mixed, duration_ms);
+  return bench_contention_scenario(seed, 64, Profile::named("hostile"), ScenarioLockKind::Mixed, duration_ms);
 }
 
 Scenario checker_history_scenario(uint64_t seed) {
-  return bench_contention_scenario(seed, 64, "none", ScenarioLockKind::Mixed, kMaxDurationMs);
+  return bench_contention_scenario(seed, 64, Profile(), ScenarioLockKind::Mixed, kMaxDurationMs);
 }
 
 ScriptCall bench_rlock_call(ScriptKind kind, const std::string& owner, const std::string& request_id) {

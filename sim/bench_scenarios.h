@@ -33,7 +33,7 @@ constexpr int64_t kBenchStartUs = 1'700'000'000'000'000;
 
 // `clients` clients on 4 locks of `lock_kind` under `profile`, new operations
 // for `duration_ms` of virtual time.
-Scenario bench_contention_scenario(uint64_t seed, int clients, const std::string& profile,
+Scenario bench_contention_scenario(uint64_t seed, int clients, const Profile& profile,
                                    ScenarioLockKind lock_kind, int64_t duration_ms);
 // contention-64: 64 clients, 4 locks, mixed, hostile.
 Scenario contention64_scenario(uint64_t seed, int64_t duration_ms = kBenchHourMs);
