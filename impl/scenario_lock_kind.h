@@ -20,9 +20,13 @@ std::vector<ScenarioLockKind> all_lock_kinds();  // in the order above
 // "rlock, fair, mixed, multi, redlock": for messages naming the known kinds.
 const char* lock_kind_names_text();
 // Multi and RedLock: a lock is a group of reentrant members, one per server.
-inline bool is_group_kind(ScenarioLockKind kind) { return kind == ScenarioLockKind::Multi || kind == ScenarioLockKind::RedLock; }
+inline bool is_group_kind(ScenarioLockKind kind) {
+  return kind == ScenarioLockKind::Multi || kind == ScenarioLockKind::RedLock;
+}
 // Fair locks among its locks (fair, mixed).
-inline bool has_fair_locks(ScenarioLockKind kind) { return kind == ScenarioLockKind::Fair || kind == ScenarioLockKind::Mixed; }
+inline bool has_fair_locks(ScenarioLockKind kind) {
+  return kind == ScenarioLockKind::Fair || kind == ScenarioLockKind::Mixed;
+}
 // Reentrant locks among its locks (every kind but fair; a group's members are).
 inline bool has_reentrant_locks(ScenarioLockKind kind) { return kind != ScenarioLockKind::Fair; }
 

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "impl/builtin_packs.h"
-#include "impl/client_mutant.h"
+#include "impl/mutant.h"
 #include "impl/script_pack.h"
 #include "model/variant.h"
 #include "properties/scenario_check.h"
@@ -39,35 +39,24 @@ Scenario campaign_template(const CampaignOptions& o) {
   s.lock_kind = o.lock_kind;
   s.duration_ms = o.duration_ms;
   s.profile = o.profile;
-  if (!o.mutant.empty() && o.mutant != "none") {
-    if (auto m = client_mutant_from_name(o.mutant)) {
-      s.mutant = *m;
-    } else if (auto d = variant_from_name(o.mutant); d && is_design_variant(*d)) {
-      throw ScenarioError("'" + o.mutant + "' is a design variant, not a mutant: run it with --scripts impl/variants/" +
-                          o.mutant);
-    } else if (auto v = variant_from_name(o.mutant); v && *v != ModelVariant::Correct) {
-      s.model_variant = *v;
-      // Name the mutant's script pack too, so that a trace of this scenario
-      // says which scripts ran and `locksim replay` resolves the same variant:
-      // beside $LOCKSIM_SCRIPTS's pack if that has a mutants/ sibling holding
-      // it, else the built-in one ("builtin:impl/mutants/<name>", the same
-      // name on every host).
-      const std::string ours = ScriptPack::default_dir();
-      const std::filesystem::path beside = std::filesystem::path(ours).parent_path() / "mutants" / o.mutant;
-      const std::string builtin = builtin_variant_pack(o.mutant, false);
-      if (o.scripts.empty()) {
-        if (!is_builtin_name(ours) && std::filesystem::is_directory(beside)) {
-          s.scripts = beside.string();
-        } else if (builtin_pack_exists(builtin)) {
-          s.scripts = builtin;
-        }
+  s.mutant = o.mutant.client();
+  if (o.mutant.script() != ModelVariant::Correct) {
+    s.model_variant = o.mutant.script();
+    // Name the mutant's script pack too, so that a trace of this scenario
+    // says which scripts ran and `locksim replay` resolves the same variant:
+    // beside $LOCKSIM_SCRIPTS's pack if that has a mutants/ sibling holding
+    // it, else the built-in one ("builtin:impl/mutants/<name>", the same
+    // name on every host).
+    const std::string ours = ScriptPack::default_dir();
+    const std::string name = o.mutant.name();
+    const std::filesystem::path beside = std::filesystem::path(ours).parent_path() / "mutants" / name;
+    const std::string builtin = builtin_variant_pack(name, false);
+    if (o.scripts.empty()) {
+      if (!is_builtin_name(ours) && std::filesystem::is_directory(beside)) {
+        s.scripts = beside.string();
+      } else if (builtin_pack_exists(builtin)) {
+        s.scripts = builtin;
       }
-    } else {
-      std::string names;
-      for (auto m : all_client_mutants())
-        if (m != ClientMutant::None) names += std::string(names.empty() ? "" : ", ") + std::string(client_mutant_name(m));
-      for (auto v2 : mutant_variants()) names += ", " + std::string(variant_name(v2));
-      throw ScenarioError("unknown mutant '" + o.mutant + "' (" + names + ")");
     }
   }
   if (!o.scripts.empty() || s.scripts.empty()) {

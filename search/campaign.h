@@ -16,9 +16,9 @@
 // campaign has.
 // Advisory properties the policy does not fail on (busy_poll) are counted in
 // the result's advisories, never hidden.
-// Mutant names resolve to a client mutant (impl/client_mutant.h) or a script
-// mutant (model/variant.h, run as its ModelVariant on the model backend); a
-// script pack dir contributes the ModelVariant its manifest names.
+// The mutant (impl/mutant.h) is a client mutant (impl/client_mutant.h) or a
+// script mutant (model/variant.h, run as its ModelVariant on the model
+// backend); a script pack dir contributes the ModelVariant its manifest names.
 // Backends (search/campaign_backend.h): the seeds run on the workers'
 // BackendSources (search/campaign_worker.h), J seeds at a time on J
 // workers; results are taken in seed order, so the result does not depend on
@@ -39,14 +39,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "search/campaign_backend.h"
-#include "search/campaign_worker.h"
+#include "impl/mutant.h"
 #include "properties/cause_search.h"
 #include "properties/check_config.h"
 #include "properties/coverage.h"
 #include "properties/scenario_check.h"
 #include "properties/verdict_policy.h"
 #include "properties/violation.h"
+#include "search/campaign_backend.h"
+#include "search/campaign_worker.h"
 #include "sim/explicit_plan.h"
 #include "sim/history_comparator.h"
 #include "sim/scenario.h"
@@ -59,7 +60,7 @@ struct CampaignOptions {
   uint64_t base_seed = 1;
   Profile profile = Profile::named("safe");
   ScenarioLockKind lock_kind = ScenarioLockKind::Rlock;
-  std::string mutant = "none";
+  Mutant mutant;  // none
   std::string scripts;
   int clients = 4;
   int locks = 1;

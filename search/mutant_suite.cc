@@ -243,7 +243,7 @@ std::vector<MutantSpec> mutant_specs() {
     if (m == ClientMutant::None) continue;
     const std::string name(client_mutant_name(m));
     CampaignOptions o = template_for(name);
-    o.mutant = name;
+    o.mutant = Mutant::of(m);
     MutantSpec spec{name, true, o, {}};
     if (m == ClientMutant::WatchdogFirstThreadEntry) spec.plan_template = stale_co_task_plan;
     out.push_back(std::move(spec));
@@ -251,7 +251,7 @@ std::vector<MutantSpec> mutant_specs() {
   for (ModelVariant v : mutant_variants()) {  // design variants are not mutants
     const std::string name(variant_name(v));
     CampaignOptions o = template_for(name);
-    o.mutant = name;
+    o.mutant = Mutant::of(v);
     MutantSpec spec{name, false, o, {}};
     if (v == ModelVariant::FairNoStalePurge) spec.plan_template = dead_waiter_plan;
     if (v == ModelVariant::FairTtlFromDeadline) spec.plan_template = negative_wait_plan;

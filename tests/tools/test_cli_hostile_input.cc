@@ -211,6 +211,22 @@ TEST_F(HostileInput, ConflictingOrOrphanOptionsAreNamed) {
   expect_only({"t.jsonl"});
 }
 
+// The names of a scenario (lock kind, profile, mutant) are read once, where
+// they come in: a bad one is one line naming the option, exit 2, before
+// anything runs or is written.
+TEST_F(HostileInput, BadScenarioNamesAreOneLineNamingTheOption) {
+  const std::string out = " --out " + path("runs");
+  expect_one_line_exit2("campaign --seeds 1 --lock bogus" + out, {"--lock", "unknown lock kind 'bogus'", "redlock"});
+  expect_one_line_exit2("campaign --seeds 1 --profile bogus" + out, {"--profile", "unknown profile 'bogus'"});
+  expect_one_line_exit2("campaign --seeds 1 --mutant bogus" + out,
+                        {"--mutant: unknown mutant 'bogus'", "lease_unit_seconds", "fair_ttl_from_deadline"});
+  expect_one_line_exit2("run --seed 1 --trace " + path("r.jsonl") + " --mutant fair_wait_for_head",
+                        {"--mutant: 'fair_wait_for_head' is a design variant", "--scripts impl/variants/"});
+  expect_one_line_exit2("explore --lock rlock --ops lock,unlock --mutant bogus" + out,
+                        {"--mutant: unknown mutant 'bogus'"});
+  expect_only({"t.jsonl"});
+}
+
 // Event times that go back, and plan values the simulator cannot run, end in
 // a one-line exit 2 naming the place, never in an assertion.
 TEST_F(HostileInput, BackwardTimesAndImpossiblePlansAreRefused) {

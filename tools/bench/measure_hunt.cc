@@ -83,7 +83,7 @@ std::vector<HuntMutant> hunt_mutants() {
   // mixed, 2 locks): a campaign not tuned to expose it.
   for (const MutantSpec& spec : specs) {
     CampaignOptions o = readme_campaign_options(spec.tmpl.seeds);
-    o.mutant = spec.name;
+    o.mutant = spec.tmpl.mutant;
     out.push_back(HuntMutant{spec.name, false, true, o, ""});
   }
   return out;

@@ -31,23 +31,25 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "impl/mutant.h"
 #include "impl/redis_conn.h"
 #include "impl/script_pack.h"
 #include "model/lua_scripting.h"
-#include "search/campaign.h"
 #include "properties/checker_suite.h"
-#include "search/explore.h"
-#include "search/explore_json.h"
-#include "search/explore_setup.h"
 #include "properties/scenario_check.h"
 #include "reports/explore_report.h"
 #include "reports/run_artifacts.h"
 #include "reports/timeline.h"
+#include "search/campaign.h"
+#include "search/explore.h"
+#include "search/explore_json.h"
+#include "search/explore_setup.h"
 #include "sim/explicit_plan_json.h"
 #include "sim/lua_backend_source.h"
 #include "sim/model_backend_source.h"
@@ -340,7 +342,11 @@ int run_explore_command(ExploreArgs& a) {
   o.restart_delay_ms = a.restart_delay_ms;
   o.fair_slot_ms = a.fair_slot_ms;
   o.scripts = a.scripts;
-  o.mutant = a.mutant;
+  try {
+    o.mutant = parse_mutant(a.mutant);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--mutant: ") + e.what());
+  }
   if (auto p = persistence_from_name(a.persistence)) {
     o.persistence = *p;
   } else {

@@ -1,7 +1,10 @@
 #include "tools/cli/scenario_flags.h"
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
+#include "impl/mutant.h"
 #include "sim/scenario.h"
 #include "sim/server_faults.h"
 #include "tools/cli/commands.h"
@@ -75,7 +78,11 @@ void ScenarioFlags::apply(CampaignOptions* o) const {
   o->fair_slot_ms = fair_slot_ms;
   o->validity = validity;
   o->scripts = scripts;
-  o->mutant = mutant;
+  try {
+    o->mutant = parse_mutant(mutant);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--mutant: ") + e.what());
+  }
 }
 
 std::string shell_word(const std::string& text) {
@@ -105,7 +112,7 @@ std::string scenario_command_text(const CampaignOptions& o) {
   if (o.fair_slot_ms >= 0) c += " --fair-slot-ms " + std::to_string(o.fair_slot_ms);
   if (o.validity) c += " --validity";
   if (!o.scripts.empty()) c += " --scripts " + shell_word(o.scripts);
-  if (!o.mutant.empty() && o.mutant != "none") c += " --mutant " + shell_word(o.mutant);
+  if (!o.mutant.none()) c += " --mutant " + shell_word(o.mutant.name());
   return c;
 }
 
