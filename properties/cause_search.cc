@@ -174,10 +174,9 @@ struct CauseSearch::Impl {
   std::map<std::pair<int, int>, int64_t> started_us;    // (client, incarnation) -> start
   std::vector<int64_t> event_us;                        // history event id -> true time
   RunOps owners;                                        // of the history
-  ModelBackendSource model;
+  SourceOrModel backends;  // the given source, else the model of the plan's variant
 
   const CheckConfig config;
-  BackendSource* source;                                // null: `model`
   const int max_reruns;
   int runs = 0;
   // Removal (sorted inventory indexes) -> the violations its run shows, or
@@ -206,9 +205,8 @@ struct CauseSearch::Impl {
   Impl(ExplicitPlan p, bool gen, const std::vector<Event>& history, const CheckConfig& c, BackendSource* s, int max)
       : plan(std::move(p)),
         generated(gen),
-        model(plan.scenario.model_variant),
+        backends(s, plan.scenario.model_variant),
         config(c),
-        source(s),
         max_reruns(max) {
     assert(max_reruns >= 0);
     if (max_reruns == 0) return;
@@ -265,7 +263,7 @@ struct CauseSearch::Impl {
     RunResult result;
     if (record) p.faults.losses.record = true;
     try {
-      Backend& backend = (source != nullptr ? *source : model).fresh(p.scenario);
+      Backend& backend = backends.fresh(p.scenario);
       CheckerSuite suite(with_design(config, p.scenario.design));  // as check_scenario_on does
       RunOps keys(&rename);
       FanoutSink fanout;

@@ -124,8 +124,8 @@ std::vector<std::string> leased_holds_overrun(const std::vector<Event>& history,
 std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const CheckConfig& config,
                                               const std::function<bool(const Violation&)>& accept,
                                               BackendSource* source) {
-  ModelBackendSource model;  // the scenario's model_variant
-  Backend& backend = (source != nullptr ? *source : model).fresh(plan.scenario);
+  SourceOrModel backends(source);  // the model: the scenario's model_variant
+  Backend& backend = backends.fresh(plan.scenario);
   CheckerSuite suite(with_design(config, plan.scenario.design));
   VectorSink history;
   FanoutSink fanout;
@@ -653,8 +653,8 @@ class Shrinker {
 
 void explain_counterexample(Counterexample* cx, const CheckConfig& config, BackendSource* source, int max_reruns) {
   if (!cx->plan) return;
-  ModelBackendSource model;  // the scenario's model_variant
-  Backend& backend = (source != nullptr ? *source : model).fresh(cx->plan->scenario);
+  SourceOrModel backends(source);  // the model: the scenario's model_variant
+  Backend& backend = backends.fresh(cx->plan->scenario);
   CheckerSuite suite(with_design(config, cx->plan->scenario.design));
   VectorSink history;
   FanoutSink fanout;
@@ -729,9 +729,9 @@ void pin_losses(ExplicitPlan* plan, BackendSource* source) {
   if (plan->schedule || plan->faults.losses.lost) return;
   ExplicitPlan recording = *plan;
   recording.faults.losses.record = true;
-  ModelBackendSource model;  // the scenario's model_variant
+  SourceOrModel backends(source);  // the model: the scenario's model_variant
   VectorSink history;
-  run_explicit(recording, (source != nullptr ? *source : model).fresh(plan->scenario), history);
+  run_explicit(recording, backends.fresh(plan->scenario), history);
   std::set<std::string> keys;
   for (const Event& e : history.events)
     if (e.kind == EventKind::Fault && e.op == "lost" && e.client >= 0)
