@@ -83,14 +83,16 @@ std::vector<ExplicitOp> parse_explore_ops(const std::string& list, int locks, in
   return ops;
 }
 
-ExplicitPlan explore_plan(const Scenario& scenario, const std::string& ops, int64_t hold_ms, int64_t latency_us,
-                          int64_t drain_ms) {
-  validate_scenario(scenario);
-  if (ops.empty()) throw std::invalid_argument("--ops: no operations");
+namespace {
+
+// explore_plan's plan, its scenario valid.
+ExplicitPlan plan_with_ops(const Scenario& scenario, const std::string& ops, int64_t hold_ms, int64_t latency_us,
+                           int64_t drain_ms) {
+  if (ops.empty()) throw std::invalid_argument("no operations");
   const std::vector<std::string> lists = split(ops, ';');
   if (lists.size() != 1 && static_cast<int>(lists.size()) != scenario.clients) {
-    throw std::invalid_argument("--ops: " + std::to_string(lists.size()) + " lists for " +
-                                std::to_string(scenario.clients) + " clients (give one for all, or one per client)");
+    throw std::invalid_argument(std::to_string(lists.size()) + " lists for " + std::to_string(scenario.clients) +
+                                " clients (give one for all, or one per client)");
   }
   ExplicitPlan plan;
   plan.scenario = scenario;
@@ -111,6 +113,20 @@ ExplicitPlan explore_plan(const Scenario& scenario, const std::string& ops, int6
     }
   }
   return plan;
+}
+
+}  // namespace
+
+ExplicitPlan explore_plan(const Scenario& scenario, const std::string& ops, int64_t hold_ms, int64_t latency_us,
+                          int64_t drain_ms) {
+  validate_scenario(scenario);
+  try {
+    return plan_with_ops(scenario, ops, hold_ms, latency_us, drain_ms);
+  } catch (const ScenarioError&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--ops: ") + e.what());
+  }
 }
 
 }  // namespace locksim

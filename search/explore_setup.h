@@ -37,8 +37,8 @@ std::vector<ExplicitOp> parse_explore_ops(const std::string& list, int locks, in
 
 // The plan every client runs: `ops` is one list for every client or one per
 // client (';' between them), each one task or several ('/' between them);
-// latency_us the link's one latency. Throws
-// std::invalid_argument (bad operations, list count) or ScenarioError.
+// latency_us the link's one latency. Throws std::invalid_argument
+// ("--ops: ...": bad operations, list count) or ScenarioError.
 ExplicitPlan explore_plan(const Scenario& scenario, const std::string& ops, int64_t hold_ms, int64_t latency_us,
                           int64_t drain_ms);
 

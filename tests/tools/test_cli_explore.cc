@@ -8,6 +8,8 @@
 #include <fstream>
 #include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -41,14 +43,32 @@ TEST_F(CliExplore, HelpNamesTheOptions) {
 }
 
 TEST_F(CliExplore, BadInputIsOneLineAndExitTwo) {
-  for (const std::string args :
-       {"--ops grab", "--ops lock,,unlock", "--faults crash,nope", "--lock redlock", "--lock nope", "--backend live",
-        "--backend nope", "--dfs --random-walk", "--clients 0", "--clients 9", "--max-faults -1", "--mutant nope",
-        "--ops 'lock;lock;lock'", "--ops unlock@3", "--workers 0", "--persistence sometimes",
-        "--scripts /nonexistent"}) {
+  // Each: the arguments, and what the line must say (the option it is about).
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--ops grab", "locksim: --ops: unknown operation 'grab'"},
+      {"--ops lock,,unlock", "locksim: --ops: an empty operation"},
+      {"--ops 'lock;lock;lock'", "locksim: --ops: 3 lists for 2 clients"},
+      {"--ops unlock@3", "locksim: --ops: operation 'unlock@3'"},
+      {"--ops sleep:5", "locksim: --ops: 'sleep:5' ends with a sleep"},
+      {"--faults crash,nope", "--faults"},
+      {"--lock redlock", "--lock redlock"},
+      {"--lock nope", "--lock"},
+      {"--backend live", "--backend live"},
+      {"--backend nope", "--backend"},
+      {"--dfs --random-walk", "--dfs and --random-walk"},
+      {"--clients 0", "--clients"},
+      {"--clients 9", "--clients"},
+      {"--max-faults -1", "--max-faults"},
+      {"--mutant nope", "locksim: --mutant: unknown mutant 'nope'"},
+      {"--workers 0", "--workers"},
+      {"--persistence sometimes", "--persistence"},
+      {"--scripts /nonexistent", "bad script pack: /nonexistent"},
+  };
+  for (const auto& [args, says] : cases) {
     auto r = run_locksim("explore " + args + " --out " + dir_.string());
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
     EXPECT_EQ(line_count(r.out), 1) << args << ": " << r.out;
+    EXPECT_NE(r.out.find(says), std::string::npos) << args << ": no '" << says << "' in " << r.out;
     EXPECT_FALSE(fs::exists(dir_)) << args;
   }
 }
