@@ -37,7 +37,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "impl/mutant.h"
 #include "impl/redis_conn.h"
 #include "impl/script_pack.h"
 #include "model/lua_scripting.h"
@@ -334,24 +333,12 @@ int run_explore_command(ExploreArgs& a) {
   o.clients = a.clients;
   o.locks = a.locks;
   o.servers = a.servers;
-  if (auto k = lock_kind_from_name(a.lock)) {
-    o.lock_kind = *k;
-  } else {
-    throw UsageError("--lock: unknown lock kind '" + a.lock + "' (" + lock_kind_names_text() + ")");
-  }
+  o.lock_kind = lock_kind_option(a.lock);
   o.restart_delay_ms = a.restart_delay_ms;
   o.fair_slot_ms = a.fair_slot_ms;
   o.scripts = a.scripts;
-  try {
-    o.mutant = parse_mutant(a.mutant);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--mutant: ") + e.what());
-  }
-  if (auto p = persistence_from_name(a.persistence)) {
-    o.persistence = *p;
-  } else {
-    throw UsageError("--persistence: unknown value '" + a.persistence + "' (none, always)");
-  }
+  o.mutant = mutant_option(a.mutant);
+  o.persistence = persistence_option(a.persistence);
   std::string backend = a.backend;
   if (backend.empty()) {
     Scenario probe;

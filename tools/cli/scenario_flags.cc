@@ -53,15 +53,29 @@ void add_scenario_flags(CLI::App* cmd, ScenarioFlags* f) {
       ->capture_default_str();
 }
 
+ScenarioLockKind lock_kind_option(const std::string& name) {
+  if (auto k = lock_kind_from_name(name)) return *k;
+  throw UsageError("--lock: unknown lock kind '" + name + "' (" + lock_kind_names_text() + ")");
+}
+
+Mutant mutant_option(const std::string& name) {
+  try {
+    return parse_mutant(name);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--mutant: ") + e.what());
+  }
+}
+
+Persistence persistence_option(const std::string& name) {
+  if (auto p = persistence_from_name(name)) return *p;
+  throw UsageError("--persistence: unknown value '" + name + "' (none, always)");
+}
+
 void ScenarioFlags::apply(CampaignOptions* o) const {
   o->clients = clients;
   o->locks = locks;
   o->servers = servers;
-  if (auto k = lock_kind_from_name(lock)) {
-    o->lock_kind = *k;
-  } else {
-    throw UsageError("--lock: unknown lock kind '" + lock + "' (" + lock_kind_names_text() + ")");
-  }
+  o->lock_kind = lock_kind_option(lock);
   if (auto p = Profile::from_name(profile)) {
     o->profile = *p;
   } else {
@@ -69,20 +83,12 @@ void ScenarioFlags::apply(CampaignOptions* o) const {
                      "; or several joined by +)");
   }
   o->duration_ms = duration_s >= 0 ? static_cast<int64_t>(std::llround(duration_s * 1000)) : duration_ms;
-  if (auto p = persistence_from_name(persistence)) {
-    o->persistence = *p;
-  } else {
-    throw UsageError("--persistence: unknown value '" + persistence + "' (none, always)");
-  }
+  o->persistence = persistence_option(persistence);
   o->restart_delay_ms = restart_delay_ms;
   o->fair_slot_ms = fair_slot_ms;
   o->validity = validity;
   o->scripts = scripts;
-  try {
-    o->mutant = parse_mutant(mutant);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--mutant: ") + e.what());
-  }
+  o->mutant = mutant_option(mutant);
 }
 
 std::string shell_word(const std::string& text) {

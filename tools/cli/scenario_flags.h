@@ -45,6 +45,13 @@ void add_scenario_flags(CLI::App* cmd, ScenarioFlags* flags);
 // command line (each at its default left out), shell quoted.
 std::string scenario_command_text(const CampaignOptions& options);
 
+// The values of --lock, --mutant and --persistence, read from their names
+// (here and on commands with their own flags, like explore); UsageError,
+// naming the option, for a name that is none.
+ScenarioLockKind lock_kind_option(const std::string& name);
+Mutant mutant_option(const std::string& name);
+Persistence persistence_option(const std::string& name);
+
 // `text` as one shell word (single quotes where needed).
 std::string shell_word(const std::string& text);
 
