@@ -13,10 +13,17 @@ Mutant Mutant::of(ClientMutant client) {
   return m;
 }
 
-Mutant Mutant::of(ModelVariant script) {
+namespace {
+
+[[maybe_unused]] bool is_script_mutant(ModelVariant v) {
   const std::vector<ModelVariant> mutants = mutant_variants();
-  assert(script == ModelVariant::Correct || std::find(mutants.begin(), mutants.end(), script) != mutants.end());
-  (void)mutants;
+  return std::find(mutants.begin(), mutants.end(), v) != mutants.end();
+}
+
+}  // namespace
+
+Mutant Mutant::of(ModelVariant script) {
+  assert(script == ModelVariant::Correct || is_script_mutant(script));
   Mutant m;
   m.script_ = script;
   return m;
