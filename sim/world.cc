@@ -40,14 +40,20 @@ class World::NodeEnv final : public ClientEnv {
     pending->tag = tag;
     if (world_.hook_ != nullptr) pending->fixed_digest = fixed_request_digest(call, tag);
     ScriptRequest* record = &*pending;
-    pending->timer = arm_timer(timeout_ms, World::kRequestTimeoutLane, EntryKind::RequestTimeout, record, [pending] {
-      if (pending->finished) return;
-      pending->finished = true;
+    // The timeout runs only while its timer is live, i.e. while the request
+    // is unfinished and its client has not crashed: `unfinished` holds the
+    // record until then.
+    auto timed_out = [this, record] {
+      if (record->finished) return;
+      record->finished = true;
       ScriptOutcome out;
       out.timed_out = true;
-      finish(*pending, out);
-    });
+      finish(*record, out);
+      drop_unfinished(record);
+    };
+    pending->timer = arm_timer(timeout_ms, World::kRequestTimeoutLane, EntryKind::RequestTimeout, record, timed_out);
     Node& n = world_.node(c_);
+    n.unfinished.push_back(pending);
     const uint64_t incarnation = n.incarnation;
     if (world_.link_down(c_)) {
       world_.stats_.messages_lost++;
@@ -87,6 +93,7 @@ class World::NodeEnv final : public ClientEnv {
         ScriptOutcome out;
         out.reply = std::move(pending->reply);
         finish(*pending, out);
+        drop_unfinished(&*pending);
       }, back_us, reply);
     }, arrival);
   }
@@ -211,6 +218,19 @@ class World::NodeEnv final : public ClientEnv {
     event.client = c_;
     event.local_ms = now_ms();
     world_.emit(std::move(event));
+  }
+
+  // The client's hold on a finished request's record (after its callback:
+  // a request the callback sends takes another record).
+  void drop_unfinished(const ScriptRequest* record) {
+    std::vector<RecordPool<ScriptRequest>::Ref>& held = world_.node(c_).unfinished;
+    for (size_t i = 0; i < held.size(); ++i) {
+      if (&*held[i] == record) {
+        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+        return;
+      }
+    }
+    assert(false && "a finished request its client did not hold");
   }
 
   // Calls the request's callback once; the pooled record keeps no captures.
@@ -605,6 +625,7 @@ void World::crash(int c) {
   n.alive = false;
   n.incarnation += 1;  // every pending action of the old process is dropped
   n.live_timers.clear();
+  n.unfinished.clear();  // their timeouts will never run
   drop_subscriptions(c);
   // The LockClient's callbacks may still sit in the queue; they are dropped by
   // the incarnation check, never called. Keep the objects until restart.

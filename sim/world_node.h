@@ -85,6 +85,11 @@ struct World::Node {
   std::unique_ptr<LockClient> client;
   std::unique_ptr<MultiLockClient> group;  // WorldConfig::groups
   LiveTimers live_timers;
+  // Its script requests that are not finished (no reply taken, no timeout
+  // fired): they hold their records for the request timeout, whose action
+  // holds none, so a finished request's record goes back to the pool at
+  // once instead of when its dead timeout is popped. Cleared by a crash.
+  std::vector<RecordPool<ScriptRequest>::Ref> unfinished;
   uint64_t next_timer = 1;
   uint64_t messages = 0;  // sent on its link (schedule mode: MessageInfo::index)
 };
