@@ -168,15 +168,16 @@ class PathRun {
   // The run ends here (nothing live is due before the quiet time).
   bool over() { return next_live_us() < 0; }
   void finish() { suite_.finish(run_->summary().end_true_us); }
-  // The state's fingerprint. The fingerprint's scratch memory is taken
-  // outside any arena (it only reads the run); the dead actions it counted
-  // are then dropped, in the arena when the run is in one.
-  uint64_t digest() {
+  // The state's fingerprint, with the buffers of *scratch (the worker's,
+  // outside any arena; they grow outside it too: the fingerprint only reads
+  // the run). The dead actions it counted are then dropped, in the arena
+  // when the run is in one.
+  uint64_t digest(DigestScratch* scratch) {
     StateDigest d;
     QueueCensus census;
     {
       const SnapshotArena::Pause scratch_outside;
-      census = run_->digest(&d);
+      census = run_->digest(&d, scratch);
     }
     if (census.worth_purging()) run_->world().purge_dead();
     d.add(tape_.faults_used());
@@ -361,7 +362,7 @@ class Worker {
   // The start's fingerprint, and whether the run is over at once.
   std::pair<uint64_t, bool> start_state() {
     PathRun& run = start_run(nullptr, nullptr);
-    return in_arena([&] { return std::pair<uint64_t, bool>(run.digest(), run.over()); });
+    return in_arena([&] { return std::pair<uint64_t, bool>(run.digest(&digest_scratch_), run.over()); });
   }
 
   // Replays `path` (depth transitions) recording its history; the plan of
@@ -501,7 +502,7 @@ class Worker {
     const uint64_t first_event = run.events();
     const bool moved = in_arena([&] {
       if (!run.transition()) return false;
-      child->digest = run.digest();
+      child->digest = run.digest(&digest_scratch_);
       child->terminal = run.over();
       if (child->terminal) run.finish();
       return true;
@@ -537,6 +538,7 @@ class Worker {
   ArenaRun* live_ = nullptr;         // in arena_ (same address in every copy)
   SnapshotArena::Image start_;       // arena_ at the start
   SnapshotArena::Image node_copy_;   // the state of the node being expanded
+  DigestScratch digest_scratch_;     // the fingerprints' buffers
 };
 
 // Runs fn(worker, index) for index in [0, count) on the workers, one

@@ -264,9 +264,9 @@ bool ExplicitRun::step() {
 
 void ExplicitRun::note_fault(int64_t at_us) { state_->last_fault_us = std::max(state_->last_fault_us, at_us); }
 
-QueueCensus ExplicitRun::digest(StateDigest* out) const {
+QueueCensus ExplicitRun::digest(StateDigest* out, DigestScratch* scratch) const {
   const State& st = *state_;
-  const QueueCensus census = st.world.digest(out);
+  const QueueCensus census = st.world.digest(out, scratch);
   st.driver.digest(out);
   out->add(quiet_until_us() - st.world.now_us());
   return census;

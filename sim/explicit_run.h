@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "sim/backend.h"
+#include "sim/digest_scratch.h"
 #include "sim/explicit_plan.h"
 #include "sim/queue_census.h"
 #include "sim/schedule_hook.h"
@@ -44,8 +45,9 @@ class ExplicitRun {
   void note_fault(int64_t at_us);
   // Schedule mode: the fingerprint of the world (World::digest), of every
   // task's progress and believed holds, and of the quiet time left; the
-  // world's queue census (QueueCensus). It only reads.
-  QueueCensus digest(StateDigest* out) const;
+  // world's queue census (QueueCensus). It only reads; *scratch holds the
+  // buffers (sim/digest_scratch.h).
+  QueueCensus digest(StateDigest* out, DigestScratch* scratch) const;
   // Client c has nothing left to do: no task of its current incarnation
   // has an operation to start or in progress, and nothing queued concerns
   // it (World::client_has_pending). A fault on it can change nothing.

@@ -39,6 +39,7 @@
 #include "model/key_hash.h"
 #include "sim/action.h"
 #include "sim/backend.h"
+#include "sim/digest_scratch.h"
 #include "sim/event_queue.h"
 #include "sim/fault_plan.h"
 #include "sim/network.h"
@@ -150,9 +151,10 @@ class World {
   // Schedule mode: adds the fingerprint of the world's state to *out
   // (sim/world_digest.cc). Throws std::logic_error for what it cannot
   // fingerprint (an untagged action, a backend without digest()). It only
-  // reads (its scratch memory is freed before it returns), and counts the
-  // queued actions it took in and walked past (sim/queue_census.h).
-  QueueCensus digest(StateDigest* out) const;
+  // reads the world; its buffers are *scratch's (sim/digest_scratch.h). It
+  // counts the queued actions it took in and walked past
+  // (sim/queue_census.h).
+  QueueCensus digest(StateDigest* out, DigestScratch* scratch) const;
   // Schedule mode: drops the queued actions that are dead (they would be
   // dropped when due, and dead stays dead), so that the fingerprint and the
   // scans of the queue do not walk them; what happens is the same.

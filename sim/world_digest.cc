@@ -33,13 +33,13 @@ int64_t rank_in(const std::vector<uint64_t>& sorted, uint64_t id) {
 
 class ClientNames final : public DigestNames {
  public:
-  int64_t timer(uint64_t id) const override { return rank_in(timers, id); }
+  int64_t timer(uint64_t id) const override { return rank_in(*timers, id); }
   int64_t subscription(uint64_t id) const override { return rank_in(*subs, id); }
-  int64_t op(uint64_t op_id) const override { return rank_in(ops, op_id); }
+  int64_t op(uint64_t op_id) const override { return rank_in(*ops, op_id); }
 
-  std::vector<uint64_t> timers;  // pending timer ids, ascending
+  const std::vector<uint64_t>* timers = nullptr;  // pending timer ids, ascending
   const std::vector<uint64_t>* subs = nullptr;
-  std::vector<uint64_t> ops;     // live op ids, ascending
+  const std::vector<uint64_t>* ops = nullptr;     // live op ids, ascending
 };
 
 bool is_fair_call(ScriptKind kind) {
@@ -66,18 +66,6 @@ void add_fixed_call(const ScriptCall& call, StateDigest* d) {
   d->add(p.latch_ttl_ms);
 }
 
-struct QueuedItem {
-  int64_t rel_us = 0;
-  int64_t actor = 0;
-  uint64_t order = 0;
-  uint64_t what = 0;
-  bool operator<(const QueuedItem& o) const {
-    if (rel_us != o.rel_us) return rel_us < o.rel_us;
-    if (actor != o.actor) return actor < o.actor;
-    return order < o.order;
-  }
-};
-
 }  // namespace
 
 uint64_t World::fixed_request_digest(const ScriptCall& call, const ScriptTag& tag) {
@@ -94,7 +82,7 @@ uint64_t World::reply_digest_of(const Reply& reply) {
   return d.value();
 }
 
-QueueCensus World::digest(StateDigest* out) const {
+QueueCensus World::digest(StateDigest* out, DigestScratch* scratch) const {
   if (hook_ == nullptr) throw std::logic_error("World::digest needs schedule mode");
   const int clients = client_count();
   const int servers = server_count();
@@ -105,18 +93,26 @@ QueueCensus World::digest(StateDigest* out) const {
   out->add(drift);
   if (drift) out->add(now_us_);
 
-  std::vector<uint64_t> sub_ids;
-  sub_ids.reserve(subs_.size());
+  std::vector<uint64_t>& sub_ids = scratch->subscription_ids;
+  sub_ids.clear();
   for (const auto& [id, sub] : subs_) sub_ids.push_back(id);
+  scratch->timer_ids.resize(static_cast<size_t>(clients));
+  scratch->op_ids.resize(static_cast<size_t>(clients));
   std::vector<ClientNames> names(static_cast<size_t>(clients));
   for (int c = 0; c < clients; ++c) {
     const Node& n = node(c);
     ClientNames& cn = names[static_cast<size_t>(c)];
+    std::vector<uint64_t>& timers = scratch->timer_ids[static_cast<size_t>(c)];
+    std::vector<uint64_t>& ops = scratch->op_ids[static_cast<size_t>(c)];
+    timers.clear();
+    ops.clear();
     cn.subs = &sub_ids;
+    cn.timers = &timers;
+    cn.ops = &ops;
     cn.now_ms = n.clock.local_ms(now_us_);
     if (!n.alive) continue;
-    n.live_timers.for_each([&cn](uint64_t id) { cn.timers.push_back(id); });
-    n.client->live_op_ids(&cn.ops);
+    n.live_timers.for_each([&timers](uint64_t id) { timers.push_back(id); });
+    n.client->live_op_ids(&ops);
   }
 
   for (int c = 0; c < clients; ++c) {
@@ -157,8 +153,8 @@ QueueCensus World::digest(StateDigest* out) const {
     }
   }
 
-  std::vector<QueuedItem> items;
-  items.reserve(queue_.size());
+  std::vector<DigestScratch::QueuedItem>& items = scratch->items;
+  items.clear();
   size_t dead = 0;
   queue_.for_each([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
     const EventQueue::Popped entry{at_us, guard, 0, order, tag};
@@ -249,11 +245,11 @@ QueueCensus World::digest(StateDigest* out) const {
         throw std::logic_error("World::digest: a queued action it cannot fingerprint (kind " +
                                std::to_string(static_cast<int>(kind)) + ")");
     }
-    items.push_back(QueuedItem{at_us - now_us_, actor_of(tag, guard), order, what.value()});
+    items.push_back(DigestScratch::QueuedItem{at_us - now_us_, actor_of(tag, guard), order, what.value()});
   });
   std::sort(items.begin(), items.end());
   out->add(static_cast<uint64_t>(items.size()));
-  for (const QueuedItem& item : items) {
+  for (const DigestScratch::QueuedItem& item : items) {
     out->add(item.rel_us);
     out->add(item.actor);
     out->add(item.what);
