@@ -99,6 +99,10 @@ class EventQueue {
     ++lane_items_;
   }
 
+  // Entries pushed so far (restore() is no push): a caller that took
+  // entries out can tell whether anything joined since.
+  uint64_t pushes() const { return next_seq_; }
+
   // Takes every entry of the earliest instant out of the order, in order,
   // appending them to *out. Each is then either released or restore()d.
   void pop_due(std::vector<Popped>* out) {

@@ -876,9 +876,31 @@ int64_t World::actor_of(const QueueTag& tag, const QueueGuard& guard) {
   return (cls << 32) | (client << 8) | server;
 }
 
+bool World::take_held_due() {
+  if (!due_held_) return false;
+  bool still = queue_.pushes() == held_pushes_;
+  for (const EventQueue::Popped& entry : due_live_) {
+    still = still && entry.at_us == now_us_ && entry_state(entry) == EntryState::Live;
+  }
+  if (still) {
+    due_held_ = false;
+    return true;
+  }
+  unhold();
+  return false;
+}
+
+void World::unhold() {
+  if (!due_held_) return;
+  for (const EventQueue::Popped& entry : due_live_) queue_.restore(entry);
+  due_held_ = false;
+}
+
 bool World::step_scheduled() {
-  if (queue_.empty()) return false;
-  collect_due();
+  if (!take_held_due()) {
+    if (queue_.empty()) return false;
+    collect_due();
+  }
   if (due_live_.empty()) return true;
   size_t chosen = first_planned_due();
   if (chosen == due_live_.size()) {
@@ -910,10 +932,16 @@ bool World::step_scheduled() {
 
 int64_t World::next_live_us(int64_t limit_us) {
   assert(hook_ != nullptr);
+  if (due_held_ && now_us_ <= limit_us && take_held_due()) {
+    due_held_ = true;  // still the live actions of now: held on
+    return now_us_;
+  }
+  unhold();
   while (!queue_.empty() && queue_.next_at_us() <= limit_us) {
     collect_due();
     if (!due_live_.empty()) {
-      for (const EventQueue::Popped& entry : due_live_) queue_.restore(entry);
+      due_held_ = true;
+      held_pushes_ = queue_.pushes();
       while (!purged_dead_us_.empty() && purged_dead_us_.top() <= now_us_) purged_dead_us_.pop();
       return now_us_;
     }
@@ -969,7 +997,7 @@ bool is_clients_own(EntryKind kind) {
 
 int64_t World::next_deadline_after(int64_t after_us) const {
   int64_t best = -1;
-  queue_.for_each([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
+  for_each_queued([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
     EventQueue::Popped entry{at_us, guard, 0, order, tag};
     const auto kind = static_cast<EntryKind>(tag.kind);
     if (!is_clients_own(kind) || entry_state(entry) == EntryState::Dead) return;
@@ -985,7 +1013,7 @@ bool World::client_has_pending(int c) const {
   if (!n.alive) return false;
   if (n.paused_until_us > now_us_) return true;
   bool found = false;
-  queue_.for_each([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
+  for_each_queued([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
     if (found) return;
     const int about = guard.client >= 0 ? guard.client : tag.a;
     if (about != c) return;
@@ -996,6 +1024,7 @@ bool World::client_has_pending(int c) const {
 }
 
 void World::run_until(int64_t until_us) {
+  unhold();
   while (!queue_.empty() && queue_.next_at_us() <= until_us) step();
   if (until_us > now_us_) now_us_ = until_us;
 }

@@ -194,13 +194,14 @@ class World {
   bool step();
   // Runs the next action if it is due at or before limit_us; else false.
   bool step_before(int64_t limit_us) {
+    if (due_held_) return now_us_ <= limit_us && step();  // the held actions are due now
     if (queue_.empty() || queue_.next_at_us() > limit_us) return false;
     return step();
   }
   // Runs every action scheduled at or before until_us; now becomes until_us.
   void run_until(int64_t until_us);
-  bool idle() const { return queue_.empty(); }
-  size_t queued() const { return queue_.size(); }
+  bool idle() const { return queue_.empty() && !due_held_; }
+  size_t queued() const { return queue_.size() + (due_held_ ? due_live_.size() : 0); }
   const WorldStats& stats() const { return stats_; }
 
   // Appends an event to the history (fills id and true_us).
@@ -255,6 +256,23 @@ class World {
   // Takes the due entries out, releases the dead ones, defers the paused
   // ones and leaves the live ones in due_live_ (in order).
   void collect_due();
+  // Held due actions (due_held_): next_live_us() leaves the live actions of
+  // the instant it found out of the queue, in due_live_, so that the step
+  // that follows runs one without taking them out again. Every reader of
+  // the queue sees them (for_each_queued). take_held_due(): true when they
+  // are still what collect_due() would take (nothing was pushed since, and
+  // each is still live), and the step uses them; false, with them back in
+  // the queue, when not (the step collects anew, as if they had never been
+  // held). unhold() puts them back.
+  bool take_held_due();
+  void unhold();
+  // fn(at_us, order, guard, tag) for every queued action, held ones included.
+  template <class Fn>
+  void for_each_queued(Fn&& fn) const {
+    queue_.for_each(fn);
+    if (!due_held_) return;
+    for (const EventQueue::Popped& e : due_live_) fn(e.at_us, e.order, e.guard, e.tag);
+  }
   // The index in due_live_ of the first planned action (it runs first at
   // its instant), or due_live_.size() when there is none.
   size_t first_planned_due() const;
@@ -343,6 +361,8 @@ class World {
   ScheduleHook* hook_ = nullptr;
   std::vector<EventQueue::Popped> due_;       // schedule mode: the instant's entries
   std::vector<EventQueue::Popped> due_live_;  // ... the live ones
+  bool due_held_ = false;     // due_live_ is out of the queue, held for the next step
+  uint64_t held_pushes_ = 0;  // queue_.pushes() when they were held
   ExecResult script_result_;             // execute_at_server's reused result
   Event script_event_;                   // execute_at_server's reused event
   struct LineCopy {

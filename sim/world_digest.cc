@@ -156,7 +156,7 @@ QueueCensus World::digest(StateDigest* out, DigestScratch* scratch) const {
   std::vector<DigestScratch::QueuedItem>& items = scratch->items;
   items.clear();
   size_t dead = 0;
-  queue_.for_each([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
+  for_each_queued([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
     const EventQueue::Popped entry{at_us, guard, 0, order, tag};
     if (entry_state(entry) == EntryState::Dead) {
       ++dead;
