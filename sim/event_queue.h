@@ -99,9 +99,11 @@ class EventQueue {
     ++lane_items_;
   }
 
-  // Entries pushed so far (restore() is no push): a caller that took
-  // entries out can tell whether anything joined since.
-  uint64_t pushes() const { return next_seq_; }
+  // The earliest time of an entry pushed since the last mark_pushes()
+  // (restore() is no push; INT64_MAX: none): a caller that took the entries
+  // of an instant out can tell whether any joined that instant since.
+  void mark_pushes() { earliest_pushed_us_ = INT64_MAX; }
+  int64_t earliest_pushed_us() const { return earliest_pushed_us_; }
 
   // Takes every entry of the earliest instant out of the order, in order,
   // appending them to *out. Each is then either released or restore()d.
@@ -258,6 +260,7 @@ class EventQueue {
       slot = free_slots_.back();
       free_slots_.pop_back();
     }
+    if (at_us < earliest_pushed_us_) earliest_pushed_us_ = at_us;
     Slot& s = slot_at(slot);
     s.action = std::move(action);
     s.guard = guard;
@@ -323,6 +326,7 @@ class EventQueue {
   uint32_t slot_count_ = 0;
   std::vector<uint32_t> free_slots_;
   uint64_t next_seq_ = 0;
+  int64_t earliest_pushed_us_ = INT64_MAX;  // since mark_pushes()
 };
 
 }  // namespace locksim

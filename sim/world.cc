@@ -878,7 +878,7 @@ int64_t World::actor_of(const QueueTag& tag, const QueueGuard& guard) {
 
 bool World::take_held_due() {
   if (!due_held_) return false;
-  bool still = queue_.pushes() == held_pushes_;
+  bool still = queue_.earliest_pushed_us() > now_us_;
   for (const EventQueue::Popped& entry : due_live_) {
     still = still && entry.at_us == now_us_ && entry_state(entry) == EntryState::Live;
   }
@@ -920,10 +920,12 @@ bool World::step_scheduled() {
     }
     chosen = heads[k].second;
   }
-  for (size_t i = 0; i < due_live_.size(); ++i) {
-    if (i != chosen) queue_.restore(due_live_[i]);
-  }
   const EventQueue::Popped top = due_live_[chosen];
+  due_live_.erase(due_live_.begin() + static_cast<std::ptrdiff_t>(chosen));
+  if (!due_live_.empty()) {  // the others, held for the next step
+    due_held_ = true;
+    queue_.mark_pushes();
+  }
   stats_.actions++;
   const SlotRelease release{queue_, top.slot};
   queue_.action(top.slot)();
@@ -941,7 +943,7 @@ int64_t World::next_live_us(int64_t limit_us) {
     collect_due();
     if (!due_live_.empty()) {
       due_held_ = true;
-      held_pushes_ = queue_.pushes();
+      queue_.mark_pushes();
       while (!purged_dead_us_.empty() && purged_dead_us_.top() <= now_us_) purged_dead_us_.pop();
       return now_us_;
     }

@@ -258,11 +258,12 @@ class World {
   void collect_due();
   // Held due actions (due_held_): next_live_us() leaves the live actions of
   // the instant it found out of the queue, in due_live_, so that the step
-  // that follows runs one without taking them out again. Every reader of
-  // the queue sees them (for_each_queued). take_held_due(): true when they
-  // are still what collect_due() would take (nothing was pushed since, and
-  // each is still live), and the step uses them; false, with them back in
-  // the queue, when not (the step collects anew, as if they had never been
+  // that follows runs one without taking them out again; a step leaves the
+  // others of its instant so for the next. Every reader of the queue sees
+  // them (for_each_queued). take_held_due(): true when they are still what
+  // collect_due() would take (nothing joined their instant since, and each
+  // is still live), and the step uses them; false, with them back in the
+  // queue, when not (the step collects anew, as if they had never been
   // held). unhold() puts them back.
   bool take_held_due();
   void unhold();
@@ -361,8 +362,7 @@ class World {
   ScheduleHook* hook_ = nullptr;
   std::vector<EventQueue::Popped> due_;       // schedule mode: the instant's entries
   std::vector<EventQueue::Popped> due_live_;  // ... the live ones
-  bool due_held_ = false;     // due_live_ is out of the queue, held for the next step
-  uint64_t held_pushes_ = 0;  // queue_.pushes() when they were held
+  bool due_held_ = false;  // due_live_ is out of the queue, held for the next step (queue_ marked then)
   ExecResult script_result_;             // execute_at_server's reused result
   Event script_event_;                   // execute_at_server's reused event
   struct LineCopy {
