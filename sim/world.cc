@@ -936,6 +936,7 @@ int64_t World::next_live_us(int64_t limit_us) {
   assert(hook_ != nullptr);
   if (due_held_ && now_us_ <= limit_us && take_held_due()) {
     due_held_ = true;  // still the live actions of now: held on
+    while (!purged_dead_us_.empty() && purged_dead_us_.top() <= now_us_) purged_dead_us_.pop();
     return now_us_;
   }
   unhold();
