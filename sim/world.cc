@@ -62,7 +62,7 @@ class World::NodeEnv final : public ClientEnv {
     int64_t arrive_us = 0;
     auto what = [&call] { return "request " + std::string(script_name(call.kind)) + " " + call.params.lock; };
     if (world_.hook_ != nullptr) {
-      if (!world_.scheduled_fate(c_, server, MessageKind::Request, what(), call.params.lock, &arrive_us)) return;
+      if (!world_.scheduled_fate(c_, server, MessageKind::Request, what, call.params.lock, &arrive_us)) return;
     } else {
       const LinkDraw draw = world_.random_loss(c_, what);
       if (draw == LinkDraw::Lost) {
@@ -121,7 +121,7 @@ class World::NodeEnv final : public ClientEnv {
     bool spared = false;  // drawn lost but delivered (random_loss): its acknowledgement gets through too
     auto what = [&channel] { return "subscribe " + channel; };
     if (world_.hook_ != nullptr) {
-      if (!world_.scheduled_fate(c_, server, MessageKind::Subscribe, what(), "", &arrive_us)) return id;
+      if (!world_.scheduled_fate(c_, server, MessageKind::Subscribe, what, "", &arrive_us)) return id;
     } else {
       const LinkDraw draw = world_.random_loss(c_, what);
       if (draw == LinkDraw::Lost) {
@@ -144,7 +144,7 @@ class World::NodeEnv final : public ClientEnv {
       int64_t back_us = 0;
       auto what = [&it] { return "subscribe_ack " + it->second.channel; };
       if (world.hook_ != nullptr) {
-        if (!world.scheduled_fate(c, server, MessageKind::SubscribeAck, what(), "", &back_us)) return;
+        if (!world.scheduled_fate(c, server, MessageKind::SubscribeAck, what, "", &back_us)) return;
       } else {
         const LinkDraw ack = spared ? LinkDraw::Spared : world.random_loss(c, what);
         if (ack == LinkDraw::Lost) {
@@ -406,8 +406,8 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
     // Connection refused: answered at once, nothing runs.
     *reply = Reply::error("ERR connection refused (server " + std::to_string(s) + " is restarting)");
     if (hook_ != nullptr) {
-      return scheduled_fate(c, s, MessageKind::Reply, "reply " + std::string(script_name(call.kind)) + " " + call.params.lock,
-                            call.params.lock, back_us);
+      auto what = [&call] { return "reply " + std::string(script_name(call.kind)) + " " + call.params.lock; };
+      return scheduled_fate(c, s, MessageKind::Reply, what, call.params.lock, back_us);
     }
     *back_us = now_us_ + link_delay_us(c, spared);
     return true;
@@ -480,7 +480,7 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   route_published(s, result.published);
   auto what = [&call] { return "reply " + std::string(script_name(call.kind)) + " " + call.params.lock; };
   if (hook_ != nullptr && !lose) {
-    if (!scheduled_fate(c, s, MessageKind::Reply, what(), call.params.lock, back_us)) return false;
+    if (!scheduled_fate(c, s, MessageKind::Reply, what, call.params.lock, back_us)) return false;
     *reply = result.reply;
     return true;
   }
@@ -508,7 +508,7 @@ void World::route_published(int s, const std::vector<Published>& published) {
       int64_t arrive_us = 0;
       auto what = [&msg] { return "message " + msg.channel; };
       if (hook_ != nullptr) {
-        if (!scheduled_fate(c, s, MessageKind::Delivery, what(), "", &arrive_us)) continue;
+        if (!scheduled_fate(c, s, MessageKind::Delivery, what, "", &arrive_us)) continue;
       } else {
         const LinkDraw draw = random_loss(c, what);
         if (draw == LinkDraw::Lost) {
@@ -790,7 +790,8 @@ void World::set_schedule(ScheduleHook* hook) {
   hook_ = hook;
 }
 
-bool World::scheduled_fate(int c, int s, MessageKind kind, const std::string& what, const std::string& lock,
+template <class What>
+bool World::scheduled_fate(int c, int s, MessageKind kind, const What& what, const std::string& lock,
                            int64_t* arrive_us) {
   assert(hook_ != nullptr);
   Node& n = node(c);
@@ -803,13 +804,13 @@ bool World::scheduled_fate(int c, int s, MessageKind kind, const std::string& wh
   const MessageFate fate = hook_->message_fate(*this, m);
   switch (fate.kind) {
     case MessageFate::Kind::OnTime: *arrive_us = m.on_time_us; return true;
-    case MessageFate::Kind::Lost: record_lost(c, what, lock); return false;
+    case MessageFate::Kind::Lost: record_lost(c, what(), lock); return false;
     case MessageFate::Kind::Late: {
       assert(fate.arrive_us > m.on_time_us);
       Event e = fault_event("delayed", c);
       e.client = c;
       e.lock = lock;
-      e.detail = what;
+      e.detail = what();
       e.duration_ms = (fate.arrive_us - m.on_time_us + 999) / 1000;
       emit(std::move(e));
       *arrive_us = fate.arrive_us;
@@ -905,7 +906,8 @@ bool World::step_scheduled() {
   size_t chosen = first_planned_due();
   if (chosen == due_live_.size()) {
     // The first action of each actor, by actor.
-    std::vector<std::pair<int64_t, size_t>> heads;
+    std::vector<std::pair<int64_t, size_t>>& heads = due_heads_;
+    heads.clear();
     for (size_t i = 0; i < due_live_.size(); ++i) {
       const int64_t actor = actor_of(due_live_[i].tag, due_live_[i].guard);
       bool seen = false;

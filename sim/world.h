@@ -281,8 +281,9 @@ class World {
   // among the candidates of a pick.
   static int64_t actor_of(const QueueTag& tag, const QueueGuard& guard);
   // The fate of a message in schedule mode; records a lost or late one
-  // (`what` says which, as record_lost does). False: lost.
-  bool scheduled_fate(int c, int s, MessageKind kind, const std::string& what, const std::string& lock,
+  // (`what()` says which, as record_lost does: made only then). False: lost.
+  template <class What>
+  bool scheduled_fate(int c, int s, MessageKind kind, const What& what, const std::string& lock,
                       int64_t* arrive_us);
   // The tag of a timer of client c; internal timers name their record.
   static QueueTag timer_tag(EntryKind kind, int c, uint64_t id, const void* ref = nullptr) {
@@ -362,6 +363,7 @@ class World {
   ScheduleHook* hook_ = nullptr;
   std::vector<EventQueue::Popped> due_;       // schedule mode: the instant's entries
   std::vector<EventQueue::Popped> due_live_;  // ... the live ones
+  std::vector<std::pair<int64_t, size_t>> due_heads_;  // ... each actor's first (actor, index in due_live_)
   bool due_held_ = false;  // due_live_ is out of the queue, held for the next step (queue_ marked then)
   ExecResult script_result_;             // execute_at_server's reused result
   Event script_event_;                   // execute_at_server's reused event
