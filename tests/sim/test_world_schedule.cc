@@ -34,6 +34,14 @@ struct ScheduledWorld {
     h.world->at_client(c, kAtUs, [this, name] { ran.push_back(name + "@" + std::to_string(h.world->now_us())); },
                        QueueTag{static_cast<uint8_t>(EntryKind::Task), c, -1, id, 0, nullptr});
   }
+  // Client 0's a0 and client 1's b1 (and b2 when `both`) at kAtUs; true
+  // when next_live_us() finds them there.
+  bool found(bool both) {
+    task(0, "a0", 1);
+    task(1, "b1", 2);
+    if (both) task(1, "b2", 3);
+    return h.world->next_live_us(kLimitUs) == kAtUs;
+  }
   // Steps until nothing live is due before the limit.
   void run_out() {
     while (h.world->next_live_us(kLimitUs) >= 0) h.world->step();
@@ -45,11 +53,9 @@ struct ScheduledWorld {
 
 TEST(WorldSchedule, HeldActionsAreSeenByReadersAndRunInOrder) {
   ScheduledWorld w;
-  w.task(0, "a0", 1);
-  w.task(1, "b1", 2);
-  w.task(1, "b2", 3);
-  const size_t queued = w.h.world->queued();
-  ASSERT_EQ(w.h.world->next_live_us(kLimitUs), kAtUs);
+  const size_t queued_before = w.h.world->queued();
+  ASSERT_TRUE(w.found(true));
+  const size_t queued = queued_before + 3;
   EXPECT_EQ(w.h.world->queued(), queued);  // the held three still count
   EXPECT_TRUE(w.h.world->client_has_pending(1));
   EXPECT_TRUE(w.h.world->due_pick_pending());
@@ -63,10 +69,7 @@ TEST(WorldSchedule, HeldActionsAreSeenByReadersAndRunInOrder) {
 
 TEST(WorldSchedule, APauseAfterTheActionsWereFoundDefersThem) {
   ScheduledWorld w;
-  w.task(0, "a0", 1);
-  w.task(1, "b1", 2);
-  w.task(1, "b2", 3);
-  ASSERT_EQ(w.h.world->next_live_us(kLimitUs), kAtUs);
+  ASSERT_TRUE(w.found(true));
   w.h.world->pause(1, 10);  // client 1 is paused before the step: its two actions wait for the resume
   w.run_out();
   EXPECT_EQ(w.ran, (std::vector<std::string>{"a0@5000", "b1@15000", "b2@15000"}));
@@ -74,9 +77,7 @@ TEST(WorldSchedule, APauseAfterTheActionsWereFoundDefersThem) {
 
 TEST(WorldSchedule, AnActionJoiningTheInstantTakesItsTurn) {
   ScheduledWorld w;
-  w.task(0, "a0", 1);
-  w.task(1, "b1", 2);
-  ASSERT_EQ(w.h.world->next_live_us(kLimitUs), kAtUs);
+  ASSERT_TRUE(w.found(false));
   w.h.world->step();  // a0; b1 held
   w.task(0, "a1", 4);  // joins the instant: client 0 is the lower actor again
   w.run_out();
@@ -85,9 +86,7 @@ TEST(WorldSchedule, AnActionJoiningTheInstantTakesItsTurn) {
 
 TEST(WorldSchedule, ACrashAfterTheActionsWereFoundDropsThem) {
   ScheduledWorld w;
-  w.task(0, "a0", 1);
-  w.task(1, "b1", 2);
-  ASSERT_EQ(w.h.world->next_live_us(kLimitUs), kAtUs);
+  ASSERT_TRUE(w.found(false));
   w.h.world->crash(1);
   EXPECT_FALSE(w.h.world->client_has_pending(1));
   w.run_out();
