@@ -503,6 +503,7 @@ class Worker {
     const bool moved = in_arena([&] {
       if (!run.transition()) return false;
       child->digest = run.digest(&digest_scratch_);
+      visited_.prefetch(child->digest);  // looked up once the transition is taken
       child->terminal = run.over();
       if (child->terminal) run.finish();
       return true;

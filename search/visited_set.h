@@ -28,6 +28,12 @@ class VisitedSet {
       if (slots_[i] == 0) return false;
     }
   }
+  // Starts loading the slot where `digest` would be found (a cache miss,
+  // for a set much larger than the cache) while the caller does other work.
+  void prefetch(uint64_t digest) const {
+    if (digest == 0) digest = 1;
+    __builtin_prefetch(&slots_[spread(digest) & (slots_.size() - 1)]);
+  }
   size_t size() const { return size_; }
   size_t bytes() const { return slots_.size() * sizeof(uint64_t); }
   // What the set will take after its next growth (for memory limits).

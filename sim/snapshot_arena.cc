@@ -218,11 +218,12 @@ extern "C" void sdallocx(void* p, size_t size, int flags) __attribute__((weak));
 // Frees p (of `size` bytes when known, else 0).
 void deallocate(void* p, size_t size = 0) noexcept {
   if (p == nullptr) return;
-  if (locksim::SnapshotArena::in_some_arena(p)) {
-    locksim::SnapshotArena* arena = locksim::t_current;
-    if (arena != nullptr && arena->contains(p)) arena->release(p);
-    return;  // outside its arena's scope: dropped with the arena's image
+  locksim::SnapshotArena* current = locksim::t_current;
+  if (current != nullptr && current->contains(p)) {  // the common case inside a scope
+    current->release(p);
+    return;
   }
+  if (locksim::SnapshotArena::in_some_arena(p)) return;  // outside its arena's scope: dropped with the arena's image
   if (size != 0 && sdallocx != nullptr) {
     sdallocx(p, size, 0);
     return;

@@ -16,6 +16,7 @@
 //  - counters that only name things (op ids, timer ids, subscription ids,
 //    event ids) by rank among what is pending (impl/digest_names.h).
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <vector>
 
@@ -98,7 +99,11 @@ QueueCensus World::digest(StateDigest* out, DigestScratch* scratch) const {
   for (const auto& [id, sub] : subs_) sub_ids.push_back(id);
   scratch->timer_ids.resize(static_cast<size_t>(clients));
   scratch->op_ids.resize(static_cast<size_t>(clients));
-  std::vector<ClientNames> names(static_cast<size_t>(clients));
+  // Per client; on the stack for the few clients an exploration has.
+  constexpr int kInlineClients = 4;
+  std::array<ClientNames, kInlineClients> inline_names;
+  std::vector<ClientNames> more_names(clients > kInlineClients ? static_cast<size_t>(clients) : 0);
+  ClientNames* names = clients > kInlineClients ? more_names.data() : inline_names.data();
   for (int c = 0; c < clients; ++c) {
     const Node& n = node(c);
     ClientNames& cn = names[static_cast<size_t>(c)];
