@@ -206,7 +206,7 @@ class EventQueue {
   static constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
   // A power of two; small, so that a queue holds little memory it does not
   // use (the explorer copies a run's memory whole: search/explore.h).
-  static constexpr uint32_t kChunkSlots = 16;
+  static constexpr uint32_t kChunkSlots = 8;
   static constexpr size_t kArity = 4;
   // A lane drops its popped keys once there are this many and they are at
   // least half of it (amortized: each key is moved at most once per drop).
