@@ -13,10 +13,10 @@
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
-#include <unordered_set>
 #include <utility>
 
 #include "properties/checker_suite.h"
+#include "search/chain_marks.h"
 #include "search/explore_tape.h"
 #include "search/visited_set.h"
 #include "sim/explicit_run.h"
@@ -285,10 +285,13 @@ class Worker {
     start_ = arena_->save();
   }
   int index() const { return index_; }
-  // A new chunk: the states its continuations passed are forgotten.
-  void new_chunk() {
-    if (chunk_seen_.empty()) return;  // clear() would still wipe every bucket
-    chunk_seen_ = {};
+  // A new chunk, whose shallowest node is at `depth`.
+  void new_chunk(uint64_t depth, bool breadth_first) {
+    if (breadth_first) {
+      marks_.new_chunk(depth);
+    } else {
+      marks_.clear();
+    }
   }
 
   // Every transition out of `node`'s state, in the order of their choices.
@@ -484,7 +487,7 @@ class Worker {
     chain->path_begin = tape().taken().size();
     while (!last->terminal && last->failing.empty() && depth < static_cast<uint64_t>(config_.max_depth) &&
            chain->steps.size() < kMaxChainSteps && !visited_.contains(last->digest) &&
-           chunk_seen_.insert(last->digest).second && !in_arena([&] { return run.choice_next(); })) {
+           !marks_.stop_at(last->digest, depth, child.depth) && !in_arena([&] { return run.choice_next(); })) {
       const size_t choices = tape().taken().size();
       Outcome next;
       if (!outcome(run, &next)) break;
@@ -538,9 +541,9 @@ class Worker {
   std::optional<PathRun> own_;       // the last run built anew
   int index_;
   CheckpointMemory& memory_;
-  // States this worker's continuations passed in this chunk: a
-  // continuation stops at one (another one went on from there).
-  std::unordered_set<uint64_t> chunk_seen_;
+  // The states this worker's continuations passed: a continuation stops
+  // at one whose other continuation's state is merged first.
+  ChainMarks marks_;
   std::unique_ptr<SnapshotArena> arena_;  // null: runs are built anew
   ArenaRun* live_ = nullptr;         // in arena_ (same address in every copy)
   SnapshotArena::Image start_;       // arena_ at the start
@@ -744,7 +747,9 @@ class Search {
       }
       children.assign(chunk.size(), {});
       replayed.assign(chunk.size(), 0);
-      for (auto& w : workers_) w->new_chunk();
+      uint64_t shallowest = chunk.front().depth;
+      for (const Node& n : chunk) shallowest = std::min(shallowest, n.depth);
+      for (auto& w : workers_) w->new_chunk(shallowest, bfs);
       owners.clear();
       strict.clear();
       for (const Node& n : chunk) {
