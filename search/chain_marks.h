@@ -29,6 +29,8 @@ class ChainMarks {
  public:
   ChainMarks() : slots_(kInitialSlots) {}
 
+  // Memory held (the explorer counts it with the visited set's).
+  size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
   // A new chunk of a breadth-first search, whose shallowest node is at
   // `depth`.
   void new_chunk(uint64_t depth) { stale_through_ = depth; }

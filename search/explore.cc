@@ -232,7 +232,7 @@ struct ArenaRun {
 struct CheckpointMemory {
   explicit CheckpointMemory(uint64_t max) : max_bytes(max) {}
   const uint64_t max_bytes;
-  uint64_t search_bytes = 0;  // the visited set and the frontier
+  uint64_t search_bytes = 0;  // the visited set, the frontier and the chain marks
   std::atomic<uint64_t> image_bytes{0};
   bool room_for(uint64_t bytes) const { return search_bytes + image_bytes.load() + bytes <= max_bytes; }
 
@@ -285,6 +285,8 @@ class Worker {
     start_ = arena_->save();
   }
   int index() const { return index_; }
+  // Between chunks: the memory of its chain marks.
+  size_t marks_bytes() const { return marks_.bytes(); }
   // A new chunk, whose shallowest node is at `depth`.
   void new_chunk(uint64_t depth, bool breadth_first) {
     if (breadth_first) {
@@ -875,14 +877,19 @@ class Search {
       result_.limit = "max-states";
       return true;
     }
-    if (visited_.bytes_after_growth() + frontier_bytes_ > config_.max_memory_bytes) {
+    if (visited_.bytes_after_growth() + frontier_bytes_ + marks_bytes() > config_.max_memory_bytes) {
       result_.limit = "max-memory";
       return true;
     }
     return false;
   }
+  uint64_t marks_bytes() const {
+    uint64_t bytes = 0;
+    for (const auto& w : workers_) bytes += w->marks_bytes();
+    return bytes;
+  }
   void note_memory() {
-    checkpoints_.search_bytes = visited_.bytes() + frontier_bytes_;
+    checkpoints_.search_bytes = visited_.bytes() + frontier_bytes_ + marks_bytes();
     result_.memory_bytes =
         std::max<uint64_t>(result_.memory_bytes, checkpoints_.search_bytes + checkpoints_.image_bytes.load());
   }
