@@ -279,7 +279,7 @@ TEST(Explore, CopiesFindWhatRunsBuiltAnewFind) {
       // Room for the search but for few checkpoints: nodes are copied for
       // their other children instead.
       {"rlock, little memory", small_scenario(2), "lock,unlock,lock,unlock",
-       {ExploreFault::Crash, ExploreFault::Pause, ExploreFault::Loss}, 2, ExploreOrder::BreadthFirst, 3u << 20},
+       {ExploreFault::Crash, ExploreFault::Pause, ExploreFault::Loss}, 2, ExploreOrder::BreadthFirst, 4u << 20},
   };
   for (const Case& k : cases) {
     SCOPED_TRACE(k.name);
