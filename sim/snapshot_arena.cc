@@ -1,5 +1,7 @@
 #include "sim/snapshot_arena.h"
 
+#include "sim/image_buffers.h"
+
 #include <sys/mman.h>
 
 #include <atomic>
@@ -99,20 +101,51 @@ SnapshotArena::Image SnapshotArena::save() const {
   return image;
 }
 
-void SnapshotArena::save_into(Image* into) const {
-  const Pause outside;  // the copy's buffer is never the arena's
-  const size_t used = used_bytes();
-  if (into->capacity_ < used) {
-    into->data_ = std::unique_ptr<unsigned char[]>(new unsigned char[used]);
-    into->capacity_ = used;
+SnapshotArena::Image& SnapshotArena::Image::operator=(Image&& other) noexcept {
+  if (this != &other) {
+    drop();
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    capacity_ = std::exchange(other.capacity_, 0);
+    buffers_ = other.buffers_;
   }
+  return *this;
+}
+
+void SnapshotArena::Image::drop() noexcept {
+  if (data_ == nullptr) return;
+  if (buffers_ != nullptr) {
+    buffers_->give(data_, capacity_);
+  } else {
+    delete[] data_;
+  }
+  data_ = nullptr;
+  size_ = 0;
+  capacity_ = 0;
+}
+
+void SnapshotArena::Image::reserve(size_t bytes) {
+  if (capacity_ >= bytes) return;
+  drop();
+  const Pause outside;  // the copy's buffer is never the arena's
+  if (buffers_ != nullptr) {
+    data_ = buffers_->take(bytes, &capacity_);
+  } else {
+    data_ = new unsigned char[bytes];
+    capacity_ = bytes;
+  }
+}
+
+void SnapshotArena::save_into(Image* into) const {
+  const size_t used = used_bytes();
+  into->reserve(used);
   into->size_ = used;
-  std::memcpy(into->data_.get(), base_, used);
+  std::memcpy(into->data_, base_, used);
 }
 
 void SnapshotArena::restore(const Image& image) {
   assert(image.size_ >= sizeof(Header) && image.size_ <= kCapacityBytes);
-  std::memcpy(base_, image.data_.get(), image.size_);
+  std::memcpy(base_, image.data_, image.size_);
 }
 
 void* SnapshotArena::allocate(size_t bytes, size_t alignment) {

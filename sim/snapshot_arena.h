@@ -35,25 +35,41 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 namespace locksim {
+
+class ImageBuffers;
 
 class SnapshotArena {
  public:
   static constexpr size_t kCapacityBytes = size_t{1} << 28;  // virtual; pages are used as touched
   static constexpr size_t kMaxArenas = 64;
 
-  // A copy of an arena's content.
+  // A copy of an arena's content. Its buffer comes from operator new, or
+  // from an ImageBuffers (sim/image_buffers.h) given at construction, which
+  // must outlive it.
   class Image {
    public:
+    Image() = default;
+    explicit Image(ImageBuffers* buffers) : buffers_(buffers) {}
+    ~Image() { drop(); }
+    Image(Image&& other) noexcept { *this = std::move(other); }
+    Image& operator=(Image&& other) noexcept;
+    Image(const Image&) = delete;
+    Image& operator=(const Image&) = delete;
+
     size_t bytes() const { return size_; }
-    const void* data() const { return data_.get(); }
+    const void* data() const { return data_; }
 
    private:
     friend class SnapshotArena;
-    std::unique_ptr<unsigned char[]> data_;
+    void drop() noexcept;               // frees the buffer
+    void reserve(size_t bytes);         // a buffer of at least `bytes`
+    unsigned char* data_ = nullptr;
     size_t size_ = 0;
     size_t capacity_ = 0;
+    ImageBuffers* buffers_ = nullptr;   // null: operator new
   };
 
   // Opens the arena on this thread (nestable: the previous one, or none,

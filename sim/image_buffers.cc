@@ -1,0 +1,91 @@
+#include "sim/image_buffers.h"
+
+#include <sys/mman.h>
+
+#include <cassert>
+#include <cstdint>
+#include <new>
+
+#include "sim/snapshot_arena.h"
+
+namespace locksim {
+
+namespace {
+
+unsigned char* map_or_throw(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return static_cast<unsigned char*>(p);
+}
+
+}  // namespace
+
+ImageBuffers::~ImageBuffers() {
+  for (unsigned char* slab : slabs_) munmap(slab, kSlabBytes);
+}
+
+unsigned char* ImageBuffers::map_slab() {
+  // Twice the size, trimmed to one aligned slab: a huge page must start on
+  // a multiple of its size.
+  unsigned char* raw = map_or_throw(2 * kSlabBytes);
+  const auto at = reinterpret_cast<uintptr_t>(raw);
+  unsigned char* slab = raw + ((kSlabBytes - at % kSlabBytes) % kSlabBytes);
+  if (slab > raw) munmap(raw, static_cast<size_t>(slab - raw));
+  unsigned char* tail = slab + kSlabBytes;
+  if (tail < raw + 2 * kSlabBytes) munmap(tail, static_cast<size_t>(raw + 2 * kSlabBytes - tail));
+  madvise(slab, kSlabBytes, MADV_HUGEPAGE);  // a hint (see the header)
+  return slab;
+}
+
+unsigned char* ImageBuffers::take(size_t bytes, size_t* capacity) {
+  assert(bytes > 0);
+  const SnapshotArena::Pause outside;  // the bookkeeping is never an arena's
+  const size_t cap = capacity_for(bytes);
+  *capacity = cap;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cap > kLargeBytes) {
+    unsigned char* p = map_or_throw(cap);
+    large_bytes_ += cap;
+    return p;
+  }
+  const size_t pages = cap / kPageBytes;
+  if (pages < free_.size() && !free_[pages].empty()) {
+    unsigned char* p = free_[pages].back();
+    free_[pages].pop_back();
+    return p;
+  }
+  if (static_cast<size_t>(end_ - next_) < cap) {
+    if (free_.size() <= kLargeBytes / kPageBytes) free_.resize(kLargeBytes / kPageBytes + 1);
+    slabs_.reserve(slabs_.size() + 1);  // before mapping: nothing to undo if it throws
+    unsigned char* slab = map_slab();
+    slabs_.push_back(slab);
+    // The old slab's rest serves a later buffer of its size.
+    const size_t rest_pages = static_cast<size_t>(end_ - next_) / kPageBytes;
+    if (rest_pages > 0) free_[rest_pages].push_back(next_);
+    next_ = slab;
+    end_ = slab + kSlabBytes;
+  }
+  unsigned char* p = next_;
+  next_ += cap;
+  return p;
+}
+
+void ImageBuffers::give(unsigned char* p, size_t capacity) {
+  if (p == nullptr) return;
+  assert(capacity > 0 && capacity % kPageBytes == 0);
+  const SnapshotArena::Pause outside;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (capacity > kLargeBytes) {
+    munmap(p, capacity);
+    large_bytes_ -= capacity;
+    return;
+  }
+  free_[capacity / kPageBytes].push_back(p);
+}
+
+size_t ImageBuffers::mapped_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return slabs_.size() * kSlabBytes + large_bytes_;
+}
+
+}  // namespace locksim
