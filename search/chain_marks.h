@@ -12,7 +12,8 @@
 // first, the marks are those of the chunk being expanded only (clear()).
 //
 // Open addressing with linear probing, 16 bytes a slot, at most half full
-// (depths below 2^32: the explorer's depth bound is an int).
+// (depths below 2^32: the explorer's depth bound is an int;
+// search/zeroed_slots.h).
 // Marks at the depth of the chunk being expanded or above are stale (their
 // states are merged by now, or never will be from that run-on): they count
 // as absent and are dropped when the table is rebuilt. Not thread-safe:
@@ -21,7 +22,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+
+#include "search/zeroed_slots.h"
 
 namespace locksim {
 
@@ -30,7 +32,7 @@ class ChainMarks {
   ChainMarks() : slots_(kInitialSlots) {}
 
   // Memory held (the explorer counts it with the visited set's).
-  size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
+  size_t bytes() const { return slots_.bytes(); }
   // A new chunk of a breadth-first search, whose shallowest node is at
   // `depth`.
   void new_chunk(uint64_t depth) { stale_through_ = depth; }
@@ -39,7 +41,7 @@ class ChainMarks {
   // of its chunk passed).
   void clear() {
     if (used_ == 0) return;
-    slots_.assign(slots_.size(), Slot{});
+    slots_.clear();
     used_ = 0;
   }
 
@@ -80,11 +82,11 @@ class ChainMarks {
   }
   // Drops the stale marks; doubles the table if the live ones fill a quarter.
   void rebuild() {
-    std::vector<Slot> old;
+    ZeroedSlots<Slot> old;
     old.swap(slots_);
     size_t live = 0;
     for (const Slot& s : old) live += s.digest != 0 && s.depth > stale_through_ ? 1 : 0;
-    slots_.assign(live * 4 > old.size() ? old.size() * 2 : old.size(), Slot{});
+    slots_ = ZeroedSlots<Slot>(live * 4 > old.size() ? old.size() * 2 : old.size());
     used_ = 0;
     for (const Slot& s : old) {
       if (s.digest == 0 || s.depth <= stale_through_) continue;
@@ -93,7 +95,7 @@ class ChainMarks {
     }
   }
 
-  std::vector<Slot> slots_;
+  ZeroedSlots<Slot> slots_;
   size_t used_ = 0;             // slots taken, stale ones included
   uint64_t stale_through_ = 0;  // marks at this depth or above are stale
 };

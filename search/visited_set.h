@@ -1,18 +1,20 @@
 // VisitedSet: the explorer's set of state fingerprints (64-bit digests,
 // model/state_digest.h): open addressing with linear probing, 8 bytes a
-// slot, kept at most half full (doubled when it would not be). A digest of
-// 0 is stored as 1 (0 marks an empty slot). Not thread-safe.
+// slot (search/zeroed_slots.h), kept at most half full (doubled when it
+// would not be). A digest of 0 is stored as 1 (0 marks an empty slot). Not
+// thread-safe.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+
+#include "search/zeroed_slots.h"
 
 namespace locksim {
 
 class VisitedSet {
  public:
-  VisitedSet() : slots_(kInitialSlots, 0) {}
+  VisitedSet() : slots_(kInitialSlots) {}
 
   // True if `digest` was not in the set (and now is).
   bool insert(uint64_t digest) {
@@ -43,7 +45,7 @@ class VisitedSet {
   static constexpr size_t kInitialSlots = 1024;  // a power of two
   static size_t spread(uint64_t digest) { return static_cast<size_t>(digest ^ (digest >> 29)); }
 
-  bool place(std::vector<uint64_t>& slots, uint64_t digest) {
+  bool place(ZeroedSlots<uint64_t>& slots, uint64_t digest) {
     const size_t mask = slots.size() - 1;
     for (size_t i = spread(digest) & mask;; i = (i + 1) & mask) {
       if (slots[i] == digest) return false;
@@ -55,14 +57,14 @@ class VisitedSet {
     }
   }
   void grow() {
-    std::vector<uint64_t> bigger(slots_.size() * 2, 0);
+    ZeroedSlots<uint64_t> bigger(slots_.size() * 2);
     for (const uint64_t d : slots_) {
       if (d != 0) place(bigger, d);
     }
     slots_.swap(bigger);
   }
 
-  std::vector<uint64_t> slots_;
+  ZeroedSlots<uint64_t> slots_;
   size_t size_ = 0;
 };
 

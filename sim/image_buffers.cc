@@ -3,9 +3,9 @@
 #include <sys/mman.h>
 
 #include <cassert>
-#include <cstdint>
 #include <new>
 
+#include "sim/huge_pages.h"
 #include "sim/snapshot_arena.h"
 
 namespace locksim {
@@ -21,20 +21,7 @@ unsigned char* map_or_throw(size_t bytes) {
 }  // namespace
 
 ImageBuffers::~ImageBuffers() {
-  for (unsigned char* slab : slabs_) munmap(slab, kSlabBytes);
-}
-
-unsigned char* ImageBuffers::map_slab() {
-  // Twice the size, trimmed to one aligned slab: a huge page must start on
-  // a multiple of its size.
-  unsigned char* raw = map_or_throw(2 * kSlabBytes);
-  const auto at = reinterpret_cast<uintptr_t>(raw);
-  unsigned char* slab = raw + ((kSlabBytes - at % kSlabBytes) % kSlabBytes);
-  if (slab > raw) munmap(raw, static_cast<size_t>(slab - raw));
-  unsigned char* tail = slab + kSlabBytes;
-  if (tail < raw + 2 * kSlabBytes) munmap(tail, static_cast<size_t>(raw + 2 * kSlabBytes - tail));
-  madvise(slab, kSlabBytes, MADV_HUGEPAGE);  // a hint (see the header)
-  return slab;
+  for (unsigned char* slab : slabs_) unmap_huge_aligned(slab, kSlabBytes);
 }
 
 unsigned char* ImageBuffers::take(size_t bytes, size_t* capacity) {
@@ -57,7 +44,7 @@ unsigned char* ImageBuffers::take(size_t bytes, size_t* capacity) {
   if (static_cast<size_t>(end_ - next_) < cap) {
     if (free_.size() <= kLargeBytes / kPageBytes) free_.resize(kLargeBytes / kPageBytes + 1);
     slabs_.reserve(slabs_.size() + 1);  // before mapping: nothing to undo if it throws
-    unsigned char* slab = map_slab();
+    unsigned char* slab = map_huge_aligned(kSlabBytes);
     slabs_.push_back(slab);
     // The old slab's rest serves a later buffer of its size.
     const size_t rest_pages = static_cast<size_t>(end_ - next_) / kPageBytes;

@@ -25,12 +25,14 @@
 #include <mutex>
 #include <vector>
 
+#include "sim/huge_pages.h"
+
 namespace locksim {
 
 class ImageBuffers {
  public:
   static constexpr size_t kPageBytes = 4096;
-  static constexpr size_t kSlabBytes = size_t{2} << 20;  // one huge page, so its alignment
+  static constexpr size_t kSlabBytes = kHugePageBytes;  // one huge page (sim/huge_pages.h)
   static constexpr size_t kLargeBytes = kSlabBytes / 4;
 
   ImageBuffers() = default;
@@ -49,8 +51,6 @@ class ImageBuffers {
   static size_t capacity_for(size_t bytes) { return (bytes + kPageBytes - 1) / kPageBytes * kPageBytes; }
 
  private:
-  unsigned char* map_slab();
-
   mutable std::mutex mu_;
   std::vector<unsigned char*> slabs_;
   unsigned char* next_ = nullptr;  // free space of the newest slab, up to end_
