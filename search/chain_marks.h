@@ -45,6 +45,13 @@ class ChainMarks {
     used_ = 0;
   }
 
+  // Starts loading the slot where `digest` would be (a cache miss, for a
+  // table much larger than the cache) while the caller does other work.
+  void prefetch(uint64_t digest) const {
+    if (digest == 0) digest = 1;
+    __builtin_prefetch(&slots_[first_slot_hash(digest) & (slots_.size() - 1)]);
+  }
+
   // A run-on held by a frontier node at `holder_depth` reached the state
   // `digest` at `depth`: true when it should stop there (another run-on's
   // state is merged first); otherwise the state is marked as this one's.
@@ -71,12 +78,11 @@ class ChainMarks {
     uint32_t depth = 0;
     uint32_t holder_depth = 0;
   };
-  static size_t spread(uint64_t digest) { return static_cast<size_t>(digest ^ (digest >> 29)); }
 
   // The slot holding `digest`, or the empty one where it would go.
   Slot* find(uint64_t digest) {
     const size_t mask = slots_.size() - 1;
-    for (size_t i = spread(digest) & mask;; i = (i + 1) & mask) {
+    for (size_t i = first_slot_hash(digest) & mask;; i = (i + 1) & mask) {
       if (slots_[i].digest == digest || slots_[i].digest == 0) return &slots_[i];
     }
   }

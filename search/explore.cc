@@ -518,7 +518,9 @@ class Worker {
     const bool moved = in_arena([&] {
       if (!run.transition()) return false;
       child->digest = run.digest(&digest_scratch_);
-      visited_.prefetch(child->digest);  // looked up once the transition is taken
+      // Looked up once the transition is taken (continuation()).
+      visited_.prefetch(child->digest);
+      marks_.prefetch(child->digest);
       child->terminal = run.over();
       if (child->terminal) run.finish();
       return true;
@@ -768,6 +770,9 @@ class Search {
           strict);
       std::vector<Node> fresh;
       for (size_t i = 0; i < chunk.size(); ++i) {
+        if (i + 1 < chunk.size()) {
+          for (const Child& child : children[i + 1]) visited_.prefetch(child.outcome.digest);
+        }
         result_.replayed_transitions += replayed[i];
         for (Child& child : children[i]) {
           if (!take(child)) continue;

@@ -25,7 +25,7 @@ class VisitedSet {
   bool contains(uint64_t digest) const {
     if (digest == 0) digest = 1;
     const size_t mask = slots_.size() - 1;
-    for (size_t i = spread(digest) & mask;; i = (i + 1) & mask) {
+    for (size_t i = first_slot_hash(digest) & mask;; i = (i + 1) & mask) {
       if (slots_[i] == digest) return true;
       if (slots_[i] == 0) return false;
     }
@@ -34,7 +34,7 @@ class VisitedSet {
   // for a set much larger than the cache) while the caller does other work.
   void prefetch(uint64_t digest) const {
     if (digest == 0) digest = 1;
-    __builtin_prefetch(&slots_[spread(digest) & (slots_.size() - 1)]);
+    __builtin_prefetch(&slots_[first_slot_hash(digest) & (slots_.size() - 1)]);
   }
   size_t size() const { return size_; }
   size_t bytes() const { return slots_.size() * sizeof(uint64_t); }
@@ -43,11 +43,10 @@ class VisitedSet {
 
  private:
   static constexpr size_t kInitialSlots = 1024;  // a power of two
-  static size_t spread(uint64_t digest) { return static_cast<size_t>(digest ^ (digest >> 29)); }
 
   bool place(ZeroedSlots<uint64_t>& slots, uint64_t digest) {
     const size_t mask = slots.size() - 1;
-    for (size_t i = spread(digest) & mask;; i = (i + 1) & mask) {
+    for (size_t i = first_slot_hash(digest) & mask;; i = (i + 1) & mask) {
       if (slots[i] == digest) return false;
       if (slots[i] == 0) {
         slots[i] = digest;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -17,6 +18,11 @@
 #include "sim/huge_pages.h"
 
 namespace locksim {
+
+// Where the tables' probing for a 64-bit fingerprint starts (masked to
+// their power-of-two size): the digests are already mixed; folding the
+// high bits in spreads digests that differ only there.
+inline size_t first_slot_hash(uint64_t digest) { return static_cast<size_t>(digest ^ (digest >> 29)); }
 
 template <class T>
 class ZeroedSlots {
