@@ -103,6 +103,7 @@ struct Node {
   ChainRef chain;     // forced continuation, or null
   size_t chain_next = 0;
   Checkpoint from;    // replays of its path start there
+  size_t bytes = 0;   // node_bytes() when it joined the frontier
 };
 
 // One transition's outcome.
@@ -729,7 +730,8 @@ class Search {
   void expand_all(Pool& pool) {
     std::deque<Node> frontier;
     frontier.push_back(Node{});
-    frontier_bytes_ = node_bytes(frontier.back());
+    frontier.back().bytes = node_bytes(frontier.back());
+    frontier_bytes_ = frontier.back().bytes;
     const bool bfs = config_.order == ExploreOrder::BreadthFirst;
     const size_t chunk_nodes = !bfs                  ? kChunkNodesDepthFirst
                                : config_.workers == 1 ? kChunkNodesBreadthFirstOneWorker
@@ -751,7 +753,7 @@ class Search {
           chunk.push_back(std::move(frontier.back()));
           frontier.pop_back();
         }
-        frontier_bytes_ -= std::min(frontier_bytes_, node_bytes(chunk.back()));
+        frontier_bytes_ -= std::min(frontier_bytes_, chunk.back().bytes);
       }
       children.assign(chunk.size(), {});
       replayed.assign(chunk.size(), 0);
@@ -786,12 +788,14 @@ class Search {
       }
       if (bfs) {
         for (Node& n : fresh) {
-          frontier_bytes_ += node_bytes(n);
+          n.bytes = node_bytes(n);
+          frontier_bytes_ += n.bytes;
           frontier.push_back(std::move(n));
         }
       } else {
         for (auto it = fresh.rbegin(); it != fresh.rend(); ++it) {
-          frontier_bytes_ += node_bytes(*it);
+          it->bytes = node_bytes(*it);
+          frontier_bytes_ += it->bytes;
           frontier.push_back(std::move(*it));
         }
       }
