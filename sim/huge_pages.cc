@@ -8,14 +8,18 @@
 
 namespace locksim {
 
+unsigned char* map_anonymous(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return static_cast<unsigned char*>(p);
+}
+
 unsigned char* map_huge_aligned(size_t bytes) {
   assert(bytes > 0 && bytes % kHugePageBytes == 0);
   // One huge page more than asked, trimmed to an aligned range: a huge
   // page must start on a multiple of its size.
   const size_t raw_bytes = bytes + kHugePageBytes;
-  void* p = mmap(nullptr, raw_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-  auto* raw = static_cast<unsigned char*>(p);
+  unsigned char* raw = map_anonymous(raw_bytes);
   const auto at = reinterpret_cast<uintptr_t>(raw);
   unsigned char* aligned = raw + (kHugePageBytes - at % kHugePageBytes) % kHugePageBytes;
   if (aligned > raw) munmap(raw, static_cast<size_t>(aligned - raw));

@@ -13,6 +13,9 @@ namespace locksim {
 
 constexpr size_t kHugePageBytes = size_t{2} << 20;
 
+// `bytes` of fresh anonymous memory (zero-filled, read-write), at any
+// page boundary. Throws std::bad_alloc when it cannot be mapped.
+unsigned char* map_anonymous(size_t bytes);
 // `bytes` (a positive multiple of kHugePageBytes), zero-filled. Throws
 // std::bad_alloc when it cannot be mapped.
 unsigned char* map_huge_aligned(size_t bytes);

@@ -3,22 +3,11 @@
 #include <sys/mman.h>
 
 #include <cassert>
-#include <new>
 
 #include "sim/huge_pages.h"
 #include "sim/snapshot_arena.h"
 
 namespace locksim {
-
-namespace {
-
-unsigned char* map_or_throw(size_t bytes) {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-  return static_cast<unsigned char*>(p);
-}
-
-}  // namespace
 
 ImageBuffers::~ImageBuffers() {
   for (unsigned char* slab : slabs_) unmap_huge_aligned(slab, kSlabBytes);
@@ -31,7 +20,7 @@ unsigned char* ImageBuffers::take(size_t bytes, size_t* capacity) {
   *capacity = cap;
   std::lock_guard<std::mutex> lock(mu_);
   if (cap > kLargeBytes) {
-    unsigned char* p = map_or_throw(cap);
+    unsigned char* p = map_anonymous(cap);
     large_bytes_ += cap;
     return p;
   }

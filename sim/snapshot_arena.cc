@@ -1,7 +1,5 @@
 #include "sim/snapshot_arena.h"
 
-#include "sim/image_buffers.h"
-
 #include <sys/mman.h>
 
 #include <atomic>
@@ -10,6 +8,8 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+
+#include "sim/image_buffers.h"
 
 namespace locksim {
 
