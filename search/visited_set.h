@@ -1,8 +1,11 @@
 // VisitedSet: the explorer's set of state fingerprints (64-bit digests,
 // model/state_digest.h): open addressing with linear probing, 8 bytes a
 // slot (search/zeroed_slots.h), kept at most half full (doubled when it
-// would not be). A digest of 0 is stored as 1 (0 marks an empty slot). Not
-// thread-safe.
+// would not be). A digest of 0 is stored as 1 (0 marks an empty slot).
+// One thread changes it; others may call contains() and prefetch() at the
+// same time as long as no insert() grows it (insert_grows()): a slot is
+// read and written whole (relaxed atomics), so they see each digest either
+// in or not yet.
 #pragma once
 
 #include <cstddef>
@@ -19,17 +22,20 @@ class VisitedSet {
   // True if `digest` was not in the set (and now is).
   bool insert(uint64_t digest) {
     if (digest == 0) digest = 1;
-    if ((size_ + 1) * 2 > slots_.size()) grow();
+    if (insert_grows()) grow();
     return place(slots_, digest);
   }
   bool contains(uint64_t digest) const {
     if (digest == 0) digest = 1;
     const size_t mask = slots_.size() - 1;
     for (size_t i = first_slot_hash(digest) & mask;; i = (i + 1) & mask) {
-      if (slots_[i] == digest) return true;
-      if (slots_[i] == 0) return false;
+      const uint64_t slot = __atomic_load_n(&slots_[i], __ATOMIC_RELAXED);
+      if (slot == digest) return true;
+      if (slot == 0) return false;
     }
   }
+  // Whether the next insert() of a new digest would grow the set.
+  bool insert_grows() const { return (size_ + 1) * 2 > slots_.size(); }
   // Starts loading the slot where `digest` would be found (a cache miss,
   // for a set much larger than the cache) while the caller does other work.
   void prefetch(uint64_t digest) const {
@@ -49,7 +55,7 @@ class VisitedSet {
     for (size_t i = first_slot_hash(digest) & mask;; i = (i + 1) & mask) {
       if (slots[i] == digest) return false;
       if (slots[i] == 0) {
-        slots[i] = digest;
+        __atomic_store_n(&slots[i], digest, __ATOMIC_RELAXED);
         if (&slots == &slots_) ++size_;
         return true;
       }
