@@ -34,7 +34,10 @@
 //                 lock, unlock; crash, pause, loss; at most 2 faults; our
 //                 pack on the model), breadth first to completion, on 1 and
 //                 on 2 workers: explore_states_per_s, explore_states_per_s_2w
-//                 (distinct states per wall second)
+//                 (distinct states per wall second); and two one-worker
+//                 searches at once on two threads, the ceiling for 2
+//                 workers on this host: explore_states_per_s_2x1w (their
+//                 distinct states together per wall second)
 //   hunt          (--only hunt) every mutant and the rare-schedule mutants
 //                 of impl/hunt/, from hunt_bases base seeds: runs and wall
 //                 seconds to the first failure, random and guided
