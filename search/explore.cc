@@ -36,11 +36,14 @@ constexpr const char* kFaultNames[] = {"crash", "pause", "clock", "restart", "se
 // finds, depends on it. Breadth first it does not (children are merged in
 // frontier order, and a chunk only decides how far a replay runs on past
 // its state, i.e. the cost): large chunks keep two workers busy (the last
-// expansions of a chunk run alone); one worker is faster with small ones
-// (the rlock configuration: 3 to 4% with 64 nodes rather than 512; a
-// chunk's children, waiting to be merged, stay in the cache).
+// expansions of a chunk run alone, and every chunk ends by waiting for the
+// slowest worker: beside two other busy processes, two workers took 0.8 to
+// 0.9 s on the rlock configuration with chunks of 512 nodes, 0.4 to 0.55 s
+// with 2048; on a quiet machine both the same); one worker is faster with
+// small ones (the rlock configuration: 3 to 4% with 64 nodes rather than
+// 512; a chunk's children, waiting to be merged, stay in the cache).
 constexpr size_t kChunkNodesDepthFirst = 32;
-constexpr size_t kChunkNodesBreadthFirst = 512;
+constexpr size_t kChunkNodesBreadthFirst = 2048;
 constexpr size_t kChunkNodesBreadthFirstOneWorker = 64;
 constexpr size_t kChunkWalks = 16;
 constexpr size_t kNodeOverheadBytes = 48;  // a frontier node besides its path
@@ -844,12 +847,13 @@ class Search {
 
   // Breadth first: a FIFO frontier; depth first: a stack. Chunks of
   // chunk_nodes nodes are expanded at once, their children merged in order.
-  // Breadth first with more than one worker, the next chunk starts before
-  // this one's merge when the frontier holds it whole (the merge only adds
-  // at the back, so it is the chunk that would follow): the workers expand
-  // it while this thread merges (with two workers, the merge was a tenth of
-  // the rlock search's time, the other worker idle), then this thread joins
-  // them. The limits are checked where they would be without the overlap
+  // Breadth first with more than one worker, the next chunk (what the
+  // frontier holds, up to chunk_nodes) starts before this one's merge,
+  // which only adds at the frontier's back: the workers expand it while
+  // this thread merges (with two workers, the merge was a tenth of the
+  // rlock search's time, the other worker idle), then this thread joins
+  // them. Breadth first, what a search finds does not depend on how the
+  // frontier is cut into chunks. The limits are checked where they would be without the overlap
   // (a chunk started ahead of a limit is dropped), and the visited set does
   // not grow while workers read it: an insert that would grow it waits for
   // them.
@@ -859,9 +863,10 @@ class Search {
     frontier.back().bytes = node_bytes(frontier.back());
     frontier_bytes_ = frontier.back().bytes;
     const bool bfs = config_.order == ExploreOrder::BreadthFirst;
-    const size_t chunk_nodes = !bfs                  ? kChunkNodesDepthFirst
-                               : config_.workers == 1 ? kChunkNodesBreadthFirstOneWorker
-                                                      : kChunkNodesBreadthFirst;
+    const size_t chunk_nodes = config_.chunk_nodes > 0 ? config_.chunk_nodes
+                               : !bfs                   ? kChunkNodesDepthFirst
+                               : config_.workers == 1   ? kChunkNodesBreadthFirstOneWorker
+                                                        : kChunkNodesBreadthFirst;
     const bool overlap = bfs && config_.workers > 1;
     bool depth_cut = false;
     Batch batches[2];
@@ -895,7 +900,7 @@ class Search {
         pool.run(batch->chunk.size(), batch->expand, batch->owners, batch->strict, batch->holders);
         note_marks();
       }
-      if (overlap && frontier.size() >= chunk_nodes) {
+      if (overlap && !frontier.empty()) {
         fill(frontier, chunk_nodes, bfs, ahead);
         pool.start(ahead->chunk.size(), ahead->expand, ahead->owners, ahead->strict, ahead->holders);
         ahead_running = true;

@@ -91,6 +91,10 @@ struct ExploreConfig {
   uint64_t max_states = 10'000'000;     // distinct states
   uint64_t max_memory_bytes = uint64_t{4} << 30;  // visited set + frontier; checkpoints only within it
   int workers = 1;
+  // Nodes expanded at once; 0: the explorer's own choice. Breadth first,
+  // what the search finds does not depend on it (tests use small chunks to
+  // make chunks overlap early); depth first it does.
+  size_t chunk_nodes = 0;
   CheckConfig check;
   VerdictPolicy policy;
 };
