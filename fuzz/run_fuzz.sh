@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # Bounded fuzz run: builds the libFuzzer targets of fuzz/ with clang in their
 # own build dir and runs each for SECONDS on its seed corpus (fuzz/corpus/...,
-# plus traces/corpus for the trace reader). Exit 0: every target ran clean;
-# 1: a target crashed, leaked or timed out (the input is kept as
-# WORK/crash-*, reproduce with WORK/build/fuzz/<target> <file>); 77: no clang
-# with a fuzzer runtime (install it with tools/setup-deps.sh), so ctest skips.
-# Usage: bash fuzz/run_fuzz.sh SOURCE_DIR WORK_DIR SECONDS
+# plus traces/corpus for the trace reader). With "build" in place of SECONDS
+# it only builds them (the test suite builds them in a test of its own, whose
+# time limit is the build's, not the fuzzing's). Exit 0: built, and every
+# target ran clean; 1: the build failed, or a target crashed, leaked or timed
+# out (the input is kept as WORK/crash-*, reproduce with
+# WORK/build/fuzz/<target> <file>); 2: bad arguments; 77: no clang with a
+# fuzzer runtime (install it with tools/setup-deps.sh), so ctest skips.
+# Usage: bash fuzz/run_fuzz.sh SOURCE_DIR WORK_DIR SECONDS|build
 set -euo pipefail
+if [ $# -ne 3 ]; then
+  echo "usage: bash fuzz/run_fuzz.sh SOURCE_DIR WORK_DIR SECONDS|build" >&2
+  exit 2
+fi
 src=$1 work=$2 seconds=$3
+if [ "$seconds" != build ] && ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "run_fuzz: SECONDS must be a positive whole number or 'build', not '$seconds'" >&2
+  exit 2
+fi
 
 if ! command -v clang++ >/dev/null || ! command -v clang >/dev/null; then
   echo "run_fuzz: clang not found (tools/setup-deps.sh installs it); skipping"
@@ -31,6 +42,10 @@ if [ ! -f "$work/build/build.ninja" ]; then
 fi
 cmake --build "$work/build" -j2 --target fuzz_trace_reader fuzz_script_pack fuzz_run_summary >"$work/build.log" 2>&1 ||
   { tail -50 "$work/build.log"; exit 1; }
+if [ "$seconds" = build ]; then
+  echo "run_fuzz: fuzz_trace_reader fuzz_script_pack fuzz_run_summary built in $work/build/fuzz"
+  exit 0
+fi
 
 status=0
 for target in trace_reader script_pack run_summary; do

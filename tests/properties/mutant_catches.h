@@ -32,7 +32,7 @@ inline const std::vector<MutantCatch>& mutant_catches() {
       {"release_no_publish", "--profile none --lock rlock", true},
       {"reentry_no_expiry_reset", "--profile none --lock rlock", true},
       {"fair_same_deadline", "--profile none --lock fair", true},
-      {"fair_no_stale_purge", "--profile safe --lock fair --clients 2", false},
+      {"fair_no_stale_purge", "--profile safe --lock fair --clients 2 --duration-ms 10000", false},
       {"fair_ttl_from_deadline", "--profile hostile --lock fair --clients 2 --unexplained-only", true, 21},
       {"fair_no_acquire_failed", "--profile none --lock fair", true},
   };
