@@ -358,12 +358,14 @@ class Worker {
       const size_t begin = i == 0 ? chain.path_begin : chain.path_end[i - 1];
       const size_t end = chain.path_end[i];
       Child child;
-      child.path.assign(chain.taken.begin(), chain.taken.begin() + static_cast<std::ptrdiff_t>(end));
       child.depth = node.depth + 1;
       child.outcome = chain.steps[i];
-      child.chain = node.chain;
-      child.chain_next = i + 1;
-      child.from = node.from;
+      if (!merged_before(child.outcome)) {
+        child.path.assign(chain.taken.begin(), chain.taken.begin() + static_cast<std::ptrdiff_t>(end));
+        child.chain = node.chain;
+        child.chain_next = i + 1;
+        child.from = node.from;
+      }
       out->push_back(std::move(child));
       push_siblings(chain.taken, chain.options, begin, end, &todo);
     } else {
@@ -394,13 +396,24 @@ class Worker {
       if (!outcome(run, &child.outcome)) {
         throw std::logic_error("explore: a state taken as live has no transition");
       }
-      child.path = tape().taken();
-      push_siblings(tape().taken(), tape().options(), prefix.size(), child.path.size(), &todo);
-      child.from = from;
-      child.chain = continuation(run, child, replayed);
+      push_siblings(tape().taken(), tape().options(), prefix.size(), tape().taken().size(), &todo);
+      if (!merged_before(child.outcome)) {
+        child.path = tape().taken();
+        child.from = from;
+        child.chain = continuation(run, child, replayed);
+      }
       out->push_back(std::move(child));
     }
   }
+
+  // A child whose state an earlier merge took (the visited set only grows,
+  // so the merge of this child will not take it): the merge only counts
+  // its transition (Search::take), so it carries no path, checkpoint or
+  // chain (their copies and frees were a tenth of two workers' time, the
+  // checkpoints' reference counts shared between threads). A continuation
+  // from it would stop at once. One that fails is kept whole: its path
+  // may be a counterexample's.
+  bool merged_before(const Outcome& o) const { return o.failing.empty() && visited_.contains(o.digest); }
 
   // One random walk from the start: every transition, until the run ends,
   // a failing violation, or the depth bound.
@@ -836,7 +849,13 @@ class Search {
   // A chunk of frontier nodes and what their expansion gives.
   struct Batch {
     std::vector<Node> chunk;
-    std::vector<std::vector<Child>> children;  // per node, each cleared by the worker that fills it
+    std::vector<std::vector<Child>> children;  // per node
+    std::vector<int> producers;                // per node: the worker that filled its children
+    // Per worker: the children it made in this batch's last round, merged
+    // since, for it to free (memory freed by the thread that allocated it;
+    // with any worker freeing them, two workers spent five times one
+    // worker's time destroying children)
+    std::vector<std::vector<std::vector<Child>>> spent;
     std::vector<uint64_t> replayed;
     std::vector<int> owners;
     std::vector<char> strict;
@@ -942,7 +961,15 @@ class Search {
       }
       b->bytes += b->chunk.back().bytes;
     }
+    b->spent.resize(workers_.size());
+    for (size_t i = 0; i < b->children.size(); ++i) {
+      if (b->producers[i] >= 0 && !b->children[i].empty()) {
+        b->spent[static_cast<size_t>(b->producers[i])].push_back(std::move(b->children[i]));
+      }
+    }
+    b->children.clear();
     b->children.resize(b->chunk.size());
+    b->producers.assign(b->chunk.size(), -1);
     b->replayed.assign(b->chunk.size(), 0);
     uint64_t shallowest = b->chunk.front().depth;
     for (const Node& n : b->chunk) shallowest = std::min(shallowest, n.depth);
@@ -960,12 +987,14 @@ class Search {
       }
       b->holders.push_back(holders);
     }
-    // A worker drops the node it expanded and the children the last merge
-    // of this batch emptied (their memory is freed by the workers, not by
-    // the merge).
+    // A worker drops the node it expanded and the children it made in this
+    // batch's last round, which the merge has emptied since (their memory is
+    // freed by the workers, not by the merge).
     b->expand = [b](Worker& w, size_t i) {
-      b->children[i].clear();
+      std::vector<std::vector<Child>>& spent = b->spent[static_cast<size_t>(w.index())];
+      if (!spent.empty()) spent.clear();
       w.expand(b->chunk[i], &b->children[i], &b->replayed[i]);
+      b->producers[i] = w.index();
       b->chunk[i] = Node{};
     };
   }
