@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "reports/run_summary.h"
+#include "reports/summary_check.h"
 #include "reports/summary_merge.h"
 #include "traces/bounded_json.h"
 

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "reports/run_summary.h"
+#include "reports/summary_check.h"
 #include "traces/bounded_json.h"
 
 namespace locksim {
@@ -36,6 +37,16 @@ std::string why_not_regular(const struct stat& st) {
 }
 
 }  // namespace
+
+std::string failure_trace_file(uint64_t seed) { return "failures/" + std::to_string(seed) + ".jsonl"; }
+
+std::string shrunk_trace_file(uint64_t seed, const std::string& property, size_t nth) {
+  return "failures/" + std::to_string(seed) + (nth == 0 ? "" : "." + property) + ".shrunk.jsonl";
+}
+
+std::string timeline_file(uint64_t seed, const std::string& property, size_t nth) {
+  return "timelines/" + std::to_string(seed) + (nth == 0 ? "" : "." + property) + ".svg";
+}
 
 bool is_failure_file_name(std::string_view key, std::string_view name, uint64_t seed, std::string_view property) {
   const std::string s = std::to_string(seed);

@@ -4,6 +4,8 @@
 // links, FIFOs or devices under those names.
 //
 // Contract:
+//  - failure_trace_file(), shrunk_trace_file(), timeline_file(): the names
+//    a campaign writes for a failing seed's files;
 //  - is_failure_file_name(): whether `name` is exactly a name a campaign
 //    writes for the failure entry (seed, property) under `key` ("trace",
 //    "shrunk_trace", "timeline", or the counterexample's "trace"): a relative
@@ -20,6 +22,7 @@
 //    and checked completely (check_summary_json), or RunFileError.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -36,6 +39,15 @@ struct RunFileError : std::runtime_error {
 inline constexpr uint64_t kMaxSummaryBytes = 256ull << 20;     // 256 MiB
 inline constexpr uint64_t kMaxRunFileBytes = 16ull << 30;      // a trace or timeline: 16 GiB
 inline constexpr uint64_t kMaxInlinedSvgBytes = 64ull << 20;   // a timeline inlined into report.html
+
+// "failures/<seed>.jsonl".
+std::string failure_trace_file(uint64_t seed);
+// The shrunk counterexample of the seed's `nth` (0-based) violated property:
+// "failures/<seed>.shrunk.jsonl" for the first, else
+// "failures/<seed>.<property>.shrunk.jsonl".
+std::string shrunk_trace_file(uint64_t seed, const std::string& property, size_t nth);
+// "timelines/<seed>.svg" for the first, else "timelines/<seed>.<property>.svg".
+std::string timeline_file(uint64_t seed, const std::string& property, size_t nth);
 
 bool is_failure_file_name(std::string_view key, std::string_view name, uint64_t seed, std::string_view property);
 

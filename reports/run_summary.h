@@ -48,6 +48,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/run_files.h"
 #include "search/campaign.h"
 
 namespace locksim {
@@ -61,14 +62,7 @@ inline constexpr int kRunSummaryVersion = 2;  // 2: "results", failures' "cause"
 inline constexpr const char* kSummaryFileName = "summary.json";
 inline constexpr const char* kReportFileName = "report.html";
 
-// "failures/<seed>.jsonl".
-std::string failure_trace_file(uint64_t seed);
-// The shrunk counterexample of the seed's `nth` (0-based) violated property:
-// "failures/<seed>.shrunk.jsonl" for the first, else
-// "failures/<seed>.<property>.shrunk.jsonl".
-std::string shrunk_trace_file(uint64_t seed, const std::string& property, size_t nth);
-// "timelines/<seed>.svg" for the first, else "timelines/<seed>.<property>.svg".
-std::string timeline_file(uint64_t seed, const std::string& property, size_t nth);
+// The failure files' names (failure_trace_file() and the others): reports/run_files.h.
 
 // What a failing seed's failure entries are about, in order: "divergence"
 // (--backend both) first, then the properties in the order first violated;
@@ -90,11 +84,6 @@ nlohmann::json campaign_configuration_json(const CampaignOptions& options, const
 nlohmann::json campaign_summary_json(const CampaignOptions& options, const CampaignResult& result,
                                      const std::string& command, double wall_s);
 
-// Throws std::runtime_error naming the file and the field's path when
-// `summary` is not a summary this build reads: format and version, every
-// field's type and range, counts that agree with each other, seeds within
-// the campaign and the directory's shard, each (seed, property) once, and
-// only the file names a campaign writes (reports/run_files.h).
-void check_summary_json(const nlohmann::json& summary, const std::string& name);
+// check_summary_json(), for summaries read back: reports/summary_check.h.
 
 }  // namespace locksim

@@ -6,6 +6,7 @@
 
 #include "properties/coverage.h"
 #include "reports/run_summary.h"
+#include "reports/summary_check.h"
 
 namespace locksim {
 

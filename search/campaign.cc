@@ -220,12 +220,6 @@ std::string counterexample_extent(const Counterexample& cx) {
   return "the first " + shown + " of its trace's " + std::to_string(cx.trace_events) + " events";
 }
 
-int shard_seed_count(int seeds, int shard_index, int shard_count) {
-  assert(shard_count >= 1 && shard_index >= 0 && shard_index < shard_count);
-  if (seeds <= shard_index) return 0;
-  return (seeds - shard_index + shard_count - 1) / shard_count;
-}
-
 // The failures spread over the workers' checked backends (failure j on
 // worker j % J); each shrink is deterministic, so the result does not
 // depend on J.

@@ -48,6 +48,7 @@
 #include "properties/violation.h"
 #include "search/campaign_backend.h"
 #include "search/campaign_worker.h"
+#include "search/shard_split.h"
 #include "sim/explicit_plan.h"
 #include "sim/history_comparator.h"
 #include "sim/scenario.h"
@@ -97,8 +98,7 @@ inline constexpr int kMaxCampaignWorkers = 64;
 inline constexpr int kMaxCampaignShards = 1'000'000;
 inline constexpr int kMaxShrinkSeeds = 10'000;
 
-// How many of the seed indexes [0, seeds) shard I of N runs.
-int shard_seed_count(int seeds, int shard_index, int shard_count);
+// shard_seed_count(): search/shard_split.h.
 
 struct Counterexample {
   std::vector<Event> events;   // the shrunk history, up to the violation's detection

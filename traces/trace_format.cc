@@ -175,11 +175,14 @@ bool get_int64(const json& j, const char* key, int64_t* out, std::string* error)
 bool get_uint64(const json& j, const char* key, uint64_t* out, std::string* error) {
   auto it = j.find(key);
   if (it == j.end()) return true;
-  if (!it->is_number_unsigned()) {
+  // JSON's -0 is a signed integer to nlohmann::json, of value 0: taken as
+  // 0, as the fast decoder (traces/fast_event_decoder.h) reads it.
+  const bool zero = it->is_number_integer() && !it->is_number_unsigned() && it->get<int64_t>() == 0;
+  if (!it->is_number_unsigned() && !zero) {
     *error = std::string("field \"") + key + "\" must be a non-negative integer";
     return false;
   }
-  *out = it->get<uint64_t>();
+  *out = zero ? 0 : it->get<uint64_t>();
   return true;
 }
 
