@@ -49,11 +49,11 @@ std::string timeline_file(uint64_t seed, const std::string& property, size_t nth
 }
 
 bool is_failure_file_name(std::string_view key, std::string_view name, uint64_t seed, std::string_view property) {
-  const std::string s = std::to_string(seed);
+  // The first violated property's names (nth 0) or a later one's (nth 1).
   const std::string p(property);
-  if (key == "trace") return name == "failures/" + s + ".jsonl";
-  if (key == "shrunk_trace") return name == "failures/" + s + ".shrunk.jsonl" || name == "failures/" + s + "." + p + ".shrunk.jsonl";
-  if (key == "timeline") return name == "timelines/" + s + ".svg" || name == "timelines/" + s + "." + p + ".svg";
+  if (key == "trace") return name == failure_trace_file(seed);
+  if (key == "shrunk_trace") return name == shrunk_trace_file(seed, p, 0) || name == shrunk_trace_file(seed, p, 1);
+  if (key == "timeline") return name == timeline_file(seed, p, 0) || name == timeline_file(seed, p, 1);
   if (key == "counterexample_trace") {
     return is_failure_file_name("trace", name, seed, property) || is_failure_file_name("shrunk_trace", name, seed, property);
   }
