@@ -41,7 +41,8 @@ TEST(CliBench, QuickJsonHasEveryKeyPositiveOrNullWithReason) {
   // Measured on every machine the tests run on (the model needs nothing).
   for (const char* key : {"model_execs_per_s", "sim_speedup", "checker_events_per_s", "trace_check_events_per_s",
                           "campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w", "explore_states_per_s",
-                          "explore_states_per_s_2w", "explore_states_per_s_2x1w", "peak_rss_mb"}) {
+                          "explore_states_per_s_2w", "explore_states_per_s_2x1w", "host_loop_2x1t",
+                          "host_page_touch_us", "peak_rss_mb"}) {
     EXPECT_TRUE(j[key].is_number()) << key;
   }
   // The saved trace and the server dirs are gone.

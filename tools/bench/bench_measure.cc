@@ -142,7 +142,8 @@ BenchReport run_bench(const BenchSizes& sizes, bool quick, const BenchProgress& 
        {"live_execs_per_s", "redis_benchmark_evalsha_per_s", "live_vs_redis_benchmark"}},
       {BenchPart::Campaign, "campaign", measure_campaign, {"campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w"}},
       {BenchPart::Lua, "lua", measure_lua, {"lua_execs_per_s", "lua_vs_live_fair_campaign"}},
-      {BenchPart::Explore, "explore", measure_explore, {"explore_states_per_s", "explore_states_per_s_2w", "explore_states_per_s_2x1w"}},
+      {BenchPart::Explore, "explore", measure_explore, {"explore_states_per_s", "explore_states_per_s_2w", "explore_states_per_s_2x1w", "host_loop_2x1t",
+        "host_page_touch_us"}},
       {BenchPart::Hunt, "hunt", measure_hunt, {"hunt_median_ratio", "hunt_rare_median_ratio", "hunt_main_median_ratio", "hunt_beyond_batch_median_ratio",
         "hunt_states_ratio"}},
   };

@@ -37,7 +37,9 @@
 //                 (distinct states per wall second); and two one-worker
 //                 searches at once on two threads, the ceiling for 2
 //                 workers on this host: explore_states_per_s_2x1w (their
-//                 distinct states together per wall second)
+//                 distinct states together per wall second); in the same
+//                 rounds, probes of the host (tools/bench/host_probe.h):
+//                 host_loop_2x1t, host_page_touch_us
 //   hunt          (--only hunt) every mutant and the rare-schedule mutants
 //                 of impl/hunt/, from hunt_bases base seeds: runs and wall
 //                 seconds to the first failure, random and guided

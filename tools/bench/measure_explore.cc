@@ -11,7 +11,11 @@
 // speed by a third between spells: each figure is the median of kRuns,
 // and the three kinds alternate (one of each per round) so that they see
 // the same spells; the first pays for fresh memory that the later ones
-// reuse from the allocator. The detail gives every run.
+// reuse from the allocator. The detail gives every run. Each round also
+// probes the host (tools/bench/host_probe.h): what two threads of a loop
+// that touches no memory get over one (host_loop_2x1t) and the cost of a
+// first write to a 4 KB page (host_page_touch_us), to read the explorer's
+// figures against: a search is memory-bound, the loop is not.
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -24,6 +28,7 @@
 #include "properties/scenario_check.h"
 #include "sim/model_backend_source.h"
 #include "tools/bench/bench_measure.h"
+#include "tools/bench/host_probe.h"
 #include "tools/bench/wall_timer.h"
 
 namespace locksim {
@@ -105,13 +110,22 @@ double pair_states_per_s(const BenchSizes& sizes, std::string* detail) {
   return static_cast<double>(runs[0].distinct_states + runs[1].distinct_states) / wall_s;
 }
 
+// A run's figure: whole numbers for rates, two decimals below 100 (ratios,
+// microseconds).
+std::string figure_text(double r) {
+  if (r >= 100) return std::to_string(static_cast<long long>(r));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", r);
+  return buf;
+}
+
 struct Series {
   const char* key;
   std::vector<double> runs;
   std::string detail;  // the last run's
   void note(BenchReport* report) const {
     std::string each;
-    for (const double r : runs) each += (each.empty() ? "" : ", ") + std::to_string(static_cast<long long>(r));
+    for (const double r : runs) each += (each.empty() ? "" : ", ") + figure_text(r);
     report->set(key, median(runs),
                 "median of " + std::to_string(runs.size()) + " runs (" + each + "); last: " + detail);
   }
@@ -123,14 +137,28 @@ void measure_explore(const BenchSizes& sizes, BenchReport* report) {
   Series one{"explore_states_per_s", {}, {}};
   Series two{"explore_states_per_s_2w", {}, {}};
   Series pair{"explore_states_per_s_2x1w", {}, {}};
+  // The probes are short: a loop of a quarter second per thread count, and
+  // 32 MB of pages (8 MB and 0.05 s with --quick).
+  const double loop_s = report->quick() ? 0.05 : 0.25;
+  const size_t touch_bytes = (report->quick() ? size_t{8} : size_t{32}) << 20;
+  char probe_detail[160];
+  std::snprintf(probe_detail, sizeof probe_detail, "%.2f s of the loop on one thread, then on two at once", loop_s);
+  Series loop{"host_loop_2x1t", {}, probe_detail};
+  std::snprintf(probe_detail, sizeof probe_detail, "one write to each 4 KB page of a fresh %zu MB mapping",
+                touch_bytes >> 20);
+  Series touch{"host_page_touch_us", {}, probe_detail};
   for (int i = 0; i < kRuns; ++i) {
     one.runs.push_back(states_per_s(sizes, 1, &one.detail));
     two.runs.push_back(states_per_s(sizes, 2, &two.detail));
     pair.runs.push_back(pair_states_per_s(sizes, &pair.detail));
+    loop.runs.push_back(register_loop_2x1t(loop_s));
+    touch.runs.push_back(page_touch_us(touch_bytes));
   }
   one.note(report);
   two.note(report);
   pair.note(report);
+  loop.note(report);
+  touch.note(report);
 }
 
 }  // namespace locksim

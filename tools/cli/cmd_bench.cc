@@ -82,7 +82,8 @@ void add_bench_command(CLI::App& app, int* exit_code) {
                 "print one JSON object (model_execs_per_s, sim_speedup, checker_events_per_s, "
                 "trace_check_events_per_s, live_execs_per_s, redis_benchmark_evalsha_per_s, "
                 "live_vs_redis_benchmark, campaign_seeds_per_s_1w, campaign_seeds_per_s_2w, lua_execs_per_s, "
-                "lua_vs_live_fair_campaign, explore_states_per_s, explore_states_per_s_2w, explore_states_per_s_2x1w, hunt_median_ratio, "
+                "lua_vs_live_fair_campaign, explore_states_per_s, explore_states_per_s_2w, explore_states_per_s_2x1w, host_loop_2x1t, host_page_touch_us, "
+                "hunt_median_ratio, "
                 "hunt_rare_median_ratio, hunt_main_median_ratio, hunt_beyond_batch_median_ratio, hunt_states_ratio, peak_rss_mb; null_reasons for nulls; quick; allocator: "
                 "the malloc the run used; hunt: the hunt's table)");
   cmd->add_flag("--quick", args->quick,
