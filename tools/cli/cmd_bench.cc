@@ -77,7 +77,7 @@ void add_bench_command(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "bench",
       "Measure speed on fixed scenarios: model execs/s, contention-64 speed-up, checker-10m, live vs "
-      "redis-benchmark, campaign seeds/s, lua execs/s, explore states/s, peak RSS; --only hunt: guided against random time to find every mutant");
+      "redis-benchmark, campaign seeds/s, lua execs/s, explore states/s (beside probes of the host), peak RSS; --only hunt: guided against random time to find every mutant");
   cmd->add_flag("--json", args->json,
                 "print one JSON object (model_execs_per_s, sim_speedup, checker_events_per_s, "
                 "trace_check_events_per_s, live_execs_per_s, redis_benchmark_evalsha_per_s, "
