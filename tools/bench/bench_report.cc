@@ -66,17 +66,18 @@ nlohmann::json BenchReport::to_json() const {
   return j;
 }
 
+std::string bench_figure_text(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, value >= 100 ? "%.0f" : "%.2f", value);
+  return text;
+}
+
 std::string BenchReport::to_text() const {
   std::string out = quick_ ? "locksim bench --quick (scaled-down scenarios)\n" : "locksim bench\n";
   for (const BenchFigure& f : figures_) {
-    char value[64];
-    if (f.value) {
-      std::snprintf(value, sizeof value, *f.value >= 100 ? "%.0f" : "%.2f", *f.value);
-    } else {
-      std::snprintf(value, sizeof value, "null");
-    }
+    const std::string value = f.value ? bench_figure_text(*f.value) : "null";
     char line[160];
-    std::snprintf(line, sizeof line, "  %-30s %14s  ", f.key.c_str(), value);
+    std::snprintf(line, sizeof line, "  %-30s %14s  ", f.key.c_str(), value.c_str());
     out += line;
     out += f.value ? f.detail : f.null_reason;
     out += "\n";

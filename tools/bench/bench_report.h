@@ -35,6 +35,10 @@ struct BenchFigure {
   std::string detail;              // what was measured, for people
 };
 
+// A figure as the text output shows it: whole (rounded) from 100 up, two
+// decimals below (ratios, microseconds).
+std::string bench_figure_text(double value);
+
 class BenchReport {
  public:
   explicit BenchReport(bool quick);

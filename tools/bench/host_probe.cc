@@ -4,9 +4,9 @@
 
 #include <atomic>
 #include <cstdint>
-#include <new>
 #include <thread>
 
+#include "sim/huge_pages.h"
 #include "tools/bench/wall_timer.h"
 
 namespace locksim {
@@ -47,10 +47,9 @@ double register_loop_2x1t(double seconds) {
 
 double page_touch_us(size_t bytes) {
   constexpr size_t kPageBytes = 4096;
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
+  unsigned char* p = map_anonymous(bytes);
   madvise(p, bytes, MADV_NOHUGEPAGE);  // a hint: the 4 KB pages are what is measured
-  auto* bytes_at = static_cast<volatile unsigned char*>(p);
+  volatile unsigned char* bytes_at = p;
   const WallTimer timer;
   for (size_t at = 0; at < bytes; at += kPageBytes) bytes_at[at] = 1;
   const double wall_s = timer.elapsed_s();

@@ -110,22 +110,13 @@ double pair_states_per_s(const BenchSizes& sizes, std::string* detail) {
   return static_cast<double>(runs[0].distinct_states + runs[1].distinct_states) / wall_s;
 }
 
-// A run's figure: whole numbers for rates, two decimals below 100 (ratios,
-// microseconds).
-std::string figure_text(double r) {
-  if (r >= 100) return std::to_string(static_cast<long long>(r));
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", r);
-  return buf;
-}
-
 struct Series {
   const char* key;
   std::vector<double> runs;
   std::string detail;  // the last run's
   void note(BenchReport* report) const {
     std::string each;
-    for (const double r : runs) each += (each.empty() ? "" : ", ") + figure_text(r);
+    for (const double r : runs) each += (each.empty() ? "" : ", ") + bench_figure_text(r);
     report->set(key, median(runs),
                 "median of " + std::to_string(runs.size()) + " runs (" + each + "); last: " + detail);
   }
