@@ -33,10 +33,10 @@ struct ClientConfig {
   // A wake-up message that reaches a subscribed waiter while its poll is in
   // flight is remembered, and the waiter polls again at once instead of
   // sleeping its ttl (Redisson's semaphore permits). Off: such a message is
-  // lost and the waiter sleeps until its timer (at most a lease), which the
-  // simulator's histories and checkers assume. The real-time client turns
-  // it on.
-  bool remember_wakeups = false;
+  // lost and the waiter sleeps until its timer (at most its ttl) while the
+  // lock may be free: the client of trace versions 1 to 4 (a scenario's
+  // "wakeups":"lost", sim/scenario.h), kept so their traces replay.
+  bool remember_wakeups = true;
   // The script pack's declared design (impl/lock_design.h): how a refused
   // waiter waits (a pub/sub wake-up, ours, or polling every interval plus
   // jitter), what token marks a hold (the owner id, ours, or a fresh one

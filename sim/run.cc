@@ -122,6 +122,15 @@ TraceHeader make_trace_header(const Scenario& scenario, const std::string& backe
 Scenario scenario_from_header(const TraceHeader& header) {
   Scenario s = scenario_from_json(header.scenario);
   if (s.seed != header.seed) throw ScenarioError("trace header: seed differs from the scenario's seed");
+  if (header.version < kKeptWakeupsTraceVersion) {
+    // Written by a client that dropped a wake-up reaching a waiter whose poll
+    // was in flight: replayed with that client, so it reproduces.
+    if (header.scenario.contains("wakeups")) {
+      throw ScenarioError("scenario: field 'wakeups' in a version " + std::to_string(header.version) +
+                          " trace (version " + std::to_string(kKeptWakeupsTraceVersion) + " and later)");
+    }
+    s.lost_wakeups = true;
+  }
   return s;
 }
 

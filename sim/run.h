@@ -32,7 +32,9 @@ namespace locksim {
 ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backend_kind);
 
 TraceHeader make_trace_header(const Scenario& scenario, const std::string& backend_kind);
-// The scenario stored in a trace header (throws ScenarioError).
+// The scenario stored in a trace header (throws ScenarioError). A header
+// older than kKeptWakeupsTraceVersion gives lost_wakeups: the client that
+// wrote it dropped wake-ups reaching a waiter whose poll was in flight.
 Scenario scenario_from_header(const TraceHeader& header);
 
 // One line for humans: "seed=1 events=... ops=... ok=... fail=... info=... faults=... end_ms=...".

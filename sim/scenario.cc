@@ -60,6 +60,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   if (s.validity) j["validity"] = true;
   if (s.fair_slot_ms != 0) j["fair_slot_ms"] = s.fair_slot_ms;
   if (s.design != LockDesign{}) j["design"] = design_to_json(s.design);
+  if (s.lost_wakeups) j["wakeups"] = "lost";
   return nlohmann::json::parse(j.dump());
 }
 
@@ -67,7 +68,8 @@ namespace {
 
 constexpr const char* kScenarioFields[] = {"seed",    "clients", "locks",   "servers", "lock",
                                            "duration_ms", "profile", "mutant", "scripts", "model_variant",
-                                           "persistence", "restart_delay_ms", "validity", "fair_slot_ms", "design"};
+                                           "persistence", "restart_delay_ms", "validity", "fair_slot_ms", "design",
+                                           "wakeups"};
 
 const nlohmann::json& field(const nlohmann::json& j, const char* name) {
   auto it = j.find(name);
@@ -168,6 +170,13 @@ Scenario scenario_from_json(const nlohmann::json& j) {
     } catch (const DesignError& e) {
       throw ScenarioError(std::string("scenario: field 'design': ") + e.what());
     }
+  }
+  if (j.contains("wakeups")) {
+    const std::string name = string_field(j, "wakeups");
+    if (name != "kept" && name != "lost") {
+      throw ScenarioError("scenario: field 'wakeups' must be kept or lost, got '" + name + "'");
+    }
+    s.lost_wakeups = name == "lost";
   }
   validate_scenario(s);
   return s;

@@ -11,7 +11,10 @@
 //   "fair_slot_ms":S (a fixed fair-lock slot, ClientConfig::fair_slot_fixed_ms;
 //   default 0: the caller's wait),
 //   "design":{...} (the script pack's declared lock design, impl/lock_design.h;
-//   default: ours, a reentrant hash lock with pub/sub wake-ups, every kind).
+//   default: ours, a reentrant hash lock with pub/sub wake-ups, every kind),
+//   "wakeups":"lost" (a wake-up message that reaches a waiter while its poll
+//   is in flight is dropped: the client that wrote trace versions 1 to 4,
+//   whose scenarios read so; default "kept", ClientConfig::remember_wakeups).
 // Locks are named "lsim:L<i>"; lock i lives on server i % servers; with
 // "mixed", even locks are reentrant and odd locks fair. With "multi" or
 // "redlock", lock i is a group of `servers` reentrant members, member j named
@@ -56,6 +59,7 @@ struct Scenario {
   bool validity = false;                        // RedLock: the validity check
   int64_t fair_slot_ms = 0;                     // > 0: every fair slot this long (older versions: 5 000)
   LockDesign design;                            // the pack's declared design (set from the pack)
+  bool lost_wakeups = false;                    // the header's "wakeups":"lost" (see above)
 
   bool operator==(const Scenario&) const = default;
 };

@@ -50,8 +50,12 @@
 namespace locksim {
 
 inline constexpr std::string_view kTraceFormatName = "locksim-trace";
-inline constexpr int kTraceVersion = 4;
+inline constexpr int kTraceVersion = 5;
 inline constexpr int kOldestTraceVersion = 1;  // still readable
+// Version 5 changes no line; it marks the client that keeps a wake-up which
+// reaches a waiter while its poll is in flight. Older traces were written by
+// one that dropped it, and their scenarios read so (sim/run.h).
+inline constexpr int kKeptWakeupsTraceVersion = 5;
 
 // A problem reading or writing a trace. The message names the file and line
 // where there is one: "trace.jsonl:3: ...".

@@ -67,12 +67,8 @@ struct LockLoss {
 struct RedisLockClientOptions {
   RedisConnOptions server;   // default 127.0.0.1:6379
   // client_uuid empty: a random UUID. Wake-ups that arrive while a poll is
-  // in flight are remembered (ClientConfig::remember_wakeups).
-  ClientConfig config = [] {
-    ClientConfig c;
-    c.remember_wakeups = true;
-    return c;
-  }();
+  // in flight are remembered (ClientConfig::remember_wakeups, its default).
+  ClientConfig config;
   std::string scripts_dir;   // empty: ScriptPack::default_dir()
   HistoryRecorder* history = nullptr;  // optional; must outlive the client
   // Called on the client's loop thread when a watchdog stops; keep it short

@@ -204,7 +204,7 @@ TEST(LockDesignTrace, NoReentryTokensRecordedAndCheckFollowsTheDesign) {
   std::string line;
   std::getline(in, line);
   const nlohmann::json header = nlohmann::json::parse(line);
-  EXPECT_EQ(header["version"], 4);
+  EXPECT_EQ(header["version"], 5);
   EXPECT_EQ(header["scenario"]["design"]["token"], "fresh_per_acquire");
   std::map<std::string, bool> holding;  // owner -> believes it holds
   std::map<std::string, int> tokens;    // token -> holds it marked

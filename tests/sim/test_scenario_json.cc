@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "sim/run.h"
 #include "sim/scenario.h"
 
 namespace locksim {
@@ -111,6 +112,48 @@ TEST(ScenarioJson, NamesAreParsedOnceIntoTheirTypes) {
     s.model_variant = v;
     EXPECT_EQ(scenario_to_json(s)["model_variant"], std::string(variant_name(v)));
     EXPECT_EQ(scenario_from_json(scenario_to_json(s)), s);
+  }
+}
+
+}  // namespace
+}  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// "wakeups": written only for the client that drops a wake-up reaching a
+// waiter whose poll is in flight; a trace older than version 5 was written
+// by that client and reads so, and cannot name the field itself.
+TEST(ScenarioJson, WakeupsOnlyWhenLostAndOlderTracesLoseThem) {
+  Scenario s;
+  EXPECT_FALSE(scenario_to_json(s).contains("wakeups"));
+  s.lost_wakeups = true;
+  const nlohmann::json j = scenario_to_json(s);
+  EXPECT_EQ(j["wakeups"], "lost");
+  EXPECT_EQ(scenario_from_json(j), s);
+  nlohmann::json kept = good();
+  kept["wakeups"] = "kept";
+  EXPECT_EQ(scenario_from_json(kept), Scenario{});
+  nlohmann::json bad = good();
+  bad["wakeups"] = "sometimes";
+  EXPECT_EQ(error_of(bad), "scenario: field 'wakeups' must be kept or lost, got 'sometimes'");
+  bad["wakeups"] = false;
+  EXPECT_EQ(error_of(bad), "scenario: field 'wakeups' must be a string");
+
+  TraceHeader h = make_trace_header(Scenario{}, "model");
+  EXPECT_EQ(h.version, kTraceVersion);
+  EXPECT_FALSE(scenario_from_header(h).lost_wakeups);
+  for (int version = kOldestTraceVersion; version < kKeptWakeupsTraceVersion; ++version) {
+    h.version = version;
+    EXPECT_TRUE(scenario_from_header(h).lost_wakeups) << version;
+  }
+  h.version = 4;
+  h.scenario["wakeups"] = "lost";
+  try {
+    scenario_from_header(h);
+    ADD_FAILURE() << "a version 4 header named 'wakeups'";
+  } catch (const ScenarioError& e) {
+    EXPECT_STREQ(e.what(), "scenario: field 'wakeups' in a version 4 trace (version 5 and later)");
   }
 }
 

@@ -126,8 +126,8 @@ TEST_F(HostileInput, LooseHeaderTypesAreRejectedWithTheField) {
       {"\"servers\":1", "\"servers\":false", "'servers' must be an integer"},
       {"\"duration_ms\":20000", "\"duration_ms\":2e4", "'duration_ms' must be an integer"},
       {"\"seed\":1,\"servers\"", "\"seed\":1.0,\"servers\"", "'seed' must be a non-negative integer"},
-      {"\"version\":4,\"seed\":1", "\"version\":4,\"seed\":true", "\"seed\" must be a non-negative integer"},
-      {"\"version\":4", "\"version\":4.0", "version"},
+      {"\"version\":5,\"seed\":1", "\"version\":5,\"seed\":true", "\"seed\" must be a non-negative integer"},
+      {"\"version\":5", "\"version\":5.0", "version"},
       {"\"profile\":\"safe\"", "\"profile\":7", "'profile' must be a string"},
   };
   for (const Case& c : cases) {

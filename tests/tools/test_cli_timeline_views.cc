@@ -123,20 +123,20 @@ void expect_the_one_overlap(const Svg& svg, const std::string& overlap, const st
   EXPECT_EQ(notes, 1u) << what;
 }
 
-// The hostile mixed campaign's seed 49: its timeline (the mutual_exclusion
+// The hostile mixed campaign's seed 60: its timeline (the mutual_exclusion
 // counterexample) and `--violation 1` of its shrunk trace draw exactly the
 // one overlap the checker reports, between the same clients and acquires.
-TEST_F(TimelineViews, HostileMixedSeed49DrawsTheCheckersOneOverlap) {
-  const std::string out = path("mixed49");
-  auto r = run_locksim("campaign --profile hostile --lock mixed --locks 2 --base-seed 49 --seeds 1 --out " + out);
+TEST_F(TimelineViews, HostileMixedSeed60DrawsTheCheckersOneOverlap) {
+  const std::string out = path("mixed60");
+  auto r = run_locksim("campaign --profile hostile --lock mixed --locks 2 --base-seed 60 --seeds 1 --out " + out);
   ASSERT_EQ(r.exit_code, 1) << r.out;
-  const std::string shrunk = out + "/failures/49.shrunk.jsonl";
+  const std::string shrunk = out + "/failures/60.shrunk.jsonl";
   ASSERT_TRUE(std::filesystem::exists(shrunk)) << r.out;
   const std::vector<std::string> overlaps = check_lines(shrunk, "mutual_exclusion");
   ASSERT_EQ(overlaps.size(), 1u);
-  const Svg campaign = svg_of(out + "/timelines/49.svg");
-  expect_the_one_overlap(campaign, overlaps[0], "timelines/49.svg");
-  expect_on_canvas(campaign, "timelines/49.svg");
+  const Svg campaign = svg_of(out + "/timelines/60.svg");
+  expect_the_one_overlap(campaign, overlaps[0], "timelines/60.svg");
+  expect_on_canvas(campaign, "timelines/60.svg");
   const Svg first = draw(shrunk, "--violation 1", "v1.svg");
   expect_the_one_overlap(first, overlaps[0], "--violation 1");
   expect_on_canvas(first, "--violation 1");

@@ -85,7 +85,7 @@ TEST(TraceFormat, FullEventUsesFixedKeyOrder) {
 
 TEST(TraceFormat, HeaderLine) {
   EXPECT_EQ(encode_header(sample_header()),
-            R"({"format":"locksim-trace","version":4,"seed":18446744073709551615,"build":"0.1.0",)"
+            R"({"format":"locksim-trace","version":5,"seed":18446744073709551615,"build":"0.1.0",)"
             R"("backend":"model","scenario":{"clients":3,"faults":{"pause":true},"locks":["L0","L1"]}})");
 }
 
@@ -231,11 +231,11 @@ const std::string kHeader = R"({"format":"locksim-trace","version":1,"seed":1,"b
 
 TEST(TraceReaderErrors, UnknownVersionRejected) {
   EXPECT_EQ(read_error(R"({"format":"locksim-trace","version":7,"seed":1})"),
-            "trace.jsonl:1: unsupported trace version 7 (this build reads versions 1-4)");
+            "trace.jsonl:1: unsupported trace version 7 (this build reads versions 1-5)");
   EXPECT_EQ(read_error(R"({"format":"locksim-trace","version":0})"),
-            "trace.jsonl:1: unsupported trace version 0 (this build reads versions 1-4)");
+            "trace.jsonl:1: unsupported trace version 0 (this build reads versions 1-5)");
   EXPECT_EQ(read_error(R"({"format":"locksim-trace"})"),
-            "trace.jsonl:1: trace header has no integer \"version\" (this build reads version 4)");
+            "trace.jsonl:1: trace header has no integer \"version\" (this build reads version 5)");
 }
 
 TEST(TraceReaderErrors, UnknownFormatRejected) {
@@ -246,7 +246,7 @@ TEST(TraceReaderErrors, UnknownFormatRejected) {
 TEST(TraceReaderErrors, MissingHeader) {
   EXPECT_EQ(read_error(""), "trace.jsonl: empty file (expected a locksim trace header on line 1)");
   EXPECT_EQ(read_error(R"({"id":0,"t":0,"k":"invoke"})" "\n"),
-            "trace.jsonl:1: missing trace header (expected {\"format\":\"locksim-trace\",\"version\":4,...} "
+            "trace.jsonl:1: missing trace header (expected {\"format\":\"locksim-trace\",\"version\":5,...} "
             "on the first line)");
   EXPECT_EQ(read_error("hello\n"),
             "trace.jsonl:1: missing trace header: malformed JSON at column 1 (expected one JSON object per line)");
@@ -434,7 +434,7 @@ TEST(TraceFormatV3, UnchangedFairLinesAreWrittenAsRepeats) {
   EXPECT_EQ(repeats, 3u) << text;
   std::istringstream in(text);
   TraceReader r(in, "mem.jsonl");
-  EXPECT_EQ(r.header().version, 4);
+  EXPECT_EQ(r.header().version, 5);
   std::vector<Event> back;
   Event e;
   while (r.next(e)) back.push_back(e);
