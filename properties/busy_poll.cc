@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "properties/fault_log.h"
+
 namespace locksim {
 
 namespace {
@@ -148,9 +150,9 @@ std::string BusyPollChecker::describe_head(const Event& e, std::string* cause) c
   const auto faults = ctx_->faults().faults_between(f.client, f.true_us, e.true_us);
   if (!faults.empty()) {
     const ClientFault& fault = faults.back();
-    *cause = "client " + std::to_string(f.client) + " " + fault.kind + " at event #" +
-             std::to_string(fault.event_id) + " while at the head of the line";
-    return text + "is still waiting but was hit by a " + fault.kind + " at event #" + std::to_string(fault.event_id);
+    const std::string what = describe_client_fault(f.client, fault);  // "client 3 lost a message (...) at event #381"
+    *cause = what + " while at the head of the line";
+    return text + "is still waiting, after " + what;
   }
   return text + "is still waiting";
 }

@@ -38,6 +38,30 @@ TEST(BusyPoll, WaiterSpinningBehindACrashedHeadIsReported) {
   EXPECT_NE(v[0].blamed_fault.find("crashed"), std::string::npos) << v[0].to_string();
 }
 
+// A head that is still waiting but lost a message is named with that fault,
+// in words.
+TEST(BusyPoll, AHeadThatLostAMessageIsNamedWithIt) {
+  HistoryBuilder h;
+  h.invoke(0, 1, "lock", 1);
+  Event& join = h.script(0, 1, "fair_acquire", "0", {}, 1, 30000, 300000);
+  join.line_known = true;
+  join.line_after = {{owner_of(1), 300000.0}};
+  h.fault(10, "lost", 1).detail = "message redisson_lock__channel:{lsim:L0}:" + owner_of(1);
+  h.invoke(1000, 2, "lock", 2);
+  for (int64_t t = 1000; t <= 4000; t += 5) {
+    Event& poll = h.script(t, 2, "fair_acquire", "0", {}, 2, 30000, 300000);
+    poll.line_known = true;
+    poll.line_after = {{owner_of(1), 300000.0}, {owner_of(2), 600000.0}};
+  }
+  auto v = run_checker<BusyPollChecker>(h.events());
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].message.find("which is still waiting, after client 1 lost a message (message redisson_lock__channel:"),
+            std::string::npos)
+      << v[0].to_string();
+  EXPECT_NE(v[0].blamed_fault.find("client 1 lost a message ("), std::string::npos) << v[0].to_string();
+  EXPECT_NE(v[0].blamed_fault.find("while at the head of the line"), std::string::npos) << v[0].to_string();
+}
+
 TEST(BusyPoll, PacedPollingOrAShortBurstIsNot) {
   EXPECT_TRUE(run_checker<BusyPollChecker>(spinning_behind_dead_head(100, 10000)).empty());  // 10/s
   EXPECT_TRUE(run_checker<BusyPollChecker>(spinning_behind_dead_head(5, 900)).empty());      // < 1 s
