@@ -15,8 +15,9 @@
 // so that the shrunk plan, run in full, shows one thing where it can. A
 // change whose run keeps a hold with an explicit lease past what the
 // workload does, or never releases one (Counterexample::overrun_holds),
-// where the first counterexample did not, is never kept: a shrunk plan must
-// not make its own violations by dropping a release. The
+// unless the first counterexample's violation did so with that very hold (on
+// its lock, of its owners), is never kept: a shrunk plan must not make its
+// own violations by dropping a release or stretching a hold. The
 // counterexample is the shrunk history up to the event at which that
 // violation was detected. When those passes find nothing more, a seeded
 // walk of random changes, each kept when the counterexample does not grow,
@@ -54,7 +55,12 @@ std::string violation_signature(const Violation& v);
 
 // Runs an explicit plan on the model backend (its model_variant) through the
 // CheckerSuite; returns the counterexample for the first violation that
-// `accept` takes: the history up to the event where it was detected.
+// `accept` takes: the history up to the event where it was detected. A
+// violation of the plan's own making is passed over: one whose owner kept
+// its hold on the violation's lock past what the workload does
+// (Counterexample::overrun_holds), with no fault to excuse it. A plan
+// rebuilt from a history, or shrunk, can do that where the run it came
+// from did not, and then shows an overlap that no fault explains.
 std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const CheckConfig& config,
                                               const std::function<bool(const Violation&)>& accept,
                                               BackendSource* source = nullptr);
