@@ -15,9 +15,9 @@
 // so that the shrunk plan, run in full, shows one thing where it can. A
 // change whose run keeps a hold with an explicit lease past what the
 // workload does, or never releases one (Counterexample::overrun_holds),
-// unless the first counterexample's violation did so with that very hold (on
-// its lock, of its owners), is never kept: a shrunk plan must not make its
-// own violations by dropping a release or stretching a hold. The
+// where the first counterexample did not, is never kept, and no violation
+// whose own hold overruns counts (first_violation()): a shrunk plan must not
+// make its own violations by dropping a release or stretching a hold. The
 // counterexample is the shrunk history up to the event at which that
 // violation was detected. When those passes find nothing more, a seeded
 // walk of random changes, each kept when the counterexample does not grow,
