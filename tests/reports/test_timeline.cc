@@ -141,3 +141,22 @@ TEST(Timeline, ViewNames) {
 
 }  // namespace
 }  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// A subtitle names the cause once: appended when the explanation lacks it,
+// not again when the explanation (a violation written with its cause, as a
+// report's failure section has it) already gives it in other words.
+TEST(ViolationSubtitle, SaysTheCauseOnce) {
+  EXPECT_EQ(violation_subtitle("overlap", "client 3 paused"), "overlap. Cause: client 3 paused.");
+  EXPECT_EQ(violation_subtitle("overlap; blamed: client 3 paused", "client 3 paused"),
+            "overlap; blamed: client 3 paused");
+  EXPECT_EQ(violation_subtitle("overlap; cause: confirmed by 4 re-runs: lost reply #37",
+                               "explained (lost reply, confirmed by 4 re-runs): lost reply #37"),
+            "overlap; cause: confirmed by 4 re-runs: lost reply #37");
+  EXPECT_EQ(violation_subtitle("overlap", ""), "overlap");
+}
+
+}  // namespace
+}  // namespace locksim
