@@ -23,6 +23,7 @@ packages=(
   mmdebstrap                                     # scratch Debian roots: deploy/docker-steps.sh (.ci/run)
   parallel                                       # GNU parallel: the one-machine shard recipe of docs/running-at-scale.md (ctest ParallelRecipe)
   clang libclang-rt-14-dev                       # clang + libFuzzer runtime: fuzz/ (ctest -L fuzz)
+  chromium                                       # headless Chromium: opens report.html in its test (ctest ReportPage)
 )
 
 missing=()
