@@ -191,7 +191,8 @@ int64_t hold_us(int64_t lease_ms, Rng& rng) {
 // Every task back to the workload's contract: a nested lock() takes its
 // cycle's lease; a cycle releases what it acquired (an unlock per acquire,
 // each skipped when nothing is held: UnlockIfHeld), with an explicit lease
-// within half of it.
+// within half of it. A cycle whose unlocks would not fit in kMaxTaskOps is
+// cut off with the rest of its task.
 void normalise_cycles(ExplicitPlan* plan, Rng& rng) {
   for (ExplicitTask& t : plan->tasks) {
     for (size_t i = 0; i < t.ops.size();) {
@@ -205,6 +206,14 @@ void normalise_cycles(ExplicitPlan* plan, Rng& rng) {
       for (size_t k = c.begin + 1; k < c.unlocks; ++k) t.ops[k].lease_ms = first.lease_ms;
       for (size_t k = c.unlocks; k < c.end; ++k) t.ops[k].kind = ExplicitOp::Kind::UnlockIfHeld;
       const size_t acquires = c.unlocks - c.begin;
+      const size_t released = c.end - c.unlocks;
+      if (acquires > released && t.ops.size() + (acquires - released) > kMaxTaskOps && c.begin > 0) {
+        // Its unlocks do not fit in the task: the cycle and what follows go,
+        // rather than an acquire that is never released (a later cycle on
+        // that lock would then be a re-entry with another lease).
+        t.ops.resize(c.begin);
+        break;
+      }
       ExplicitOp unlock;
       unlock.kind = ExplicitOp::Kind::UnlockIfHeld;
       unlock.lock = first.lock;
