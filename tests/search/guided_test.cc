@@ -349,22 +349,29 @@ TEST(RareMutants, FailWhereOurPackPasses) {
 namespace locksim {
 namespace {
 
-// unlock_if_held: released when held, after its delay; passed over at once,
-// delay and all, when nothing is held (a failed try).
-TEST(UnlockIfHeld, ReleasesWhatIsHeldAndOtherwiseTakesNoTime) {
+// A plan of two clients and no tasks yet, under `profile`.
+ExplicitPlan two_client_plan(const char* profile) {
   Scenario s;
   s.clients = 2;
-  s.profile = Profile::named("none");
+  s.profile = Profile::named(profile);
   ExplicitPlan plan;
   plan.scenario = s;
   plan.faults = scenario_fault_plan(s, 1);
+  return plan;
+}
+
+ExplicitOp op(ExplicitOp::Kind kind, int64_t delay_ms) {
+  ExplicitOp o;
+  o.kind = kind;
+  o.delay_us = delay_ms * 1000;
+  return o;
+}
+
+// unlock_if_held: released when held, after its delay; passed over at once,
+// delay and all, when nothing is held (a failed try).
+TEST(UnlockIfHeld, ReleasesWhatIsHeldAndOtherwiseTakesNoTime) {
+  ExplicitPlan plan = two_client_plan("none");
   plan.drain_ms = 30'000;
-  auto op = [](ExplicitOp::Kind kind, int64_t delay_ms) {
-    ExplicitOp o;
-    o.kind = kind;
-    o.delay_us = delay_ms * 1000;
-    return o;
-  };
   // Client 0 holds the lock from 0 to 5 s. Client 1 tries once at 1 s
   // (fails), passes over its unlock_if_held (a 10 s delay), tries again at
   // once (fails again: no 10 s wait), then locks, holds 2 s, unlocks.
@@ -375,7 +382,7 @@ TEST(UnlockIfHeld, ReleasesWhatIsHeldAndOtherwiseTakesNoTime) {
                                      op(ExplicitOp::Kind::UnlockIfHeld, 2'000)}});
   ModelBackendSource model;
   VectorSink history;
-  run_explicit(plan, model.fresh(s), history);
+  run_explicit(plan, model.fresh(plan.scenario), history);
   std::vector<std::pair<int, std::string>> invokes;
   std::vector<int64_t> unlock_ms;
   for (const Event& e : history.events) {
@@ -392,12 +399,6 @@ TEST(UnlockIfHeld, ReleasesWhatIsHeldAndOtherwiseTakesNoTime) {
   EXPECT_LT(unlock_ms[1], 7'100);
 }
 
-}  // namespace
-}  // namespace locksim
-
-namespace locksim {
-namespace {
-
 // A task at kMaxTaskOps whose last acquires have no unlock (a plan read from
 // a run in which they failed) is cut back after any mutation rather than
 // left holding a lock for good: a guided run of such a plan used to re-enter
@@ -405,18 +406,7 @@ namespace {
 // report an overlap of the plan's own making (3,000 guided runs of the main
 // campaign, run 1478).
 TEST(Guided, ATaskAtItsBoundNeverKeepsAnAcquireUnreleased) {
-  Scenario s;
-  s.clients = 2;
-  s.profile = Profile::named("safe");
-  ExplicitPlan base;
-  base.scenario = s;
-  base.faults = scenario_fault_plan(s, 1);
-  auto op = [](ExplicitOp::Kind kind, int64_t delay_ms) {
-    ExplicitOp o;
-    o.kind = kind;
-    o.delay_us = delay_ms * 1000;
-    return o;
-  };
+  ExplicitPlan base = two_client_plan("safe");
   ExplicitTask t{0, 0, 1, {}};
   while (t.ops.size() + 2 < kMaxTaskOps) {
     t.ops.push_back(op(ExplicitOp::Kind::Lock, 100));
