@@ -62,7 +62,7 @@ std::string Violation::to_string() const {
     out += ")";
   }
   if (!blamed_fault.empty()) out += "; blamed: " + blamed_fault;
-  if (cause.status != CauseStatus::NotSearched || !cause.note.empty()) out += "; cause: " + cause.text();
+  if (cause.status != CauseStatus::NotSearched || !cause.note.empty()) out += std::string(kCauseMark) + cause.text();
   return visible_text(out);  // a reply's bytes never reach a console or report raw
 }
 

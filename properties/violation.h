@@ -42,6 +42,10 @@ struct Violation;
 // explained (a confirmed cause) or unexplained.
 void tally_violation(struct ResultTally* tally, const Violation& v, bool advisory);
 
+// What Violation::to_string() writes before a searched cause: a text that
+// holds it already gives its cause (reports/timeline.h violation_subtitle).
+inline constexpr std::string_view kCauseMark = "; cause: ";
+
 struct Violation {
   std::string property;               // one of property::k*
   std::string lock;                   // lock concerned ("" if none)

@@ -240,9 +240,9 @@ std::string sequence_timeline_dot(const std::vector<Event>& all_events, const Ti
 
 std::string violation_subtitle(const std::string& explanation, const std::string& cause) {
   // An explanation that already gives its cause (Violation::to_string()'s
-  // "; cause: ...") says it once, not twice in two wordings.
+  // kCauseMark) says it once, not twice in two wordings.
   if (cause.empty() || explanation.find(cause) != std::string::npos ||
-      explanation.find("; cause: ") != std::string::npos) {
+      explanation.find(kCauseMark) != std::string::npos) {
     return explanation;
   }
   return explanation + ". Cause: " + cause + ".";

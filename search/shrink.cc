@@ -45,6 +45,9 @@ bool better_than(const Counterexample& a, const Counterexample& b) {
   return a.events.size() < b.events.size();
 }
 
+// A hold's name in Counterexample::overrun_holds: "owner|lock".
+std::string hold_name(const std::string& owner, const std::string& lock) { return owner + "|" + lock; }
+
 // Holds with an explicit lease that a run keeps past what the workload
 // does (sim/workload.cc), as "owner|lock", sorted: after an acquire with a
 // lease succeeds, the owner's operations are on that lock (re-entries,
@@ -67,7 +70,7 @@ std::vector<std::string> leased_holds_overrun(const std::vector<Event>& history,
   std::map<uint64_t, std::tuple<int, std::string, std::string>> in_flight;  // op_id -> its (client, owner, lock)
   std::set<std::string> overrun;
   auto name = [](const std::tuple<int, std::string, std::string>& key) {
-    return std::get<1>(key) + "|" + std::get<2>(key);
+    return hold_name(std::get<1>(key), std::get<2>(key));
   };
   for (const Event& e : history) {
     if (e.client < 0) continue;
@@ -119,23 +122,15 @@ std::vector<std::string> leased_holds_overrun(const std::vector<Event>& history,
   return {overrun.begin(), overrun.end()};
 }
 
-// The overrun holds ("owner|lock") that are the violation's own: on its lock,
-// of its owners. A violation with one is of the plan's own making (its
+// Whether one of the violation's own holds (on its lock, of its owners) is
+// among `overrun` (sorted). Such a violation is of the plan's own making (its
 // workload kept that hold past half its lease, no fault to excuse it): a
 // plan rebuilt from a history, or a shrink step, can do that where the
 // original run did not, and no fault explains what it then shows.
-std::vector<std::string> violation_holds(const std::vector<std::string>& overrun, const Violation& v) {
-  std::vector<std::string> kept;
-  for (const std::string& name : overrun) {
-    const size_t bar = name.rfind('|');
-    assert(bar != std::string::npos);
-    const std::string owner = name.substr(0, bar);
-    if (name.compare(bar + 1, std::string::npos, v.lock) == 0 &&
-        std::find(v.owners.begin(), v.owners.end(), owner) != v.owners.end()) {
-      kept.push_back(name);
-    }
-  }
-  return kept;
+bool own_hold_overruns(const std::vector<std::string>& overrun, const Violation& v) {
+  return std::any_of(v.owners.begin(), v.owners.end(), [&](const std::string& owner) {
+    return std::binary_search(overrun.begin(), overrun.end(), hold_name(owner, v.lock));
+  });
 }
 
 }  // namespace
@@ -156,7 +151,7 @@ std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const Ch
   for (const Violation& v : found) {
     if (!accept(v)) continue;
     std::vector<std::string> overrun = leased_holds_overrun(history.events, v.detected_at_event);
-    if (!violation_holds(overrun, v).empty()) continue;  // of the plan's own making
+    if (own_hold_overruns(overrun, v)) continue;  // of the plan's own making
     Counterexample cx;
     cx.trace_events = history.events.size();
     cx.overrun_holds = std::move(overrun);
