@@ -847,7 +847,7 @@ CauseSearch::CauseSearch(const Scenario& scenario, const std::vector<Event>& his
                          BackendSource* source, int max_reruns) {
   ExplicitPlan plan;
   plan.scenario = scenario;
-  plan.faults = scenario_fault_plan(scenario, scenario.servers);
+  plan.faults = run_fault_plan(scenario, scenario.servers, history);  // a focused run's injected faults too
   impl_ = std::make_unique<Impl>(std::move(plan), true, history, config, source, max_reruns);
 }
 

@@ -108,8 +108,7 @@ RunArtifacts write_run_artifacts(const std::string& dir_name, const CampaignOpti
   for (size_t j = 0; j < r.failures.size(); ++j) {
     const SeedFailure& f = r.failures[j];
     const bool drawn = j < drawn_seeds;
-    Scenario s = r.scenario;
-    s.seed = f.seed;
+    const Scenario s = f.scenario_of(r.scenario);
     // The full trace; the history too when a timeline may need it. A
     // guided campaign's plan run: the plan's trace (its header carries it).
     const fs::path trace = dir / failure_trace_file(f.seed);

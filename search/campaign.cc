@@ -247,8 +247,7 @@ void shrink_campaign_failures(CampaignResult* r, const CampaignOptions& options,
       try {
         for (size_t j = w; j < to_shrink.size(); j += workers.size()) {
           SeedFailure& f = *to_shrink[j];
-          Scenario s = r->scenario;
-          s.seed = f.seed;
+          const Scenario s = f.scenario_of(r->scenario);
           std::set<std::string> shrunk_properties;
           for (const Violation& v : f.violations) {
             if (!shrunk_properties.insert(v.property).second) continue;
@@ -337,6 +336,7 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
     Scenario s = tmpl;
     s.seed = tmpl.seed + static_cast<uint64_t>(options.shard_index) +
              static_cast<uint64_t>(k) * static_cast<uint64_t>(options.shard_count);
+    if (options.focus) s.focus = draw_focus(s.seed, s.profile, s.lock_kind);
     return s;
   };
   SeedScheduler scheduler(seeds, static_cast<int>(workers.size()));
@@ -371,6 +371,7 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
     }
     const bool fails = add_seed_result(&r, options, s.seed, i + 1, std::move(outcome.verdict),
                                        std::move(outcome.divergence), std::nullopt);
+    if (fails) r.failures.back().focus = s.focus;
     if (progress) progress({i + 1, seeds, static_cast<int>(r.failures.size()), r.simulated_us, {}});
     if (fails && !options.keep_going) break;
   }
@@ -520,6 +521,7 @@ nlohmann::json seed_failure_to_json(const SeedFailure& f) {
   nlohmann::json j;
   j["seed"] = f.seed;
   j["events"] = f.events;
+  if (f.focus) j["focus"] = focus_reason(*f.focus);
   j["violations"] = nlohmann::json::array();
   for (const Violation& v : f.violations) j["violations"].push_back(violation_to_json(v));
   if (f.divergence) {
@@ -603,6 +605,7 @@ std::string format_campaign_result(const CampaignResult& r) {
                                f.divergence->expected_backend + "'s, "
                          : std::string()) +
            std::to_string(f.violations.size()) + " violation(s)\n";
+    if (f.focus) out += "  drawn: " + focus_reason(*f.focus) + "\n";
     if (f.divergence) {
       const int64_t apart_ms = divergence_size_ms(*f.divergence);
       out += "  divergence at event " + std::to_string(f.divergence->index) + " (first event where the histories differ" +

@@ -92,6 +92,10 @@ struct CampaignOptions {
   // corpus it started from (empty: none).
   bool guided = false;
   std::string guided_corpus_digest;
+  // A focused campaign: each seed runs with the focus draw_focus() gives it
+  // (sim/focus.h): one trigger of faults at the instants a lock is fragile,
+  // or none (a plain seed, a quarter of them).
+  bool focus = false;
 };
 
 inline constexpr int kMaxCampaignWorkers = 64;
@@ -151,6 +155,16 @@ struct SeedFailure {
   // `violations`' first occurrences; then, for a divergence, one whose
   // violation.property is "divergence" (search/shrink_divergence.h).
   std::vector<Counterexample> shrunk;
+  // A focused campaign's seed (CampaignOptions::focus): the focus it was
+  // drawn (sim/focus.h); none for a plain seed.
+  std::optional<Focus> focus;
+  // The scenario this seed ran: the campaign's template with its seed and focus.
+  Scenario scenario_of(const Scenario& tmpl) const {
+    Scenario s = tmpl;
+    s.seed = seed;
+    s.focus = focus;
+    return s;
+  }
 };
 
 // An advisory property the policy does not fail on, summed over the seeds.

@@ -1,7 +1,10 @@
 #include "sim/explicit_plan.h"
 
 #include <cassert>
+#include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <memory>
 #include <tuple>
 
@@ -20,6 +23,58 @@ FaultPlan scenario_fault_plan(const Scenario& s, int servers) {
   return make_fault_plan(s.profile, s.clients, servers, s.duration_ms * 1000, root.split("faults"));
 }
 
+namespace {
+
+// The FaultKind a history's client Fault event records, if it is one a
+// focused run's nemesis injects.
+std::optional<FaultKind> targeted_kind(const Event& e) {
+  if (e.kind != EventKind::Fault || e.client < 0) return std::nullopt;
+  if (e.op == "crash") return FaultKind::Crash;
+  if (e.op == "pause") return FaultKind::Pause;
+  if (e.op == "clock_jump") return FaultKind::ClientClockJump;
+  return std::nullopt;
+}
+
+}  // namespace
+
+FaultPlan run_fault_plan(const Scenario& s, int servers, const std::vector<Event>& history) {
+  FaultPlan plan = scenario_fault_plan(s, servers);
+  if (!s.focus) return plan;
+  // The planned client faults not yet matched by an event, by (time, kind,
+  // target, size): a Fault event none of them accounts for is the nemesis's.
+  using Key = std::tuple<int64_t, int, int, int64_t>;
+  std::multiset<Key> planned;
+  for (const FaultAction& a : plan.actions)
+    if (is_client_fault(a.kind)) planned.insert(Key{a.at_us, static_cast<int>(a.kind), a.target, a.duration_ms});
+  std::vector<FaultAction> targeted;
+  for (size_t i = 0; i < history.size(); ++i) {
+    const Event& e = history[i];
+    const std::optional<FaultKind> kind = targeted_kind(e);
+    if (!kind) continue;
+    const int64_t size = *kind == FaultKind::Crash ? 0 : e.duration_ms;
+    const auto it = planned.find(Key{e.true_us, static_cast<int>(*kind), e.client, size});
+    if (it != planned.end()) {
+      planned.erase(it);
+      continue;
+    }
+    FaultAction a{e.true_us, *kind, e.client, size, -1};
+    if (*kind == FaultKind::Crash) {  // its restart, if the run reached it
+      for (size_t j = i + 1; j < history.size(); ++j) {
+        const Event& r = history[j];
+        if (r.kind == EventKind::Fault && r.op == "restart" && r.client == e.client) {
+          a.restart_after_ms = (r.true_us - e.true_us) / 1000;
+          break;
+        }
+      }
+    }
+    targeted.push_back(a);
+  }
+  plan.actions.insert(plan.actions.end(), targeted.begin(), targeted.end());
+  std::stable_sort(plan.actions.begin(), plan.actions.end(),
+                   [](const FaultAction& a, const FaultAction& b) { return a.at_us < b.at_us; });
+  return plan;
+}
+
 RunSummary run_explicit(const ExplicitPlan& plan, Backend& backend, EventSink& sink) {
   ExplicitRun run(plan, backend, sink);
   while (run.step()) {
@@ -30,7 +85,7 @@ RunSummary run_explicit(const ExplicitPlan& plan, Backend& backend, EventSink& s
 ExplicitPlan plan_from_history(const Scenario& scenario, const std::vector<Event>& history) {
   ExplicitPlan plan;
   plan.scenario = scenario;
-  plan.faults = scenario_fault_plan(scenario, scenario.servers);
+  plan.faults = run_fault_plan(scenario, scenario.servers, history);
 
   std::map<std::string, int> lock_index;
   const auto locks = scenario_locks(scenario);

@@ -97,6 +97,11 @@ struct ExplicitPlan {
 
 // The fault plan the Simulator would use for `scenario` (profile + seed).
 FaultPlan scenario_fault_plan(const Scenario& scenario, int servers);
+// The fault plan a generated run of `scenario` followed, read from its
+// history: the profile's, and for a focused run (sim/focus.h) the faults
+// its nemesis injected (each client Fault event no planned action accounts
+// for; a crash's restart from the restart that followed it), as actions.
+FaultPlan run_fault_plan(const Scenario& scenario, int servers, const std::vector<Event>& history);
 
 RunSummary run_explicit(const ExplicitPlan& plan, Backend& backend, EventSink& sink);
 

@@ -227,6 +227,41 @@ FaultPlan make_fault_plan(const Profile& profile, int clients, int servers, int6
   return plan_for_name(profile.name(), clients, servers, duration_us, rng);
 }
 
+std::optional<FaultAction> draw_profile_fault(const Profile& profile, FaultKind kind, Rng& rng) {
+  for (const std::string& part : profile_parts(profile.name())) {
+    const bool safe = part == "safe", hostile = part == "hostile";
+    FaultAction a;
+    a.kind = kind;
+    switch (kind) {
+      case FaultKind::Crash:
+        if (!safe && !hostile) continue;
+        a.restart_after_ms = (safe ? rng.chance(0.9) : rng.chance(0.7))
+                                 ? rng.uniform(kCrashRestartMs.lo, kCrashRestartMs.hi)
+                                 : -1;
+        return a;
+      case FaultKind::Pause:
+        if (safe) a.duration_ms = rng.uniform(kSafePauseMs.lo, kSafePauseMs.hi);
+        else if (part == "pauses") a.duration_ms = rng.uniform(kPausesPauseMs.lo, kPausesPauseMs.hi);
+        else if (hostile)
+          a.duration_ms = std::min<int64_t>(kHostilePauseMs.lo + rng.exponential(kHostilePauseMeanMs), kHostilePauseMs.hi);
+        else continue;
+        return a;
+      case FaultKind::ClientClockJump: {
+        if (!safe && !hostile) continue;
+        const RangeMs jump = safe ? kSafeJumpMs : kHostileJumpMs;
+        a.duration_ms = rng.uniform(jump.lo, jump.hi);
+        return a;
+      }
+      case FaultKind::ServerClockJump:
+      case FaultKind::Partition:
+      case FaultKind::RedisRestart:
+      case FaultKind::Failover:
+        return std::nullopt;  // not a focused run's (client faults only)
+    }
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 // Whether the single profile `part` draws a fault like `a` (its kind and

@@ -63,6 +63,13 @@ class Profile {
 
 FaultPlan make_fault_plan(const Profile& profile, int clients, int servers, int64_t duration_us, const Rng& rng);
 
+// One client fault of kind `kind` (Crash, Pause or ClientClockJump) sized as
+// the profile sizes it (a pause's length, a jump's size, a crash's restart
+// delay), from `rng`; its target and time are the caller's (a focused run's
+// nemesis, sim/targeted_nemesis.h). Nothing when no part of the profile
+// draws that kind. fault_outside_profile() accepts what it returns.
+std::optional<FaultAction> draw_profile_fault(const Profile& profile, FaultKind kind, Rng& rng);
+
 // What a profile permits of a plan's fault actions: every action of a kind
 // and size one of its parts draws, on an existing client or server, at a
 // time within the run's operations [0, duration_us), at most one failover

@@ -41,6 +41,11 @@ void validate_scenario(const Scenario& s) {
   if (s.duration_ms < 0 || s.duration_ms > kMaxDurationMs) {
     throw ScenarioError("duration must be in [0, 7 days], got " + std::to_string(s.duration_ms) + " ms");
   }
+  if (s.focus && !focus_applies(s.focus->trigger, s.profile, s.lock_kind)) {
+    throw ScenarioError("focus trigger " + std::string(focus_trigger_name(s.focus->trigger)) +
+                        " cannot fire under profile " + s.profile.name() + " with lock kind " +
+                        std::string(lock_kind_name(s.lock_kind)));
+  }
 }
 
 nlohmann::json scenario_to_json(const Scenario& s) {
@@ -61,6 +66,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   if (s.fair_slot_ms != 0) j["fair_slot_ms"] = s.fair_slot_ms;
   if (s.design != LockDesign{}) j["design"] = design_to_json(s.design);
   if (s.lost_wakeups) j["wakeups"] = "lost";
+  if (s.focus) j["focus"] = focus_to_json(*s.focus);
   return nlohmann::json::parse(j.dump());
 }
 
@@ -69,7 +75,7 @@ namespace {
 constexpr const char* kScenarioFields[] = {"seed",    "clients", "locks",   "servers", "lock",
                                            "duration_ms", "profile", "mutant", "scripts", "model_variant",
                                            "persistence", "restart_delay_ms", "validity", "fair_slot_ms", "design",
-                                           "wakeups"};
+                                           "wakeups", "focus"};
 
 const nlohmann::json& field(const nlohmann::json& j, const char* name) {
   auto it = j.find(name);
@@ -177,6 +183,13 @@ Scenario scenario_from_json(const nlohmann::json& j) {
       throw ScenarioError("scenario: field 'wakeups' must be kept or lost, got '" + name + "'");
     }
     s.lost_wakeups = name == "lost";
+  }
+  if (j.contains("focus")) {
+    try {
+      s.focus = focus_from_json(j["focus"]);
+    } catch (const FocusError& e) {
+      throw ScenarioError(std::string("scenario: field 'focus': ") + e.what());
+    }
   }
   validate_scenario(s);
   return s;

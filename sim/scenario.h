@@ -14,7 +14,8 @@
 //   default: ours, a reentrant hash lock with pub/sub wake-ups, every kind),
 //   "wakeups":"lost" (a wake-up message that reaches a waiter while its poll
 //   is in flight is dropped: the client that wrote trace versions 1 to 4,
-//   whose scenarios read so; default "kept", ClientConfig::remember_wakeups).
+//   whose scenarios read so; default "kept", ClientConfig::remember_wakeups),
+//   "focus":{...} (a focused run's trigger, sim/focus.h; default none).
 // Locks are named "lsim:L<i>"; lock i lives on server i % servers; with
 // "mixed", even locks are reentrant and odd locks fair. With "multi" or
 // "redlock", lock i is a group of `servers` reentrant members, member j named
@@ -22,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,6 +36,7 @@
 #include "impl/multi_lock.h"
 #include "impl/scenario_lock_kind.h"
 #include "model/variant.h"
+#include "sim/focus.h"
 #include "sim/profiles.h"
 #include "sim/server_faults.h"
 
@@ -60,6 +63,7 @@ struct Scenario {
   int64_t fair_slot_ms = 0;                     // > 0: every fair slot this long (older versions: 5 000)
   LockDesign design;                            // the pack's declared design (set from the pack)
   bool lost_wakeups = false;                    // the header's "wakeups":"lost" (see above)
+  std::optional<Focus> focus;                   // a focused run's trigger (sim/focus.h); none: a plain run
 
   bool operator==(const Scenario&) const = default;
 };

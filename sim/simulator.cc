@@ -1,11 +1,13 @@
 #include "sim/simulator.h"
 
 #include <cassert>
+#include <optional>
 
 #include "impl/client_mutant.h"
 #include "sim/profiles.h"
 #include "sim/workload.h"
 #include "sim/summary_sink.h"
+#include "sim/targeted_nemesis.h"
 #include "sim/world.h"
 #include "sim/world_setup.h"
 
@@ -30,10 +32,23 @@ RunSummary Simulator::run() {
                                  : make_fault_plan(s.profile, s.clients, backend_.server_count(), duration_us,
                                                    root.split("faults"));
 
-  World world(world_config_for(s, plan), backend_, counting);
+  // A focused run's nemesis (sim/focus.h) reads the history in front of
+  // the run's sink; not in a re-run with a given plan (its faults are in it).
+  const WorldConfig config = world_config_for(s, plan);
+  const int64_t renew_period_ms = config.client.watchdog_lease_ms / 3;
+  std::optional<TargetedNemesis> nemesis;
+  if (s.focus && !faults_ && focus_fault_kind(s.focus->trigger)) {
+    nemesis.emplace(*s.focus, s.profile, duration_us, renew_period_ms * 1000, root.split("focus"), counting);
+  }
+  EventSink& history = nemesis ? static_cast<EventSink&>(*nemesis) : counting;
+  World world(config, backend_, history);
+  if (nemesis) nemesis->attach(&world);
 
   Workload workload(world, scenario_locks(s), duration_us, root.split("workload"), scenario_groups(s),
                     s.design.reentrant);
+  if (s.focus && s.focus->trigger == FocusTrigger::HoldToRenewal) {
+    workload.hold_to_renewal(s.focus->chance_pct, s.focus->max_faults, renew_period_ms);
+  }
   world.on_client_started = [&workload](int c) { workload.start_client(c); };
   for (int c = 0; c < s.clients; ++c) workload.start_client(c);
 

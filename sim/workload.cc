@@ -14,6 +14,11 @@ Workload::Workload(World& world, std::vector<LockRef> locks, int64_t stop_us, co
   tasks_.resize(world_.client_count());
 }
 
+void Workload::hold_to_renewal(int chance_pct, int max_holds, int64_t renew_period_ms) {
+  assert(chance_pct >= 1 && chance_pct <= 100 && max_holds >= 1 && renew_period_ms > 0);
+  hold_focus_ = HoldFocus{chance_pct, max_holds, renew_period_ms, rng_.split("hold_to_renewal")};
+}
+
 void Workload::start_client(int c) {
   assert(c >= 0 && c < world_.client_count());
   const uint64_t incarnation = incarnations_[c]++;
@@ -125,6 +130,11 @@ void Workload::reenter_or_hold(const TaskPtr& t) {
     hold_ms = r.uniform(0, 3'000);
   } else {
     hold_ms = r.uniform(10'000, 45'000);  // long enough for watchdog renewals
+  }
+  HoldFocus& f = hold_focus_;
+  if (t->lease_ms <= 0 && f.chance_pct > 0 && f.holds_left > 0 && f.rng.uniform(1, 100) <= f.chance_pct) {
+    f.holds_left -= 1;
+    hold_ms = f.renew_period_ms * f.rng.uniform(1, 2) + f.rng.uniform(-3, 3);
   }
   world_.after_client(t->client, hold_ms, [this, t] { release(t); });
 }

@@ -28,6 +28,12 @@ class Workload {
   // rest of a task's stream is as with re-entries).
   Workload(World& world, std::vector<LockRef> locks, int64_t stop_us, const Rng& rng,
            std::vector<GroupRef> groups = {}, bool reentrant = true);
+  // A focused run's HoldToRenewal (sim/focus.h): up to max_holds watchdog
+  // holds, each with probability chance_pct / 100, end right at one of
+  // their renewals (1 or 2 periods of renew_period_ms after the grant, give
+  // or take 3 ms) instead of where the task's stream put them. Drawn from a
+  // stream of its own: the tasks' streams are as without it.
+  void hold_to_renewal(int chance_pct, int max_holds, int64_t renew_period_ms);
   // Starts the tasks of client c's current incarnation.
   void start_client(int c);
   // True when no live client has a task that is still working.
@@ -63,6 +69,13 @@ class Workload {
   std::vector<uint64_t> incarnations_;          // per client: restarts seen
   std::vector<std::vector<TaskPtr>> tasks_;     // per client: current tasks
   uint64_t operations_ = 0;
+  struct HoldFocus {
+    int chance_pct = 0;  // 0: off
+    int holds_left = 0;
+    int64_t renew_period_ms = 0;
+    Rng rng{0};
+  };
+  HoldFocus hold_focus_;
 };
 
 }  // namespace locksim

@@ -124,6 +124,7 @@ std::string campaign_command_line(const CampaignArgs& args) {
   if (o.cause_reruns != kDefaultCauseReruns) c += " --cause-reruns " + std::to_string(o.cause_reruns);
   if (!o.policy.fail_vacuous) c += " --allow-vacuous";
   if (o.guided) c += " --guided";
+  if (o.focus) c += " --focus";
   if (!args.corpus_file.empty()) c += " --corpus " + shell_word(args.corpus_file);
   return c;
 }
@@ -357,6 +358,7 @@ int run_campaign_command(CampaignArgs& args) {
     }
   }
   if (!args.shard.empty()) parse_shard(args.shard, &o);
+  if (o.focus && o.guided) throw UsageError("--focus and --guided are two ways to choose runs: take one");
   if (!args.corpus_file.empty() && !o.guided) throw UsageError("--corpus goes with --guided (the corpus it starts from)");
   if (o.guided && o.backend.reference) {
     throw UsageError("--guided checks one backend: --backend " + campaign_backend_name(o.backend) +
@@ -506,6 +508,11 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
       ->capture_default_str()->transform(integer_in(0, kMaxCauseReruns));
   cmd->add_flag("--allow-vacuous", args->allow_vacuous,
                 "do not fail a campaign in which no operation ever succeeded (it checked nothing; by default it fails)");
+  cmd->add_flag("--focus", args->options.focus,
+                "focused runs: each seed draws one trigger that puts its profile's faults where a lock is fragile "
+                "(a contended holder crashes or pauses, a crash right after a renewal or during a release, a fair "
+                "line's head crashes, a refused waiter is paused or its clock steps, a hold ends at a renewal), or "
+                "stays a plain seed (a quarter); every failure says what its seed was drawn to do");
   cmd->add_flag("--guided", args->options.guided,
                 "spend the seeds mostly on mutations of a corpus of plans that reached new coverage, preferring "
                 "rare coverage (same seed, same runs and result for any --workers; writes corpus.jsonl)");
