@@ -173,7 +173,7 @@ TEST(Cli, BadInputExitsTwo) {
 
 TEST(Cli, MutantIsSelectable) {
   const std::string path = temp_path("cli_mutant.jsonl");
-  EXPECT_EQ(cli("run --seed 2 --duration-s 2 --mutant lease_unit_seconds --trace " + path), 0);
+  EXPECT_LE(cli("run --seed 2 --duration-s 2 --mutant lease_unit_seconds --trace " + path), 1);  // 1: the mutant fails a property
   const auto lines = read_lines(path);
   EXPECT_NE(lines[0].find("\"mutant\":\"lease_unit_seconds\""), std::string::npos);
 }
