@@ -26,7 +26,7 @@ option(LOCKSIM_INSTALL_DEBUG "Install the command, the shim and the static libra
 if(LOCKSIM_INSTALL_DEBUG)
   set(_locksim_strip_if "CMAKE_INSTALL_DO_STRIP")  # only when asked with --strip
 else()
-  set(_locksim_strip_if "TRUE")
+  set(_locksim_strip_if "1")
 endif()
 
 set(LOCKSIM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/locksim)
