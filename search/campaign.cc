@@ -326,7 +326,7 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
     Scenario s = tmpl;
     s.seed = tmpl.seed + static_cast<uint64_t>(options.shard_index) +
              static_cast<uint64_t>(k) * static_cast<uint64_t>(options.shard_count);
-    if (options.focus) s.focus = draw_focus(s.seed, s.profile, s.lock_kind);
+    if (options.focus) s.focus = draw_focus(s.seed, s.profile, s.lock_kind, s.locks);
     return s;
   };
   SeedScheduler scheduler(seeds, static_cast<int>(workers.size()));

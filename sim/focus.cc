@@ -36,6 +36,11 @@ const TriggerInfo& info(FocusTrigger t) {
   return i;
 }
 
+constexpr std::array<const char*, kOpMixCount> kMixNames = {"any", "wait_only", "try_only", "nested"};
+constexpr std::array<const char*, kOpMixCount> kMixWords = {
+    "the workload's own mix of operations", "waiters that never give up (lock() only)",
+    "waiters that give up (tryLock only)", "holds re-entered four times in five"};
+
 constexpr std::array<int, 3> kChancesPct = {25, 50, 100};
 constexpr std::array<int, 3> kMaxFaults = {1, 2, 4};
 constexpr double kPlainShare = 0.25;
@@ -47,6 +52,14 @@ std::string_view focus_trigger_name(FocusTrigger t) { return info(t).name; }
 std::optional<FocusTrigger> focus_trigger_from_name(std::string_view name) {
   for (const TriggerInfo& i : kTriggers)
     if (name == i.name) return i.trigger;
+  return std::nullopt;
+}
+
+std::string_view op_mix_name(OpMix m) { return kMixNames[static_cast<size_t>(m)]; }
+
+std::optional<OpMix> op_mix_from_name(std::string_view name) {
+  for (size_t i = 0; i < kMixNames.size(); ++i)
+    if (name == kMixNames[i]) return static_cast<OpMix>(i);
   return std::nullopt;
 }
 
@@ -78,7 +91,8 @@ bool focus_applies(FocusTrigger t, const Profile& profile, ScenarioLockKind lock
   return draw_profile_fault(profile, *kind, probe).has_value();
 }
 
-std::optional<Focus> draw_focus(uint64_t seed, const Profile& profile, ScenarioLockKind lock_kind) {
+std::optional<Focus> draw_focus(uint64_t seed, const Profile& profile, ScenarioLockKind lock_kind, int locks) {
+  assert(locks >= 1);
   Rng r = Rng(seed).split("focus");
   if (r.chance(kPlainShare)) return std::nullopt;
   std::vector<FocusTrigger> usable;
@@ -89,6 +103,8 @@ std::optional<Focus> draw_focus(uint64_t seed, const Profile& profile, ScenarioL
   f.trigger = usable[r.below(usable.size())];
   f.chance_pct = kChancesPct[r.below(kChancesPct.size())];
   f.max_faults = kMaxFaults[r.below(kMaxFaults.size())];
+  f.mix = static_cast<OpMix>(r.below(kOpMixCount));
+  if (locks > 1 && r.chance(0.5)) f.only_lock = static_cast<int>(r.below(static_cast<uint64_t>(locks)));
   return f;
 }
 
@@ -97,18 +113,25 @@ std::string focus_reason(const Focus& f) {
   out += info(f.trigger).words;
   out += " (each time with probability " + std::to_string(f.chance_pct) + "%, at most " +
          std::to_string(f.max_faults) + (f.max_faults == 1 ? " time)" : " times)");
+  out += "; ";
+  out += kMixWords[static_cast<size_t>(f.mix)];
+  if (f.only_lock >= 0) out += ", every operation on lock " + std::to_string(f.only_lock);
   return out;
 }
 
 nlohmann::json focus_to_json(const Focus& f) {
-  return nlohmann::json{{"trigger", focus_trigger_name(f.trigger)}, {"chance_pct", f.chance_pct},
-                        {"max_faults", f.max_faults}};
+  return nlohmann::json{{"trigger", focus_trigger_name(f.trigger)},
+                        {"chance_pct", f.chance_pct},
+                        {"max_faults", f.max_faults},
+                        {"mix", op_mix_name(f.mix)},
+                        {"only_lock", f.only_lock}};
 }
 
 Focus focus_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw FocusError("\"focus\" must be an object");
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.key() != "trigger" && it.key() != "chance_pct" && it.key() != "max_faults")
+    if (it.key() != "trigger" && it.key() != "chance_pct" && it.key() != "max_faults" && it.key() != "mix" &&
+        it.key() != "only_lock")
       throw FocusError("\"focus\": unknown field \"" + it.key() + "\"");
   }
   Focus f;
@@ -129,6 +152,12 @@ Focus focus_from_json(const nlohmann::json& j) {
   };
   f.chance_pct = whole("chance_pct", 1, 100);
   f.max_faults = whole("max_faults", 1, kMaxFocusFaults);
+  const auto m = j.find("mix");
+  if (m == j.end() || !m->is_string()) throw FocusError("\"focus\": \"mix\" must be an operation mix's name");
+  const auto mix = op_mix_from_name(m->get<std::string>());
+  if (!mix) throw FocusError("\"focus\": unknown mix \"" + m->get<std::string>() + "\" (any, wait_only, try_only, nested)");
+  f.mix = *mix;
+  f.only_lock = whole("only_lock", -1, 1 << 20);
   return f;
 }
 

@@ -54,10 +54,21 @@ enum class FocusTrigger : uint8_t {
 };
 inline constexpr int kFocusTriggerCount = 9;
 
+// The workload of a focused run (swarm testing: each run concentrates on
+// one kind of operation and, often, one lock). Any: the workload's own mix;
+// WaitOnly: lock() and lock(lease) only (waiters that never give up);
+// TryOnly: tryLock with a wait, and tryLock() (waiters that give up; a
+// nested acquire is a tryLock() too);
+// Nested: the workload's mix, re-entering four holds in five.
+enum class OpMix : uint8_t { Any, WaitOnly, TryOnly, Nested };
+inline constexpr int kOpMixCount = 4;
+
 struct Focus {
   FocusTrigger trigger = FocusTrigger::CrashContendedHolder;
   int chance_pct = 100;  // 1..100: each opportunity fires with this probability
   int max_faults = 1;    // 1..kMaxFocusFaults: fires at most this often in a run
+  OpMix mix = OpMix::Any;
+  int only_lock = -1;    // >= 0: every operation on this lock (an index of the scenario's); -1: any lock
   bool operator==(const Focus&) const = default;
 };
 inline constexpr int kMaxFocusFaults = 8;
@@ -68,6 +79,8 @@ struct FocusError : std::invalid_argument {
 
 std::string_view focus_trigger_name(FocusTrigger t);  // "crash_contended_holder", ...
 std::optional<FocusTrigger> focus_trigger_from_name(std::string_view name);
+std::string_view op_mix_name(OpMix m);  // "any", "wait_only", "try_only", "nested"
+std::optional<OpMix> op_mix_from_name(std::string_view name);
 // The fault kind a trigger injects; nothing for HoldToRenewal.
 std::optional<FaultKind> focus_fault_kind(FocusTrigger t);
 // Whether a trigger can fire in a scenario of this profile and lock kind:
@@ -75,17 +88,20 @@ std::optional<FaultKind> focus_fault_kind(FocusTrigger t);
 bool focus_applies(FocusTrigger t, const Profile& profile, ScenarioLockKind lock_kind);
 
 // The focus of a focused campaign's run `seed`: one applicable trigger,
-// its chance and its count, or nothing (a plain run: a quarter of the
-// runs, and every run of a profile no trigger applies to). Deterministic
-// in (seed, profile, lock kind).
-std::optional<Focus> draw_focus(uint64_t seed, const Profile& profile, ScenarioLockKind lock_kind);
+// its chance and its count, an operation mix, and half the time one lock
+// of the scenario's `locks` to put every operation on; or nothing (a plain
+// run: a quarter of the runs, and every run of a profile no trigger
+// applies to). Deterministic in (seed, profile, lock kind, locks).
+std::optional<Focus> draw_focus(uint64_t seed, const Profile& profile, ScenarioLockKind lock_kind, int locks);
 
 // Why the run was drawn, in words: "focus: when a waiter is refused, its
 // lock's holder crashes (each time with probability 25%, at most 2 times)".
 std::string focus_reason(const Focus& f);
 
-// {"trigger": "crash_contended_holder", "chance_pct": 25, "max_faults": 2};
-// focus_from_json throws FocusError naming the field.
+// {"trigger": "crash_contended_holder", "chance_pct": 25, "max_faults": 2,
+//  "mix": "wait_only", "only_lock": 1}; focus_from_json throws FocusError
+// naming the field (only_lock is checked against the scenario's locks by
+// validate_scenario).
 nlohmann::json focus_to_json(const Focus& f);
 Focus focus_from_json(const nlohmann::json& j);
 

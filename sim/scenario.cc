@@ -41,6 +41,10 @@ void validate_scenario(const Scenario& s) {
   if (s.duration_ms < 0 || s.duration_ms > kMaxDurationMs) {
     throw ScenarioError("duration must be in [0, 7 days], got " + std::to_string(s.duration_ms) + " ms");
   }
+  if (s.focus && s.focus->only_lock >= s.locks) {
+    throw ScenarioError("focus: only_lock " + std::to_string(s.focus->only_lock) + " is not one of the " +
+                        std::to_string(s.locks) + " locks");
+  }
   if (s.focus && !focus_applies(s.focus->trigger, s.profile, s.lock_kind)) {
     throw ScenarioError("focus trigger " + std::string(focus_trigger_name(s.focus->trigger)) +
                         " cannot fire under profile " + s.profile.name() + " with lock kind " +

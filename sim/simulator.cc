@@ -49,6 +49,7 @@ RunSummary Simulator::run() {
   if (s.focus && s.focus->trigger == FocusTrigger::HoldToRenewal) {
     workload.hold_to_renewal(s.focus->chance_pct, s.focus->max_faults, renew_period_ms);
   }
+  if (s.focus) workload.focus_operations(s.focus->mix, s.focus->only_lock);
   world.on_client_started = [&workload](int c) { workload.start_client(c); };
   for (int c = 0; c < s.clients; ++c) workload.start_client(c);
 

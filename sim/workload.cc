@@ -19,6 +19,12 @@ void Workload::hold_to_renewal(int chance_pct, int max_holds, int64_t renew_peri
   hold_focus_ = HoldFocus{chance_pct, max_holds, renew_period_ms, rng_.split("hold_to_renewal")};
 }
 
+void Workload::focus_operations(OpMix mix, int only_lock) {
+  assert(only_lock < static_cast<int>(locks_.size()));
+  mix_ = mix;
+  only_lock_ = only_lock;
+}
+
 void Workload::start_client(int c) {
   assert(c >= 0 && c < world_.client_count());
   const uint64_t incarnation = incarnations_[c]++;
@@ -53,15 +59,18 @@ void Workload::next(const TaskPtr& t) {
     return;
   }
   Rng& r = t->rng;
-  const size_t index = r.below(locks_.size());
+  size_t index = r.below(locks_.size());
+  if (only_lock_ >= 0) index = static_cast<size_t>(only_lock_);
   t->lock = locks_[index];
   t->depth = 0;
   t->lease_ms = -1;
-  t->reentries = r.chance(0.2) ? 1 + static_cast<int>(r.below(2)) : 0;
+  t->reentries = r.chance(mix_ == OpMix::Nested ? 0.8 : 0.2) ? 1 + static_cast<int>(r.below(2)) : 0;
   if (!reentrant_) t->reentries = 0;
   auto done = [this, t](AcquireResult result) { after_acquire(t, result); };
   operations_++;
-  const uint64_t pick = r.below(100);
+  uint64_t pick = r.below(100);
+  if (mix_ == OpMix::WaitOnly) pick %= 40;       // lock(), lock(lease)
+  if (mix_ == OpMix::TryOnly) pick = 40 + pick % 60;  // tryLock(wait[, lease]), tryLock()
   if (!groups_.empty()) {
     t->group = static_cast<int>(index);
     t->reentries = 0;
@@ -118,8 +127,13 @@ void Workload::reenter_or_hold(const TaskPtr& t) {
   if (t->reentries > 0) {
     t->reentries -= 1;
     operations_++;
-    world_.client(t->client).lock(t->task, t->lock, t->lease_ms,
-                                  [this, t](AcquireResult result) { after_acquire(t, result); });
+    auto done = [this, t](AcquireResult result) { after_acquire(t, result); };
+    LockClient& client = world_.client(t->client);
+    if (mix_ == OpMix::TryOnly) {  // a focused run of tryLock re-enters with tryLock() too
+      client.try_lock_once(t->task, t->lock, t->lease_ms, done);
+    } else {
+      client.lock(t->task, t->lock, t->lease_ms, done);
+    }
     return;
   }
   Rng& r = t->rng;

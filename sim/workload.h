@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "impl/client.h"
+#include "sim/focus.h"
 #include "sim/rng.h"
 #include "sim/world.h"
 
@@ -34,6 +35,10 @@ class Workload {
   // or take 3 ms) instead of where the task's stream put them. Drawn from a
   // stream of its own: the tasks' streams are as without it.
   void hold_to_renewal(int chance_pct, int max_holds, int64_t renew_period_ms);
+  // A focused run's operations (sim/focus.h): which kinds of acquire the
+  // tasks draw (OpMix), and, with only_lock >= 0, that every operation is
+  // on that lock.
+  void focus_operations(OpMix mix, int only_lock);
   // Starts the tasks of client c's current incarnation.
   void start_client(int c);
   // True when no live client has a task that is still working.
@@ -76,6 +81,8 @@ class Workload {
     Rng rng{0};
   };
   HoldFocus hold_focus_;
+  OpMix mix_ = OpMix::Any;
+  int only_lock_ = -1;
 };
 
 }  // namespace locksim

@@ -144,7 +144,7 @@ BenchReport run_bench(const BenchSizes& sizes, bool quick, const BenchProgress& 
       {BenchPart::Lua, "lua", measure_lua, {"lua_execs_per_s", "lua_vs_live_fair_campaign"}},
       {BenchPart::Explore, "explore", measure_explore, {"explore_states_per_s", "explore_states_per_s_2w", "explore_states_per_s_2x1w", "host_loop_2x1t",
         "host_page_touch_us"}},
-      {BenchPart::Hunt, "hunt", measure_hunt, {"hunt_median_ratio", "hunt_rare_median_ratio", "hunt_main_median_ratio", "hunt_beyond_batch_median_ratio",
+      {BenchPart::Hunt, "hunt", measure_hunt, {"hunt_rare_runs_ratio", "hunt_rare_seconds_ratio", "hunt_worst_runs_ratio", "hunt_fair_ttl_focus_runs",
         "hunt_states_ratio"}},
   };
   for (const Step& step : steps) {

@@ -40,14 +40,15 @@
 //                 distinct states together per wall second); in the same
 //                 rounds, probes of the host (tools/bench/host_probe.h):
 //                 host_loop_2x1t, host_page_touch_us
-//   hunt          (--only hunt) every mutant and the rare-schedule mutants
-//                 of impl/hunt/, from hunt_bases base seeds: runs and wall
-//                 seconds to the first failure, random and guided
-//                 (tools/bench/measure_hunt.cc), then every suite mutant
-//                 on the README main campaign's scenario: hunt_median_ratio,
-//                 hunt_rare_median_ratio, hunt_main_median_ratio,
-//                 hunt_beyond_batch_median_ratio, hunt_states_ratio, and
-//                 the table
+//   hunt          (--only hunt) the rare bugs: every suite mutant and every
+//                 rare-schedule mutant of impl/hunt/ on the README main
+//                 campaign's scenario, hunted by random seeds from
+//                 hunt_bases base seeds; those random does not find within
+//                 its first 16 runs (median) are hunted by focused runs too
+//                 (campaign --focus; tools/bench/measure_hunt.cc):
+//                 hunt_rare_runs_ratio, hunt_rare_seconds_ratio,
+//                 hunt_worst_runs_ratio, hunt_fair_ttl_focus_runs,
+//                 hunt_states_ratio, and the table
 //   peak RSS      getrusage(RUSAGE_SELF).ru_maxrss at the end: peak_rss_mb
 #pragma once
 
@@ -73,8 +74,8 @@ struct BenchSizes {
   int64_t lua_fair_duration_ms = 60'000;
   std::string explore_ops = "lock,unlock,lock,unlock";  // each client's, on the rlock exploration
   int hunt_budget = 500;        // runs per hunt campaign
-  int hunt_bases = 5;           // base seeds per mutant
-  int hunt_states_runs = 300;   // the states comparison's budget
+  int hunt_bases = 10;          // base seeds per mutant
+  int hunt_states_runs = 300;   // the coverage comparison's budget (random also runs 10x as many)
 
   static BenchSizes full() { return BenchSizes{}; }
   static BenchSizes quick() {

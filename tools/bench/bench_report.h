@@ -25,8 +25,8 @@ inline constexpr std::array<const char*, 22> kBenchKeys = {
     "live_vs_redis_benchmark",    "campaign_seeds_per_s_1w", "campaign_seeds_per_s_2w",
     "lua_execs_per_s",            "lua_vs_live_fair_campaign", "explore_states_per_s",
     "explore_states_per_s_2w",    "explore_states_per_s_2x1w", "host_loop_2x1t",     "host_page_touch_us",
-    "hunt_median_ratio",  "hunt_rare_median_ratio",
-    "hunt_main_median_ratio",     "hunt_beyond_batch_median_ratio", "hunt_states_ratio", "peak_rss_mb"};
+    "hunt_rare_runs_ratio",  "hunt_rare_seconds_ratio",
+    "hunt_worst_runs_ratio",      "hunt_fair_ttl_focus_runs", "hunt_states_ratio", "peak_rss_mb"};
 
 struct BenchFigure {
   std::string key;                 // one of kBenchKeys

@@ -4,7 +4,7 @@
 // live executions/s beside redis-benchmark's EVALSHA rate, campaign seeds/s,
 // lua backend executions/s and its fair-campaign speed over live, and peak
 // RSS; with --only hunt (only then: it takes minutes), the time to find
-// every mutant, guided campaigns against random ones, as a table and
+// the rare bugs, focused campaigns against random ones, as a table and
 // median ratios (tools/bench/measure_hunt.cc). A figure that cannot be measured here is null with its
 // reason (JSON: "null_reasons"). --quick scales every scenario down (seconds,
 // for tests). Speeds are reported, never judged: exit 0 when the run
@@ -77,21 +77,21 @@ void add_bench_command(CLI::App& app, CliContext* ctx) {
   CLI::App* cmd = app.add_subcommand(
       "bench",
       "Measure speed on fixed scenarios: model execs/s, contention-64 speed-up, checker-10m, live vs "
-      "redis-benchmark, campaign seeds/s, lua execs/s, explore states/s (beside probes of the host), peak RSS; --only hunt: guided against random time to find every mutant");
+      "redis-benchmark, campaign seeds/s, lua execs/s, explore states/s (beside probes of the host), peak RSS; --only hunt: focused against random time to find the rare bugs");
   cmd->add_flag("--json", args->json,
                 "print one JSON object (model_execs_per_s, sim_speedup, checker_events_per_s, "
                 "trace_check_events_per_s, live_execs_per_s, redis_benchmark_evalsha_per_s, "
                 "live_vs_redis_benchmark, campaign_seeds_per_s_1w, campaign_seeds_per_s_2w, lua_execs_per_s, "
                 "lua_vs_live_fair_campaign, explore_states_per_s, explore_states_per_s_2w, explore_states_per_s_2x1w, host_loop_2x1t, host_page_touch_us, "
-                "hunt_median_ratio, "
-                "hunt_rare_median_ratio, hunt_main_median_ratio, hunt_beyond_batch_median_ratio, hunt_states_ratio, peak_rss_mb; null_reasons for nulls; quick; allocator: "
+                "hunt_rare_runs_ratio, "
+                "hunt_rare_seconds_ratio, hunt_worst_runs_ratio, hunt_fair_ttl_focus_runs, hunt_states_ratio, peak_rss_mb; null_reasons for nulls; quick; allocator: "
                 "the malloc the run used; hunt: the hunt's table)");
   cmd->add_flag("--quick", args->quick,
                 "scaled-down scenarios (1M-event checker history, 5 simulated minutes, fewer scripts and seeds)");
   cmd->add_option("--only", args->only,
                   "run only these measurements (comma-separated or repeated: model, contention, checker, live, "
                   "campaign, lua, explore, hunt); the others' figures are null. Peak RSS is always reported. hunt "
-                  "(time to find every mutant, guided against random: minutes) runs only when named here")
+                  "(time to find the rare bugs, focused against random: tens of minutes) runs only when named here")
       ->delimiter(',');
   cmd->callback([args, ctx] { ctx->exit_code = bench_command(*args); });
 }
