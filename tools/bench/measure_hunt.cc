@@ -56,9 +56,7 @@ struct HuntMutant {
 // The rare-schedule mutants (impl/hunt/, each a pack's own Lua; its
 // scripts' comments say what each gets wrong and when it shows).
 const char* const kHuntPacks[] = {
-    "fair_stale_ttl_crashed_holder", "rlock_steal_unrenewed",   "rlock_renew_adds_lease",
-    "rlock_renew_recreates",         "fair_purge_only_when_held", "rlock_steal_late_renewal",
-    "rlock_renew_refuses_late",
+    "fair_stale_ttl_crashed_holder", "rlock_renew_adds_lease", "rlock_renew_recreates", "fair_purge_only_when_held",
 };
 
 std::vector<HuntMutant> hunt_candidates() {
@@ -208,7 +206,7 @@ std::string row_text(const std::string& name, const Side& random, const Side& fo
     std::snprintf(ratio, sizeof ratio, "%2s%6.2f %2s%6.2f", k, r.runs, k, r.seconds);
   }
   char line[300];
-  std::snprintf(line, sizeof line, "  %-32s %s   %s  %s\n", name.c_str(), side_text(random, bases).c_str(),
+  std::snprintf(line, sizeof line, "  %-36s %s   %s  %s\n", name.c_str(), side_text(random, bases).c_str(),
                 side_text(focus, bases).c_str(), ratio);
   return line;
 }
@@ -281,7 +279,7 @@ void measure_hunt(const BenchSizes& sizes, BenchReport* report) {
                      " runs (>= a median that found nothing), runs' quartiles; ratio = focused / random (<= or >= a "
                      "bound, - neither found it)\n";
   char head[240];
-  std::snprintf(head, sizeof head, "  %-32s %7s %9s %9s %5s   %7s %9s %9s %5s  %8s %8s\n", "mutant", "random", "spread",
+  std::snprintf(head, sizeof head, "  %-36s %7s %9s %9s %5s   %7s %9s %9s %5s  %8s %8s\n", "mutant", "random", "spread",
                 "s", "found", "focused", "spread", "s", "found", "runs", "s");
   text += head + table;
   std::string listed;
