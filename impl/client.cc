@@ -11,7 +11,7 @@ struct LockClient::AcquireOp {
   int task = 0;
   LockRef lock;
   std::string owner;
-  std::string op_name;  // "lock" or "try_lock"
+  Op op_name = Op::Lock;  // lock or try_lock
   int64_t wait_ms = -1;   // -1: no budget (lock())
   int64_t lease_ms = -1;  // -1: default lease + watchdog
   bool once = false;      // tryLock(): exactly one attempt
@@ -49,7 +49,7 @@ LockClient::LockClient(ClientEnv& env, ClientConfig config)
 
 LockClient::~LockClient() = default;
 
-Event LockClient::op_event(EventKind kind, const std::string& op, uint64_t op_id,
+Event LockClient::op_event(EventKind kind, Op op, uint64_t op_id,
                            const std::string& owner, const std::string& lock) const {
   Event e;
   e.kind = kind;
@@ -93,7 +93,7 @@ void LockClient::start_acquire(int task, const LockRef& lock, int64_t wait_ms, i
   op->task = task;
   op->lock = lock;
   op->owner = owner(task);
-  op->op_name = (wait_ms < 0 && !once) ? "lock" : "try_lock";
+  op->op_name = (wait_ms < 0 && !once) ? Op::Lock : Op::TryLock;
   op->wait_ms = wait_ms;
   op->lease_ms = lease_ms;
   op->once = once;
@@ -287,12 +287,12 @@ void LockClient::leave(const std::shared_ptr<AcquireOp>& op, EventKind kind, con
   call.params.owner = op->owner;
   call.params.wait_ms = fair_slot_ms(op->wait_ms);
   call.params.lock = op->lock.name;
-  env_.send_script(op->lock.server, call, ScriptTag{"acquire_failed", op->op_id, ""}, config_.request_timeout_ms,
+  env_.send_script(op->lock.server, call, ScriptTag{Op::AcquireFailed, op->op_id, ""}, config_.request_timeout_ms,
                    [this, op, kind, detail, result](const ScriptOutcome&) {
                      if (dead_ || op->finished) return;
                      finish(op, kind, 0, detail, result);
                    });
-  env_.emit(op_event(EventKind::Info, "acquire_failed", op->op_id, op->owner, op->lock.name));
+  env_.emit(op_event(EventKind::Info, Op::AcquireFailed, op->op_id, op->owner, op->lock.name));
 }
 
 void LockClient::give_up(const std::shared_ptr<AcquireOp>& op, const std::string& detail) {
@@ -333,8 +333,8 @@ void LockClient::unlock(int task, const LockRef& lock, UnlockDone done) {
   const std::string who = owner(task);
   // Deterministic request id: client uuid + a per-client counter.
   const std::string request_id = config_.client_uuid + "-" + std::to_string(next_request_++);
-  others_[op_id] = OtherOp{"unlock", who, lock.name, request_id, 0};
-  env_.emit(op_event(EventKind::Invoke, "unlock", op_id, who, lock.name));
+  others_[op_id] = OtherOp{Op::Unlock, who, lock.name, request_id, 0};
+  env_.emit(op_event(EventKind::Invoke, Op::Unlock, op_id, who, lock.name));
   send_release(op_id, task, lock, request_id, 0, std::move(done));
 }
 
@@ -365,7 +365,7 @@ void LockClient::send_release(uint64_t op_id, int task, const LockRef& lock,
     call.kind = ScriptKind::RlockRelease;
     p.channel = LockKeys::channel(lock.name) + wrong;
   }
-  env_.send_script(lock.server, call, ScriptTag{"unlock", op_id, request_id},
+  env_.send_script(lock.server, call, ScriptTag{Op::Unlock, op_id, request_id},
                    config_.request_timeout_ms,
                    [this, op_id, task, lock, request_id, attempt,
                     done = std::move(done)](const ScriptOutcome& out) mutable {
@@ -376,7 +376,7 @@ void LockClient::send_release(uint64_t op_id, int task, const LockRef& lock,
     }
     const std::string who = owner(task);
     others_.erase(op_id);
-    Event e = op_event(EventKind::Info, "unlock", op_id, who, lock.name);
+    Event e = op_event(EventKind::Info, Op::Unlock, op_id, who, lock.name);
     UnlockResult result = UnlockResult::Unknown;
     if (out.timed_out) {
       e.detail = "timeout";
@@ -412,8 +412,8 @@ void LockClient::force_unlock(int task, const LockRef& lock, std::function<void(
   assert(!dead_);
   const uint64_t op_id = env_.new_op_id();
   const std::string who = owner(task);
-  others_[op_id] = OtherOp{"force_unlock", who, lock.name, "", 0};
-  env_.emit(op_event(EventKind::Invoke, "force_unlock", op_id, who, lock.name));
+  others_[op_id] = OtherOp{Op::ForceUnlock, who, lock.name, "", 0};
+  env_.emit(op_event(EventKind::Invoke, Op::ForceUnlock, op_id, who, lock.name));
   ScriptCall call;
   ScriptParams& p = call.params;
   p.lock = lock.name;
@@ -428,12 +428,12 @@ void LockClient::force_unlock(int task, const LockRef& lock, std::function<void(
     call.kind = ScriptKind::RlockForceRelease;
     p.channel = LockKeys::channel(lock.name);
   }
-  env_.send_script(lock.server, call, ScriptTag{"force_unlock", op_id, ""},
+  env_.send_script(lock.server, call, ScriptTag{Op::ForceUnlock, op_id, ""},
                    config_.request_timeout_ms,
                    [this, op_id, who, lock, done = std::move(done)](const ScriptOutcome& out) {
     if (dead_) return;
     others_.erase(op_id);
-    Event e = op_event(EventKind::Info, "force_unlock", op_id, who, lock.name);
+    Event e = op_event(EventKind::Info, Op::ForceUnlock, op_id, who, lock.name);
     bool released = false;
     if (out.timed_out) {
       e.detail = "timeout";
@@ -503,7 +503,7 @@ void LockClient::digest(const DigestNames& names, StateDigest* out) const {
     out->add(std::string_view(op->lock.name));
     out->add(static_cast<int>(op->lock.kind));
     out->add(op->lock.server);
-    out->add(std::string_view(op->op_name));
+    out->add(op_name(op->op_name));  // the digest of the name, as before it was typed
     out->add(op->wait_ms);
     out->add(op->lease_ms);
     out->add(op->once);
@@ -517,7 +517,7 @@ void LockClient::digest(const DigestNames& names, StateDigest* out) const {
   }
   out->add(static_cast<uint64_t>(others_.size()));
   for (const auto& [id, other] : others_) {
-    out->add(std::string_view(other.op));
+    out->add(op_name(other.op));
     out->add(std::string_view(other.owner));
     out->add(std::string_view(other.lock));
     out->add(std::string_view(other.request_id));

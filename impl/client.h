@@ -82,7 +82,8 @@ class LockClient {
  private:
   struct AcquireOp;
   struct OtherOp {  // unlock / force_unlock in flight
-    std::string op, owner, lock;
+    Op op = Op::None;
+    std::string owner, lock;
     std::string request_id;  // unlock: the latch's request id
     int attempt = 0;         // unlock: retries sent so far
   };
@@ -116,7 +117,7 @@ class LockClient {
   int64_t poll_sleep(const AcquireOp& op) const;
   // The fair-lock slot length (wait_ms parameter) of an acquire with this wait.
   int64_t fair_slot_ms(int64_t wait_ms) const;
-  Event op_event(EventKind kind, const std::string& op, uint64_t op_id, const std::string& owner,
+  Event op_event(EventKind kind, Op op, uint64_t op_id, const std::string& owner,
                  const std::string& lock) const;
 
   ClientEnv& env_;

@@ -85,7 +85,7 @@ class Watchdog {
   void schedule(const Key& key, Entry& entry);
   void renew(const Key& key, uint64_t generation, uint64_t op_id, int attempt);
   void stop(const Key& key);
-  void emit_notice(const Entry& entry, const std::string& op, const std::string& owner,
+  void emit_notice(const Entry& entry, Op op, const std::string& owner,
                    const std::string& detail);
 
   ClientEnv& env_;

@@ -19,7 +19,7 @@ void BusyPollChecker::on_event(const Event& e) {
   ctx_.feed(e);
   switch (e.kind) {
     case EventKind::Invoke:
-      if (ctx_->facts().acquire_op() && e.op_id != 0) {
+      if (is_acquire(e.op) && e.op_id != 0) {
         Waiting w;
         w.owner = e.owner;
         w.lock = e.lock;
@@ -33,7 +33,7 @@ void BusyPollChecker::on_event(const Event& e) {
     case EventKind::Ok:
     case EventKind::Fail:
     case EventKind::Info:
-      if (ctx_->facts().acquire_op() && e.op_id != 0) {
+      if (is_acquire(e.op) && e.op_id != 0) {
         waiting_.erase(e.op_id);
         auto fate = owners_.find(e.owner);
         if (fate != owners_.end() && fate->second.how.empty()) {
@@ -53,7 +53,7 @@ void BusyPollChecker::on_event(const Event& e) {
       }
       break;
     case EventKind::Fault:
-      if (e.op == "crash") {
+      if (e.op == Op::Crash) {
         std::erase_if(waiting_, [&](const auto& kv) { return kv.second.client == e.target; });
         for (auto& [owner, fate] : owners_) {
           if (fate.client != e.target || !fate.how.empty()) continue;

@@ -57,7 +57,7 @@ class RunOps final : public EventSink {
   explicit RunOps(const TaskRename* rename = nullptr) : rename_(rename) {}
   void on_event(const Event& e) override {
     event_op_.push_back(e.op_id);
-    if (e.kind == EventKind::Fault && e.op == "restart" && e.client >= 0) {
+    if (e.kind == EventKind::Fault && e.op == Op::Restart && e.client >= 0) {
       incarnation_[e.client]++;
       return;
     }
@@ -75,7 +75,7 @@ class RunOps final : public EventSink {
     }
     std::vector<std::string>& ops = ops_[known->second];
     if (e.op_id != 0) op_ids_[e.op_id] = OpRef{known->second, static_cast<int>(ops.size())};
-    ops.push_back(e.op + "|" + e.lock + "|" + std::to_string(e.wait_ms) + "|" + std::to_string(e.lease_ms) + "|" +
+    ops.push_back(std::string(op_name(e.op)) + "|" + e.lock + "|" + std::to_string(e.wait_ms) + "|" + std::to_string(e.lease_ms) + "|" +
                   e.detail);
   }
   std::optional<TaskKey> key_of(const std::string& owner) const {
@@ -235,7 +235,7 @@ struct CauseSearch::Impl {
     for (size_t i = 0; i < a.size(); ++i) {
       if (a[i] == b[i]) continue;
       Event e = b[i];
-      if (e.kind == EventKind::Fault && e.op == "lost") e.value = a[i].value;
+      if (e.kind == EventKind::Fault && e.op == Op::Lost) e.value = a[i].value;
       if (!(e == a[i])) return false;
     }
     return true;
@@ -515,7 +515,7 @@ struct CauseSearch::Impl {
       if (e.kind == EventKind::Invoke && e.op_id != 0) invoked_us.emplace(e.op_id, e.true_us);
       if (e.kind == EventKind::Invoke && e.client >= 0) {
         const auto task = owner_task(e.owner);
-        const bool planned = e.op == "lock" || e.op == "try_lock" || e.op == "unlock" || e.op == "force_unlock";
+        const bool planned = e.op == Op::Lock || e.op == Op::TryLock || e.op == Op::Unlock || e.op == Op::ForceUnlock;
         if (!task || !planned) continue;
         const TaskKey key{e.client, incarnation[e.client], *task};
         auto& records = ops[key];
@@ -524,7 +524,7 @@ struct CauseSearch::Impl {
         continue;
       }
       if ((e.kind == EventKind::Ok || e.kind == EventKind::Fail || e.kind == EventKind::Info) && e.op_id != 0 &&
-          e.op != "acquire_failed") {
+          e.op != Op::AcquireFailed) {
         auto it = pending.find(e.op_id);
         if (it == pending.end()) continue;
         OpRecord& r = ops[it->second.first][it->second.second];
@@ -586,7 +586,7 @@ struct CauseSearch::Impl {
     f.fault.client = ok.client;
     f.fault.duration_ms = late_us / 1000;
     f.fault.lease_ms = taken.lease_ms;
-    f.fault.detail = ok.op + " " + ok.lock;
+    f.fault.detail = std::string(op_name(ok.op)) + " " + ok.lock;
     f.ends_us = ok.true_us;
     f.steady_from_us = invoke_us;
     inventory.push_back(f);
@@ -600,7 +600,7 @@ struct CauseSearch::Impl {
     f.fault.true_us = e.true_us;
     f.ends_us = e.true_us;
     std::optional<size_t> action;
-    if (e.op == "restart" && e.client >= 0) {
+    if (e.op == Op::Restart && e.client >= 0) {
       auto crash = open_crash.find(e.client);
       if (crash != open_crash.end()) inventory[crash->second].restart_us = e.true_us;
       open_crash.erase(e.client);
@@ -608,7 +608,7 @@ struct CauseSearch::Impl {
       started_us[{e.client, incarnation[e.client]}] = e.true_us;
       return;
     }
-    if (e.op == "lost" && e.client >= 0 && !plan.schedule) {
+    if (e.op == Op::Lost && e.client >= 0 && !plan.schedule) {
       f.how = PlanFault::How::Loss;
       f.loss_key = loss_key(e.client, e.detail, static_cast<uint64_t>(e.value));
       lost_keys.insert(f.loss_key);
@@ -622,41 +622,41 @@ struct CauseSearch::Impl {
       inventory.push_back(f);
       return;
     }
-    if (e.op == "crash") {
+    if (e.op == Op::Crash) {
       action = find_action(e.true_us, FaultKind::Crash, e.target);
       f.fault.kind = CauseKind::Crash;
       f.fault.client = e.target;
       f.incarnation = incarnation[e.target];
-    } else if (e.op == "pause") {
+    } else if (e.op == Op::Pause) {
       action = find_action(e.true_us, FaultKind::Pause, e.target);
       f.fault.kind = CauseKind::Pause;
       f.fault.client = e.target;
       f.fault.duration_ms = e.duration_ms;
       f.ends_us = e.true_us + e.duration_ms * 1000;
-    } else if (e.op == "partition") {
+    } else if (e.op == Op::Partition) {
       action = find_action(e.true_us, FaultKind::Partition, e.target);
       f.fault.kind = CauseKind::Partition;
       f.fault.client = e.target;
       f.fault.duration_ms = e.duration_ms;
       f.ends_us = e.true_us + e.duration_ms * 1000;
-    } else if (e.op == "clock_jump" && e.client >= 0) {
+    } else if (e.op == Op::ClockJump && e.client >= 0) {
       action = find_action(e.true_us, FaultKind::ClientClockJump, e.client);
       f.fault.kind = CauseKind::ClientClockJump;
       f.fault.client = e.client;
       f.fault.duration_ms = e.duration_ms;
-    } else if (e.op == "clock_jump") {
+    } else if (e.op == Op::ClockJump) {
       action = find_action(e.true_us, FaultKind::ServerClockJump, e.target);
       f.fault.kind = CauseKind::ServerClockJump;
       f.fault.server = e.target;
       f.fault.duration_ms = e.duration_ms;
-    } else if (e.op == "redis_restart") {
+    } else if (e.op == Op::RedisRestart) {
       action = find_action(e.true_us, FaultKind::RedisRestart, e.target);
       f.fault.kind = CauseKind::RedisRestart;
       f.fault.server = e.target;
       f.fault.duration_ms = e.duration_ms;
       f.fault.detail = e.detail;
       f.ends_us = e.true_us + e.duration_ms * 1000;
-    } else if (e.op == "failover") {
+    } else if (e.op == Op::Failover) {
       action = find_action(e.true_us, FaultKind::Failover, e.target);
       f.fault.kind = CauseKind::Failover;
       f.fault.server = e.target;

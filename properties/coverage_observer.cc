@@ -395,35 +395,35 @@ struct CoverageObserver::State {
   }
 
   void on_fault(const Event& e) {
-    const std::string& op = e.op;
-    if (op == "crash") {
+    const Op op = e.op;
+    if (op == Op::Crash) {
       if (e.client >= 0 && holding(e.client)) hit(Fixed::PreCrashedHolder);
       client_fault(FaultKind2::Crash, e.client, 0, e.true_us);
       if (e.client >= 0) crash(e.client);
-    } else if (op == "restart") {
+    } else if (op == Op::Restart) {
       if (e.client >= 0) client(e.client).alive = true;
-    } else if (op == "pause") {
+    } else if (op == Op::Pause) {
       client_fault(FaultKind2::Pause, e.client, e.duration_ms, e.true_us);
       if (e.client >= 0) {
         ClientState& cs = client(e.client);
         cs.paused_until_us = std::max(cs.paused_until_us, e.true_us + e.duration_ms * 1000);
       }
-    } else if (op == "clock_jump") {
+    } else if (op == Op::ClockJump) {
       if (e.client >= 0) {
         client_fault(FaultKind2::ClockJump, e.client, 0, e.true_us);
       } else {
         server_fault(FaultKind2::ServerClockJump, e.server);
       }
-    } else if (op == "partition") {
+    } else if (op == Op::Partition) {
       client_fault(FaultKind2::Partition, e.client, e.duration_ms, e.true_us);
-    } else if (op == "lost") {
+    } else if (op == Op::Lost) {
       const std::string& d = e.detail;
       FaultKind2 kind = FaultKind2::LostSubscribe;
       if (d.rfind("request ", 0) == 0) kind = FaultKind2::LostRequest;
       else if (d.rfind("reply ", 0) == 0) kind = FaultKind2::LostReply;
       else if (d.rfind("message ", 0) == 0) kind = FaultKind2::LostWakeup;
       client_fault(kind, e.client >= 0 ? e.client : e.target, 0, e.true_us);
-    } else if (op == "redis_restart") {
+    } else if (op == Op::RedisRestart) {
       server_fault(FaultKind2::RedisRestart, e.server);
       if (e.detail.find("persistence always") == std::string::npos) {
         for (LockState& l : locks) {
@@ -434,15 +434,15 @@ struct CoverageObserver::State {
           l.expiry_server_ms = INT64_MIN;
         }
       }
-    } else if (op == "failover") {
+    } else if (op == Op::Failover) {
       server_fault(FaultKind2::Failover, e.server);
     }
   }
 
   void on_invoke(const Event& e) {
     if (e.client < 0 || e.op_id == 0) return;
-    const bool acquire = e.op == "lock" || e.op == "try_lock";
-    const bool release = e.op == "unlock" || e.op == "force_unlock";
+    const bool acquire = e.op == Op::Lock || e.op == Op::TryLock;
+    const bool release = e.op == Op::Unlock || e.op == Op::ForceUnlock;
     if (!acquire && !release) return;
     const int o = owner(e.owner, e.client);
     const int l = lock(e.lock);
@@ -452,19 +452,19 @@ struct CoverageObserver::State {
       if (!contains(ls.waiting, o)) ls.waiting.push_back(o);
     } else {
       if (!contains(ls.releasing, o)) ls.releasing.push_back(o);
-      if (e.op == "unlock") set_depth(ls, o, depth_of(ls, o) - 1);
+      if (e.op == Op::Unlock) set_depth(ls, o, depth_of(ls, o) - 1);
     }
   }
 
   void on_completion(const Event& e) {
-    if (e.kind == EventKind::Info && e.op == "hold_lost") {
+    if (e.kind == EventKind::Info && e.op == Op::HoldLost) {
       const auto o = owner_ids.find(e.owner);
       const auto l = lock_ids.find(e.lock);
       if (o != owner_ids.end() && l != lock_ids.end()) set_depth(locks[static_cast<size_t>(l->second)], o->second, 0);
       return;
     }
     auto it = ops.find(e.op_id);
-    if (e.op_id == 0 || it == ops.end() || e.op == "acquire_failed" || e.op == "watchdog_stop") return;
+    if (e.op_id == 0 || it == ops.end() || e.op == Op::AcquireFailed || e.op == Op::WatchdogStop) return;
     const PendingOp op = it->second;
     ops.erase(it);
     LockState& ls = locks[static_cast<size_t>(op.lock)];

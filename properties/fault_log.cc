@@ -19,29 +19,29 @@ void FaultLog::push(PerClient& c, ClientFault f) {
 
 void FaultLog::on_event(const Event& e) {
   if (e.kind == EventKind::Fault) {
-    if (e.op == "clock_jump" && e.client < 0) {
+    if (e.op == Op::ClockJump && e.client < 0) {
       server_recent_.push_back({"server_clock_jump", e.id, e.true_us, e.duration_ms, "", e.server, 0});
-    } else if (e.op == "redis_restart") {
+    } else if (e.op == Op::RedisRestart) {
       server_recent_.push_back({"redis_restart", e.id, e.true_us, e.duration_ms, e.detail, e.target, 0});
-    } else if (e.op == "failover") {
+    } else if (e.op == Op::Failover) {
       server_recent_.push_back({"failover", e.id, e.true_us, e.duration_ms, e.detail, e.target, e.value});
     }
     if (server_recent_.size() > kFaultsPerClient) server_recent_.erase(server_recent_.begin());
 
-    const int who = e.op == "clock_jump" ? e.client : e.target;
+    const int who = e.op == Op::ClockJump ? e.client : e.target;
     if (who < 0) return;
     PerClient& c = clients_[who];
-    if (e.op == "pause") {
+    if (e.op == Op::Pause) {
       c.paused_total_ms = sat_add(c.paused_total_ms, e.duration_ms > 0 ? e.duration_ms : 0);
       push(c, {"pause", e.id, e.true_us, e.duration_ms, ""});
-    } else if (e.op == "partition") {
+    } else if (e.op == Op::Partition) {
       push(c, {"partition", e.id, e.true_us, e.duration_ms, ""});
-    } else if (e.op == "clock_jump") {
+    } else if (e.op == Op::ClockJump) {
       if (c.has_offset) c.offset_ms = sat_add(c.offset_ms, e.duration_ms);
       push(c, {"clock_jump", e.id, e.true_us, e.duration_ms, ""});
-    } else if (e.op == "crash") {
+    } else if (e.op == Op::Crash) {
       push(c, {"crash", e.id, e.true_us, 0, ""});
-    } else if (e.op == "lost") {
+    } else if (e.op == Op::Lost) {
       push(c, {"lost", e.id, e.true_us, 0, e.detail});
     }
     return;
@@ -80,7 +80,7 @@ std::vector<ClientFault> FaultLog::server_faults_between(int64_t from_us, int64_
 }
 
 bool resets_server_state(const Event& e) {
-  return e.kind == EventKind::Fault && (e.op == "redis_restart" || e.op == "failover");
+  return e.kind == EventKind::Fault && (e.op == Op::RedisRestart || e.op == Op::Failover);
 }
 
 std::string format_true_s(int64_t true_us) {

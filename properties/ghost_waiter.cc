@@ -24,7 +24,7 @@ void GhostWaiterChecker::on_event(const Event& e) {
       }
       break;
     case EventKind::Invoke:
-      if (facts.acquire_op()) {  // a lock is known fair once a fair script ran on it (maybe after this)
+      if (is_acquire(e.op)) {  // a lock is known fair once a fair script ran on it (maybe after this)
         pending_[e.op_id] = Pending{e.lock, e.true_us, false, false};
         // The owner asks again: its old give-up is settled (it may join the
         // line again, or keep its old place).
@@ -32,7 +32,7 @@ void GhostWaiterChecker::on_event(const Event& e) {
       }
       break;
     case EventKind::Info:
-      if (facts.op == OpName::AcquireFailed) {
+      if (e.op == Op::AcquireFailed) {
         if (auto p = pending_.find(e.op_id); p != pending_.end()) p->second.failed_sent = true;
         break;
       }
@@ -62,7 +62,7 @@ void GhostWaiterChecker::on_event(const Event& e) {
       break;
     }
     case EventKind::Fault:
-      if (e.op == "crash") {
+      if (e.op == Op::Crash) {
         std::erase_if(give_ups_, [&](const auto& kv) { return kv.second.client == e.target; });
       }
       break;

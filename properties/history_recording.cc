@@ -30,7 +30,7 @@ std::string format_duration_us(int64_t span_us) {
 namespace {
 
 bool is_server_fault(const Event& e) {
-  return e.op == "redis_restart" || e.op == "failover" || (e.op == "clock_jump" && e.client < 0);
+  return e.op == Op::RedisRestart || e.op == Op::Failover || (e.op == Op::ClockJump && e.client < 0);
 }
 int server_of_fault(const Event& e) { return e.server >= 0 ? e.server : std::max(e.target, 0); }
 
@@ -223,7 +223,7 @@ void ReadingRecorder::on_holds(const Event& e, const HistoryContext& ctx) {
 void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
   const EventFacts& facts = ctx.facts();
   const bool counted = in_window(e.id);
-  if (counted && facts.op == OpName::Unlock && (e.kind == EventKind::Ok || e.kind == EventKind::Fail)) {
+  if (counted && e.op == Op::Unlock && (e.kind == EventKind::Ok || e.kind == EventKind::Fail)) {
     SeriesBucket& b = out_.series.at(e.true_us);
     (e.kind == EventKind::Ok ? b.unlocked : b.unlock_refused)++;
   }
@@ -261,7 +261,7 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
     }
     wait_of_.erase(it);
   }
-  if (e.kind == EventKind::Invoke && facts.acquire_op() && e.op_id != 0) {
+  if (e.kind == EventKind::Invoke && is_acquire(e.op) && e.op_id != 0) {
     if (auto old = wait_of_.find(e.op_id); old != wait_of_.end()) {
       // An op_id used again: the old wait's end is unknown.
       RecordedWait& w = out_.waits[old->second];
@@ -360,7 +360,7 @@ void ReadingRecorder::expire_leases_before(int64_t now_us) {
 void ReadingRecorder::on_leases(const Event& e, const HistoryContext& ctx) {
   const LeaseBook& book = ctx.leases();
   if (e.kind == EventKind::Fault) {
-    if (e.op == "clock_jump" && e.client < 0) {
+    if (e.op == Op::ClockJump && e.client < 0) {
       // A server's clock moved: its keys expire that much earlier (or later).
       const int s = server_of_fault(e);
       server_offset_us_[s] = sat_add(server_offset_us_[s], ms_to_us(e.duration_ms));
@@ -384,7 +384,7 @@ void ReadingRecorder::on_leases(const Event& e, const HistoryContext& ctx) {
         }
         RecordedLease& l = out_.leases[it->second.index];
         l.reset_by = e.op;
-        l.data_kept = e.op == "redis_restart" && kept;
+        l.data_kept = e.op == Op::RedisRestart && kept;
         close_lease(it->second.index, e.true_us, e.id, RecordedLease::End::ServerReset);
         it = lease_of_.erase(it);
       }
@@ -459,7 +459,7 @@ void ReadingRecorder::close_stay(size_t index, const Event& e, RecordedLineStay:
 }
 
 void ReadingRecorder::on_line(const Event& e, const HistoryContext& ctx) {
-  if (e.kind == EventKind::Fault && e.op == "redis_restart") {
+  if (e.kind == EventKind::Fault && e.op == Op::RedisRestart) {
     // The mirror starts every line anew.
     for (auto& [lock, stays] : stays_of_)
       for (size_t index : stays) close_stay(index, e, RecordedLineStay::Left::ServerReset);
@@ -547,17 +547,16 @@ void ReadingRecorder::on_line(const Event& e, const HistoryContext& ctx) {
 
 void ReadingRecorder::on_fault(const Event& e) {
   RecordedFault f;
-  f.kind = e.op;
+  f.op = e.op;
   f.start_us = f.end_us = e.true_us;
   f.start_event = e.id;
   auto keep = [&](RecordedFault fault) { out_.faults.push_back(std::move(fault)); };
   if (is_server_fault(e)) {
     f.server = server_of_fault(e);
     f.instant = true;
-    if (e.op == "clock_jump") {
-      f.kind = "server_clock_jump";
+    if (e.op == Op::ClockJump) {
       f.label = std::string("clock ") + (e.duration_ms >= 0 ? "+" : "") + format_duration_us(ms_to_us(e.duration_ms));
-    } else if (e.op == "failover") {
+    } else if (e.op == Op::Failover) {
       f.label = "failover (lag " + format_duration_us(ms_to_us(e.duration_ms)) + ")";
     } else {
       const bool kept = e.detail.find("persistence always") != std::string::npos;
@@ -573,7 +572,7 @@ void ReadingRecorder::on_fault(const Event& e) {
   }
   const int c = e.target >= 0 ? e.target : e.client;
   f.client = c;
-  auto close_open = [&](const std::string& closing, const char* label_prefix) {
+  auto close_open = [&](Op closing, const char* label_prefix) {
     auto it = open_fault_.find({c, closing});
     if (it == open_fault_.end()) return;
     for (size_t index : it->second) {
@@ -584,28 +583,28 @@ void ReadingRecorder::on_fault(const Event& e) {
     }
     open_fault_.erase(it);
   };
-  if (e.op == "pause" || e.op == "partition") {
+  if (e.op == Op::Pause || e.op == Op::Partition) {
     f.end_us = sat_add(e.true_us, ms_to_us(e.duration_ms));  // as announced, until resume/heal says when
-    f.label = e.op + " " + format_duration_us(ms_to_us(e.duration_ms));
-    open_fault_[{c, e.op == "pause" ? "resume" : "heal"}].push_back(out_.faults.size());
+    f.label = std::string(op_name(e.op)) + " " + format_duration_us(ms_to_us(e.duration_ms));
+    open_fault_[{c, e.op == Op::Pause ? Op::Resume : Op::Heal}].push_back(out_.faults.size());
     out_.faults.push_back(std::move(f));
-  } else if (e.op == "resume" || e.op == "heal") {
+  } else if (e.op == Op::Resume || e.op == Op::Heal) {
     // One resume ends every pause of the client (a later pause can extend an earlier one).
     close_open(e.op, nullptr);
-  } else if (e.op == "crash") {
+  } else if (e.op == Op::Crash) {
     f.label = "crashed";
-    open_fault_[{c, "restart"}].push_back(out_.faults.size());
+    open_fault_[{c, Op::Restart}].push_back(out_.faults.size());
     out_.faults.push_back(std::move(f));
-  } else if (e.op == "restart") {
-    close_open("restart", "crashed, down ");
+  } else if (e.op == Op::Restart) {
+    close_open(Op::Restart, "crashed, down ");
   } else {
     f.instant = true;
-    if (e.op == "clock_jump") {
+    if (e.op == Op::ClockJump) {
       f.label = std::string("clock ") + (e.duration_ms >= 0 ? "+" : "") + format_duration_us(ms_to_us(e.duration_ms));
-    } else if (e.op == "lost") {
+    } else if (e.op == Op::Lost) {
       f.label = "lost " + e.detail.substr(0, e.detail.find(' '));
     } else {
-      f.label = e.op;
+      f.label = op_name(e.op);
     }
     keep(std::move(f));
   }

@@ -66,7 +66,7 @@ struct RecordedWait {
   int client = -1;
   std::string owner;
   std::string lock;
-  std::string op;            // lock / try_lock
+  Op op = Op::Lock;          // lock / try_lock
   uint64_t op_id = 0;
   int64_t wait_ms = -1;
   uint64_t start_event = 0;
@@ -97,7 +97,7 @@ struct RecordedLease {
   End end = End::Open;
   int64_t lease_ms = 0;      // of the last script that set the expiry
   int64_t expire_server_ms = 0;
-  std::string reset_by;      // ServerReset: "redis_restart" or "failover"
+  Op reset_by = Op::None;    // ServerReset: redis_restart or failover
   bool data_kept = false;    // ServerReset by a restart that kept the data
   // Expired while its owner still believed it held the lock: the owner's
   // believed hold, as an index into HistoryRecording::holds (-1: none).
@@ -118,7 +118,7 @@ struct RecordedOverlap {
 };
 
 struct RecordedFault {
-  std::string kind;          // pause, partition, crash, clock_jump, lost, redis_restart, server_clock_jump, failover
+  Op op = Op::None;          // its Fault event's: pause, partition, crash, clock_jump (a server's when server >= 0), lost, ...
   int client = -1;           // the client it hit (-1: a server fault)
   int server = -1;           // the server it hit (-1: a client fault)
   int64_t start_us = 0;
@@ -128,6 +128,11 @@ struct RecordedFault {
   bool instant = false;
   std::string label;         // "pause 41.0 s", "clock +45.0 s", "lost reply"
 };
+
+// The fault's name in reports: its op's, "server_clock_jump" for a server's clock jump.
+inline std::string_view recorded_fault_name(const RecordedFault& f) {
+  return f.op == Op::ClockJump && f.server >= 0 ? std::string_view("server_clock_jump") : op_name(f.op);
+}
 
 // One waiter's stay in a fair lock's line.
 struct RecordedLineStay {
@@ -254,7 +259,7 @@ class ReadingRecorder {
   std::map<int, int64_t> server_offset_us_;                          // server clock minus true time
   std::map<std::string, std::vector<size_t>> stays_of_;             // fair lock -> its line's stays, head first
   std::map<std::string, uint64_t> line_version_;                     // fair lock -> version last seen
-  std::map<std::pair<int, std::string>, std::vector<size_t>> open_fault_;  // (client, closing op) -> spans
+  std::map<std::pair<int, Op>, std::vector<size_t>> open_fault_;  // (client, closing op) -> spans
   // Items that ended before the window (dropped at finish()).
   std::vector<char> dead_holds_, dead_waits_, dead_leases_, dead_stays_, dead_overlaps_;
   std::map<std::string, int> client_of_owner_;

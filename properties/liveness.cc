@@ -14,7 +14,7 @@ void LivenessChecker::on_event(const Event& e) {
   ctx_.feed(e);
   switch (e.kind) {
     case EventKind::Invoke:
-      if (ctx_->facts().acquire_op()) {
+      if (is_acquire(e.op)) {
         if (auto old = waiters_.find(e.op_id); old != waiters_.end()) erase_waiter(old);  // an op_id reused
         auto [it, added] =
             waiters_.try_emplace(e.op_id, Waiter{ctx_->line().owner_name(e.owner), e.lock, e.client, e.id, e.true_us,
@@ -52,12 +52,12 @@ void LivenessChecker::on_event(const Event& e) {
       break;
     }
     case EventKind::Fault:
-      if (e.op == "crash") {
+      if (e.op == Op::Crash) {
         locks_.for_each([&](PerLock& lock) {
           std::erase_if(lock.waiters, [&](const Waiter* w) { return w->client == e.target; });
         });
         std::erase_if(waiters_, [&](const auto& kv) { return kv.second.client == e.target; });
-      } else if (e.op == "redis_restart" && e.detail.empty()) {
+      } else if (e.op == Op::RedisRestart && e.detail.empty()) {
         // Data lost: every lock seen on that server is free now (a restart
         // with persistence keeps them; a multi-lock group's own name is on
         // no server).

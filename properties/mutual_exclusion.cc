@@ -61,7 +61,7 @@ void MutualExclusionChecker::on_event(const Event& e) {
             v.scope.server_list.assign(group->second.servers.begin(), group->second.servers.end());
           report(std::move(v));
         }
-      } else if (ctx_->facts().op == OpName::ForceUnlock && e.value == 1) {
+      } else if (e.op == Op::ForceUnlock && e.value == 1) {
         last_force_unlock_[e.lock] = {e.id, e.true_us, e.client};
       }
       break;

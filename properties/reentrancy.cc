@@ -37,11 +37,11 @@ void ReentrancyChecker::on_event(const Event& e) {
       on_script(e);
       break;
     case EventKind::Ok:
-      if (ctx_->facts().acquire_op() && e.value == 1) {
+      if (is_acquire(e.op) && e.value == 1) {
         Count& c = slot_of(counts_, lock_owner());
         c.client = e.client;
         ++c.count;
-      } else if (ctx_->facts().op == OpName::Unlock) {
+      } else if (e.op == Op::Unlock) {
         // Judge by the count when the unlock was invoked (a hold_lost notice
         // may arrive while the release is in flight).
         auto snap = unlock_snapshots_.find(e.op_id);
@@ -68,42 +68,42 @@ void ReentrancyChecker::on_event(const Event& e) {
       }
       break;
     case EventKind::Invoke:
-      if (ctx_->facts().op == OpName::Unlock) {
+      if (e.op == Op::Unlock) {
         auto it = counts_.find(lock_owner());
         unlock_snapshots_[e.op_id] = it != counts_.end() ? it->second : Count{e.client, 0, false};
       }
       break;
     case EventKind::Fail:
-      if (ctx_->facts().op == OpName::Unlock) {
+      if (e.op == Op::Unlock) {
         erase_key(counts_, lock_owner());  // illegal monitor state: nothing held
         unlock_snapshots_.erase(e.op_id);
       }
       break;
     case EventKind::Info:
-      if (ctx_->facts().op == OpName::Unlock) {
+      if (e.op == Op::Unlock) {
         unlock_snapshots_.erase(e.op_id);  // outcome unknown
         auto it = counts_.find(lock_owner());
         if (it != counts_.end()) it->second.unknown = true;
-      } else if (ctx_->facts().op == OpName::HoldLost) {
+      } else if (e.op == Op::HoldLost) {
         erase_key(counts_, lock_owner());
-      } else if (ctx_->facts().acquire_op() && e.detail == "timeout") {
+      } else if (is_acquire(e.op) && e.detail == "timeout") {
         Count& c = slot_of(counts_, lock_owner());
         c.client = e.client;
         c.unknown = true;
       }
       break;
     case EventKind::Fault:
-      if (e.op == "crash") {
+      if (e.op == Op::Crash) {
         std::erase_if(counts_, [&](const auto& kv) { return kv.second.client == e.target; });
         std::erase_if(unlock_snapshots_, [&](const auto& kv) { return kv.second.client == e.target; });
       } else if (resets_server_state(e)) {  // restart or failover
-        if (e.op == "redis_restart" && e.detail.empty()) {  // without persistence: every key is gone
+        if (e.op == Op::RedisRestart && e.detail.empty()) {  // without persistence: every key is gone
           std::erase_if(server_, [&](const auto& kv) { return server_of_key(kv.first) == e.target; });
         } else {  // kept (persistence) or a replica's older copy: unknown until the next script shows it
           for (auto& [key, lock] : server_)
             if (server_of_key(key) == e.target) lock.unknown = true;
         }
-        if (e.op == "failover") {
+        if (e.op == Op::Failover) {
           // The promoted replica may hold older counts: later count mismatches are its doing.
           rollback_ = "server " + std::to_string(e.target) + " failed over to its replica at event #" +
                       std::to_string(e.id) + " (" + e.detail + "); the hold counts rolled back";

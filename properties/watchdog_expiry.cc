@@ -18,15 +18,15 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
       on_script(e);
       break;
     case EventKind::Invoke:
-      if (ctx_->facts().acquire_op()) {
+      if (is_acquire(e.op)) {
         pending_[e.op_id] = {e.lease_ms, e.true_us};
-      } else if (ctx_->facts().op == OpName::Unlock) {
+      } else if (e.op == Op::Unlock) {
         auto it = owners_.find(lock_owner());
         if (it != owners_.end() && it->second.count > 0) --it->second.count;
       }
       break;
     case EventKind::Ok:
-      if (ctx_->facts().acquire_op() && e.value == 1) {
+      if (is_acquire(e.op) && e.value == 1) {
         auto p = pending_.find(e.op_id);
         const int64_t lease_ms = p == pending_.end() ? e.lease_ms : p->second.lease_ms;
         OwnerState& s = slot_of(owners_, lock_owner());
@@ -42,7 +42,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
         s.lease_ms = lease_ms;
         if (lease_ms < 0) s.watchdog = true;
         else s.lease_expiry_us = sat_add(e.true_us, ms_to_us(lease_ms));
-      } else if (ctx_->facts().op == OpName::Unlock && e.value == 1) {
+      } else if (e.op == Op::Unlock && e.value == 1) {
         auto it = owners_.find(lock_owner());
         if (it != owners_.end() && it->second.count == 0) {
           it->second.released = true;
@@ -54,22 +54,22 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
       pending_.erase(e.op_id);
       break;
     case EventKind::Fail:
-      if (ctx_->facts().op == OpName::Unlock && e.detail.find("illegal monitor state") != std::string::npos) {
+      if (e.op == Op::Unlock && e.detail.find("illegal monitor state") != std::string::npos) {
         on_hold_lost(e, "its unlock answered illegal monitor state");
       }
       pending_.erase(e.op_id);
       break;
     case EventKind::Info:
-      if (ctx_->facts().op == OpName::HoldLost) on_hold_lost(e, "hold_lost (renewal answered 0)");
-      else if (e.detail == "timeout" && ctx_->facts().acquire_op()) {
+      if (e.op == Op::HoldLost) on_hold_lost(e, "hold_lost (renewal answered 0)");
+      else if (e.detail == "timeout" && is_acquire(e.op)) {
         auto it = owners_.find(lock_owner());
         if (it != owners_.end()) it->second.counts_unknown = true;
       }
-      if (e.op_id != 0 && ctx_->facts().acquire_op()) pending_.erase(e.op_id);
+      if (e.op_id != 0 && is_acquire(e.op)) pending_.erase(e.op_id);
       break;
     case EventKind::Fault:
-      if (e.op == "crash") crashed_[e.target] = true;
-      if (e.op == "restart") crashed_[e.target] = false;
+      if (e.op == Op::Crash) crashed_[e.target] = true;
+      if (e.op == Op::Restart) crashed_[e.target] = false;
       break;
     default:
       break;

@@ -366,7 +366,7 @@ std::string lease_end_text(const RecordedLease& l) {
     case RecordedLease::End::Expired: return "expired";
     case RecordedLease::End::Deleted: return "deleted #" + std::to_string(l.end_event);
     case RecordedLease::End::ServerReset:
-      if (l.reset_by == "failover") return "not followed after the failover #" + std::to_string(l.end_event);
+      if (l.reset_by == Op::Failover) return "not followed after the failover #" + std::to_string(l.end_event);
       return l.data_kept ? "not followed after the restart #" + std::to_string(l.end_event) + " (data kept)"
                          : "lost in the restart #" + std::to_string(l.end_event);
     case RecordedLease::End::Replaced: return "gone #" + std::to_string(l.end_event);
@@ -381,20 +381,20 @@ std::string event_label(const Event& e, int64_t epoch_ms) {
   std::string out = "#" + std::to_string(e.id) + " ";
   switch (e.kind) {
     case EventKind::Invoke:
-      out += e.op + " " + e.lock + who;
+      out += std::string(op_name(e.op)) + " " + e.lock + who;
       if (e.wait_ms >= 0) out += " wait " + format_ms(e.wait_ms);
       if (e.lease_ms >= 0) out += " lease " + format_ms(e.lease_ms);
       break;
-    case EventKind::Ok: out += e.op + " ok" + (e.op == "unlock" ? " -> " + std::to_string(e.value) : "") + who; break;
-    case EventKind::Fail: out += e.op + " fail" + (e.detail.empty() ? "" : " (" + e.detail + ")") + who; break;
-    case EventKind::Info: out += e.op + (e.detail.empty() ? "" : " (" + e.detail + ")") + who; break;
+    case EventKind::Ok: out += std::string(op_name(e.op)) + " ok" + (e.op == Op::Unlock ? " -> " + std::to_string(e.value) : "") + who; break;
+    case EventKind::Fail: out += std::string(op_name(e.op)) + " fail" + (e.detail.empty() ? "" : " (" + e.detail + ")") + who; break;
+    case EventKind::Info: out += std::string(op_name(e.op)) + (e.detail.empty() ? "" : " (" + e.detail + ")") + who; break;
     case EventKind::Script:
       out += e.script + who + " -> " + e.reply;
       if (e.line_known && e.local_ms != 0) out += ", its now " + run_s(ms_to_us(sat_sub(e.local_ms, epoch_ms)), 2);
       break;
     case EventKind::Deliver: out += "message"; break;
     case EventKind::Fault:
-      out += e.op;
+      out += op_name(e.op);
       if (e.duration_ms != 0) out += " " + format_ms(e.duration_ms);
       break;
     case EventKind::Verdict: out += "verdict"; break;
@@ -406,7 +406,7 @@ std::string event_label(const Event& e, int64_t epoch_ms) {
 // that sent it), a fault's target, a server fault's server.
 std::string lane_of(const Event& e) {
   if (e.kind == EventKind::Fault) {
-    if (e.op == "redis_restart" || e.op == "failover" || (e.op == "clock_jump" && e.client < 0))
+    if (e.op == Op::RedisRestart || e.op == Op::Failover || (e.op == Op::ClockJump && e.client < 0))
       return server_lane(e.server >= 0 ? e.server : std::max(e.target, 0));
     if (e.target >= 0) return client_lane(e.target);
   }
@@ -776,7 +776,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
       item.label_colour = kRed;
       item.bold = true;
     }
-    item.tooltip = w.op + " " + w.lock + " #" + std::to_string(w.start_event) + " -> #" + std::to_string(w.end_event) +
+    item.tooltip = std::string(op_name(w.op)) + " " + w.lock + " #" + std::to_string(w.start_event) + " -> #" + std::to_string(w.end_event) +
                    ", " + grouped(w.polls) + " polls";
     item.cls = cls_of(w.start_event);
     for (const RecordedTick& t : w.wakeups) {
@@ -942,14 +942,14 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
       item.x1_pt = item.x0_pt + 5;
       item.x0_pt -= 5;
       item.height_pt = 10;
-      item.fill = f.kind == "lost" ? "#ffe0b2" : kFaultFill;
+      item.fill = f.op == Op::Lost ? "#ffe0b2" : kFaultFill;
       item.edge = kFaultEdge;
     } else {
       item.x1_pt = std::max(X(f.end_us), item.x0_pt + 2);
       item.height_pt = 12;
-      item.fill = f.kind == "crash" ? kCrashFill : kFaultFill;
-      item.edge = f.kind == "crash" ? "black" : kFaultEdge;
-      if (f.kind == "crash") item.label_colour = "white";
+      item.fill = f.op == Op::Crash ? kCrashFill : kFaultFill;
+      item.edge = f.op == Op::Crash ? "black" : kFaultEdge;
+      if (f.op == Op::Crash) item.label_colour = "white";
       if (item.open_left) item.label = f.label + " since " + run_s(f.start_us, 1);
     }
     lane(f.client >= 0 ? client_lane(f.client) : server_lane(f.server)).items[Category::Fault].push_back(std::move(item));

@@ -55,7 +55,7 @@ void ViolationWindow::close_hold(const std::string& owner, uint64_t end_id) {
 void ViolationWindow::on_event(const Event& e) {
   any_ = true;
   last_id_ = e.id;
-  const bool acquire = e.op == "lock" || e.op == "try_lock";
+  const bool acquire = e.op == Op::Lock || e.op == Op::TryLock;
   if (e.kind == EventKind::Invoke && e.op_id != 0) {
     if (invoke_of_op_.size() < 65'536) invoke_of_op_[e.op_id] = e.id;
   }
@@ -75,19 +75,19 @@ void ViolationWindow::on_event(const Event& e) {
         auto inv = invoke_of_op_.find(e.op_id);
         h.invoke_id = inv == invoke_of_op_.end() ? e.id : inv->second;
       }
-    } else if (e.kind == EventKind::Invoke && e.op == "unlock") {
+    } else if (e.kind == EventKind::Invoke && e.op == Op::Unlock) {
       auto it = hold_of_owner_.find(e.owner);
       if (it != hold_of_owner_.end() && --it->second.count <= 0) close_hold(e.owner, e.id);
-    } else if (e.kind == EventKind::Info && (e.op == "hold_lost" || e.op == "validity_end")) {
+    } else if (e.kind == EventKind::Info && (e.op == Op::HoldLost || e.op == Op::ValidityEnd)) {
       close_hold(e.owner, e.id);
     }
   }
   if (e.kind == EventKind::Fault && e.target >= 0 && clients_.count(e.target)) {
     const int c = e.target;
-    auto open = [&](const char* closing) {
+    auto open = [&](Op closing) {
       if (open_fault_.size() < 4096) open_fault_[{c, closing}] = e.id;
     };
-    auto close = [&](const char* op) {
+    auto close = [&](Op op) {
       auto it = open_fault_.find({c, op});
       if (it == open_fault_.end()) return;
       if (overlaps_named(it->second, e.id)) {
@@ -96,10 +96,10 @@ void ViolationWindow::on_event(const Event& e) {
       }
       open_fault_.erase(it);
     };
-    if (e.op == "pause") open("resume");
-    else if (e.op == "partition") open("heal");
-    else if (e.op == "crash") {
-      open("restart");
+    if (e.op == Op::Pause) open(Op::Resume);
+    else if (e.op == Op::Partition) open(Op::Heal);
+    else if (e.op == Op::Crash) {
+      open(Op::Restart);
       for (auto it = hold_of_owner_.begin(); it != hold_of_owner_.end();) {
         auto next = std::next(it);
         if (auto owner = client_of_owner_.find(it->first); owner != client_of_owner_.end() && owner->second == c) {
@@ -107,8 +107,8 @@ void ViolationWindow::on_event(const Event& e) {
         }
         it = next;
       }
-    } else if (e.op == "resume" || e.op == "heal" || e.op == "restart") close(e.op.c_str());
-    else if (e.op == "clock_jump" || e.op == "lost") {
+    } else if (e.op == Op::Resume || e.op == Op::Heal || e.op == Op::Restart) close(e.op);
+    else if (e.op == Op::ClockJump || e.op == Op::Lost) {
       if (e.id >= *named_.begin() && e.id <= *named_.rbegin()) wanted_.insert(e.id);
     }
   }

@@ -70,7 +70,7 @@ class ViolationWindow {
   std::map<std::string, HoldState> hold_of_owner_;
   std::set<int> clients_;         // the owners' clients
   std::map<std::string, int> client_of_owner_;
-  std::map<std::pair<int, std::string>, uint64_t> open_fault_;  // (client, closing op) -> start id
+  std::map<std::pair<int, Op>, uint64_t> open_fault_;  // (client, closing op) -> start id
   uint64_t last_id_ = 0;
   bool any_ = false;
 };

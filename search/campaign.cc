@@ -391,11 +391,11 @@ std::string format_event(const Event& e) {
   out += std::string(event_kind_name(e.kind));
   if (e.client >= 0) out += " c" + std::to_string(e.client);
   if (e.kind == EventKind::Fault) {
-    out += " " + e.op + " target=" + std::to_string(e.target);
+    out += " " + std::string(op_name(e.op)) + " target=" + std::to_string(e.target);
     if (e.duration_ms != 0) out += " " + format_ms(e.duration_ms);
     return visible_text(out);
   }
-  if (!e.op.empty() && e.kind != EventKind::Script) out += " " + e.op;
+  if (e.op != Op::None && e.kind != EventKind::Script) out += " " + std::string(op_name(e.op));
   if (e.kind == EventKind::Script) out += " " + e.script + " -> " + e.reply;
   if (!e.owner.empty()) out += " owner=" + e.owner;
   if (!e.lock.empty()) out += " lock=" + e.lock;

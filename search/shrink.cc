@@ -74,7 +74,7 @@ std::vector<std::string> leased_holds_overrun(const std::vector<Event>& history,
   };
   for (const Event& e : history) {
     if (e.client < 0) continue;
-    if (e.kind == EventKind::Fault && (e.op == "crash" || e.op == "pause" || e.op == "lost")) {
+    if (e.kind == EventKind::Fault && (e.op == Op::Crash || e.op == Op::Pause || e.op == Op::Lost)) {
       // A crash or pause of the client, or a message on the hold's lock
       // lost while its owner had an operation on it in flight (it waits out
       // the request timeout), before the deadline passed.
@@ -84,13 +84,13 @@ std::vector<std::string> leased_holds_overrun(const std::vector<Event>& history,
       for (auto it = holds.begin(); it != holds.end();) {
         Hold& h = it->second;
         if (std::get<0>(it->first) != e.client ||
-            (e.op == "lost" && (std::get<2>(it->first) != e.lock || !waiting(it->first)))) {
+            (e.op == Op::Lost && (std::get<2>(it->first) != e.lock || !waiting(it->first)))) {
           ++it;
           continue;
         }
         if (h.until_us >= 0 && e.true_us > h.until_us) overrun.insert(name(it->first));
         h.until_us = -1;
-        if (e.op == "crash") it = holds.erase(it);
+        if (e.op == Op::Crash) it = holds.erase(it);
         else ++it;
       }
     } else if (e.kind == EventKind::Invoke) {
@@ -102,14 +102,14 @@ std::vector<std::string> leased_holds_overrun(const std::vector<Event>& history,
           h.until_us = -1;
         }
       }
-      if (e.op == "unlock") {
+      if (e.op == Op::Unlock) {
         auto it = holds.find({e.client, e.owner, e.lock});
         if (it != holds.end() && --it->second.depth <= 0) holds.erase(it);
       }
     }
     if ((e.kind == EventKind::Ok || e.kind == EventKind::Fail || e.kind == EventKind::Info) && e.op_id != 0)
       in_flight.erase(e.op_id);
-    if (e.kind == EventKind::Ok && (e.op == "lock" || e.op == "try_lock") && e.value == 1) {
+    if (e.kind == EventKind::Ok && (e.op == Op::Lock || e.op == Op::TryLock) && e.value == 1) {
       Hold& h = holds[{e.client, e.owner, e.lock}];
       h.depth++;
       h.leased = e.lease_ms > 0 && e.id < detected;
@@ -203,7 +203,7 @@ OpTimes op_times(const std::vector<Event>& history) {
   // (client, op_id) -> where its completion goes
   std::map<std::pair<int, uint64_t>, std::pair<OpTimes::TaskKey, size_t>> open;
   for (const Event& e : history) {
-    if (e.kind == EventKind::Fault && e.op == "restart" && e.client >= 0) {
+    if (e.kind == EventKind::Fault && e.op == Op::Restart && e.client >= 0) {
       out.incarnation_start_us[{e.client, ++incarnation[e.client]}] = e.true_us;
       continue;
     }
@@ -750,7 +750,7 @@ void pin_losses(ExplicitPlan* plan, BackendSource* source) {
   run_explicit(recording, backends.fresh(plan->scenario), history);
   std::set<std::string> keys;
   for (const Event& e : history.events)
-    if (e.kind == EventKind::Fault && e.op == "lost" && e.client >= 0)
+    if (e.kind == EventKind::Fault && e.op == Op::Lost && e.client >= 0)
       keys.insert(loss_key(e.client, e.detail, static_cast<uint64_t>(e.value)));
   plan->faults.losses.lost = std::move(keys);
 }

@@ -572,7 +572,7 @@ void World::emit_in_place(Event& event) {
 }
 
 
-static Event fault_event(const std::string& op, int target) {
+static Event fault_event(Op op, int target) {
   Event e;
   e.kind = EventKind::Fault;
   e.op = op;
@@ -605,7 +605,7 @@ int64_t World::link_delay_us(int c, bool spared) {
 
 void World::record_lost(int c, std::string what, const std::string& lock) {
   stats_.messages_lost++;
-  Event e = fault_event("lost", c);
+  Event e = fault_event(Op::Lost, c);
   e.client = c;
   e.lock = lock;
   e.detail = std::move(what);
@@ -616,7 +616,7 @@ void World::record_lost(int c, std::string what, const std::string& lock) {
 void World::crash(int c) {
   Node& n = node(c);
   if (!n.alive) return;
-  Event e = fault_event("crash", c);
+  Event e = fault_event(Op::Crash, c);
   e.client = c;
   e.local_ms = n.clock.local_ms(now_us_);
   emit(std::move(e));
@@ -635,7 +635,7 @@ void World::restart(int c) {
   Node& n = node(c);
   if (n.alive) return;
   start_client(c);
-  Event e = fault_event("restart", c);
+  Event e = fault_event(Op::Restart, c);
   e.client = c;
   e.detail = n.uuid;
   e.local_ms = n.clock.local_ms(now_us_);
@@ -647,7 +647,7 @@ void World::pause(int c, int64_t duration_ms) {
   assert(duration_ms >= 0);
   Node& n = node(c);
   if (!n.alive) return;
-  Event e = fault_event("pause", c);
+  Event e = fault_event(Op::Pause, c);
   e.client = c;
   e.duration_ms = duration_ms;
   e.local_ms = n.clock.local_ms(now_us_);
@@ -658,7 +658,7 @@ void World::pause(int c, int64_t duration_ms) {
   at_tagged(until_us, [this, c, until_us, incarnation] {
     Node& n = node(c);
     if (!n.alive || n.incarnation != incarnation || n.paused_until_us != until_us) return;
-    Event r = fault_event("resume", c);
+    Event r = fault_event(Op::Resume, c);
     r.client = c;
     r.local_ms = n.clock.local_ms(now_us_);
     emit(std::move(r));
@@ -668,7 +668,7 @@ void World::pause(int c, int64_t duration_ms) {
 void World::jump_client_clock(int c, int64_t delta_ms) {
   Node& n = node(c);
   n.clock.jump(delta_ms * 1000);
-  Event e = fault_event("clock_jump", c);
+  Event e = fault_event(Op::ClockJump, c);
   e.client = c;
   e.duration_ms = delta_ms;
   e.local_ms = n.clock.local_ms(now_us_);
@@ -677,7 +677,7 @@ void World::jump_client_clock(int c, int64_t delta_ms) {
 
 void World::jump_server_clock(int s, int64_t delta_ms) {
   server_clocks_.at(s).jump(delta_ms * 1000);
-  Event e = fault_event("clock_jump", s);
+  Event e = fault_event(Op::ClockJump, s);
   e.server = s;
   e.duration_ms = delta_ms;
   emit(std::move(e));
@@ -687,7 +687,7 @@ void World::partition(int c, int64_t duration_ms) {
   assert(duration_ms >= 0);
   uint64_t& gen = partition_gen_.at(c);
   gen += (gen & 1) == 0 ? 1 : 2;  // down (a new generation: the earlier heal is void)
-  Event e = fault_event("partition", c);
+  Event e = fault_event(Op::Partition, c);
   e.client = c;
   e.duration_ms = duration_ms;
   emit(std::move(e));
@@ -696,7 +696,7 @@ void World::partition(int c, int64_t duration_ms) {
     uint64_t& gen = partition_gen_.at(c);
     if (gen != mine) return;
     gen += 1;  // up
-    Event h = fault_event("heal", c);
+    Event h = fault_event(Op::Heal, c);
     h.client = c;
     emit(std::move(h));
   }, QueueTag{static_cast<uint8_t>(EntryKind::Heal), c, -1, mine, 0, nullptr});
@@ -711,7 +711,7 @@ void World::redis_restart(int s) {
   } else {
     backend_.restart_keeping_data(s);
   }
-  Event e = fault_event("redis_restart", s);
+  Event e = fault_event(Op::RedisRestart, s);
   e.server = s;
   // Today's restart (no persistence, back at once) is recorded as before.
   if (f.persistence == Persistence::Always) e.detail = "persistence always";
@@ -727,7 +727,7 @@ void World::failover(int s) {
   const int64_t server_us = server_clocks_.at(s).local_us(now_us_);
   const FailoverResult f = replicated_ ? replicated_->failover(s, server_us) : backend_.failover(s, server_us);
   if (!f.promoted) return;
-  Event e = fault_event("failover", s);
+  Event e = fault_event(Op::Failover, s);
   e.server = s;
   e.duration_ms = f.lag_ms;
   e.value = f.lost_writes;
@@ -807,7 +807,7 @@ bool World::scheduled_fate(int c, int s, MessageKind kind, const What& what, con
     case MessageFate::Kind::Lost: record_lost(c, what(), lock); return false;
     case MessageFate::Kind::Late: {
       assert(fate.arrive_us > m.on_time_us);
-      Event e = fault_event("delayed", c);
+      Event e = fault_event(Op::Delayed, c);
       e.client = c;
       e.lock = lock;
       e.detail = what();

@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "traces/line_entry.h"
+#include "traces/op.h"
 #include "traces/shared_line.h"
 
 namespace locksim {
@@ -78,14 +79,14 @@ std::string_view event_kind_name(EventKind kind);
 bool event_kind_from_name(std::string_view name, EventKind* out);
 
 // Client operations (Invoke/Ok/Fail/Info `op`), watchdog actions and faults
-// are named by short stable strings:
+// are named by an Op (traces/op.h); a trace writes op_name(op):
 //   ops:     "lock", "try_lock", "unlock", "force_unlock", "renew" (watchdog),
 //            "acquire_failed", "hold_lost" (client learns its hold is gone),
-//            "watchdog_stop"
+//            "watchdog_stop", "validity_end"
 //   faults:  "crash", "restart", "pause", "resume", "clock_jump", "partition",
-//            "heal", "redis_restart", "lost" (a message the link dropped at random;
-//            detail says which: "request S", "reply S", "subscribe C",
-//            "subscribe_ack C", "message C")
+//            "heal", "redis_restart", "failover", "lost" (a message the link
+//            dropped at random; detail says which: "request S L", "reply S L",
+//            "subscribe C", "subscribe_ack C", "message C"), "delayed"
 struct Event {
   uint64_t id = 0;          // position in the history, from 0, strictly increasing
   int64_t true_us = 0;      // true virtual time
@@ -97,7 +98,7 @@ struct Event {
   int server = -1;
   std::string owner;        // "<client-uuid>:<task>" for lock operations
   std::string lock;         // lock name
-  std::string op;           // operation / fault name (see above)
+  Op op = Op::None;         // operation / fault (see above)
   uint64_t op_id = 0;       // links invoke -> completion -> scripts it caused (0: none)
   int64_t local_ms = 0;     // acting client's local clock at the event
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 
 namespace locksim {
@@ -217,7 +218,14 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
       case kS: ok = read_int(v, &e.server); break;
       case kO: ok = read_string(v, &e.owner); break;
       case kL: ok = read_string(v, &e.lock); break;
-      case kOp: ok = read_string(v, &e.op); break;
+      case kOp: {
+        std::string_view name;
+        std::optional<Op> op;
+        ok = v.type() == dom::element_type::STRING && v.get_string().get(name) == simdjson::SUCCESS &&
+             (op = op_from_name(name)).has_value();
+        if (ok) e.op = *op;
+        break;
+      }
       case kOpid: ok = read_uint64(v, &e.op_id); break;
       case kLms: ok = read_int64(v, &e.local_ms); break;
       case kWait: ok = read_int64(v, &e.wait_ms); break;

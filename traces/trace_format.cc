@@ -219,6 +219,24 @@ bool get_string(const json& j, const char* key, std::string* out, std::string* e
   return true;
 }
 
+// "op": the name of an Op (traces/op.h); any other text is refused.
+bool get_op(const json& j, Op* out, std::string* error) {
+  auto it = j.find("op");
+  if (it == j.end()) return true;
+  std::string name;
+  if (!string_of(*it, &name)) {
+    *error = "field \"op\" must be a string";
+    return false;
+  }
+  const std::optional<Op> op = op_from_name(name);
+  if (!op) {
+    *error = "unknown operation " + describe_json_value(*it) + " (field \"op\")";
+    return false;
+  }
+  *out = *op;
+  return true;
+}
+
 bool get_strings(const json& j, const char* key, std::vector<std::string>* out, std::string* error) {
   auto it = j.find(key);
   if (it == j.end()) return true;
@@ -338,7 +356,10 @@ void encode_event_to(std::string* into, const Event& e, bool line_repeated) {
   put_int_unless(out, "s", e.server, -1);
   put_str_unless_empty(out, "o", e.owner);
   put_str_unless_empty(out, "l", e.lock);
-  put_str_unless_empty(out, "op", e.op);
+  if (e.op != Op::None) {
+    append_key(out, "op");
+    append_string(out, op_name(e.op));
+  }
   if (e.op_id != 0) put_uint(out, "opid", e.op_id);
   put_int_unless(out, "lms", e.local_ms, 0);
   put_int_unless(out, "wait", e.wait_ms, -1);
@@ -449,7 +470,7 @@ bool decode_event(std::string_view line, Event* out, std::string* error, bool* l
   const bool ok = get_uint64(j, "id", &e.id, error) && get_int64(j, "t", &e.true_us, error) &&
                   get_int(j, "c", &e.client, error) && get_int(j, "s", &e.server, error) &&
                   get_string(j, "o", &e.owner, error) && get_string(j, "l", &e.lock, error) &&
-                  get_string(j, "op", &e.op, error) && get_uint64(j, "opid", &e.op_id, error) &&
+                  get_op(j, &e.op, error) && get_uint64(j, "opid", &e.op_id, error) &&
                   get_int64(j, "lms", &e.local_ms, error) && get_int64(j, "wait", &e.wait_ms, error) &&
                   get_int64(j, "lease", &e.lease_ms, error) && get_int64(j, "v", &e.value, error) &&
                   get_string(j, "d", &e.detail, error) && get_string(j, "tk", &e.token, error) &&

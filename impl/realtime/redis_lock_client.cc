@@ -74,7 +74,7 @@ RedisLockClient::~RedisLockClient() {
     if (options_.history && holds > 0) {
       Event e;
       e.kind = EventKind::Fault;
-      e.op = "crash";
+      e.op = Op::Crash;
       e.target = history_client_;
       e.client = history_client_;
       e.local_ms = env_->now_ms();
@@ -120,15 +120,15 @@ void RedisLockClient::on_event(const Event& e) {
     op_details_[e.op_id] = e.detail;
   }
   const auto key = std::make_pair(e.lock, e.owner);
-  if (e.kind == EventKind::Ok && (e.op == "lock" || e.op == "try_lock") && e.value == 1) {
+  if (e.kind == EventKind::Ok && is_acquire(e.op) && e.value == 1) {
     believed_holds_[key] += 1;
     std::lock_guard<std::mutex> lock(mutex_);
     renewal_failures_.erase(key);
-  } else if (e.kind == EventKind::Invoke && e.op == "unlock") {
+  } else if (e.kind == EventKind::Invoke && e.op == Op::Unlock) {
     auto it = believed_holds_.find(key);
     if (it != believed_holds_.end() && --it->second <= 0) believed_holds_.erase(it);
-  } else if (e.kind == EventKind::Info && (e.op == "hold_lost" || e.op == "watchdog_stop")) {
-    if (e.op == "hold_lost") believed_holds_.erase(key);
+  } else if (e.kind == EventKind::Info && (e.op == Op::HoldLost || e.op == Op::WatchdogStop)) {
+    if (e.op == Op::HoldLost) believed_holds_.erase(key);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       renewal_failures_[key] = strip_error_prefixes(e.detail);

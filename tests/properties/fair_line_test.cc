@@ -95,7 +95,7 @@ TEST(FairLine, StalePurgeMutantHasAShortCounterexample) {
     EXPECT_LE(r.counterexample_events, 20u) << r.violation;
     ASSERT_TRUE(r.counterexample.has_value());
     bool crash = false;
-    for (const Event& e : r.counterexample->events) crash = crash || (e.kind == EventKind::Fault && e.op == "crash");
+    for (const Event& e : r.counterexample->events) crash = crash || (e.kind == EventKind::Fault && e.op == Op::Crash);
     EXPECT_TRUE(crash) << "a waiter that dies in the line";
     return;
   }

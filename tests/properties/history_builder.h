@@ -29,13 +29,13 @@ class HistoryBuilder {
   Event& invoke(int64_t t_ms, int client, const std::string& op, uint64_t op_id, const std::string& lock = "L",
                 int64_t wait_ms = -1, int64_t lease_ms = -1) {
     Event& e = add(EventKind::Invoke, t_ms, client);
-    e.op = op; e.op_id = op_id; e.lock = lock; e.wait_ms = wait_ms; e.lease_ms = lease_ms;
+    e.op = op_from_name(op).value(); e.op_id = op_id; e.lock = lock; e.wait_ms = wait_ms; e.lease_ms = lease_ms;
     return e;
   }
   Event& complete(EventKind kind, int64_t t_ms, int client, const std::string& op, uint64_t op_id, int64_t value,
                   const std::string& lock = "L", const std::string& detail = "") {
     Event& e = add(kind, t_ms, client);
-    e.op = op; e.op_id = op_id; e.value = value; e.lock = lock; e.detail = detail;
+    e.op = op_from_name(op).value(); e.op_id = op_id; e.value = value; e.lock = lock; e.detail = detail;
     return e;
   }
   Event& ok(int64_t t_ms, int client, const std::string& op, uint64_t op_id, int64_t value = 1,
@@ -57,13 +57,13 @@ class HistoryBuilder {
     Event& e = add(EventKind::Script, t_ms, client);
     e.server = 0; e.script = script; e.reply = reply; e.holders_after = std::move(holders_after);
     e.op_id = op_id; e.lease_ms = lease_ms; e.wait_ms = wait_ms; e.lock = lock; e.server_ms = t_ms;
-    e.op = "script";
+    e.op = Op::None;  // a script event names the op that caused it; none here
     if (script == "rlock_release" && reply == "1") e.published = {LockKeys::channel(lock) + " 0"};
     return e;
   }
   Event& fault(int64_t t_ms, const std::string& op, int target, int64_t duration_ms = 0) {
     Event& e = add(EventKind::Fault, t_ms, -1);
-    e.op = op; e.target = target; e.duration_ms = duration_ms;
+    e.op = op_from_name(op).value(); e.target = target; e.duration_ms = duration_ms;
     if (op == "clock_jump") e.client = target;
     return e;
   }

@@ -167,7 +167,7 @@ TEST(HistoryRecording, OverlapsEndWithTheFirstHoldToEnd) {
   EXPECT_FALSE(rec.overlaps[0].open);
   EXPECT_EQ(rec.holds[rec.overlaps[0].first].end, RecordedHold::End::Crashed);
   ASSERT_EQ(rec.faults.size(), 2u);
-  EXPECT_EQ(rec.faults[0].kind, "pause");
+  EXPECT_EQ(rec.faults[0].op, Op::Pause);
 }
 
 // A fair line's places, as recorded, are its queue order at every instant:

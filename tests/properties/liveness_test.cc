@@ -117,7 +117,7 @@ TEST(LivenessCause, LostMessageOnAnotherLockIsNotBlamed) {
   auto events = free_lock_history(false);
   Event lost;
   lost.kind = EventKind::Fault;
-  lost.op = "lost";
+  lost.op = Op::Lost;
   lost.client = 2;
   lost.target = 2;
   lost.detail = "message redisson_lock__channel:{M}";

@@ -40,9 +40,9 @@ TEST(MutantCatch, WatchdogFirstThreadEntryIsCaughtByWatchdogExpiry) {
   bool paused = false;
   std::string refused, stopped;
   for (const Event& e : r.counterexample->events) {
-    paused = paused || (e.kind == EventKind::Fault && e.op == "pause");
+    paused = paused || (e.kind == EventKind::Fault && e.op == Op::Pause);
     if (e.kind == EventKind::Script && e.script == "rlock_renew" && e.reply == "0") refused = e.owner;
-    if (e.kind == EventKind::Info && e.op == "watchdog_stop" && e.lock == "lsim:L0") stopped = e.owner;
+    if (e.kind == EventKind::Info && e.op == Op::WatchdogStop && e.lock == "lsim:L0") stopped = e.owner;
   }
   EXPECT_TRUE(paused);
   EXPECT_FALSE(refused.empty());

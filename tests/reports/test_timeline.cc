@@ -21,7 +21,7 @@ std::vector<Event> small_history() {
     e.true_us = static_cast<int64_t>(h.size()) * 1000;
     e.kind = kind;
     e.client = client;
-    e.op = op;
+    e.op = op_from_name(op).value();
     e.owner = "c" + std::to_string(client) + ":1";
     e.lock = "L0";
     e.op_id = 1;
@@ -107,7 +107,7 @@ TEST(Timeline, ServerFaultsAreDrawnOnTheirServersLane) {
   failover.id = 1;
   failover.true_us = 1000;
   failover.kind = EventKind::Fault;
-  failover.op = "failover";
+  failover.op = Op::Failover;
   failover.target = 2;
   failover.server = 2;
   failover.duration_ms = 80;
@@ -116,7 +116,7 @@ TEST(Timeline, ServerFaultsAreDrawnOnTheirServersLane) {
   jump.id = 2;
   jump.true_us = 2000;
   jump.kind = EventKind::Fault;
-  jump.op = "clock_jump";
+  jump.op = Op::ClockJump;
   jump.target = 1;
   jump.server = 1;
   jump.duration_ms = 45000;

@@ -41,7 +41,7 @@ class History {
     e.true_us = static_cast<int64_t>(at_ms * 1000);
     e.kind = kind;
     e.client = client;
-    e.op = op;
+    e.op = op_from_name(op).value();
     e.lock = "L0";
     events.push_back(e);
     return events.back();
@@ -83,13 +83,13 @@ std::vector<Event> classic_pause() {
   h.op(EventKind::Ok, 2, 0, kA, "lock", 1).value = 1;                        // #2
   h.op(EventKind::Invoke, 100, 1, kB, "lock", 2);                            // #3
   h.script(101, 1, kB, "rlock_acquire", "29900", {kA}, 2);                   // #4
-  h.script(10001, 0, kA, "rlock_renew", "1", {kA}, 3).op = "renew";          // #5: expiry 40 001 ms
+  h.script(10001, 0, kA, "rlock_renew", "1", {kA}, 3).op = Op::Renew;          // #5: expiry 40 001 ms
   h.fault(10002, 0, "pause", 41000);                                         // #6
   h.script(40500, 1, kB, "rlock_acquire", "nil", {kB}, 2);                   // #7
   h.op(EventKind::Ok, 40501, 1, kB, "lock", 2).value = 1;                    // #8
   h.fault(51002, 0, "resume", 0);                                            // #9
   h.op(EventKind::Invoke, 51003, 0, kA, "unlock", 4);                        // #10
-  h.script(51004, 0, kA, "rlock_release", "nil", {kB}, 4).op = "unlock";     // #11
+  h.script(51004, 0, kA, "rlock_release", "nil", {kB}, 4).op = Op::Unlock;     // #11
   h.op(EventKind::Fail, 51005, 0, kA, "unlock", 4).detail = "illegal monitor state";  // #12
   return h.events;
 }
@@ -123,7 +123,7 @@ TEST(Recording, ClassicPause) {
   EXPECT_EQ(iv.leases[1].start_us, 40'500'000);
 
   ASSERT_EQ(iv.faults.size(), 1u);
-  EXPECT_EQ(iv.faults[0].kind, "pause");
+  EXPECT_EQ(iv.faults[0].op, Op::Pause);
   EXPECT_EQ(iv.faults[0].client, 0);
   EXPECT_EQ(iv.faults[0].start_us, 10'002'000);
   EXPECT_EQ(iv.faults[0].end_us, 51'002'000);  // the resume
@@ -164,7 +164,7 @@ TEST(Recording, ReleaseDeletesAndRestartLosesTheLease) {
   h.script(1, 0, kA, "rlock_acquire", "nil", {kA}, 1);
   h.op(EventKind::Ok, 2, 0, kA, "lock", 1).value = 1;
   h.op(EventKind::Invoke, 5, 0, kA, "unlock", 2);
-  h.script(6, 0, kA, "rlock_release", "1", {}, 2).op = "unlock";  // #4: deleted
+  h.script(6, 0, kA, "rlock_release", "1", {}, 2).op = Op::Unlock;  // #4: deleted
   h.op(EventKind::Ok, 7, 0, kA, "unlock", 2).value = 1;
   h.op(EventKind::Invoke, 10, 1, kB, "lock", 3);
   h.script(11, 1, kB, "rlock_acquire", "nil", {kB}, 3);
@@ -180,7 +180,7 @@ TEST(Recording, ReleaseDeletesAndRestartLosesTheLease) {
   EXPECT_EQ(iv.leases[0].end_event, 4u);
   EXPECT_EQ(iv.leases[1].end, RecordedLease::End::ServerReset);
   EXPECT_EQ(iv.leases[1].end_event, 9u);
-  EXPECT_EQ(iv.leases[1].reset_by, "redis_restart");
+  EXPECT_EQ(iv.leases[1].reset_by, Op::RedisRestart);
   EXPECT_FALSE(iv.leases[1].data_kept);
   ASSERT_EQ(iv.holds.size(), 2u);
   EXPECT_EQ(iv.holds[0].end, RecordedHold::End::Released);
@@ -219,15 +219,16 @@ TEST(Recording, CrashPartitionClockJumpsAndServerClockMovesTheExpiry) {
   EXPECT_EQ(iv.leases[0].end_us, 10'001'000);  // 30 001 ms on a server clock 20 s ahead
   EXPECT_EQ(iv.leases[0].believed_hold, -1);   // its holder had crashed
   ASSERT_EQ(iv.faults.size(), 4u);
-  EXPECT_EQ(iv.faults[0].kind, "partition");
+  EXPECT_EQ(iv.faults[0].op, Op::Partition);
   EXPECT_EQ(iv.faults[0].end_us, 3'000'000);  // healed early
-  EXPECT_EQ(iv.faults[1].kind, "clock_jump");
+  EXPECT_EQ(iv.faults[1].op, Op::ClockJump);
   EXPECT_EQ(iv.faults[1].client, 1);
   EXPECT_TRUE(iv.faults[1].instant);
   EXPECT_EQ(iv.faults[1].label, "clock +45.0 s");
-  EXPECT_EQ(iv.faults[2].kind, "server_clock_jump");
+  EXPECT_EQ(iv.faults[2].op, Op::ClockJump);
+  EXPECT_EQ(recorded_fault_name(iv.faults[2]), "server_clock_jump");
   EXPECT_EQ(iv.faults[2].server, 0);
-  EXPECT_EQ(iv.faults[3].kind, "crash");
+  EXPECT_EQ(iv.faults[3].op, Op::Crash);
   EXPECT_EQ(iv.faults[3].end_us, 9'000'000);
   EXPECT_EQ(iv.faults[3].label, "crashed, down 3.0 s");
   EXPECT_EQ(iv.clients, (std::set<int>{0, 1}));
@@ -412,7 +413,7 @@ TEST(ReviewTimeline, LargeWindowIsPlacedAndRendersWithNeatoN2) {
     h.script(t_ms + 1, c, owner, "rlock_acquire", "nil", {owner}, op_id);
     h.op(EventKind::Ok, t_ms + 2, c, owner, "lock", op_id).value = 1;
     h.op(EventKind::Invoke, t_ms + 20, c, owner, "unlock", op_id + 1);
-    h.script(t_ms + 21, c, owner, "rlock_release", "1", {}, op_id + 1).op = "unlock";
+    h.script(t_ms + 21, c, owner, "rlock_release", "1", {}, op_id + 1).op = Op::Unlock;
     h.op(EventKind::Ok, t_ms + 22, c, owner, "unlock", op_id + 1).value = 1;
     if (round % 50 == 0) h.fault(t_ms + 23, c, "pause", 300);
     op_id += 2;

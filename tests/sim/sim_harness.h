@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,10 +29,10 @@ struct Harness {
     world = std::make_unique<World>(wc, backend, sink);
   }
 
-  std::vector<Event> select(EventKind kind, const std::string& op = "") const {
+  std::vector<Event> select(EventKind kind, std::optional<Op> op = std::nullopt) const {
     std::vector<Event> out;
     for (const auto& e : sink.events) {
-      if (e.kind == kind && (op.empty() || e.op == op)) out.push_back(e);
+      if (e.kind == kind && (!op || e.op == *op)) out.push_back(e);
     }
     return out;
   }

@@ -56,10 +56,10 @@ struct GroupHarness {
       if (e.kind == EventKind::Script && e.script == script && (lock.empty() || e.lock == lock)) out.push_back(e);
     return out;
   }
-  std::vector<Event> ops(EventKind kind, const std::string& op = "") const {
+  std::vector<Event> ops(EventKind kind, std::optional<Op> op = std::nullopt) const {
     std::vector<Event> out;
     for (const auto& e : sink.events)
-      if (e.kind == kind && (op.empty() || e.op == op)) out.push_back(e);
+      if (e.kind == kind && (!op || e.op == *op)) out.push_back(e);
     return out;
   }
   void run() {
@@ -100,7 +100,7 @@ TEST(MultiLock, RedLockStopsAtAMajorityAndUnlocksEveryMember) {
   // Members 0, 1, 2 taken; 3 and 4 never tried.
   ASSERT_EQ(h.scripts("rlock_acquire").size(), 3u);
   for (int m = 0; m < 3; ++m) EXPECT_TRUE(h.member_held_by(m, h.owner(0)));
-  const auto ok = h.ops(EventKind::Ok, "try_lock");
+  const auto ok = h.ops(EventKind::Ok, Op::TryLock);
   ASSERT_EQ(ok.size(), 1u);
   EXPECT_EQ(ok[0].lock, "lsim:G");  // recorded on the group
   for (const Event& s : h.scripts("rlock_acquire")) EXPECT_EQ(s.op_id, ok[0].op_id);
@@ -111,7 +111,7 @@ TEST(MultiLock, RedLockStopsAtAMajorityAndUnlocksEveryMember) {
   EXPECT_TRUE(unlocked);
   EXPECT_EQ(h.scripts("rlock_release").size(), 5u);  // every member, held or not
   for (int m = 0; m < 5; ++m) EXPECT_FALSE(h.member_held_by(m, h.owner(0)));
-  EXPECT_EQ(h.ops(EventKind::Ok, "unlock").size(), 1u);
+  EXPECT_EQ(h.ops(EventKind::Ok, Op::Unlock).size(), 1u);
   EXPECT_TRUE(h.ops(EventKind::Fail).empty());  // member failures (nil) are not recorded
 }
 
@@ -153,7 +153,7 @@ TEST(MultiLock, MultiLockWaitsTheWholeRemainingWaitOnAMember) {
   h.world->group_client(0).try_lock(1, h.group, 600, -1, [&](AcquireResult r) { got = r; });
   h.world->run_until(5'000 * kMs);
   ASSERT_EQ(got, AcquireResult::NotAcquired);
-  const auto fail = h.ops(EventKind::Fail, "try_lock");
+  const auto fail = h.ops(EventKind::Fail, Op::TryLock);
   ASSERT_EQ(fail.size(), 1u);
   EXPECT_NE(fail[0].detail.find("wait budget exhausted"), std::string::npos);
   // Member 1's attempt used the remaining wait (about 600 ms), not a slice.
@@ -183,7 +183,7 @@ TEST(MultiLock, AboveTheBudgetEveryTouchedMemberIsReleasedBeforeTheRetry) {
     EXPECT_TRUE(released0) << "round " << i;
   }
   EXPECT_FALSE(h.member_held_by(0, h.owner(0)));
-  const auto fail = h.ops(EventKind::Fail, "try_lock");
+  const auto fail = h.ops(EventKind::Fail, Op::TryLock);
   ASSERT_EQ(fail.size(), 1u);
   EXPECT_NE(fail[0].detail.find("wait budget exhausted"), std::string::npos);
 }
@@ -213,7 +213,7 @@ TEST(MultiLock, ProvisionalLeaseIsTwiceTheWaitThenResetToTheLease) {
   for (const Event& a : acquires) EXPECT_EQ(a.lease_ms, 1'400);
   const auto resets = h.scripts("rlock_renew");
   ASSERT_EQ(resets.size(), 2u);
-  const auto ok = h.ops(EventKind::Ok, "try_lock");
+  const auto ok = h.ops(EventKind::Ok, Op::TryLock);
   ASSERT_EQ(ok.size(), 1u);
   for (const Event& r : resets) {
     EXPECT_EQ(r.lease_ms, 5'000);
@@ -237,10 +237,10 @@ TEST(MultiLock, ValidityGoneReleasesEverythingAndFails) {
   good.world->group_client(0).try_lock_once(1, good.group, 2'000, [&](AcquireResult r) { got = r; });
   good.world->run_until(5'000 * kMs);
   ASSERT_EQ(got, AcquireResult::Acquired);
-  const auto ok = good.ops(EventKind::Ok, "try_lock");
+  const auto ok = good.ops(EventKind::Ok, Op::TryLock);
   ASSERT_EQ(ok.size(), 1u);
   EXPECT_EQ(ok[0].detail, "validity 178 ms");
-  const auto ends = good.ops(EventKind::Info, "validity_end");
+  const auto ends = good.ops(EventKind::Info, Op::ValidityEnd);
   ASSERT_EQ(ends.size(), 1u);  // the believed hold ends with the validity
   EXPECT_EQ(ends[0].true_us - ok[0].true_us, 178 * kMs);
 
@@ -249,7 +249,7 @@ TEST(MultiLock, ValidityGoneReleasesEverythingAndFails) {
   slow.world->group_client(0).try_lock_once(1, slow.group, 2'000, [&](AcquireResult r) { got = r; });
   slow.world->run_until(10'000 * kMs);
   ASSERT_EQ(got, AcquireResult::NotAcquired);
-  const auto fail = slow.ops(EventKind::Fail, "try_lock");
+  const auto fail = slow.ops(EventKind::Fail, Op::TryLock);
   ASSERT_EQ(fail.size(), 1u);
   EXPECT_NE(fail[0].detail.find("validity"), std::string::npos);
   EXPECT_EQ(slow.scripts("rlock_release").size(), 3u);
@@ -271,7 +271,7 @@ TEST(MultiLock, GroupIsLostWhenTooFewMembersAreLeft) {
   ASSERT_EQ(got, AcquireResult::Acquired);  // members 0 and 1, watchdog on both
   h.world->redis_restart(1);                // member 1's key is gone
   h.world->run_until(15'000 * kMs);         // the renewal at 10 s answers 0
-  const auto lost = h.ops(EventKind::Info, "hold_lost");
+  const auto lost = h.ops(EventKind::Info, Op::HoldLost);
   ASSERT_EQ(lost.size(), 2u);  // the member's notice, then the group's
   EXPECT_EQ(lost[0].lock, "lsim:G@1");
   EXPECT_EQ(lost[1].lock, "lsim:G");
@@ -279,7 +279,7 @@ TEST(MultiLock, GroupIsLostWhenTooFewMembersAreLeft) {
   h.world->group_client(0).unlock(1, h.group, [&](bool r) { released = r; });
   h.world->run_until(16'000 * kMs);
   EXPECT_FALSE(released);
-  const auto fail = h.ops(EventKind::Fail, "unlock");
+  const auto fail = h.ops(EventKind::Fail, Op::Unlock);
   ASSERT_EQ(fail.size(), 1u);
   EXPECT_NE(fail[0].detail.find("illegal monitor state"), std::string::npos);
 }
@@ -303,7 +303,7 @@ TEST(MultiLock, CrashRecordsPendingGroupOperations) {
   h.world->group_client(0).lock(1, h.group, -1, [](AcquireResult) {});
   h.world->run_until(100 * kMs);
   h.world->crash(0);
-  const auto infos = h.ops(EventKind::Info, "lock");
+  const auto infos = h.ops(EventKind::Info, Op::Lock);
   ASSERT_EQ(infos.size(), 1u);
   EXPECT_EQ(infos[0].detail, "crashed");
   EXPECT_EQ(infos[0].lock, "lsim:G");

@@ -78,7 +78,7 @@ TEST(ServerFaults, RestartLosesDataWithoutPersistenceAndKeepsItWith) {
     w.world->redis_restart(0);
     EXPECT_EQ(holds(w.backend, w.world->client(0).owner(1), w.world->server_now_us(0)), p == Persistence::Always);
     const Event& fault = w.sink.events.back();
-    EXPECT_EQ(fault.op, "redis_restart");
+    EXPECT_EQ(fault.op, Op::RedisRestart);
     EXPECT_EQ(fault.detail, p == Persistence::Always ? "persistence always" : "");  // today's event unchanged
   }
 }

@@ -29,7 +29,7 @@ Event dirty_event() {
   d.server = 6;
   d.owner = "a-long-owner-id-past-the-small-string-buffer:1";
   d.lock = "some-lock-name-long-enough-to-allocate";
-  d.op = "partition";
+  d.op = Op::Partition;
   d.op_id = 5;
   d.local_ms = 4;
   d.wait_ms = 3;
@@ -77,7 +77,7 @@ RC_GTEST_PROP(FastEventDecoderProperty, AgreesWithDecodeEventOnEveryWrittenLine,
   e.detail = ascii(detail);
   e.reply = ascii(reply);
   e.script = "fair_acquire";
-  e.op = "lock";
+  e.op = Op::Lock;
   e.request_id = "r1";
   for (auto& h : holders) e.holders_after.push_back(ascii(h));
   e.published = {"lsim:ch:L0", ascii(owner)};

@@ -34,7 +34,7 @@ Event full_event() {
   e.server = 1;
   e.owner = "uuid-1:3";
   e.lock = "L0";
-  e.op = "unlock";
+  e.op = Op::Unlock;
   e.op_id = 99;
   e.local_ms = 1'800'000'000'123;
   e.wait_ms = 5'000;
@@ -487,7 +487,7 @@ TEST(TraceFormatV4, TokenRoundTripsAndIsRefusedBeforeVersion4) {
   Event e;
   e.id = 0;
   e.kind = EventKind::Ok;
-  e.op = "lock";
+  e.op = Op::Lock;
   e.owner = "A:1";
   e.token = "A:1#7";
   EXPECT_NE(encode_event(e).find(R"("tk":"A:1#7")"), std::string::npos) << encode_event(e);
