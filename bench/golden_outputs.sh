@@ -71,17 +71,20 @@ seeds="1 2 3"
 
 # ---- runs: traces, check, timelines ----
 mkdir -p "$OUT/runs"
-run_one() {  # name, then the run's flags
+run_one() {  # name, then the run's flags; paths relative to OUT (timelines measure their text)
   local name=$1
   shift
-  local trace="$OUT/runs/$name.jsonl"
-  "$LOCKSIM" run "$@" --trace "$trace" >"$OUT/runs/$name.run.txt" 2>&1 || true
-  "$LOCKSIM" check "$trace" >"$OUT/runs/$name.check.txt" 2>&1 || true
-  "$LOCKSIM" check --json "$trace" 2>&1 | strip_json_timing >"$OUT/runs/$name.check.json" || true
-  if grep -q FAIL "$OUT/runs/$name.check.txt"; then
-    "$LOCKSIM" timeline "$trace" --violation 1 --format dot -o - >"$OUT/runs/$name.timeline.dot" 2>&1 || true
-    "$LOCKSIM" timeline "$trace" --violation 1 --view sequence --format dot -o - >"$OUT/runs/$name.sequence.dot" 2>&1 || true
-  fi
+  local trace="runs/$name.jsonl"
+  (
+    cd "$OUT"
+    "$LOCKSIM" run "$@" --trace "$trace" >"runs/$name.run.txt" 2>&1 || true
+    "$LOCKSIM" check "$trace" >"runs/$name.check.txt" 2>&1 || true
+    "$LOCKSIM" check --json "$trace" 2>&1 | strip_json_timing >"runs/$name.check.json" || true
+    if grep -q FAIL "runs/$name.check.txt"; then
+      "$LOCKSIM" timeline "$trace" --violation 1 --format dot -o - >"runs/$name.timeline.dot" 2>&1 || true
+      "$LOCKSIM" timeline "$trace" --violation 1 --view sequence --format dot -o - >"runs/$name.sequence.dot" 2>&1 || true
+    fi
+  )
 }
 for profile in none safe pauses skew hostile restarts failover server-clock; do
   for lock in rlock fair mixed multi redlock; do
