@@ -178,7 +178,7 @@ void MultiLockClient::start(int task, const GroupRef& group, int64_t wait_ms, in
   Event e = group_event(EventKind::Invoke, op->op_name, op->op_id, op->owner, group.name);
   e.wait_ms = op->wait_ms;
   e.lease_ms = lease_ms;
-  if (once) e.detail = "once";
+  e.once = once;
   env_.emit(std::move(e));
   if (holds_.count(hold_key(op->owner, group.name)) != 0) {
     // No reentry: taking the members again would reset their leases under
@@ -216,7 +216,7 @@ void MultiLockClient::start_round(const std::shared_ptr<GroupOp>& op) {
 
 void MultiLockClient::try_member(const std::shared_ptr<GroupOp>& op) {
   assert(op->next < op->group.members.size());
-  const LockRef& member = op->group.members[op->next];
+  const LockSpec& member = op->group.members[op->next];
   const int n = static_cast<int>(op->group.members.size());
   auto cb = [this, op](AcquireResult r) { on_member(op, r); };
   member_env_->attribute_to(op->op_id, op->op_name);
@@ -250,7 +250,7 @@ void MultiLockClient::on_member(const std::shared_ptr<GroupOp>& op, AcquireResul
   }
   assert(op->next < op->group.members.size());  // within the budget, enough members are left
   if (!op->once && remaining_ms(*op) <= 0) {
-    round_failed(op, "wait budget exhausted");
+    round_failed(op, "wait budget exhausted", /*budget_spent=*/true);
     return;
   }
   try_member(op);
@@ -259,15 +259,15 @@ void MultiLockClient::on_member(const std::shared_ptr<GroupOp>& op, AcquireResul
 // Above the failure budget (or out of wait, or validity gone): release every
 // member touched this round, then retry from the first member while wait
 // remains, else give up.
-void MultiLockClient::round_failed(const std::shared_ptr<GroupOp>& op, const std::string& why) {
-  release_touched(op, [this, op, why] {
+void MultiLockClient::round_failed(const std::shared_ptr<GroupOp>& op, const std::string& why, bool budget_spent) {
+  release_touched(op, [this, op, why, budget_spent] {
     if (dead_ || op->finished) return;
     if (op->once) {
       finish(op, EventKind::Fail, why, AcquireResult::NotAcquired);
     } else if (op->forever || remaining_ms(*op) > 0) {
       start_round(op);
     } else {
-      finish(op, EventKind::Fail, why == "wait budget exhausted" ? why : "wait budget exhausted (" + why + ")",
+      finish(op, EventKind::Fail, budget_spent ? why : "wait budget exhausted (" + why + ")",
              AcquireResult::NotAcquired);
     }
   });
@@ -331,7 +331,7 @@ void MultiLockClient::acquired(const std::shared_ptr<GroupOp>& op) {
     auto left = std::make_shared<size_t>(op->acquired.size());
     auto then = std::make_shared<std::function<void()>>(succeed);
     for (size_t i : op->acquired) {
-      const LockRef& member = op->group.members[i];
+      const LockSpec& member = op->group.members[i];
       ScriptCall call;
       call.kind = ScriptKind::RlockRenew;
       call.params.lock = member.name;
@@ -348,7 +348,7 @@ void MultiLockClient::acquired(const std::shared_ptr<GroupOp>& op) {
   succeed();
 }
 
-void MultiLockClient::finish(const std::shared_ptr<GroupOp>& op, EventKind kind, const std::string& detail,
+void MultiLockClient::finish(const std::shared_ptr<GroupOp>& op, EventKind kind, const OpEnding& why,
                              AcquireResult result) {
   assert(!op->finished);
   op->finished = true;
@@ -357,7 +357,7 @@ void MultiLockClient::finish(const std::shared_ptr<GroupOp>& op, EventKind kind,
   e.wait_ms = op->wait_ms;
   e.lease_ms = op->lease_ms;
   e.value = result == AcquireResult::Acquired ? 1 : 0;
-  e.detail = detail;
+  why.set_on(&e);
   env_.emit(std::move(e));
   AcquireDone done = std::move(op->done);
   if (done) done(result);
@@ -383,7 +383,8 @@ void MultiLockClient::unlock(int task, const GroupRef& group, UnlockDone done) {
     unlocks_.erase(op_id);
     Event e = group_event(lost ? EventKind::Fail : EventKind::Ok, locksim::Op::Unlock, op_id, who, name);
     if (lost) {
-      e.detail = "illegal monitor state (the group was lost)";
+      e.reason = EndReason::IllegalMonitorState;
+      e.detail = "(the group was lost)";
     } else {
       e.value = 1;
     }
@@ -392,7 +393,7 @@ void MultiLockClient::unlock(int task, const GroupRef& group, UnlockDone done) {
   };
   auto then = std::make_shared<std::function<void()>>(std::move(finish_unlock));
   member_env_->attribute_to(op_id, locksim::Op::Unlock);
-  for (const LockRef& member : group.members) {
+  for (const LockSpec& member : group.members) {
     members_->unlock(task, member, [left, then](UnlockResult) {  // failures ignored
       if (--*left == 0) (*then)();
     });
@@ -434,13 +435,13 @@ void MultiLockClient::crash() {
     Event e = group_event(EventKind::Info, op->op_name, id, op->owner, op->group.name);
     e.wait_ms = op->wait_ms;
     e.lease_ms = op->lease_ms;
-    e.detail = "crashed";
+    e.reason = EndReason::Crashed;
     notes.emplace(id, std::move(e));
   }
   for (const auto& [id, key] : unlocks_) {
     const auto nl = key.find('\n');
     Event e = group_event(EventKind::Info, locksim::Op::Unlock, id, key.substr(0, nl), key.substr(nl + 1));
-    e.detail = "crashed";
+    e.reason = EndReason::Crashed;
     notes.emplace(id, std::move(e));
   }
   for (auto& [id, e] : notes) env_.emit(std::move(e));

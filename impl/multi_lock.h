@@ -61,7 +61,7 @@ enum class GroupKind { Multi, RedLock };
 struct GroupRef {
   std::string name;              // the group's name in the history, e.g. "lsim:L0"
   GroupKind kind = GroupKind::Multi;
-  std::vector<LockRef> members;  // in acquisition order, reentrant locks
+  std::vector<LockSpec> members;  // in acquisition order, reentrant locks
 };
 
 struct GroupOptions {
@@ -111,10 +111,11 @@ class MultiLockClient {
   void start_round(const std::shared_ptr<GroupOp>& op);
   void try_member(const std::shared_ptr<GroupOp>& op);
   void on_member(const std::shared_ptr<GroupOp>& op, AcquireResult result);
-  void round_failed(const std::shared_ptr<GroupOp>& op, const std::string& why);
+  // budget_spent: `why` is that the wait budget ran out (else it is named as its cause).
+  void round_failed(const std::shared_ptr<GroupOp>& op, const std::string& why, bool budget_spent = false);
   void acquired(const std::shared_ptr<GroupOp>& op);
   void release_touched(const std::shared_ptr<GroupOp>& op, std::function<void()> then);
-  void finish(const std::shared_ptr<GroupOp>& op, EventKind kind, const std::string& detail, AcquireResult result);
+  void finish(const std::shared_ptr<GroupOp>& op, EventKind kind, const OpEnding& why, AcquireResult result);
   int64_t remaining_ms(const GroupOp& op) const;
   void on_member_lost(const std::string& member, const std::string& owner);
   Event group_event(EventKind kind, locksim::Op op, uint64_t op_id, const std::string& owner,

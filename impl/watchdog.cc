@@ -50,7 +50,7 @@ std::string Watchdog::renewing_owner(const std::string& lock, const std::string&
   return entry == nullptr ? std::string() : entry->holds.front().first;
 }
 
-void Watchdog::arm(const LockRef& lock, const std::string& owner, const std::string& token) {
+void Watchdog::arm(const LockSpec& lock, const std::string& owner, const std::string& token) {
   const Key key = key_of(lock.name, owner);
   auto [it, inserted] = entries_.try_emplace(key);
   Entry& entry = it->second;

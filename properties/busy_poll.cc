@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "properties/fault_log.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 
@@ -37,10 +38,10 @@ void BusyPollChecker::on_event(const Event& e) {
         waiting_.erase(e.op_id);
         auto fate = owners_.find(e.owner);
         if (fate != owners_.end() && fate->second.how.empty()) {
-          fate->second.how = e.kind == EventKind::Ok     ? "acquired the lock"
-                             : e.kind == EventKind::Fail ? "gave up (" + e.detail + ")"
-                             : e.detail == "crashed"     ? "crashed"
-                                                         : "stopped waiting (" + e.detail + ")";
+          fate->second.how = e.kind == EventKind::Ok                  ? "acquired the lock"
+                             : e.kind == EventKind::Fail              ? "gave up (" + detail_text(e) + ")"
+                             : e.reason == EndReason::Crashed         ? "crashed"
+                                                                      : "stopped waiting (" + detail_text(e) + ")";
           fate->second.event_id = e.id;
           fate->second.true_us = e.true_us;
         }

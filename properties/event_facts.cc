@@ -1,7 +1,6 @@
 #include "properties/event_facts.h"
 
 #include <array>
-#include <charconv>
 #include <utility>
 
 namespace locksim {
@@ -53,13 +52,8 @@ EventFacts facts_of(const Event& e) {
     f.renew_suffix = flags.renew_suffix;
     f.release_suffix = flags.release_suffix;
   }
-  if (!e.reply.empty()) {
-    f.reply_nil = e.reply == "nil";
-    int64_t value = 0;
-    const char* end = e.reply.data() + e.reply.size();
-    const auto [ptr, ec] = std::from_chars(e.reply.data(), end, value);
-    if (ec == std::errc() && ptr == end) f.reply_integer = value;
-  }
+  f.reply_nil = e.reply.is_nil();
+  if (e.reply.is_integer()) f.reply_integer = e.reply.integer;
   return f;
 }
 

@@ -1,4 +1,5 @@
-// EventFacts: an event's script name and its reply, read once into types.
+// EventFacts: an event's script name read once into a type, and its reply's
+// two facts the checkers ask most (the reply itself is typed: EventReply).
 // The HistoryContext reads them for each event before any checker sees it,
 // so the checkers compare enums instead of strings on every event. (The
 // event's operation is typed already: Event::op, traces/op.h.)
@@ -26,8 +27,8 @@ struct EventFacts {
   bool try_once_suffix = false;      // ... with "_try_once"
   bool renew_suffix = false;         // ... with "_renew"
   bool release_suffix = false;       // ... with "_release"
-  bool reply_nil = false;            // e.reply == "nil"
-  std::optional<int64_t> reply_integer;  // e.reply is a whole decimal integer (see reply_integer())
+  bool reply_nil = false;                // e.reply.is_nil()
+  std::optional<int64_t> reply_integer;  // e.reply's integer, when it is one
 
   bool script_is(ScriptKind kind) const { return script == kind; }
   // rlock_acquire, fair_acquire or fair_try_once: the scripts that grant.

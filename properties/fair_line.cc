@@ -437,10 +437,10 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
              e.lease_ms > 0) {
     lock.expiry_known = true;
     lock.expire_at_ms = sat_add(e.server_ms, e.lease_ms);
-  } else if (facts_.renew_suffix && e.reply == "1" && e.lease_ms > 0) {
+  } else if (facts_.renew_suffix && e.reply.is(1) && e.lease_ms > 0) {
     lock.expiry_known = true;
     lock.expire_at_ms = sat_add(e.server_ms, e.lease_ms);
-  } else if (facts_.release_suffix && e.reply == "0") {
+  } else if (facts_.release_suffix && e.reply.is(0)) {
     lock.expiry_known = false;  // reset, unless a latch answered
   }
 

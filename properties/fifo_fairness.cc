@@ -18,7 +18,7 @@ void FifoFairnessChecker::on_event(const Event& e) {
     Violation v;
     v.lock = e.lock;
     v.message = e.owner + " (client " + std::to_string(e.client) + ") polled a free fair lock at event #" +
-                std::to_string(e.id) + " and was answered " + e.reply +
+                std::to_string(e.id) + " and was answered " + e.reply.to_text() +
                 " instead of the lock, although every waiter ahead of it was past its slot: stale waiters "
                 "were not purged";
     v.event_ids = {e.id};
@@ -45,7 +45,7 @@ void FifoFairnessChecker::check_stale_tail(const Event& e) {
   v.lock = e.lock;
   v.message = e.owner + " (client " + std::to_string(e.client) + ") joined the line at event #" +
               std::to_string(e.id) + " behind a waiter " + format_ms(sat_sub(0, ttl_ms)) +
-              " past its slot by its own clock (answered " + e.reply +
+              " past its slot by its own clock (answered " + e.reply.to_text() +
               "); deadlines grow along the line, so every waiter ahead was past its slot: stale waiters were not "
               "purged";
   v.event_ids = {e.id};

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "properties/saturating_time.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 
@@ -43,8 +44,8 @@ void GhostWaiterChecker::on_event(const Event& e) {
       if (p == pending_.end() || e.op_id == 0) break;
       // A waiter that polled the line (a try_once never joins it), or whose
       // request timed out (it may join the line after the give-up).
-      const bool waited = p->second.polled || (e.kind == EventKind::Info && e.detail == "timeout");
-      const bool gave_up = (e.kind == EventKind::Fail || (e.kind == EventKind::Info && e.detail != "crashed")) &&
+      const bool waited = p->second.polled || (e.kind == EventKind::Info && e.reason == EndReason::Timeout);
+      const bool gave_up = (e.kind == EventKind::Fail || (e.kind == EventKind::Info && e.reason != EndReason::Crashed)) &&
                            waited && fair_locks_.count(p->second.lock) != 0;
       if (gave_up) {
         GiveUp g;
@@ -55,7 +56,7 @@ void GhostWaiterChecker::on_event(const Event& e) {
         g.true_us = e.true_us;
         g.invoke_us = p->second.invoke_us;
         g.failed_sent = p->second.failed_sent;
-        g.how = e.kind == EventKind::Fail ? "gave up waiting (" + e.detail + ")" : "stopped waiting (" + e.detail + ")";
+        g.how = (e.kind == EventKind::Fail ? "gave up waiting (" : "stopped waiting (") + detail_text(e) + ")";
         give_ups_[e.owner] = std::move(g);
       }
       pending_.erase(p);
@@ -106,8 +107,8 @@ void GhostWaiterChecker::on_line(const Event& e) {
     if (!g.failed_sent) {
       why = "it sent no acquire_failed";
     } else if (own_failed_script && e.owner == owner && e.op_id == g.op_id) {
-      why = e.reply.compare(0, 7, "error: ") == 0 ? "its acquire_failed answered " + e.reply
-                                                  : "its acquire_failed left it there";
+      why = e.reply.is_error() ? "its acquire_failed answered " + e.reply.to_text()
+                               : "its acquire_failed left it there";
     } else if (e.true_us > sat_add(g.true_us, grace_us)) {
       why = "its acquire_failed had not arrived " + format_ms(sat_sub(e.true_us, g.true_us) / 1000) + " later";
     }
@@ -120,13 +121,13 @@ void GhostWaiterChecker::on_line(const Event& e) {
 std::string GhostWaiterChecker::blame(const std::string& owner, const GiveUp& g, int64_t now_us) const {
   (void)owner;
   for (const ClientFault& f : ctx_->faults().faults_between(g.client, g.true_us, now_us)) {
-    if (f.kind == "lost" && f.detail.rfind("request fair_acquire_failed", 0) == 0)
+    if (f.kind == FaultKind::LostRequest && f.lost_script == ScriptKind::FairAcquireFailed)
       return "client " + std::to_string(g.client) + "'s acquire_failed request was lost at event #" +
              std::to_string(f.event_id);
-    if (f.kind == "partition") return describe_client_fault(g.client, f);
+    if (f.kind == FaultKind::Partition) return describe_client_fault(g.client, f);
   }
   for (const ClientFault& f : ctx_->faults().server_faults_between(g.invoke_us, now_us))
-    if (f.kind == "failover") return describe_server_fault(f);
+    if (f.kind == FaultKind::Failover) return describe_server_fault(f);
   return "";
 }
 

@@ -8,6 +8,7 @@
 
 #include "properties/fault_log.h"
 #include "properties/saturating_time.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 
@@ -235,7 +236,7 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
     w.end_event = e.id;
     if (e.kind == EventKind::Ok) w.outcome = e.value == 1 ? RecordedWait::Outcome::Acquired : RecordedWait::Outcome::GaveUp;
     else if (e.kind == EventKind::Fail) w.outcome = RecordedWait::Outcome::GaveUp;
-    else if (e.kind == EventKind::Fault || e.detail == "crashed") w.outcome = RecordedWait::Outcome::Crashed;
+    else if (e.kind == EventKind::Fault || e.reason == EndReason::Crashed) w.outcome = RecordedWait::Outcome::Crashed;
     else w.outcome = RecordedWait::Outcome::Unknown;
     if (counted) {
       SeriesBucket& b = out_.series.at(e.true_us);
@@ -250,7 +251,7 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
         ++b.unknown;
       }
     }
-    if (e.kind != EventKind::Fault) w.detail = e.detail;
+    if (e.kind != EventKind::Fault) w.detail = detail_text(e);
     if (!met_window(w.start_event, w.end_event)) {
       dead_waits_.resize(out_.waits.size(), 0);
       dead_waits_[it->second] = 1;
@@ -289,7 +290,7 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
     RecordedWait& w = out_.waits[it->second];
     ++w.polls;
     if (in_window(e.id)) ++out_.series.at(e.true_us).polls;
-    if (w.polls_seen.size() < RecordedWait::kMaxTicks) w.polls_seen.push_back({e.true_us, e.id, e.reply});
+    if (w.polls_seen.size() < RecordedWait::kMaxTicks) w.polls_seen.push_back({e.true_us, e.id, e.reply.to_text()});
     if (e.line_known && w.heads.size() < 64) {
       const std::string head = e.line_after.empty() ? "" : e.line_after.front().owner;
       if (w.heads.empty() || w.heads.back().second != head) w.heads.emplace_back(e.true_us, head);
@@ -376,7 +377,7 @@ void ReadingRecorder::on_leases(const Event& e, const HistoryContext& ctx) {
     }
     if (book.reset_server() >= 0) {
       // The book forgets the server's keys: they may be gone or older.
-      const bool kept = e.detail.find("persistence always") != std::string::npos;
+      const bool kept = e.persistence == Persistence::Always;
       for (auto it = lease_of_.begin(); it != lease_of_.end();) {
         if (it->first.first != book.reset_server()) {
           ++it;
@@ -559,7 +560,7 @@ void ReadingRecorder::on_fault(const Event& e) {
     } else if (e.op == Op::Failover) {
       f.label = "failover (lag " + format_duration_us(ms_to_us(e.duration_ms)) + ")";
     } else {
-      const bool kept = e.detail.find("persistence always") != std::string::npos;
+      const bool kept = e.persistence == Persistence::Always;
       f.label = kept ? "restart (data kept)" : "restart, data lost";
       if (e.duration_ms > 0) {
         f.instant = false;
@@ -602,7 +603,7 @@ void ReadingRecorder::on_fault(const Event& e) {
     if (e.op == Op::ClockJump) {
       f.label = std::string("clock ") + (e.duration_ms >= 0 ? "+" : "") + format_duration_us(ms_to_us(e.duration_ms));
     } else if (e.op == Op::Lost) {
-      f.label = "lost " + e.detail.substr(0, e.detail.find(' '));
+      f.label = e.lost.empty() ? std::string("lost") : "lost " + std::string(lost_what_name(e.lost.what));
     } else {
       f.label = op_name(e.op);
     }

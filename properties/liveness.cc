@@ -31,7 +31,7 @@ void LivenessChecker::on_event(const Event& e) {
     case EventKind::Info: {
       auto it = waiters_.find(e.op_id);
       if (e.op_id == 0 || it == waiters_.end()) break;
-      if (e.detail != "crashed") check_budget(it->second, e.true_us, e.id, true);
+      if (e.reason != EndReason::Crashed) check_budget(it->second, e.true_us, e.id, true);
       erase_waiter(it);
       break;
     }
@@ -57,7 +57,7 @@ void LivenessChecker::on_event(const Event& e) {
           std::erase_if(lock.waiters, [&](const Waiter* w) { return w->client == e.target; });
         });
         std::erase_if(waiters_, [&](const auto& kv) { return kv.second.client == e.target; });
-      } else if (e.op == Op::RedisRestart && e.detail.empty()) {
+      } else if (e.op == Op::RedisRestart && e.persistence == Persistence::None) {
         // Data lost: every lock seen on that server is free now (a restart
         // with persistence keeps them; a multi-lock group's own name is on
         // no server).
@@ -199,24 +199,21 @@ std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
   //  4  a server fault.
   // A lost message matters only when it concerns this lock.
   const std::string lock = w.lock;
-  auto about_lock = [&lock](const ClientFault& f) {
-    const std::string& d = f.detail;
-    return d.find("{" + lock + "}") != std::string::npos ||
-           (d.size() > lock.size() && d.compare(d.size() - lock.size() - 1, std::string::npos, " " + lock) == 0);
-  };
+  // (A call's lock, or the lock a channel belongs to: traces/lost_message.h.)
+  auto about_lock = [&lock](const ClientFault& f) { return !f.lost.lock.empty() && f.lost.lock == lock; };
   auto own_rank = [&](const ClientFault& f) -> int {
-    if (f.kind == "lost" && !about_lock(f)) return -1;
-    if (f.kind == "lost" && (f.detail.rfind("message ", 0) == 0 || f.detail.rfind("subscribe", 0) == 0)) return 0;
-    if (f.kind == "lost" || f.kind == "partition") return 2;
-    if (f.kind == "lost_reply") return 3;
+    if (is_lost(f.kind) && !about_lock(f)) return -1;
+    if (f.kind == FaultKind::LostMessage || f.kind == FaultKind::LostSubscribe) return 0;
+    if (is_lost(f.kind) || f.kind == FaultKind::Partition) return 2;
+    if (f.kind == FaultKind::RequestTimeout) return 3;
     return -1;
   };
   // Among the faults of waiters ahead: lower is worse for the line.
   auto ahead_rank = [&](const ClientFault& f) -> int {
-    if (f.kind == "crash" || f.kind == "partition") return 0;
-    if (f.kind == "lost" && about_lock(f)) return 1;
-    if (f.kind == "lost_reply") return 2;
-    if (f.kind == "pause" && f.duration_ms >= 1000) return 3;
+    if (f.kind == FaultKind::Crash || f.kind == FaultKind::Partition) return 0;
+    if (is_lost(f.kind) && about_lock(f)) return 1;
+    if (f.kind == FaultKind::RequestTimeout) return 2;
+    if (f.kind == FaultKind::Pause && f.duration_ms >= 1000) return 3;
     return -1;
   };
   int best_rank = 99;
@@ -250,7 +247,7 @@ std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
   }
   if (best.empty()) {
     for (const ClientFault& f : ctx_->faults().server_faults_between(w.invoke_us, now_us))
-      return "server " + f.kind + " at event #" + std::to_string(f.event_id);
+      return "server " + std::string(fault_log_name(f.kind)) + " at event #" + std::to_string(f.event_id);
   }
   return best;
 }
@@ -292,7 +289,7 @@ void LivenessChecker::check_wake_up(const Event& e, PerLock& lock) {
   // A polling design publishes nothing: its waiters come back on their own.
   if (config().wake.mode != WakeMode::PubSub || !ctx_->facts().script_is(ScriptKind::RlockRelease)) return;
   const bool replay = !e.request_id.empty() && lock.release_ids.seen_before(e.request_id);
-  if (replay || e.reply != "1") return;
+  if (replay || !e.reply.is(1)) return;
   const std::string channel = LockKeys::channel(e.lock);
   const bool woke = std::any_of(e.published.begin(), e.published.end(), [&](const std::string& p) {
     return p.size() > channel.size() && p.compare(0, channel.size() + 1, channel + " ") == 0;

@@ -106,10 +106,10 @@ std::string MutualExclusionChecker::blame_server(const Hold& earlier, const std:
   for (const ClientFault& f : faults) {
     if (group != groups_.end() && f.server >= 0 && !group->second.servers.count(f.server)) continue;
     int rank = 99;
-    if (f.kind == "redis_restart" && f.detail.find("persistence always") == std::string::npos) rank = 0;
-    else if (f.kind == "failover") rank = 1;
-    else if (f.kind == "redis_restart" && f.duration_ms > 0) rank = 2;
-    else if (f.kind == "server_clock_jump" && f.duration_ms > 0) rank = 3;
+    if (f.kind == FaultKind::RedisRestart && f.persistence != Persistence::Always) rank = 0;
+    else if (f.kind == FaultKind::Failover) rank = 1;
+    else if (f.kind == FaultKind::RedisRestart && f.duration_ms > 0) rank = 2;
+    else if (f.kind == FaultKind::ServerClockJump && f.duration_ms > 0) rank = 3;
     if (rank > best_rank) continue;
     if (rank < best_rank) {
       best_rank = rank;
@@ -154,11 +154,11 @@ std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string
   int lost_replies = 0;
   const ClientFault* clock_jump = nullptr;
   for (const ClientFault& f : faults) {
-    if (f.kind == "pause" && (!longest_pause || f.duration_ms > longest_pause->duration_ms)) longest_pause = &f;
-    if (f.kind == "partition" && (!longest_partition || f.duration_ms > longest_partition->duration_ms))
+    if (f.kind == FaultKind::Pause && (!longest_pause || f.duration_ms > longest_pause->duration_ms)) longest_pause = &f;
+    if (f.kind == FaultKind::Partition && (!longest_partition || f.duration_ms > longest_partition->duration_ms))
       longest_partition = &f;
-    if (f.kind == "lost_reply") ++lost_replies;
-    if (f.kind == "clock_jump") clock_jump = &f;
+    if (f.kind == FaultKind::RequestTimeout) ++lost_replies;
+    if (f.kind == FaultKind::ClientClockJump) clock_jump = &f;
   }
   if (longest_pause && longest_pause->duration_ms > lease_ms)
     return who + " paused " + format_ms(longest_pause->duration_ms) + " > " + lease_text;

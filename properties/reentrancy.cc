@@ -4,6 +4,7 @@
 
 #include "properties/fault_log.h"
 #include "properties/saturating_time.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 
@@ -86,7 +87,7 @@ void ReentrancyChecker::on_event(const Event& e) {
         if (it != counts_.end()) it->second.unknown = true;
       } else if (e.op == Op::HoldLost) {
         erase_key(counts_, lock_owner());
-      } else if (is_acquire(e.op) && e.detail == "timeout") {
+      } else if (is_acquire(e.op) && e.reason == EndReason::Timeout) {
         Count& c = slot_of(counts_, lock_owner());
         c.client = e.client;
         c.unknown = true;
@@ -97,7 +98,7 @@ void ReentrancyChecker::on_event(const Event& e) {
         std::erase_if(counts_, [&](const auto& kv) { return kv.second.client == e.target; });
         std::erase_if(unlock_snapshots_, [&](const auto& kv) { return kv.second.client == e.target; });
       } else if (resets_server_state(e)) {  // restart or failover
-        if (e.op == Op::RedisRestart && e.detail.empty()) {  // without persistence: every key is gone
+        if (e.op == Op::RedisRestart && e.persistence == Persistence::None) {  // without persistence: every key is gone
           std::erase_if(server_, [&](const auto& kv) { return server_of_key(kv.first) == e.target; });
         } else {  // kept (persistence) or a replica's older copy: unknown until the next script shows it
           for (auto& [key, lock] : server_)
@@ -106,7 +107,7 @@ void ReentrancyChecker::on_event(const Event& e) {
         if (e.op == Op::Failover) {
           // The promoted replica may hold older counts: later count mismatches are its doing.
           rollback_ = "server " + std::to_string(e.target) + " failed over to its replica at event #" +
-                      std::to_string(e.id) + " (" + e.detail + "); the hold counts rolled back";
+                      std::to_string(e.id) + " (" + detail_text(e) + "); the hold counts rolled back";
         }
         for (auto& [k, c] : counts_) c.unknown = true;  // holds vanished with the data
       }
@@ -131,8 +132,8 @@ void ReentrancyChecker::on_script(const Event& e) {
     if (first != nullptr) {
       latch_replay = true;
       if (first->reply != e.reply)
-        violation(e, "retried release " + e.request_id + " answered " + e.reply + " but the first answered " +
-                         first->reply, {first->event_id}, {first->true_us});
+        violation(e, "retried release " + e.request_id + " answered " + e.reply.to_text() + " but the first answered " +
+                         first->reply.to_text(), {first->event_id}, {first->true_us});
       for (const std::string& h : e.holders_after)
         if (!names_contain(s.holders, h))
           violation(e, "retried release " + e.request_id + " changed the owners (added " + h + ")",
@@ -146,10 +147,10 @@ void ReentrancyChecker::on_script(const Event& e) {
       }
       if (!names_contain(s.holders, e.owner) && !fair_absent && !s.holders.empty() && !facts.reply_nil)
         violation(e, "release by non-owner " + e.owner + " (held by " + s.holders.front() + ") answered " +
-                         e.reply + " instead of nil (not owned)");
+                         e.reply.to_text() + " instead of nil (not owned)");
       else if (!names_contain(s.holders, e.owner) && s.holders.empty() && facts.script_is(ScriptKind::RlockRelease) &&
                !facts.reply_nil)
-        violation(e, "release by " + e.owner + " of a free lock answered " + e.reply + " instead of nil (not owned)");
+        violation(e, "release by " + e.owner + " of a free lock answered " + e.reply.to_text() + " instead of nil (not owned)");
       if (!names_contain(s.holders, e.owner))
         for (const std::string& h : e.holders_after)
           if (!names_contain(s.holders, h))

@@ -62,7 +62,7 @@ class ReentrancyChecker : public Checker {
     bool unknown = false;
   };
   struct Release {  // the first execution of a release request id
-    std::string reply;
+    EventReply reply;
     uint64_t event_id = 0;
     int64_t true_us = 0;
   };

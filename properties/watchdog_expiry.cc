@@ -54,14 +54,14 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
       pending_.erase(e.op_id);
       break;
     case EventKind::Fail:
-      if (e.op == Op::Unlock && e.detail.find("illegal monitor state") != std::string::npos) {
+      if (e.op == Op::Unlock && e.reason == EndReason::IllegalMonitorState) {
         on_hold_lost(e, "its unlock answered illegal monitor state");
       }
       pending_.erase(e.op_id);
       break;
     case EventKind::Info:
       if (e.op == Op::HoldLost) on_hold_lost(e, "hold_lost (renewal answered 0)");
-      else if (e.detail == "timeout" && is_acquire(e.op)) {
+      else if (e.reason == EndReason::Timeout && is_acquire(e.op)) {
         auto it = owners_.find(lock_owner());
         if (it != owners_.end()) it->second.counts_unknown = true;
       }

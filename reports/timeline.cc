@@ -21,6 +21,7 @@
 #include "reports/violation_window.h"
 #include "reports/dot_text.h"
 #include "traces/output_file.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 
@@ -76,10 +77,10 @@ std::string describe_event(const Event& e) {
       if (e.lease_ms >= 0) out << " lease " << e.lease_ms << " ms";
       break;
     case EventKind::Ok: out << op_name(e.op) << " ok" << (e.op == Op::Unlock ? " -> " + std::to_string(e.value) : ""); break;
-    case EventKind::Fail: out << op_name(e.op) << " fail" << (e.detail.empty() ? "" : ": " + e.detail); break;
-    case EventKind::Info: out << op_name(e.op) << (e.detail.empty() ? "" : ": " + e.detail); break;
+    case EventKind::Fail: out << op_name(e.op) << " fail" << (has_detail_text(e) ? ": " + detail_text(e) : ""); break;
+    case EventKind::Info: out << op_name(e.op) << (has_detail_text(e) ? ": " + detail_text(e) : ""); break;
     case EventKind::Script:
-      out << e.script << " " << e.lock << "\n" << e.owner << " -> " << e.reply << "\nserver " << e.server_ms << " ms";
+      out << e.script << " " << e.lock << "\n" << e.owner << " -> " << e.reply.to_text() << "\nserver " << e.server_ms << " ms";
       break;
     case EventKind::Deliver:
       out << "message";
@@ -88,9 +89,9 @@ std::string describe_event(const Event& e) {
     case EventKind::Fault:
       out << op_name(e.op);
       if (e.duration_ms != 0) out << " " << e.duration_ms << " ms";
-      if (!e.detail.empty()) out << " (" << e.detail << ")";
+      if (has_detail_text(e)) out << " (" << detail_text(e) << ")";
       break;
-    case EventKind::Verdict: out << "verdict: " << e.detail; break;
+    case EventKind::Verdict: out << "verdict: " << detail_text(e); break;
   }
   return out.str();
 }

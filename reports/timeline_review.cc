@@ -13,6 +13,7 @@
 #include "properties/scenario_check.h"
 #include "reports/dot_text.h"
 #include "reports/time_axis.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 
@@ -386,10 +387,10 @@ std::string event_label(const Event& e, int64_t epoch_ms) {
       if (e.lease_ms >= 0) out += " lease " + format_ms(e.lease_ms);
       break;
     case EventKind::Ok: out += std::string(op_name(e.op)) + " ok" + (e.op == Op::Unlock ? " -> " + std::to_string(e.value) : "") + who; break;
-    case EventKind::Fail: out += std::string(op_name(e.op)) + " fail" + (e.detail.empty() ? "" : " (" + e.detail + ")") + who; break;
-    case EventKind::Info: out += std::string(op_name(e.op)) + (e.detail.empty() ? "" : " (" + e.detail + ")") + who; break;
+    case EventKind::Fail: out += std::string(op_name(e.op)) + " fail" + (has_detail_text(e) ? " (" + detail_text(e) + ")" : "") + who; break;
+    case EventKind::Info: out += std::string(op_name(e.op)) + (has_detail_text(e) ? " (" + detail_text(e) + ")" : "") + who; break;
     case EventKind::Script:
-      out += e.script + who + " -> " + e.reply;
+      out += e.script + who + " -> " + e.reply.to_text();
       if (e.line_known && e.local_ms != 0) out += ", its now " + run_s(ms_to_us(sat_sub(e.local_ms, epoch_ms)), 2);
       break;
     case EventKind::Deliver: out += "message"; break;
@@ -656,10 +657,10 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     int renewed = 0, refused = 0;
     for (const Event* r : renewals) {
       if (r->owner != h.owner || !lock_matches(r->lock, h.lock) || r->true_us < h.start_us || r->true_us > h.end_us) continue;
-      const bool ok = r->reply == "1";
+      const bool ok = r->reply.is(1);
       (ok ? renewed : refused)++;
       item.marks.push_back({X(r->true_us), "box", ok ? "black" : kRed,
-                            "#" + std::to_string(r->id) + " renew " + r->lock + " -> " + r->reply, 0, ok ? 2.0 : 3.0});
+                            "#" + std::to_string(r->id) + " renew " + r->lock + " -> " + r->reply.to_text(), 0, ok ? 2.0 : 3.0});
     }
     if (renewed > 0) label += ", " + std::to_string(renewed) + (renewed > 1 ? " renewals" : " renewal");
     if (refused > 0) label += ", renewal refused x" + std::to_string(refused);
@@ -684,10 +685,10 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     item.x0_pt = X(r->true_us) - 1;
     item.x1_pt = X(r->true_us) + 1;
     item.height_pt = 14;
-    item.fill = item.edge = r->reply == "1" ? "black" : kRed;
-    item.label = options.highlight_ids.count(r->id) ? "" : "#" + std::to_string(r->id) + " renew -> " + r->reply + " (no hold)";
+    item.fill = item.edge = r->reply.is(1) ? "black" : kRed;
+    item.label = options.highlight_ids.count(r->id) ? "" : "#" + std::to_string(r->id) + " renew -> " + r->reply.to_text() + " (no hold)";
     item.label_colour = kRed;
-    item.tooltip = "#" + std::to_string(r->id) + " " + r->script + " " + r->lock + " by " + who(r->owner) + " -> " + r->reply +
+    item.tooltip = "#" + std::to_string(r->id) + " " + r->script + " " + r->lock + " by " + who(r->owner) + " -> " + r->reply.to_text() +
                    ", outside every hold of its owner";
     item.cls = cls_of(r->id);
     lane(client_lane(r->client)).items[Category::Activity].push_back(std::move(item));
@@ -992,7 +993,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
           item.x1_pt = xs[k] + 2;
           item.height_pt = 4;
           item.fill = "#757575";
-          item.tooltip = "#" + std::to_string(e.id) + " " + e.script + " " + who(e.owner) + " -> " + e.reply;
+          item.tooltip = "#" + std::to_string(e.id) + " " + e.script + " " + who(e.owner) + " -> " + e.reply.to_text();
           item.cls = cls_of(e.id);
           lane(server_lane(server)).items[Category::Script].push_back(std::move(item));
         }

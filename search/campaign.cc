@@ -23,6 +23,7 @@
 #include "sim/run.h"
 #include "sim/simulator.h"
 #include "traces/trace_format.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 
@@ -396,7 +397,7 @@ std::string format_event(const Event& e) {
     return visible_text(out);
   }
   if (e.op != Op::None && e.kind != EventKind::Script) out += " " + std::string(op_name(e.op));
-  if (e.kind == EventKind::Script) out += " " + e.script + " -> " + e.reply;
+  if (e.kind == EventKind::Script) out += " " + e.script + " -> " + e.reply.to_text();
   if (!e.owner.empty()) out += " owner=" + e.owner;
   if (!e.lock.empty()) out += " lock=" + e.lock;
   if (e.op_id != 0) out += " op=" + std::to_string(e.op_id);
@@ -410,7 +411,7 @@ std::string format_event(const Event& e) {
     for (size_t i = 0; i < e.holders_after.size(); ++i) out += (i ? "," : "") + e.holders_after[i];
     out += "]";
   }
-  if (!e.detail.empty()) out += " (" + e.detail + ")";
+  if (has_detail_text(e)) out += " (" + detail_text(e) + ")";
   return visible_text(out);
 }
 

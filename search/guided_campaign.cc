@@ -32,7 +32,7 @@ class RunRecorder final : public EventSink {
     if (keep_history_ && operation) history.push_back(e);
     const bool granted = e.kind == EventKind::Ok && e.value == 1 && (e.op == Op::Lock || e.op == Op::TryLock);
     const bool told_to_wait = e.kind == EventKind::Script && (e.script == "rlock_acquire" || e.script == "fair_acquire") &&
-                              e.reply != "nil" && e.reply.rfind("error", 0) != 0;
+                              !e.reply.is_nil() && !e.reply.is_error();
     const bool releasing = e.kind == EventKind::Invoke && e.op == Op::Unlock;
     if (!(granted || told_to_wait || releasing || e.kind == EventKind::Deliver)) return;
     if (++seen_ % stride_ != 0) return;

@@ -18,6 +18,7 @@
 #include "properties/scenario_check.h"
 #include "sim/model_backend_source.h"
 #include "sim/rng.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 
@@ -364,7 +365,7 @@ class Shrinker {
   // once and then task by task, the kept operations starting when they
   // started (keep_ops): a counterexample on one lock.
   bool drop_other_locks() {
-    const std::vector<LockRef> locks = scenario_locks(plan_->scenario);
+    const std::vector<LockSpec> locks = scenario_locks(plan_->scenario);
     const std::string& name = best_.violation.lock;
     std::optional<int> own;
     for (size_t i = 0; i < locks.size(); ++i)
@@ -751,7 +752,7 @@ void pin_losses(ExplicitPlan* plan, BackendSource* source) {
   std::set<std::string> keys;
   for (const Event& e : history.events)
     if (e.kind == EventKind::Fault && e.op == Op::Lost && e.client >= 0)
-      keys.insert(loss_key(e.client, e.detail, static_cast<uint64_t>(e.value)));
+      keys.insert(loss_key(e.client, detail_text(e), static_cast<uint64_t>(e.value)));  // the message as a loss key names it
   plan->faults.losses.lost = std::move(keys);
 }
 

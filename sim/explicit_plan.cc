@@ -60,7 +60,7 @@ ExplicitPlan plan_from_history(const Scenario& scenario, const std::vector<Event
       if (e.op == Op::Lock) {
         op.kind = ExplicitOp::Kind::Lock;
       } else if (e.op == Op::TryLock) {
-        op.kind = e.detail == "once" ? ExplicitOp::Kind::TryOnce : ExplicitOp::Kind::TryLock;
+        op.kind = e.once ? ExplicitOp::Kind::TryOnce : ExplicitOp::Kind::TryLock;
         op.wait_ms = e.wait_ms;
       } else if (e.op == Op::Unlock) {
         op.kind = ExplicitOp::Kind::Unlock;

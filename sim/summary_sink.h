@@ -30,7 +30,7 @@ class SummarySink final : public EventSink {
       case EventKind::Info: summary_.infos++; end_wait(e); break;
       case EventKind::Script:
         summary_.scripts++;
-        if (e.reply.compare(0, 7, "error: ") == 0) summary_.script_errors++;
+        if (e.reply.is_error()) summary_.script_errors++;
         if (e.script == "rlock_acquire" || e.script == "fair_acquire" || e.script == "fair_try_once") {
           if (const auto it = waits_.find(e.op_id); it != waits_.end()) {
             if (it->second.attempts++ == 0) it->second.first_us = e.true_us;

@@ -1,5 +1,7 @@
 #include "traces/fast_event_decoder.h"
 
+#include "traces/event_detail.h"
+
 #include <simdjson.h>
 
 #include <climits>
@@ -231,11 +233,16 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
       case kWait: ok = read_int64(v, &e.wait_ms); break;
       case kLease: ok = read_int64(v, &e.lease_ms); break;
       case kV: ok = read_int64(v, &e.value); break;
-      case kD: ok = read_string(v, &e.detail); break;
+      case kD: ok = read_string(v, &detail_); break;
       case kTk: ok = read_string(v, &e.token); break;
       case kSc: ok = read_string(v, &e.script); break;
       case kRid: ok = read_string(v, &e.request_id); break;
-      case kR: ok = read_string(v, &e.reply); break;
+      case kR: {
+        std::string_view text;
+        ok = v.get_string().get(text) == simdjson::SUCCESS;
+        if (ok) e.reply.assign_parsed(text);
+        break;
+      }
       case kSms: ok = read_int64(v, &e.server_ms); break;
       case kH: ok = read_strings(v, &e.holders_after); break;
       case kP: ok = read_strings(v, &e.published); break;
@@ -259,6 +266,8 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
     if (!ok) return false;
   }
   if (!has_kind) return false;
+  // The detail's facts need the kind and the op, wherever they stood.
+  if ((seen & (1u << kD)) != 0) read_detail_text(detail_, &e);
   // Out of range (decode_event words the error).
   if (e.true_us < 0 || ((seen & (1u << kC)) != 0 && e.client < 0) || ((seen & (1u << kS)) != 0 && e.server < 0) ||
       ((seen & (1u << kTg)) != 0 && e.target < 0)) {

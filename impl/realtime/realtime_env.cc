@@ -174,7 +174,7 @@ Event RealtimeEnv::script_event(int server, const ScriptRequest& req, const std:
   e.script = std::string(script_name(call.kind));
   e.request_id = req.tag.request_id;
   const Reply& reply = exec[kExecScript];
-  e.reply = reply.to_string();
+  set_event_reply(reply, &e.reply);
   if (exec[kExecHolders].kind == Reply::Kind::Array) {
     for (const Reply& h : exec[kExecHolders].elements) e.holders_after.push_back(h.text);
     std::sort(e.holders_after.begin(), e.holders_after.end());

@@ -103,7 +103,7 @@ RC_GTEST_PROP(FairLineMatching, FastMatchingJudgesLikeTheSearch, ()) {
     e.server_ms = now_ms;
     e.wait_ms = 5000;
     e.lease_ms = 30000;
-    e.reply = *rc::gen::elementOf(std::vector<std::string>{"nil", "0", "1", "2400"});
+    e.reply = EventReply::parse(*rc::gen::elementOf(std::vector<std::string>{"nil", "0", "1", "2400"}));
     if (*rc::gen::arbitrary<bool>()) e.holders_after = {e.owner};
     line = next_line(line, now_ms);
     e.line_known = true;
@@ -151,7 +151,7 @@ TEST(FairLineMatching, ALineWithAnOwnerTwiceStaysNotUnique) {
       e.owner = a;
       e.lock = "L";
       e.script = "fair_acquire";
-      e.reply = "2400";
+      e.reply = EventReply::of_int(2400);
       e.local_ms = static_cast<int64_t>(id) * 1000;
       e.wait_ms = 5000;
       e.line_known = true;

@@ -82,7 +82,7 @@ TEST(FairLine, EnqueueBehindAStaleTailIsAViolation) {
   ASSERT_EQ(v.size(), 1u);
   EXPECT_NE(v[0].message.find("joined the line"), std::string::npos) << v[0].message;
   // -1 may be the PTTL of a lock without expiry: not judged.
-  h.back().reply = "-1";
+  h.back().reply = EventReply::of_int(-1);
   h.back().holders_after = {owner_of(5)};
   EXPECT_TRUE(run_checker<FifoFairnessChecker>(h).empty());
 }

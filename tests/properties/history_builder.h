@@ -8,6 +8,7 @@
 
 #include "model/script_call.h"
 #include "traces/event.h"
+#include "traces/event_detail.h"
 
 namespace locksim::testing {
 
@@ -35,7 +36,8 @@ class HistoryBuilder {
   Event& complete(EventKind kind, int64_t t_ms, int client, const std::string& op, uint64_t op_id, int64_t value,
                   const std::string& lock = "L", const std::string& detail = "") {
     Event& e = add(kind, t_ms, client);
-    e.op = op_from_name(op).value(); e.op_id = op_id; e.value = value; e.lock = lock; e.detail = detail;
+    e.op = op_from_name(op).value(); e.op_id = op_id; e.value = value; e.lock = lock;
+    read_detail_text(detail, &e);  // "timeout", "crashed", ...: their facts, as a trace reader reads them
     return e;
   }
   Event& ok(int64_t t_ms, int client, const std::string& op, uint64_t op_id, int64_t value = 1,
@@ -55,7 +57,7 @@ class HistoryBuilder {
                 std::vector<std::string> holders_after, uint64_t op_id = 0, int64_t lease_ms = 30000,
                 int64_t wait_ms = 0, const std::string& lock = "L") {
     Event& e = add(EventKind::Script, t_ms, client);
-    e.server = 0; e.script = script; e.reply = reply; e.holders_after = std::move(holders_after);
+    e.server = 0; e.script = script; e.reply = EventReply::parse(reply); e.holders_after = std::move(holders_after);
     e.op_id = op_id; e.lease_ms = lease_ms; e.wait_ms = wait_ms; e.lock = lock; e.server_ms = t_ms;
     e.op = Op::None;  // a script event names the op that caused it; none here
     if (script == "rlock_release" && reply == "1") e.published = {LockKeys::channel(lock) + " 0"};

@@ -32,7 +32,7 @@ std::vector<Event> small_history() {
   Event& s = add(EventKind::Script, 0, "lock");
   s.script = "rlock_acquire";
   s.server = 0;
-  s.reply = "nil";
+  s.reply = EventReply::nil();
   add(EventKind::Ok, 0, "lock").value = 1;
   Event& f = add(EventKind::Fault, -1, "pause");
   f.target = 0;
@@ -101,7 +101,7 @@ TEST(Timeline, ServerFaultsAreDrawnOnTheirServersLane) {
   s.server = 2;
   s.script = "rlock_acquire";
   s.lock = "L0@2";
-  s.reply = "nil";
+  s.reply = EventReply::nil();
   h.push_back(s);
   Event failover;
   failover.id = 1;

@@ -57,7 +57,7 @@ class History {
     Event& e = op(EventKind::Script, at_ms, client, owner, "lock", op_id);
     e.server = 0;
     e.script = name;
-    e.reply = reply;
+    e.reply = EventReply::parse(reply);
     e.server_ms = e.true_us / 1000;
     e.lease_ms = 30000;
     e.holders_after = std::move(holders);
@@ -90,7 +90,7 @@ std::vector<Event> classic_pause() {
   h.fault(51002, 0, "resume", 0);                                            // #9
   h.op(EventKind::Invoke, 51003, 0, kA, "unlock", 4);                        // #10
   h.script(51004, 0, kA, "rlock_release", "nil", {kB}, 4).op = Op::Unlock;     // #11
-  h.op(EventKind::Fail, 51005, 0, kA, "unlock", 4).detail = "illegal monitor state";  // #12
+  h.op(EventKind::Fail, 51005, 0, kA, "unlock", 4).reason = EndReason::IllegalMonitorState;  // #12
   return h.events;
 }
 

@@ -44,7 +44,7 @@ TEST(CauseReruns, TheProfilesOwnFaultPlanRunsTheSameHistory) {
 std::vector<std::string> loss_keys(const std::vector<Event>& events) {
   std::vector<std::string> out;
   for (const Event& e : events)
-    if (e.kind == EventKind::Fault && e.op == Op::Lost) out.push_back(loss_key(e.client, e.detail, e.value));
+    if (e.kind == EventKind::Fault && e.op == Op::Lost) out.push_back(loss_key(e.client, e.lost.text(), e.value));
   return out;
 }
 
@@ -83,7 +83,7 @@ TEST(CauseReruns, LossesPinnedToMessagesStayOnTheirMessagesWhenOneIsSpared) {
     const Event& e = recorded[second];
     if (e.kind == EventKind::Fault && e.op == Op::Lost && ++seen == 2) break;
   }
-  const std::string spared = loss_key(recorded[second].client, recorded[second].detail, recorded[second].value);
+  const std::string spared = loss_key(recorded[second].client, recorded[second].lost.text(), recorded[second].value);
   faults.losses.lost->erase(spared);
   const std::vector<Event> without = run(s, faults);
   ASSERT_GT(without.size(), second);

@@ -29,7 +29,7 @@ TEST(Client, WatchdogRenewsEveryThirdOfLeaseAndStopsAfterFinalUnlock) {
   ASSERT_EQ(acquire.size(), 1u);
   int64_t prev = acquire[0].true_us;
   for (const auto& r : renews) {
-    EXPECT_EQ(r.reply, "1");
+    EXPECT_EQ(r.reply, EventReply::of_int(1));
     EXPECT_EQ(r.op, Op::Renew);
     EXPECT_GT(r.op_id, 0u);
     // The reply takes 1 ms back, the next renewal 1 ms to arrive.
@@ -38,7 +38,7 @@ TEST(Client, WatchdogRenewsEveryThirdOfLeaseAndStopsAfterFinalUnlock) {
   }
   const auto release = h.scripts("rlock_release");
   ASSERT_EQ(release.size(), 1u);
-  EXPECT_EQ(release[0].reply, "1");
+  EXPECT_EQ(release[0].reply, EventReply::of_int(1));
   EXPECT_LT(renews.back().true_us, release[0].true_us);
   EXPECT_FALSE(h.world->client(0).watchdog().running("lsim:A"));
 }
@@ -59,7 +59,7 @@ TEST(Client, WatchdogPeriodLeaseMutantRenewsTooLate) {
   w.run_until(40 * kSec);
   const auto renews = h.scripts("rlock_renew");
   ASSERT_EQ(renews.size(), 1u);
-  EXPECT_EQ(renews[0].reply, "0");  // the key expired just before it arrived
+  EXPECT_EQ(renews[0].reply, EventReply::of_int(0));  // the key expired just before it arrived
   ASSERT_EQ(h.select(EventKind::Info, Op::HoldLost).size(), 1u);
 }
 
@@ -76,7 +76,7 @@ TEST(Client, ExplicitLeaseIsNeverRenewed) {
   EXPECT_EQ(unlocked, UnlockResult::NotHeld);  // it expired after 5 s
   const auto fails = h.select(EventKind::Fail, Op::Unlock);
   ASSERT_EQ(fails.size(), 1u);
-  EXPECT_EQ(fails[0].detail, "illegal monitor state");
+  EXPECT_EQ(fails[0].reason, EndReason::IllegalMonitorState);
 }
 
 TEST(Client, LeaseUnitSecondsMutantExpiresFarTooEarly) {
@@ -206,10 +206,10 @@ TEST(Client, RetriedUnlockReusesRequestIdAndIsIdempotent) {
   ASSERT_EQ(release.size(), 3u);
   EXPECT_EQ(release[0].request_id, release[1].request_id);   // the retry
   EXPECT_NE(release[1].request_id, release[2].request_id);   // a new unlock
-  EXPECT_EQ(release[0].reply, "0");
-  EXPECT_EQ(release[1].reply, "0");  // answered from the latch: not decremented twice
+  EXPECT_EQ(release[0].reply, EventReply::of_int(0));
+  EXPECT_EQ(release[1].reply, EventReply::of_int(0));  // answered from the latch: not decremented twice
   EXPECT_EQ(release[1].holders_after.size(), 1u);
-  EXPECT_EQ(release[2].reply, "1");
+  EXPECT_EQ(release[2].reply, EventReply::of_int(1));
   EXPECT_EQ(results, (std::vector<UnlockResult>{UnlockResult::StillHeld, UnlockResult::Released}));
   EXPECT_EQ(h.select(EventKind::Ok, Op::TryLock).size(), 1u);
 }
@@ -225,7 +225,7 @@ TEST(Client, AcquireIsNeverRetried) {
   EXPECT_EQ(h.scripts("rlock_acquire").size(), 1u);
   const auto infos = h.select(EventKind::Info, Op::Lock);
   ASSERT_EQ(infos.size(), 1u);
-  EXPECT_EQ(infos[0].detail, "timeout");
+  EXPECT_EQ(infos[0].reason, EndReason::Timeout);
   EXPECT_TRUE(h.scripts("rlock_renew").empty());  // not armed: the client does not believe it holds
 }
 
@@ -257,7 +257,7 @@ TEST(Client, PausedClientDefersItsTimers) {
   const auto renews = h.scripts("rlock_renew");
   ASSERT_GE(renews.size(), 1u);
   EXPECT_GE(renews[0].true_us, 45 * kSec);  // the 10 s renewal waited for the resume
-  EXPECT_EQ(renews[0].reply, "0");          // too late: the lease ran out at ~30 s
+  EXPECT_EQ(renews[0].reply, EventReply::of_int(0));          // too late: the lease ran out at ~30 s
   EXPECT_EQ(h.select(EventKind::Info, Op::HoldLost).size(), 1u);
   EXPECT_EQ(h.select(EventKind::Fault, Op::Resume).size(), 1u);
 }
@@ -305,10 +305,10 @@ TEST(Client, WatchdogRenewsEachOwnerWithItsOwnIdAfterAStaleCoTaskLostItsHold) {
     // The fresh holder keeps being renewed with its own id.
     ASSERT_GE(run.renews_after_resume.size(), 4u);
     EXPECT_EQ(run.renews_after_resume[0].owner, stale_owner);
-    EXPECT_EQ(run.renews_after_resume[0].reply, "0");
+    EXPECT_EQ(run.renews_after_resume[0].reply, EventReply::of_int(0));
     for (size_t i = 1; i < run.renews_after_resume.size(); ++i) {
       EXPECT_EQ(run.renews_after_resume[i].owner, fresh_owner);
-      EXPECT_EQ(run.renews_after_resume[i].reply, "1");
+      EXPECT_EQ(run.renews_after_resume[i].reply, EventReply::of_int(1));
     }
     EXPECT_TRUE(run.key_at_80s);
     EXPECT_EQ(run.fresh_unlock, UnlockResult::Released);
@@ -329,7 +329,7 @@ TEST(Client, WatchdogFirstThreadEntryMutantStopsRenewingTheCoTasksLock) {
     ASSERT_EQ(h.select(EventKind::Ok, Op::Lock).size(), 2u);
     ASSERT_EQ(run.renews_after_resume.size(), 1u);
     EXPECT_EQ(run.renews_after_resume[0].owner, stale_owner);
-    EXPECT_EQ(run.renews_after_resume[0].reply, "0");
+    EXPECT_EQ(run.renews_after_resume[0].reply, EventReply::of_int(0));
     // Honest notices: hold_lost for the refused owner only; the fresh holder
     // is not told it lost anything, only that the lock is no longer renewed.
     const auto lost = h.select(EventKind::Info, Op::HoldLost);
@@ -355,7 +355,7 @@ TEST(Client, WatchdogFirstThreadEntryMutantSharesAnEntryPerLockOnly) {
   const Watchdog& dog = w.client(0).watchdog();
   EXPECT_EQ(dog.renewing_owner("lsim:A", w.client(0).owner(2)), w.client(0).owner(2));
   EXPECT_EQ(dog.renewing_owner("lsim:B", w.client(0).owner(1)), w.client(0).owner(1));
-  for (const auto& r : h.scripts("rlock_renew")) EXPECT_EQ(r.reply, "1");
+  for (const auto& r : h.scripts("rlock_renew")) EXPECT_EQ(r.reply, EventReply::of_int(1));
   EXPECT_EQ(h.scripts("rlock_renew").size(), 2u);
 }
 
@@ -417,8 +417,8 @@ TEST(Client, FairLockPollsAgainAfterTheLocksRemainingTime) {
   v.world->run_until(10 * kSec);
   const auto polls = v.polls_of(1);
   ASSERT_EQ(polls.size(), 4u);
-  EXPECT_EQ(polls[2].reply, "998");  // max(0, PTTL): the reentry reset the expiry to ~3 s
-  EXPECT_EQ(polls[3].reply, "nil");
+  EXPECT_EQ(polls[2].reply, EventReply::of_int(998));  // max(0, PTTL): the reentry reset the expiry to ~3 s
+  EXPECT_EQ(polls[3].reply, EventReply::nil());
   const auto oks = v.completions(EventKind::Ok, 1);
   ASSERT_EQ(oks.size(), 1u);
   EXPECT_LT(oks[0].true_us, 3'100 * kMs);
@@ -434,7 +434,7 @@ TEST(Client, NegativeFairAnswerMakesLockWaitForAMessageWithoutTimeLimit) {
   w.run_until(120 * kSec);
   const auto polls = v.polls_of(1);
   ASSERT_EQ(polls.size(), 3u);
-  EXPECT_EQ(polls[2].reply, "-2");
+  EXPECT_EQ(polls[2].reply, EventReply::of_int(-2));
   EXPECT_LT(polls[2].true_us, 2'100 * kMs);
   EXPECT_TRUE(v.completions(EventKind::Ok, 1).empty());
   EXPECT_EQ(w.client(1).pending_operations(), 1u);
@@ -442,7 +442,7 @@ TEST(Client, NegativeFairAnswerMakesLockWaitForAMessageWithoutTimeLimit) {
   w.at(w.now_us(), [&] { w.client(2).unlock(1, fair(), nullptr); });
   w.run_until(125 * kSec);
   ASSERT_EQ(v.polls_of(1).size(), 4u);
-  EXPECT_EQ(v.polls_of(1)[3].reply, "nil");
+  EXPECT_EQ(v.polls_of(1)[3].reply, EventReply::nil());
   EXPECT_EQ(v.completions(EventKind::Ok, 1).size(), 1u);
 }
 
@@ -453,7 +453,7 @@ TEST(Client, NegativeFairAnswerMakesTryLockWaitTheRestOfItsBudget) {
   v.world->run_until(20 * kSec);
   const auto polls = v.polls_of(1);
   ASSERT_EQ(polls.size(), 3u);
-  EXPECT_EQ(polls[2].reply, "-2");
+  EXPECT_EQ(polls[2].reply, EventReply::of_int(-2));
   const auto fails = v.completions(EventKind::Fail, 1);
   ASSERT_EQ(fails.size(), 1u);
   EXPECT_EQ(fails[0].detail, "wait budget exhausted");
@@ -499,7 +499,7 @@ TEST(Client, FairWaitForHeadSleepsUntilTheDeadHeadsSlotEnds) {
   EXPECT_LT(oks[0].true_us, 6'010 * kMs);
   EXPECT_LE(polls.size(), 10u);  // ~5 s behind the dead head: about one poll a second
   bool slept = false;
-  for (const auto& p : polls) slept = slept || (p.holders_after.empty() && p.reply != "nil" && p.reply != "0");
+  for (const auto& p : polls) slept = slept || (p.holders_after.empty() && !p.reply.is_nil() && !p.reply.is(0));
   EXPECT_TRUE(slept);
 }
 
@@ -512,7 +512,7 @@ TEST(Client, CrashReportsPendingOperationsAsUnknown) {
   w.run_until(2 * kSec);
   const auto infos = h.select(EventKind::Info, Op::Lock);
   ASSERT_EQ(infos.size(), 1u);
-  EXPECT_EQ(infos[0].detail, "crashed");
+  EXPECT_EQ(infos[0].reason, EndReason::Crashed);
   EXPECT_EQ(infos[0].client, 1);
 }
 

@@ -32,7 +32,7 @@ struct GroupHarness {
     world = std::make_unique<World>(wc, backend, sink);
     group.name = "lsim:G";
     group.kind = kind;
-    for (int s = 0; s < servers; ++s) group.members.push_back(LockRef{"lsim:G@" + std::to_string(s), LockKind::Reentrant, s});
+    for (int s = 0; s < servers; ++s) group.members.push_back(LockSpec{"lsim:G@" + std::to_string(s), LockKind::Reentrant, s});
   }
 
   // Another owner takes member m directly on its server (30 s lease).
@@ -179,7 +179,7 @@ TEST(MultiLock, AboveTheBudgetEveryTouchedMemberIsReleasedBeforeTheRetry) {
   for (size_t i = 1; i < acquires0.size(); ++i) {
     bool released0 = false;
     for (const Event& r : h.scripts("rlock_release", "lsim:G@0"))
-      released0 |= r.true_us > acquires0[i - 1].true_us && r.true_us < acquires0[i].true_us && r.reply == "1";
+      released0 |= r.true_us > acquires0[i - 1].true_us && r.true_us < acquires0[i].true_us && r.reply.is(1);
     EXPECT_TRUE(released0) << "round " << i;
   }
   EXPECT_FALSE(h.member_held_by(0, h.owner(0)));
@@ -217,7 +217,7 @@ TEST(MultiLock, ProvisionalLeaseIsTwiceTheWaitThenResetToTheLease) {
   ASSERT_EQ(ok.size(), 1u);
   for (const Event& r : resets) {
     EXPECT_EQ(r.lease_ms, 5'000);
-    EXPECT_EQ(r.reply, "1");
+    EXPECT_EQ(r.reply, EventReply::of_int(1));
     EXPECT_EQ(r.op_id, ok[0].op_id);
     EXPECT_LT(r.id, ok[0].id);  // reset before the success is reported
   }
@@ -281,7 +281,8 @@ TEST(MultiLock, GroupIsLostWhenTooFewMembersAreLeft) {
   EXPECT_FALSE(released);
   const auto fail = h.ops(EventKind::Fail, Op::Unlock);
   ASSERT_EQ(fail.size(), 1u);
-  EXPECT_NE(fail[0].detail.find("illegal monitor state"), std::string::npos);
+  EXPECT_EQ(fail[0].reason, EndReason::IllegalMonitorState);
+  EXPECT_EQ(fail[0].detail, "(the group was lost)");
 }
 
 TEST(MultiLock, NoReentry) {
@@ -305,7 +306,7 @@ TEST(MultiLock, CrashRecordsPendingGroupOperations) {
   h.world->crash(0);
   const auto infos = h.ops(EventKind::Info, Op::Lock);
   ASSERT_EQ(infos.size(), 1u);
-  EXPECT_EQ(infos[0].detail, "crashed");
+  EXPECT_EQ(infos[0].reason, EndReason::Crashed);
   EXPECT_EQ(infos[0].lock, "lsim:G");
 }
 

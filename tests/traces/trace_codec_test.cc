@@ -11,6 +11,7 @@
 #include "traces/trace_format.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 namespace {
@@ -43,7 +44,7 @@ Event full_event() {
   e.detail = "quote \" backslash \\ newline \n tab \t ctrl \x01 utf8 \xc3\xa9";
   e.script = "rlock_release";
   e.request_id = "r-1";
-  e.reply = "\"text\"";
+  e.reply = EventReply::other("\"text\"");
   e.server_ms = 1'700'000'000'000;
   e.holders_after = {"a:1", "b:2"};
   e.published = {"redisson_lock__channel:{L0} 0", ""};
@@ -134,7 +135,7 @@ RC_GTEST_PROP(TraceFormatProperty, RoundTripIsExactAndEncodingDeterministic,
     for (char& c : h) c = static_cast<char>(static_cast<unsigned char>(c) & 0x7f);
   }
   e.owner = owner;
-  e.detail = detail;
+  read_detail_text(detail, &e);  // its facts, as a reader reads the text
   e.holders_after = holders;
   const std::string line = encode_event(e);
   RC_ASSERT(line.find('\n') == std::string::npos);
