@@ -55,8 +55,8 @@ Event LockClient::op_event(EventKind kind, Op op, uint64_t op_id,
   e.kind = kind;
   e.op = op;
   e.op_id = op_id;
-  e.owner = owner;
-  e.lock = lock;
+  e.owner.assign(owner);
+  e.lock.assign(lock);
   return e;
 }
 

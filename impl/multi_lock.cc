@@ -138,8 +138,8 @@ Event MultiLockClient::group_event(EventKind kind, locksim::Op op, uint64_t op_i
   e.kind = kind;
   e.op = op;
   e.op_id = op_id;
-  e.owner = owner;
-  e.lock = group;
+  e.owner.assign(owner);
+  e.lock.assign(group);
   return e;
 }
 

@@ -120,8 +120,8 @@ void Watchdog::emit_notice(const Entry& entry, Op op, const std::string& owner,
   Event e;
   e.kind = EventKind::Info;
   e.op = op;
-  e.owner = owner;
-  e.lock = entry.lock.name;
+  e.owner.assign(owner);
+  e.lock.assign(entry.lock.name);
   e.detail = detail;
   env_.emit(std::move(e));
 }

@@ -114,14 +114,14 @@ void BeliefBook::start_or_reenter(const Event& ok, int64_t lease_ms, int64_t inv
   started_ = std::move(s);
 }
 
-const BeliefBook::Hold* BeliefBook::hold(const std::string& lock, const std::string& owner) const {
+const BeliefBook::Hold* BeliefBook::hold(const LockRef& lock, const std::string& owner) const {
   auto lock_it = holds_.find(lock);
   if (lock_it == holds_.end()) return nullptr;
   auto it = lock_it->second.find(owner);
   return it == lock_it->second.end() ? nullptr : &it->second;
 }
 
-const std::map<std::string, BeliefBook::Hold>* BeliefBook::holds_of(const std::string& lock) const {
+const std::map<std::string, BeliefBook::Hold>* BeliefBook::holds_of(const LockRef& lock) const {
   auto it = holds_.find(lock);
   return it == holds_.end() ? nullptr : &it->second;
 }

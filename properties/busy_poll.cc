@@ -110,7 +110,7 @@ void BusyPollChecker::on_poll(const Event& e, Waiting& waiting) {
   v.lock = waiting.lock;
   v.message = waiting.owner + " (client " + std::to_string(waiting.client) + "), waiting since event #" +
               std::to_string(waiting.invoke_event) + ", polled " +
-              (e.lock == waiting.lock ? std::string("the lock ") : "its member " + e.lock + " ") +
+              (e.lock == waiting.lock ? std::string("the lock ") : "its member " + e.lock.name() + " ") +
               std::to_string(w.storm_polls) + " times in " +
               seconds(span_us) + " (" + rate_text + " polls/s; more than " + std::to_string(config().max_polls_per_second) +
               " per second for over " + format_ms(kMinStormMs) +

@@ -54,7 +54,7 @@ class BusyPollChecker : public Checker {
   };
   struct Waiting {
     std::string owner;
-    std::string lock;
+    LockRef lock;
     int client = -1;
     uint64_t invoke_event = 0;
     int64_t invoke_us = 0;

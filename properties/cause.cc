@@ -65,7 +65,7 @@ std::string CauseFault::detail() const {
     case FaultKind::LostSubscribe: return lost.empty() ? note : lost.text();
     case FaultKind::RedisRestart: return persistence == Persistence::Always ? "persistence always" : note;
     case FaultKind::Failover: return note;
-    case FaultKind::SlowLink: return std::string(op_name(op)) + " " + lock;
+    case FaultKind::SlowLink: return std::string(op_name(op)) + " " + lock.name();
     case FaultKind::ClientClockSkew:
     case FaultKind::ServerClockDrift: return "drift " + std::to_string(drift_ppm) + " ppm";
     case FaultKind::Crash:

@@ -84,7 +84,7 @@ struct CauseFault {
   LostMessage lost;          // lost kinds: the message
   Persistence persistence = Persistence::None;  // RedisRestart: what the server kept
   Op op = Op::None;          // slow link: the acquire (lock or try_lock) ...
-  std::string lock;          // ... and its lock
+  LockRef lock;              // ... and its lock
   std::string note;          // the Fault event's note (a failover's "replica promoted, ..."; a lost
                              // event whose message the reader did not know)
   bool operator==(const CauseFault&) const = default;

@@ -25,19 +25,6 @@ namespace {
 
 using TaskKey = std::tuple<int, int, int>;  // client, incarnation, task
 
-// The task number of an owner id "<uuid>:<task>", if it has one.
-std::optional<int> owner_task(const std::string& owner) {
-  const auto colon = owner.rfind(':');
-  if (colon == std::string::npos || colon + 1 >= owner.size()) return std::nullopt;
-  int task = 0;
-  for (size_t i = colon + 1; i < owner.size(); ++i) {
-    const char c = owner[i];
-    if (c < '0' || c > '9' || task > 100'000'000) return std::nullopt;
-    task = task * 10 + (c - '0');
-  }
-  return task;
-}
-
 // Renames the tasks of a re-run plan back to the original plan's: a removed
 // crash merges its restart's tasks into the process it no longer kills.
 using TaskRename = std::map<TaskKey, TaskKey>;
@@ -53,7 +40,7 @@ struct OpRef {
 // these are equal.
 struct InvokedOp {
   Op op = Op::None;
-  std::string lock;
+  LockRef lock;
   int64_t wait_ms = -1;
   int64_t lease_ms = -1;
   bool once = false;
@@ -77,7 +64,7 @@ class RunOps final : public EventSink {
     if (e.kind != EventKind::Invoke || e.client < 0 || e.owner.empty()) return;
     auto known = keys_.find(e.owner);
     if (known == keys_.end()) {
-      const auto task = owner_task(e.owner);
+      const std::optional<int> task = e.owner.task();
       if (!task) return;
       TaskKey key{e.client, incarnation_[e.client], *task};
       if (rename_ != nullptr) {
@@ -131,7 +118,7 @@ struct Seen {
 
 Seen seen_of(const Violation& v, const RunOps& ops) {
   Seen s;
-  s.head = v.property + "|" + v.lock;
+  s.head = v.property + "|" + v.lock.name();
   for (const std::string& o : v.owners)
     if (auto k = ops.key_of(o)) s.owners.push_back(*k);
   s.ops = ops.evidence_ops(v);
@@ -526,7 +513,7 @@ struct CauseSearch::Impl {
       }
       if (e.kind == EventKind::Invoke && e.op_id != 0) invoked_us.emplace(e.op_id, e.true_us);
       if (e.kind == EventKind::Invoke && e.client >= 0) {
-        const auto task = owner_task(e.owner);
+        const std::optional<int> task = e.owner.task();
         const bool planned = e.op == Op::Lock || e.op == Op::TryLock || e.op == Op::Unlock || e.op == Op::ForceUnlock;
         if (!task || !planned) continue;
         const TaskKey key{e.client, incarnation[e.client], *task};

@@ -298,16 +298,15 @@ struct CoverageObserver::State {
     }
     return it->second;
   }
-  int lock(const std::string& name) {
-    auto [it, fresh] = lock_ids.try_emplace(name, static_cast<int>(locks.size()));
+  int lock(const LockRef& ref) {
+    auto [it, fresh] = lock_ids.try_emplace(ref.name(), static_cast<int>(locks.size()));
     const int id = it->second;  // `it` may not outlive the group's insertion below
     if (fresh) {
       locks.emplace_back();
-      locks.back().name = name;
+      locks.back().name = ref.name();
       locks.back().group = id;
-      const size_t at = name.rfind('@');
-      if (at != std::string::npos) {
-        const int group = lock(name.substr(0, at));
+      if (ref.is_member()) {
+        const int group = lock(LockRef(ref.group()));
         locks[static_cast<size_t>(id)].group = group;
       }
     }
@@ -483,7 +482,7 @@ struct CoverageObserver::State {
     const bool acquire = e.op == Op::Lock || e.op == Op::TryLock;
     const bool release = e.op == Op::Unlock || e.op == Op::ForceUnlock;
     if (!acquire && !release) return;
-    const int o = owner(e.owner, e.client);
+    const int o = owner(e.owner.str(), e.client);
     const int l = lock(e.lock);
     ops[e.op_id] = PendingOp{o, l, acquire};
     LockState& ls = locks[static_cast<size_t>(l)];
@@ -497,8 +496,8 @@ struct CoverageObserver::State {
 
   void on_completion(const Event& e) {
     if (e.kind == EventKind::Info && e.op == Op::HoldLost) {
-      const auto o = owner_ids.find(e.owner);
-      const auto l = lock_ids.find(e.lock);
+      const auto o = owner_ids.find(e.owner.str());
+      const auto l = lock_ids.find(e.lock.name());
       if (o != owner_ids.end() && l != lock_ids.end()) set_depth(locks[static_cast<size_t>(l->second)], o->second, 0);
       return;
     }
@@ -566,7 +565,7 @@ struct CoverageObserver::State {
     LockState& group = locks[static_cast<size_t>(ls.group)];
     ls.fair = ls.fair || fair;
     ls.server = e.server;
-    const int me = e.owner.empty() ? -1 : owner(e.owner, e.client);
+    const int me = e.owner.empty() ? -1 : owner(e.owner.str(), e.client);
     ls.holders.clear();
     for (const std::string& h : e.holders_after) ls.holders.push_back(owner(h, -1));
     // The fair line, read again only when its content changed (a script

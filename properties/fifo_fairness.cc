@@ -17,7 +17,7 @@ void FifoFairnessChecker::on_event(const Event& e) {
   if (ctx_->line().refused_free_lock()) {
     Violation v;
     v.lock = e.lock;
-    v.message = e.owner + " (client " + std::to_string(e.client) + ") polled a free fair lock at event #" +
+    v.message = e.owner.str() + " (client " + std::to_string(e.client) + ") polled a free fair lock at event #" +
                 std::to_string(e.id) + " and was answered " + e.reply.to_text() +
                 " instead of the lock, although every waiter ahead of it was past its slot: stale waiters "
                 "were not purged";
@@ -43,7 +43,7 @@ void FifoFairnessChecker::check_stale_tail(const Event& e) {
   const int64_t ttl_ms = *facts.reply_integer;
   Violation v;
   v.lock = e.lock;
-  v.message = e.owner + " (client " + std::to_string(e.client) + ") joined the line at event #" +
+  v.message = e.owner.str() + " (client " + std::to_string(e.client) + ") joined the line at event #" +
               std::to_string(e.id) + " behind a waiter " + format_ms(sat_sub(0, ttl_ms)) +
               " past its slot by its own clock (answered " + e.reply.to_text() +
               "); deadlines grow along the line, so every waiter ahead was past its slot: stale waiters were not "
@@ -60,7 +60,7 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
   if (const auto& w = ctx_->line().rewritten()) {
     Violation v;
     v.lock = e.lock;
-    v.message = e.script + " of " + e.owner + " (client " + std::to_string(e.client) + ") at event #" +
+    v.message = e.script + " of " + e.owner.str() + " (client " + std::to_string(e.client) + ") at event #" +
                 std::to_string(e.id) + " was refused yet moved the slot deadline of " + w->owner.str() + " from " +
                 std::to_string(w->deadline_lo_ms) + " ms to " + std::to_string(w->deadline_hi_ms) +
                 " ms: a poll must not rewrite deadlines (they would drift, and the line's order with them)";
@@ -73,7 +73,7 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
   if (!head) return;
   Violation v;
   v.lock = e.lock;
-  v.message = e.script + " of " + e.owner + " (client " + std::to_string(e.client) + ") at event #" +
+  v.message = e.script + " of " + e.owner.str() + " (client " + std::to_string(e.client) + ") at event #" +
               std::to_string(e.id) + " ran with now " + std::to_string(e.local_ms) + " ms but left " +
               head->owner.str() + " at the head of the line with a deadline of " +
               std::to_string(head->deadline_hi_ms) + " ms (" + format_ms(sat_sub(e.local_ms, head->deadline_hi_ms)) +

@@ -53,7 +53,7 @@ class GhostWaiterChecker : public Checker {
 
  private:
   struct GiveUp {
-    std::string lock;
+    LockRef lock;
     int client = -1;
     uint64_t op_id = 0;
     uint64_t event_id = 0;   // the Fail or Info that ended the acquire
@@ -63,7 +63,7 @@ class GhostWaiterChecker : public Checker {
     std::string how;         // "gave up waiting", "timed out", ...
   };
   struct Pending {           // an acquire in progress
-    std::string lock;
+    LockRef lock;
     int64_t invoke_us = 0;
     bool failed_sent = false;
     bool polled = false;     // it ran fair_acquire (it may be in the line)

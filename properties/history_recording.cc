@@ -35,12 +35,6 @@ bool is_server_fault(const Event& e) {
 }
 int server_of_fault(const Event& e) { return e.server >= 0 ? e.server : std::max(e.target, 0); }
 
-// A lease key's lock as the clients name it: a group member "G@1" is G's.
-std::string group_of(const std::string& key) {
-  const auto at = key.rfind('@');
-  return at == std::string::npos ? key : key.substr(0, at);
-}
-
 // Items that ended before the window are dropped at finish(); until then
 // they keep their index (overlaps and leases refer to holds by index).
 template <typename T>
@@ -303,7 +297,7 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
       RecordedWait& w = out_.waits[index];
       if (w.client != e.client) continue;
       bool names_lock = false;
-      for (const std::string& p : e.published) names_lock |= p.find("{" + w.lock) != std::string::npos;
+      for (const std::string& p : e.published) names_lock |= p.find("{" + w.lock.name()) != std::string::npos;
       if (names_lock || best == nullptr) best = &w;
       if (names_lock) break;
     }
@@ -329,8 +323,9 @@ void ReadingRecorder::close_lease(size_t index, int64_t end_us, uint64_t end_id,
   if (how == RecordedLease::End::Expired) {
     // Did its owner still believe it held the lock? (Called before this
     // event's holds change: the holds open now were open at the expiry.)
-    for (const std::string& lock : {l.lock, group_of(l.lock)}) {
-      auto h = hold_of_.find({lock, l.owner});
+    // The lease key's lock as the clients name it: a group member "G@1" is G's.
+    for (const std::string_view lock : {std::string_view(l.lock.name()), l.lock.group()}) {
+      auto h = hold_of_.find({std::string(lock), l.owner});
       if (h != hold_of_.end() && out_.holds[h->second].start_us <= l.end_us) {
         l.believed_hold = static_cast<int64_t>(h->second);
         break;
@@ -515,7 +510,7 @@ void ReadingRecorder::on_line(const Event& e, const HistoryContext& ctx) {
     if (index == SIZE_MAX) {
       RecordedLineStay s;
       s.lock = e.lock;
-      s.owner = w.owner.str();
+      s.owner.assign(w.owner.str());  // the server line's text, read as an owner
       s.client = w.client >= 0 ? w.client : -1;
       if (s.client < 0) {
         if (auto c = client_of_owner_.find(s.owner); c != client_of_owner_.end()) s.client = c->second;
@@ -710,12 +705,10 @@ HistoryRecording ReadingRecorder::finish() {
   return std::move(out_);
 }
 
-bool is_lock_or_member(const std::string& name, const std::string& lock) {
-  return name == lock || (name.size() > lock.size() && name.compare(0, lock.size(), lock) == 0 && name[lock.size()] == '@');
-}
+bool is_lock_or_member(const LockRef& name, const std::string& lock) { return name.is_or_member_of(lock); }
 
 void keep_only_lock(HistoryRecording* r, const std::string& lock) {
-  auto other = [&](const std::string& name) { return !is_lock_or_member(name, lock); };
+  auto other = [&](const LockRef& name) { return !is_lock_or_member(name, lock); };
   std::vector<char> dead(r->holds.size(), 0);
   for (size_t i = 0; i < r->holds.size(); ++i) dead[i] = other(r->holds[i].lock) ? 1 : 0;
   std::erase_if(r->overlaps, [&](const RecordedOverlap& o) { return dead[o.first] || dead[o.second]; });

@@ -49,8 +49,8 @@ struct RecordedTick {
 struct RecordedHold {
   enum class End { Released, Lost, Crashed, Open };
   int client = -1;
-  std::string owner;
-  std::string lock;
+  OwnerId owner;
+  LockRef lock;
   uint64_t start_event = 0;  // the acquire Ok
   int64_t start_us = 0;
   uint64_t end_event = 0;    // the unlock Invoke / hold_lost / validity_end / crash (the window's last event: Open)
@@ -64,8 +64,8 @@ struct RecordedHold {
 struct RecordedWait {
   enum class Outcome { Acquired, GaveUp, Unknown, Crashed, Open };
   int client = -1;
-  std::string owner;
-  std::string lock;
+  OwnerId owner;
+  LockRef lock;
   Op op = Op::Lock;          // lock / try_lock
   uint64_t op_id = 0;
   int64_t wait_ms = -1;
@@ -88,7 +88,7 @@ struct RecordedWait {
 struct RecordedLease {
   enum class End { Expired, Deleted, ServerReset, Replaced, Open };
   int server = -1;
-  std::string lock;          // the key as the scripts name it (a group member: "G@1")
+  LockRef lock;              // the key as the scripts name it (a group member: "G@1")
   std::string owner;
   uint64_t start_event = 0;  // the script that set the first expiry
   int64_t start_us = 0;
@@ -137,8 +137,8 @@ inline std::string_view recorded_fault_name(const RecordedFault& f) {
 // One waiter's stay in a fair lock's line.
 struct RecordedLineStay {
   enum class Left { Granted, Purged, GaveUp, Removed, ServerReset, Open };
-  std::string lock;
-  std::string owner;
+  LockRef lock;
+  OwnerId owner;
   int client = -1;
   uint64_t join_event = 0;   // the script that put it in the line
   int64_t join_us = 0;
@@ -203,8 +203,8 @@ struct HistoryRecording {
   std::map<int, ClientClock> clocks;   // clients seen in the window
   std::set<int> clients;               // every client that appears in the window
   std::set<int> servers;
-  std::set<std::string> fair_locks;    // fair locks with a line in the window
-  std::set<std::string> locks;         // every lock an event of the window names
+  std::set<LockRef> fair_locks;        // fair locks with a line in the window
+  std::set<LockRef> locks;             // every lock an event of the window names
   uint64_t overlaps_in_history = 0;    // overlaps found up to the window's end, in it or not
   RunSeries series;                    // of the window's events
 };
@@ -273,7 +273,7 @@ HistoryRecording record_history(const std::vector<Event>& history, const CheckCo
                                 uint64_t to_id = ReadingRecorder::kNoEnd);
 
 // Whether `name` is `lock` or one of its group's members on a server ("L@2").
-bool is_lock_or_member(const std::string& name, const std::string& lock);
+bool is_lock_or_member(const LockRef& name, const std::string& lock);
 // Keeps only what concerns `lock` (and its members): holds, waits, leases,
 // line stays and the overlaps between kept holds; faults and clocks stay.
 void keep_only_lock(HistoryRecording* recording, const std::string& lock);

@@ -299,7 +299,7 @@ void LivenessChecker::check_wake_up(const Event& e, PerLock& lock) {
   v.lock = e.lock;
   std::string got;
   for (const std::string& p : e.published) got += (got.empty() ? "" : ", ") + p;
-  v.message = "release by " + e.owner + " answered 1 (released) but published " +
+  v.message = "release by " + e.owner.str() + " answered 1 (released) but published " +
               (got.empty() ? std::string("nothing") : "only [" + got + "]") + " instead of a wake-up on " + channel +
               ": waiters sleep until their poll";
   v.event_ids = {e.id};

@@ -56,7 +56,7 @@ class LivenessChecker : public Checker {
   struct PerLock;  // below
   struct Waiter {
     OwnerName owner;  // in the mirror's owner table (FairLineMirror::owner_name)
-    std::string lock;
+    LockRef lock;
     int client = -1;
     uint64_t invoke_event = 0;
     int64_t invoke_us = 0;

@@ -19,8 +19,7 @@ void MutualExclusionChecker::on_event(const Event& e) {
       if (e.server >= 0) {
         if (info.group == nullptr) {
           // A group member "<group>@<server>" counts for its group.
-          const auto at = e.lock.rfind('@');
-          info.group = &groups_[at == std::string::npos ? e.lock : e.lock.substr(0, at)];
+          info.group = &groups_[std::string(e.lock.group())];
         }
         if (info.group->servers.size() < 64) info.group->servers.insert(e.server);
         const EventFacts& f = ctx_->facts();
@@ -37,7 +36,7 @@ void MutualExclusionChecker::on_event(const Event& e) {
           Violation v;
           v.lock = e.lock;
           v.message = "believed holds overlap: " + other.owner + " (client " + std::to_string(other.hold.client) +
-                      ") holds since event #" + std::to_string(other.hold.start_event) + " and " + e.owner +
+                      ") holds since event #" + std::to_string(other.hold.start_event) + " and " + e.owner.str() +
                       " (client " + std::to_string(e.client) + ") acquired at event #" + std::to_string(e.id);
           v.event_ids = {other.hold.start_event, e.id};
           v.true_us = {other.hold.start_us, e.true_us};

@@ -51,7 +51,7 @@ void ReentrancyChecker::on_event(const Event& e) {
         if (absent_lock_releases_.erase(e.op_id) > 0) at_invoke.unknown = true;
         if (!at_invoke.unknown) {
           if (at_invoke.count == 0) {
-            violation(e, "unlock by " + e.owner + ", which holds nothing, answered " + std::to_string(e.value) +
+            violation(e, "unlock by " + e.owner.str() + ", which holds nothing, answered " + std::to_string(e.value) +
                              " instead of illegal monitor state");
           } else if (at_invoke.count > 1 && e.value != 0) {
             violation(e, "unlock of a hold nested " + std::to_string(at_invoke.count) + " deep answered " +
@@ -146,21 +146,21 @@ void ReentrancyChecker::on_script(const Event& e) {
           absent_lock_releases_.erase(absent_lock_releases_.begin());
       }
       if (!names_contain(s.holders, e.owner) && !fair_absent && !s.holders.empty() && !facts.reply_nil)
-        violation(e, "release by non-owner " + e.owner + " (held by " + s.holders.front() + ") answered " +
+        violation(e, "release by non-owner " + e.owner.str() + " (held by " + s.holders.front() + ") answered " +
                          e.reply.to_text() + " instead of nil (not owned)");
       else if (!names_contain(s.holders, e.owner) && s.holders.empty() && facts.script_is(ScriptKind::RlockRelease) &&
                !facts.reply_nil)
-        violation(e, "release by " + e.owner + " of a free lock answered " + e.reply.to_text() + " instead of nil (not owned)");
+        violation(e, "release by " + e.owner.str() + " of a free lock answered " + e.reply.to_text() + " instead of nil (not owned)");
       if (!names_contain(s.holders, e.owner))
         for (const std::string& h : e.holders_after)
           if (!names_contain(s.holders, h))
-            violation(e, "release by non-owner " + e.owner + " changed the owners (added " + h + ")");
+            violation(e, "release by non-owner " + e.owner.str() + " changed the owners (added " + h + ")");
       // What a lock that is not reentrant promises instead of hold counts:
       // a release by a non-owner leaves the holder in place.
       if (!config().reentrant && !names_contain(s.holders, e.owner))
         for (const std::string& h : s.holders)
           if (!names_contain(e.holders_after, h))
-            violation(e, "release by non-owner " + e.owner + " changed the owners (removed " + h +
+            violation(e, "release by non-owner " + e.owner.str() + " changed the owners (removed " + h +
                              ", which held the lock)");
       if (config().reentrant) s.releases.add(e.request_id, Release{e.reply, e.id, e.true_us});
     }

@@ -7,7 +7,7 @@ void ScriptErrorChecker::on_event(const Event& e) {
   if (e.error_declared) return;
   Violation v;
   v.lock = e.lock;
-  v.message = e.script + " by " + e.owner + " on server " + std::to_string(e.server) +
+  v.message = e.script + " by " + e.owner.str() + " on server " + std::to_string(e.server) +
               " answered an error: " + e.reply.text +
               " (a lock script never errors in normal operation; a pack may declare an error part of its "
               "conventions in its manifest)";

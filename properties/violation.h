@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "properties/cause.h"
+#include "traces/lock_ref.h"
 
 namespace locksim {
 
@@ -48,7 +49,7 @@ inline constexpr std::string_view kCauseMark = "; cause: ";
 
 struct Violation {
   std::string property;               // one of property::k*
-  std::string lock;                   // lock concerned ("" if none)
+  LockRef lock;                       // lock concerned (empty if none; a group member's group: lock.group())
   std::string message;                // one-sentence explanation
   std::vector<uint64_t> event_ids;    // evidence, in history order
   std::vector<int64_t> true_us;       // true time of each evidence event

@@ -108,7 +108,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     const int64_t pttl_ms = *facts.reply_integer;
     Violation v;
     v.lock = e.lock;
-    v.message = "the lock key expires in " + format_ms(pttl_ms) + " (PTTL answered to " + e.owner +
+    v.message = "the lock key expires in " + format_ms(pttl_ms) + " (PTTL answered to " + e.owner.str() +
                 ") but its last acquire/renewal by " + k->refreshed_by + " at event #" +
                 std::to_string(k->refresh_event) + " set it to expire in " +
                 format_ms(sat_sub(k->expire_at_ms, e.server_ms)) + ": the expiry was not reset";
@@ -132,7 +132,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
   if (renewed && !holders_contain(e, e.owner)) {
     Violation v;
     v.lock = e.lock;
-    v.message = "renewal by " + e.owner + " answered 1 but it does not hold the lock" +
+    v.message = "renewal by " + e.owner.str() + " answered 1 but it does not hold the lock" +
                 (e.holders_after.empty() ? std::string() : " (held by " + e.holders_after.front() + ")");
     v.event_ids = {e.id};
     v.true_us = {e.true_us};
@@ -149,7 +149,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     Violation v;
     v.lock = e.lock;
     v.message = std::string(renewed ? "renewal succeeded " : "a watchdog renewal was started ") +
-                format_ms((e.true_us - s.release_us) / 1000) + " after " + e.owner +
+                format_ms((e.true_us - s.release_us) / 1000) + " after " + e.owner.str() +
                 "'s final release completed at event #" + std::to_string(s.release_event) +
                 " (the watchdog was not cancelled)";
     v.event_ids = {s.release_event, e.id};
@@ -160,7 +160,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
   } else if (!s.released && s.count > 0 && !s.watchdog && e.op_id > s.hold_op_floor) {
     Violation v;
     v.lock = e.lock;
-    v.message = "hold of " + e.owner + " taken with an explicit lease at event #" +
+    v.message = "hold of " + e.owner.str() + " taken with an explicit lease at event #" +
                 std::to_string(s.hold_event) + " was renewed by the watchdog";
     v.event_ids = {s.hold_event, e.id};
     v.true_us = {s.hold_start_us, e.true_us};
@@ -188,7 +188,7 @@ void WatchdogExpiryChecker::on_hold_lost(const Event& e, const std::string& how)
   if (!faulted && !lease_ran_out) {
     Violation v;
     v.lock = e.lock;
-    v.message = e.owner + " (client " + std::to_string(s.client) + ") held the lock since event #" +
+    v.message = e.owner.str() + " (client " + std::to_string(s.client) + ") held the lock since event #" +
                 std::to_string(s.hold_event) + (s.watchdog ? " with the watchdog" : " with an explicit lease") +
                 " and no fault hit it, yet lost it: " + how;
     v.event_ids = {s.hold_event, e.id};

@@ -72,7 +72,7 @@ std::string describe_event(const Event& e) {
   std::ostringstream out;
   switch (e.kind) {
     case EventKind::Invoke:
-      out << op_name(e.op) << " " << e.lock;
+      out << op_name(e.op) << " " << e.lock.name();
       if (e.wait_ms >= 0) out << " wait " << e.wait_ms << " ms";
       if (e.lease_ms >= 0) out << " lease " << e.lease_ms << " ms";
       break;
@@ -80,7 +80,7 @@ std::string describe_event(const Event& e) {
     case EventKind::Fail: out << op_name(e.op) << " fail" << (has_detail_text(e) ? ": " + detail_text(e) : ""); break;
     case EventKind::Info: out << op_name(e.op) << (has_detail_text(e) ? ": " + detail_text(e) : ""); break;
     case EventKind::Script:
-      out << e.script << " " << e.lock << "\n" << e.owner << " -> " << e.reply.to_text() << "\nserver " << e.server_ms << " ms";
+      out << e.script << " " << e.lock.name() << "\n" << e.owner.str() << " -> " << e.reply.to_text() << "\nserver " << e.server_ms << " ms";
       break;
     case EventKind::Deliver:
       out << "message";
@@ -165,7 +165,7 @@ std::string sequence_timeline_dot(const std::vector<Event>& all_events, const Ti
     if (added) lanes.push_back(lane);
     event_lane[i] = it->second;
     labels[i] = "#" + std::to_string(e.id) + " " + describe_event(e);
-    if (!e.owner.empty() && e.kind != EventKind::Script) labels[i] += "\n" + e.owner;
+    if (!e.owner.empty() && e.kind != EventKind::Script) labels[i] += "\n" + e.owner.str();
   }
   // Column widths and centres.
   std::vector<double> lane_width_pt(lanes.size());

@@ -114,18 +114,16 @@ std::string line_lane(const std::string& lock) { return "line " + lock; }
 
 // An owner id "<uuid>:<task>" as "c<client>:<task>" (its uuid's first 8
 // characters when the client is unknown).
-std::string short_owner(const std::string& owner, int client) {
-  const auto colon = owner.rfind(':');
-  const std::string task = colon == std::string::npos ? "" : owner.substr(colon);
+std::string short_owner(const OwnerId& owner, int client) {
+  const std::string_view uuid = owner.uuid();
+  const std::string task(owner.str().substr(uuid.size()));  // ":<task>", or "" when it has none
   if (client >= 0) return "c" + std::to_string(client) + task;
-  const std::string uuid = owner.substr(0, colon);
-  return (uuid.size() > 8 ? uuid.substr(0, 8) : uuid) + task;
+  return std::string(uuid.substr(0, 8)) + task;
 }
 
-std::string uuid_prefix(const std::string& owner) {
-  const auto colon = owner.rfind(':');
-  const std::string uuid = owner.substr(0, colon);
-  return uuid.size() > 8 ? uuid.substr(0, 8) + "…" : uuid;
+std::string uuid_prefix(const OwnerId& owner) {
+  const std::string_view uuid = owner.uuid();
+  return uuid.size() > 8 ? std::string(uuid.substr(0, 8)) + "…" : std::string(uuid);
 }
 
 std::string signed_duration_ms(int64_t ms) {
@@ -382,7 +380,7 @@ std::string event_label(const Event& e, int64_t epoch_ms) {
   std::string out = "#" + std::to_string(e.id) + " ";
   switch (e.kind) {
     case EventKind::Invoke:
-      out += std::string(op_name(e.op)) + " " + e.lock + who;
+      out += std::string(op_name(e.op)) + " " + e.lock.name() + who;
       if (e.wait_ms >= 0) out += " wait " + format_ms(e.wait_ms);
       if (e.lease_ms >= 0) out += " lease " + format_ms(e.lease_ms);
       break;
@@ -467,8 +465,10 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     if (s.client >= 0) client_of.emplace(s.owner, s.client);
   for (const Event& e : window)
     if (e.client >= 0 && !e.owner.empty()) client_of.emplace(e.owner, e.client);
-  auto who = [&](const std::string& owner) {
-    auto it = client_of.find(owner);
+  // An owner as drawn; a server's holder or line entry is read as one here.
+  auto who = [&](std::string_view text) {
+    const OwnerId owner(text);
+    auto it = client_of.find(owner.str());
     return short_owner(owner, it == client_of.end() ? -1 : it->second);
   };
 
@@ -511,7 +511,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
       const auto detected = event_of.find(v.detected_at_event);
       const int64_t to_us = detected != event_of.end() ? detected->second->true_us : horizon_us;
       free_spans.push_back({server, v.true_us[1], to_us,
-                            "lock " + v.lock + " free on the server since #" + std::to_string(free_event) +
+                            "lock " + v.lock.name() + " free on the server since #" + std::to_string(free_event) +
                                 " (" + format_duration_us(to_us - v.true_us[1]) + ")",
                             free_event});
       if (auto bound_ms = number_after(v.message, "(bound ")) {
@@ -601,7 +601,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
   for (int c : clients) {
     lane_index[client_lane(c)] = lanes.size();
     Lane l{client_lane(c), {}, {}, {}, 0, 0};
-    if (auto owner = owner_of_client.find(c); owner != owner_of_client.end()) l.details.push_back(uuid_prefix(owner->second));
+    if (auto owner = owner_of_client.find(c); owner != owner_of_client.end()) l.details.push_back(uuid_prefix(OwnerId(owner->second)));
     if (auto clock = rec.clocks.find(c); clock != rec.clocks.end()) {
       const ClientClock& k = clock->second;
       if (std::max(sat_abs(k.min_offset_ms), sat_abs(k.max_offset_ms)) >= kSkewShownMs) {
@@ -614,7 +614,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     }
     lanes.push_back(std::move(l));
   }
-  for (const std::string& lock : rec.fair_locks) {
+  for (const LockRef& lock : rec.fair_locks) {
     lane_index[line_lane(lock)] = lanes.size();
     lanes.push_back({line_lane(lock), {"waiting line,", "a row per place"}, {}, {}, 0, 0});
   }
@@ -641,14 +641,12 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
   std::vector<const Event*> renewals;
   for (const Event& e : window)
     if (e.kind == EventKind::Script && e.script == "rlock_renew") renewals.push_back(&e);
-  auto lock_matches = [](const std::string& key, const std::string& lock) {
-    return key == lock || (key.size() > lock.size() && key.compare(0, lock.size(), lock) == 0 && key[lock.size()] == '@');
-  };
+  auto lock_matches = [](const LockRef& key, const LockRef& lock) { return key.is_or_member_of(lock.name()); };
   for (size_t i = 0; i < rec.holds.size(); ++i) {
     const RecordedHold& h = rec.holds[i];
     Item item = bar(Category::Activity, h.start_us, h.end_us, 14, kHoldFill, kHoldEdge);
     const bool open = h.end == RecordedHold::End::Open;
-    std::string label = "holds " + h.lock + (h.max_count > 1 ? " x" + std::to_string(h.max_count) : "") + " ";
+    std::string label = "holds " + h.lock.name() + (h.max_count > 1 ? " x" + std::to_string(h.max_count) : "") + " ";
     if (h.start_us < t0_us) label += "since #" + std::to_string(h.start_event) + " at " + run_s(h.start_us, 1);
     else label += "#" + std::to_string(h.start_event);
     label += " - " + hold_end_text(h);
@@ -660,12 +658,12 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
       const bool ok = r->reply.is(1);
       (ok ? renewed : refused)++;
       item.marks.push_back({X(r->true_us), "box", ok ? "black" : kRed,
-                            "#" + std::to_string(r->id) + " renew " + r->lock + " -> " + r->reply.to_text(), 0, ok ? 2.0 : 3.0});
+                            "#" + std::to_string(r->id) + " renew " + r->lock.name() + " -> " + r->reply.to_text(), 0, ok ? 2.0 : 3.0});
     }
     if (renewed > 0) label += ", " + std::to_string(renewed) + (renewed > 1 ? " renewals" : " renewal");
     if (refused > 0) label += ", renewal refused x" + std::to_string(refused);
     item.label = label;
-    item.tooltip = h.owner + " believes it holds " + h.lock + (h.reentries > 0 ? " (reentered " + std::to_string(h.reentries) + " times)" : "");
+    item.tooltip = h.owner.str() + " believes it holds " + h.lock.name() + (h.reentries > 0 ? " (reentered " + std::to_string(h.reentries) + " times)" : "");
     item.cls = cls_of(h.start_event);
     for (const auto& [r0, r1] : red_of_hold[i])
       item.bands.push_back({r0, std::max(r1, r0 + kMinRedPt), kRed, "#b71c1c", "overlap"});
@@ -688,7 +686,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     item.fill = item.edge = r->reply.is(1) ? "black" : kRed;
     item.label = options.highlight_ids.count(r->id) ? "" : "#" + std::to_string(r->id) + " renew -> " + r->reply.to_text() + " (no hold)";
     item.label_colour = kRed;
-    item.tooltip = "#" + std::to_string(r->id) + " " + r->script + " " + r->lock + " by " + who(r->owner) + " -> " + r->reply.to_text() +
+    item.tooltip = "#" + std::to_string(r->id) + " " + r->script + " " + r->lock.name() + " by " + who(r->owner.str()) + " -> " + r->reply.to_text() +
                    ", outside every hold of its owner";
     item.cls = cls_of(r->id);
     lane(client_lane(r->client)).items[Category::Activity].push_back(std::move(item));
@@ -764,7 +762,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
       }
     }
     if (item.x1_pt - item.x0_pt >= kLabelledWaitPt || !band_label.empty() || waiter_in_focus) {
-      item.label = "waits " + w.lock + " " + format_duration_us(span_us) + outcome;
+      item.label = "waits " + w.lock.name() + " " + format_duration_us(span_us) + outcome;
       if (!band_label.empty()) item.label += ": " + band_label;
       else if (w.polls > 1) item.label += ", " + grouped(w.polls) + " polls";
       if (!replies.empty()) item.label += " (polls answered " + replies + ")";
@@ -777,7 +775,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
       item.label_colour = kRed;
       item.bold = true;
     }
-    item.tooltip = std::string(op_name(w.op)) + " " + w.lock + " #" + std::to_string(w.start_event) + " -> #" + std::to_string(w.end_event) +
+    item.tooltip = std::string(op_name(w.op)) + " " + w.lock.name() + " #" + std::to_string(w.start_event) + " -> #" + std::to_string(w.end_event) +
                    ", " + grouped(w.polls) + " polls";
     item.cls = cls_of(w.start_event);
     for (const RecordedTick& t : w.wakeups) {
@@ -854,7 +852,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
       spun_behind |= !st.head.empty() && st.head == s.owner && s.join_us <= st.to_us && s.left_us >= st.from_us;
     if (spun_behind) label += " - head that the busy poller spins behind";
     const bool notable = early_purge || ghost || spun_behind || focused;
-    const std::string tooltip = label + "; " + s.owner + " in the line of " + s.lock + ", deadline " +
+    const std::string tooltip = label + "; " + s.owner.str() + " in the line of " + s.lock.name() + ", deadline " +
                                 run_s(local_us(s.deadline_ms), 3) + " by its clock" +
                                 (s.deadline_moves > 0 ? ", moved " + std::to_string(s.deadline_moves) + " times" : "");
     if (notable) {
@@ -896,7 +894,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     Item item = bar(Category::Lease, l.start_us, l.end_us, 14, kLeaseFill, kLeaseEdge);
     auto c = client_of.find(l.owner);
     const std::string whose = c != client_of.end() ? client_lane(c->second) : who(l.owner);
-    item.label = "lease " + l.lock + " (" + whose + ", " + format_duration_us(ms_to_us(l.lease_ms)) + ")";
+    item.label = "lease " + l.lock.name() + " (" + whose + ", " + format_duration_us(ms_to_us(l.lease_ms)) + ")";
     if (!l.renewals.empty())
       item.label += ", " + std::to_string(l.renewals.size()) + " renewal" + (l.renewals.size() > 1 ? "s" : "");
     if (const std::string end = lease_end_text(l); !end.empty()) item.label += " - " + end;
@@ -1037,7 +1035,7 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
         o.open ? (seen_us(o.end_us) > o.start_us ? "for at least " + format_duration_us(seen_us(o.end_us) - o.start_us)
                                                  : "at the end of the window")
                : "for " + format_duration_us(o.end_us - o.start_us);
-    notes.push_back("Both believe they hold " + b.lock + " " + how_long + ": " + client_lane(a.client) + " (" +
+    notes.push_back("Both believe they hold " + b.lock.name() + " " + how_long + ": " + client_lane(a.client) + " (" +
                     who(a.owner) + ", since #" + std::to_string(a.start_event) + ") and " + client_lane(b.client) +
                     " (" + who(b.owner) + ", acquired #" + std::to_string(b.start_event) + ")");
   }

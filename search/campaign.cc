@@ -398,8 +398,8 @@ std::string format_event(const Event& e) {
   }
   if (e.op != Op::None && e.kind != EventKind::Script) out += " " + std::string(op_name(e.op));
   if (e.kind == EventKind::Script) out += " " + e.script + " -> " + e.reply.to_text();
-  if (!e.owner.empty()) out += " owner=" + e.owner;
-  if (!e.lock.empty()) out += " lock=" + e.lock;
+  if (!e.owner.empty()) out += " owner=" + e.owner.str();
+  if (!e.lock.empty()) out += " lock=" + e.lock.name();
   if (e.op_id != 0) out += " op=" + std::to_string(e.op_id);
   if (e.kind == EventKind::Invoke) {
     if (e.wait_ms >= 0) out += " wait=" + std::to_string(e.wait_ms);

@@ -216,15 +216,9 @@ OpTimes op_times(const std::vector<Event>& history) {
       continue;
     }
     if (e.kind != EventKind::Invoke || e.client < 0) continue;
-    const auto colon = e.owner.rfind(':');
-    if (colon == std::string::npos) continue;
-    int task = 0;
-    try {
-      task = std::stoi(e.owner.substr(colon + 1));
-    } catch (const std::exception&) {
-      continue;
-    }
-    const OpTimes::TaskKey key{e.client, incarnation[e.client], task};
+    const std::optional<int> task = e.owner.task();
+    if (!task) continue;
+    const OpTimes::TaskKey key{e.client, incarnation[e.client], *task};
     out.invoke_us[key].push_back(e.true_us);
     out.complete_us[key].push_back(-1);
     if (e.op_id != 0) open[{e.client, e.op_id}] = {key, out.invoke_us[key].size() - 1};
@@ -366,10 +360,10 @@ class Shrinker {
   // started (keep_ops): a counterexample on one lock.
   bool drop_other_locks() {
     const std::vector<LockSpec> locks = scenario_locks(plan_->scenario);
-    const std::string& name = best_.violation.lock;
+    const LockRef& lock = best_.violation.lock;
     std::optional<int> own;
     for (size_t i = 0; i < locks.size(); ++i)
-      if (name == locks[i].name || name.rfind(locks[i].name + "@", 0) == 0) own = static_cast<int>(i);
+      if (lock.is_or_member_of(locks[i].name)) own = static_cast<int>(i);
     if (!own || locks.size() < 2) return false;
     const OpTimes times = op_times(best_.events);
     auto without_others = [&](ExplicitTask* t) {

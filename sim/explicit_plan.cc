@@ -50,11 +50,10 @@ ExplicitPlan plan_from_history(const Scenario& scenario, const std::vector<Event
       continue;
     }
     if (e.kind == EventKind::Invoke && e.client >= 0) {
-      const auto colon = e.owner.rfind(':');
+      const std::optional<int> task = e.owner.task();
       auto li = lock_index.find(e.lock);
-      if (colon == std::string::npos || li == lock_index.end()) continue;
-      const int task = std::stoi(e.owner.substr(colon + 1));
-      const Key key{e.client, incarnation.at(static_cast<size_t>(e.client)), task};
+      if (!task || li == lock_index.end()) continue;
+      const Key key{e.client, incarnation.at(static_cast<size_t>(e.client)), *task};
       ExplicitOp op;
       op.lock = li->second;
       if (e.op == Op::Lock) {

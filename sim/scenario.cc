@@ -3,6 +3,7 @@
 #include "impl/client_mutant.h"
 #include "model/variant.h"
 #include "sim/profiles.h"
+#include "traces/lock_ref.h"
 
 namespace locksim {
 
@@ -192,7 +193,7 @@ std::vector<GroupRef> scenario_groups(const Scenario& s) {
     g.name = lock_name(i);
     g.kind = s.lock_kind == ScenarioLockKind::RedLock ? GroupKind::RedLock : GroupKind::Multi;
     for (int m = 0; m < s.servers; ++m) {
-      g.members.push_back(LockSpec{g.name + "@" + std::to_string(m), LockKind::Reentrant, m});
+      g.members.push_back(LockSpec{LockRef::member_of(g.name, m).name(), LockKind::Reentrant, m});
     }
     out.push_back(std::move(g));
   }

@@ -428,8 +428,8 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   e.kind = EventKind::Script;
   e.client = c;
   e.server = s;
-  e.owner = call.params.owner;
-  e.lock = call.params.lock;
+  e.owner.assign(call.params.owner);
+  e.lock.assign(call.params.lock);
   e.op = tag.op;
   e.op_id = tag.op_id;
   e.script.assign(script_name(call.kind));
@@ -607,7 +607,7 @@ void World::record_lost(int c, LostMessage what, const std::string& lock) {
   stats_.messages_lost++;
   Event e = fault_event(Op::Lost, c);
   e.client = c;
-  e.lock = lock;
+  e.lock.assign(lock);
   e.lost = std::move(what);
   if (config_.losses.record) e.value = static_cast<int64_t>(last_ordinal_);  // its message's ordinal
   emit(std::move(e));
@@ -808,7 +808,7 @@ bool World::scheduled_fate(int c, int s, MessageKind kind, const What& what, con
       assert(fate.arrive_us > m.on_time_us);
       Event e = fault_event(Op::Delayed, c);
       e.client = c;
-      e.lock = lock;
+      e.lock.assign(lock);
       e.lost = what();
       e.duration_ms = (fate.arrive_us - m.on_time_us + 999) / 1000;
       emit(std::move(e));

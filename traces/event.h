@@ -62,8 +62,10 @@
 
 #include "traces/event_reply.h"
 #include "traces/line_entry.h"
+#include "traces/lock_ref.h"
 #include "traces/lost_message.h"
 #include "traces/op.h"
+#include "traces/owner_id.h"
 #include "traces/persistence.h"
 #include "traces/shared_line.h"
 
@@ -116,8 +118,8 @@ struct Event {
   // server = Redis server index (-1: none).
   int client = -1;
   int server = -1;
-  std::string owner;        // "<client-uuid>:<task>" for lock operations
-  std::string lock;         // lock name
+  OwnerId owner;            // "<client-uuid>:<task>" for lock operations (traces/owner_id.h)
+  LockRef lock;             // the lock (a group member "<group>@<i>": traces/lock_ref.h)
   Op op = Op::None;         // operation / fault (see above)
   uint64_t op_id = 0;       // links invoke -> completion -> scripts it caused (0: none)
   int64_t local_ms = 0;     // acting client's local clock at the event

@@ -218,8 +218,18 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
       }
       case kC: ok = read_int(v, &e.client); break;
       case kS: ok = read_int(v, &e.server); break;
-      case kO: ok = read_string(v, &e.owner); break;
-      case kL: ok = read_string(v, &e.lock); break;
+      case kO: {
+        std::string_view text;
+        ok = v.get_string().get(text) == simdjson::SUCCESS;
+        if (ok) e.owner.assign(text);
+        break;
+      }
+      case kL: {
+        std::string_view text;
+        ok = v.get_string().get(text) == simdjson::SUCCESS;
+        if (ok) e.lock.assign(text);
+        break;
+      }
       case kOp: {
         std::string_view name;
         std::optional<Op> op;

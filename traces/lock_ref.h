@@ -34,6 +34,11 @@ class LockRef {
   }
 
   const std::string& name() const { return name_; }
+  // Reads as its name where a text is wanted (a map of locks, a script's key;
+  // NOLINT: implicit on purpose). No member of std::string is reachable
+  // through it: a member's group is group().
+  operator const std::string&() const { return name_; }  // NOLINT(google-explicit-constructor)
+  operator std::string_view() const { return name_; }     // NOLINT(google-explicit-constructor)
   bool empty() const { return name_.empty(); }
   // A member of a group lock ("<group>@<index>").
   bool is_member() const { return group_size_ != kNoGroup; }

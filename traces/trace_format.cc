@@ -355,8 +355,8 @@ void encode_event_to(std::string* into, const Event& e, bool line_repeated) {
   append_string(out, event_kind_name(e.kind));
   put_int_unless(out, "c", e.client, -1);
   put_int_unless(out, "s", e.server, -1);
-  put_str_unless_empty(out, "o", e.owner);
-  put_str_unless_empty(out, "l", e.lock);
+  put_str_unless_empty(out, "o", e.owner.str());
+  put_str_unless_empty(out, "l", e.lock.name());
   if (e.op != Op::None) {
     append_key(out, "op");
     append_string(out, op_name(e.op));
@@ -486,11 +486,13 @@ bool decode_event(std::string_view line, Event* out, std::string* error, bool* l
     *error = "unknown event kind " + describe_json_value(*kind);
     return false;
   }
+  std::string owner;
+  std::string lock;
   std::string detail;
   std::string reply;
   const bool ok = get_uint64(j, "id", &e.id, error) && get_int64(j, "t", &e.true_us, error) &&
                   get_int(j, "c", &e.client, error) && get_int(j, "s", &e.server, error) &&
-                  get_string(j, "o", &e.owner, error) && get_string(j, "l", &e.lock, error) &&
+                  get_string(j, "o", &owner, error) && get_string(j, "l", &lock, error) &&
                   get_op(j, &e.op, error) && get_uint64(j, "opid", &e.op_id, error) &&
                   get_int64(j, "lms", &e.local_ms, error) && get_int64(j, "wait", &e.wait_ms, error) &&
                   get_int64(j, "lease", &e.lease_ms, error) && get_int64(j, "v", &e.value, error) &&
@@ -501,6 +503,8 @@ bool decode_event(std::string_view line, Event* out, std::string* error, bool* l
                   get_strings(j, "p", &e.published, error) && get_int64(j, "dur", &e.duration_ms, error) &&
                   get_int(j, "tg", &e.target, error) && get_line(j, &e.line_after, &e.line_known, error);
   if (!ok) return false;
+  e.owner.assign(owner);  // its uuid and task, read once here
+  e.lock.assign(lock);    // and a member's group
   read_detail_text(detail, &e);  // its facts need the kind and the op, read above
   e.reply.assign_parsed(reply);
   // Values the writer never writes: an index below 0 (it omits "none"), a

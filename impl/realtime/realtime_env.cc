@@ -167,8 +167,8 @@ Event RealtimeEnv::script_event(int server, const ScriptRequest& req, const std:
   e.kind = EventKind::Script;
   e.client = options_.client_index;
   e.server = server;
-  e.owner = call.params.owner;
-  e.lock = call.params.lock;
+  e.owner.assign(call.params.owner);
+  e.lock.assign(call.params.lock);
   e.op = req.tag.op;
   e.op_id = req.tag.op_id;
   e.script = std::string(script_name(call.kind));

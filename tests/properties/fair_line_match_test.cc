@@ -95,8 +95,8 @@ RC_GTEST_PROP(FairLineMatching, FastMatchingJudgesLikeTheSearch, ()) {
     e.true_us = now_ms * 1000;
     const int client = *rc::gen::inRange(0, 12);
     e.client = client;
-    e.owner = owner_name(client);
-    e.lock = "L";
+    e.owner.assign(owner_name(client));
+    e.lock.assign("L");
     e.op_id = static_cast<uint64_t>(100 + i);
     e.script = *rc::gen::elementOf(kinds);
     e.local_ms = now_ms + *rc::gen::inRange(-5, 5);
@@ -148,8 +148,8 @@ TEST(FairLineMatching, ALineWithAnOwnerTwiceStaysNotUnique) {
       e.kind = EventKind::Script;
       e.true_us = static_cast<int64_t>(id) * 1'000'000;
       e.client = 1;
-      e.owner = a;
-      e.lock = "L";
+      e.owner.assign(a);
+      e.lock.assign("L");
       e.script = "fair_acquire";
       e.reply = EventReply::of_int(2400);
       e.local_ms = static_cast<int64_t>(id) * 1000;

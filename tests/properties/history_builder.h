@@ -23,20 +23,20 @@ class HistoryBuilder {
     e.kind = kind;
     e.client = client;
     e.local_ms = t_ms;
-    if (client >= 0) e.owner = owner_of(client);
+    if (client >= 0) e.owner.assign(owner_of(client));
     events_.push_back(e);
     return events_.back();
   }
   Event& invoke(int64_t t_ms, int client, const std::string& op, uint64_t op_id, const std::string& lock = "L",
                 int64_t wait_ms = -1, int64_t lease_ms = -1) {
     Event& e = add(EventKind::Invoke, t_ms, client);
-    e.op = op_from_name(op).value(); e.op_id = op_id; e.lock = lock; e.wait_ms = wait_ms; e.lease_ms = lease_ms;
+    e.op = op_from_name(op).value(); e.op_id = op_id; e.lock.assign(lock); e.wait_ms = wait_ms; e.lease_ms = lease_ms;
     return e;
   }
   Event& complete(EventKind kind, int64_t t_ms, int client, const std::string& op, uint64_t op_id, int64_t value,
                   const std::string& lock = "L", const std::string& detail = "") {
     Event& e = add(kind, t_ms, client);
-    e.op = op_from_name(op).value(); e.op_id = op_id; e.value = value; e.lock = lock;
+    e.op = op_from_name(op).value(); e.op_id = op_id; e.value = value; e.lock.assign(lock);
     read_detail_text(detail, &e);  // "timeout", "crashed", ...: their facts, as a trace reader reads them
     return e;
   }
@@ -58,7 +58,7 @@ class HistoryBuilder {
                 int64_t wait_ms = 0, const std::string& lock = "L") {
     Event& e = add(EventKind::Script, t_ms, client);
     e.server = 0; e.script = script; e.reply = EventReply::parse(reply); e.holders_after = std::move(holders_after);
-    e.op_id = op_id; e.lease_ms = lease_ms; e.wait_ms = wait_ms; e.lock = lock; e.server_ms = t_ms;
+    e.op_id = op_id; e.lease_ms = lease_ms; e.wait_ms = wait_ms; e.lock.assign(lock); e.server_ms = t_ms;
     e.op = Op::None;  // a script event names the op that caused it; none here
     if (script == "rlock_release" && reply == "1") e.published = {LockKeys::channel(lock) + " 0"};
     return e;

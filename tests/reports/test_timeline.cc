@@ -22,8 +22,8 @@ std::vector<Event> small_history() {
     e.kind = kind;
     e.client = client;
     e.op = op_from_name(op).value();
-    e.owner = "c" + std::to_string(client) + ":1";
-    e.lock = "L0";
+    e.owner.assign("c" + std::to_string(client) + ":1");
+    e.lock.assign("L0");
     e.op_id = 1;
     h.push_back(e);
     return h.back();
@@ -100,7 +100,7 @@ TEST(Timeline, ServerFaultsAreDrawnOnTheirServersLane) {
   s.client = 0;
   s.server = 2;
   s.script = "rlock_acquire";
-  s.lock = "L0@2";
+  s.lock.assign("L0@2");
   s.reply = EventReply::nil();
   h.push_back(s);
   Event failover;

@@ -42,13 +42,13 @@ class History {
     e.kind = kind;
     e.client = client;
     e.op = op_from_name(op).value();
-    e.lock = "L0";
+    e.lock.assign("L0");
     events.push_back(e);
     return events.back();
   }
   Event& op(EventKind kind, double at_ms, int client, const std::string& owner, const std::string& op, uint64_t op_id) {
     Event& e = add(kind, at_ms, client, op);
-    e.owner = owner;
+    e.owner.assign(owner);
     e.op_id = op_id;
     return e;
   }
@@ -454,7 +454,7 @@ TEST(ViolationWindow, NamedEventsAndTheHolderAreAlwaysInside) {
   }
   Violation v;
   v.property = "mutual_exclusion";
-  v.lock = "L0";
+  v.lock.assign("L0");
   v.message = "believed holds overlap: A holds since event #100 and B acquired at event #5000";
   v.event_ids = {100, 5000};
   v.owners = {kA, kB};

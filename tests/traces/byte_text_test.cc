@@ -77,8 +77,8 @@ RC_GTEST_PROP(ByteTextProperty, TraceStringsRoundTripExactly,
   e.kind = EventKind::Script;
   e.client = 1;
   e.server = 0;
-  e.owner = "o:1";
-  e.lock = "L";
+  e.owner.assign("o:1");
+  e.lock.assign("L");
   e.script = "fair_acquire";
   e.reply = EventReply::parse(reply);
   e.detail = detail;

@@ -28,8 +28,8 @@ Event dirty_event() {
   d.kind = EventKind::Fault;
   d.client = 7;
   d.server = 6;
-  d.owner = "a-long-owner-id-past-the-small-string-buffer:1";
-  d.lock = "some-lock-name-long-enough-to-allocate";
+  d.owner.assign("a-long-owner-id-past-the-small-string-buffer:1");
+  d.lock.assign("some-lock-name-long-enough-to-allocate");
   d.op = Op::Partition;
   d.op_id = 5;
   d.local_ms = 4;
@@ -73,8 +73,8 @@ RC_GTEST_PROP(FastEventDecoderProperty, AgreesWithDecodeEventOnEveryWrittenLine,
   e.wait_ms = *rc::gen::inRange<int64_t>(-1, 100'000);
   e.lease_ms = *rc::gen::inRange<int64_t>(-1, 100'000);
   e.duration_ms = *rc::gen::inRange<int64_t>(-5'000, 5'000);
-  e.owner = ascii(owner);
-  e.lock = ascii(lock);
+  e.owner.assign(ascii(owner));
+  e.lock.assign(ascii(lock));
   e.op = Op::Lock;
   read_detail_text(ascii(detail), &e);  // its facts, as a reader reads the text
   e.reply = EventReply::parse(ascii(reply));

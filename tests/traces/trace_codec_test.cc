@@ -33,8 +33,8 @@ Event full_event() {
   e.kind = EventKind::Script;
   e.client = 2;
   e.server = 1;
-  e.owner = "uuid-1:3";
-  e.lock = "L0";
+  e.owner.assign("uuid-1:3");
+  e.lock.assign("L0");
   e.op = Op::Unlock;
   e.op_id = 99;
   e.local_ms = 1'800'000'000'123;
@@ -134,7 +134,7 @@ RC_GTEST_PROP(TraceFormatProperty, RoundTripIsExactAndEncodingDeterministic,
   for (auto& h : holders) {
     for (char& c : h) c = static_cast<char>(static_cast<unsigned char>(c) & 0x7f);
   }
-  e.owner = owner;
+  e.owner.assign(owner);
   read_detail_text(detail, &e);  // its facts, as a reader reads the text
   e.holders_after = holders;
   const std::string line = encode_event(e);
@@ -404,7 +404,7 @@ std::vector<Event> polling_events() {
     e.id = out.size();
     e.kind = EventKind::Script;
     e.server = server;
-    e.lock = lock;
+    e.lock.assign(lock);
     e.script = "fair_acquire";
     e.line_known = true;
     e.line_after = std::move(line);
@@ -422,7 +422,7 @@ std::vector<Event> polling_events() {
   Event invoke;                         // no line: never "lr"
   invoke.id = out.size();
   invoke.kind = EventKind::Invoke;
-  invoke.lock = "L0";
+  invoke.lock.assign("L0");
   out.push_back(invoke);
   return out;
 }
@@ -489,7 +489,7 @@ TEST(TraceFormatV4, TokenRoundTripsAndIsRefusedBeforeVersion4) {
   e.id = 0;
   e.kind = EventKind::Ok;
   e.op = Op::Lock;
-  e.owner = "A:1";
+  e.owner.assign("A:1");
   e.token = "A:1#7";
   EXPECT_NE(encode_event(e).find(R"("tk":"A:1#7")"), std::string::npos) << encode_event(e);
   const std::string text = write_trace({e});

@@ -117,8 +117,7 @@ Survey survey_trace(SpooledInput& input, const TimelineArgs& a) {
     ++s.events;
     suite.on_event(e);
     if (!e.lock.empty()) {
-      const auto at = e.lock.rfind('@');
-      s.locks.insert(at == std::string::npos ? e.lock : e.lock.substr(0, at));
+      s.locks.insert(std::string(e.lock.group()));
     }
     if (a.from_ms >= 0 && !s.first_from_ms && e.true_us >= a.from_ms * 1000) s.first_from_ms = e.id;
     if (a.to_ms >= 0 && e.true_us <= a.to_ms * 1000) s.last_to_ms = e.id;
@@ -240,7 +239,7 @@ int timeline_command(const TimelineArgs& a) {
     options.total_events = cx.events.size();
     options.highlight_ids.insert(cx.violation.event_ids.begin(), cx.violation.event_ids.end());
     options.focus = {cx.violation};
-    options.title = a.trace + ": " + cx.violation.property + (cx.violation.lock.empty() ? "" : " on " + cx.violation.lock) +
+    options.title = a.trace + ": " + cx.violation.property + (cx.violation.lock.empty() ? "" : " on " + cx.violation.lock.name()) +
                     ", shrunk counterexample (" + std::to_string(cx.events.size()) + " events) of violation " +
                     std::to_string(a.violation);
     options.caption = violation_subtitle(cx.violation);
@@ -264,7 +263,7 @@ int timeline_command(const TimelineArgs& a) {
       options.max_events = std::max<size_t>(a.max_events, range.size());
       options.highlight_ids = planner.named_ids();
       options.focus = {v};
-      options.title = a.trace + ": " + v.property + (v.lock.empty() ? "" : " on " + v.lock) + " (violation " +
+      options.title = a.trace + ": " + v.property + (v.lock.empty() ? "" : " on " + v.lock.name()) + " (violation " +
                       std::to_string(a.violation) + ")";
       options.caption = violation_subtitle(v);
     }
