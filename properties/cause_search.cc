@@ -363,7 +363,8 @@ struct CauseSearch::Impl {
       if (auto k = owners.key_of(o)) clients.insert(std::get<0>(*k));
     auto rank = [&](size_t i) {
       const CauseFault& f = inventory[i].fault;
-      if (f.event_id != 0 && v.blamed_fault.find("#" + std::to_string(f.event_id)) != std::string::npos) return 0;
+      const std::vector<uint64_t>& blamed = v.facts.blamed_ids;
+      if (f.event_id != 0 && std::find(blamed.begin(), blamed.end(), f.event_id) != blamed.end()) return 0;
       if (f.client >= 0 && clients.count(f.client)) return 1;
       return 2;
     };

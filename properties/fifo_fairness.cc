@@ -24,6 +24,7 @@ void FifoFairnessChecker::on_event(const Event& e) {
     v.event_ids = {e.id};
     v.true_us = {e.true_us};
     v.owners = {e.owner};
+    v.facts.named_ids = {e.id};
     report(std::move(v));
   }
 }
@@ -51,6 +52,7 @@ void FifoFairnessChecker::check_stale_tail(const Event& e) {
   v.event_ids = {e.id};
   v.true_us = {e.true_us};
   v.owners = {e.owner};
+  v.facts.named_ids = {e.id};
   report(std::move(v));
 }
 
@@ -67,6 +69,7 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
     v.event_ids = {w->enqueue_event, e.id};
     v.true_us = {w->enqueue_us, e.true_us};
     v.owners = {w->owner, e.owner};
+    v.facts.named_ids = {e.id};
     report(std::move(v));
   }
   const auto& head = ctx_->line().stale_head();
@@ -81,6 +84,7 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
   v.event_ids = {head->enqueue_event, e.id};
   v.true_us = {head->enqueue_us, e.true_us};
   v.owners = {head->owner, e.owner};
+  v.facts.named_ids = {e.id};
   report(std::move(v));
 }
 
@@ -101,6 +105,7 @@ void FifoFairnessChecker::check_purged(const Event& e) {
     v.event_ids = {w.enqueue_event, e.id};
     v.true_us = {w.enqueue_us, e.true_us};
     v.owners = {w.owner, e.owner};
+    v.facts.named_ids = {w.enqueue_event, e.id};
     v.blamed_fault = explain_skew(w.client, e.lock);
     v.scope = FaultScope::any();  // clocks (skew, jumps) and delays decide who looks stale
     report(std::move(v));
@@ -126,6 +131,7 @@ void FifoFairnessChecker::check_grant(const FairLineMirror::Grant& g) {
     v.event_ids = {w.enqueue_event, g.event_id};
     v.true_us = {w.enqueue_us, g.true_us};
     v.owners = {w.owner, g.owner};
+    v.facts.named_ids = {g.event_id, w.enqueue_event};
     v.blamed_fault = explain_skew(w.client, g.lock);
     v.scope = FaultScope::any();
     report(std::move(v));

@@ -118,17 +118,17 @@ void GhostWaiterChecker::on_line(const Event& e) {
   }
 }
 
-std::string GhostWaiterChecker::blame(const std::string& owner, const GiveUp& g, int64_t now_us) const {
-  (void)owner;
+Blame GhostWaiterChecker::blame(const GiveUp& g, int64_t now_us) const {
   for (const ClientFault& f : ctx_->faults().faults_between(g.client, g.true_us, now_us)) {
     if (f.kind == FaultKind::LostRequest && f.lost_script == ScriptKind::FairAcquireFailed)
-      return "client " + std::to_string(g.client) + "'s acquire_failed request was lost at event #" +
-             std::to_string(f.event_id);
-    if (f.kind == FaultKind::Partition) return describe_client_fault(g.client, f);
+      return {"client " + std::to_string(g.client) + "'s acquire_failed request was lost at event #" +
+                  std::to_string(f.event_id),
+              {f.event_id}};
+    if (f.kind == FaultKind::Partition) return {describe_client_fault(g.client, f), {f.event_id}};
   }
   for (const ClientFault& f : ctx_->faults().server_faults_between(g.invoke_us, now_us))
-    if (f.kind == FaultKind::Failover) return describe_server_fault(f);
-  return "";
+    if (f.kind == FaultKind::Failover) return {describe_server_fault(f), {}};  // it names a time, not an event
+  return {};
 }
 
 void GhostWaiterChecker::report_ghost(const std::string& owner, const GiveUp& g, const Event* seen,
@@ -150,7 +150,8 @@ void GhostWaiterChecker::report_ghost(const std::string& owner, const GiveUp& g,
   v.event_ids = {g.event_id, seen_id};
   v.true_us = {g.true_us, seen_us};
   v.owners = {owner};
-  v.blamed_fault = blame(owner, g, seen_us);
+  v.facts.named_ids = {g.event_id, seen_id};
+  v.set_blame(blame(g, seen_us));
   v.scope.clients = FaultScope::Who::Listed;
   v.scope.client_list = {g.client};
   v.scope.client_from_us = g.invoke_us;

@@ -77,7 +77,7 @@ class GhostWaiterChecker : public Checker {
   void judge_overdue(int64_t now_us);
   void report_ghost(const std::string& owner, const GiveUp& g, const Event* seen, const LastLine* last,
                     const std::string& why);
-  std::string blame(const std::string& owner, const GiveUp& g, int64_t now_us) const;
+  Blame blame(const GiveUp& g, int64_t now_us) const;
   static bool in_line(const SharedLine& line, const std::string& owner);
 
   CheckerContext ctx_;

@@ -101,7 +101,9 @@ void LivenessChecker::check_budget(const Waiter& w, int64_t now_us, uint64_t com
     v.true_us.push_back(now_us);
   }
   v.owners = {w.owner};
-  v.blamed_fault = blame(w, now_us);
+  v.facts.named_ids = {w.invoke_event};
+  v.facts.bound_ms = bound_ms;
+  v.set_blame(blame(w, now_us));
   v.scope = scope_of(w);
   report(std::move(v));
 }
@@ -188,7 +190,7 @@ FaultScope LivenessChecker::scope_of(const Waiter& w) const {
   return scope;
 }
 
-std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
+Blame LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
   // Rank: lower is a better explanation.
   //  0  its own client lost a wake-up or a subscription;
   //  1  a waiter ahead of it in the fair line crashed, was cut off, lost a
@@ -217,12 +219,12 @@ std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
     return -1;
   };
   int best_rank = 99;
-  std::string best;
+  Blame best;
   for (const ClientFault& f : ctx_->faults().faults_between(w.client, w.invoke_us, now_us)) {
     const int rank = own_rank(f);
     if (rank >= 0 && rank < best_rank) {
       best_rank = rank;
-      best = describe_client_fault(w.client, f) + " while " + w.owner.str() + " waited";
+      best = {describe_client_fault(w.client, f) + " while " + w.owner.str() + " waited", {f.event_id}};
     }
   }
   if (best_rank > 1) {
@@ -240,14 +242,15 @@ std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
         if (rank < 0 || rank >= best_ahead) continue;
         best_ahead = rank;
         best_rank = 1;
-        best = describe_client_fault(client, f) + ", while " + ahead.owner.str() + " was ahead of " + w.owner.str() +
-               " in the line (a head that leaves or is purged wakes nobody)";
+        best = {describe_client_fault(client, f) + ", while " + ahead.owner.str() + " was ahead of " +
+                    w.owner.str() + " in the line (a head that leaves or is purged wakes nobody)",
+                {f.event_id}};
       }
     }
   }
-  if (best.empty()) {
+  if (best.text.empty()) {
     for (const ClientFault& f : ctx_->faults().server_faults_between(w.invoke_us, now_us))
-      return "server " + std::string(fault_log_name(f.kind)) + " at event #" + std::to_string(f.event_id);
+      return {"server " + std::string(fault_log_name(f.kind)) + " at event #" + std::to_string(f.event_id), {f.event_id}};
   }
   return best;
 }
@@ -279,7 +282,10 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
     v.event_ids = {w.invoke_event, lock.free_event};
     v.true_us = {w.invoke_us, lock.free_since_us};
     v.owners = {w.owner};
-    v.blamed_fault = blame(w, now_us);
+    v.facts.named_ids = {lock.free_event};
+    v.facts.bound_ms = config().free_lock_bound_ms;
+    v.facts.free_since_event = lock.free_event;
+    v.set_blame(blame(w, now_us));
     v.scope = scope_of(w);
     report(std::move(v));
   }

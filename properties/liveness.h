@@ -90,7 +90,7 @@ class LivenessChecker : public Checker {
   // Forgets a pending acquire (waiters_ and its lock's waiters).
   void erase_waiter(std::map<uint64_t, Waiter>::iterator it);
   // The fault that can explain why w is still waiting at now_us, or "".
-  std::string blame(const Waiter& w, int64_t now_us) const;
+  Blame blame(const Waiter& w, int64_t now_us) const;
   FaultScope scope_of(const Waiter& w) const;
 
   CheckerContext ctx_;

@@ -41,7 +41,8 @@ void MutualExclusionChecker::on_event(const Event& e) {
           v.event_ids = {other.hold.start_event, e.id};
           v.true_us = {other.hold.start_us, e.true_us};
           v.owners = {other.owner, e.owner};
-          v.blamed_fault = blame(other.hold, other.owner, e.lock, e.true_us);
+          v.facts.named_ids = {other.hold.start_event, e.id};
+          v.set_blame(blame(other.hold, other.owner, e.lock, e.true_us));
           // Faults of the two clients and of the servers since the earlier
           // holder asked for the lock may explain it: a pause or a lost reply
           // longer than what was left of the lease (the acquirer's too: a group
@@ -141,8 +142,10 @@ std::string MutualExclusionChecker::blame_server(const Hold& earlier, const std:
 // Picks the fault that best explains how `earlier` lost the lock before now:
 // a pause or partition longer than the lease first, then server restarts and
 // server clock jumps, then shorter pauses/partitions and lost replies.
-std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string& owner, const std::string& lock,
-                                          int64_t now_us) const {
+// Only a force-unlock's sentence names an event; the others name durations
+// and times.
+Blame MutualExclusionChecker::blame(const Hold& earlier, const std::string& owner, const std::string& lock,
+                                    int64_t now_us) const {
   const int64_t lease_ms = earlier.lease_ms >= 0 ? earlier.lease_ms : config().default_lease_ms;
   const std::string lease_text = "lease " + format_ms(lease_ms);
   const std::string who = "client " + std::to_string(earlier.client);
@@ -160,35 +163,38 @@ std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string
     if (f.kind == FaultKind::ClientClockJump) clock_jump = &f;
   }
   if (longest_pause && longest_pause->duration_ms > lease_ms)
-    return who + " paused " + format_ms(longest_pause->duration_ms) + " > " + lease_text;
+    return {who + " paused " + format_ms(longest_pause->duration_ms) + " > " + lease_text, {}};
   if (longest_partition && longest_partition->duration_ms > lease_ms)
-    return who + " partitioned " + format_ms(longest_partition->duration_ms) + " > " + lease_text;
-  if (std::string server = blame_server(earlier, owner, lock, now_us); !server.empty()) return server;
+    return {who + " partitioned " + format_ms(longest_partition->duration_ms) + " > " + lease_text, {}};
+  if (std::string server = blame_server(earlier, owner, lock, now_us); !server.empty()) return {server, {}};
   if (auto fu = last_force_unlock_.find(lock);
       fu != last_force_unlock_.end() && fu->second.true_us >= earlier.start_us)
-    return "client " + std::to_string(fu->second.client) + " force-unlocked it at event #" +
-           std::to_string(fu->second.event_id);
+    return {"client " + std::to_string(fu->second.client) + " force-unlocked it at event #" +
+                std::to_string(fu->second.event_id),
+            {fu->second.event_id}};
   if (earlier.lease_ms >= 0 && now_us - earlier.start_us > ms_to_us(earlier.lease_ms))
-    return who + " kept a hold with explicit " + lease_text + " for " +
-           format_ms((now_us - earlier.start_us) / 1000);
+    return {who + " kept a hold with explicit " + lease_text + " for " + format_ms((now_us - earlier.start_us) / 1000),
+            {}};
   // The explicit lease runs on the server from the grant, before the client
   // heard of it: by server time it may be over although the client's hold
   // is not yet lease ms old.
   const LockInfo* info = lock_info_.find(ctx_->locks().find(lock));
   if (earlier.lease_ms >= 0 && earlier.granted_server_ms != INT64_MIN && info != nullptr && info->script_seen &&
       info->server_ms > sat_add(earlier.granted_server_ms, earlier.lease_ms))
-    return who + " kept a hold with explicit " + lease_text + " past its expiry on the server (granted at server " +
-           std::to_string(earlier.granted_server_ms) + " ms, taken by another owner at server " +
-           std::to_string(info->server_ms) + " ms)";
+    return {who + " kept a hold with explicit " + lease_text + " past its expiry on the server (granted at server " +
+                std::to_string(earlier.granted_server_ms) + " ms, taken by another owner at server " +
+                std::to_string(info->server_ms) + " ms)",
+            {}};
   if (longest_pause)
-    return who + " paused " + format_ms(longest_pause->duration_ms) + " (" + lease_text +
-           ", renewal every " + format_ms(lease_ms / 3) + ")";
+    return {who + " paused " + format_ms(longest_pause->duration_ms) + " (" + lease_text + ", renewal every " +
+                format_ms(lease_ms / 3) + ")",
+            {}};
   if (longest_partition)
-    return who + " partitioned " + format_ms(longest_partition->duration_ms) + " (" + lease_text + ")";
+    return {who + " partitioned " + format_ms(longest_partition->duration_ms) + " (" + lease_text + ")", {}};
   if (lost_replies > 0)
-    return who + " lost " + std::to_string(lost_replies) + " replies (renewals did not get through)";
-  if (clock_jump) return who + "'s clock jumped " + format_ms(clock_jump->duration_ms);
-  return "";
+    return {who + " lost " + std::to_string(lost_replies) + " replies (renewals did not get through)", {}};
+  if (clock_jump) return {who + "'s clock jumped " + format_ms(clock_jump->duration_ms), {}};
+  return {};
 }
 
 }  // namespace locksim

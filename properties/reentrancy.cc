@@ -18,7 +18,7 @@ void ReentrancyChecker::violation(const Event& e, std::string message, std::vect
   v.event_ids = std::move(ids);
   v.true_us = std::move(times);
   v.owners = {e.owner};
-  v.blamed_fault = rollback_;
+  v.set_blame(rollback_);
   // A server that lost or rolled back its data may make the counts disagree;
   // so may the owner's client, whose retried release a pause, a partition
   // or lost messages hold back past its latch's lifetime.
@@ -106,8 +106,9 @@ void ReentrancyChecker::on_event(const Event& e) {
         }
         if (e.op == Op::Failover) {
           // The promoted replica may hold older counts: later count mismatches are its doing.
-          rollback_ = "server " + std::to_string(e.target) + " failed over to its replica at event #" +
-                      std::to_string(e.id) + " (" + detail_text(e) + "); the hold counts rolled back";
+          rollback_ = {"server " + std::to_string(e.target) + " failed over to its replica at event #" +
+                           std::to_string(e.id) + " (" + detail_text(e) + "); the hold counts rolled back",
+                       {e.id}};
         }
         for (auto& [k, c] : counts_) c.unknown = true;  // holds vanished with the data
       }

@@ -97,6 +97,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
       v.event_ids = {k.refresh_event, e.id};
       v.true_us = {k.refresh_us, e.true_us};
       v.owners = {holder};
+      v.facts.named_ids = {k.refresh_event};
       report(std::move(v));
       break;
     }
@@ -115,6 +116,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     v.event_ids = {k->refresh_event, e.id};
     v.true_us = {k->refresh_us, e.true_us};
     v.owners = {k->refreshed_by};
+    v.facts.named_ids = {k->refresh_event};
     report(std::move(v));
   }
 
@@ -155,6 +157,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     v.event_ids = {s.release_event, e.id};
     v.true_us = {s.release_us, e.true_us};
     v.owners = {e.owner};
+    v.facts.named_ids = {s.release_event};
     report(std::move(v));
     os->second.released = false;  // one report per release
   } else if (!s.released && s.count > 0 && !s.watchdog && e.op_id > s.hold_op_floor) {
@@ -165,6 +168,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     v.event_ids = {s.hold_event, e.id};
     v.true_us = {s.hold_start_us, e.true_us};
     v.owners = {e.owner};
+    v.facts.named_ids = {s.hold_event};
     report(std::move(v));
     os->second.watchdog = true;  // one report per hold
   }
@@ -194,6 +198,7 @@ void WatchdogExpiryChecker::on_hold_lost(const Event& e, const std::string& how)
     v.event_ids = {s.hold_event, e.id};
     v.true_us = {s.hold_start_us, e.true_us};
     v.owners = {e.owner};
+    v.facts.named_ids = {s.hold_event};
     v.scope.clients = FaultScope::Who::Listed;
     v.scope.client_list = {s.client};
     v.scope.client_from_us = s.hold_start_us;

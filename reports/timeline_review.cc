@@ -502,9 +502,9 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
     for (const std::string& owner : v.owners)
       if (auto it = client_of.find(owner); it != client_of.end()) focus_clients.insert(it->second);
     if (v.property == property::kLiveness && v.event_ids.size() >= 2 && v.true_us.size() >= 2 &&
-        v.message.find("shows free since") != std::string::npos) {
+        v.facts.free_since_event != 0) {
       // {invoke, free}: the waiter is judged from the later of the two.
-      const uint64_t free_event = v.event_ids[1];
+      const uint64_t free_event = v.facts.free_since_event;
       const auto free_ev = event_of.find(free_event);
       const int server = free_ev != event_of.end() && free_ev->second->server >= 0 ? free_ev->second->server : 0;
       const int64_t since_us = std::max(v.true_us[0], v.true_us[1]);
@@ -514,34 +514,24 @@ std::string review_dot(const HistoryRecording& rec_in, const std::vector<Event>&
                             "lock " + v.lock.name() + " free on the server since #" + std::to_string(free_event) +
                                 " (" + format_duration_us(to_us - v.true_us[1]) + ")",
                             free_event});
-      if (auto bound_ms = number_after(v.message, "(bound ")) {
-        bounds.push_back({sat_add(since_us, ms_to_us(*bound_ms)), "liveness bound " + format_ms(*bound_ms) + " after #" +
-                                                            std::to_string(v.true_us[0] >= v.true_us[1] ? v.event_ids[0]
-                                                                                                        : free_event)});
+      if (const int64_t bound_ms = v.facts.bound_ms; bound_ms >= 0) {
+        bounds.push_back({sat_add(since_us, ms_to_us(bound_ms)), "liveness bound " + format_ms(bound_ms) + " after #" +
+                                                           std::to_string(v.true_us[0] >= v.true_us[1] ? v.event_ids[0]
+                                                                                                       : free_event)});
       }
     } else if (v.property == property::kLiveness && !v.event_ids.empty() && !v.true_us.empty()) {
-      if (auto bound_ms = number_after(v.message, "(bound ")) {
-        bounds.push_back({sat_add(v.true_us[0], ms_to_us(*bound_ms)),
-                          "liveness bound " + format_ms(*bound_ms) + " after #" + std::to_string(v.event_ids[0])});
+      if (const int64_t bound_ms = v.facts.bound_ms; bound_ms >= 0) {
+        bounds.push_back({sat_add(v.true_us[0], ms_to_us(bound_ms)),
+                          "liveness bound " + format_ms(bound_ms) + " after #" + std::to_string(v.event_ids[0])});
       }
     } else if (v.property == property::kBusyPoll && v.event_ids.size() >= 3 && v.true_us.size() >= 3) {
-      const auto polls = number_after(v.message, "polled the lock ");
-      const auto at = v.message.find(" polls/s");
-      std::optional<int64_t> rate;
-      if (at != std::string::npos) {
-        size_t from = at;
-        while (from > 0 && std::isdigit(static_cast<unsigned char>(v.message[from - 1]))) --from;
-        if (from < at) rate = number_after(v.message.substr(from, at - from), "");
-      }
+      const int64_t polls = v.facts.polls;
+      const int64_t rate = v.facts.polls_per_s;
       storms.push_back({v.event_ids[0], v.true_us[1], v.true_us[2],
-                        "busy_poll: " + (polls ? grouped(*polls) + " polls" : std::string("polls")) + " in " +
+                        "busy_poll: " + (polls >= 0 ? grouped(polls) + " polls" : std::string("polls")) + " in " +
                             format_duration_us(v.true_us[2] - v.true_us[1]) +
-                            (rate ? ", " + grouped(*rate) + "/s" : std::string()),
-                        ""});
-      if (const auto behind = v.message.find(", behind "); behind != std::string::npos) {
-        const auto from = behind + 9;
-        storms.back().head = v.message.substr(from, v.message.find(' ', from) - from);
-      }
+                            (rate >= 0 ? ", " + grouped(rate) + "/s" : std::string()),
+                        v.facts.line_head});
     } else if (v.property == property::kFifoFairness && v.event_ids.size() >= 2) {
       for (const std::string& owner : v.owners) focus_stays.insert({owner, v.event_ids.back()});
     }

@@ -2,30 +2,14 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cctype>
 
 namespace locksim {
-
-std::set<uint64_t> ids_named_in(const std::string& text) {
-  std::set<uint64_t> out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '#' || i + 1 >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i + 1]))) continue;
-    uint64_t id = 0;
-    size_t j = i + 1;
-    for (; j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) && j - i <= 19; ++j) {
-      id = id * 10 + static_cast<uint64_t>(text[j] - '0');
-    }
-    out.insert(id);
-    i = j - 1;
-  }
-  return out;
-}
 
 ViolationWindow::ViolationWindow(const Violation& v, uint64_t radius_events, uint64_t max_events)
     : lock_(v.lock), owners_(v.owners.begin(), v.owners.end()), radius_events_(radius_events), max_events_(max_events) {
   named_.insert(v.event_ids.begin(), v.event_ids.end());
-  for (uint64_t id : ids_named_in(v.message)) named_.insert(id);
-  for (uint64_t id : ids_named_in(v.blamed_fault)) named_.insert(id);
+  named_.insert(v.facts.named_ids.begin(), v.facts.named_ids.end());
+  named_.insert(v.facts.blamed_ids.begin(), v.facts.blamed_ids.end());
   if (named_.empty()) named_.insert(v.detected_at_event);
   required_ = named_;
   // The event at which the checker found it (a liveness bound passing, a

@@ -474,8 +474,15 @@ TEST(ViolationWindow, NamedEventsAndTheHolderAreAlwaysInside) {
       EXPECT_EQ(r.to_id, 5000u);
     }
   }
-  // Ids in the text count as named.
-  EXPECT_EQ(ids_named_in("holds since event #12 and #7, not 3#"), (std::set<uint64_t>{7, 12}));
+  // The events its sentences name count as named, beside its evidence: a
+  // fault the blame names far outside the rest is inside too.
+  v.facts.named_ids = {100, 5000};
+  v.facts.blamed_ids = {150};
+  ViolationWindow w(v, 20, 600);
+  for (const Event& e : h.events) w.on_event(e);
+  EXPECT_EQ(w.named_ids(), (std::set<uint64_t>{100, 150, 5000}));
+  EXPECT_LE(w.range().from_id, 100u);
+  EXPECT_GE(w.range().to_id, 5000u);
 }
 
 }  // namespace

@@ -301,7 +301,7 @@ int timeline_command(const TimelineArgs& a) {
       // events they name in the window are marked, the first explains.
       for (const Violation& v : survey.violations) {
         std::set<uint64_t> named(v.event_ids.begin(), v.event_ids.end());
-        for (uint64_t id : ids_named_in(v.message)) named.insert(id);
+        named.insert(v.facts.named_ids.begin(), v.facts.named_ids.end());
         const bool near = std::any_of(named.begin(), named.end(), [&](uint64_t id) { return id >= from && id <= to; }) ||
                           (v.detected_at_event >= from && v.detected_at_event <= to);
         if (!near || (!a.lock.empty() && !v.lock.empty() && !is_lock_or_member(v.lock, a.lock))) continue;
