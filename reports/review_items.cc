@@ -7,6 +7,7 @@
 
 #include "properties/saturating_time.h"
 #include "properties/scenario_check.h"
+#include "reports/review_findings.h"
 #include "reports/review_scene.h"
 #include "reports/review_text.h"
 
@@ -20,11 +21,6 @@ constexpr double kDenseGapPt = 3;     // ticks closer than this are counted, not
 constexpr size_t kDenseCount = 8;     // a run of this many such ticks is one band
 constexpr size_t kStormPolls = 10;    // polls this close together are counted as one stretch
 constexpr int64_t kStormGapUs = 250'000;
-
-// Whether a script's key is `lock` or one of its group's members ("L@1").
-bool lock_matches(const std::string& key, const std::string& lock) {
-  return key == lock || (key.size() > lock.size() && key.compare(0, lock.size(), lock) == 0 && key[lock.size()] == '@');
-}
 
 // The lane an event's mark belongs to: its owner's (a script: the client
 // that sent it), a fault's target, a server fault's server.
@@ -69,10 +65,15 @@ void add_hold_renewals(const ReviewScene& s, const RecordedHold& h, Item* item) 
   int renewed = 0, refused = 0;
   for (const Event* r : s.renewals) {
     if (r->owner != h.owner || !lock_matches(r->lock, h.lock) || r->true_us < h.start_us || r->true_us > h.end_us) continue;
-    const bool ok = r->reply == "1";
+    const bool ok = renewal_succeeded(*r);
+    const bool offending = s.offending(r->id);
     (ok ? renewed : refused)++;
-    item->marks.push_back({s.X(r->true_us), "box", ok ? "black" : kRed,
-                           "#" + std::to_string(r->id) + " renew " + r->lock + " -> " + r->reply, 0, ok ? 2.0 : 3.0});
+    // An offending renewal (of someone else's lock) is red and stands out
+    // of the bar; its words are in the lane's evidence row.
+    item->marks.push_back({s.X(r->true_us), "box", offending ? kOffenceInk : (ok ? "black" : kRed),
+                           "#" + std::to_string(r->id) + " renew " + r->lock + " -> " + r->reply +
+                               (offending ? ": renews a lock its owner does not hold" : ""),
+                           offending ? item->height_pt + 12 : 0, ok && !offending ? 2.0 : 3.0});
   }
   if (renewed > 0) item->label += ", " + std::to_string(renewed) + (renewed > 1 ? " renewals" : " renewal");
   if (refused > 0) item->label += ", renewal refused x" + std::to_string(refused);
@@ -271,7 +272,7 @@ void add_holds(ReviewScene& s) {
     red_of_hold[o.second].push_back({s.X(o.start_us), s.X(o.end_us)});
   }
   for (const Event& e : s.window)
-    if (e.kind == EventKind::Script && e.script == "rlock_renew") s.renewals.push_back(&e);
+    if (is_renewal(e)) s.renewals.push_back(&e);
   for (size_t i = 0; i < rec.holds.size(); ++i) {
     const RecordedHold& h = rec.holds[i];
     Item item = s.bar(Category::Activity, h.start_us, h.end_us, 14, kHoldFill, kHoldEdge);
@@ -300,8 +301,13 @@ void add_stray_renewals(ReviewScene& s) {
     item.x0_pt = s.X(r->true_us) - 1;
     item.x1_pt = s.X(r->true_us) + 1;
     item.height_pt = 14;
-    item.fill = item.edge = r->reply == "1" ? "black" : kRed;
-    item.label = s.options.highlight_ids.count(r->id) ? "" : "#" + std::to_string(r->id) + " renew -> " + r->reply + " (no hold)";
+    // Answered 1, it renews a lock its owner no longer holds: red, its
+    // words in the evidence row; refused, red with its reply.
+    const bool offending = s.offending(r->id);
+    item.fill = item.edge = offending ? kOffenceInk : kRed;
+    item.label = s.options.highlight_ids.count(r->id) || offending
+                     ? ""
+                     : "#" + std::to_string(r->id) + " renew -> " + r->reply + " (no hold)";
     item.label_colour = kRed;
     item.tooltip = "#" + std::to_string(r->id) + " " + r->script + " " + r->lock + " by " + s.who(r->owner) + " -> " +
                    r->reply + ", outside every hold of its owner";

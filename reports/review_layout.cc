@@ -16,14 +16,29 @@ constexpr double kItemGapPt = 8;
 constexpr size_t kMaxTracks = 48;     // per lane and category; more share the last track
 constexpr size_t kMaxOverlapNotes = 3;
 
+// The left edge of a label `w_pt` wide inside the bar: the start of its
+// first stretch between its cuts that holds it.
+bool inside_room(const Item& item, double w_pt, double* at_pt) {
+  double from = item.x0_pt;
+  for (size_t i = 0; i <= item.cuts.size(); ++i) {
+    const double to = i < item.cuts.size() ? item.cuts[i].x0_pt : item.x1_pt;
+    if (to - from >= w_pt + 8) {
+      *at_pt = from + 4;
+      return true;
+    }
+    if (i < item.cuts.size()) from = item.cuts[i].x1_pt + 5;  // clear of the break mark
+  }
+  return false;
+}
+
 void place_label(Item* item) {
   const double w = text_pt(item->label, 9, item->bold);
   const double bar = item->x1_pt - item->x0_pt;
   if (label_above(*item)) {
     item->label_x_pt = item->x0_pt + 2;
     item->extent_x1_pt = item->x1_pt;
-  } else if (item->shape == "box" && item->height_pt > kThinPt && bar >= w + 8) {
-    item->label_x_pt = item->x0_pt + 4;  // inside, at the start
+  } else if (double at_pt = 0; item->shape == "box" && item->height_pt > kThinPt && bar >= w + 8 && inside_room(*item, w, &at_pt)) {
+    item->label_x_pt = at_pt;  // inside, at the start of the first stretch between cuts that holds it
     item->extent_x1_pt = item->x1_pt;
   } else {
     // After the bar and whatever is drawn past its end (a lost slot).
@@ -102,6 +117,21 @@ std::string window_info(const ReviewScene& s) {
   return info;
 }
 
+// Each bar that crosses a collapsed quiet stretch is cut there: it is drawn
+// broken, with the stretch's true length on it.
+void cut_bars(std::vector<Lane>* lanes, const std::vector<AxisBreak>& breaks) {
+  if (breaks.empty()) return;
+  for (Lane& l : *lanes) {
+    for (auto& [category, items] : l.items) {
+      for (Item& item : items) {
+        if (item.shape != "box" || item.style == "invis") continue;
+        for (const AxisBreak& b : breaks)
+          if (item.x0_pt < b.x0_pt && item.x1_pt > b.x1_pt) item.cuts.push_back({b.x0_pt + 3, b.x1_pt - 3, b.length});
+      }
+    }
+  }
+}
+
 // Packs every lane's items; returns the right edge of what they draw.
 double pack_lanes(std::vector<Lane>* lanes, double content_x1_pt) {
   for (Lane& l : *lanes) {
@@ -140,7 +170,10 @@ void lay_out_axis(const ReviewScene& s, ReviewLayout* out) {
 void lay_out_rows(const ReviewScene& s, ReviewLayout* out) {
   const double width_pt = out->width_pt;
   const size_t wrap_chars = static_cast<size_t>((width_pt - 16) / (9 * kBoldRatio));
-  out->title_lines = wrap(s.options.title, static_cast<size_t>((width_pt - 16) / (12 * kBoldRatio)));
+  const std::string headline = review_headline(s);
+  out->title_lines = wrap(headline.empty() ? s.options.title : headline,
+                          static_cast<size_t>((width_pt - 16) / (12 * kBoldRatio)));
+  if (!headline.empty()) out->source_lines = wrap(s.options.title, static_cast<size_t>((width_pt - 16) / (9 * kCharRatio)));
   out->caption_lines = wrap(s.options.caption, wrap_chars);
   for (const std::string& n : overlap_notes(s))
     for (std::string& line : wrap(n, wrap_chars)) out->note_lines.push_back(std::move(line));
@@ -148,6 +181,8 @@ void lay_out_rows(const ReviewScene& s, ReviewLayout* out) {
   double y_pt = 4;
   out->title_y_pt = y_pt + 8;
   y_pt += 16 * static_cast<double>(out->title_lines.size()) + 6;
+  out->source_y_pt = y_pt;
+  y_pt += 13 * static_cast<double>(out->source_lines.size());
   out->caption_y_pt = y_pt;
   y_pt += 13 * static_cast<double>(out->caption_lines.size() + out->note_lines.size() + out->info_lines.size()) + 8;
   out->axis_label_y_pt = y_pt + 6;
@@ -201,12 +236,14 @@ std::vector<LegendEntry> legend_entries(const ReviewScene& s, const std::vector<
     if (s.any_grant) add("box", kHoldEdge, kHoldEdge, 3, 14, "granted the lock");
     if (s.any_purge) add("box", kRed, kRed, 3, 14, "purged from the line");
     if (s.any_early_purge) add("box", "none", kRed, 22, 12, "slot lost to an early purge", "dashed");
-    if (s.any_ghost) add("box", kGhostFill, kRed, 22, 12, "still in the line after its client gave up");
+    if (s.any_ghost) add("box", kRed, kDarkRed, 22, 12, "still in the line after its client gave up (a ghost)");
   }
   if (!rec.leases.empty()) add("box", kLeaseFill, kLeaseEdge, 22, 12, "lease on the server");
   if (!s.renewals.empty() ||
       std::any_of(rec.leases.begin(), rec.leases.end(), [](const RecordedLease& l) { return !l.renewals.empty(); }))
     add("box", "black", "black", 2, 14, "renewal (red: refused)");
+  if (!s.offending_renewals.empty()) add("box", kOffenceInk, kOffenceInk, 3, 18, "renewal of a lock its owner does not hold");
+  if (!s.retried_releases.empty()) add("box", "none", kRed, 22, 6, "release retried, and why", "dashed");
   if (!s.evidence.free_spans.empty()) add("box", kFreeFill, kFreeEdge, 22, 10, "lock free on the server");
   if (std::any_of(rec.faults.begin(), rec.faults.end(), [](const RecordedFault& f) { return !f.instant; }))
     add("box", kFaultFill, kFaultEdge, 22, 12, "fault (pause, partition, crash...)");
@@ -214,7 +251,8 @@ std::vector<LegendEntry> legend_entries(const ReviewScene& s, const std::vector<
     add("triangle", kFaultFill, kFaultEdge, 10, 10, "instant fault");
   if (!rec.overlaps.empty()) add("box", kRed, kDarkRed, 22, 12, "overlap (the checker's)");
   if (!s.options.highlight_ids.empty()) add("diamond", kRed, kRed, 12, 12, "named event");
-  if (!s.axis().bands().empty()) add("box", kQuietFill, kQuietEdge, 22, 12, "quiet, collapsed");
+  if (!s.axis().bands().empty())
+    add("box", kQuietFill, kQuietEdge, 22, 12, "quiet stretch, collapsed (not to scale): its true length is written on it");
   return legend;
 }
 
@@ -253,10 +291,13 @@ ReviewLayout lay_out_review(const HistoryRecording& recording, const std::vector
   add_line_stays(scene);
   add_leases(scene);
   add_faults(scene);
+  add_findings(scene);
   add_named_events_and_scripts(scene);
+  add_empty_server_notes(scene);
 
   ReviewLayout out;
   lay_out_axis(scene, &out);
+  cut_bars(&scene.lanes, out.breaks);
   double content_x1_pt = pack_lanes(&scene.lanes, out.axis_x1_pt);
   for (const CrossLine& c : out.cross_lines) content_x1_pt = std::max(content_x1_pt, c.x_pt + 4 + text_pt(c.note, 8, true));
   out.width_pt = std::max(content_x1_pt + kMarginPt, 720.0);

@@ -46,6 +46,7 @@ constexpr const char* kFaultEdge = "#e65100";
 constexpr const char* kCrashFill = "#616161";
 constexpr const char* kRed = "#d50000";
 constexpr const char* kDarkRed = "#b71c1c";
+constexpr const char* kOffenceInk = "#7f0000";  // an offending renewal's tick (it shows on a red overlap)
 constexpr const char* kGhostFill = "#ef9a9a";
 constexpr const char* kOverlapBack = "#ffcdd2";
 constexpr const char* kWakeFill = "#9c27b0";
@@ -76,6 +77,14 @@ struct Band {  // a stretch drawn over a bar (dense polls, a red overlap, a purg
   std::string style = "filled";
 };
 
+// Where a bar crosses a collapsed quiet stretch: drawn broken, with the
+// stretch's true length on it.
+struct Cut {
+  double x0_pt = 0;
+  double x1_pt = 0;
+  std::string length;  // "30.0 s"
+};
+
 // One drawable thing in a lane: a bar (or a point) and its label.
 struct Item {
   Category category = Category::Activity;
@@ -96,6 +105,7 @@ struct Item {
   bool open_left = false;  // started before the window: a chevron at its left edge
   std::vector<Mark> marks;
   std::vector<Band> bands;
+  std::vector<Cut> cuts;   // filled in by the layout
   // Filled in by packing.
   double label_x_pt = 0;   // left edge of the label
   double extent_x1_pt = 0;
@@ -153,9 +163,12 @@ struct LegendEntry {
 struct ReviewLayout {
   double width_pt = 0;
   double height_pt = 0;
-  // Header: title, caption (grey), notes (red: the overlaps), window info.
-  std::vector<std::string> title_lines, caption_lines, note_lines, info_lines;
+  // Header: the title (what went wrong, in words, or what the picture is),
+  // the source (what the picture is, when the title says what went wrong),
+  // the caption (grey), notes (red: the overlaps), window info.
+  std::vector<std::string> title_lines, source_lines, caption_lines, note_lines, info_lines;
   double title_y_pt = 0;
+  double source_y_pt = 0;
   double caption_y_pt = 0;
   // The time axis.
   double axis_x0_pt = 0;

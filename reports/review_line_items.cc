@@ -39,22 +39,26 @@ struct StayStory {
   std::string label;  // the whole story
   bool notable = false;
   bool bold = false;
+  int64_t ghost_from_us = -1;  // a ghost: its client gave up then (-1: not a ghost)
+  uint64_t gave_up_event = 0;
 };
 
 // Still in the line after its client gave up (its own give-up script did
 // not take it out): it blocks those behind it until its slot ends. A ghost
 // when the ghost_waiter checker says so. Adds the red stretch to `note`.
-bool add_ghost(ReviewScene& sc, const RecordedLineStay& s, Item* note, std::string* label) {
+bool add_ghost(ReviewScene& sc, const RecordedLineStay& s, Item* note, StayStory* st) {
   for (const RecordedWait& w : sc.rec.waits) {
     if (s.left == RecordedLineStay::Left::GaveUp || w.owner != s.owner || w.outcome != RecordedWait::Outcome::GaveUp ||
         w.end_us < s.join_us || w.end_us >= s.left_us || w.start_us > s.join_us)
       continue;
-    note->bands.push_back({sc.X(w.end_us), std::max(note->x1_pt, sc.X(w.end_us) + 2), kGhostFill, kRed,
+    note->bands.push_back({sc.X(w.end_us), std::max(note->x1_pt, sc.X(w.end_us) + 2), kRed, kDarkRed,
                            "in the line after its client gave up at #" + std::to_string(w.end_event), 12, "filled"});
+    st->ghost_from_us = w.end_us;
+    st->gave_up_event = w.end_event;
     const bool named = std::any_of(sc.options.focus.begin(), sc.options.focus.end(), [&](const Violation& v) {
       return v.property == property::kGhostWaiter && std::find(v.owners.begin(), v.owners.end(), s.owner) != v.owners.end();
     });
-    *label += " - still in the line after its client gave up #" + std::to_string(w.end_event) + (named ? ": a ghost" : "");
+    st->label += " - still in the line after its client gave up #" + std::to_string(w.end_event) + (named ? ": a ghost" : "");
     sc.any_ghost = true;
     return true;
   }
@@ -71,8 +75,11 @@ StayStory stay_story(ReviewScene& sc, const RecordedLineStay& s, Item* note) {
   st.label = st.name + " joined " + (s.joined_at == 0 ? std::string("at the head") : ordinal(s.joined_at + 1)) + " #" +
              std::to_string(s.join_event) + " - " + st.how;
   const bool slot_matters = s.left != RecordedLineStay::Left::Granted && s.left != RecordedLineStay::Left::GaveUp;
-  if (deadline_known && slot_matters)
-    st.label += ", slot to " + run_s(s.deadline_true_us, 2) + " (" + run_s(sc.local_us(s.deadline_ms), 2) + " by its clock)";
+  if (deadline_known && slot_matters) {
+    // The slot's end in true time, and by the waiter's clock where that reads otherwise.
+    const std::string by_true = run_s(s.deadline_true_us, 2), by_clock = run_s(sc.local_us(s.deadline_ms), 2);
+    st.label += ", slot to " + by_true + (by_clock == by_true ? "" : " (" + by_clock + " by its clock)");
+  }
   const bool early_purge = s.left == RecordedLineStay::Left::Purged && deadline_known &&
                            s.deadline_true_us > sat_add(s.left_us, ms_to_us(default_check_config().purge_tolerance_ms));
   const bool focused = s.left != RecordedLineStay::Left::Open && sc.evidence.focus_stays.count({s.owner, s.left_event}) > 0;
@@ -82,7 +89,7 @@ StayStory stay_story(ReviewScene& sc, const RecordedLineStay& s, Item* note) {
     note->bands.push_back({note->x1_pt, std::max(sc.X(s.deadline_true_us), note->x1_pt + 2), "none", kRed,
                            "the slot it still had by its own clock", 12, "dashed"});
   }
-  const bool ghost = add_ghost(sc, s, note, &st.label);
+  const bool ghost = add_ghost(sc, s, note, &st);
   bool spun_behind = false;
   for (const Storm& storm : sc.evidence.storms)
     spun_behind |= !storm.head.empty() && storm.head == s.owner && s.join_us <= storm.to_us && s.left_us >= storm.from_us;
@@ -102,6 +109,11 @@ void add_stay_places(ReviewScene& sc, const RecordedLineStay& s, const StayStory
     Item item = sc.bar(Category::Activity, from_us, to_us, 12, kLineFill, st.notable ? kRed : kLineEdge);
     item.fixed_track = static_cast<int>(std::min(s.places[k].second, kMaxLineRows - 1));
     if (st.notable) item.penwidth = 2;
+    if (st.ghost_from_us >= 0 && to_us > st.ghost_from_us) {  // a ghost's stretch, in red
+      const double x0 = std::max(item.x0_pt, sc.X(st.ghost_from_us));
+      item.bands.push_back({x0, std::max(item.x1_pt, x0 + 2), kRed, kDarkRed,
+                            st.name + ": a ghost from the give-up #" + std::to_string(st.gave_up_event) + " on"});
+    }
     if (item.x1_pt - item.x0_pt >= text_pt(st.name, 9) + 8) item.label = st.name;
     item.tooltip = tooltip;
     item.cls = cls_of(s.join_event);

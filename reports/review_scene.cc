@@ -146,6 +146,10 @@ ReviewScene::ReviewScene(const HistoryRecording& recording, const std::vector<Ev
   client_of = clients_of_owners(rec, window);
   for (const Event& e : window) event_of.emplace(e.id, &e);
   evidence = focus_evidence(*this);
+  const CheckConfig config = options.check.value_or(default_check_config());
+  offending_renewals = review::offending_renewals(rec, window, config);
+  for (const OffendingRenewal& o : offending_renewals) offending_ids_.insert(o.renewal->id);
+  retried_releases = review::retried_releases(rec, window, config);
   make_axis();
   make_lanes();
 }
@@ -197,6 +201,7 @@ void ReviewScene::make_lanes() {
   }
   std::set<int> servers = rec.servers;
   for (const FreeSpan& f : evidence.free_spans) servers.insert(f.server);
+  for (int s = 0; s < options.servers; ++s) servers.insert(s);  // every server of the run
   for (int s : servers) {
     lane_index_[server_lane(s)] = lanes.size();
     lanes.push_back({server_lane(s), {"server"}, {}, {}, 0, 0});
@@ -214,6 +219,11 @@ int64_t ReviewScene::local_us(int64_t local_ms) const { return ms_to_us(sat_sub(
 std::string ReviewScene::who(const std::string& owner) const {
   auto it = client_of.find(owner);
   return short_owner(owner, it == client_of.end() ? -1 : it->second);
+}
+
+std::string ReviewScene::client_name(const std::string& owner) const {
+  auto it = client_of.find(owner);
+  return it == client_of.end() ? who(owner) : client_lane(it->second);
 }
 
 Item ReviewScene::bar(Category category, int64_t start_us, int64_t end_us, double height_pt, std::string fill,

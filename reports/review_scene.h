@@ -11,6 +11,7 @@
 //  - the time axis (reports/time_axis.h) and X(), true time to points;
 //  - the lanes (clients ascending, each fair lock's line, servers
 //    ascending; lane() adds one a builder needs that is not there yet);
+//  - the findings drawn in red with words (reports/review_findings.h);
 //  - what the builders found that the header and the legend need.
 // The builders run in a fixed order (lay_out_review), which fixes the
 // order of lanes and items, and so the drawing's text.
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "properties/history_recording.h"
+#include "reports/review_findings.h"
 #include "reports/review_layout.h"
 #include "reports/time_axis.h"
 #include "reports/timeline.h"
@@ -82,6 +84,8 @@ class ReviewScene {
   std::map<std::string, int> client_of;
   std::map<uint64_t, const Event*> event_of;
   Evidence evidence;
+  std::vector<OffendingRenewal> offending_renewals;  // reports/review_findings.h
+  std::vector<RetriedRelease> retried_releases;
   std::vector<Lane> lanes;
 
   // Found by the builders.
@@ -99,12 +103,16 @@ class ReviewScene {
   Item bar(Category category, int64_t start_us, int64_t end_us, double height_pt, std::string fill,
            std::string edge) const;
   Lane& lane(const std::string& name);
+  bool offending(uint64_t renewal_event) const { return offending_ids_.count(renewal_event) > 0; }
+  // "client 2" for an owner of a known client, else its short name.
+  std::string client_name(const std::string& owner) const;
 
  private:
   void make_axis();
   void make_lanes();
   std::optional<TimeAxis> axis_;
   std::map<std::string, size_t> lane_index_;
+  std::set<uint64_t> offending_ids_;
 };
 
 std::string cls_of(uint64_t event_id);  // "ev e<id>"
@@ -117,5 +125,11 @@ void add_line_stays(ReviewScene& scene);
 void add_leases(ReviewScene& scene);
 void add_faults(ReviewScene& scene);
 void add_named_events_and_scripts(ReviewScene& scene);
+void add_findings(ReviewScene& scene);           // reports/review_finding_items.cc
+void add_empty_server_notes(ReviewScene& scene);
+// The picture's title in words (reports/review_headline.cc): what went
+// wrong, from the focus violation (or the window's first overlap); "" when
+// it names nothing the review can say in words.
+std::string review_headline(const ReviewScene& scene);
 
 }  // namespace locksim::review

@@ -19,6 +19,8 @@ namespace {
 
 using namespace review;
 
+constexpr const char* kBreakInk = "#37474f";
+
 std::string break_tooltip(const AxisBreak& b) {
   return b.length + (b.past_window ? " after the window's last event, not drawn" : " without events, collapsed");
 }
@@ -55,6 +57,11 @@ void draw_header(const ReviewLayout& L, DotWriter& w) {
     w.text(t, 8, y, 12, "black", true);
     y += 16;
   }
+  y = L.source_y_pt;
+  for (const std::string& t : L.source_lines) {
+    w.text(t, 8, y, 9, "#555555");
+    y += 13;
+  }
   y = L.caption_y_pt;
   for (const std::string& c : L.caption_lines) {
     w.text(c, 8, y, 9, "#333333");
@@ -89,8 +96,25 @@ void draw_item_label(const Item& item, double cy, DotWriter& w) {
   w.text(item.label, item.label_x_pt, cy, 9, colour, item.bold || on_red);
 }
 
+// A break mark: two slanted strokes, like those on a broken axis.
+void draw_break_strokes(double x_pt, double cy, double half_h, DotWriter& w) {
+  for (double dx : {-2.0, 2.0})
+    w.line(x_pt + dx - 2.5, cy + half_h + 2, x_pt + dx + 2.5, cy - half_h - 2, kBreakInk, "solid", 1.2);
+}
+
+// Where a bar crosses a collapsed stretch: a gap in the band's colour
+// between break marks, with the stretch's true length in it.
+void draw_cuts(const Item& item, double cy, DotWriter& w) {
+  for (const Cut& c : item.cuts) {
+    w.rect(c.x0_pt, cy - item.height_pt / 2 - 1, c.x1_pt, cy + item.height_pt / 2 + 1, kQuietFill, kQuietFill);
+    draw_break_strokes(c.x0_pt, cy, item.height_pt / 2, w);
+    draw_break_strokes(c.x1_pt, cy, item.height_pt / 2, w);
+    if (item.height_pt >= 10) w.text(c.length, (c.x0_pt + c.x1_pt) / 2, cy, 7, kBreakInk, true, true);
+  }
+}
+
 // One item centred on height cy: its shape, a chevron when it began before
-// the window, its bands, its marks, its label.
+// the window, its bands, its cuts, its marks, its label.
 void draw_item(const Item& item, double cy, DotWriter& w) {
   const double bar_w = std::max(item.x1_pt - item.x0_pt, 1.5);
   w.shape(item.shape, item.x0_pt + bar_w / 2, cy, bar_w, item.height_pt, item.fill, item.edge, item.penwidth, item.style,
@@ -104,6 +128,7 @@ void draw_item(const Item& item, double cy, DotWriter& w) {
     w.rect(b.x0_pt, cy - h / 2, std::max(b.x1_pt, b.x0_pt + 1), cy + h / 2, b.fill, b.edge, b.style == "dashed" ? 1.4 : 1,
            b.style, b.tooltip);
   }
+  draw_cuts(item, cy, w);
   for (const Mark& m : item.marks) {
     const double h = m.height_pt > 0 ? m.height_pt : item.height_pt + 6;
     w.shape(m.shape, m.x_pt, cy, m.width_pt, h, m.fill, m.fill, 1, "filled", m.tooltip);
@@ -134,9 +159,17 @@ void draw_items(const ReviewLayout& L, DotWriter& w) {
   }
 }
 
-// The axis: a line, round ticks, quiet bands with zig-zag edges and their lengths.
+// The axis: a line broken at each collapsed stretch (break marks on it),
+// round ticks, quiet bands with zig-zag edges and their true lengths.
 void draw_axis(const ReviewLayout& L, DotWriter& w) {
-  w.line(L.axis_x0_pt, L.axis_y_pt, L.axis_x1_pt, L.axis_y_pt, "#424242", "solid", 1.2);
+  double from = L.axis_x0_pt;
+  for (const AxisBreak& b : L.breaks) {
+    w.line(from, L.axis_y_pt, b.x0_pt, L.axis_y_pt, "#424242", "solid", 1.2);
+    draw_break_strokes(b.x0_pt, L.axis_y_pt, 3, w);
+    draw_break_strokes(b.x1_pt, L.axis_y_pt, 3, w);
+    from = b.x1_pt;
+  }
+  w.line(from, L.axis_y_pt, L.axis_x1_pt, L.axis_y_pt, "#424242", "solid", 1.2);
   for (const AxisTick& t : L.ticks) {
     w.line(t.x_pt, L.axis_y_pt - 4, t.x_pt, L.axis_y_pt + 4, "#424242", "solid");
     w.text(t.label, t.x_pt, L.axis_label_y_pt, 8, "#424242", false, true);

@@ -42,6 +42,9 @@ def strip_code(text):
             j = n if end < 0 else end + len(m.group(1)) + 2
             out.append(re.sub(r"[^\n]", " ", text[i:j]))
             i = j
+        elif c == "'" and i > 0 and text[i - 1].isalnum() and i + 1 < n and text[i + 1].isalnum():
+            out.append(c)  # a digit separator: 30'000
+            i += 1
         elif c in "\"'":
             j = i + 1
             while j < n and text[j] != c:

@@ -258,16 +258,15 @@ void write_outputs(const std::string& out_dir, const ExploreResult& r, nlohmann:
     TraceWriter writer((dir / trace).string(), header);
     run_explicit(cx.plan, source.fresh(cx.plan.scenario), writer);
     writer.close();
-    TimelineOptions timeline;
-    timeline.check = check_config_for(cx.plan.scenario);
+    TimelineOptions timeline = timeline_options_for(cx.plan.scenario);
     timeline.title = "explore: " + cx.violation.property + " (counterexample, " + std::to_string(cx.events.size()) +
                      " events, depth " + std::to_string(cx.depth) + ")";
-    timeline.highlight_ids.insert(cx.violation.event_ids.begin(), cx.violation.event_ids.end());
     bool drawn = !summary.contains("timelines_not_drawn");
     if (drawn) {
       try {
         fs::create_directories(dir / "timelines");
-        render_timeline(timeline_dot(cx.events, timeline), (dir / svg).string(), "svg");
+        // The violation in focus: its title in words, its explanation, its evidence.
+        render_timeline(violation_timeline_dot(cx.events, cx.violation, timeline), (dir / svg).string(), "svg");
       } catch (const DotNotFound&) {
         fs::remove(dir / "timelines");  // the first drawing failed: it is empty
         summary["timelines_not_drawn"] = kDotMissingReason;
