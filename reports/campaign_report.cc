@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "reports/campaign_text.h"
 #include "reports/chart_library.h"
 #include "reports/html_text.h"
 #include "reports/coverage_report.h"
@@ -232,13 +233,15 @@ void report_verdict(std::ostringstream& out, const json& s, bool passed) {
   out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << html(title) << "</title>\n"
       << "<style>" << chart_library_css() << "\n" << report_page_css() << "</style></head><body>\n";
   out << "<h1>" << html(title) << "</h1>\n";
-  out << "<p class=\"" << (passed ? "pass" : "fail") << "\"><b>"
-      << (passed ? "PASS: no property failed"
-                 : "FAIL: " + text(counts["seeds_failed"]) + " of " + text(counts["seeds_run"]) +
-                       " seed(s) violated a property" +
-                       (s.contains("results") && s["results"].is_object()
-                            ? ", " + text(s["results"].value("unexplained", json(0))) + " unexplained violation(s)"
-                            : std::string()))
+  // The same headline as the campaign printed, first whether anything is
+  // unexplained (reports/campaign_text.h); a summary without results (an
+  // older format) says how many seeds failed.
+  const bool has_results = s.contains("results") && s["results"].is_object();
+  std::string headline = has_results ? format_headline(result_counts_from_summary(s)) : "";
+  if (!headline.empty() && headline.back() == '\n') headline.pop_back();
+  if (headline.empty())
+    headline = "FAILED: " + text(counts["seeds_failed"]) + " of " + text(counts["seeds_run"]) + " seed(s) violated a property";
+  out << "<p class=\"" << (passed ? "pass" : "fail") << "\"><b>" << html(passed ? "PASS: no property failed" : headline)
       << "</b></p>\n";
   if (s.contains("results") && s["results"].is_object()) out << results_html(s["results"]);
   if (s.value("vacuous", false)) {

@@ -36,7 +36,7 @@ std::string offence_text(const ReviewScene& s, const OffendingRenewal& o, const 
       return what + " of " + s.client_name(o.holder) + "'s lock" + replies_text(run);
     case OffendingRenewal::Kind::AfterRelease:
       return what + " " + format_duration_us(run.front()->true_us - o.release_us) +
-             " after the final release (unlock #" + std::to_string(o.release_event) + ")" + replies_text(run);
+             " after the final release (#" + std::to_string(o.release_event) + ")" + replies_text(run);
     case OffendingRenewal::Kind::OutsideHolds:
       return what + " outside every hold of " + s.who(o.renewal->owner) + replies_text(run);
   }

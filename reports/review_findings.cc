@@ -10,8 +10,10 @@ namespace locksim::review {
 
 namespace {
 
-// The owner's last hold of the lock that was released before `at_us`.
-const RecordedHold* last_release_before(const HistoryRecording& rec, const Event& r) {
+// The owner's final release of the lock before the renewal: the Ok (value
+// 1) of the unlock that ended its last hold released before it, as the
+// watchdog_expiry checker counts it; nullptr when none completed.
+const Event* final_release_before(const HistoryRecording& rec, const std::vector<Event>& window, const Event& r) {
   const RecordedHold* last = nullptr;
   for (const RecordedHold& h : rec.holds) {
     if (h.owner != r.owner || !lock_matches(r.lock, h.lock) || h.end != RecordedHold::End::Released ||
@@ -19,7 +21,14 @@ const RecordedHold* last_release_before(const HistoryRecording& rec, const Event
       continue;
     if (last == nullptr || h.end_us >= last->end_us) last = &h;
   }
-  return last;
+  if (last == nullptr) return nullptr;
+  uint64_t unlock_op = 0;
+  for (const Event& e : window) {
+    if (e.id > r.id) break;
+    if (e.id == last->end_event) unlock_op = e.op_id;
+    if (unlock_op != 0 && e.op_id == unlock_op && e.kind == EventKind::Ok && e.value == 1) return &e;
+  }
+  return nullptr;
 }
 
 bool in_a_hold(const HistoryRecording& rec, const Event& r) {
@@ -84,18 +93,20 @@ std::vector<OffendingRenewal> offending_renewals(const HistoryRecording& rec, co
     OffendingRenewal o;
     o.renewal = &e;
     const bool ok = renewal_succeeded(e);
-    const bool others = ok && !e.holders_after.empty() &&
-                        std::find(e.holders_after.begin(), e.holders_after.end(), e.owner) == e.holders_after.end();
-    if (others) {
+    const bool held_by_others = std::find(e.holders_after.begin(), e.holders_after.end(), e.owner) == e.holders_after.end();
+    if (ok && held_by_others && !e.holders_after.empty()) {
       o.kind = OffendingRenewal::Kind::OthersLock;
       o.holder = e.holders_after.front();
+    } else if (ok && held_by_others) {
+      o.kind = OffendingRenewal::Kind::OutsideHolds;  // renewed, though the lock has no owner
     } else if (in_a_hold(rec, e)) {
       continue;
-    } else if (const RecordedHold* h = last_release_before(rec, e);
-               h != nullptr && (ok || e.true_us - h->end_us > ms_to_us(config.renew_grace_ms))) {
+    } else if (const Event* release = final_release_before(rec, window, e);
+               release != nullptr &&
+               (ok || (e.op_id > release->op_id && e.true_us > sat_add(release->true_us, ms_to_us(config.renew_grace_ms))))) {
       o.kind = OffendingRenewal::Kind::AfterRelease;
-      o.release_event = h->end_event;
-      o.release_us = h->end_us;
+      o.release_event = release->id;
+      o.release_us = release->true_us;
     } else if (ok) {
       o.kind = OffendingRenewal::Kind::OutsideHolds;
     } else {

@@ -1,12 +1,13 @@
 // Review findings: what a window shows that the review timeline draws in
 // red with words, found from the checkers' reading of the history (a
 // HistoryRecording: its holds, leases and faults) and the window's events:
-//  - offending renewals: a watchdog renewal (rlock_renew) of a lock its
-//    owner does not hold: answered 1 on someone else's lock (the lock's
-//    owners after the script do not include it); or, outside every believed
-//    hold of its owner, answered 1, or sent more than the renewal grace
-//    (CheckConfig::renew_grace_ms) after the owner's final release (its
-//    watchdog was not cancelled);
+//  - offending renewals, as the watchdog_expiry checker finds them: a
+//    watchdog renewal (rlock_renew) answered 1 though the lock's owners
+//    after it do not include its owner (someone else's lock); or, outside
+//    every believed hold of its owner, after its final release completed
+//    (an unlock Ok with value 1), answered 1 or started later (a newer
+//    operation) and more than the renewal grace (CheckConfig::
+//    renew_grace_ms) after it: its watchdog was not cancelled;
 //  - retried releases: a release script (it carries a release latch's
 //    request id) sent again because its first request got no answer in
 //    time, with why in words: a lost request or reply, a pause or a
@@ -34,7 +35,7 @@ struct OffendingRenewal {
   const Event* renewal = nullptr;
   Kind kind = Kind::OutsideHolds;
   std::string holder;          // OthersLock: the owner the lock's owners name after it
-  uint64_t release_event = 0;  // AfterRelease: the unlock that ended the owner's last hold
+  uint64_t release_event = 0;  // AfterRelease: the final release's completion (its unlock Ok)
   int64_t release_us = 0;
 };
 

@@ -32,13 +32,14 @@ std::string on_lock(const std::string& property, const std::string& lock) {
   return words(property) + (lock.empty() ? "" : " on " + lock);
 }
 
-// The pause or partition of a client that spans `at_us` and lasts longest
-// past it, or nullptr.
+// The pause or partition of a client that spans `at_us`, the latest begun
+// (a resume ends every pause of a client: the latest is the one that
+// lasted as long as it was announced), or nullptr.
 const RecordedFault* span_fault_at(const HistoryRecording& rec, int client, int64_t at_us) {
   const RecordedFault* out = nullptr;
   for (const RecordedFault& f : rec.faults)
     if (f.client == client && !f.instant && (f.kind == "pause" || f.kind == "partition") && f.start_us <= at_us &&
-        f.end_us >= at_us && (out == nullptr || f.end_us > out->end_us))
+        f.end_us >= at_us && (out == nullptr || f.start_us >= out->start_us))
       out = &f;
   return out;
 }
@@ -107,7 +108,8 @@ std::string watchdog_headline(const ReviewScene& s, const Violation& v) {
         return on_lock(v.property, v.lock) + ": " + who +
                (renewal_succeeded(*o.renewal) ? " renewed the lock " : " was still renewing ") +
                format_duration_us(o.renewal->true_us - o.release_us) + " after the final release (#" +
-               std::to_string(o.renewal->id) + ", answered " + o.renewal->reply + ")";
+               std::to_string(o.release_event) + "): #" + std::to_string(o.renewal->id) + " answered " +
+               o.renewal->reply;
       case OffendingRenewal::Kind::OutsideHolds:
         return on_lock(v.property, v.lock) + ": " + who + " renewed a lock it did not hold (#" +
                std::to_string(o.renewal->id) + ")";
@@ -119,8 +121,10 @@ std::string watchdog_headline(const ReviewScene& s, const Violation& v) {
 std::string reentrancy_headline(const ReviewScene& s, const Violation& v) {
   for (const RetriedRelease& r : s.retried_releases) {
     if (!names(v, r.retry->id)) continue;
-    return on_lock(v.property, v.lock) + ": " + client_lane(r.retry->client) + "'s retried release answered " +
-           r.retry->reply + (r.first != nullptr ? ", the first " + r.first->reply : std::string()) + " (" + r.reason + ")";
+    const std::string first =
+        r.first != nullptr ? ", though the first (#" + std::to_string(r.first->id) + ") answered " + r.first->reply : "";
+    return on_lock(v.property, v.lock) + ": " + client_lane(r.retry->client) + "'s release was sent again (#" +
+           std::to_string(r.retry->id) + ") and answered " + r.retry->reply + first + ": " + r.reason;
   }
   return "";
 }
@@ -163,11 +167,14 @@ std::string liveness_headline(const ReviewScene& s, const Violation& v) {
   for (const RecordedWait& w : s.rec.waits) {
     if (w.start_event != v.event_ids[0]) continue;
     const auto bound_ms = number_after(v.message, "(bound ");
-    // How long it had waited when the checker found it (else to the window's end).
+    // How long it had waited when the checker found it (else to the
+    // window's end), since the lock was free when the checker says so.
     const auto found = s.event_of.find(v.detected_at_event);
     const int64_t until_us = found != s.event_of.end() ? found->second->true_us : s.seen_us(w.end_us);
+    int64_t since_us = w.start_us;
+    for (const FreeSpan& f : s.evidence.free_spans) since_us = std::max(since_us, f.from_us);
     return on_lock(v.property, v.lock) + ": " + client_lane(w.client) + " waited " +
-           format_duration_us(until_us - w.start_us) +
+           format_duration_us(until_us - since_us) +
            (s.evidence.free_spans.empty() ? std::string(" for the lock") : " for a lock free on the server") +
            (bound_ms ? " (bound " + format_duration_us(ms_to_us(*bound_ms)) + ")" : std::string());
   }

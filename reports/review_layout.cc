@@ -16,34 +16,65 @@ constexpr double kItemGapPt = 8;
 constexpr size_t kMaxTracks = 48;     // per lane and category; more share the last track
 constexpr size_t kMaxOverlapNotes = 3;
 
-// The left edge of a label `w_pt` wide inside the bar: the start of its
-// first stretch between its cuts that holds it.
-bool inside_room(const Item& item, double w_pt, double* at_pt) {
-  double from = item.x0_pt;
-  for (size_t i = 0; i <= item.cuts.size(); ++i) {
-    const double to = i < item.cuts.size() ? item.cuts[i].x0_pt : item.x1_pt;
-    if (to - from >= w_pt + 8) {
-      *at_pt = from + 4;
+// Where a label inside a bar may start: past the chevron of a bar begun
+// before the window, past each cut's break mark, at the start of a red
+// band (white on red) and just after it.
+std::vector<double> label_starts(const Item& item) {
+  std::vector<double> at{item.x0_pt + (item.open_left ? 7 : 4)};
+  for (const Cut& c : item.cuts) at.push_back(c.x1_pt + 5);
+  for (const Band& b : item.bands) {
+    if (b.fill != kRed) continue;
+    at.push_back(b.x0_pt + 4);
+    at.push_back(b.x1_pt + 4);
+  }
+  std::sort(at.begin(), at.end());
+  return at;
+}
+
+// Whether a label from `from_pt`, `w_pt` wide (`bold_w_pt` in white bold
+// on red), fits inside the bar: within it, clear of every cut, and either
+// wholly on one red band or clear of all of them (never half on red).
+bool fits_inside(const Item& item, double from_pt, double w_pt, double bold_w_pt) {
+  const Band* red = nullptr;
+  for (const Band& b : item.bands)
+    if (b.fill == kRed && from_pt >= b.x0_pt && from_pt < b.x1_pt) red = &b;
+  const double to_pt = from_pt + (red != nullptr ? bold_w_pt : w_pt) + 4;
+  if (from_pt < item.x0_pt || to_pt > item.x1_pt) return false;
+  if (red != nullptr && to_pt > red->x1_pt) return false;
+  for (const Band& b : item.bands)
+    if (&b != red && b.fill == kRed && from_pt < b.x1_pt && to_pt > b.x0_pt) return false;
+  for (const Cut& c : item.cuts)
+    if (from_pt < c.x1_pt + 5 && to_pt > c.x0_pt) return false;
+  return true;
+}
+
+// The left edge of a label inside the bar: the first place it fits, if any.
+bool inside_room(const Item& item, double w_pt, double bold_w_pt, double* at_pt) {
+  for (double from : label_starts(item)) {
+    if (fits_inside(item, from, w_pt, bold_w_pt)) {
+      *at_pt = from;
       return true;
     }
-    if (i < item.cuts.size()) from = item.cuts[i].x1_pt + 5;  // clear of the break mark
   }
   return false;
 }
 
 void place_label(Item* item) {
   const double w = text_pt(item->label, 9, item->bold);
+  const double bold_w = text_pt(item->label, 9, true);
   const double bar = item->x1_pt - item->x0_pt;
   if (label_above(*item)) {
     item->label_x_pt = item->x0_pt + 2;
     item->extent_x1_pt = item->x1_pt;
-  } else if (double at_pt = 0; item->shape == "box" && item->height_pt > kThinPt && bar >= w + 8 && inside_room(*item, w, &at_pt)) {
-    item->label_x_pt = at_pt;  // inside, at the start of the first stretch between cuts that holds it
+  } else if (double at_pt = 0;
+             item->shape == "box" && item->height_pt > kThinPt && bar >= w + 8 && inside_room(*item, w, bold_w, &at_pt)) {
+    item->label_x_pt = at_pt;  // inside, at the first place that holds it
     item->extent_x1_pt = item->x1_pt;
   } else {
-    // After the bar and whatever is drawn past its end (a lost slot).
+    // After the bar and whatever is drawn past its end (a lost slot, a mark).
     double end_pt = item->x1_pt;
     for (const Band& b : item->bands) end_pt = std::max(end_pt, b.x1_pt);
+    for (const Mark& m : item->marks) end_pt = std::max(end_pt, m.x_pt + m.width_pt / 2);
     item->label_x_pt = end_pt + 4;
     item->extent_x1_pt = end_pt + 4 + w;
   }

@@ -1,7 +1,8 @@
 // The review timeline drawn from its layout (reports/review_layout.h), one
-// function per layer, back to front: lane stripes, quiet bands, grid lines
-// and overlap columns; lane names; the header; the items of every lane; the
-// time axis with its breaks; the red lines across the lanes; the legend.
+// function per layer, back to front: lane stripes, quiet bands with their
+// zig-zag edges, grid lines and overlap columns; lane names; the header;
+// the items of every lane; the time axis with its breaks; the red lines
+// across the lanes; the legend.
 #include "reports/timeline_review.h"
 
 #include <algorithm>
@@ -31,8 +32,15 @@ void draw_backgrounds(const ReviewLayout& L, DotWriter& w) {
     w.rect(0, l.y0_pt, L.width_pt, l.y0_pt + l.height_pt, l.is_line() ? "#f3effa" : (i % 2 == 0 ? "#f5f5f5" : "#ffffff"),
            "", 1, "filled", l.name, "lane");
   }
-  for (const AxisBreak& b : L.breaks)
+  for (const AxisBreak& b : L.breaks) {
     w.rect(b.x0_pt, L.axis_y_pt - 4, b.x1_pt, L.lanes_bottom_pt, kQuietFill, "", 1, "filled", break_tooltip(b));
+    for (double x : {b.x0_pt, b.x1_pt}) {  // zig-zag edges, behind what the lanes draw
+      std::vector<std::pair<double, double>> zig;
+      bool left = true;
+      for (double y = L.axis_y_pt - 4; y <= L.lanes_bottom_pt; y += 8, left = !left) zig.push_back({x + (left ? -3 : 3), y});
+      w.polyline(zig, kQuietEdge);
+    }
+  }
   for (const AxisTick& t : L.ticks) w.rect(t.x_pt - 0.3, L.axis_y_pt + 4, t.x_pt + 0.3, L.lanes_bottom_pt, "#dddddd");
   for (const OverlapColumn& o : L.overlaps)
     w.rect(o.x0_pt, L.lanes_top_pt, o.x1_pt, L.lanes_bottom_pt, kOverlapBack, "", 1, "filled", o.tooltip, o.cls);
@@ -86,9 +94,9 @@ void draw_item_label(const Item& item, double cy, DotWriter& w) {
     return;
   }
   const bool inside = item.label_x_pt < item.x1_pt;
-  bool on_red = false;
+  bool on_red = false;  // the layout puts a label inside wholly on one red band or clear of them
   for (const Band& b : item.bands)
-    on_red |= inside && b.fill == kRed && item.label_x_pt + 20 > b.x0_pt && item.label_x_pt < b.x1_pt;
+    on_red |= inside && b.fill == kRed && item.label_x_pt >= b.x0_pt && item.label_x_pt < b.x1_pt;
   const std::string colour =
       on_red ? "white"
              : (inside ? (item.label_colour == "white" || item.label_colour == kRed ? item.label_colour : "black")
@@ -113,6 +121,34 @@ void draw_cuts(const Item& item, double cy, DotWriter& w) {
   }
 }
 
+// Whether a tick at x crosses the item's label inside its bar.
+bool under_label(const Item& item, const Mark& m) {
+  if (item.label.empty() || label_above(item) || item.label_x_pt >= item.x1_pt || m.shape != "box") return false;
+  const bool bold = item.bold || item.label_colour == "white" ||
+                    std::any_of(item.bands.begin(), item.bands.end(), [&](const Band& b) {
+                      return b.fill == kRed && item.label_x_pt >= b.x0_pt && item.label_x_pt < b.x1_pt;
+                    });
+  const double label_x1_pt = item.label_x_pt + text_pt(item.label, 9, bold);
+  return m.x_pt + m.width_pt / 2 + 1 > item.label_x_pt && m.x_pt - m.width_pt / 2 - 1 < label_x1_pt;
+}
+
+// A tick on a bar; one that would cross the label inside the bar is drawn
+// as its two ends standing out of the bar, so the words stay clear.
+void draw_mark(const Item& item, const Mark& m, double cy, DotWriter& w) {
+  const double h = m.height_pt > 0 ? m.height_pt : item.height_pt + 6;
+  if (!under_label(item, m)) {
+    w.shape(m.shape, m.x_pt, cy, m.width_pt, h, m.fill, m.fill, 1, "filled", m.tooltip);
+    return;
+  }
+  const double half_bar = item.height_pt / 2;
+  const double out_pt = std::max((h - item.height_pt) / 2, 3.0);
+  for (double sign : {-1.0, 1.0}) {
+    const double edge = cy + sign * half_bar;
+    w.shape("box", m.x_pt, edge + sign * (out_pt - 1) / 2, m.width_pt, out_pt + 1, m.fill, m.fill, 1, "filled",
+            m.tooltip);
+  }
+}
+
 // One item centred on height cy: its shape, a chevron when it began before
 // the window, its bands, its cuts, its marks, its label.
 void draw_item(const Item& item, double cy, DotWriter& w) {
@@ -129,10 +165,7 @@ void draw_item(const Item& item, double cy, DotWriter& w) {
            b.style, b.tooltip);
   }
   draw_cuts(item, cy, w);
-  for (const Mark& m : item.marks) {
-    const double h = m.height_pt > 0 ? m.height_pt : item.height_pt + 6;
-    w.shape(m.shape, m.x_pt, cy, m.width_pt, h, m.fill, m.fill, 1, "filled", m.tooltip);
-  }
+  for (const Mark& m : item.marks) draw_mark(item, m, cy, w);
   draw_item_label(item, cy, w);
 }
 
@@ -175,12 +208,6 @@ void draw_axis(const ReviewLayout& L, DotWriter& w) {
     w.text(t.label, t.x_pt, L.axis_label_y_pt, 8, "#424242", false, true);
   }
   for (const AxisBreak& b : L.breaks) {
-    for (double x : {b.x0_pt, b.x1_pt}) {
-      std::vector<std::pair<double, double>> zig;
-      bool left = true;
-      for (double y = L.axis_y_pt - 4; y <= L.lanes_bottom_pt; y += 8, left = !left) zig.push_back({x + (left ? -3 : 3), y});
-      w.polyline(zig, kQuietEdge);
-    }
     w.text(b.length, (b.x0_pt + b.x1_pt) / 2, L.axis_label_y_pt - 4, 8, "#37474f", true, true);
     w.text(b.past_window ? "not drawn" : "quiet", (b.x0_pt + b.x1_pt) / 2, L.axis_label_y_pt + 6, 8, "#37474f", false, true);
   }

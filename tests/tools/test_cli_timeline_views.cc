@@ -329,9 +329,9 @@ TEST_F(TimelineViews, WatchdogExpiryShowsTheRenewalOnTheHoldersLane) {
   const auto holder = std::find_if(svg.texts.begin(), svg.texts.end(),
                                    [](const auto& t) { return t.text.rfind("holds lsim:L0 #", 0) == 0; });
   ASSERT_NE(holder, svg.texts.end());
-  expect_text_on_lane(svg, R"(^#\d+: a renewal [\d.]+ s after the final release \(unlock #\d+\), answered \d$)",
+  expect_text_on_lane(svg, R"(^#\d+: a renewal [\d.]+ s after the final release \(#\d+\), answered \d$)",
                       svg.lane_at(holder->y_pt), "watchdog_expiry");
-  EXPECT_TRUE(std::regex_match(svg.title(), std::regex(R"(watchdog expiry on lsim:L0: client \d+'s watchdog was still renewing [\d.]+ s after the final release \(#\d+, answered 0\))")))
+  EXPECT_TRUE(std::regex_match(svg.title(), std::regex(R"(watchdog expiry on lsim:L0: client \d+'s watchdog was still renewing [\d.]+ s after the final release \(#\d+\): #\d+ answered 0)")))
       << svg.title();
 }
 
@@ -391,7 +391,7 @@ TEST_F(TimelineViews, ExploreCounterexamplesShowBreaksAndWhyAReleaseWasRetried) 
   EXPECT_EQ(broken_lanes, (std::set<std::string>{"client 0", "client 1", "redis 0"}));
   expect_on_canvas(me, "explore mutual_exclusion");
   const Svg re = draw(out + "/failures/reentrancy.jsonl", "--violation 1", "re.svg");
-  expect_title_in_words(re, "reentrancy on lsim:L0: client 0's retried release answered nil, the first 1 (client 0 was paused 31.0 s",
+  expect_title_in_words(re, "reentrancy on lsim:L0: client 0's release was sent again (#8) and answered nil, though the first (#5) answered 1: client 0 was paused 31.0 s",
                         "explore reentrancy");
   expect_text_on_lane(re, R"(^#\d+ retried release -> nil \(the first, #\d+, answered 1\): client 0 was paused 31.0 s before it read the reply of #\d+, and the request timed out$)",
                       "client 0", "explore reentrancy");
