@@ -47,6 +47,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/memory_account.h"
 #include "model/redis_commands.h"
 #include "model/reply.h"
 #include "model/reply_sink.h"
@@ -87,7 +88,11 @@ enum class LuaAllocation : uint8_t { Malloc, OperatorNew };
 
 class LuaScripting {
  public:
-  explicit LuaScripting(LuaLimits limits = {}, LuaAllocation allocation = LuaAllocation::Malloc);
+  // `shared_memory`: the account the Lua heap is charged to (with the
+  // stores of the same run: model/memory_account.h); null: an account of
+  // the state's own with limits.memory_bytes. It must outlive the state.
+  explicit LuaScripting(LuaLimits limits = {}, LuaAllocation allocation = LuaAllocation::Malloc,
+                        MemoryAccount* shared_memory = nullptr);
   ~LuaScripting();
   LuaScripting(const LuaScripting&) = delete;
   LuaScripting& operator=(const LuaScripting&) = delete;
