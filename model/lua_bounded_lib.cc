@@ -228,7 +228,9 @@ class StepBatch {
 
 void add_concat_field(lua_State* L, luaL_Buffer* b, int i) {
   lua_rawgeti(L, 1, i);
-  if (!lua_isstring(L, -1)) luaL_error(L, "invalid value (at index %d) in table for 'concat'", i);
+  if (!lua_isstring(L, -1)) {
+    luaL_error(L, "invalid value (%s) at index %d in table for 'concat'", luaL_typename(L, -1), i);
+  }
   luaL_addvalue(b);
 }
 
