@@ -299,6 +299,25 @@ int cjson_new(lua_State* L) {
   return results;
 }
 
+// ---------------------------------------------------------------- bit
+
+// bit.tohex(x, n): LuaBitOp 1.0.2 negates n to choose upper case, which for
+// n = -2^31 stays negative and writes outside its buffer; Redis 7.0.15's
+// copy answers as for -2^31 + 1 (eight digits, upper case). n is taken as
+// LuaBitOp takes every argument: its low 32 bits.
+int bit_tohex(lua_State* L) {
+  if (lua_gettop(L) >= 2 && lua_isnumber(L, 2)) {
+    const double shifted = lua_tonumber(L, 2) + 6755399441055744.0;  // 2^52 + 2^51: the low bits land in place
+    uint64_t bits = 0;
+    std::memcpy(&bits, &shifted, sizeof bits);
+    if (static_cast<uint32_t>(bits) == 0x80000000u) {
+      lua_pushnumber(L, -2147483647.0);
+      lua_replace(L, 2);
+    }
+  }
+  return call_library_function(L, "tohex");
+}
+
 // ---------------------------------------------------------------- struct
 
 constexpr int kStructMaxIntSize = 32;
@@ -368,14 +387,14 @@ void control_option(lua_State* L, char opt, const char** fmt, StructHeader* h) {
 
 // A number as struct.pack writes an integer: the low `size` bytes of its
 // 64-bit value (negative numbers in two's complement), zeros past 8 bytes.
-// Numbers at or past 2^64 (and NaN) give 0, as the C conversion does on
-// x86 for Redis.
+// Numbers at or past 2^64 give 0, NaN and those below -2^63 give 2^63, as
+// the C conversion does on x86 for Redis.
 void put_integer(luaL_Buffer* b, lua_Number n, bool little, size_t size) {
-  uint64_t value = 0;
+  uint64_t value = uint64_t{1} << 63;  // NaN, and what is below -2^63
   if (n < 0) {
-    value = n >= -9223372036854775808.0 ? static_cast<uint64_t>(static_cast<int64_t>(n)) : uint64_t{1} << 63;
-  } else if (n < 18446744073709551616.0) {
-    value = static_cast<uint64_t>(n);
+    if (n >= -9223372036854775808.0) value = static_cast<uint64_t>(static_cast<int64_t>(n));
+  } else if (n >= 0) {
+    value = n < 18446744073709551616.0 ? static_cast<uint64_t>(n) : 0;
   }
   unsigned char bytes[kStructMaxIntSize];
   for (size_t i = 0; i < size; ++i) bytes[i] = i < 8 ? static_cast<unsigned char>(value >> (8 * i)) : 0;
@@ -541,7 +560,11 @@ int struct_size(lua_State* L) {
     } else if (opt == 'c' && size == 0) {
       luaL_argerror(L, 1, "option 'c0' has no fixed size");
     }
-    if (std::strchr("bBhHlLTiIxfdc", opt) == nullptr) control_option(L, opt, &fmt, &h);
+    // A letter or digit that is no option has size 0 here (Redis's size
+    // refuses only the control characters it does not know).
+    if (!((opt >= 'a' && opt <= 'z') || (opt >= 'A' && opt <= 'Z') || (opt >= '0' && opt <= '9'))) {
+      control_option(L, opt, &fmt, &h);
+    }
     pos += size;
   }
   lua_pushinteger(L, static_cast<lua_Integer>(pos));
@@ -764,7 +787,8 @@ class MsgpackReader {
       case 0xd1: if (need(3)) push_consumed(static_cast<int16_t>(be(1, 2)), 3); return;
       case 0xce: if (need(5)) push_consumed(static_cast<lua_Number>(be(1, 4)), 5); return;
       case 0xd2: if (need(5)) push_consumed(static_cast<int32_t>(be(1, 4)), 5); return;
-      case 0xcf: if (need(9)) push_consumed(static_cast<lua_Number>(be(1, 8)), 9); return;
+      // lua-cmsgpack 0.4.0 reads a uint64 as a Lua integer: past 2^63 it wraps negative.
+      case 0xcf: if (need(9)) push_consumed(static_cast<lua_Number>(static_cast<int64_t>(be(1, 8))), 9); return;
       case 0xd3: if (need(9)) push_consumed(static_cast<lua_Number>(static_cast<int64_t>(be(1, 8))), 9); return;
       case 0xc0: lua_pushnil(L_); consume(1); return;
       case 0xc2: lua_pushboolean(L_, 0); consume(1); return;
@@ -933,7 +957,11 @@ void set_global_table(lua_State* L, const char* name,
 
 void open_script_libraries(lua_State* L) {
   lua_pushcfunction(L, luaopen_bit);
-  lua_call(L, 0, 0);  // sets the global bit (and package.loaded's entry, unused)
+  lua_call(L, 0, 1);  // sets the global bit (and package.loaded's entry, unused)
+  lua_getfield(L, -1, "tohex");
+  lua_pushcclosure(L, bit_tohex, 1);
+  lua_setfield(L, -2, "tohex");
+  lua_pop(L, 1);
   lua_pushcfunction(L, luaopen_cjson);
   lua_call(L, 0, 1);
   wrap_cjson_table(L);
