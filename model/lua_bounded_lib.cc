@@ -32,6 +32,8 @@ namespace {
 
 // ---------------------------------------------------------------- loading
 
+constexpr uint64_t kCallSteps = 32;  // what one call from C into a Lua function is charged
+
 // Reads a chunk as a blank then its text: the parser, not the undumper,
 // sees its first byte. The blank changes nothing a text chunk means (no
 // token, no line).
@@ -69,6 +71,7 @@ const char* read_function_chunk(lua_State* L, void* ud, size_t* size) {
     return " ";
   }
   luaL_checkstack(L, 2, "too many nested functions");
+  charge_steps(L, kCallSteps);  // a call from C into Lua costs more than its few instructions
   lua_pushvalue(L, 1);
   lua_call(L, 0, 1);
   if (lua_isnil(L, -1)) {
@@ -150,7 +153,13 @@ int sandbox_rep(lua_State* L) {
   const size_t total = len * static_cast<size_t>(n);  // below 2^62: no overflow
   // The text is built once in a scratch block and copied into the string:
   // twice its size, checked before either is made.
-  if (total > (SIZE_MAX >> 2) || !memory_room_for(L, 2 * total)) raise_out_of_memory(L);
+  if (total > (SIZE_MAX >> 2)) raise_out_of_memory(L);
+  if (!memory_room_for(L, 2 * total)) {
+    // Garbage counts until collected: collect (charged) before refusing.
+    charge_steps(L, static_cast<uint64_t>(lua_gc(L, LUA_GCCOUNT, 0)) * 1024 / kBytesPerStep);
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    if (!memory_room_for(L, 2 * total)) raise_out_of_memory(L);
+  }
   charge_steps(L, 2 * total / kBytesPerStep);
   auto* out = static_cast<char*>(lua_newuserdata(L, total));
   std::memcpy(out, s, len);

@@ -62,6 +62,7 @@
 #include "sim/lua_backend_source.h"
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/progress_line.h"
 #include "tools/cli/runs_dir.h"
@@ -94,6 +95,7 @@ struct CampaignArgs {
   std::vector<std::string> fail_on;
   std::string corpus_file;  // --corpus: a guided campaign's start
   PropertyOptions properties;
+  MemoryLimitOption memory;
 };
 
 // The files a campaign reads (its --scripts pack): never an output.
@@ -260,15 +262,16 @@ CampaignBackend with_reference_pack(CampaignBackend b) {
 // scenario's variant. Live servers start here, before any seed runs, so a
 // script Redis rejects is exit 2 at once.
 std::unique_ptr<BackendSource> make_source(BackendKind kind, bool reference, bool match_variant,
-                                           const ScriptPack* pack, const Scenario& tmpl) {
+                                           const ScriptPack* pack, const Scenario& tmpl, LuaLimits lua_limits) {
   const bool correct_model = kind == BackendKind::Model && reference && !match_variant;
   return make_backend_source(kind, pack, tmpl.servers,
-                             correct_model ? std::optional<ModelVariant>(ModelVariant::Correct) : std::nullopt);
+                             correct_model ? std::optional<ModelVariant>(ModelVariant::Correct) : std::nullopt,
+                             lua_limits);
 }
 
 // One worker per --workers, each with its own sources.
 // With a reference pack, each worker's reference runs it.
-std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenario& tmpl, bool match_variant,
+std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenario& tmpl, bool match_variant, LuaLimits lua_limits,
                                          const std::optional<ScriptPack>& reference_pack) {
   std::vector<CampaignWorker> workers(static_cast<size_t>(o.workers));
   const std::string dir = tmpl.scripts.empty() ? ScriptPack::default_dir() : tmpl.scripts;
@@ -276,12 +279,12 @@ std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenari
     std::optional<ScriptPack> pack;
     if (!runs_model_only(o.backend)) pack = ScriptPack::load(dir);
     for (CampaignWorker& w : workers) {
-      w.checked = make_source(o.backend.checked, false, match_variant, pack ? &*pack : nullptr, tmpl);
+      w.checked = make_source(o.backend.checked, false, match_variant, pack ? &*pack : nullptr, tmpl, lua_limits);
       if (reference_pack) {
         w.reference = std::make_unique<ReferencePackSource>(
-            make_source(*o.backend.reference, true, false, &*reference_pack, tmpl));
+            make_source(*o.backend.reference, true, false, &*reference_pack, tmpl, lua_limits));
       } else if (o.backend.reference) {
-        w.reference = make_source(*o.backend.reference, true, match_variant, pack ? &*pack : nullptr, tmpl);
+        w.reference = make_source(*o.backend.reference, true, match_variant, pack ? &*pack : nullptr, tmpl, lua_limits);
       }
     }
   } catch (const ScriptPackError& e) {
@@ -378,7 +381,7 @@ int run_campaign_command(CampaignArgs& args) {
     }
     o.guided_corpus_digest = start.digest();
   }
-  std::vector<CampaignWorker> workers = make_workers(o, tmpl, args.match_variant, reference_pack);
+  std::vector<CampaignWorker> workers = make_workers(o, tmpl, args.match_variant, args.memory.limits(), reference_pack);
   const bool default_dir = args.out_dir.empty();
   if (default_dir) args.out_dir = default_run_dir(o);
   // Claimed for the whole run: a second campaign on the same --out is
@@ -463,6 +466,7 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
       app.add_subcommand("campaign", "Run seeded scenarios on the model or live Redis and check every property");
   cmd->add_option("--seeds", args->options.seeds, "number of seeds to run")->required()->transform(integer_in(1, 100'000'000));
   add_scenario_flags(cmd, &args->scenario);
+  add_memory_limit_option(cmd, &args->memory);
   cmd->add_option("--backend", args->backend,
                   "model, lua (the pack's own Lua in process, on the model's store), live (the pack's Lua on "
                   "redis-servers in virtual time), both (live, and every history compared event by event with "

@@ -28,6 +28,7 @@
 #include "sim/live_backend.h"
 #include "sim/lua_backend.h"
 #include "sim/model_backend.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/commands.h"
 #include "tools/server/redis_server.h"
 
@@ -46,6 +47,7 @@ struct DiffArgs {
   bool keep_going = false;
   int max_divergences = 1;
   std::vector<std::string> skip_scripts;
+  MemoryLimitOption memory;
 };
 
 nlohmann::ordered_json note_json(const DivergenceNote& n) {
@@ -112,7 +114,7 @@ int run_diff(const DiffArgs& args) {
       live = std::make_unique<LiveBackend>(std::vector<ServerControl*>{server.get()}, pack, kDiffKeyPrefix);
     }
     if (candidate_kind == BackendKind::Lua || reference_kind == BackendKind::Lua) {
-      lua = std::make_unique<LuaBackend>(1, pack);
+      lua = std::make_unique<LuaBackend>(1, pack, LuaAllocation::Malloc, args.memory.limits());
     }
   } catch (const ScriptPackError& e) {
     throw UsageError(std::string("bad script pack: ") + e.what());
@@ -237,6 +239,7 @@ void add_diff_command(CLI::App& app, int* exit_code) {
       ->capture_default_str()->transform(integer_in(0, 1'000'000));
   cmd->add_option("--skip-script", args->skip_scripts,
                   "Leave this script's steps out of every sequence (repeatable; e.g. fair_acquire_failed)");
+  add_memory_limit_option(cmd, &args->memory);
   cmd->callback([args, exit_code] { *exit_code = run_diff(*args); });
 }
 

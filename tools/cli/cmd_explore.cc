@@ -53,6 +53,7 @@
 #include "sim/lua_backend_source.h"
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/progress_line.h"
 #include "tools/cli/run_backend.h"
@@ -103,6 +104,7 @@ struct ExploreArgs {
   bool confirm_live = false;
   bool json = false;
   std::string out_dir;
+  MemoryLimitOption memory;
 };
 
 std::vector<ExploreFault> parse_faults(const std::string& text) {
@@ -385,7 +387,7 @@ int run_explore_command(ExploreArgs& a) {
     }
     for (int w = 0; w < a.workers; ++w) {
       if (pack) {
-        sources.push_back(std::make_unique<LuaBackendSource>(*pack));
+        sources.push_back(std::make_unique<LuaBackendSource>(*pack, a.memory.limits()));
       } else {
         sources.push_back(std::make_unique<ModelBackendSource>());
       }
@@ -525,6 +527,7 @@ void add_explore_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--scripts", a->scripts,
                   "Script pack directory (on the model its model_variant stands for it; lua runs its own Lua)");
   cmd->add_option("--mutant", a->mutant, "Client or script mutant to run (see locksim mutants --list)")->capture_default_str();
+  add_memory_limit_option(cmd, &a->memory);
   cmd->add_option("--backend", a->backend,
                   "model, or lua (the pack's own Lua in process). Default: model, or lua for a pack the model cannot "
                   "stand for");

@@ -48,6 +48,7 @@
 #include "sim/model_backend.h"
 #include "sim/script_case_run.h"
 #include "model/script_cases.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/commands.h"
 #include "tools/server/redis_server.h"
 
@@ -65,6 +66,7 @@ struct PackCheckArgs {
   bool match_variant = false;
   std::string compare = "everything";  // or "replies"
   std::string reference;               // a pack to compare with instead of the model
+  MemoryLimitOption memory;
 };
 
 struct LoadCheck {
@@ -353,8 +355,8 @@ int run_pack_check(const PackCheckArgs& args) {
         std::unique_ptr<Backend> reference;
         std::function<void()> reference_wipe;
         if (on_lua) {
-          auto c = std::make_unique<LuaBackend>(1, pack);
-          auto r = std::make_unique<LuaBackend>(1, *reference_pack);
+          auto c = std::make_unique<LuaBackend>(1, pack, LuaAllocation::Malloc, args.memory.limits());
+          auto r = std::make_unique<LuaBackend>(1, *reference_pack, LuaAllocation::Malloc, args.memory.limits());
           wipe = [b = c.get()] { b->wipe(); };
           reference_wipe = [b = r.get()] { b->wipe(); };
           candidate = std::move(c);
@@ -373,7 +375,7 @@ int run_pack_check(const PackCheckArgs& args) {
         report = run_differential(random_options(args, scope), reference_side, candidate_side);
       } else {
         if (on_lua) {
-          auto lua = std::make_unique<LuaBackend>(1, pack);
+          auto lua = std::make_unique<LuaBackend>(1, pack, LuaAllocation::Malloc, args.memory.limits());
           wipe = [b = lua.get()] { b->wipe(); };
           table = run_case_table(pack, *lua, wipe, reference_variant, scope);
           candidate = std::move(lua);
@@ -395,7 +397,9 @@ int run_pack_check(const PackCheckArgs& args) {
     } catch (const ScriptPackError& e) {
       run_problem = e.what();
     } catch (const LuaScriptAbort& e) {
-      run_problem = e.what();
+      // The pack's Lua stopped the run (the budget, the memory limit, what
+      // live Redis would crash or hang on): bad input, one line.
+      throw UsageError(std::string("the lua backend stopped: ") + e.what());
     }
   }
   bool all_agree = report.has_value() && report->divergences == 0 && table.has_value() && table->cases_differed == 0;
@@ -506,6 +510,7 @@ void add_pack_command(CLI::App& app, int* exit_code) {
   check->add_option("DIR", args->dir,
                     "Script pack directory (holds manifest.json), or a built-in pack such as builtin:impl/lua")
       ->required();
+  add_memory_limit_option(check, &args->memory);
   check->add_option("--backend", args->backend,
                     "where the pack runs: live (default: a throwaway redis-server) or lua (the pack's Lua in "
                     "process, no server)")

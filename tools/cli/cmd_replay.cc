@@ -14,6 +14,7 @@
 #include "sim/replay.h"
 #include "sim/run.h"
 #include "impl/script_pack.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/run_backend.h"
 #include "traces/trace_reader.h"
@@ -22,7 +23,7 @@ namespace locksim::cli {
 
 namespace {
 
-int replay_command(const std::string& path, const std::string& backend_override) {
+int replay_command(const std::string& path, const std::string& backend_override, const MemoryLimitOption& memory) {
   try {
     TraceReader reader(path);
     if (reader.header().backend == "realtime") {
@@ -37,7 +38,7 @@ int replay_command(const std::string& path, const std::string& backend_override)
     }
     RunBackend backend;
     try {
-      backend = make_run_backend(kind, &scenario);
+      backend = make_run_backend(kind, &scenario, memory.limits());
     } catch (const UsageError& e) {  // the header's backend or script pack: name the file
       throw UsageError(path + ": header: " + e.what());
     } catch (const ScriptPackError& e) {
@@ -92,7 +93,9 @@ void add_replay_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--backend", *backend,
                   "Run it on this backend instead of the one its header names: model, lua (the pack's own Lua in "
                   "process) or live (redis-server); the events must be the same");
-  cmd->callback([path, backend, exit_code] { *exit_code = replay_command(*path, *backend); });
+  auto memory = std::make_shared<MemoryLimitOption>();
+  add_memory_limit_option(cmd, memory.get());
+  cmd->callback([path, backend, memory, exit_code] { *exit_code = replay_command(*path, *backend, *memory); });
 }
 
 }  // namespace locksim::cli

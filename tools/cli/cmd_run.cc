@@ -30,6 +30,7 @@
 #include "search/campaign.h"
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/scenario_flags.h"
 #include "tools/cli/property_options.h"
@@ -47,6 +48,7 @@ struct RunOptions {
   ScenarioFlags scenario;
   std::string trace;
   PropertyOptions properties;
+  MemoryLimitOption memory;
 };
 
 // "checked every property: 2 violation(s) (mutual_exclusion: 2); ..." for
@@ -89,7 +91,7 @@ int run_command(const RunOptions& o) {
   }
   CheckConfig check_config = default_check_config();
   check_config.properties = o.properties.parse();
-  RunBackend backend = make_run_backend(kind, &s);
+  RunBackend backend = make_run_backend(kind, &s, o.memory.limits());
   try {
     refuse_output_over_input(o.trace, backend.input_files);
   } catch (const OutputError& e) {
@@ -139,6 +141,7 @@ void add_run_command(CLI::App& app, int* exit_code) {
                   "virtual time). Default: model, or lua for a pack the model cannot stand for");
   add_scenario_flags(cmd, &opts->scenario);
   add_property_options(cmd, &opts->properties);
+  add_memory_limit_option(cmd, &opts->memory);
   cmd->add_option("--trace", opts->trace, "Trace file to write (- or /dev/stdout: standard output, the summary line then goes to stderr)")->required();
   cmd->callback([opts, exit_code] { *exit_code = run_command(*opts); });
 }

@@ -12,7 +12,7 @@
 
 namespace locksim::cli {
 
-RunBackend make_run_backend(const std::string& kind, Scenario* scenario) {
+RunBackend make_run_backend(const std::string& kind, Scenario* scenario, LuaLimits lua_limits) {
   RunBackend out;
   ScriptPack pack = [&] {
     try {
@@ -30,7 +30,7 @@ RunBackend make_run_backend(const std::string& kind, Scenario* scenario) {
   }
   if (kind == "lua") {
     try {
-      out.backend = std::make_unique<LuaBackend>(scenario->servers, std::move(pack));
+      out.backend = std::make_unique<LuaBackend>(scenario->servers, std::move(pack), LuaAllocation::Malloc, lua_limits);
     } catch (const ScriptPackError& e) {
       throw UsageError(std::string("bad script pack: ") + e.what());
     }
@@ -52,12 +52,12 @@ RunBackend make_run_backend(const std::string& kind, Scenario* scenario) {
 }
 
 std::unique_ptr<BackendSource> make_backend_source(BackendKind kind, const ScriptPack* pack, int servers,
-                                                   std::optional<ModelVariant> fixed_variant) {
+                                                   std::optional<ModelVariant> fixed_variant, LuaLimits lua_limits) {
   switch (kind) {
     case BackendKind::Model:
       return std::make_unique<ModelBackendSource>(fixed_variant);
     case BackendKind::Lua:
-      return std::make_unique<LuaBackendSource>(*pack);
+      return std::make_unique<LuaBackendSource>(*pack, lua_limits);
     case BackendKind::Live: {
       auto live = std::make_unique<LiveBackendSource>(*pack);
       live->start(servers);

@@ -15,6 +15,7 @@
 #include "search/campaign_backend.h"
 #include "sim/backend.h"
 #include "sim/backend_source.h"
+#include "sim/lua_backend.h"
 #include "sim/scenario.h"
 #include "tools/server/redis_server.h"
 
@@ -31,14 +32,17 @@ struct RunBackend {
 // cannot compile), EnvironmentError when a live server cannot be started,
 // RedisError when a live server fails later. `scenario` gets its
 // model_variant resolved from the pack.
-RunBackend make_run_backend(const std::string& kind, Scenario* scenario);
+// `lua_limits`: the lua backend's budget and memory limit (--memory-limit).
+RunBackend make_run_backend(const std::string& kind, Scenario* scenario,
+                            LuaLimits lua_limits = LuaBackend::default_limits());
 
 // A BackendSource (sim/backend_source.h) of `kind`: the model (with
 // `fixed_variant`, else each scenario's own), the pack's Lua in process, or
 // the pack's Lua on `servers` redis-servers started here. Throws
 // ScriptPackError, RedisError.
 std::unique_ptr<BackendSource> make_backend_source(BackendKind kind, const ScriptPack* pack, int servers,
-                                                   std::optional<ModelVariant> fixed_variant = std::nullopt);
+                                                   std::optional<ModelVariant> fixed_variant = std::nullopt,
+                                                   LuaLimits lua_limits = LuaBackend::default_limits());
 
 // The backend a scenario runs on when none is named: the model when it
 // stands for the scenario's pack (an empty `scripts`: the default pack,
