@@ -8,8 +8,8 @@
 //    does ("unexpected symbol near 'char(27)'"); nothing ever runs
 //    bytecode a script made.
 //  - unpack: Redis's bound ("too many results to unpack" past the C stack).
-//  - string.rep: the result's size is checked against the memory limit and
-//    charged to the budget before anything is built.
+//  - string.rep: the result's size is checked against the memory limit
+//    before anything is built (its allocations are charged to the budget).
 //  - table.insert / remove / concat / maxn / foreach / foreachi / sort:
 //    Lua 5.1.5's semantics (sort makes the same comparisons and swaps in
 //    the same order), every element moved, visited or compared charged to
@@ -160,7 +160,8 @@ int sandbox_rep(lua_State* L) {
     lua_gc(L, LUA_GCCOLLECT, 0);
     if (!memory_room_for(L, 2 * total)) raise_out_of_memory(L);
   }
-  charge_steps(L, 2 * total / kBytesPerStep);
+  // The allocator charges the scratch block and the string (one step per
+  // kBytesPerStep each): the copying is paid for with them.
   auto* out = static_cast<char*>(lua_newuserdata(L, total));
   std::memcpy(out, s, len);
   for (size_t done = len; done < total;) {  // doubling copies

@@ -150,6 +150,13 @@ void to_reply(lua_State* L, int idx, ReplySink& reply, int depth) {
     case LUA_TSTRING: {
       size_t len = 0;
       const char* p = lua_tolstring(L, idx, &len);
+      // The reply is a copy outside the Lua heap: past the memory limit the
+      // run stops (the caller sees over_memory) instead of making it.
+      if (len > 4096 && !memory_room_for(L, len)) {
+        run_state(L)->over_memory = true;
+        reply.nil();
+        return;
+      }
       reply.bulk(std::string_view(p, len));
       return;
     }

@@ -213,6 +213,7 @@ void LuaScripting::run(int id, std::span<const std::string> keys, std::span<cons
     lua_detail::lua_value_to_reply(L_, -1, reply);
   }
   lua_settop(L_, 0);
+  if (s.over_memory) throw LuaScriptAbort(lua_detail::memory_limit_text(s));  // the reply did not fit
 }
 
 Reply LuaScripting::run(int id, std::span<const std::string> keys, std::span<const std::string> argv,
