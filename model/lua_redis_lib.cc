@@ -314,6 +314,7 @@ int generic_command(lua_State* L, bool raise) {
   std::string unsupported;
   bool out_of_memory = false;
   s->sink.begin(L);
+  const uint64_t work_before = s->ctx->store->work();
   try {
     run_redis_command(*cmd, *s->ctx, argv, s->sink);
   } catch (const UnsupportedCommand& e) {
@@ -323,6 +324,7 @@ int generic_command(lua_State* L, bool raise) {
   }
   if (!unsupported.empty()) raise_abort(L, unsupported);
   if (out_of_memory) raise_out_of_memory(L);
+  charge_steps(L, s->ctx->store->work() - work_before);  // the command's walk over a large value
   if (raise && s->sink.top_is_error()) return lua_error(L);
   return 1;
 }

@@ -173,6 +173,7 @@ void zrange_generic(CommandContext& ctx, CommandArgs argv, ReplySink& reply, Ran
   if (z != nullptr && by == RangeBy::Rank) {
     if (clip_range(static_cast<int64_t>(z->size()), &start, &stop)) {
       out.reserve(static_cast<size_t>(stop - start + 1));
+      ctx.store->note_work(static_cast<uint64_t>(stop + 1));
       if (!rev) {
         auto it = std::next(z->begin(), start);
         for (int64_t i = start; i <= stop; ++i, ++it) out.push_back(&*it);
@@ -185,6 +186,7 @@ void zrange_generic(CommandContext& ctx, CommandArgs argv, ReplySink& reply, Ran
              offset >= 0) {
     auto take = [&](auto begin, auto end) {
       auto it = begin;
+      const auto first = begin;
       // The first element in range from this end.
       while (it != end && !(rev ? range.below_max(it->first) : range.above_min(it->first))) ++it;
       for (int64_t skip = offset; it != end && skip > 0; --skip) ++it;
@@ -192,6 +194,7 @@ void zrange_generic(CommandContext& ctx, CommandArgs argv, ReplySink& reply, Ran
         if (!(rev ? range.above_min(it->first) : range.below_max(it->first))) break;
         out.push_back(&*it);
       }
+      ctx.store->note_work(static_cast<uint64_t>(std::distance(first, it)));
     };
     if (rev) {
       take(z->rbegin(), z->rend());
@@ -215,6 +218,7 @@ void rank(CommandContext& ctx, CommandArgs argv, ReplySink& reply, bool rev) {
     return;
   }
   const auto pos = std::distance(z->begin(), z->find(std::pair<double, std::string_view>{*score, argv[2]}));
+  ctx.store->note_work(static_cast<uint64_t>(pos));
   reply.integer(rev ? static_cast<int64_t>(z->size()) - 1 - pos : pos);
 }
 
@@ -288,6 +292,7 @@ void zremrangebyscore(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
   if (!parse_range(argv[2], argv[3], &range, reply)) return;
   const Store::ZSetOrder* z = ctx.store->zset_ref(argv[1], ctx.now_ms);
   std::vector<std::string> members;
+  if (z != nullptr) ctx.store->note_work(z->size());
   if (z != nullptr && !range.empty()) {
     for (const auto& e : *z) {
       if (range.above_min(e.first) && range.below_max(e.first)) members.push_back(e.second);
@@ -302,6 +307,7 @@ void zremrangebyrank(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
   const Store::ZSetOrder* z = ctx.store->zset_ref(argv[1], ctx.now_ms);
   std::vector<std::string> members;
   if (z != nullptr && clip_range(static_cast<int64_t>(z->size()), &start, &stop)) {
+    ctx.store->note_work(static_cast<uint64_t>(stop + 1));
     auto it = std::next(z->begin(), start);
     for (int64_t i = start; i <= stop; ++i, ++it) members.push_back(it->second);
   }

@@ -140,6 +140,7 @@ void Store::erase(Keys::iterator it) {
   forget_recent_keys();
   if (it->second.expire_at_ms) expiry_index_.erase(it->second.expiry_entry);
   release(key_bytes(it->first));
+  note_work(it->second.hash.size() + it->second.list.size() + it->second.zset.ordered.size());
   drop_content(it->second);
   if (spare_nodes_.size() >= kSpareNodes) {
     keys_.erase(it);
@@ -533,6 +534,7 @@ void Store::ltrim(std::string_view key, int64_t start, int64_t stop, int64_t now
   if (start < 0) start = 0;
   auto release_range = [&](List::iterator from, List::iterator to) {
     size_t bytes = 0;
+    note_work(static_cast<uint64_t>(to - from));
     for (auto it = from; it != to; ++it) bytes += kElementBytes + heap_bytes(*it);
     release_value(entry->second, bytes);
   };
@@ -558,6 +560,7 @@ int64_t Store::lrem(std::string_view key, int64_t count, std::string_view value,
   const int64_t limit = count == 0 ? static_cast<int64_t>(list.size())
                       : (count > 0 ? count : (count == INT64_MIN ? INT64_MAX : -count));
   // One pass that keeps the survivors in order (linear, as Redis's).
+  note_work(list.size());
   int64_t removed = 0;
   std::vector<bool> drop(list.size(), false);
   if (count >= 0) {

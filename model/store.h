@@ -90,6 +90,7 @@ class Store {
     account_ = other.account_;
     charged_bytes_ = other.charged_bytes_;
     published_bytes_ = other.published_bytes_;
+    work_ = other.work_;
     other.account_ = nullptr;
     other.charged_bytes_ = 0;
     other.published_bytes_ = 0;
@@ -245,6 +246,13 @@ class Store {
     account_ = nullptr;
   }
   size_t charged_bytes() const { return charged_bytes_; }  // what the store holds, as charged
+  // Elements walked by operations whose cost grows with a value's size
+  // (LREM, LTRIM, deleting a container, ZRANK, ranges of a sorted set...):
+  // a counter that only grows; a script's budget is charged the difference
+  // across each command (model/lua_scripting.h). note_work() is for the
+  // command handlers.
+  uint64_t work() const { return work_; }
+  void note_work(uint64_t elements) const { work_ += elements; }
 
  private:
   // Keys with an expiry by expire_at_ms; each entry points at its key's name
@@ -357,6 +365,7 @@ class Store {
   MemoryAccount* account_ = nullptr;  // null: nothing refused
   size_t charged_bytes_ = 0;          // keys, values and the publish log, as charged
   size_t published_bytes_ = 0;        // the publish log's share
+  mutable uint64_t work_ = 0;         // see work()
 };
 
 }  // namespace locksim
