@@ -21,6 +21,13 @@ cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log"
 for f in bin/locksim include/locksim/impl/realtime/redis_lock_client.h; do
   [ -e "$PREFIX/$f" ] || fail "cmake --install did not install $f"
 done
+# Stripped unless LOCKSIM_INSTALL_DEBUG: no debug section in the command, the
+# shim or any static library installed (deploy/install.cmake).
+if ! grep -q "^LOCKSIM_INSTALL_DEBUG:BOOL=ON" "$BUILD/CMakeCache.txt"; then
+  while IFS= read -r f; do
+    if readelf -S --wide "$f" 2>/dev/null | grep -q '\.debug_info'; then fail "cmake --install left debug sections in $f"; fi
+  done < <(find "$PREFIX" -type f \( -name locksim -o -name '*.so' -o -name '*.a' \))
+fi
 # The installed package files name nothing of the checkout or the build dir.
 if grep -rIlF -e "$SRC" -e "$BUILD" "$PREFIX"; then fail "installed text files above name the checkout or build dir"; fi
 

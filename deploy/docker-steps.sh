@@ -185,19 +185,21 @@ step "campaign --seeds 3 --backend lua --profile safe --duration-ms 3000 --out l
 docker_run campaign --seeds 3 --backend lua --profile safe --duration-ms 3000 --out lua \
   || fail "the lua campaign in the image"
 
-# The Kubernetes Jobs' pods (deploy/locksim-*-job.yaml) in the image, as a
-# cluster runs them: the container's /bin/sh -c script with the Job's env and
-# /runs a directory of the image (the volume): every shard of the campaign
-# Job (fewer seeds), then the merge Job's pod.
+# The Kubernetes Job's pods (deploy/locksim-campaign-job.yaml) in the image,
+# as a cluster runs them: the container's /bin/sh -c script with the Job's
+# env (JOB_UID, from the pod's label in a cluster, fixed here) and /runs a
+# directory of the image (the volume): every shard's index (fewer seeds),
+# then the last index, the merge.
 job_field() {  # YAML WHAT [SEEDS]: WHAT = script (the pod's script) or env (NAME=VALUE lines)
   python3 - "$@" <<'PY'
 import re, sys, yaml
 job = yaml.safe_load(open(sys.argv[1], encoding="utf-8"))
 c = job["spec"]["template"]["spec"]["containers"][0]
 if sys.argv[2] == "env":
-    print("\n".join(f"{e['name']}={e['value']}" for e in c.get("env", [])))
+    print("\n".join(f"{e['name']}={e['value']}" for e in c.get("env", []) if "value" in e))
+    print("JOB_UID=docker-steps")
 else:
-    script = c["args"][0]
+    script = c["args"][0].replace("/dev/termination-log", "/tmp/termination-log")
     if len(sys.argv) > 3:
         script = re.sub(r"--seeds \d+", "--seeds " + sys.argv[3], script)
     print(script)
@@ -209,14 +211,13 @@ run_pod() {  # YAML INDEX [SEEDS]
   run_in_root "$ROOT" /runs "$envfile" "$(job_field "$1" script ${3:+"$3"})"
 }
 CAMPAIGN_JOB=$SRC/deploy/locksim-campaign-job.yaml
-MERGE_JOB=$SRC/deploy/locksim-merge-job.yaml
 SHARDS=$(job_field "$CAMPAIGN_JOB" env | sed -n 's/^SHARDS=//p')
 CAMPAIGN=$(job_field "$CAMPAIGN_JOB" env | sed -n 's/^CAMPAIGN=//p')
 for ((k = 0; k < SHARDS; k++)); do
-  step "campaign Job, pod $k of $SHARDS (--seeds 48)"
-  run_pod "$CAMPAIGN_JOB" "$k" 48 || fail "the campaign Job's pod $k"
+  step "campaign Job, index $k of $SHARDS shards (--seeds 48)"
+  run_pod "$CAMPAIGN_JOB" "$k" 48 || fail "the campaign Job's shard $k"
 done
-step "merge Job"
-run_pod "$MERGE_JOB" 0 || fail "the merge Job's pod"
-[ -s "$ROOT/runs/$CAMPAIGN/merged/summary.json" ] || fail "the merge Job wrote no merged/summary.json"
+step "campaign Job, index $SHARDS: the merge"
+run_pod "$CAMPAIGN_JOB" "$SHARDS" || fail "the campaign Job's merge"
+[ -s "$ROOT/runs/$CAMPAIGN/docker-steps/merged/summary.json" ] || fail "the merge wrote no merged/summary.json"
 echo "docker-steps: ok (the image's steps ran; doctor, model, live and lua campaigns and the Kubernetes Jobs' pods passed in it)"

@@ -11,13 +11,35 @@
 #  - Development: the static libraries, their headers under
 #    <includedir>/locksim/ (included as "impl/realtime/redis_lock_client.h"),
 #    find_package(locksim) (<libdir>/cmake/locksim/) and locksim.pc.
+#
+# What is installed is stripped: the command and the shim of their symbols
+# and debug sections, the static libraries of their debug sections (together
+# over 500 MB otherwise), with `cmake --install` as with `--strip` and in
+# the Debian packages. -DLOCKSIM_INSTALL_DEBUG=ON installs them as built
+# (with the build type's debug information) for a debugger. For an installed
+# build, configure with -DCMAKE_BUILD_TYPE=Release (deploy/Dockerfile does);
+# the checkout's default, RelWithDebInfo, is for developing.
 include(CMakePackageConfigHelpers)
+
+option(LOCKSIM_INSTALL_DEBUG "Install the command, the shim and the static libraries with their debug information"
+       OFF)
+if(LOCKSIM_INSTALL_DEBUG)
+  set(_locksim_strip_if "CMAKE_INSTALL_DO_STRIP")  # only when asked with --strip
+else()
+  set(_locksim_strip_if "1")
+endif()
 
 set(LOCKSIM_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/locksim)
 
 # --- Runtime -----------------------------------------------------------------
 install(TARGETS locksim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Runtime)
 install(TARGETS locksim_vclock LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/locksim COMPONENT Runtime)
+install(CODE "if(${_locksim_strip_if})
+  execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-unneeded
+    \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/$<TARGET_FILE_NAME:locksim>\"
+    \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/locksim/$<TARGET_FILE_NAME:locksim_vclock>\"
+    COMMAND_ERROR_IS_FATAL ANY)
+endif()" COMPONENT Runtime)
 
 # --- Development -------------------------------------------------------------
 # The libraries another program links, each exported as locksim::<name>:
@@ -41,9 +63,10 @@ add_library(locksim::client ALIAS locksim_client)  # the same name in the build 
 install(TARGETS ${_locksim_exported} locksim_client EXPORT locksimTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Development)
 # `cmake --install --strip` (and cpack, CPACK_STRIP_FILES) strips only the
-# programs: the static libraries lose their debug sections here (about 200 MB).
+# programs: the static libraries lose their debug sections here (about 200 MB),
+# unless LOCKSIM_INSTALL_DEBUG.
 foreach(_lib IN LISTS _locksim_exported)
-  install(CODE "if(CMAKE_INSTALL_DO_STRIP)
+  install(CODE "if(${_locksim_strip_if})
     execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-debug
       \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:${_lib}>\"
       COMMAND_ERROR_IS_FATAL ANY)
@@ -85,7 +108,9 @@ set(CPACK_PACKAGE_VENDOR "locksim")
 set(CPACK_PACKAGE_CONTACT "locksim developers")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Deterministic virtual-time verification harness for Redis locks")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_STRIP_FILES ON)  # the command and the shim; debug info stays in the build tree
+if(NOT LOCKSIM_INSTALL_DEBUG)
+  set(CPACK_STRIP_FILES ON)  # the command and the shim; debug info stays in the build tree
+endif()
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_ALL Runtime Development)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

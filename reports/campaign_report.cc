@@ -200,7 +200,27 @@ std::string cause_cell(const json& f) {
 
 }  // namespace
 
-std::string campaign_report_html(const json& s, const std::string& dir_name) {
+namespace {
+
+// `text` as one shell word (single quotes where needed).
+std::string shell_quoted(const std::string& text) {
+  const bool plain = !text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                             "0123456789_-+=.,/:@%") == std::string::npos;
+  if (plain) return text;
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The command that replays `trace` (a path relative to the runs directory).
+std::string replay_command(const ReportCommands& commands, const std::string& trace) {
+  const std::string path = commands.shown_dir.empty() ? trace : (fs::path(commands.shown_dir) / trace).string();
+  return commands.program + " replay " + shell_quoted(path);
+}
+
+}  // namespace
+
+std::string campaign_report_html(const json& s, const std::string& dir_name, const ReportCommands& commands) {
   const fs::path dir(dir_name);
   const json& config = s["configuration"];
   const json& counts = s["counts"];
@@ -287,7 +307,7 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
           << (drawn(f) ? "<a href=\"#f" + std::to_string(k) + "\">" + seed + "</a>"
                        : "<a href=\"" + html(str(f, "trace")) + "\">" + seed + "</a>")
           << "</td><td>" << html(str(f, "property")) << "</td><td>" << html(cause_cell(f)) << "</td><td><code>"
-          << html(str(f, "reproduce")) << "</code></td></tr>\n";
+          << html(replay_command(commands, str(f, "trace"))) << "</code></td></tr>\n";
     }
     out << "</table>\n<p>A seed links to its section (its timeline, plots and events) when it was drawn, else to "
            "its full trace.</p>\n";
@@ -319,11 +339,11 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
         << "</h2>\n";
     out << "<p class=\"subtitle\">" << html(violation_subtitle(str(f, "explanation"), cause_cell(f))) << "</p>\n";
     out << "<p>Full trace: <a href=\"" << html(str(f, "trace")) << "\">" << html(str(f, "trace"))
-        << "</a> &mdash; <code>" << html(str(f, "reproduce")) << "</code>";
+        << "</a> &mdash; <code>" << html(replay_command(commands, str(f, "trace"))) << "</code>";
     if (!f.value("shrunk_trace", json()).is_null()) {
       out << "<br>Shrunk counterexample: <a href=\"" << html(str(f, "shrunk_trace")) << "\">"
-          << html(str(f, "shrunk_trace")) << "</a> &mdash; <code>locksim replay " << html(str(f, "shrunk_trace"))
-          << "</code>";
+          << html(str(f, "shrunk_trace")) << "</a> &mdash; <code>"
+          << html(replay_command(commands, str(f, "shrunk_trace"))) << "</code>";
     }
     out << "</p>\n";
     std::string svg;
@@ -380,7 +400,7 @@ std::string campaign_report_html(const json& s, const std::string& dir_name) {
   return out.str();
 }
 
-void write_campaign_report(const std::string& dir_name) {
+void write_campaign_report(const std::string& dir_name, const ReportCommands& commands) {
   const fs::path dir(dir_name);
   json summary;
   try {
@@ -389,7 +409,7 @@ void write_campaign_report(const std::string& dir_name) {
     throw std::runtime_error(std::string(e.what()) + " (is this a campaign's runs directory?)");
   }
   OutputFile out((dir / kReportFileName).string());  // complete or not at all
-  out.write(campaign_report_html(summary, dir_name));
+  out.write(campaign_report_html(summary, dir_name, commands));
   out.commit();
 }
 

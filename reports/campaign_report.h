@@ -24,12 +24,22 @@
 
 namespace locksim {
 
+// The commands report.html shows a reader to run (a replay of each trace),
+// pasted anywhere: `program` (locksim's name on PATH, or its absolute path)
+// and the traces by absolute paths under `shown_dir`, where the runs
+// directory is (or will be, once a staged run is put in place).
+struct ReportCommands {
+  std::string program = "locksim";
+  std::string shown_dir;  // absolute; empty: the paths relative to the directory
+};
+
 // `dir`: where the summary's relative paths are resolved.
-std::string campaign_report_html(const nlohmann::json& summary, const std::string& dir);
+std::string campaign_report_html(const nlohmann::json& summary, const std::string& dir,
+                                 const ReportCommands& commands = {});
 
 // Reads DIR/summary.json and writes DIR/report.html (complete or not at
 // all). Throws std::runtime_error naming the file on an unreadable or
 // invalid summary, OutputError when the report cannot be written.
-void write_campaign_report(const std::string& dir);
+void write_campaign_report(const std::string& dir, const ReportCommands& commands = {});
 
 }  // namespace locksim

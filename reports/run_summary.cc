@@ -1,3 +1,4 @@
+#include "reports/campaign_text.h"
 #include "reports/run_summary.h"
 
 #include <algorithm>
@@ -36,7 +37,7 @@ bool has_timeline(const SeedFailure& f, const std::string& property) {
 json campaign_configuration_json(const CampaignOptions& o, const Scenario& tmpl, const std::string& backend) {
   json c = json::object();
   c["seeds"] = o.seeds;
-  c["base_seed"] = o.base_seed;
+  c["base_seed"] = o.scenario.seed;
   c["backend"] = backend;
   if (!o.reference_scripts.empty()) c["reference_scripts"] = o.reference_scripts;
   c["scenario"] = scenario_to_json(tmpl);
@@ -58,7 +59,7 @@ namespace {
 // One failure entry per (seed, property) of a failing seed, in the order of
 // violated_properties(): the divergence first, then the properties in the
 // order they were first violated.
-void append_failures(json& out, const SeedFailure& f, bool drawn) {
+void append_failures(json& out, const SeedFailure& f, bool drawn, const std::string& program) {
   const std::string trace = failure_trace_file(f.seed);
   const std::vector<std::string> order = violated_properties(f);
   for (size_t nth = 0; nth < order.size(); ++nth) {
@@ -94,7 +95,7 @@ void append_failures(json& out, const SeedFailure& f, bool drawn) {
       e["unexplained"] = unexplained;
     }
     e["trace"] = trace;
-    e["reproduce"] = "locksim replay " + trace;
+    e["reproduce"] = program + " replay " + trace;
     e["shrunk_trace"] = nullptr;
     e["timeline"] = drawn && has_timeline(f, property) ? json(timeline_file(f.seed, property, nth)) : json();
     e["counterexample"] = nullptr;
@@ -115,7 +116,7 @@ void append_failures(json& out, const SeedFailure& f, bool drawn) {
 }  // namespace
 
 json campaign_summary_json(const CampaignOptions& o, const CampaignResult& r, const std::string& command,
-                           double wall_s) {
+                           double wall_s, const std::string& program) {
   json s = json::object();
   s["format"] = kRunSummaryFormat;
   s["version"] = kRunSummaryVersion;
@@ -125,7 +126,7 @@ json campaign_summary_json(const CampaignOptions& o, const CampaignResult& r, co
   s["shard"] = {{"index", o.shard_index}, {"count", o.shard_count}};
   json failures = json::array();
   for (size_t j = 0; j < r.failures.size(); ++j) {
-    append_failures(failures, r.failures[j], j < static_cast<size_t>(std::max(0, o.shrink_seeds)));
+    append_failures(failures, r.failures[j], j < static_cast<size_t>(std::max(0, o.shrink_seeds)), program);
   }
   const double simulated_s = static_cast<double>(r.simulated_us) / 1e6;
   s["counts"] = {{"seeds_planned", r.seeds_planned},

@@ -80,9 +80,11 @@ nlohmann::json campaign_configuration_json(const CampaignOptions& options, const
                                            const std::string& backend);
 
 // The whole summary of a campaign (or of one shard of it). `wall_s` only
-// reaches "timings".
+// reaches "timings". `program` begins each failure's "reproduce" command
+// (`<program> replay failures/<seed>.jsonl`, run in the runs directory).
 nlohmann::json campaign_summary_json(const CampaignOptions& options, const CampaignResult& result,
-                                     const std::string& command, double wall_s);
+                                     const std::string& command, double wall_s,
+                                     const std::string& program = "locksim");
 
 // check_summary_json(), for summaries read back: reports/summary_check.h.
 

@@ -30,9 +30,15 @@ std::string field(const json& j, const char* key) {
   return j[key].is_string() ? j[key].get<std::string>() : j[key].dump();
 }
 
+// A link to <name>/<file>, relative to the index whatever the name holds
+// (html_text.h: url_path_segment): never a scheme, never outside.
+std::string run_href(const std::string& name, const char* file) {
+  return "./" + url_path_segment(name) + "/" + file;
+}
+
 // One row: the run's name, linked, then what its summary says.
 std::string run_row(const std::string& name, const fs::path& summary_path) {
-  const std::string link = "<a href=\"" + escape(name) + "/" + kReportFileName + "\">" + escape(name) + "</a>";
+  const std::string link = "<a href=\"" + run_href(name, kReportFileName) + "\">" + escape(name) + "</a>";
   json s;
   try {
     s = read_run_summary(summary_path.parent_path().string());  // bounded, checked field by field
@@ -58,8 +64,8 @@ std::string run_row(const std::string& name, const fs::path& summary_path) {
               : " (mutant " + escape(field(scenario, "mutant")) + ")") +
          "</td><td>" +
          escape(field(config, "backend")) + "</td><td>" + escape(field(counts, "seeds_run")) + " / " +
-         escape(field(counts, "seeds_failed")) + "</td><td>" + escape(failing) + "</td><td><a href=\"" + escape(name) +
-         "/" + kSummaryFileName + "\">summary.json</a></td></tr>\n";
+         escape(field(counts, "seeds_failed")) + "</td><td>" + escape(failing) + "</td><td><a href=\"" +
+         run_href(name, kSummaryFileName) + "\">summary.json</a></td></tr>\n";
 }
 
 }  // namespace

@@ -314,8 +314,23 @@ std::string read_start(int fd, size_t max_bytes) {
 
 constexpr int kDotNotFound = 127;
 
+// Appends everything `fd` holds, from its start, to `out` (whose own write
+// errors, a full disk say, are then locksim's to report, not dot's).
+void copy_to(int fd, OutputFile& out) {
+  std::string buffer(1 << 16, '\0');
+  for (off_t at = 0;;) {
+    const ssize_t n = ::pread(fd, buffer.data(), buffer.size(), at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error(std::string("cannot read dot's drawing back: ") + std::strerror(errno));
+    if (n == 0) return;
+    out.write(std::string_view(buffer.data(), static_cast<size_t>(n)));
+    at += n;
+  }
+}
+
 // Runs `dot -Kneato -n2 -T<format>` (draw at the given positions) with the
-// text on stdin and stdout into `out_fd`; no shell, so no quoting of paths.
+// text on stdin and stdout into `out_fd` (a memory file: dot never meets
+// the output's own errors); no shell, so no quoting of paths.
 // Kills it (SIGKILL) at the time limit; it also dies with us (PDEATHSIG).
 void run_dot(const std::string& dot_text, const std::string& format, int out_fd, const std::string& out_path,
              int time_limit_ms) {
@@ -382,7 +397,15 @@ void render_timeline(const std::string& dot_text, const std::string& out_path, c
   if (format == "dot") {
     out.write(dot_text);
   } else {
-    run_dot(dot_text, format, out.flushed_fd(), out_path, time_limit_ms);
+    const int drawn_fd = memory_file("locksim-timeline-drawn", "");
+    try {
+      run_dot(dot_text, format, drawn_fd, out_path, time_limit_ms);
+      copy_to(drawn_fd, out);
+    } catch (...) {
+      ::close(drawn_fd);
+      throw;
+    }
+    ::close(drawn_fd);
   }
   out.commit();
 }

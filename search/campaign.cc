@@ -1,7 +1,5 @@
 #include "search/campaign.h"
 
-#include "traces/byte_text.h"
-
 #include <algorithm>
 #include <cassert>
 #include <condition_variable>
@@ -26,67 +24,59 @@
 
 namespace locksim {
 
-Scenario campaign_template(const CampaignOptions& o) {
-  Scenario s;
-  s.seed = o.base_seed;
-  s.clients = o.clients;
-  s.locks = o.locks;
-  s.servers = o.servers;
-  s.persistence = o.persistence;
-  s.restart_delay_ms = o.restart_delay_ms;
-  s.validity = o.validity;
-  s.fair_slot_ms = std::max<int64_t>(o.fair_slot_ms, 0);
-  s.lock_kind = o.lock_kind;
-  s.duration_ms = o.duration_ms;
-  s.profile = o.profile;
-  s.mutant = o.mutant.client();
-  if (o.mutant.script() != ModelVariant::Correct) {
-    s.model_variant = o.mutant.script();
-    // Name the mutant's script pack too, so that a trace of this scenario
-    // says which scripts ran and `locksim replay` resolves the same variant:
-    // beside $LOCKSIM_SCRIPTS's pack if that has a mutants/ sibling holding
-    // it, else the built-in one ("builtin:impl/mutants/<name>", the same
-    // name on every host).
-    const std::string ours = ScriptPack::default_dir();
-    const std::string name = o.mutant.name();
-    const std::filesystem::path beside = std::filesystem::path(ours).parent_path() / "mutants" / name;
-    const std::string builtin = builtin_variant_pack(name, false);
-    if (o.scripts.empty()) {
-      if (!is_builtin_name(ours) && std::filesystem::is_directory(beside)) {
-        s.scripts = beside.string();
-      } else if (builtin_pack_exists(builtin)) {
-        s.scripts = builtin;
-      }
-    }
-  }
-  if (!o.scripts.empty() || s.scripts.empty()) {
+Mutant campaign_mutant(const CampaignOptions& o) {
+  if (o.scenario.mutant != ClientMutant::None) return Mutant::of(o.scenario.mutant);
+  if (o.scenario.model_variant != ModelVariant::Correct) return Mutant::of(o.scenario.model_variant);
+  return Mutant{};
+}
+
+std::string campaign_scripts(const CampaignOptions& o) {
+  if (!o.scenario.scripts.empty() || o.scenario.model_variant == ModelVariant::Correct) return o.scenario.scripts;
+  // A script mutant's pack, so that a trace of this scenario says which
+  // scripts ran and `locksim replay` resolves the same variant: beside
+  // $LOCKSIM_SCRIPTS's pack if that has a mutants/ sibling holding it, else
+  // the built-in one ("builtin:impl/mutants/<name>", the same name on every
+  // host).
+  const std::string ours = ScriptPack::default_dir();
+  const std::string name(variant_name(o.scenario.model_variant));
+  const std::filesystem::path beside = std::filesystem::path(ours).parent_path() / "mutants" / name;
+  const std::string builtin = builtin_variant_pack(name, false);
+  if (!is_builtin_name(ours) && std::filesystem::is_directory(beside)) return beside.string();
+  if (builtin_pack_exists(builtin)) return builtin;
+  return "";
+}
+
+Scenario campaign_template(const CampaignOptions& o, const ScriptPack& pack) {
+  Scenario s = o.scenario;
+  s.scripts = campaign_scripts(o);
+  const ModelVariant mutant_variant = o.scenario.model_variant;
+  if (!o.scenario.scripts.empty() || mutant_variant == ModelVariant::Correct || s.scripts.empty()) {
     // On the model (never the pack's Lua) the model must be able to stand
     // for the pack, exactly as for `locksim run --backend model`; lua, live
     // and both run the pack's own Lua. No --scripts: the default pack, which
     // $LOCKSIM_SCRIPTS may name, is held to the same rule.
-    const ModelVariant mutant_variant = s.model_variant;
-    s.scripts = o.scripts;
-    try {
-      resolve_scenario_scripts(&s, runs_model_only(o.backend) ? "model" : "lua");
-    } catch (const ScriptPackError& e) {
-      throw ScenarioError(std::string("bad script pack: ") + e.what());
-    }
+    apply_scenario_pack(&s, pack, runs_model_only(o.backend) ? BackendKind::Model : BackendKind::Lua);
     if (mutant_variant != ModelVariant::Correct && s.model_variant != mutant_variant)
       throw ScenarioError("--scripts pack models '" + std::string(variant_name(s.model_variant)) + "' but --mutant is '" +
                           std::string(variant_name(mutant_variant)) + "'");
   }
-  {
-    // The pack's declared design, and (when not given) its manifest's fair slot.
-    try {
-      const ScriptPack pack = ScriptPack::load(s.scripts.empty() ? ScriptPack::default_dir() : s.scripts);
-      if (o.fair_slot_ms < 0) s.fair_slot_ms = pack.settings().fair_slot_ms.value_or(0);
-      s.design = pack.design();
-    } catch (const ScriptPackError& e) {
-      throw ScenarioError(std::string("bad script pack: ") + e.what());
-    }
-  }
+  // The pack's declared design, and (when not given) its manifest's fair slot.
+  if (!o.fair_slot_given) s.fair_slot_ms = pack.settings().fair_slot_ms.value_or(0);
+  s.design = pack.design();
   validate_scenario(s);
   return s;
+}
+
+Scenario campaign_template(const CampaignOptions& o) {
+  CampaignOptions named = o;
+  named.scenario.scripts = campaign_scripts(o);
+  std::optional<ScriptPack> pack;
+  try {
+    pack = load_scenario_pack(named.scenario);
+  } catch (const ScriptPackError& e) {
+    throw ScenarioError(std::string("bad script pack: ") + e.what());
+  }
+  return campaign_template(o, *pack);
 }
 
 namespace {
@@ -381,247 +371,6 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
   // (the seed threads are done).
   if (options.shrink) shrink_campaign_failures(&r, options, cfg, workers, progress);
   return r;
-}
-
-std::string format_event(const Event& e) {
-  char head[64];
-  std::snprintf(head, sizeof head, "#%-4llu %10.3fs ", static_cast<unsigned long long>(e.id),
-                static_cast<double>(e.true_us) / 1e6);
-  std::string out = head;
-  out += std::string(event_kind_name(e.kind));
-  if (e.client >= 0) out += " c" + std::to_string(e.client);
-  if (e.kind == EventKind::Fault) {
-    out += " " + e.op + " target=" + std::to_string(e.target);
-    if (e.duration_ms != 0) out += " " + format_ms(e.duration_ms);
-    return visible_text(out);
-  }
-  if (!e.op.empty() && e.kind != EventKind::Script) out += " " + e.op;
-  if (e.kind == EventKind::Script) out += " " + e.script + " -> " + e.reply;
-  if (!e.owner.empty()) out += " owner=" + e.owner;
-  if (!e.lock.empty()) out += " lock=" + e.lock;
-  if (e.op_id != 0) out += " op=" + std::to_string(e.op_id);
-  if (e.kind == EventKind::Invoke) {
-    if (e.wait_ms >= 0) out += " wait=" + std::to_string(e.wait_ms);
-    if (e.lease_ms >= 0) out += " lease=" + std::to_string(e.lease_ms);
-  }
-  if (e.kind == EventKind::Ok || e.kind == EventKind::Fail) out += " value=" + std::to_string(e.value);
-  if (e.kind == EventKind::Script) {
-    out += " holders=[";
-    for (size_t i = 0; i < e.holders_after.size(); ++i) out += (i ? "," : "") + e.holders_after[i];
-    out += "]";
-  }
-  if (!e.detail.empty()) out += " (" + e.detail + ")";
-  return visible_text(out);
-}
-
-namespace {
-
-nlohmann::json counterexample_to_json(const Counterexample& cx) {
-  nlohmann::json events = nlohmann::json::array();
-  for (const Event& e : cx.events) events.push_back(format_event(e));
-  return {{"events", cx.events.size()},
-          {"trace_events", cx.trace_events},
-          {"property", cx.violation.property},
-          {"other_violations", cx.other_violations},
-          {"other_properties", cx.other_properties},
-          {"violation", cx.violation.to_string()},
-          {"blamed_fault", cx.violation.blamed_fault},
-          {"history", events}};
-}
-
-// format_event without its id and time: equal for repeated identical events.
-std::string event_shape(const Event& e) {
-  const std::string full = format_event(e);
-  const size_t kind_at = full.find("s ");
-  return kind_at == std::string::npos ? full : full.substr(kind_at + 2);
-}
-
-// Long counterexamples: runs of identical events (a poll storm) collapse to
-// their first and last event; then the first and last 30 lines are shown,
-// plus every event the violation cites.
-void append_counterexample(std::string& out, const Counterexample& cx) {
-  const auto& events = cx.events;
-  out += "  shrunk counterexample for " + cx.violation.property + " (" + counterexample_extent(cx) + "):\n";
-  if (cx.other_violations > 0) {
-    std::string props;
-    for (const std::string& p : cx.other_properties) props += (props.empty() ? "" : ", ") + p;
-    out += "    (its plan, run to its end, also violates " + props + ": " + std::to_string(cx.other_violations) +
-           " violation(s) that shrinking could not separate from it)\n";
-  }
-  const auto& evidence = cx.violation.event_ids;
-  auto cited = [&](const Event& e) { return std::find(evidence.begin(), evidence.end(), e.id) != evidence.end(); };
-  // Display lines: an event index, or a collapsed run [first, last].
-  struct Line {
-    size_t index = 0;
-    size_t run_count = 0;  // > 0: a collapsed run of this many events
-    uint64_t from_id = 0, to_id = 0;
-  };
-  std::vector<Line> lines;
-  constexpr size_t kMinRun = 4;
-  for (size_t i = 0; i < events.size();) {
-    const std::string shape = event_shape(events[i]);
-    size_t j = i + 1;
-    while (j < events.size() && event_shape(events[j]) == shape) ++j;
-    if (j - i < kMinRun) {
-      for (size_t k = i; k < j; ++k) lines.push_back({k, 0, 0, 0});
-    } else {
-      lines.push_back({i, 0, 0, 0});
-      size_t hidden = 0;
-      uint64_t from = 0, to = 0;
-      for (size_t k = i + 1; k + 1 < j; ++k) {
-        if (cited(events[k])) {
-          if (hidden > 0) lines.push_back({k, hidden, from, to});
-          hidden = 0;
-          lines.push_back({k, 0, 0, 0});
-          continue;
-        }
-        if (hidden == 0) from = events[k].id;
-        to = events[k].id;
-        ++hidden;
-      }
-      if (hidden > 0) lines.push_back({j - 1, hidden, from, to});
-      lines.push_back({j - 1, 0, 0, 0});
-    }
-    i = j;
-  }
-  size_t elided = 0;
-  for (size_t n = 0; n < lines.size(); ++n) {
-    const Line& line = lines[n];
-    const bool edge = n < 30 || n + 30 >= lines.size();
-    if (!edge && (line.run_count > 0 || !cited(events[line.index]))) {
-      elided += line.run_count > 0 ? line.run_count : 1;
-      continue;
-    }
-    if (elided > 0) { out += "    ... " + std::to_string(elided) + " events elided ...\n"; elided = 0; }
-    if (line.run_count > 0) {
-      out += "    ... " + std::to_string(line.run_count) + " more of the same (#" + std::to_string(line.from_id) +
-             " to #" + std::to_string(line.to_id) + ") ...\n";
-    } else {
-      out += "    " + format_event(events[line.index]) + "\n";
-    }
-  }
-  if (elided > 0) out += "    ... " + std::to_string(elided) + " events elided ...\n";
-  out += "  violation: " + cx.violation.to_string() + "\n";
-}
-
-}  // namespace
-
-nlohmann::json result_tally_to_json(const CampaignResult& r) {
-  return {{"unexplained", r.tally.unexplained},
-          {"unexplained_seeds", r.unexplained_seeds},
-          {"explained", r.tally.explained},
-          {"explained_seeds", r.explained_seeds},
-          {"explained_by_kind", r.tally.explained_by_kind},
-          {"advisory", r.tally.advisory},
-          {"set_aside", r.unexplained_only ? r.tally.explained : 0}};
-}
-
-nlohmann::json seed_failure_to_json(const SeedFailure& f) {
-  nlohmann::json j;
-  j["seed"] = f.seed;
-  j["events"] = f.events;
-  j["violations"] = nlohmann::json::array();
-  for (const Violation& v : f.violations) j["violations"].push_back(violation_to_json(v));
-  if (f.divergence) {
-    j["divergence"] = {{"event", f.divergence->index},
-                       {f.divergence->expected_backend, f.divergence->expected_line},
-                       {f.divergence->actual_backend, f.divergence->actual_line}};
-  }
-  if (!f.shrunk.empty()) {
-    j["counterexamples"] = nlohmann::json::array();
-    for (const Counterexample& cx : f.shrunk) j["counterexamples"].push_back(counterexample_to_json(cx));
-  }
-  return j;
-}
-
-nlohmann::json campaign_result_to_json(const CampaignResult& r) {
-  nlohmann::json j;
-  j["scenario"] = scenario_to_json(r.scenario);
-  j["backend"] = r.backend;
-  j["seeds_run"] = r.seeds_run;
-  j["events_checked"] = r.events_checked;
-  j["operations_ok"] = r.operations_ok;
-  j["script_errors"] = r.script_errors;
-  // How waiters waited: the polls of acquires that had to wait, per second of their waiting.
-  j["waiting"] = {{"polls", r.waiting_polls},
-                  {"seconds", static_cast<double>(r.waiting_us) / 1e6},
-                  {"polls_per_second", r.waiting_us > 0 ? static_cast<double>(r.waiting_polls) * 1e6 /
-                                                               static_cast<double>(r.waiting_us)
-                                                         : 0.0}};
-  j["vacuous"] = r.vacuous();
-  j["ok"] = !r.failed();
-  j["failures"] = nlohmann::json::array();
-  for (const SeedFailure& f : r.failures) j["failures"].push_back(seed_failure_to_json(f));
-  j["advisories"] = nlohmann::json::object();
-  for (const auto& [name, a] : r.advisories)
-    j["advisories"][name] = {{"seeds", a.seeds}, {"reports", a.reports}, {"first_seed", a.first_seed},
-                             {"first_report", a.first_report}};
-  j["results"] = result_tally_to_json(r);
-  return j;
-}
-
-std::string format_result_tally(const CampaignResult& r) {
-  const ResultTally& t = r.tally;
-  std::string out = "results: " + std::to_string(t.unexplained) + " unexplained violation(s) in " +
-                    std::to_string(r.unexplained_seeds) + " seed(s); " + std::to_string(t.explained) +
-                    " explained in " + std::to_string(r.explained_seeds) + " seed(s)" +
-                    (t.explained > 0 ? " (" + t.kinds_text() + ")" : std::string()) + "; " +
-                    std::to_string(t.advisory) + " advisory report(s)\n";
-  if (r.unexplained_only && t.explained > 0) {
-    out += "--unexplained-only set aside " + std::to_string(t.explained) + " explained violation(s) in " +
-           std::to_string(r.explained_seeds) +
-           " seed(s): re-runs showed each needs a fault the property permits (" + t.kinds_text() + ")\n";
-  }
-  return out;
-}
-
-std::string format_campaign_result(const CampaignResult& r) {
-  std::string out;
-  for (const auto& [name, a] : r.advisories) {
-    out += name + " (advisory, not failing; --fail-on " + name + " makes it fail): " + std::to_string(a.reports) +
-           " report(s) in " + std::to_string(a.seeds) + " seed(s); first at seed " + std::to_string(a.first_seed) +
-           ": " + a.first_report + "\n";
-  }
-  if (r.script_errors > 0) {
-    out += "script errors: " + std::to_string(r.script_errors) + " script execution(s) answered an error\n";
-  }
-  if (r.vacuous()) {
-    out += std::string(r.vacuous_fails ? "VACUOUS" : "vacuous (accepted by --allow-vacuous)") +
-           ": no operation succeeded in any of the " + std::to_string(r.seeds_run) +
-           " seed(s) (every acquire failed or errored): nothing was checked\n";
-  }
-  if (!r.failed()) {
-    out += format_result_tally(r);
-    out += "ok: " + std::to_string(r.seeds_run) + " seeds, " + std::to_string(r.events_checked) +
-           " events, no property failed" + (r.tally.explained > 0 && r.unexplained_only ? " unexplained" : "") +
-           "\n";
-    return out;
-  }
-  for (const SeedFailure& f : r.failures) {
-    out += "FAILED at seed " + std::to_string(f.seed) + " (" + std::to_string(f.events) + " trace events): " +
-           (f.divergence ? "the " + f.divergence->actual_backend + " history diverges from the " +
-                               f.divergence->expected_backend + "'s, "
-                         : std::string()) +
-           std::to_string(f.violations.size()) + " violation(s)\n";
-    if (f.divergence) {
-      const int64_t apart_ms = divergence_size_ms(*f.divergence);
-      out += "  divergence at event " + std::to_string(f.divergence->index) + " (first event where the histories differ" +
-             (apart_ms > 0 ? "; apart by " + format_ms(apart_ms) : std::string()) + "):\n";
-      out += "    " + f.divergence->expected_backend + ": " + f.divergence->expected_line + "\n";
-      out += "    " + f.divergence->actual_backend + ":  " + f.divergence->actual_line + "\n";
-    }
-    for (const Violation& v : f.violations) out += "  violation: " + v.to_string() + "\n";
-    for (const Counterexample& cx : f.shrunk) append_counterexample(out, cx);
-  }
-  out += format_result_tally(r);
-  if (!r.failures.empty()) {
-    out += "failed: " + std::to_string(r.failures.size()) + " of " + std::to_string(r.seeds_run) + " seeds (" +
-           std::to_string(r.tally.unexplained) + " unexplained violation(s), " + std::to_string(r.tally.explained) +
-           " explained)\n";
-  } else {
-    out += "failed: the campaign is vacuous\n";
-  }
-  return out;
 }
 
 }  // namespace locksim

@@ -40,6 +40,7 @@
 #include <nlohmann/json.hpp>
 
 #include "impl/mutant.h"
+#include "impl/script_pack.h"
 #include "properties/cause_search.h"
 #include "properties/check_config.h"
 #include "properties/coverage.h"
@@ -56,23 +57,24 @@
 
 namespace locksim {
 
+// The scenario a campaign starts from when none is named: the command
+// line's defaults (Scenario's, with the safe profile).
+inline Scenario campaign_default_scenario() {
+  Scenario s;
+  s.profile = Profile::named("safe");
+  return s;
+}
+
 struct CampaignOptions {
+  // The scenario every seed runs, as named: seed i of the campaign (0 <= i <
+  // seeds) runs it with seed scenario.seed + i (the base seed). A client
+  // mutant is its `mutant`, a script mutant its `model_variant`. Its script
+  // pack (`scripts`; empty: the default pack, or the script mutant's) is
+  // resolved by campaign_template(), which sets the design, the model
+  // variant and, unless fair_slot_given, the fair slot from the pack.
+  Scenario scenario = campaign_default_scenario();
+  bool fair_slot_given = false;  // scenario.fair_slot_ms as given; else the pack's settings, else 0
   int seeds = 100;
-  uint64_t base_seed = 1;
-  Profile profile = Profile::named("safe");
-  ScenarioLockKind lock_kind = ScenarioLockKind::Rlock;
-  Mutant mutant;  // none
-  std::string scripts;
-  int clients = 4;
-  int locks = 1;
-  int servers = 1;
-  Persistence persistence = Persistence::None;  // what a server restart keeps
-  int64_t restart_delay_ms = 0;                 // how long a restarted server stays down
-  bool validity = false;                        // RedLock validity check
-  // > 0: a fixed fair-lock slot (Scenario::fair_slot_ms); 0: the caller's
-  // wait; < 0: what the pack's manifest settings say, else 0.
-  int64_t fair_slot_ms = -1;
-  int64_t duration_ms = 60'000;
   bool shrink = true;
   int shrink_seeds = 3;     // shrink the first this many failing seeds (seed order)
   bool keep_going = false;  // go on past failing seeds, list them all
@@ -190,8 +192,18 @@ struct CampaignResult {
   bool failed() const { return !failures.empty() || vacuous_fails; }
 };
 
-// Resolves the options into a scenario template; throws std::invalid_argument
-// (ScenarioError) naming the bad option.
+// The mutant the options name (the scenario's client mutant or script
+// mutant variant), for a command line.
+Mutant campaign_mutant(const CampaignOptions& options);
+// The scripts a campaign's scenario names: --scripts; else a script
+// mutant's pack (beside $LOCKSIM_SCRIPTS's pack when it has a mutants/
+// sibling holding it, else the built-in one); else "" (the default pack).
+std::string campaign_scripts(const CampaignOptions& options);
+// Resolves the options into a scenario template with `pack` (the pack
+// campaign_scripts() names, loaded once by the caller); throws
+// ScenarioError naming the bad option.
+Scenario campaign_template(const CampaignOptions& options, const ScriptPack& pack);
+// The same, loading the pack itself (ScenarioError for one that does not load).
 Scenario campaign_template(const CampaignOptions& options);
 
 // A seed whose run could not complete (a live script that never answers, a
@@ -241,19 +253,7 @@ void shrink_campaign_failures(CampaignResult* r, const CampaignOptions& options,
 // std::exception): how a seed that could not run is named.
 std::string exception_text(const std::exception_ptr& error);
 
-nlohmann::json seed_failure_to_json(const SeedFailure& f);
-// {"unexplained","unexplained_seeds","explained","explained_seeds",
-//  "explained_by_kind":{kind:count},"advisory","set_aside"}: CampaignResult::tally.
-nlohmann::json result_tally_to_json(const CampaignResult& r);
-// {"scenario","backend","seeds_run","events_checked","ok","failures":[seed_failure...],"advisories":{...}}
-nlohmann::json campaign_result_to_json(const CampaignResult& r);
-std::string format_campaign_result(const CampaignResult& r);
-// The three kinds of result in one line: "results: 3 unexplained
-// violation(s) in 2 seed(s); 46 explained in 44 seed(s) (pause: 20, ...);
-// 2 advisory report(s)", and under unexplained_only a second line saying
-// how many explained violations were set aside, and why.
-std::string format_result_tally(const CampaignResult& r);
-// One line per event, for printing counterexamples.
-std::string format_event(const Event& e);
+// Its text and JSON (what `campaign` prints, summary.json's "results"):
+// reports/campaign_text.h.
 
 }  // namespace locksim

@@ -10,6 +10,7 @@
 //              histories must be equal event for event, and the first
 //              difference fails the seed as a divergence. A model reference
 //              is the correct model (--match-variant: the pack's variant).
+// BackendKind (one side): sim/backend_kind.h.
 // Names: "model", "lua", "live"; "both" (live checked against the model, as
 // `locksim diff` compares); "A,B" for any two different backends (A checked
 // against B, e.g. "lua,live").
@@ -19,25 +20,9 @@
 #include <string>
 #include <string_view>
 
+#include "sim/backend_kind.h"
+
 namespace locksim {
-
-enum class BackendKind { Model, Lua, Live };
-
-inline std::optional<BackendKind> backend_kind_from_name(std::string_view name) {
-  if (name == "model") return BackendKind::Model;
-  if (name == "lua") return BackendKind::Lua;
-  if (name == "live") return BackendKind::Live;
-  return std::nullopt;
-}
-
-inline std::string_view backend_kind_name(BackendKind kind) {
-  switch (kind) {
-    case BackendKind::Model: return "model";
-    case BackendKind::Lua: return "lua";
-    case BackendKind::Live: return "live";
-  }
-  return "model";
-}
 
 struct CampaignBackend {
   BackendKind checked = BackendKind::Model;

@@ -40,6 +40,20 @@ std::vector<std::string> sorted_strings(const json& j, const std::string& where)
   return out;
 }
 
+// A plan within the bounds of a corpus to start from (search/corpus.h).
+void check_plan_size(const ExplicitPlan& plan, const std::string& where) {
+  if (plan.tasks.size() > kMaxCorpusPlanTasks) {
+    throw CorpusError(where + ": a plan of " + std::to_string(plan.tasks.size()) + " tasks (at most " +
+                      std::to_string(kMaxCorpusPlanTasks) + ")");
+  }
+  size_t ops = 0;
+  for (const ExplicitTask& t : plan.tasks) ops += t.ops.size();
+  if (ops > kMaxCorpusPlanOps) {
+    throw CorpusError(where + ": a plan of " + std::to_string(ops) + " operations (at most " +
+                      std::to_string(kMaxCorpusPlanOps) + ")");
+  }
+}
+
 CorpusEntry entry_from_json(const json& j, const std::string& where) {
   static const std::set<std::string> kKeys = {"run", "scenario", "plan", "items", "states", "moments"};
   if (!j.is_object()) throw CorpusError(where + ": expected an object");
@@ -116,6 +130,14 @@ std::string Corpus::to_jsonl() const {
 }
 
 Corpus Corpus::from_jsonl(std::istream& in, const std::string& name) {
+  return from_jsonl_read(in, name, kMaxCorpusEntries, false);
+}
+
+Corpus Corpus::from_jsonl_bounded(std::istream& in, const std::string& name, size_t max_plans) {
+  return from_jsonl_read(in, name, max_plans, true);
+}
+
+Corpus Corpus::from_jsonl_read(std::istream& in, const std::string& name, size_t max_plans, bool bound_plans) {
   Corpus c;
   std::string line;
   size_t number = 0;
@@ -140,10 +162,32 @@ Corpus Corpus::from_jsonl(std::istream& in, const std::string& name) {
       header = true;
       continue;
     }
-    if (!c.add(entry_from_json(j, where))) throw CorpusError(where + ": more than " + std::to_string(kMaxCorpusEntries) + " entries");
+    if (c.size() >= max_plans) {
+      throw CorpusError(where + ": more than " + std::to_string(max_plans) + " plans (a corpus holds at most " +
+                        std::to_string(max_plans) + ")");
+    }
+    CorpusEntry entry = entry_from_json(j, where);
+    if (bound_plans) check_plan_size(entry.plan, where);
+    if (!c.add(std::move(entry))) throw CorpusError(where + ": more than " + std::to_string(kMaxCorpusEntries) + " entries");
   }
   if (!header) throw CorpusError(name + ": empty, not a locksim corpus");
   return c;
+}
+
+Corpus Corpus::read_start_file(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::is_regular_file(status)) throw CorpusError(path + ": not a readable regular file");
+  const uint64_t bytes = std::filesystem::file_size(path, ec);
+  if (ec || bytes > kMaxStartCorpusBytes) {
+    throw CorpusError(path + ": " + (ec ? ec.message() : std::to_string(bytes) + " bytes") + ", larger than " +
+                      std::to_string(kMaxStartCorpusBytes >> 20) + " MiB (a corpus to start from holds at most " +
+                      std::to_string(kMaxStartCorpusBytes >> 20) + " MiB, " + std::to_string(kMaxStartCorpusPlans) +
+                      " plans)");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CorpusError(path + ": cannot be opened");
+  return from_jsonl_bounded(in, path, kMaxStartCorpusPlans);
 }
 
 Corpus Corpus::read_file(const std::string& path) {

@@ -41,6 +41,19 @@ inline constexpr const char* kCorpusFileName = "corpus.jsonl";
 inline constexpr size_t kMaxCorpusEntries = 100'000;
 inline constexpr uint64_t kMaxCorpusFileBytes = uint64_t{4} << 30;
 
+// A corpus a campaign starts from (`campaign --guided --corpus FILE`,
+// Corpus::read_start_file) is held to smaller bounds, each refused with
+// CorpusError naming it: the file at most kMaxStartCorpusBytes (its size
+// checked before a byte is read), at most kMaxStartCorpusPlans plans, each
+// at most kMaxCorpusPlanTasks tasks and kMaxCorpusPlanOps operations in all
+// (checked line by line, as it is read: a plan of 10,000 tasks would make
+// every run of the campaign crawl). A guided campaign's own plans stay
+// within the tasks bound (search/plan_mutation.h add_task).
+inline constexpr uint64_t kMaxStartCorpusBytes = uint64_t{128} << 20;
+inline constexpr size_t kMaxStartCorpusPlans = 10'000;
+inline constexpr size_t kMaxCorpusPlanTasks = kMaxPlanTasks;
+inline constexpr size_t kMaxCorpusPlanOps = 20'000;
+
 struct CorpusError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -71,9 +84,14 @@ class Corpus {
   // `name` and the line on anything else).
   std::string to_jsonl() const;
   static Corpus from_jsonl(std::istream& in, const std::string& name);
+  // The same, refusing more than `max_plans` plans or a plan past the
+  // tasks and operations bounds (CorpusError naming the line).
+  static Corpus from_jsonl_bounded(std::istream& in, const std::string& name, size_t max_plans);
   // A corpus file: a regular file of at most kMaxCorpusFileBytes
   // (CorpusError naming it otherwise).
   static Corpus read_file(const std::string& path);
+  // A corpus to start a campaign from, within the bounds above.
+  static Corpus read_start_file(const std::string& path);
   // A content fingerprint (hex), for a campaign's configuration.
   std::string digest() const;
 
@@ -81,6 +99,7 @@ class Corpus {
   static Corpus merge(const std::vector<Corpus>& parts);
 
  private:
+  static Corpus from_jsonl_read(std::istream& in, const std::string& name, size_t max_plans, bool bound_plans);
   std::vector<CorpusEntry> entries_;
 };
 

@@ -31,6 +31,20 @@ int64_t number(const std::string& text, const std::string& word, int64_t min, in
   return value;
 }
 
+// The lock an "@" names, by its index among the scenario's locks: a digit
+// string in [0, locks). Anything else (a lock's name such as L9, a sign) is
+// an index out of range, said with the range there is.
+int lock_index(const std::string& text, const std::string& word, int locks) {
+  const std::string range = locks == 1 ? "only 0, with one lock" : "0 to " + std::to_string(locks - 1) +
+                                                                     " with --locks " + std::to_string(locks);
+  const bool digits = !text.empty() && text.size() <= 9 && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::stoll(text) >= locks) {
+    throw std::invalid_argument("operation '" + word + "': lock index '" + text + "' is out of range: '@' names a " +
+                                "lock by its index (" + range + ", e.g. " + word.substr(0, word.find('@')) + "@0)");
+  }
+  return static_cast<int>(std::stoll(text));
+}
+
 }  // namespace
 
 std::vector<ExplicitOp> parse_explore_ops(const std::string& list, int locks, int64_t hold_ms) {
@@ -46,7 +60,7 @@ std::vector<ExplicitOp> parse_explore_ops(const std::string& list, int locks, in
     std::string body = word;
     ExplicitOp op;
     if (const size_t at = body.find('@'); at != std::string::npos) {
-      op.lock = static_cast<int>(number(body.substr(at + 1), word, 0, locks - 1));
+      op.lock = lock_index(body.substr(at + 1), word, locks);
       body = body.substr(0, at);
     }
     const std::vector<std::string> parts = split(body, ':');

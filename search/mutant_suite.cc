@@ -17,10 +17,10 @@ namespace {
 
 CampaignOptions tmpl(ScenarioLockKind lock_kind, const std::string& profile) {
   CampaignOptions o;
-  o.lock_kind = lock_kind;
-  o.profile = Profile::named(profile);
-  o.clients = 4;
-  o.duration_ms = 60'000;
+  o.scenario.lock_kind = lock_kind;
+  o.scenario.profile = Profile::named(profile);
+  o.scenario.clients = 4;
+  o.scenario.duration_ms = 60'000;
   return o;
 }
 
@@ -38,22 +38,22 @@ CampaignOptions template_for(const std::string& name) {
   }
   if (name == "fair_no_stale_purge") {
     CampaignOptions o = tmpl(ScenarioLockKind::Fair, "safe");
-    o.clients = 3;
-    o.duration_ms = 30'000;
+    o.scenario.clients = 3;
+    o.scenario.duration_ms = 30'000;
     return o;
   }
   if (name == "fair_giveup_no_acquire_failed" || name == "fair_no_acquire_failed" || name == "fair_same_deadline")
     return tmpl(ScenarioLockKind::Fair, "none");
   if (name == "fair_ttl_from_deadline") {
     CampaignOptions o = tmpl(ScenarioLockKind::Fair, "none");
-    o.clients = 3;
-    o.duration_ms = 30'000;
+    o.scenario.clients = 3;
+    o.scenario.duration_ms = 30'000;
     return o;
   }
   if (name == "watchdog_first_thread_entry") {
     CampaignOptions o = tmpl(ScenarioLockKind::Rlock, "pauses");
-    o.clients = 1;
-    o.duration_ms = 30'000;
+    o.scenario.clients = 1;
+    o.scenario.duration_ms = 30'000;
     return o;
   }
   return tmpl(ScenarioLockKind::Rlock, "none");
@@ -243,7 +243,7 @@ std::vector<MutantSpec> mutant_specs() {
     if (m == ClientMutant::None) continue;
     const std::string name(client_mutant_name(m));
     CampaignOptions o = template_for(name);
-    o.mutant = Mutant::of(m);
+    o.scenario.mutant = m;
     MutantSpec spec{name, true, o, {}};
     if (m == ClientMutant::WatchdogFirstThreadEntry) spec.plan_template = stale_co_task_plan;
     out.push_back(std::move(spec));
@@ -251,7 +251,7 @@ std::vector<MutantSpec> mutant_specs() {
   for (ModelVariant v : mutant_variants()) {  // design variants are not mutants
     const std::string name(variant_name(v));
     CampaignOptions o = template_for(name);
-    o.mutant = Mutant::of(v);
+    o.scenario.model_variant = v;
     MutantSpec spec{name, false, o, {}};
     if (v == ModelVariant::FairNoStalePurge) spec.plan_template = dead_waiter_plan;
     if (v == ModelVariant::FairTtlFromDeadline) spec.plan_template = negative_wait_plan;

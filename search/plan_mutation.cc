@@ -343,7 +343,7 @@ bool add_client(ExplicitPlan* plan, Rng& rng) {
 }
 
 bool add_task(ExplicitPlan* plan, Rng& rng) {
-  if (plan->tasks.empty()) return false;
+  if (plan->tasks.empty() || plan->tasks.size() >= kMaxPlanTasks) return false;
   ExplicitTask* t = &plan->tasks[below(rng, plan->tasks.size())];
   if (t->ops.empty()) return false;
   ExplicitTask copy = *t;

@@ -61,6 +61,7 @@ namespace locksim {
 
 inline constexpr int kMaxGuidedClients = 16;
 inline constexpr size_t kMaxTaskOps = 64;
+inline constexpr size_t kMaxPlanTasks = 256;  // add_task adds none past it
 inline constexpr size_t kMaxPlanFaults = 256;
 
 // A moment of a run worth aiming a fault at: its true time and the client

@@ -80,12 +80,12 @@ void require_reference_scripts(const ScriptPack& pack, ModelVariant v) {
 }
 }  // namespace
 
-ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backend_kind) {
-  if (backend_kind != "model" && backend_kind != "lua" && backend_kind != "live") {
-    throw ScenarioError("unknown backend '" + backend_kind + "' (model, lua, live)");
-  }
-  const std::string dir = scenario->scripts.empty() ? ScriptPack::default_dir() : scenario->scripts;
-  ScriptPack pack = ScriptPack::load(dir);
+ScriptPack load_scenario_pack(const Scenario& scenario) {
+  return ScriptPack::load(scenario.scripts.empty() ? ScriptPack::default_dir() : scenario.scripts);
+}
+
+void apply_scenario_pack(Scenario* scenario, const ScriptPack& pack, BackendKind backend) {
+  const std::string& dir = pack.dir();
   scenario->design = pack.design();
   for (DesignKind k : kinds_needed_by(scenario->lock_kind)) {
     if (!pack.design().provides(k)) {
@@ -98,15 +98,30 @@ ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backe
     scenario->model_variant = *pack.model_variant();
   } else if (is_our_pack(pack)) {
     scenario->model_variant = ModelVariant::Correct;
-  } else if (backend_kind == "model") {
+  } else if (backend == BackendKind::Model) {
     throw ScenarioError("script pack " + dir +
                         " has no \"model_variant\" in its manifest, so the model cannot stand for its scripts: "
                         "it runs on the lua or live backend (locksim run --backend lua, locksim campaign "
                         "--backend lua, locksim diff)");
   }
-  if (backend_kind == "model") {
+  if (backend == BackendKind::Model) {
     require_reference_scripts(pack, pack.model_variant().value_or(ModelVariant::Correct));
   }
+}
+
+bool model_stands_for(const Scenario& scenario, const ScriptPack& pack) {
+  Scenario probe = scenario;
+  try {
+    apply_scenario_pack(&probe, pack, BackendKind::Model);
+  } catch (const ScenarioError&) {
+    return false;
+  }
+  return true;
+}
+
+ScriptPack resolve_scenario_scripts(Scenario* scenario, BackendKind backend) {
+  ScriptPack pack = load_scenario_pack(*scenario);
+  apply_scenario_pack(scenario, pack, backend);
   return pack;
 }
 

@@ -19,6 +19,7 @@
 
 #include "impl/script_pack.h"
 #include "sim/backend.h"
+#include "sim/backend_kind.h"
 #include "sim/scenario.h"
 #include "sim/simulator.h"
 #include "traces/event_sink.h"
@@ -26,10 +27,18 @@
 
 namespace locksim {
 
-// Loads the scenario's pack (throws ScriptPackError), sets
-// scenario->model_variant from it, and checks it can run on `backend_kind`
-// ("model", "lua" or "live"; anything else throws ScenarioError).
-ScriptPack resolve_scenario_scripts(Scenario* scenario, const std::string& backend_kind);
+// The scenario's pack, loaded once (its `scripts`, or the default pack);
+// throws ScriptPackError.
+ScriptPack load_scenario_pack(const Scenario& scenario);
+// Sets scenario->design and model_variant from `pack` (the scenario's,
+// loaded) and checks it can run on `backend` (ScenarioError otherwise: a
+// lock kind the pack does not provide, a pack the model cannot stand for).
+void apply_scenario_pack(Scenario* scenario, const ScriptPack& pack, BackendKind backend);
+// Whether the model can stand for `pack` in `scenario` (apply_scenario_pack
+// with the model would not throw).
+bool model_stands_for(const Scenario& scenario, const ScriptPack& pack);
+// load_scenario_pack, then apply_scenario_pack; returns the pack.
+ScriptPack resolve_scenario_scripts(Scenario* scenario, BackendKind backend);
 
 TraceHeader make_trace_header(const Scenario& scenario, const std::string& backend_kind);
 // The scenario stored in a trace header (throws ScenarioError). A header

@@ -21,8 +21,8 @@ namespace locksim::testing {
 inline CampaignOptions every_seed_options(const std::string& profile, const std::string& lock, int seeds) {
   CampaignOptions o;
   o.seeds = seeds;
-  o.profile = Profile::named(profile);
-  o.lock_kind = lock_kind_of(lock);
+  o.scenario.profile = Profile::named(profile);
+  o.scenario.lock_kind = lock_kind_of(lock);
   o.keep_going = true;
   o.shrink = false;
   return o;

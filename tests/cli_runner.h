@@ -38,6 +38,22 @@ inline CliRun run_locksim(const std::string& args, Stderr err = Stderr::Merge, c
   return r;
 }
 
+// Runs `command` through the shell as a person would paste it (in `dir`
+// when given), its exit code and output.
+inline CliRun run_shell(const std::string& command, const std::string& dir = "", Stderr err = Stderr::Merge) {
+  CliRun r;
+  const std::string full = (dir.empty() ? "" : "cd '" + dir + "' && ") + command +
+                           (err == Stderr::Merge ? " 2>&1" : " 2>/dev/null");
+  FILE* p = ::popen(full.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
 // The whole content of a file the command wrote ("" if it cannot be read).
 inline std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path);

@@ -17,6 +17,13 @@ constexpr size_t kBufferBytes = 64 * 1024;
 
 std::string errno_text() { return std::strerror(errno); }
 
+// An OutputError for the errno `error` the system gave: an OutputSystemError
+// unless the path leads nowhere (a missing directory: the name is wrong).
+[[noreturn]] void throw_system(const std::string& what, int error) {
+  if (error == ENOENT || error == ENOTDIR) throw OutputError(what);
+  throw OutputSystemError(what, error);
+}
+
 // The directory part of `path` ("." when there is none), and the file name.
 void split_path(const std::string& path, std::string* dir, std::string* name) {
   const size_t slash = path.rfind('/');
@@ -72,7 +79,10 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   if (path_ == "-") {  // standard output, after what stdio holds for it
     std::fflush(stdout);
     fd_ = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
-    if (fd_ < 0) throw OutputError("-: cannot write to standard output: " + errno_text());
+    if (fd_ < 0) {
+      const int error = errno;
+      throw_system("-: cannot write to standard output: " + errno_text(), error);
+    }
     stream_ = true;
     return;
   }
@@ -89,8 +99,10 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
     if (target_known && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
       fd_ = open_stream(path_);
       if (fd_ < 0) {
-        throw OutputError(path_ + ": cannot write through it: " +
-                          (errno == ENXIO ? std::string("nobody reads the pipe") : errno_text()));
+        const int error = errno;
+        throw_system(path_ + ": cannot write through it: " +
+                         (error == ENXIO ? std::string("nobody reads the pipe") : errno_text()),
+                     error);
       }
       stream_ = true;
       return;
@@ -113,7 +125,10 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   if (fd_ < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
     fd_ = create_named_temp(dir_, name, &temp_name_);
   }
-  if (fd_ < 0) throw OutputError(path_ + ": cannot create the file: " + errno_text());
+  if (fd_ < 0) {
+    const int error = errno;
+    throw_system(path_ + ": cannot create the file: " + errno_text(), error);
+  }
 }
 
 OutputFile::~OutputFile() {
@@ -144,9 +159,10 @@ void OutputFile::flush() {
     const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
+      const int error = n < 0 ? errno : EIO;
       const std::string why = n < 0 ? errno_text() : "no progress";
       buffer_.clear();
-      throw OutputError(path_ + ": cannot write the file: " + why);
+      throw_system(path_ + ": cannot write the file: " + why, error);
     }
     done += static_cast<size_t>(n);
   }
@@ -170,7 +186,10 @@ void OutputFile::commit() {
   if (stream_) {
     const int fd = fd_;
     fd_ = -1;
-    if (::close(fd) != 0 && errno != EINTR) throw OutputError(path_ + ": cannot write through it: " + errno_text());
+    if (::close(fd) != 0 && errno != EINTR) {
+      const int error = errno;
+      throw_system(path_ + ": cannot write through it: " + errno_text(), error);
+    }
     committed_ = true;
     return;
   }
@@ -189,23 +208,26 @@ void OutputFile::commit() {
       }
     }
     if (!linked) {
+      const int error = errno;
       const std::string why = errno_text();
       temp_name_.clear();
       discard();
-      throw OutputError(path_ + ": cannot create the file: " + why);
+      throw_system(path_ + ": cannot create the file: " + why, error);
     }
   }
   if (::close(fd_) != 0) {
     fd_ = -1;
+    const int error = errno;
     const std::string why = errno_text();
     discard();
-    throw OutputError(path_ + ": cannot write the file: " + why);
+    throw_system(path_ + ": cannot write the file: " + why, error);
   }
   fd_ = -1;
   if (::rename(temp_name_.c_str(), path_.c_str()) != 0) {
+    const int error = errno;
     const std::string why = errno_text();
     discard();
-    throw OutputError(path_ + ": cannot replace the file: " + why);
+    throw_system(path_ + ": cannot replace the file: " + why, error);
   }
   temp_name_.clear();
   committed_ = true;

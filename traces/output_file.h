@@ -20,6 +20,10 @@
 //
 // Every error throws OutputError whose message names the path:
 //   "out.svg: cannot create the file: Permission denied".
+// When the system refused a file the command may write (a read-only or full
+// file system, no permission, an I/O error: anything but a missing
+// directory), it is an OutputSystemError, which carries errno: the same
+// command may succeed elsewhere (the CLI's exit 3, not 2).
 // Every locksim output (traces, reports, timelines) is written through it.
 #pragma once
 
@@ -32,6 +36,11 @@ namespace locksim {
 
 struct OutputError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+struct OutputSystemError : OutputError {
+  OutputSystemError(const std::string& what, int error_number_) : OutputError(what), error_number(error_number_) {}
+  int error_number;  // errno
 };
 
 class OutputFile {

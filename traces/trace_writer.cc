@@ -12,6 +12,8 @@ TraceWriter::TraceWriter(std::ostream& out, const TraceHeader& header, std::stri
 TraceWriter::TraceWriter(const std::string& path, const TraceHeader& header) : name_(path) {
   try {
     file_ = std::make_unique<OutputFile>(path);
+  } catch (const OutputSystemError& e) {
+    throw TraceWriteError(std::string(e.what()) + " (cannot create trace file)");
   } catch (const OutputError& e) {
     throw TraceError(std::string(e.what()) + " (cannot create trace file)");
   }
@@ -33,6 +35,8 @@ void TraceWriter::write_line(const std::string& line) {
     try {
       file_->write(line);
       file_->write("\n");
+    } catch (const OutputSystemError& e) {
+      throw TraceWriteError(e.what());
     } catch (const OutputError& e) {
       throw TraceError(e.what());
     }
@@ -57,13 +61,15 @@ void TraceWriter::close() {
   if (file_) {
     try {
       file_->commit();
+    } catch (const OutputSystemError& e) {
+      throw TraceWriteError(std::string(e.what()) + " (error writing trace)");
     } catch (const OutputError& e) {
       throw TraceError(std::string(e.what()) + " (error writing trace)");
     }
     return;
   }
   out_->flush();
-  if (!*out_) throw TraceError(name_ + ": error writing trace");
+  if (!*out_) throw TraceWriteError(name_ + ": error writing trace");
 }
 
 }  // namespace locksim

@@ -4,7 +4,8 @@
 // EventSink, so a run can stream into it directly.
 //
 // Contract: events must arrive with strictly increasing ids. close() flushes
-// and throws TraceError if any write failed; it is idempotent. Writing after
+// and throws TraceError (TraceWriteError when the system refused) if any
+// write failed; it is idempotent. Writing after
 // close() is a programming error.
 // A file written by path goes through an OutputFile (traces/output_file.h):
 // it appears under its name, complete, only on close(). A writer destroyed
@@ -26,6 +27,13 @@
 #include "traces/trace_format.h"
 
 namespace locksim {
+
+// The system refused the trace file (traces/output_file.h's
+// OutputSystemError: a read-only or full file system, no permission): the
+// same command may succeed elsewhere.
+struct TraceWriteError : TraceError {
+  using TraceError::TraceError;
+};
 
 class TraceWriter final : public EventSink {
  public:

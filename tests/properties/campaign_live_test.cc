@@ -136,7 +136,7 @@ TEST(CampaignLive, FlushallIsCaught) {
   const CliRun r = run_locksim("campaign --backend live --seeds 5 --no-shrink --scripts " + pack.string() + kShort,
                                Stderr::Discard);
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_TRUE(contains(r.out, "FAILED at seed")) << r.out;
+  EXPECT_TRUE(contains(r.out, "FAILED: ")) << r.out;
 }
 
 // A command the lua backend does not implement: one line naming it and

@@ -81,15 +81,15 @@ TEST(HistoryRecording, OverlapsAreTheCheckersOnHostileCampaignsOfEveryLockKind) 
   for (const Kind& kind : {Kind{"rlock", 1, 1}, Kind{"fair", 1, 1}, Kind{"mixed", 2, 1}, Kind{"multi", 1, 3},
                            Kind{"redlock", 1, 3}}) {
     CampaignOptions options;
-    options.profile = Profile::named("hostile");
-    options.lock_kind = lock_kind_of(kind.lock);
-    options.locks = kind.locks;
-    options.servers = kind.servers;
+    options.scenario.profile = Profile::named("hostile");
+    options.scenario.lock_kind = lock_kind_of(kind.lock);
+    options.scenario.locks = kind.locks;
+    options.scenario.servers = kind.servers;
     const Scenario tmpl = campaign_template(options);
     size_t reported = 0;
     for (int i = 0; i < seeds; ++i) {
       Scenario s = tmpl;
-      s.seed = options.base_seed + static_cast<uint64_t>(i);
+      s.seed = options.scenario.seed + static_cast<uint64_t>(i);
       VectorSink history;
       check_scenario(s, default_check_config(), &history);
       reported += expect_overlaps_as_reported(history.events, std::string(kind.lock) + " seed " + std::to_string(s.seed));
@@ -177,13 +177,13 @@ TEST(HistoryRecording, OverlapsEndWithTheFirstHoldToEnd) {
 // ups, ghosts).
 TEST(HistoryRecording, LinePlacesAreTheQueueOrderAtEveryInstant) {
   CampaignOptions options;
-  options.profile = Profile::named("hostile");
-  options.lock_kind = ScenarioLockKind::Fair;
+  options.scenario.profile = Profile::named("hostile");
+  options.scenario.lock_kind = ScenarioLockKind::Fair;
   const Scenario tmpl = campaign_template(options);
   size_t instants = 0, stays_moved = 0;
   for (int i = 0; i < 20; ++i) {
     Scenario s = tmpl;
-    s.seed = options.base_seed + static_cast<uint64_t>(i);
+    s.seed = options.scenario.seed + static_cast<uint64_t>(i);
     VectorSink history;
     check_scenario(s, default_check_config(), &history);
     const HistoryRecording rec = record_history(history.events, default_check_config());

@@ -167,7 +167,7 @@ TEST(LockDesignTrace, RunChecksByTheDesignAsCampaignAndCheckDo) {
   const fs::path trace = tmp.path() / "t.jsonl";
   const std::string scenario = "--profile hostile --lock redlock --servers 3 --scripts " + kTokenRedlock;
   const CliRun run = run_locksim("run --backend lua --seed 26 --trace " + trace.string() + " " + scenario);
-  EXPECT_EQ(run.exit_code, 0) << run.out;  // run writes a trace; check and campaign judge it
+  EXPECT_EQ(run.exit_code, 1) << run.out;  // run writes the trace and fails on its liveness violation
   EXPECT_TRUE(contains(run.out, "1 violation(s) (liveness: 1)")) << run.out;
   const CliRun check = run_locksim("check --json " + trace.string(), Stderr::Discard);
   const nlohmann::json checked = nlohmann::json::parse(check.out, nullptr, false);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "reports/campaign_text.h"
 #include "properties/scenario_check.h"
 #include "search/shrink.h"
 #include "sim/explicit_plan.h"

@@ -37,10 +37,10 @@ constexpr int64_t kTwo62 = int64_t{1} << 62;
 // The first `n` events of a campaign seed's history.
 std::vector<Event> history_of(const char* profile, const char* lock, int locks, int servers, uint64_t seed, size_t n) {
   CampaignOptions options;
-  options.profile = Profile::named(profile);
-  options.lock_kind = testing::lock_kind_of(lock);
-  options.locks = locks;
-  options.servers = servers;
+  options.scenario.profile = Profile::named(profile);
+  options.scenario.lock_kind = testing::lock_kind_of(lock);
+  options.scenario.locks = locks;
+  options.scenario.servers = servers;
   Scenario s = campaign_template(options);
   s.seed = seed;
   VectorSink sink;

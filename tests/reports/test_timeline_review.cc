@@ -339,14 +339,14 @@ TEST(ReviewTimeline, DrawnOverlapsAreTheCheckersOnHostileCampaigns) {
   for (const auto& [lock, locks, servers] : std::vector<std::tuple<const char*, int, int>>{
            {"rlock", 1, 1}, {"fair", 1, 1}, {"mixed", 2, 1}, {"multi", 1, 3}, {"redlock", 1, 3}}) {
     CampaignOptions options;
-    options.profile = Profile::named("hostile");
-    options.lock_kind = testing::lock_kind_of(lock);
-    options.locks = locks;
-    options.servers = servers;
+    options.scenario.profile = Profile::named("hostile");
+    options.scenario.lock_kind = testing::lock_kind_of(lock);
+    options.scenario.locks = locks;
+    options.scenario.servers = servers;
     const Scenario tmpl = campaign_template(options);
     for (int i = 0; i < seeds; ++i) {
       Scenario s = tmpl;
-      s.seed = options.base_seed + static_cast<uint64_t>(i);
+      s.seed = options.scenario.seed + static_cast<uint64_t>(i);
       VectorSink history;
       const ScenarioVerdict verdict = check_scenario(s, default_check_config(), &history);
       std::set<std::pair<uint64_t, uint64_t>> reported;  // (first hold's acquire, second's)

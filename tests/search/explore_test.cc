@@ -374,5 +374,22 @@ TEST(ExploreSetup, BadOperationsAreRefused) {
   EXPECT_EQ(ops[1].delay_us, 7000);
 }
 
+// '@' names a lock by its index: a name (L9) or an index past --locks is
+// said to be out of range, never taken for a number of ms.
+TEST(ExploreSetup, AnAtNamesALockIndex) {
+  for (const char* ops : {"lock@L9", "lock@9", "lock@-1", "lock@"}) {
+    try {
+      parse_explore_ops(ops, 2, 10);
+      ADD_FAILURE() << ops << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("lock index"), std::string::npos) << what;
+      EXPECT_NE(what.find("out of range"), std::string::npos) << what;
+      EXPECT_NE(what.find("0 to 1"), std::string::npos) << what;
+      EXPECT_EQ(what.find("whole number of ms"), std::string::npos) << what;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace locksim

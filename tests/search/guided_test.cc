@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/campaign_text.h"
 #include "search/campaign.h"
 #include "search/corpus.h"
 #include "search/guided_campaign.h"
@@ -62,15 +63,15 @@ void expect_same_guided(const GuidedResult& one, const GuidedResult& two, size_t
 
 TEST(Guided, TheSameForAnyNumberOfWorkers) {
   CampaignOptions o = options("hostile", "mixed", 48);
-  o.duration_ms = 20'000;
+  o.scenario.duration_ms = 20'000;
   expect_same_guided(guided(o, 1), guided(o, 2), 48);
 }
 
 TEST(Guided, TheSameForAnyNumberOfWorkersOnTheLuaBackend) {
   // Our pack's Lua in process: its coverage is the lines of the Lua.
   CampaignOptions o = options("hostile", "mixed", 40);
-  o.duration_ms = 20'000;
-  o.scripts = std::string(kBuiltinOurPack);
+  o.scenario.duration_ms = 20'000;
+  o.scenario.scripts = std::string(kBuiltinOurPack);
   o.backend = CampaignBackend{BackendKind::Lua, std::nullopt};
   const Scenario tmpl = campaign_template(o);
   std::vector<CampaignWorker> w1 = lua_workers(1), w2 = lua_workers(2);
@@ -97,8 +98,8 @@ TEST(Guided, ACorrectLockPassesAndMutationsKeepTheWorkloadsContract) {
   // past the liveness bound) sooner than seeds do.
   CampaignOptions o = options("safe", "mixed", 96);
   o.policy.unexplained_only = true;
-  o.locks = 2;
-  o.duration_ms = 20'000;
+  o.scenario.locks = 2;
+  o.scenario.duration_ms = 20'000;
   const GuidedResult g = guided(o, 2);
   EXPECT_TRUE(g.result.failures.empty()) << campaign_result_to_json(g.result).dump();
   EXPECT_GT(g.mutated_runs, 40u);
@@ -171,7 +172,7 @@ TEST(Guided, MutatedPlansStayWithinTheirProfile) {
   // rare in the drain after them.
   for (const std::string profile : {"hostile", "pauses", "safe", "failover+pauses"}) {
     CampaignOptions o = options(profile, "rlock", 32);
-    o.duration_ms = 20'000;
+    o.scenario.duration_ms = 20'000;
     const GuidedResult g = guided(o, 1);
     Rng rng(11);
     size_t faults = 0;
@@ -196,7 +197,7 @@ TEST(Guided, MutatedPlansStayWithinTheirProfile) {
 
 TEST(Guided, CorpusRoundTripsMergesInRunOrderAndRefusesWhatItCannotRead) {
   CampaignOptions o = options("hostile", "rlock", 32);
-  o.duration_ms = 20'000;
+  o.scenario.duration_ms = 20'000;
   const GuidedResult g = guided(o, 1);
   ASSERT_GE(g.corpus.size(), 2u);
   std::istringstream text(g.corpus.to_jsonl());

@@ -175,7 +175,7 @@ TEST(LuaBackendTraces, IdenticalToLiveApartFromTheBackendName) {
       const fs::path trace = dir / (std::string(backends[b]) + ".jsonl");
       const testing::CliRun r =
           testing::run_locksim("run --backend " + std::string(backends[b]) + " " + args + " --trace " + trace.string());
-      ASSERT_EQ(r.exit_code, 0) << args << ": " << r.out;
+      ASSERT_LE(r.exit_code, 1) << args << ": " << r.out;  // 1: a property failed (hostile faults)
       std::istringstream in(testing::read_file(trace));
       for (std::string line; std::getline(in, line);) traces[b].push_back(line);
     }

@@ -44,10 +44,11 @@ TEST_F(CommandLine, RecordedCampaignCommandReproducesTheRunWhenPasted) {
   ASSERT_TRUE(a.exit_code == 0 || a.exit_code == 1) << a.out;
   const nlohmann::json sa = summary(dir_ / "a");
   const std::string command = sa.at("command").get<std::string>();
-  ASSERT_EQ(command.rfind("locksim campaign ", 0), 0u) << command;
+  // locksim by its absolute path (it is not on PATH here), as pasted anywhere.
+  ASSERT_EQ(command.rfind(fs::canonical(LOCKSIM_CLI_PATH).string() + " campaign ", 0), 0u) << command;
   EXPECT_NE(command.find("--duration-ms 20000"), std::string::npos) << command;
-  // Pasted, with the binary's path for "locksim" and a new --out.
-  const auto b = run_locksim(command.substr(std::string("locksim ").size()) + " --out " + (dir_ / "b").string());
+  // Pasted as recorded, from another directory, with a new --out.
+  const auto b = locksim::testing::run_shell(command + " --out " + (dir_ / "b").string(), "/");
   EXPECT_EQ(b.exit_code, a.exit_code) << command << "\n" << b.out;
   const nlohmann::json sb = summary(dir_ / "b");
   EXPECT_EQ(sb.at("command"), sa.at("command"));
@@ -76,7 +77,7 @@ TEST_F(CommandLine, RunAndCampaignShareScenarioFlagsAndDefaults) {
                                   "--lock fair --fair-slot-ms 5000", "--mutant release_no_owner_check",
                                   "--mutant watchdog_not_cancelled", "--clients 2 --validity --lock redlock --servers 3"}) {
     const auto r = run_locksim("run --seed 1 " + flags + " --trace " + (dir_ / "f.jsonl").string());
-    EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.out;
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << flags << "\n" << r.out;  // 1: a property failed
     const auto c = run_locksim("campaign --seeds 1 --no-shrink " + flags + " --out " + (dir_ / "cf").string());
     EXPECT_TRUE(c.exit_code == 0 || c.exit_code == 1) << flags << "\n" << c.out;
     fs::remove_all(dir_ / "cf");

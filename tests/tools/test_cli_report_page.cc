@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -122,8 +123,8 @@ TEST_F(ReportPage, IndexListsRunsWithTheirVerdicts) {
   auto r = run_locksim("index " + dir_.string());
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const std::string html = read_file(dir_ / "index.html");
-  const size_t newer = html.find("<a href=\"20250102T000000Z-safe-rlock/report.html\">");
-  const size_t older = html.find("<a href=\"20250101T000000Z-safe-rlock/report.html\">");
+  const size_t newer = html.find("<a href=\"./20250102T000000Z-safe-rlock/report.html\">");
+  const size_t older = html.find("<a href=\"./20250101T000000Z-safe-rlock/report.html\">");
   ASSERT_NE(newer, std::string::npos);
   ASSERT_NE(older, std::string::npos);
   EXPECT_LT(newer, older);  // newest first
@@ -136,6 +137,58 @@ TEST_F(ReportPage, IndexListsRunsWithTheirVerdicts) {
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.out;
     EXPECT_EQ(line_count(r.out), 1) << r.out;
   }
+}
+
+// A runs directory's name is data: one named like a script URL (or holding
+// ';', '#', '?', quotes) becomes a relative link to its own report, never a
+// link with a scheme; in Chromium, every link of the page resolves under
+// the index's own directory.
+TEST_F(ReportPage, IndexNeverLinksAScheme) {
+  const std::string name = "javascript:document.title='pwned';void(0)";
+  const fs::path runs = dir_ / "runs";
+  fs::create_directories(runs / name);
+  ASSERT_EQ(run_locksim("campaign --seeds 2 --profile safe --out " + (dir_ / "one").string()).exit_code, 0);
+  fs::copy_file(dir_ / "one" / "summary.json", runs / name / "summary.json");
+  const auto r = run_locksim("index " + runs.string());
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string html = read_file(runs / "index.html");
+  const std::regex href_re("href=\"([^\"]*)\"");
+  size_t links = 0;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), href_re); it != std::sregex_iterator(); ++it, ++links) {
+    const std::string href = (*it)[1].str();
+    EXPECT_EQ(href.rfind("./", 0), 0u) << href;
+    EXPECT_EQ(href.find(':'), std::string::npos) << href;
+  }
+  EXPECT_EQ(links, 2u);
+  EXPECT_NE(html.find("href=\"./javascript%3Adocument.title%3D%27pwned%27%3Bvoid%280%29/report.html\""), std::string::npos);
+  if (std::system("command -v chromium > /dev/null 2>&1") != 0) GTEST_SKIP() << "chromium is not installed";
+  // The links as the browser resolves them: all file: URLs inside runs/.
+  const fs::path page = dir_ / "links.html";
+  std::string probe = html;
+  probe.replace(probe.find("</body>"), 7,
+                "<script>document.body.setAttribute('data-links', Array.from(document.links).map(a => a.href)"
+                ".join(' '));</script></body>");
+  {
+    std::FILE* f = std::fopen(page.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(probe.c_str(), f);
+    std::fclose(f);
+  }
+  fs::copy_file(page, runs / "links.html");
+  const fs::path dom = dir_ / "dom.html";
+  const std::string cmd = "timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run "
+                          "--disable-background-networking --disable-component-update --disable-sync --user-data-dir=" +
+                          (dir_ / "chromium-profile").string() + " --dump-dom 'file://" + (runs / "links.html").string() +
+                          "' > " + dom.string() + " 2> /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const std::string dumped = read_file(dom);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(dumped, m, std::regex("data-links=\"([^\"]*)\""))) << dumped.substr(0, 300);
+  const std::string base = "file://" + runs.string() + "/";
+  size_t resolved = 0;
+  std::istringstream each(m[1].str());
+  for (std::string link; each >> link; ++resolved) EXPECT_EQ(link.rfind(base, 0), 0u) << link;
+  EXPECT_EQ(resolved, 2u) << m[1];
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "properties/violation.h"
 #include "tests/cli_runner.h"
 
 namespace {
@@ -101,6 +102,17 @@ TEST(Docs, ReadmeIsAFrontPage) {
   }
 }
 
+// Every property a campaign may report has its row in the README's table
+// of what is checked ("divergence" too: a pair of backends').
+TEST(Docs, ReadmeTableNamesEveryProperty) {
+  const std::string readme = read(kSource / "README.md");
+  std::vector<std::string> reported = locksim::all_properties();
+  reported.push_back("divergence");
+  for (const std::string& p : reported) {
+    EXPECT_NE(readme.find("\n| `" + p + "`"), std::string::npos) << "README.md's table lacks " << p;
+  }
+}
+
 TEST(Docs, QuickstartRunsAndShowsItsOutput) {
   const std::string readme = read(kSource / "README.md");
   const size_t marker = readme.find("<!-- quickstart -->");
@@ -110,7 +122,10 @@ TEST(Docs, QuickstartRunsAndShowsItsOutput) {
   std::istringstream block(readme.substr(start, end - start));
   const fs::path dir = fs::temp_directory_path() / ("locksim-quickstart-" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  fs::create_directories(dir);
+  fs::create_directories(dir / "build" / "tools");
+  // As typed after the README's build: ./build/tools/locksim, so that the
+  // reproduce lines it prints are the ones shown.
+  fs::create_symlink(LOCKSIM_CLI_PATH, dir / "build" / "tools" / "locksim");
   const std::string prefix = "./build/tools/locksim ";
   std::string out;
   std::string command;
@@ -125,8 +140,7 @@ TEST(Docs, QuickstartRunsAndShowsItsOutput) {
     if (line.empty() || line[0] == '#') continue;
     ASSERT_EQ(line.rfind(prefix, 0), 0u) << "a quickstart command that is not locksim's: " << line;
     command = line;
-    const auto r = locksim::testing::run_locksim(line.substr(prefix.size()), locksim::testing::Stderr::Merge,
-                                                 "cd " + dir.string() + " &&");
+    const auto r = locksim::testing::run_shell(line, dir.string());
     EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << line << "\n" << r.out;
     out = r.out;
     ++commands;

@@ -76,7 +76,7 @@ TEST(PartialOutput, FailingCampaignPrintsItsVerdictEvenIfItsOutputsFail) {
   const CliRun r = run_locksim("campaign --seeds 20 --mutant release_no_publish --out " + out.string(),
                                locksim::testing::Stderr::Discard, kSmallFileLimit);
   EXPECT_EQ(r.exit_code, 3) << r.out;
-  EXPECT_TRUE(contains(r.out, "FAILED at seed")) << r.out;
+  EXPECT_TRUE(contains(r.out, "FAILED: ")) << r.out;
   EXPECT_TRUE(contains(r.out, "liveness")) << r.out;
   expect_nothing_written(parent);
   const CliRun merged = run_locksim("campaign --seeds 20 --mutant release_no_publish --out " + out.string(),

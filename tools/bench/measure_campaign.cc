@@ -31,9 +31,9 @@ double seeds_per_s(CampaignOptions o, int workers, std::string* detail) {
 CampaignOptions readme_campaign_options(int seeds) {
   CampaignOptions o;
   o.seeds = seeds;
-  o.profile = Profile::named("safe");
-  o.lock_kind = ScenarioLockKind::Mixed;
-  o.locks = 2;
+  o.scenario.profile = Profile::named("safe");
+  o.scenario.lock_kind = ScenarioLockKind::Mixed;
+  o.scenario.locks = 2;
   o.shrink = false;
   o.keep_going = true;
   return o;

@@ -55,11 +55,11 @@ HuntMutant rare_mutant(const std::string& name, ScenarioLockKind lock_kind, cons
   HuntMutant m;
   m.name = name;
   m.rare = true;
-  m.options.lock_kind = lock_kind;
-  m.options.profile = Profile::named(profile);
-  m.options.clients = 4;
+  m.options.scenario.lock_kind = lock_kind;
+  m.options.scenario.profile = Profile::named(profile);
+  m.options.scenario.clients = 4;
   m.pack = std::string(kBuiltinPrefix) + "impl/hunt/" + name;
-  m.options.scripts = m.pack;
+  m.options.scenario.scripts = m.pack;
   m.options.backend = CampaignBackend{BackendKind::Lua, std::nullopt};
   return m;
 }
@@ -83,7 +83,8 @@ std::vector<HuntMutant> hunt_mutants() {
   // mixed, 2 locks): a campaign not tuned to expose it.
   for (const MutantSpec& spec : specs) {
     CampaignOptions o = readme_campaign_options(spec.tmpl.seeds);
-    o.mutant = spec.tmpl.mutant;
+    o.scenario.mutant = spec.tmpl.scenario.mutant;
+    o.scenario.model_variant = spec.tmpl.scenario.model_variant;
     out.push_back(HuntMutant{spec.name, false, true, o, ""});
   }
   return out;
@@ -126,7 +127,7 @@ bool baseline_fails(const CampaignResult& r, const CampaignOptions& o) {
 Find hunt_once(const HuntMutant& m, uint64_t base_seed, int budget, bool guided) {
   CampaignOptions o = m.options;
   o.seeds = budget;
-  o.base_seed = base_seed;
+  o.scenario.seed = base_seed;
   o.keep_going = false;
   o.shrink = false;
   o.workers = 1;

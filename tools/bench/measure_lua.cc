@@ -49,9 +49,9 @@ void measure_lua(const BenchSizes& sizes, BenchReport* report) {
 
   CampaignOptions o;
   o.seeds = 1;
-  o.profile = Profile::named("safe");
-  o.lock_kind = ScenarioLockKind::Fair;
-  o.duration_ms = sizes.lua_fair_duration_ms;
+  o.scenario.profile = Profile::named("safe");
+  o.scenario.lock_kind = ScenarioLockKind::Fair;
+  o.scenario.duration_ms = sizes.lua_fair_duration_ms;
   o.shrink = false;
   o.keep_going = true;
   CampaignWorker lua;
@@ -68,7 +68,7 @@ void measure_lua(const BenchSizes& sizes, BenchReport* report) {
   double lua_s = 0, live_s = 0;
   uint64_t lua_events = 0, live_events = 0;
   for (int i = 0; i < sizes.lua_fair_seeds; ++i) {
-    o.base_seed = static_cast<uint64_t>(1 + i);
+    o.scenario.seed = static_cast<uint64_t>(1 + i);
     const Scenario tmpl = campaign_template(o);
     const double l = campaign_seed_s(tmpl, o, lua, &lua_events);
     const double v = campaign_seed_s(tmpl, o, live, &live_events);
@@ -79,7 +79,7 @@ void measure_lua(const BenchSizes& sizes, BenchReport* report) {
   std::snprintf(detail, sizeof detail,
                 "campaign --profile safe --lock fair --duration-ms %lld, seeds 1-%d one at a time: lua %.2f seeds/s "
                 "(%.2f s), live %.2f seeds/s (%.2f s), %llu events each side",
-                static_cast<long long>(o.duration_ms), sizes.lua_fair_seeds, sizes.lua_fair_seeds / lua_s, lua_s,
+                static_cast<long long>(o.scenario.duration_ms), sizes.lua_fair_seeds, sizes.lua_fair_seeds / lua_s, lua_s,
                 sizes.lua_fair_seeds / live_s, live_s, static_cast<unsigned long long>(lua_events));
   if (lua_events != live_events) {
     report->set_null("lua_vs_live_fair_campaign",

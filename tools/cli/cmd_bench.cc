@@ -72,7 +72,7 @@ int bench_command(const BenchArgs& args) {
 
 }  // namespace
 
-void add_bench_command(CLI::App& app, int* exit_code) {
+void add_bench_command(CLI::App& app, CliContext* ctx) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand(
       "bench",
@@ -93,7 +93,7 @@ void add_bench_command(CLI::App& app, int* exit_code) {
                   "campaign, lua, explore, hunt); the others' figures are null. Peak RSS is always reported. hunt "
                   "(time to find every mutant, guided against random: minutes) runs only when named here")
       ->delimiter(',');
-  cmd->callback([args, exit_code] { *exit_code = bench_command(*args); });
+  cmd->callback([args, ctx] { ctx->exit_code = bench_command(*args); });
 }
 
 }  // namespace locksim::cli

@@ -52,6 +52,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/campaign_text.h"
 #include "search/campaign.h"
 #include "search/corpus.h"
 #include "search/guided_campaign.h"
@@ -62,7 +63,7 @@
 #include "sim/lua_backend_source.h"
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
-#include "tools/cli/memory_limit_option.h"
+#include "tools/cli/cmd_campaign.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/progress_line.h"
 #include "tools/cli/runs_dir.h"
@@ -80,40 +81,12 @@ namespace locksim::cli {
 
 namespace {
 
-struct CampaignArgs {
-  CampaignOptions options;
-  std::string backend;  // as typed
-  bool backend_given = false;  // else: the default for the pack
-  bool match_variant = false;  // both: compare with the pack's model variant
-  std::string reference;       // --reference PACK: the reference runs this pack's Lua
-  bool json = false;
-  bool allow_vacuous = false;
-  bool no_shrink = false;
-  ScenarioFlags scenario;
-  std::string out_dir;
-  std::string shard;  // "I/N" as typed; empty: the whole seed space
-  std::vector<std::string> fail_on;
-  std::string corpus_file;  // --corpus: a guided campaign's start
-  PropertyOptions properties;
-  MemoryLimitOption memory;
-};
-
-// The files a campaign reads (its --scripts pack): never an output.
-std::vector<std::string> campaign_input_files(const CampaignOptions& o) {
-  if (o.scripts.empty()) return {};
-  try {
-    return ScriptPack::load(o.scripts).files();
-  } catch (const ScriptPackError&) {
-    return {};  // campaign_template() reports a bad pack
-  }
-}
-
 // The command that runs this campaign again (without --out, --workers and
 // --shard: the same for every shard of it and any number of workers).
-std::string campaign_command_line(const CampaignArgs& args) {
+std::string campaign_command_line(const CampaignRequest& args, const ProgramName& program) {
   const CampaignOptions& o = args.options;
-  std::string c = "locksim campaign --seeds " + std::to_string(o.seeds) + " --base-seed " +
-                  std::to_string(o.base_seed) + " " + scenario_command_text(o);
+  std::string c = program.anywhere + " campaign --seeds " + std::to_string(o.seeds) + " --base-seed " +
+                  std::to_string(o.scenario.seed) + " " + scenario_command_text(o);
   c += " --backend " + campaign_backend_name(o.backend);
   if (args.match_variant) c += " --match-variant";
   if (!args.reference.empty()) c += " --reference " + shell_word(args.reference);
@@ -126,29 +99,30 @@ std::string campaign_command_line(const CampaignArgs& args) {
   if (o.cause_reruns != kDefaultCauseReruns) c += " --cause-reruns " + std::to_string(o.cause_reruns);
   if (!o.policy.fail_vacuous) c += " --allow-vacuous";
   if (o.guided) c += " --guided";
-  if (!args.corpus_file.empty()) c += " --corpus " + shell_word(args.corpus_file);
+  if (!args.corpus_file.empty()) c += " --corpus " + shell_word(absolute_path_text(args.corpus_file));
+  if (!args.memory_limit.empty()) c += " --memory-limit " + shell_word(args.memory_limit);
   return c;
 }
 
 // Writes the runs directory into its staging dir (the failures' files,
 // summary.json, report.html), then puts it in place in one rename.
-void write_outputs(const CampaignArgs& args, const CampaignResult& r, const Corpus* corpus, double wall_s,
-                   BackendSource& source, StagedRunDir& staged) {
+void write_outputs(const CampaignRequest& args, const CampaignResult& r, const Corpus* corpus, double wall_s,
+                   BackendSource& source, StagedRunDir& staged, const ProgramName& program,
+                   const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
   const fs::path dir(staged.path());
-  const std::vector<std::string> inputs = campaign_input_files(args.options);
   const RunArtifacts artifacts = write_run_artifacts(staged.path(), args.options, r, source, inputs);
   if (corpus != nullptr) {
     OutputFile out((dir / kCorpusFileName).string());
     out.write(corpus->to_jsonl());
     out.commit();
   }
-  nlohmann::json summary = campaign_summary_json(args.options, r, campaign_command_line(args), wall_s);
+  nlohmann::json summary = campaign_summary_json(args.options, r, campaign_command_line(args, program), wall_s, program.anywhere);
   if (!artifacts.timelines_not_drawn.empty()) mark_timelines_not_drawn(summary, artifacts.timelines_not_drawn);
   OutputFile out((dir / kSummaryFileName).string());
   out.write(summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   out.commit();
-  write_campaign_report(staged.path());
+  write_campaign_report(staged.path(), ReportCommands{program.anywhere, absolute_path_text(args.out_dir)});
   staged.publish();
   const bool drawn = artifacts.timelines_not_drawn.empty();
   std::fprintf(stderr, "campaign: wrote %s (summary.json, report.html%s%s)%s\n", args.out_dir.c_str(),
@@ -162,9 +136,9 @@ void write_outputs(const CampaignArgs& args, const CampaignResult& r, const Corp
 // The default runs directory: <root>/<UTC time>-<profile>-<lock>[-shard-I-of-N]
 // (tools/cli/runs_dir.h).
 std::string default_run_dir(const CampaignOptions& o) {
-  std::string profile = o.profile.name();
+  std::string profile = o.scenario.profile.name();
   std::replace(profile.begin(), profile.end(), '+', '_');
-  std::string label = profile + "-" + std::string(lock_kind_name(o.lock_kind));
+  std::string label = profile + "-" + std::string(lock_kind_name(o.scenario.lock_kind));
   if (o.shard_count > 1) label += "-shard-" + std::to_string(o.shard_index) + "-of-" + std::to_string(o.shard_count);
   return new_run_dir(label);
 }
@@ -219,14 +193,10 @@ void show_progress(ProgressLine& line, const CampaignProgressInfo& p, std::optio
   line.print(text);
 }
 
-// The default backend: the model when it stands for the pack (or there is
-// none), else lua (the pack's own Lua in process). A pack that does not load
-// is left to campaign_template().
-CampaignBackend default_backend(const CampaignOptions& o) {
-  Scenario probe;
-  probe.scripts = o.scripts;
-  return default_backend_for(probe) == "model" ? CampaignBackend{BackendKind::Model, std::nullopt}
-                                               : CampaignBackend{BackendKind::Lua, std::nullopt};
+// The default backend: the model when it stands for the pack, else lua (the
+// pack's own Lua in process).
+CampaignBackend default_backend(const Scenario& named, const ScriptPack& pack) {
+  return CampaignBackend{default_backend_for(named, pack), std::nullopt};
 }
 
 // The reference side of --reference PACK: PACK's Lua on a backend of the
@@ -269,22 +239,22 @@ std::unique_ptr<BackendSource> make_source(BackendKind kind, bool reference, boo
                              lua_limits);
 }
 
-// One worker per --workers, each with its own sources.
-// With a reference pack, each worker's reference runs it.
-std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenario& tmpl, bool match_variant, LuaLimits lua_limits,
-                                         const std::optional<ScriptPack>& reference_pack) {
+// One worker per --workers, each with its own sources (the model needs no
+// pack; lua and live run `pack`). With a reference pack, each worker's
+// reference runs it.
+std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenario& tmpl, bool match_variant,
+                                         const ScriptPack& pack, const std::optional<ScriptPack>& reference_pack,
+                                         LuaLimits lua_limits) {
   std::vector<CampaignWorker> workers(static_cast<size_t>(o.workers));
-  const std::string dir = tmpl.scripts.empty() ? ScriptPack::default_dir() : tmpl.scripts;
+  const ScriptPack* lua_pack = runs_model_only(o.backend) ? nullptr : &pack;
   try {
-    std::optional<ScriptPack> pack;
-    if (!runs_model_only(o.backend)) pack = ScriptPack::load(dir);
     for (CampaignWorker& w : workers) {
-      w.checked = make_source(o.backend.checked, false, match_variant, pack ? &*pack : nullptr, tmpl, lua_limits);
+      w.checked = make_source(o.backend.checked, false, match_variant, lua_pack, tmpl, lua_limits);
       if (reference_pack) {
         w.reference = std::make_unique<ReferencePackSource>(
             make_source(*o.backend.reference, true, false, &*reference_pack, tmpl, lua_limits));
       } else if (o.backend.reference) {
-        w.reference = make_source(*o.backend.reference, true, match_variant, pack ? &*pack : nullptr, tmpl, lua_limits);
+        w.reference = make_source(*o.backend.reference, true, match_variant, lua_pack, tmpl, lua_limits);
       }
     }
   } catch (const ScriptPackError& e) {
@@ -295,178 +265,256 @@ std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenari
   return workers;
 }
 
-int run_campaign_command(CampaignArgs& args) {
-  CampaignOptions& o = args.options;
-  if (o.seeds < 1 || o.seeds > 100'000'000) throw UsageError("--seeds must be between 1 and 100000000");
-  if (o.base_seed > std::numeric_limits<uint64_t>::max() - static_cast<uint64_t>(o.seeds - 1)) {
-    throw UsageError("--base-seed " + std::to_string(o.base_seed) + " + --seeds " + std::to_string(o.seeds) +
-                     " passes the largest seed, 18446744073709551615 (seeds would wrap around to 0)");
-  }
-  if (args.no_shrink) o.shrink = false;
-  if (args.allow_vacuous) o.policy.fail_vacuous = false;
-  args.scenario.apply(&o);
-  if (!args.backend_given) {
-    o.backend = default_backend(o);
-  } else if (auto backend = campaign_backend_from_name(args.backend)) {
-    o.backend = *backend;
-  } else {
-    throw UsageError("--backend: unknown backend '" + args.backend +
-                     "' (model, lua, live, both, or two different ones to compare: e.g. lua,live)");
-  }
+// --reference PACK, loaded and held to the checked pack's design.
+std::optional<ScriptPack> load_reference(const CampaignRequest& q, const Scenario& tmpl) {
+  if (q.reference.empty()) return std::nullopt;
+  std::optional<ScriptPack> reference;
   try {
-    apply_fail_on(&o.policy, args.fail_on);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
+    reference = ScriptPack::load(q.reference);
+  } catch (const ScriptPackError& e) {
+    throw UsageError(std::string("bad reference pack: ") + e.what());
   }
-  o.properties = args.properties.parse(&o.policy, args.fail_on);
+  // The same client runs against both packs: they must declare one design
+  // (the kinds each provides aside: the scenario's must be among both's).
+  LockDesign theirs = reference->design();
+  theirs.kinds = tmpl.design.kinds;
+  if (theirs != tmpl.design) {
+    throw UsageError("--reference " + q.reference + " declares another lock design than the checked pack (" +
+                     design_to_json(reference->design()).dump() + " against " + design_to_json(tmpl.design).dump() +
+                     "): their histories differ from the first wait on; compare packs of one design");
+  }
+  for (DesignKind k : kinds_needed_by(tmpl.lock_kind)) {
+    if (!reference->design().provides(k)) {
+      throw UsageError("--reference " + q.reference + " does not provide the " + std::string(design_kind_name(k)) +
+                       " lock kind");
+    }
+  }
+  return reference;
+}
+
+// --corpus FILE, read within its bounds (search/corpus.h), every plan this
+// campaign's.
+Corpus load_start_corpus(const CampaignRequest& q, const Scenario& tmpl) {
+  Corpus start;
+  if (q.corpus_file.empty()) return start;
+  try {
+    start = Corpus::read_start_file(q.corpus_file);
+  } catch (const CorpusError& e) {
+    throw UsageError(std::string("--corpus: ") + e.what());
+  }
+  for (const CorpusEntry& e : start.entries()) {
+    if (!corpus_entry_fits(tmpl, e.plan.scenario)) {
+      throw UsageError("--corpus " + q.corpus_file + ": the plan of run " + std::to_string(e.run) +
+                       " is another campaign's (its scenario differs in more than the seed and clients)");
+    }
+  }
+  return start;
+}
+
+// What a campaign runs with, resolved once: its options (the backend
+// decided), the script pack loaded once and everything made from it (the
+// template, the workers' backends, the files never to write over), the
+// reference pack, the corpus it starts from.
+struct CampaignSetup {
+  CampaignOptions options;
   Scenario tmpl;
+  std::vector<std::string> inputs;
+  Corpus start;
+  std::vector<CampaignWorker> workers;
+};
+
+CampaignSetup set_up(const CampaignRequest& q) {
+  CampaignSetup out;
+  out.options = q.options;
+  CampaignOptions& o = out.options;
+  Scenario named = o.scenario;
+  named.scripts = campaign_scripts(o);
+  std::optional<ScriptPack> pack;
   try {
-    tmpl = campaign_template(o);
-  } catch (const std::exception& e) {
-    throw UsageError(e.what());
+    pack = load_scenario_pack(named);
+  } catch (const ScriptPackError& e) {
+    throw UsageError(std::string("bad script pack: ") + e.what());
   }
-  if (args.match_variant && o.backend.reference != BackendKind::Model) {
+  o.backend = q.backend.value_or(default_backend(named, *pack));
+  if (q.match_variant && o.backend.reference != BackendKind::Model) {
     throw UsageError("--match-variant only goes with a model reference (--backend both, --backend lua,model)");
   }
-  if (args.match_variant && !ScriptPack::load(o.scripts.empty() ? ScriptPack::default_dir() : o.scripts).model_variant()) {
-    throw UsageError("--match-variant: the pack " + (o.scripts.empty() ? ScriptPack::default_dir() : o.scripts) +
+  if (q.match_variant && !pack->model_variant()) {
+    throw UsageError("--match-variant: the pack " + pack->dir() +
                      " names no model variant (no \"model_variant\" in its manifest), so there is nothing to match: "
                      "it is compared with the correct model");
   }
-  std::optional<ScriptPack> reference_pack;
-  if (!args.reference.empty()) {
-    if (args.match_variant) throw UsageError("--match-variant goes with a model reference, --reference with a pack: not both");
+  if (!q.reference.empty()) {
     o.backend = with_reference_pack(o.backend);
-    o.reference_scripts = args.reference;
-    try {
-      reference_pack = ScriptPack::load(args.reference);
-    } catch (const ScriptPackError& e) {
-      throw UsageError(std::string("bad reference pack: ") + e.what());
-    }
-    // The same client runs against both packs: they must declare one design
-    // (the kinds each provides aside: the scenario's must be among both's).
-    LockDesign theirs = reference_pack->design();
-    theirs.kinds = tmpl.design.kinds;
-    if (theirs != tmpl.design) {
-      throw UsageError("--reference " + args.reference + " declares another lock design than the checked pack (" +
-                       design_to_json(reference_pack->design()).dump() + " against " + design_to_json(tmpl.design).dump() +
-                       "): their histories differ from the first wait on; compare packs of one design");
-    }
-    for (DesignKind k : kinds_needed_by(tmpl.lock_kind)) {
-      if (!reference_pack->design().provides(k)) {
-        throw UsageError("--reference " + args.reference + " does not provide the " +
-                         std::string(design_kind_name(k)) + " lock kind");
-      }
-    }
+    o.reference_scripts = q.reference;
   }
-  if (!args.shard.empty()) parse_shard(args.shard, &o);
-  if (!args.corpus_file.empty() && !o.guided) throw UsageError("--corpus goes with --guided (the corpus it starts from)");
   if (o.guided && o.backend.reference) {
     throw UsageError("--guided checks one backend: --backend " + campaign_backend_name(o.backend) +
                      " compares two (run the guided campaign on one, e.g. --backend " +
                      std::string(backend_kind_name(o.backend.checked)) + ")");
   }
-  Corpus start;
-  if (!args.corpus_file.empty()) {
-    try {
-      start = Corpus::read_file(args.corpus_file);
-    } catch (const CorpusError& e) {
-      throw UsageError(std::string("--corpus: ") + e.what());
-    }
-    for (const CorpusEntry& e : start.entries()) {
-      if (!corpus_entry_fits(tmpl, e.plan.scenario)) {
-        throw UsageError("--corpus " + args.corpus_file + ": the plan of run " + std::to_string(e.run) +
-                         " is another campaign's (its scenario differs in more than the seed and clients)");
-      }
-    }
-    o.guided_corpus_digest = start.digest();
+  try {
+    out.tmpl = campaign_template(o, *pack);
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
   }
-  std::vector<CampaignWorker> workers = make_workers(o, tmpl, args.match_variant, args.memory.limits(), reference_pack);
-  const bool default_dir = args.out_dir.empty();
-  if (default_dir) args.out_dir = default_run_dir(o);
+  const std::optional<ScriptPack> reference = load_reference(q, out.tmpl);
+  out.start = load_start_corpus(q, out.tmpl);
+  if (!q.corpus_file.empty()) o.guided_corpus_digest = out.start.digest();
+  if (!o.scenario.scripts.empty()) out.inputs = pack->files();
+  out.workers = make_workers(o, out.tmpl, q.match_variant, *pack, reference, q.lua_limits);
+  return out;
+}
+
+// The seeds run (or the guided runs), with the progress line.
+CampaignResult run_with_progress(CampaignSetup& setup, std::optional<GuidedResult>* guided) {
+  ProgressLine progress;
+  std::optional<double> shrink_started_s;
+  const CampaignProgress show = [&progress, &shrink_started_s](const CampaignProgressInfo& p) {
+    show_progress(progress, p, &shrink_started_s);
+  };
+  try {
+    CampaignResult r;
+    if (setup.options.guided) {
+      *guided = run_guided_campaign(setup.tmpl, setup.options, setup.workers, setup.start, show);
+      r = (*guided)->result;
+    } else {
+      r = run_campaign(setup.tmpl, setup.options, setup.workers, show);
+    }
+    progress.end();
+    return r;
+  } catch (const CampaignSeedError& e) {
+    progress.end();
+    throw UsageError(std::string("campaign cut short on the ") + campaign_backend_name(setup.options.backend) +
+                     " backend: " + e.what() + "; no verdict, no outputs written");
+  }
+}
+
+void print_guided(const GuidedResult& g, const Corpus& start) {
+  std::fprintf(stderr,
+               "guided: %llu runs: %llu fresh seeds, %llu mutated plans; corpus %zu plans (%zu from --corpus, %llu "
+               "from mutated plans)\n",
+               static_cast<unsigned long long>(g.fresh_runs + g.mutated_runs),
+               static_cast<unsigned long long>(g.fresh_runs), static_cast<unsigned long long>(g.mutated_runs),
+               g.corpus.size(), start.size(), static_cast<unsigned long long>(g.corpus_from_mutations));
+}
+
+}  // namespace
+
+CampaignRequest validate_campaign(const CampaignArgs& a) {
+  CampaignRequest q;
+  CampaignOptions& o = q.options;
+  o.seeds = a.seeds;
+  o.workers = a.workers;
+  o.shrink = !a.no_shrink;
+  o.shrink_seeds = a.shrink_seeds;
+  o.keep_going = a.keep_going;
+  o.cause_reruns = a.cause_reruns;
+  o.guided = a.guided;
+  o.policy.unexplained_only = a.unexplained_only;
+  o.policy.fail_vacuous = !a.allow_vacuous;
+  a.scenario.apply(&o);
+  o.scenario.seed = a.base_seed;
+  if (o.seeds < 1 || o.seeds > 100'000'000) throw UsageError("--seeds must be between 1 and 100000000");
+  if (o.scenario.seed > std::numeric_limits<uint64_t>::max() - static_cast<uint64_t>(o.seeds - 1)) {
+    throw UsageError("--base-seed " + std::to_string(o.scenario.seed) + " + --seeds " + std::to_string(o.seeds) +
+                     " passes the largest seed, 18446744073709551615 (seeds would wrap around to 0)");
+  }
+  if (a.backend_given) {
+    q.backend = campaign_backend_from_name(a.backend);
+    if (!q.backend) {
+      throw UsageError("--backend: unknown backend '" + a.backend +
+                       "' (model, lua, live, both, or two different ones to compare: e.g. lua,live)");
+    }
+  }
+  try {
+    apply_fail_on(&o.policy, a.fail_on);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  o.properties = a.properties.parse(&o.policy, a.fail_on);
+  if (!a.reference.empty() && a.match_variant) {
+    throw UsageError("--match-variant goes with a model reference, --reference with a pack: not both");
+  }
+  if (!a.reference.empty() && q.backend) with_reference_pack(*q.backend);  // refuses a model checked side at once
+  if (!a.shard.empty()) parse_shard(a.shard, &o);
+  if (!a.corpus_file.empty() && !o.guided) throw UsageError("--corpus goes with --guided (the corpus it starts from)");
+  if (a.corpus_given && a.corpus_file.empty()) throw UsageError("--corpus is empty: name a corpus.jsonl");
+  if (a.out_given && a.out_dir.empty()) throw UsageError("--out is empty: name the runs directory to write");
+  q.match_variant = a.match_variant;
+  q.reference = a.reference;
+  q.json = a.json;
+  q.out_dir = a.out_dir;
+  q.corpus_file = a.corpus_file;
+  q.fail_on = a.fail_on;
+  q.lua_limits = validate_memory_limit(a.memory_limit);
+  if (a.memory_limit.given) q.memory_limit = a.memory_limit.text;
+  return q;
+}
+
+int run_campaign_command(const CampaignRequest& q, const ProgramName& program) {
+  CampaignSetup setup = set_up(q);
+  const CampaignOptions& o = setup.options;
+  CampaignRequest named = q;
+  named.options = o;
+  const bool default_dir = named.out_dir.empty();
+  if (default_dir) named.out_dir = default_run_dir(o);
   // Claimed for the whole run: a second campaign on the same --out is
   // refused, and the run appears there complete or not at all. A complete
   // run of this same campaign shard (a retry) is replaced.
-  const nlohmann::json configuration = campaign_configuration_json(o, tmpl, std::string(campaign_backend_name(o.backend)));
+  const nlohmann::json configuration =
+      campaign_configuration_json(o, setup.tmpl, std::string(campaign_backend_name(o.backend)));
   const nlohmann::json shard = {{"index", o.shard_index}, {"count", o.shard_count}};
-  StagedRunDir staged(args.out_dir, [&](const nlohmann::json& old) {
+  StagedRunDir staged(named.out_dir, [&](const nlohmann::json& old) {
     return old.value("build", nlohmann::json()) == std::string(trace_build_id()) &&
            old["configuration"] == configuration && old["shard"] == shard;
   });
   const auto started = std::chrono::steady_clock::now();
-  ProgressLine progress;
-  CampaignResult r;
   std::optional<GuidedResult> guided;
-  try {
-    std::optional<double> shrink_started_s;
-    const CampaignProgress show = [&progress, &shrink_started_s](const CampaignProgressInfo& p) {
-      show_progress(progress, p, &shrink_started_s);
-    };
-    if (o.guided) {
-      guided = run_guided_campaign(tmpl, o, workers, start, show);
-      r = guided->result;
-    } else {
-      r = run_campaign(tmpl, o, workers, show);
-    }
-  } catch (const CampaignSeedError& e) {
-    progress.end();
-    throw UsageError(std::string("campaign cut short on the ") + campaign_backend_name(o.backend) +
-                     " backend: " + e.what() + "; no verdict, no outputs written");
-  }
-  progress.end();
+  const CampaignResult r = run_with_progress(setup, &guided);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (guided) {
-    std::fprintf(stderr,
-                 "guided: %llu runs: %llu fresh seeds, %llu mutated plans; corpus %zu plans (%zu from --corpus, %llu "
-                 "from mutated plans)\n",
-                 static_cast<unsigned long long>(guided->fresh_runs + guided->mutated_runs),
-                 static_cast<unsigned long long>(guided->fresh_runs),
-                 static_cast<unsigned long long>(guided->mutated_runs), guided->corpus.size(), start.size(),
-                 static_cast<unsigned long long>(guided->corpus_from_mutations));
-  }
+  if (guided) print_guided(*guided, setup.start);
   // The verdict first: whatever happens to the outputs, it is never lost.
-  if (args.json) {
+  if (q.json) {
     std::printf("%s\n", campaign_result_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     std::printf("%s", format_campaign_result(r).c_str());
   }
   std::fflush(stdout);
-  const int verdict_code = r.failed() ? 1 : 0;
   try {
-    write_outputs(args, r, guided ? &guided->corpus : nullptr, wall_s, *workers.front().checked, staged);
+    write_outputs(named, r, guided ? &guided->corpus : nullptr, wall_s, *setup.workers.front().checked, staged,
+                  program, setup.inputs);
   } catch (const std::exception& e) {
     // Nothing of the run is left (the staging dir goes); say which verdict
     // stands, naming files by where they were going.
     std::string what = e.what();
     for (size_t at = what.find(staged.path()); at != std::string::npos; at = what.find(staged.path(), at)) {
-      what.replace(at, staged.path().size(), args.out_dir);
+      what.replace(at, staged.path().size(), named.out_dir);
     }
     std::fprintf(stderr,
                  "locksim: cannot write the campaign outputs: %s (the campaign itself %s, as printed above; "
                  "nothing written to %s; exit 3 for the outputs)\n",
-                 what.c_str(), r.failed() ? "FAILED" : "passed", args.out_dir.c_str());
+                 what.c_str(), r.failed() ? "FAILED" : "passed", named.out_dir.c_str());
     return kExitEnvironment;
   }
-  if (default_dir) point_latest_at(args.out_dir, "campaign");
+  if (default_dir) point_latest_at(named.out_dir, "campaign");
   // One line per failing seed that reproduces it (stderr under --json).
-  FILE* reproduce = args.json ? stderr : stdout;
-  const std::filesystem::path dir(args.out_dir);
+  FILE* reproduce = q.json ? stderr : stdout;
+  const std::filesystem::path dir(named.out_dir);
   for (const SeedFailure& f : r.failures) {
-    std::fprintf(reproduce, "reproduce seed %llu: locksim replay %s\n", static_cast<unsigned long long>(f.seed),
-                 (dir / failure_trace_file(f.seed)).string().c_str());
+    std::fprintf(reproduce, "reproduce seed %llu: %s replay %s\n", static_cast<unsigned long long>(f.seed),
+                 program.as_invoked.c_str(), shell_word((dir / failure_trace_file(f.seed)).string()).c_str());
   }
-  return verdict_code;
+  return r.failed() ? 1 : 0;
 }
 
-}  // namespace
-
-void add_campaign_command(CLI::App& app, int* exit_code) {
+void add_campaign_command(CLI::App& app, CliContext* ctx) {
   auto args = std::make_shared<CampaignArgs>();
   CLI::App* cmd =
       app.add_subcommand("campaign", "Run seeded scenarios on the model or live Redis and check every property");
-  cmd->add_option("--seeds", args->options.seeds, "number of seeds to run")->required()->transform(integer_in(1, 100'000'000));
+  cmd->add_option("--seeds", args->seeds, "number of seeds to run")->required()->transform(integer_in(1, 100'000'000));
   add_scenario_flags(cmd, &args->scenario);
-  add_memory_limit_option(cmd, &args->memory);
+  add_memory_limit_option(cmd, &args->memory_limit);
   cmd->add_option("--backend", args->backend,
                   "model, lua (the pack's own Lua in process, on the model's store), live (the pack's Lua on "
                   "redis-servers in virtual time), both (live, and every history compared event by event with "
@@ -482,17 +530,17 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--match-variant", args->match_variant,
                 "with a model reference (--backend both, lua,model): compare with the model variant the pack "
                 "names instead of the correct model");
-  cmd->add_option("--workers", args->options.workers,
+  cmd->add_option("--workers", args->workers,
                   "seeds run at once, one backend (lua: one Lua state per server; live: one set of "
                   "redis-servers) each; the result is the same for any number")
       ->capture_default_str()->transform(integer_in(1, kMaxCampaignWorkers));
-  cmd->add_option("--base-seed", args->options.base_seed, "seed of the first run")->capture_default_str()->transform(non_negative_integer());
+  cmd->add_option("--base-seed", args->base_seed, "seed of the first run")->capture_default_str()->transform(non_negative_integer());
   cmd->add_flag("--no-shrink", args->no_shrink, "report the failing seeds without shrinking");
-  cmd->add_option("--shrink-seeds", args->options.shrink_seeds,
+  cmd->add_option("--shrink-seeds", args->shrink_seeds,
                   "shrink and draw the first this many failing seeds (seed order; every failing seed still gets "
                   "its full trace)")
       ->capture_default_str()->transform(integer_in(0, kMaxShrinkSeeds));
-  cmd->add_flag("--keep-going", args->options.keep_going,
+  cmd->add_flag("--keep-going", args->keep_going,
                 "go on past failing seeds and list every one (the first --shrink-seeds are shrunk)");
   cmd->add_option("--shard", args->shard,
                   "I/N: run only the seed indexes i (seed = --base-seed + i) with i % N == I; "
@@ -501,27 +549,29 @@ void add_campaign_command(CLI::App& app, int* exit_code) {
                   "also fail on these properties (comma-separated or repeated; e.g. busy_poll, or all). "
                   "Default: every property except the advisory busy_poll");
   add_property_options(cmd, &args->properties);
-  cmd->add_flag("--unexplained-only", args->options.policy.unexplained_only,
+  cmd->add_flag("--unexplained-only", args->unexplained_only,
                 "fail only on unexplained violations: set aside (and count) those whose cause re-runs confirmed, "
                 "a fault the property permits without which the same plan no longer violates");
-  cmd->add_option("--cause-reruns", args->options.cause_reruns,
+  cmd->add_option("--cause-reruns", args->cause_reruns,
                   "re-runs per violation of a failing seed to prove its cause (without its faults); when they run "
                   "out the cause is unconfirmed; 0: no re-run, every violation unexplained")
       ->capture_default_str()->transform(integer_in(0, kMaxCauseReruns));
   cmd->add_flag("--allow-vacuous", args->allow_vacuous,
                 "do not fail a campaign in which no operation ever succeeded (it checked nothing; by default it fails)");
-  cmd->add_flag("--guided", args->options.guided,
+  cmd->add_flag("--guided", args->guided,
                 "spend the seeds mostly on mutations of a corpus of plans that reached new coverage, preferring "
                 "rare coverage (same seed, same runs and result for any --workers; writes corpus.jsonl)");
   cmd->add_option("--corpus", args->corpus_file,
                   "with --guided: start from this corpus.jsonl (a guided campaign's, or `locksim merge`'s of its "
-                  "shards)");
+                  "shards): at most 128 MiB, 10000 plans, each at most 256 tasks and 20000 operations")
+      ->each([args](const std::string&) { args->corpus_given = true; });
   cmd->add_flag("--json", args->json, "print the result as JSON");
   cmd->add_option("--out", args->out_dir,
                   "runs directory to write: summary.json, report.html, failures/<seed>.jsonl, "
                   "failures/<seed>.shrunk.jsonl, timelines/<seed>.svg (default: a new "
-                  "runs/<UTC time>-<profile>-<lock>/, linked from runs/latest; $LOCKSIM_RUNS_DIR replaces runs/)");
-  cmd->callback([args, exit_code] { *exit_code = run_campaign_command(*args); });
+                  "runs/<UTC time>-<profile>-<lock>/, linked from runs/latest; $LOCKSIM_RUNS_DIR replaces runs/)")
+      ->each([args](const std::string&) { args->out_given = true; });
+  cmd->callback([args, ctx] { ctx->exit_code = run_campaign_command(validate_campaign(*args), ctx->program); });
 }
 
 }  // namespace locksim::cli

@@ -29,7 +29,9 @@
 #include "tools/cli/property_options.h"
 #include "tools/cli/run_backend.h"
 #include "traces/trace_format.h"
+#include "tools/cli/cmd_check.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/violation_choice.h"
 #include "traces/trace_prefetch.h"
 #include "traces/trace_reader.h"
 
@@ -37,16 +39,6 @@ namespace locksim::cli {
 
 namespace {
 
-struct CheckArgs {
-  std::string path;
-  bool json = false;
-  bool unexplained_only = false;
-  bool allow_vacuous = false;
-  int cause_reruns = kDefaultCauseReruns;
-  std::vector<std::string> fail_on;
-  PropertyOptions properties;
-  MemoryLimitOption memory;
-};
 
 // A trace longer than this is not held in memory for the cause search: its
 // violations stay unexplained (not searched).
@@ -77,7 +69,7 @@ void explain_trace(const std::string& path, uint64_t events, std::vector<Violati
   std::unique_ptr<BackendSource> source;
   try {
     std::optional<ScriptPack> pack;
-    if (*kind != BackendKind::Model) pack = resolve_scenario_scripts(&scenario, header.backend);
+    if (*kind != BackendKind::Model) pack = resolve_scenario_scripts(&scenario, *kind);
     source = make_backend_source(*kind, pack ? &*pack : nullptr, scenario.servers, std::nullopt, lua_limits);
   } catch (const std::exception& e) {
     return not_searched(std::string("cannot re-run it: ") + e.what());
@@ -96,20 +88,34 @@ void explain_trace(const std::string& path, uint64_t events, std::vector<Violati
   } catch (const LuaScriptAbort& e) {
     throw UsageError(path + ": the cause search stopped on the lua backend: " + e.what());
   }
-
 }
 
-int check_command(const CheckArgs& args) {
-  VerdictPolicy policy;
-  policy.unexplained_only = args.unexplained_only;
+}  // namespace
+
+// The flags parsed: the policy (--fail-on, --unexplained-only), the
+// properties checked, the one listed (--property). Pure.
+CheckRequest validate_check(const CheckArgs& args) {
+  if (args.path.empty()) throw UsageError("check: the trace is empty: name a trace file");
+  CheckRequest r;
+  r.path = args.path;
+  r.json = args.json;
+  r.allow_vacuous = args.allow_vacuous;
+  r.cause_reruns = args.cause_reruns;
+  r.policy.unexplained_only = args.unexplained_only;
   try {
-    apply_fail_on(&policy, args.fail_on);
+    apply_fail_on(&r.policy, args.fail_on);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  // The properties checked; the rest of the configuration is the header's
-  // scenario's (its lock design).
-  const PropertySelection selection = args.properties.parse(&policy, args.fail_on);
+  r.selection = args.properties.parse(&r.policy, args.fail_on);
+  r.only = validate_violation_choice(args.property, 0);
+  r.lua_limits = validate_memory_limit(args.memory_limit);
+  return r;
+}
+
+int run_check(const CheckRequest& args) {
+  const VerdictPolicy& policy = args.policy;
+  const PropertySelection& selection = args.selection;
   CheckConfig config = default_check_config();
   std::unique_ptr<CheckerSuite> suite;
   uint64_t events = 0;
@@ -138,8 +144,9 @@ int check_command(const CheckArgs& args) {
   }
   suite->finish();
   std::vector<Violation> all = suite->violations();
+  if (!args.only.property.empty()) all = of_interest(all, args.only);
   try {
-    explain_trace(args.path, events, &all, policy, config, args.cause_reruns, args.memory.limits());
+    explain_trace(args.path, events, &all, policy, config, args.cause_reruns, args.lua_limits);
   } catch (const TraceError& e) {
     throw UsageError(e.what());
   } catch (const ScenarioError& e) {
@@ -199,9 +206,7 @@ int check_command(const CheckArgs& args) {
   return ok ? 0 : 1;
 }
 
-}  // namespace
-
-void add_check_command(CLI::App& app, int* exit_code) {
+void add_check_command(CLI::App& app, CliContext* ctx) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* cmd = app.add_subcommand("check", "Run every checker on a saved trace and list every violation");
   cmd->add_option("trace", args->path, "trace file (JSON Lines, version 1 to " + std::to_string(kTraceVersion) + ")")->required();
@@ -210,7 +215,10 @@ void add_check_command(CLI::App& app, int* exit_code) {
                 "fail only on unexplained violations: set aside (and count) those whose cause re-runs confirmed, "
                 "a fault the property permits without which the same run no longer violates");
   add_property_options(cmd, &args->properties);
-  add_memory_limit_option(cmd, &args->memory);
+  cmd->add_option("--property", args->property,
+                  "list only this property's violations, and fail only on them (every checker still runs)")
+      ->check(property_name());
+  add_memory_limit_option(cmd, &args->memory_limit);
   cmd->add_option("--cause-reruns", args->cause_reruns,
                   "re-runs per violation to prove its cause (the trace's scenario or plan re-run, on the backend "
                   "its header names, without faults); 0: no re-run, every violation unexplained")
@@ -219,7 +227,7 @@ void add_check_command(CLI::App& app, int* exit_code) {
                 "do not fail a trace in which no operation succeeded (it shows nothing to check; by default it fails)");
   cmd->add_option("--fail-on", args->fail_on,
                   "also fail on these properties (comma-separated or repeated; e.g. busy_poll, or all)");
-  cmd->callback([args, exit_code] { *exit_code = check_command(*args); });
+  cmd->callback([args, ctx] { ctx->exit_code = run_check(validate_check(*args)); });
 }
 
 }  // namespace locksim::cli

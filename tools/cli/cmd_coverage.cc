@@ -47,7 +47,7 @@ int coverage_command(const CoverageArgs& args) {
 
 }  // namespace
 
-void add_coverage_command(CLI::App& app, int* exit_code) {
+void add_coverage_command(CLI::App& app, CliContext* ctx) {
   auto args = std::make_shared<CoverageArgs>();
   CLI::App* cmd = app.add_subcommand(
       "coverage", "What a campaign exercised and, above all, what it never did (from its runs directory)");
@@ -56,7 +56,7 @@ void add_coverage_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--json", args->json,
                 "print one JSON object: seeds, categories {covered, universe, outside}, never_covered, rarest, "
                 "states, curve, covered");
-  cmd->callback([args, exit_code] { *exit_code = coverage_command(*args); });
+  cmd->callback([args, ctx] { ctx->exit_code = coverage_command(*args); });
 }
 
 }  // namespace locksim::cli

@@ -47,7 +47,7 @@ struct DiffArgs {
   bool keep_going = false;
   int max_divergences = 1;
   std::vector<std::string> skip_scripts;
-  MemoryLimitOption memory;
+  MemoryLimitFlag memory_limit;
 };
 
 nlohmann::ordered_json note_json(const DivergenceNote& n) {
@@ -55,7 +55,16 @@ nlohmann::ordered_json note_json(const DivergenceNote& n) {
           {"call", n.call}, {"text", n.divergence}};
 }
 
-int run_diff(const DiffArgs& args) {
+// The flags parsed (pure): the bounds, the scripts left out, the two sides.
+struct DiffRequest {
+  DiffArgs args;
+  std::vector<ScriptKind> skip;
+  BackendKind candidate = BackendKind::Live;
+  BackendKind reference = BackendKind::Model;
+  LuaLimits lua_limits = LuaBackend::default_limits();  // --memory-limit
+};
+
+DiffRequest validate_diff(const DiffArgs& args) {
   if (args.sequences < 1 || args.sequences > 10'000'000) {
     throw UsageError("--sequences must be between 1 and 10000000 (got " + std::to_string(args.sequences) + ")");
   }
@@ -66,7 +75,8 @@ int run_diff(const DiffArgs& args) {
     throw UsageError("--max-divergences must be between 0 and 1000000 (got " +
                      std::to_string(args.max_divergences) + ")");
   }
-  std::vector<ScriptKind> skip;
+  DiffRequest q;
+  q.args = args;
   for (const std::string& name : args.skip_scripts) {
     const auto kind = script_from_name(name);
     if (!kind) {
@@ -74,8 +84,123 @@ int run_diff(const DiffArgs& args) {
       for (ScriptKind k : all_script_kinds()) names += (names.empty() ? "" : ", ") + std::string(script_name(k));
       throw UsageError("--skip-script: unknown script '" + name + "' (known: " + names + ")");
     }
-    skip.push_back(*kind);
+    q.skip.push_back(*kind);
   }
+  // The candidate (the pack's Lua: live or lua) and the reference (the model
+  // unless a pair names another).
+  const auto pair = campaign_backend_from_name(args.backend);
+  if (!pair || pair->checked == BackendKind::Model ||
+      (!pair->reference && pair->checked != BackendKind::Live && pair->checked != BackendKind::Lua)) {
+    throw UsageError("--backend: expected live, lua, or a candidate and a reference such as lua,live (got '" +
+                     args.backend + "')");
+  }
+  q.candidate = pair->checked;
+  q.reference = pair->reference.value_or(BackendKind::Model);
+  if (args.match_variant && q.reference != BackendKind::Model) {
+    throw UsageError("--match-variant only goes with the model as the reference");
+  }
+  q.lua_limits = validate_memory_limit(args.memory_limit);
+  return q;
+}
+
+// The backends the two sides run on, the pack loaded once.
+struct DiffBackends {
+  std::unique_ptr<RedisServer> server;
+  std::unique_ptr<LiveBackend> live;
+  std::unique_ptr<LuaBackend> lua;
+  std::unique_ptr<ModelBackend> model;
+  DiffSide side(BackendKind kind) {
+    switch (kind) {
+      case BackendKind::Model: return DiffSide{model.get(), [m = model.get()] { m->wipe(); }};
+      case BackendKind::Lua: return DiffSide{lua.get(), [l = lua.get()] { l->wipe(); }};
+      case BackendKind::Live: return DiffSide{live.get(), [l = live.get()] { l->wipe(); }};
+    }
+    return DiffSide{};
+  }
+};
+
+DiffBackends make_backends(const DiffRequest& q, const ScriptPack& pack, ModelVariant reference_variant) {
+  DiffBackends out;
+  try {
+    if (q.candidate == BackendKind::Live || q.reference == BackendKind::Live) {
+      RedisServerOptions options;
+      options.initial_clock_us = kDiffEpochUs;
+      out.server = std::make_unique<RedisServer>(options);
+      out.live = std::make_unique<LiveBackend>(std::vector<ServerControl*>{out.server.get()}, pack, kDiffKeyPrefix);
+    }
+    if (q.candidate == BackendKind::Lua || q.reference == BackendKind::Lua) {
+      out.lua = std::make_unique<LuaBackend>(1, pack, LuaAllocation::Malloc, q.lua_limits);
+    }
+  } catch (const ScriptPackError& e) {
+    throw UsageError(std::string("bad script pack: ") + e.what());
+  } catch (const RedisError& e) {
+    throw EnvironmentError(std::string("cannot start the live backend: ") + e.what());
+  }
+  out.model = std::make_unique<ModelBackend>(1, reference_variant);
+  return out;
+}
+
+void print_diff_json(const DiffRequest& q, const DiffReport& report, const std::string& reference_name,
+                     const std::string& candidate_name, bool go_on) {
+  nlohmann::ordered_json out;
+  out["sequences"] = report.sequences_run;
+  out["steps"] = report.steps_run;
+  out["divergences"] = report.divergences;
+  out["counterexample_steps"] = report.counterexample ? report.counterexample->steps.size() : 0;
+  if (report.divergences > 0) out["reproduced"] = report.reproduced;
+  if (!q.args.skip_scripts.empty()) out["skipped_scripts"] = q.args.skip_scripts;
+  if (report.first_divergence) out["divergence"] = note_json(*report.first_divergence);
+  if (report.counterexample && report.counterexample_run.diverged_at) {
+    out["counterexample_divergence"] = report.counterexample_run.divergence;
+  }
+  if (go_on) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const DivergenceNote& n : report.all_divergences) list.push_back(note_json(n));
+    out["divergence_list"] = list;
+    nlohmann::ordered_json per = nlohmann::ordered_json::object();
+    for (ScriptKind k : all_script_kinds()) {
+      const ScriptTally& t = report.per_script[static_cast<size_t>(k)];
+      per[std::string(script_name(k))] = {{"agreed", t.agreed}, {"diverged", t.diverged}};
+    }
+    out["per_script"] = per;
+  }
+  std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  if (report.counterexample) {
+    std::fprintf(stderr, "%s", format_counterexample(report, reference_name, candidate_name).c_str());
+  }
+}
+
+void print_diff_text(const DiffRequest& q, const std::string& dir, const DiffReport& report,
+                     const std::string& reference_name, const std::string& candidate_name, bool go_on) {
+  std::printf("locksim diff: pack %s on %s vs %s, seed %llu\n", dir.c_str(), candidate_name.c_str(),
+              reference_name.c_str(), static_cast<unsigned long long>(q.args.seed));
+  std::printf("sequences: %d, steps: %lld, divergences: %d\n", report.sequences_run,
+              static_cast<long long>(report.steps_run), report.divergences);
+  if (!q.args.skip_scripts.empty()) {
+    std::string names;
+    for (const auto& n : q.args.skip_scripts) names += (names.empty() ? "" : ", ") + n;
+    std::printf("skipped scripts: %s\n", names.c_str());
+  }
+  if (report.counterexample) {
+    std::printf("%s", format_counterexample(report, reference_name, candidate_name).c_str());
+  } else if (report.divergences == 0) {
+    std::printf("all agree\n");
+  }
+  if (!go_on) return;
+  std::printf("every divergence (after each, both servers start empty again):\n");
+  for (const DivergenceNote& n : report.all_divergences) {
+    std::printf("  sequence %d step %zu: %s: %s\n", n.sequence, n.step, n.call.c_str(), n.divergence.c_str());
+  }
+  std::printf("per script (steps agreed / diverged):\n");
+  for (ScriptKind k : all_script_kinds()) {
+    const ScriptTally& t = report.per_script[static_cast<size_t>(k)];
+    std::printf("  %-20s %8lld %8lld\n", std::string(script_name(k)).c_str(), static_cast<long long>(t.agreed),
+                static_cast<long long>(t.diverged));
+  }
+}
+
+int run_diff(const DiffRequest& q) {
+  const DiffArgs& args = q.args;
   const std::string dir = args.scripts.empty() ? ScriptPack::default_dir() : args.scripts;
   ScriptPack pack = [&] {
     try {
@@ -89,130 +214,35 @@ int run_diff(const DiffArgs& args) {
   }
   const ModelVariant reference_variant =
       args.match_variant ? pack.model_variant().value_or(ModelVariant::Correct) : ModelVariant::Correct;
-  // The candidate (the pack's Lua: live or lua) and the reference (the model
-  // unless a pair names another).
-  const auto pair = campaign_backend_from_name(args.backend);
-  if (!pair || pair->checked == BackendKind::Model ||
-      (!pair->reference && pair->checked != BackendKind::Live && pair->checked != BackendKind::Lua)) {
-    throw UsageError("--backend: expected live, lua, or a candidate and a reference such as lua,live (got '" +
-                     args.backend + "')");
-  }
-  const BackendKind candidate_kind = pair->checked;
-  const BackendKind reference_kind = pair->reference.value_or(BackendKind::Model);
-  if (args.match_variant && reference_kind != BackendKind::Model) {
-    throw UsageError("--match-variant only goes with the model as the reference");
-  }
-
-  std::unique_ptr<RedisServer> server;
-  std::unique_ptr<LiveBackend> live;
-  std::unique_ptr<LuaBackend> lua;
-  try {
-    if (candidate_kind == BackendKind::Live || reference_kind == BackendKind::Live) {
-      RedisServerOptions options;
-      options.initial_clock_us = kDiffEpochUs;
-      server = std::make_unique<RedisServer>(options);
-      live = std::make_unique<LiveBackend>(std::vector<ServerControl*>{server.get()}, pack, kDiffKeyPrefix);
-    }
-    if (candidate_kind == BackendKind::Lua || reference_kind == BackendKind::Lua) {
-      lua = std::make_unique<LuaBackend>(1, pack, LuaAllocation::Malloc, args.memory.limits());
-    }
-  } catch (const ScriptPackError& e) {
-    throw UsageError(std::string("bad script pack: ") + e.what());
-  } catch (const RedisError& e) {
-    throw EnvironmentError(std::string("cannot start the live backend: ") + e.what());
-  }
-  ModelBackend model(1, reference_variant);
-  auto side = [&](BackendKind kind) -> DiffSide {
-    switch (kind) {
-      case BackendKind::Model: return DiffSide{&model, [&model] { model.wipe(); }};
-      case BackendKind::Lua: return DiffSide{lua.get(), [&lua] { lua->wipe(); }};
-      case BackendKind::Live: return DiffSide{live.get(), [&live] { live->wipe(); }};
-    }
-    return DiffSide{};
-  };
-
+  DiffBackends backends = make_backends(q, pack, reference_variant);
   DiffOptions options;
   options.sequences = args.sequences;
   options.length = args.length;
   options.seed = args.seed;
   options.max_divergences = args.keep_going ? 0 : args.max_divergences;
-  options.skip_scripts = skip;
+  options.skip_scripts = q.skip;
   const bool go_on = options.max_divergences != 1;
   DiffReport report;
   try {
-    report = run_differential(options, side(reference_kind), side(candidate_kind));
+    report = run_differential(options, backends.side(q.reference), backends.side(q.candidate));
   } catch (const LuaScriptAbort& e) {
     throw UsageError(std::string("the lua backend stopped: ") + e.what());
   }
-
-  const std::string reference_name = reference_kind == BackendKind::Model
+  const std::string reference_name = q.reference == BackendKind::Model
                                          ? "model(" + std::string(variant_name(reference_variant)) + ")"
-                                         : std::string(backend_kind_name(reference_kind));
-  const std::string candidate_name(backend_kind_name(candidate_kind));
-  const size_t counterexample_steps = report.counterexample ? report.counterexample->steps.size() : 0;
+                                         : std::string(backend_kind_name(q.reference));
+  const std::string candidate_name(backend_kind_name(q.candidate));
   if (args.json) {
-    nlohmann::ordered_json out;
-    out["sequences"] = report.sequences_run;
-    out["steps"] = report.steps_run;
-    out["divergences"] = report.divergences;
-    out["counterexample_steps"] = counterexample_steps;
-    if (report.divergences > 0) out["reproduced"] = report.reproduced;
-    if (!args.skip_scripts.empty()) out["skipped_scripts"] = args.skip_scripts;
-    if (report.first_divergence) out["divergence"] = note_json(*report.first_divergence);
-    if (report.counterexample && report.counterexample_run.diverged_at) {
-      out["counterexample_divergence"] = report.counterexample_run.divergence;
-    }
-    if (go_on) {
-      nlohmann::ordered_json list = nlohmann::ordered_json::array();
-      for (const DivergenceNote& n : report.all_divergences) {
-        list.push_back(note_json(n));
-      }
-      out["divergence_list"] = list;
-      nlohmann::ordered_json per = nlohmann::ordered_json::object();
-      for (ScriptKind k : all_script_kinds()) {
-        const ScriptTally& t = report.per_script[static_cast<size_t>(k)];
-        per[std::string(script_name(k))] = {{"agreed", t.agreed}, {"diverged", t.diverged}};
-      }
-      out["per_script"] = per;
-    }
-    std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-    if (report.counterexample) {
-      std::fprintf(stderr, "%s", format_counterexample(report, reference_name, candidate_name).c_str());
-    }
+    print_diff_json(q, report, reference_name, candidate_name, go_on);
   } else {
-    std::printf("locksim diff: pack %s on %s vs %s, seed %llu\n", dir.c_str(), candidate_name.c_str(),
-                reference_name.c_str(), static_cast<unsigned long long>(args.seed));
-    std::printf("sequences: %d, steps: %lld, divergences: %d\n", report.sequences_run,
-                static_cast<long long>(report.steps_run), report.divergences);
-    if (!args.skip_scripts.empty()) {
-      std::string names;
-      for (const auto& n : args.skip_scripts) names += (names.empty() ? "" : ", ") + n;
-      std::printf("skipped scripts: %s\n", names.c_str());
-    }
-    if (report.counterexample) {
-      std::printf("%s", format_counterexample(report, reference_name, candidate_name).c_str());
-    } else if (report.divergences == 0) {
-      std::printf("all agree\n");
-    }
-    if (go_on) {
-      std::printf("every divergence (after each, both servers start empty again):\n");
-      for (const DivergenceNote& n : report.all_divergences) {
-        std::printf("  sequence %d step %zu: %s: %s\n", n.sequence, n.step, n.call.c_str(), n.divergence.c_str());
-      }
-      std::printf("per script (steps agreed / diverged):\n");
-      for (ScriptKind k : all_script_kinds()) {
-        const ScriptTally& t = report.per_script[static_cast<size_t>(k)];
-        std::printf("  %-20s %8lld %8lld\n", std::string(script_name(k)).c_str(), static_cast<long long>(t.agreed),
-                    static_cast<long long>(t.diverged));
-      }
-    }
+    print_diff_text(q, dir, report, reference_name, candidate_name, go_on);
   }
   return report.divergences == 0 ? 0 : 1;
 }
 
 }  // namespace
 
-void add_diff_command(CLI::App& app, int* exit_code) {
+void add_diff_command(CLI::App& app, CliContext* ctx) {
   auto args = std::make_shared<DiffArgs>();
   CLI::App* cmd = app.add_subcommand(
       "diff", "Differential test: a Lua script pack on live Redis (or the lua backend) against the model, with "
@@ -239,8 +269,8 @@ void add_diff_command(CLI::App& app, int* exit_code) {
       ->capture_default_str()->transform(integer_in(0, 1'000'000));
   cmd->add_option("--skip-script", args->skip_scripts,
                   "Leave this script's steps out of every sequence (repeatable; e.g. fair_acquire_failed)");
-  add_memory_limit_option(cmd, &args->memory);
-  cmd->callback([args, exit_code] { *exit_code = run_diff(*args); });
+  add_memory_limit_option(cmd, &args->memory_limit);
+  cmd->callback([args, ctx] { ctx->exit_code = run_diff(validate_diff(*args)); });
 }
 
 }  // namespace locksim::cli

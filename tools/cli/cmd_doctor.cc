@@ -132,7 +132,7 @@ int check_named_server(const DoctorOptions& o) {
 
 }  // namespace
 
-void add_doctor_command(CLI::App& app, int* exit_code) {
+void add_doctor_command(CLI::App& app, CliContext* ctx) {
   auto* cmd = app.add_subcommand("doctor", "Check the environment: redis-server, the virtual clock, graphviz");
   auto opts = std::make_shared<DoctorOptions>();
   CLI::Option* port =
@@ -142,8 +142,8 @@ void add_doctor_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--timeout-ms", opts->timeout_ms, "Connect/read timeout for --port")
       ->transform(integer_in(int64_t{1}, int64_t{600000}))
       ->needs(port);
-  cmd->callback([opts, exit_code] {
-    *exit_code = opts->port != 0 ? check_named_server(*opts) : run_doctor();
+  cmd->callback([opts, ctx] {
+    ctx->exit_code = opts->port != 0 ? check_named_server(*opts) : run_doctor();
   });
 }
 

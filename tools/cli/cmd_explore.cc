@@ -37,6 +37,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/campaign_text.h"
 #include "impl/redis_conn.h"
 #include "impl/script_pack.h"
 #include "model/lua_scripting.h"
@@ -53,6 +54,8 @@
 #include "sim/lua_backend_source.h"
 #include "sim/model_backend_source.h"
 #include "sim/run.h"
+#include "impl/builtin_packs.h"
+#include "tools/cli/cmd_explore.h"
 #include "tools/cli/memory_limit_option.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/progress_line.h"
@@ -72,40 +75,6 @@ constexpr int kMaxExploreLocks = 4;
 constexpr int kMaxExploreServers = 3;
 constexpr int kMaxExploreWorkers = 64;
 
-struct ExploreArgs {
-  int clients = 2;
-  int locks = 1;
-  int servers = 1;
-  std::string lock = "rlock";
-  std::string persistence = "none";
-  int64_t restart_delay_ms = 0;
-  int64_t fair_slot_ms = 0;
-  std::string scripts;
-  std::string mutant = "none";
-  std::string ops = "lock,unlock";
-  int64_t hold_ms = 10;
-  int64_t latency_us = 1'000;
-  int64_t drain_ms = 60'000;
-  std::string faults = "none";
-  int max_faults = 1;
-  int64_t pause_ms = 31'000;
-  int64_t jump_ms = 31'000;
-  bool dfs = false;
-  bool random_walk = false;
-  uint64_t walks = 1'000;
-  uint64_t seed = 1;
-  int64_t max_depth = 1'000'000;
-  uint64_t max_states = 10'000'000;
-  uint64_t max_memory_mb = 4'096;
-  int workers = 1;
-  std::string backend;  // "" = the default for the pack
-  std::vector<std::string> fail_on;
-  bool unexplained_only = false;
-  bool confirm_live = false;
-  bool json = false;
-  std::string out_dir;
-  MemoryLimitOption memory;
-};
 
 std::vector<ExploreFault> parse_faults(const std::string& text) {
   std::vector<ExploreFault> out;
@@ -128,8 +97,8 @@ std::vector<ExploreFault> parse_faults(const std::string& text) {
 
 // The command that runs this exploration again (without --out and --workers:
 // the result is the same for any number of workers).
-std::string explore_command_line(const ExploreArgs& a, const std::string& backend) {
-  std::string c = "locksim explore --lock " + shell_word(a.lock) + " --clients " + std::to_string(a.clients);
+std::string explore_command_line(const ExploreArgs& a, const std::string& backend, const ProgramName& program) {
+  std::string c = program.anywhere + " explore --lock " + shell_word(a.lock) + " --clients " + std::to_string(a.clients);
   if (a.locks != 1) c += " --locks " + std::to_string(a.locks);
   if (a.servers != 1) c += " --servers " + std::to_string(a.servers);
   c += " --ops " + shell_word(a.ops) + " --faults " + shell_word(a.faults) + " --max-faults " + std::to_string(a.max_faults);
@@ -141,7 +110,8 @@ std::string explore_command_line(const ExploreArgs& a, const std::string& backen
   if (a.persistence != "none") c += " --persistence " + shell_word(a.persistence);
   if (a.restart_delay_ms != 0) c += " --restart-delay-ms " + std::to_string(a.restart_delay_ms);
   if (a.fair_slot_ms != 0) c += " --fair-slot-ms " + std::to_string(a.fair_slot_ms);
-  if (!a.scripts.empty()) c += " --scripts " + shell_word(a.scripts);
+  if (!a.scripts.empty())
+    c += " --scripts " + shell_word(is_builtin_name(a.scripts) ? a.scripts : absolute_path_text(a.scripts));
   if (!a.mutant.empty() && a.mutant != "none") c += " --mutant " + shell_word(a.mutant);
   c += " --backend " + backend;
   if (a.dfs) c += " --dfs";
@@ -149,6 +119,7 @@ std::string explore_command_line(const ExploreArgs& a, const std::string& backen
   if (a.max_depth != ExploreArgs{}.max_depth) c += " --max-depth " + std::to_string(a.max_depth);
   if (a.max_states != ExploreArgs{}.max_states) c += " --max-states " + std::to_string(a.max_states);
   if (a.max_memory_mb != ExploreArgs{}.max_memory_mb) c += " --max-memory-mb " + std::to_string(a.max_memory_mb);
+  if (a.memory_limit.given) c += " --memory-limit " + shell_word(a.memory_limit.text);
   for (const std::string& f : a.fail_on) c += " --fail-on " + shell_word(f);
   if (a.unexplained_only) c += " --unexplained-only";
   return c;
@@ -187,7 +158,7 @@ struct LiveConfirmation {
 
 LiveConfirmation confirm_on_live(const ExploreCounterexample& cx) {
   Scenario scenario = cx.plan.scenario;
-  RunBackend live = make_run_backend("live", &scenario);
+  RunBackend live = make_run_backend(BackendKind::Live, &scenario);
   ExplicitPlan plan = cx.plan;
   plan.scenario = scenario;
   CheckerSuite suite(check_config_for(scenario));
@@ -271,7 +242,7 @@ std::string format_result(const ExploreArgs& a, const ExploreConfig& c, const Ex
 }
 
 // Writes the runs directory into its staging dir, then puts it in place.
-void write_outputs(const ExploreArgs& a, const ExploreResult& r, nlohmann::json summary, BackendSource& source,
+void write_outputs(const std::string& out_dir, const ExploreResult& r, nlohmann::json summary, BackendSource& source,
                    StagedRunDir& staged, const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
   const fs::path dir(staged.path());
@@ -315,104 +286,76 @@ void write_outputs(const ExploreArgs& a, const ExploreResult& r, nlohmann::json 
   write_explore_report(staged.path(), summary);
   staged.publish();
   const bool drawn = !summary.contains("timelines_not_drawn");
-  std::fprintf(stderr, "explore: wrote %s (summary.json, report.html%s)\n", a.out_dir.c_str(),
+  std::fprintf(stderr, "explore: wrote %s (summary.json, report.html%s)\n", out_dir.c_str(),
                r.violations.empty() ? "" : (drawn ? ", failures/, timelines/" : ", failures/"));
 }
 
-int run_explore_command(ExploreArgs& a) {
-  if (a.lock == "multi" || a.lock == "redlock") {
-    throw UsageError("--lock " + a.lock + ": explore covers rlock, fair and mixed (a multi-lock client's state "
-                     "cannot be fingerprinted yet)");
-  }
-  if (a.random_walk && a.dfs) throw UsageError("--dfs and --random-walk: choose one search order");
-  if (a.backend == "live") {
-    throw UsageError("--backend live: explore runs on model or lua; live only confirms counterexamples "
-                     "(--confirm-live, or locksim replay --backend live FILE)");
-  }
-  CampaignOptions o;
-  o.base_seed = 1;
-  o.profile = Profile();  // none: the explorer makes the faults
-  o.clients = a.clients;
-  o.locks = a.locks;
-  o.servers = a.servers;
-  o.lock_kind = lock_kind_option(a.lock);
-  o.restart_delay_ms = a.restart_delay_ms;
-  o.fair_slot_ms = a.fair_slot_ms;
-  o.scripts = a.scripts;
-  o.mutant = mutant_option(a.mutant);
-  o.persistence = persistence_option(a.persistence);
-  std::string backend = a.backend;
-  if (backend.empty()) {
-    Scenario probe;
-    probe.scripts = a.scripts;
-    backend = default_backend_for(probe);
-  }
-  if (backend != "model" && backend != "lua") {
-    throw UsageError("--backend: unknown backend '" + backend + "' (model, lua)");
-  }
-  o.backend = CampaignBackend{backend == "model" ? BackendKind::Model : BackendKind::Lua, std::nullopt};
+// The exploration, resolved: the pack loaded once, the backend, the
+// configuration with its plan, a backend source per worker.
+struct ExploreSetup {
   ExploreConfig config;
+  BackendKind backend = BackendKind::Model;
+  std::vector<std::unique_ptr<BackendSource>> sources;
+  std::vector<std::string> inputs;  // the pack's files: never an output
+};
+
+ExploreSetup set_up(const ExploreRequest& q) {
+  ExploreSetup out;
+  Scenario named = q.campaign.scenario;
+  named.scripts = campaign_scripts(q.campaign);
+  std::optional<ScriptPack> pack;
   try {
-    const Scenario scenario = campaign_template(o);
-    config.plan = explore_plan(scenario, a.ops, a.hold_ms, a.latency_us, a.drain_ms);
+    pack = load_scenario_pack(named);
+  } catch (const ScriptPackError& e) {
+    throw UsageError(std::string("bad script pack: ") + e.what());
+  }
+  out.backend = q.backend.value_or(default_backend_for(named, *pack));
+  CampaignOptions o = q.campaign;
+  o.backend = CampaignBackend{out.backend, std::nullopt};
+  try {
+    const Scenario scenario = campaign_template(o, *pack);
+    out.config.plan = explore_plan(scenario, q.args.ops, q.args.hold_ms, q.args.latency_us, q.args.drain_ms);
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
-  config.faults = parse_faults(a.faults);
-  config.max_faults = a.max_faults;
-  config.pause_ms = a.pause_ms;
-  config.jump_ms = a.jump_ms;
-  config.order = a.random_walk ? ExploreOrder::RandomWalk : (a.dfs ? ExploreOrder::DepthFirst : ExploreOrder::BreadthFirst);
-  config.walks = a.walks;
-  config.walk_seed = a.seed;
-  config.max_depth = a.max_depth;
-  config.max_states = a.max_states;
-  config.max_memory_bytes = a.max_memory_mb << 20;
-  config.workers = a.workers;
-  config.check = default_check_config();
-  config.policy.unexplained_only = a.unexplained_only;
+  const ExploreArgs& a = q.args;
+  out.config.faults = q.faults;
+  out.config.max_faults = a.max_faults;
+  out.config.pause_ms = a.pause_ms;
+  out.config.jump_ms = a.jump_ms;
+  out.config.order = a.random_walk ? ExploreOrder::RandomWalk : (a.dfs ? ExploreOrder::DepthFirst : ExploreOrder::BreadthFirst);
+  out.config.walks = a.walks;
+  out.config.walk_seed = a.seed;
+  out.config.max_depth = a.max_depth;
+  out.config.max_states = a.max_states;
+  out.config.max_memory_bytes = a.max_memory_mb << 20;
+  out.config.workers = a.workers;
+  out.config.check = default_check_config();
+  out.config.policy = q.policy;
   try {
-    apply_fail_on(&config.policy, a.fail_on);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  std::vector<std::unique_ptr<BackendSource>> sources;
-  std::vector<std::string> inputs;
-  try {
-    std::optional<ScriptPack> pack;
-    if (backend == "lua") {
-      pack = ScriptPack::load(config.plan.scenario.scripts.empty() ? ScriptPack::default_dir()
-                                                                   : config.plan.scenario.scripts);
-      inputs = pack->files();
-    }
+    if (out.backend == BackendKind::Lua) out.inputs = pack->files();
     for (int w = 0; w < a.workers; ++w) {
-      if (pack) {
-        sources.push_back(std::make_unique<LuaBackendSource>(*pack, a.memory.limits()));
+      if (out.backend == BackendKind::Lua) {
+        out.sources.push_back(std::make_unique<LuaBackendSource>(*pack, q.lua_limits));
       } else {
-        sources.push_back(std::make_unique<ModelBackendSource>());
+        out.sources.push_back(std::make_unique<ModelBackendSource>());
       }
     }
   } catch (const ScriptPackError& e) {
     throw UsageError(std::string("bad script pack: ") + e.what());
   }
+  return out;
+}
+
+// The search itself, with its progress line.
+ExploreResult explore_with_progress(ExploreSetup& setup) {
   std::vector<BackendSource*> source_ptrs;
-  for (auto& s : sources) source_ptrs.push_back(s.get());
-
-  const std::string command = explore_command_line(a, backend);
-  const bool default_dir = a.out_dir.empty();
-  if (default_dir) a.out_dir = new_run_dir("explore-" + a.lock);
-  const nlohmann::json configuration = explore_configuration_json(config);
-  StagedRunDir staged(a.out_dir, [&](const nlohmann::json& old) {
-    return old.value("build", nlohmann::json()) == std::string(trace_build_id()) &&
-           old.value("format", nlohmann::json()) == kExploreFormat && old["configuration"] == configuration &&
-           old.value("backend", nlohmann::json()) == backend;
-  });
-
-  const auto started = std::chrono::steady_clock::now();
+  for (auto& s : setup.sources) source_ptrs.push_back(s.get());
   ProgressLine progress;
-  ExploreResult r;
   try {
-    r = run_explore(config, source_ptrs, [&progress](const ExploreResult& p) { show_progress(progress, p); });
+    ExploreResult r = run_explore(setup.config, source_ptrs, [&progress](const ExploreResult& p) { show_progress(progress, p); });
+    progress.end();
+    return r;
   } catch (const LuaScriptAbort& e) {
     progress.end();
     throw UsageError(std::string("explore stopped on the lua backend: ") + e.what());
@@ -420,19 +363,14 @@ int run_explore_command(ExploreArgs& a) {
     progress.end();
     throw UsageError(e.what());
   }
-  progress.end();
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
 
-  std::vector<std::optional<LiveConfirmation>> confirmations(r.violations.size());
-  if (a.confirm_live) {
-    try {
-      for (size_t i = 0; i < r.violations.size(); ++i) confirmations[i] = confirm_on_live(r.violations[i]);
-    } catch (const RedisError& e) {
-      throw EnvironmentError(std::string("--confirm-live: the live backend failed: ") + e.what());
-    }
-  }
-
-  nlohmann::json summary = explore_result_json(config, r);
+// summary.json's object: the result, the build, the backend, the command,
+// the timings and each counterexample's live confirmation.
+nlohmann::json explore_summary(const ExploreSetup& setup, const ExploreResult& r, const std::string& backend,
+                               const std::string& command, double wall_s,
+                               const std::vector<std::optional<LiveConfirmation>>& confirmations) {
+  nlohmann::json summary = explore_result_json(setup.config, r);
   summary["build"] = std::string(trace_build_id());
   summary["backend"] = backend;
   summary["command"] = command;
@@ -441,7 +379,7 @@ int run_explore_command(ExploreArgs& a) {
                         {"transitions_per_s", wall_s > 0 ? static_cast<double>(r.transitions) / wall_s : 0.0},
                         {"peak_rss_mb", peak_rss_mb()},
                         {"memory_mb", static_cast<double>(r.memory_bytes) / (1 << 20)},
-                        {"workers", a.workers}};
+                        {"workers", setup.config.workers}};
   for (size_t i = 0; i < r.violations.size(); ++i) {
     nlohmann::json live;
     if (confirmations[i]) {
@@ -453,41 +391,116 @@ int run_explore_command(ExploreArgs& a) {
     summary["violations"][i]["trace"] = nullptr;
     summary["violations"][i]["timeline"] = nullptr;
   }
+  return summary;
+}
 
-  if (a.json) {
+void print_result(const ExploreRequest& q, const ExploreSetup& setup, const ExploreResult& r,
+                  const nlohmann::json& summary, const std::string& backend, double wall_s,
+                  const std::vector<std::optional<LiveConfirmation>>& confirmations) {
+  if (q.args.json) {
     std::printf("%s\n", summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-  } else {
-    std::printf("%s", format_result(a, config, r, backend, wall_s).c_str());
-    for (size_t i = 0; i < r.violations.size(); ++i) {
-      if (!confirmations[i]) continue;
-      const LiveConfirmation& live = *confirmations[i];
-      std::printf("  %s on live redis-server: %s\n", r.violations[i].violation.property.c_str(),
-                  live.same_history && live.same_violation
-                      ? "confirmed (the same history up to the violation, the same violation)"
-                      : (live.same_history ? "the same history, but the violation is not the same"
-                                           : ("a different history: " + live.difference).c_str()));
-    }
+    return;
   }
-  std::fflush(stdout);
-  try {
-    write_outputs(a, r, summary, *sources.front(), staged, inputs);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "locksim: cannot write the explore outputs: %s (the result stands as printed above; "
-                 "nothing written to %s; exit 3 for the outputs)\n", e.what(), a.out_dir.c_str());
-    return kExitEnvironment;
+  std::printf("%s", format_result(q.args, setup.config, r, backend, wall_s).c_str());
+  for (size_t i = 0; i < r.violations.size(); ++i) {
+    if (!confirmations[i]) continue;
+    const LiveConfirmation& live = *confirmations[i];
+    std::printf("  %s on live redis-server: %s\n", r.violations[i].violation.property.c_str(),
+                live.same_history && live.same_violation
+                    ? "confirmed (the same history up to the violation, the same violation)"
+                    : (live.same_history ? "the same history, but the violation is not the same"
+                                         : ("a different history: " + live.difference).c_str()));
   }
-  if (default_dir) point_latest_at(a.out_dir, "explore");
-  FILE* reproduce = a.json ? stderr : stdout;
-  for (const ExploreCounterexample& cx : r.violations) {
-    std::fprintf(reproduce, "reproduce %s: locksim replay %s\n", cx.violation.property.c_str(),
-                 (std::filesystem::path(a.out_dir) / explore_trace_file(cx.violation.property)).string().c_str());
-  }
-  return r.failed() ? 1 : 0;
 }
 
 }  // namespace
 
-void add_explore_command(CLI::App& app, int* exit_code) {
+ExploreRequest validate_explore(const ExploreArgs& a) {
+  if (a.lock == "multi" || a.lock == "redlock") {
+    throw UsageError("--lock " + a.lock + ": explore covers rlock, fair and mixed (a multi-lock client's state "
+                     "cannot be fingerprinted yet)");
+  }
+  if (a.random_walk && a.dfs) throw UsageError("--dfs and --random-walk: choose one search order");
+  ExploreRequest q;
+  q.args = a;
+  if (a.backend == "live") {
+    throw UsageError("--backend live: explore runs on model or lua; live only confirms counterexamples "
+                     "(--confirm-live, or locksim replay --backend live FILE)");
+  }
+  if (!a.backend.empty()) {
+    q.backend = backend_kind_from_name(a.backend);
+    if (!q.backend) throw UsageError("--backend: unknown backend '" + a.backend + "' (model, lua)");
+  }
+  Scenario& s = q.campaign.scenario;
+  s.seed = 1;
+  s.profile = Profile();  // none: the explorer makes the faults
+  s.clients = a.clients;
+  s.locks = a.locks;
+  s.servers = a.servers;
+  s.lock_kind = lock_kind_option(a.lock);
+  s.restart_delay_ms = a.restart_delay_ms;
+  s.fair_slot_ms = a.fair_slot_ms;
+  q.campaign.fair_slot_given = true;
+  s.scripts = a.scripts;
+  const Mutant mutant = mutant_option(a.mutant);
+  s.mutant = mutant.client();
+  s.model_variant = mutant.script();
+  s.persistence = persistence_option(a.persistence);
+  q.faults = parse_faults(a.faults);
+  q.policy.unexplained_only = a.unexplained_only;
+  try {
+    apply_fail_on(&q.policy, a.fail_on);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  q.lua_limits = validate_memory_limit(a.memory_limit);
+  return q;
+}
+
+int run_explore_command(const ExploreRequest& q, const ProgramName& program) {
+  ExploreSetup setup = set_up(q);
+  const std::string backend(backend_kind_name(setup.backend));
+  const std::string command = explore_command_line(q.args, backend, program);
+  std::string out_dir = q.args.out_dir;
+  const bool default_dir = out_dir.empty();
+  if (default_dir) out_dir = new_run_dir("explore-" + q.args.lock);
+  const nlohmann::json configuration = explore_configuration_json(setup.config);
+  StagedRunDir staged(out_dir, [&](const nlohmann::json& old) {
+    return old.value("build", nlohmann::json()) == std::string(trace_build_id()) &&
+           old.value("format", nlohmann::json()) == kExploreFormat && old["configuration"] == configuration &&
+           old.value("backend", nlohmann::json()) == backend;
+  });
+  const auto started = std::chrono::steady_clock::now();
+  const ExploreResult r = explore_with_progress(setup);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::vector<std::optional<LiveConfirmation>> confirmations(r.violations.size());
+  if (q.args.confirm_live) {
+    try {
+      for (size_t i = 0; i < r.violations.size(); ++i) confirmations[i] = confirm_on_live(r.violations[i]);
+    } catch (const RedisError& e) {
+      throw EnvironmentError(std::string("--confirm-live: the live backend failed: ") + e.what());
+    }
+  }
+  const nlohmann::json summary = explore_summary(setup, r, backend, command, wall_s, confirmations);
+  print_result(q, setup, r, summary, backend, wall_s, confirmations);
+  std::fflush(stdout);
+  try {
+    write_outputs(out_dir, r, summary, *setup.sources.front(), staged, setup.inputs);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "locksim: cannot write the explore outputs: %s (the result stands as printed above; "
+                 "nothing written to %s; exit 3 for the outputs)\n", e.what(), out_dir.c_str());
+    return kExitEnvironment;
+  }
+  if (default_dir) point_latest_at(out_dir, "explore");
+  FILE* reproduce = q.args.json ? stderr : stdout;
+  for (const ExploreCounterexample& cx : r.violations) {
+    std::fprintf(reproduce, "reproduce %s: %s replay %s\n", cx.violation.property.c_str(), program.as_invoked.c_str(),
+                 shell_word((std::filesystem::path(out_dir) / explore_trace_file(cx.violation.property)).string()).c_str());
+  }
+  return r.failed() ? 1 : 0;
+}
+
+void add_explore_command(CLI::App& app, CliContext* ctx) {
   auto a = std::make_shared<ExploreArgs>();
   CLI::App* cmd = app.add_subcommand(
       "explore", "Explore every schedule of a small configuration (breadth first, states merged) and check every property");
@@ -527,7 +540,7 @@ void add_explore_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--scripts", a->scripts,
                   "Script pack directory (on the model its model_variant stands for it; lua runs its own Lua)");
   cmd->add_option("--mutant", a->mutant, "Client or script mutant to run (see locksim mutants --list)")->capture_default_str();
-  add_memory_limit_option(cmd, &a->memory);
+  add_memory_limit_option(cmd, &a->memory_limit);
   cmd->add_option("--backend", a->backend,
                   "model, or lua (the pack's own Lua in process). Default: model, or lua for a pack the model cannot "
                   "stand for");
@@ -554,7 +567,7 @@ void add_explore_command(CLI::App& app, int* exit_code) {
                   "Runs directory to write: summary.json, report.html, failures/<property>.jsonl, "
                   "timelines/<property>.svg (default: a new runs/<UTC time>-explore-<lock>/, linked from "
                   "runs/latest; $LOCKSIM_RUNS_DIR replaces runs/)");
-  cmd->callback([a, exit_code] { *exit_code = run_explore_command(*a); });
+  cmd->callback([a, ctx] { ctx->exit_code = run_explore_command(validate_explore(*a), ctx->program); });
 }
 
 }  // namespace locksim::cli

@@ -5,8 +5,11 @@
 // and report.html; for a guided campaign, the shards' corpora in one
 // corpus.jsonl (search/corpus.h). Refuses (exit 2, naming the directories) shards of
 // different campaigns or builds, overlapping or missing shards, and an --out
-// that is one of the inputs. Exit: 0 the merged campaign passed, 1 it failed
-// (as the campaign would), 2 bad input or a file that cannot be written.
+// that is one of the inputs. Prints the campaign's verdict as `campaign`
+// does: its headline, its results line (unexplained, explained by cause,
+// advisory), its last line; then what it wrote and a reproduce line per
+// failing seed. Exit: 0 the merged campaign passed, 1 it failed (as the
+// campaign would), 2 bad input, 3 the merged directory cannot be written.
 // Shards are data that may be hostile (a shared volume): every summary is
 // read bounded and checked field by field (reports/run_summary.h), and only
 // the failure files a campaign itself writes are copied, opened without
@@ -29,11 +32,13 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/campaign_report.h"
+#include "reports/campaign_text.h"
 #include "search/corpus.h"
 #include "reports/run_summary.h"
 #include "reports/summary_merge.h"
 #include "tools/cli/commands.h"
 #include "reports/run_files.h"
+#include "tools/cli/scenario_flags.h"
 #include "tools/cli/staged_run_dir.h"
 #include "traces/output_file.h"
 
@@ -98,7 +103,7 @@ std::optional<Corpus> merged_corpus(const std::vector<ShardSummary>& shards, con
   return Corpus::merge(parts);
 }
 
-int merge_command(const MergeArgs& args) {
+int merge_command(const MergeArgs& args, const ProgramName& program) {
   // Everything is read and checked before anything is written.
   std::vector<ShardSummary> shards;
   for (const std::string& dir : args.dirs) {
@@ -140,7 +145,7 @@ int merge_command(const MergeArgs& args) {
       corpus_out.write(corpus->to_jsonl());
       corpus_out.commit();
     }
-    write_campaign_report(staged.path());
+    write_campaign_report(staged.path(), ReportCommands{program.anywhere, absolute_path_text(args.out_dir)});
     staged.publish();
   } catch (const OutputError& e) {
     throw EnvironmentError(std::string("cannot write the merged outputs: ") + e.what() + " (nothing written to " +
@@ -152,7 +157,21 @@ int merge_command(const MergeArgs& args) {
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
+  // The campaign's verdict as the campaign prints it (reports/campaign_text.h).
+  const ResultCounts verdict = result_counts_from_summary(merged);
   const auto& counts = merged["counts"];
+  std::printf("%s", format_headline(verdict).c_str());
+  if (verdict.vacuous_fails) std::printf("VACUOUS: no operation succeeded in any seed: nothing was checked\n");
+  std::printf("%s", format_result_tally(verdict).c_str());
+  if (verdict.failed) {
+    std::printf("failed: %d of %d seeds (%llu unexplained violation(s), %llu explained)\n", verdict.failing_seeds,
+                verdict.seeds_run, static_cast<unsigned long long>(verdict.unexplained),
+                static_cast<unsigned long long>(verdict.explained));
+  } else {
+    std::printf("ok: %d seeds, %s events, no property failed%s\n", verdict.seeds_run,
+                counts["events_checked"].dump().c_str(),
+                verdict.explained > 0 && verdict.unexplained_only ? " unexplained" : "");
+  }
   std::printf("merge: %zu shards, %s seeds run, %s failed; wrote %s%s\n", shards.size(), counts["seeds_run"].dump().c_str(),
               counts["seeds_failed"].dump().c_str(), args.out_dir.c_str(),
               staged.replaces() ? ", replacing the earlier merge of this same campaign" : "");
@@ -160,23 +179,21 @@ int merge_command(const MergeArgs& args) {
   for (const auto& f : merged["failures"]) {  // one line per failing seed
     if (f["seed"].dump() == previous_seed) continue;
     previous_seed = f["seed"].dump();
-    std::printf("reproduce seed %s: locksim replay %s\n", previous_seed.c_str(),
-                (fs::path(args.out_dir) / f["trace"].get<std::string>()).string().c_str());
+    std::printf("reproduce seed %s: %s replay %s\n", previous_seed.c_str(), program.as_invoked.c_str(),
+                shell_word((fs::path(args.out_dir) / f["trace"].get<std::string>()).string()).c_str());
   }
-  const bool vacuous_fails = merged["vacuous"].get<bool>() && merged["configuration"]["fail_vacuous"].get<bool>();
-  if (vacuous_fails) std::printf("VACUOUS: no operation succeeded in any seed: nothing was checked\n");
-  return merged["failures"].empty() && !vacuous_fails ? 0 : 1;
+  return verdict.failed ? 1 : 0;
 }
 
 }  // namespace
 
-void add_merge_command(CLI::App& app, int* exit_code) {
+void add_merge_command(CLI::App& app, CliContext* ctx) {
   auto args = std::make_shared<MergeArgs>();
   CLI::App* cmd = app.add_subcommand(
       "merge", "Combine the runs directories of a campaign's shards (campaign --shard I/N) into one");
   cmd->add_option("dirs", args->dirs, "the shards' runs directories, one per shard 0..N-1")->required();
   cmd->add_option("--out", args->out_dir, "the merged runs directory to write")->required();
-  cmd->callback([args, exit_code] { *exit_code = merge_command(*args); });
+  cmd->callback([args, ctx] { ctx->exit_code = merge_command(*args, ctx->program); });
 }
 
 }  // namespace locksim::cli

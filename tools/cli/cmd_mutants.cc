@@ -51,7 +51,7 @@ int run_mutants_command(const MutantsArgs& args) {
     if (!args.only.empty() && spec.name != args.only) continue;
     found = true;
     std::fprintf(stderr, "mutants: %s (%s, %s) ...\n", spec.name.c_str(),
-                 std::string(lock_kind_name(spec.tmpl.lock_kind)).c_str(), spec.tmpl.profile.name().c_str());
+                 std::string(lock_kind_name(spec.tmpl.scenario.lock_kind)).c_str(), spec.tmpl.scenario.profile.name().c_str());
     const auto started = std::chrono::steady_clock::now();
     results.push_back(run_mutant(spec, args.max_seeds));
     results.back().wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -79,7 +79,7 @@ int run_mutants_command(const MutantsArgs& args) {
 
 }  // namespace
 
-void add_mutants_command(CLI::App& app, int* exit_code) {
+void add_mutants_command(CLI::App& app, CliContext* ctx) {
   auto args = std::make_shared<MutantsArgs>();
   CLI::App* cmd = app.add_subcommand("mutants", "Check that every known mutant is caught by some property");
   cmd->add_flag("--list", args->list, "print the mutant names (with --only: that one), one per line");
@@ -87,9 +87,9 @@ void add_mutants_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--max-seeds", args->max_seeds, "seed budget per mutant")
       ->capture_default_str()->transform(integer_in(1, 1'000'000));
   CLI::Option* only = cmd->add_option("--only", args->only, "run just this mutant")->capture_default_str();
-  cmd->callback([args, only, exit_code] {
+  cmd->callback([args, only, ctx] {
     args->only_given = only->count() > 0;
-    *exit_code = run_mutants_command(*args);
+    ctx->exit_code = run_mutants_command(*args);
   });
 }
 

@@ -27,7 +27,8 @@
 //     refused (exit 2).
 // Exit: 0 every script loads and agrees on every step; 1 a script does not
 // load, names an unknown command, never answers, or differs from the model;
-// 2 bad input or environment (bad pack, no redis-server).
+// 2 bad input or environment (bad pack, no redis-server; on the lua backend,
+// a script stopped by its budget or the memory limit, --memory-limit).
 #include <cstdio>
 #include <functional>
 #include <filesystem>
@@ -66,7 +67,7 @@ struct PackCheckArgs {
   bool match_variant = false;
   std::string compare = "everything";  // or "replies"
   std::string reference;               // a pack to compare with instead of the model
-  MemoryLimitOption memory;
+  MemoryLimitFlag memory_limit;
 };
 
 struct LoadCheck {
@@ -280,22 +281,54 @@ DiffOptions random_options(const PackCheckArgs& args, CompareScope scope) {
   return options;
 }
 
-int run_pack_check(const PackCheckArgs& args) {
+// The flags parsed (pure).
+struct PackCheckRequest {
+  PackCheckArgs args;
+  bool on_lua = false;
+  CompareScope scope = CompareScope::Everything;
+  LuaLimits lua_limits = LuaBackend::default_limits();  // --memory-limit
+};
+
+PackCheckRequest validate_pack_check(const PackCheckArgs& args) {
   if (args.sequences < 1 || args.sequences > 1'000'000) {
     throw UsageError("--sequences must be between 1 and 1000000 (got " + std::to_string(args.sequences) + ")");
   }
-  ScriptPack pack = [&] {
-    try {
-      return ScriptPack::load(args.dir);
-    } catch (const ScriptPackError& e) {
-      throw UsageError(std::string("bad script pack: ") + e.what());
-    }
-  }();
+  if (!args.reference.empty() && args.match_variant) {
+    throw UsageError("--match-variant compares with a model variant; --reference with a pack: not both");
+  }
+  if (args.backend != "live" && args.backend != "lua") {
+    throw UsageError("--backend: expected live or lua (got '" + args.backend + "')");
+  }
+  if (args.compare != "everything" && args.compare != "replies") {
+    throw UsageError("--compare: expected everything or replies (got '" + args.compare + "')");
+  }
+  PackCheckRequest q;
+  q.args = args;
+  q.on_lua = args.backend == "lua";
+  q.scope = args.compare == "replies" ? CompareScope::Replies : CompareScope::Everything;
+  q.lua_limits = validate_memory_limit(args.memory_limit);
+  return q;
+}
+
+// The packs, loaded once, and what the pack is compared with.
+struct PackCheckPacks {
+  std::optional<ScriptPack> pack;
   std::optional<ScriptPack> reference_pack;
+  ModelVariant reference_variant = ModelVariant::Correct;
+  std::string reference_name;
+};
+
+PackCheckPacks load_packs(const PackCheckArgs& args) {
+  PackCheckPacks out;
+  try {
+    out.pack = ScriptPack::load(args.dir);
+  } catch (const ScriptPackError& e) {
+    throw UsageError(std::string("bad script pack: ") + e.what());
+  }
+  const ScriptPack& pack = *out.pack;
   if (!args.reference.empty()) {
-    if (args.match_variant) throw UsageError("--match-variant compares with a model variant; --reference with a pack: not both");
     try {
-      reference_pack = ScriptPack::load(args.reference);
+      out.reference_pack = ScriptPack::load(args.reference);
     } catch (const ScriptPackError& e) {
       throw UsageError(std::string("bad reference pack: ") + e.what());
     }
@@ -308,195 +341,232 @@ int run_pack_check(const PackCheckArgs& args) {
   if (args.match_variant && !pack.model_variant()) {
     throw UsageError("--match-variant: the pack " + args.dir + " names no model variant (no \"model_variant\" in its manifest), so there is nothing to match (without the flag it is compared with the correct model)");
   }
-  const ModelVariant reference_variant =
+  out.reference_variant =
       args.match_variant ? pack.model_variant().value_or(ModelVariant::Correct) : ModelVariant::Correct;
-  const std::string reference_name =
-      reference_pack ? "pack " + args.reference : "model(" + std::string(variant_name(reference_variant)) + ")";
-  if (args.backend != "live" && args.backend != "lua") {
-    throw UsageError("--backend: expected live or lua (got '" + args.backend + "')");
-  }
-  const bool on_lua = args.backend == "lua";
-  if (args.compare != "everything" && args.compare != "replies") {
-    throw UsageError("--compare: expected everything or replies (got '" + args.compare + "')");
-  }
-  const CompareScope scope = args.compare == "replies" ? CompareScope::Replies : CompareScope::Everything;
+  out.reference_name =
+      out.reference_pack ? "pack " + args.reference : "model(" + std::string(variant_name(out.reference_variant)) + ")";
+  return out;
+}
 
+// Where the pack's scripts load, and whether each does.
+struct PackCheckServers {
   std::unique_ptr<RedisServer> server;
   std::unique_ptr<RedisServer> reference_server;  // --reference on live: the case table's keys are unprefixed
   std::vector<LoadCheck> loads;
-  if (on_lua) {
-    loads = load_each_lua(pack);
-  } else {
-    try {
-      RedisServerOptions options;
-      options.initial_clock_us = kDiffEpochUs;
-      server = std::make_unique<RedisServer>(options);
-      RedisConnOptions conn_options;
-      conn_options.port = server->port();
-      RedisConn conn = RedisConn::connect(conn_options);
-      loads = load_each(pack, conn);
-      if (reference_pack) reference_server = std::make_unique<RedisServer>(options);
-    } catch (const RedisError& e) {
-      throw EnvironmentError(std::string("cannot start a throwaway redis-server: ") + e.what());
-    }
-  }
-  bool all_load = true;
-  for (const LoadCheck& c : loads) all_load = all_load && c.problem.empty();
+};
 
+PackCheckServers load_scripts(const PackCheckRequest& q, const PackCheckPacks& packs) {
+  PackCheckServers out;
+  if (q.on_lua) {
+    out.loads = load_each_lua(*packs.pack);
+    return out;
+  }
+  try {
+    RedisServerOptions options;
+    options.initial_clock_us = kDiffEpochUs;
+    out.server = std::make_unique<RedisServer>(options);
+    RedisConnOptions conn_options;
+    conn_options.port = out.server->port();
+    RedisConn conn = RedisConn::connect(conn_options);
+    out.loads = load_each(*packs.pack, conn);
+    if (packs.reference_pack) out.reference_server = std::make_unique<RedisServer>(options);
+  } catch (const RedisError& e) {
+    throw EnvironmentError(std::string("cannot start a throwaway redis-server: ") + e.what());
+  }
+  return out;
+}
+
+// The comparisons: the case table and the random sequences.
+struct PackCheckOutcome {
   std::optional<DiffReport> report;
   std::optional<TableRun> table;
   std::string run_problem;  // a script that never answers, a connection lost
-  if (all_load) {
-    try {
-      std::unique_ptr<Backend> candidate;
-      std::function<void()> wipe;
-      if (reference_pack) {
-        // Both packs on the same kind of backend, each on its own server.
-        std::unique_ptr<Backend> reference;
-        std::function<void()> reference_wipe;
-        if (on_lua) {
-          auto c = std::make_unique<LuaBackend>(1, pack, LuaAllocation::Malloc, args.memory.limits());
-          auto r = std::make_unique<LuaBackend>(1, *reference_pack, LuaAllocation::Malloc, args.memory.limits());
-          wipe = [b = c.get()] { b->wipe(); };
-          reference_wipe = [b = r.get()] { b->wipe(); };
-          candidate = std::move(c);
-          reference = std::move(r);
-        } else {
-          auto c = std::make_unique<LiveBackend>(std::vector<ServerControl*>{server.get()}, pack, "");
-          auto r = std::make_unique<LiveBackend>(std::vector<ServerControl*>{reference_server.get()}, *reference_pack, "");
-          wipe = [b = c.get()] { b->wipe(); };
-          reference_wipe = [b = r.get()] { b->wipe(); };
-          candidate = std::move(c);
-          reference = std::move(r);
-        }
-        const DiffSide candidate_side{candidate.get(), wipe};
-        const DiffSide reference_side{reference.get(), reference_wipe};
-        table = run_case_table_against(pack, candidate_side, *reference_pack, reference_side, scope);
-        report = run_differential(random_options(args, scope), reference_side, candidate_side);
-      } else {
-        if (on_lua) {
-          auto lua = std::make_unique<LuaBackend>(1, pack, LuaAllocation::Malloc, args.memory.limits());
-          wipe = [b = lua.get()] { b->wipe(); };
-          table = run_case_table(pack, *lua, wipe, reference_variant, scope);
-          candidate = std::move(lua);
-        } else {
-          {
-            LiveBackend unprefixed({server.get()}, pack, "");
-            table = run_case_table(pack, unprefixed, [&unprefixed] { unprefixed.wipe(); }, reference_variant, scope);
-          }
-          auto live = std::make_unique<LiveBackend>(std::vector<ServerControl*>{server.get()}, pack, kDiffKeyPrefix);
-          wipe = [b = live.get()] { b->wipe(); };
-          candidate = std::move(live);
-        }
-        ModelBackend model(1, reference_variant);
-        report = run_differential(random_options(args, scope), DiffSide{&model, [&model] { model.wipe(); }},
-                                  DiffSide{candidate.get(), wipe});
-      }
-    } catch (const RedisError& e) {
-      run_problem = e.what();
-    } catch (const ScriptPackError& e) {
-      run_problem = e.what();
-    } catch (const LuaScriptAbort& e) {
-      // The pack's Lua stopped the run (the budget, the memory limit, what
-      // live Redis would crash or hang on): bad input, one line.
-      throw UsageError(std::string("the lua backend stopped: ") + e.what());
-    }
-  }
-  bool all_agree = report.has_value() && report->divergences == 0 && table.has_value() && table->cases_differed == 0;
+};
 
-  if (args.json) {
-    nlohmann::ordered_json out;
-    out["pack"] = args.dir;
-    out["backend"] = args.backend;
-    out["reference"] = reference_name;
-    out["compared"] = args.compare;
-    nlohmann::ordered_json scripts = nlohmann::ordered_json::object();
-    for (const LoadCheck& c : loads) {
-      nlohmann::ordered_json s;
-      s["form"] = c.form;
-      if (!c.detail.empty()) s["detail"] = c.detail;
-      s["loads"] = c.problem.empty();
-      if (!c.problem.empty()) s["problem"] = c.problem;
-      if (table) {
-        const CaseTally& t = table->per_script[static_cast<size_t>(c.kind)];
-        nlohmann::ordered_json cs;
-        cs["agreed"] = t.agreed;
-        cs["differed"] = t.differed;
-        if (t.first) {
-          cs["first_difference"] = {{"case", *t.first_case}, {"step", t.first->step},
-                                    {"text", describe_case_miss(*t.first)}};
-        }
-        s["cases"] = cs;
-      }
-      if (report) {
-        const ScriptTally& t = report->per_script[static_cast<size_t>(c.kind)];
-        s["agreed"] = t.agreed;
-        s["diverged"] = t.diverged;
-        if (t.first) {
-          s["first_divergence"] = {{"sequence", t.first->sequence}, {"step", t.first->step},
-                                   {"call", t.first->call}, {"text", t.first->divergence}};
-        }
-      }
-      scripts[std::string(script_name(c.kind))] = s;
-    }
-    out["scripts"] = scripts;
-    out["cases_run"] = table ? table->cases_run : 0;
-    out["cases_differed"] = table ? table->cases_differed : 0;
-    out["cases_skipped"] = table ? table->skipped : std::vector<std::string>{};
-    out["sequences"] = report ? report->sequences_run : 0;
-    out["steps"] = report ? report->steps_run : 0;
-    if (!run_problem.empty()) out["problem"] = run_problem;
-    out["ok"] = all_load && all_agree;
-    std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+// Both packs on the same kind of backend, each on its own server.
+void compare_with_reference(const PackCheckRequest& q, const PackCheckPacks& packs, PackCheckServers& servers,
+                            PackCheckOutcome* out) {
+  const ScriptPack& pack = *packs.pack;
+  std::unique_ptr<Backend> candidate;
+  std::unique_ptr<Backend> reference;
+  std::function<void()> wipe;
+  std::function<void()> reference_wipe;
+  if (q.on_lua) {
+    auto c = std::make_unique<LuaBackend>(1, pack, LuaAllocation::Malloc, q.lua_limits);
+    auto r = std::make_unique<LuaBackend>(1, *packs.reference_pack, LuaAllocation::Malloc, q.lua_limits);
+    wipe = [b = c.get()] { b->wipe(); };
+    reference_wipe = [b = r.get()] { b->wipe(); };
+    candidate = std::move(c);
+    reference = std::move(r);
   } else {
-    std::printf("locksim pack check: %s on %s against %s%s\n", args.dir.c_str(), args.backend.c_str(),
-                reference_name.c_str(),
-                scope == CompareScope::Replies ? " (replies and publishes only: holders and keys not compared)" : "");
-    for (const LoadCheck& c : loads) {
-      const std::string name(script_name(c.kind));
-      std::string line = "  " + name + std::string(name.size() < 20 ? 20 - name.size() : 1, ' ') + c.form;
-      if (!c.detail.empty()) line += " " + c.detail;
-      if (!c.problem.empty()) {
-        line += ": PROBLEM: " + c.problem;
-      } else if (report && table) {
-        const CaseTally& ct = table->per_script[static_cast<size_t>(c.kind)];
-        const ScriptTally& t = report->per_script[static_cast<size_t>(c.kind)];
-        line += ": cases " + std::to_string(ct.agreed) + " agree, " + std::to_string(ct.differed) +
-                " differ; random steps " + std::to_string(t.agreed) + " agree, " + std::to_string(t.diverged) +
-                " differ";
-        if (ct.first) {
-          line += "\n      first case: " + *ct.first_case + ": " + describe_case_miss(*ct.first);
-        }
-        if (t.first) {
-          line += "\n      first: sequence " + std::to_string(t.first->sequence) + " step " +
-                  std::to_string(t.first->step) + ": " + t.first->call + "\n      " + t.first->divergence;
-        }
-      } else {
-        line += ": loads";
-      }
-      std::printf("%s\n", line.c_str());
+    auto c = std::make_unique<LiveBackend>(std::vector<ServerControl*>{servers.server.get()}, pack, "");
+    auto r = std::make_unique<LiveBackend>(std::vector<ServerControl*>{servers.reference_server.get()},
+                                           *packs.reference_pack, "");
+    wipe = [b = c.get()] { b->wipe(); };
+    reference_wipe = [b = r.get()] { b->wipe(); };
+    candidate = std::move(c);
+    reference = std::move(r);
+  }
+  const DiffSide candidate_side{candidate.get(), wipe};
+  const DiffSide reference_side{reference.get(), reference_wipe};
+  out->table = run_case_table_against(pack, candidate_side, *packs.reference_pack, reference_side, q.scope);
+  out->report = run_differential(random_options(q.args, q.scope), reference_side, candidate_side);
+}
+
+void compare_with_model(const PackCheckRequest& q, const PackCheckPacks& packs, PackCheckServers& servers,
+                        PackCheckOutcome* out) {
+  const ScriptPack& pack = *packs.pack;
+  std::unique_ptr<Backend> candidate;
+  std::function<void()> wipe;
+  if (q.on_lua) {
+    auto lua = std::make_unique<LuaBackend>(1, pack, LuaAllocation::Malloc, q.lua_limits);
+    wipe = [b = lua.get()] { b->wipe(); };
+    out->table = run_case_table(pack, *lua, wipe, packs.reference_variant, q.scope);
+    candidate = std::move(lua);
+  } else {
+    {
+      LiveBackend unprefixed({servers.server.get()}, pack, "");
+      out->table = run_case_table(pack, unprefixed, [&unprefixed] { unprefixed.wipe(); }, packs.reference_variant, q.scope);
     }
-    if (!all_load) {
-      std::printf("not compared with the %s: a script does not load\n", reference_pack ? "reference pack" : "model");
-    } else if (!run_problem.empty()) {
-      std::printf("PROBLEM while comparing with the %s: %s\n", reference_pack ? "reference pack" : "model",
-                  run_problem.c_str());
+    auto live = std::make_unique<LiveBackend>(std::vector<ServerControl*>{servers.server.get()}, pack, kDiffKeyPrefix);
+    wipe = [b = live.get()] { b->wipe(); };
+    candidate = std::move(live);
+  }
+  ModelBackend model(1, packs.reference_variant);
+  out->report = run_differential(random_options(q.args, q.scope), DiffSide{&model, [&model] { model.wipe(); }},
+                                 DiffSide{candidate.get(), wipe});
+}
+
+PackCheckOutcome compare(const PackCheckRequest& q, const PackCheckPacks& packs, PackCheckServers& servers) {
+  PackCheckOutcome out;
+  try {
+    if (packs.reference_pack) {
+      compare_with_reference(q, packs, servers, &out);
     } else {
-      for (const std::string& skipped : table->skipped) std::printf("case not applicable: %s\n", skipped.c_str());
-      std::printf("%d table case(s), %d differ; ", table->cases_run, table->cases_differed);
-      std::printf("%d sequence(s), %lld step(s): %s\n", report->sequences_run,
-                  static_cast<long long>(report->steps_run),
-                  all_agree ? (reference_pack ? "every script agrees with the reference pack" : "every script agrees with the model")
-                            : (reference_pack ? "some scripts differ from the reference pack"
-                                              : "some scripts differ from the model"));
+      compare_with_model(q, packs, servers, &out);
     }
+  } catch (const RedisError& e) {
+    out.run_problem = e.what();
+  } catch (const ScriptPackError& e) {
+    out.run_problem = e.what();
+  } catch (const LuaScriptAbort& e) {
+    // The pack's Lua stopped the run (the budget, the memory limit, what
+    // live Redis would crash or hang on): bad input, one line.
+    throw UsageError(std::string("the lua backend stopped: ") + e.what());
+  }
+  return out;
+}
+
+void print_pack_json(const PackCheckRequest& q, const PackCheckPacks& packs, const std::vector<LoadCheck>& loads,
+                     const PackCheckOutcome& o, bool ok) {
+  const PackCheckArgs& args = q.args;
+  nlohmann::ordered_json out;
+  out["pack"] = args.dir;
+  out["backend"] = args.backend;
+  out["reference"] = packs.reference_name;
+  out["compared"] = args.compare;
+  nlohmann::ordered_json scripts = nlohmann::ordered_json::object();
+  for (const LoadCheck& c : loads) {
+    nlohmann::ordered_json s;
+    s["form"] = c.form;
+    if (!c.detail.empty()) s["detail"] = c.detail;
+    s["loads"] = c.problem.empty();
+    if (!c.problem.empty()) s["problem"] = c.problem;
+    if (o.table) {
+      const CaseTally& t = o.table->per_script[static_cast<size_t>(c.kind)];
+      nlohmann::ordered_json cs;
+      cs["agreed"] = t.agreed;
+      cs["differed"] = t.differed;
+      if (t.first) {
+        cs["first_difference"] = {{"case", *t.first_case}, {"step", t.first->step},
+                                  {"text", describe_case_miss(*t.first)}};
+      }
+      s["cases"] = cs;
+    }
+    if (o.report) {
+      const ScriptTally& t = o.report->per_script[static_cast<size_t>(c.kind)];
+      s["agreed"] = t.agreed;
+      s["diverged"] = t.diverged;
+      if (t.first) {
+        s["first_divergence"] = {{"sequence", t.first->sequence}, {"step", t.first->step},
+                                 {"call", t.first->call}, {"text", t.first->divergence}};
+      }
+    }
+    scripts[std::string(script_name(c.kind))] = s;
+  }
+  out["scripts"] = scripts;
+  out["cases_run"] = o.table ? o.table->cases_run : 0;
+  out["cases_differed"] = o.table ? o.table->cases_differed : 0;
+  out["cases_skipped"] = o.table ? o.table->skipped : std::vector<std::string>{};
+  out["sequences"] = o.report ? o.report->sequences_run : 0;
+  out["steps"] = o.report ? o.report->steps_run : 0;
+  if (!o.run_problem.empty()) out["problem"] = o.run_problem;
+  out["ok"] = ok;
+  std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+}
+
+// One script's line of the text report.
+std::string script_line(const LoadCheck& c, const PackCheckOutcome& o) {
+  const std::string name(script_name(c.kind));
+  std::string line = "  " + name + std::string(name.size() < 20 ? 20 - name.size() : 1, ' ') + c.form;
+  if (!c.detail.empty()) line += " " + c.detail;
+  if (!c.problem.empty()) return line + ": PROBLEM: " + c.problem;
+  if (!o.report || !o.table) return line + ": loads";
+  const CaseTally& ct = o.table->per_script[static_cast<size_t>(c.kind)];
+  const ScriptTally& t = o.report->per_script[static_cast<size_t>(c.kind)];
+  line += ": cases " + std::to_string(ct.agreed) + " agree, " + std::to_string(ct.differed) +
+          " differ; random steps " + std::to_string(t.agreed) + " agree, " + std::to_string(t.diverged) + " differ";
+  if (ct.first) line += "\n      first case: " + *ct.first_case + ": " + describe_case_miss(*ct.first);
+  if (t.first) {
+    line += "\n      first: sequence " + std::to_string(t.first->sequence) + " step " +
+            std::to_string(t.first->step) + ": " + t.first->call + "\n      " + t.first->divergence;
+  }
+  return line;
+}
+
+void print_pack_text(const PackCheckRequest& q, const PackCheckPacks& packs, const std::vector<LoadCheck>& loads,
+                     const PackCheckOutcome& o, bool all_load, bool all_agree) {
+  std::printf("locksim pack check: %s on %s against %s%s\n", q.args.dir.c_str(), q.args.backend.c_str(),
+              packs.reference_name.c_str(),
+              q.scope == CompareScope::Replies ? " (replies and publishes only: holders and keys not compared)" : "");
+  for (const LoadCheck& c : loads) std::printf("%s\n", script_line(c, o).c_str());
+  const bool against_pack = packs.reference_pack.has_value();
+  if (!all_load) {
+    std::printf("not compared with the %s: a script does not load\n", against_pack ? "reference pack" : "model");
+  } else if (!o.run_problem.empty()) {
+    std::printf("PROBLEM while comparing with the %s: %s\n", against_pack ? "reference pack" : "model",
+                o.run_problem.c_str());
+  } else {
+    for (const std::string& skipped : o.table->skipped) std::printf("case not applicable: %s\n", skipped.c_str());
+    std::printf("%d table case(s), %d differ; ", o.table->cases_run, o.table->cases_differed);
+    std::printf("%d sequence(s), %lld step(s): %s\n", o.report->sequences_run,
+                static_cast<long long>(o.report->steps_run),
+                all_agree ? (against_pack ? "every script agrees with the reference pack" : "every script agrees with the model")
+                          : (against_pack ? "some scripts differ from the reference pack"
+                                          : "some scripts differ from the model"));
+  }
+}
+
+int run_pack_check(const PackCheckRequest& q) {
+  const PackCheckPacks packs = load_packs(q.args);
+  PackCheckServers servers = load_scripts(q, packs);
+  bool all_load = true;
+  for (const LoadCheck& c : servers.loads) all_load = all_load && c.problem.empty();
+  PackCheckOutcome outcome;
+  if (all_load) outcome = compare(q, packs, servers);
+  const bool all_agree = outcome.report.has_value() && outcome.report->divergences == 0 && outcome.table.has_value() &&
+                         outcome.table->cases_differed == 0;
+  if (q.args.json) {
+    print_pack_json(q, packs, servers.loads, outcome, all_load && all_agree);
+  } else {
+    print_pack_text(q, packs, servers.loads, outcome, all_load, all_agree);
   }
   return all_load && all_agree ? 0 : 1;
 }
 
 }  // namespace
 
-void add_pack_command(CLI::App& app, int* exit_code) {
+void add_pack_command(CLI::App& app, CliContext* ctx) {
   CLI::App* pack = app.add_subcommand("pack", "Script pack tools (pack check DIR)");
   pack->require_subcommand(1);
   auto args = std::make_shared<PackCheckArgs>();
@@ -510,7 +580,6 @@ void add_pack_command(CLI::App& app, int* exit_code) {
   check->add_option("DIR", args->dir,
                     "Script pack directory (holds manifest.json), or a built-in pack such as builtin:impl/lua")
       ->required();
-  add_memory_limit_option(check, &args->memory);
   check->add_option("--backend", args->backend,
                     "where the pack runs: live (default: a throwaway redis-server) or lua (the pack's Lua in "
                     "process, no server)")
@@ -533,7 +602,8 @@ void add_pack_command(CLI::App& app, int* exit_code) {
                     "and their answers are compared with each other");
   check->add_flag("--match-variant", args->match_variant,
                   "Compare against the model variant named by the pack's manifest instead of the correct model");
-  check->callback([args, exit_code] { *exit_code = run_pack_check(*args); });
+  add_memory_limit_option(check, &args->memory_limit);
+  check->callback([args, ctx] { ctx->exit_code = run_pack_check(validate_pack_check(*args)); });
 }
 
 }  // namespace locksim::cli

@@ -3,6 +3,8 @@
 // file event by event.
 // Exit 0: every event reproduced identically; 1: the first differing event is
 // shown (index, expected line, actual line); 2: unreadable or invalid trace.
+// After the verdict it lists the violations the new run shows (of
+// --property P only, when given); they do not change the exit code.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -14,16 +16,30 @@
 #include "sim/replay.h"
 #include "sim/run.h"
 #include "impl/script_pack.h"
+#include "tools/cli/cmd_replay.h"
 #include "tools/cli/memory_limit_option.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/run_backend.h"
+#include "tools/cli/scenario_flags.h"
 #include "traces/trace_reader.h"
 
 namespace locksim::cli {
 
-namespace {
+ReplayRequest validate_replay(const ReplayArgs& args) {
+  if (args.path.empty()) throw UsageError("replay: the trace is empty: name a trace file");
+  ReplayRequest r;
+  r.path = args.path;
+  if (!args.backend.empty()) {
+    r.backend = backend_kind_from_name(args.backend);
+    if (!r.backend) throw UsageError("--backend: unknown backend '" + args.backend + "' (model, lua, live)");
+  }
+  r.only = validate_violation_choice(args.property, 0);
+  r.lua_limits = validate_memory_limit(args.memory_limit);
+  return r;
+}
 
-int replay_command(const std::string& path, const std::string& backend_override, const MemoryLimitOption& memory) {
+int run_replay(const ReplayRequest& request, const ProgramName& program) {
+  const std::string& path = request.path;
   try {
     TraceReader reader(path);
     if (reader.header().backend == "realtime") {
@@ -32,13 +48,16 @@ int replay_command(const std::string& path, const std::string& backend_override,
     }
     Scenario scenario = scenario_from_header(reader.header());
     const ModelVariant recorded_variant = scenario.model_variant;
-    const std::string kind = backend_override.empty() ? reader.header().backend : backend_override;
-    if (!backend_override.empty() && kind != "model" && kind != "lua" && kind != "live") {
-      throw UsageError("--backend: unknown backend '" + kind + "' (model, lua, live)");
+    // The header's backend, parsed here (the trace's edge), or --backend's.
+    const std::optional<BackendKind> recorded = backend_kind_from_name(reader.header().backend);
+    if (!recorded && !request.backend) {
+      throw UsageError(path + ": header: unknown backend '" + reader.header().backend + "' (model, lua, live)");
     }
+    const BackendKind kind_type = request.backend.value_or(*recorded);
+    const std::string kind(backend_kind_name(kind_type));
     RunBackend backend;
     try {
-      backend = make_run_backend(kind, &scenario, memory.limits());
+      backend = make_run_backend(kind_type, &scenario, request.lua_limits);
     } catch (const UsageError& e) {  // the header's backend or script pack: name the file
       throw UsageError(path + ": header: " + e.what());
     } catch (const ScriptPackError& e) {
@@ -62,12 +81,13 @@ int replay_command(const std::string& path, const std::string& backend_override,
                       : (" on the " + kind + " backend (recorded on " + reader.header().backend + ")").c_str());
       suite.finish();
       constexpr size_t kShownViolations = 5;
-      const std::vector<Violation> violations = suite.violations();
+      const std::vector<Violation> violations =
+          request.only.property.empty() ? suite.violations() : of_interest(suite.violations(), request.only);
       for (size_t i = 0; i < violations.size() && i < kShownViolations; ++i)
         std::printf("  violation: %s\n", violations[i].to_string().c_str());
       if (violations.size() > kShownViolations)
-        std::printf("  ... %zu more violation(s): locksim check %s lists them all\n",
-                    violations.size() - kShownViolations, path.c_str());
+        std::printf("  ... %zu more violation(s): %s check %s lists them all\n",
+                    violations.size() - kShownViolations, program.as_invoked.c_str(), shell_word(path).c_str());
       return 0;
     }
     std::printf("replay: first difference at event %llu\n  expected: %s\n  actual:   %s\n",
@@ -83,19 +103,18 @@ int replay_command(const std::string& path, const std::string& backend_override,
   }
 }
 
-}  // namespace
-
-void add_replay_command(CLI::App& app, int* exit_code) {
-  auto path = std::make_shared<std::string>();
-  auto backend = std::make_shared<std::string>();
+void add_replay_command(CLI::App& app, CliContext* ctx) {
+  auto args = std::make_shared<ReplayArgs>();
   CLI::App* cmd = app.add_subcommand("replay", "Re-run a trace and check every event is reproduced");
-  cmd->add_option("file", *path, "Trace file")->required();
-  cmd->add_option("--backend", *backend,
+  cmd->add_option("file", args->path, "Trace file")->required();
+  cmd->add_option("--backend", args->backend,
                   "Run it on this backend instead of the one its header names: model, lua (the pack's own Lua in "
                   "process) or live (redis-server); the events must be the same");
-  auto memory = std::make_shared<MemoryLimitOption>();
-  add_memory_limit_option(cmd, memory.get());
-  cmd->callback([path, backend, memory, exit_code] { *exit_code = replay_command(*path, *backend, *memory); });
+  cmd->add_option("--property", args->property,
+                  "After the verdict, list only this property's violations in the new run")
+      ->check(property_name());
+  add_memory_limit_option(cmd, &args->memory_limit);
+  cmd->callback([args, ctx] { ctx->exit_code = run_replay(validate_replay(*args), ctx->program); });
 }
 
 }  // namespace locksim::cli

@@ -9,8 +9,9 @@
 // Prints a one-line summary, and a line with how many violations the
 // checkers of the selected properties (--properties, --skip-property;
 // default every property) found in it (`locksim check` lists them and
-// proves their causes; they do not change the exit code). Exit 0 when the
-// run completed; 2 on bad input
+// proves their causes). Exit 0 when the run completed and no property
+// failed (the advisory busy_poll fails nothing), 1 when one failed (the
+// trace is written either way); 2 on bad input
 // (unknown profile/lock/backend/mutant, N < 1, unwritable trace, a pack the
 // model cannot stand for with --backend model), a server that would not
 // start, or a run cut short (live: a script that does not answer in time, a
@@ -30,6 +31,8 @@
 #include "search/campaign.h"
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
+#include "properties/verdict_policy.h"
+#include "tools/cli/cmd_run.h"
 #include "tools/cli/memory_limit_option.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/scenario_flags.h"
@@ -40,21 +43,30 @@
 
 namespace locksim::cli {
 
-namespace {
+RunRequest validate_run(const RunArgs& a) {
+  if (a.trace.empty()) throw UsageError("--trace is empty: name the trace file to write (or - for standard output)");
+  RunRequest r;
+  // The scenario as a campaign of one seed builds it: the same flags, the
+  // same defaults, the same mutants and packs.
+  a.scenario.apply(&r.campaign);
+  r.campaign.seeds = 1;
+  r.campaign.scenario.seed = a.seed;
+  if (!a.backend.empty()) {
+    r.backend = backend_kind_from_name(a.backend);
+    if (!r.backend) throw UsageError("unknown backend '" + a.backend + "' (model, lua, live)");
+  }
+  r.trace = a.trace;
+  r.properties = a.properties.parse();
+  r.lua_limits = validate_memory_limit(a.memory_limit);
+  return r;
+}
 
-struct RunOptions {
-  uint64_t seed = 0;
-  std::string backend;  // empty: default_backend_for the scenario
-  ScenarioFlags scenario;
-  std::string trace;
-  PropertyOptions properties;
-  MemoryLimitOption memory;
-};
+namespace {
 
 // "checked every property: 2 violation(s) (mutual_exclusion: 2); ..." for
 // the run's history.
 std::string checked_line(const PropertySelection& checked, const std::vector<Violation>& violations,
-                         const std::string& trace) {
+                         const std::string& trace, const std::string& program) {
   std::map<std::string, int> by_property;
   for (const Violation& v : violations) by_property[v.property]++;
   std::string list;
@@ -67,31 +79,48 @@ std::string checked_line(const PropertySelection& checked, const std::vector<Vio
     out += (first ? "" : ", ") + p + ": " + std::to_string(n);
     first = false;
   }
-  return out + "); locksim check " + trace + " lists them with their causes";
+  return out + "); " + program + " check " + shell_word(trace) + " lists them with their causes";
 }
 
-int run_command(const RunOptions& o) {
-  // The scenario as a campaign of one seed builds it: the same flags, the
-  // same defaults, the same mutants and packs.
-  CampaignOptions c;
-  o.scenario.apply(&c);
-  c.seeds = 1;
-  c.base_seed = o.seed;
-  Scenario probe;
-  probe.scripts = c.scripts;
-  const std::string kind = o.backend.empty() ? default_backend_for(probe) : o.backend;
-  const auto backend_kind = backend_kind_from_name(kind);
-  if (!backend_kind) throw UsageError("unknown backend '" + kind + "' (model, lua, live)");
-  c.backend = CampaignBackend{*backend_kind, std::nullopt};
-  Scenario s;
+// The scenario's pack, loaded once: the backend (the model when it stands
+// for it, unless named), the template and the backend all take it.
+struct ResolvedRun {
+  Scenario scenario;
+  BackendKind kind = BackendKind::Model;
+  RunBackend backend;
+};
+
+ResolvedRun resolve_run(const RunRequest& o) {
+  CampaignOptions c = o.campaign;
+  Scenario named = c.scenario;
+  named.scripts = campaign_scripts(c);
+  std::optional<ScriptPack> pack;
   try {
-    s = campaign_template(c);
+    pack = load_scenario_pack(named);
+  } catch (const ScriptPackError& e) {
+    throw UsageError(std::string("bad script pack: ") + e.what());
+  }
+  ResolvedRun out;
+  out.kind = o.backend.value_or(default_backend_for(named, *pack));
+  c.backend = CampaignBackend{out.kind, std::nullopt};
+  try {
+    out.scenario = campaign_template(c, *pack);
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
+  out.backend = make_run_backend(out.kind, &out.scenario, *pack, o.lua_limits);
+  return out;
+}
+
+}  // namespace
+
+int run_run(const RunRequest& o, const ProgramName& program) {
+  ResolvedRun resolved = resolve_run(o);
+  const Scenario& s = resolved.scenario;
+  RunBackend& backend = resolved.backend;
+  const std::string kind(backend_kind_name(resolved.kind));
   CheckConfig check_config = default_check_config();
-  check_config.properties = o.properties.parse();
-  RunBackend backend = make_run_backend(kind, &s, o.memory.limits());
+  check_config.properties = o.properties;
   try {
     refuse_output_over_input(o.trace, backend.input_files);
   } catch (const OutputError& e) {
@@ -101,7 +130,7 @@ int run_command(const RunOptions& o) {
   try {
     writer = std::make_unique<TraceWriter>(o.trace, make_trace_header(s, kind));
   } catch (const TraceError& e) {
-    throw UsageError(std::string("cannot write trace: ") + e.what());
+    throw_output_failure(e, "cannot write trace: ");
   }
   CheckerSuite suite(with_design(check_config, s.design));  // a polling design's bounds, as campaign
   FanoutSink fanout;
@@ -120,20 +149,21 @@ int run_command(const RunOptions& o) {
   try {
     writer->close();
   } catch (const TraceError& e) {
-    throw UsageError(std::string("cannot write trace: ") + e.what());
+    throw_output_failure(e, "cannot write trace: ");
   }
   suite.finish(summary.end_true_us);
   // With the trace on standard output, the summary lines go to stderr.
   FILE* lines = is_standard_output(o.trace) ? stderr : stdout;
   std::fprintf(lines, "%s backend=%s trace=%s\n", summary_line(s, summary).c_str(), kind.c_str(), o.trace.c_str());
-  std::fprintf(lines, "%s\n", checked_line(check_config.properties, suite.violations(), o.trace).c_str());
-  return 0;
+  std::fprintf(lines, "%s\n",
+               checked_line(check_config.properties, suite.violations(), o.trace, program.as_invoked).c_str());
+  // A property failed (by the default policy: every property but the
+  // advisory busy_poll): exit 1, as every command that checks.
+  return failing_violations(suite.violations(), VerdictPolicy{}).empty() ? 0 : 1;
 }
 
-}  // namespace
-
-void add_run_command(CLI::App& app, int* exit_code) {
-  auto opts = std::make_shared<RunOptions>();
+void add_run_command(CLI::App& app, CliContext* ctx) {
+  auto opts = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Run one scenario in virtual time and write its trace");
   cmd->add_option("--seed", opts->seed, "Seed of the run")->required()->transform(non_negative_integer());
   cmd->add_option("--backend", opts->backend,
@@ -141,9 +171,9 @@ void add_run_command(CLI::App& app, int* exit_code) {
                   "virtual time). Default: model, or lua for a pack the model cannot stand for");
   add_scenario_flags(cmd, &opts->scenario);
   add_property_options(cmd, &opts->properties);
-  add_memory_limit_option(cmd, &opts->memory);
+  add_memory_limit_option(cmd, &opts->memory_limit);
   cmd->add_option("--trace", opts->trace, "Trace file to write (- or /dev/stdout: standard output, the summary line then goes to stderr)")->required();
-  cmd->callback([opts, exit_code] { *exit_code = run_command(*opts); });
+  cmd->callback([opts, ctx] { ctx->exit_code = run_run(validate_run(*opts), ctx->program); });
 }
 
 }  // namespace locksim::cli

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <random>
 #include <string>
@@ -139,75 +140,226 @@ std::string benchmark_line(const RedisConnOptions& where, const ScriptPack& pack
   return line;
 }
 
-int stress_command(const StressArgs& args) {
+// The flags parsed (pure): the lock kind, the client mutant, the clients,
+// the server named with --redis.
+struct StressRequest {
+  StressArgs args;
+  ClientMutant mutant = ClientMutant::None;
+  int clients = 1;
+  std::optional<RedisConnOptions> redis;  // nullopt: a redis-server of our own
+};
+
+StressRequest validate_stress(const StressArgs& args) {
   if (args.lock != "rlock" && args.lock != "fair") {
     throw UsageError("--lock: expected rlock or fair, got '" + args.lock + "'");
   }
+  StressRequest q;
+  q.args = args;
   const auto mutant = client_mutant_from_name(args.mutant);
   if (!mutant) throw UsageError("--mutant: unknown client mutant '" + args.mutant + "' (see `locksim mutants`)");
-  const int clients = args.clients > 0 ? args.clients : std::min(args.threads, 4);
-  if (clients > args.threads) throw UsageError("--clients must be at most --threads");
-  // Each client holds two connections (commands, wake-ups), and so does
-  // our own redis-server for it: raise the soft limit on open files to what
-  // the run needs (up to the hard limit), before the server inherits it.
-  {
-    const rlim_t needed = static_cast<rlim_t>(clients) * 2 + 128;
-    rlimit files{};
-    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY && files.rlim_cur < needed) {
-      if (files.rlim_max != RLIM_INFINITY && files.rlim_max < needed) {
-        throw UsageError("--clients " + std::to_string(clients) + " needs about " + std::to_string(needed) +
-                         " open files, but this process may open at most " + std::to_string(files.rlim_max) +
-                         " (ulimit -Hn); use fewer clients");
-      }
-      files.rlim_cur = needed;
-      if (::setrlimit(RLIMIT_NOFILE, &files) != 0) {
-        throw UsageError("cannot raise the open-file limit to " + std::to_string(needed) + " for --clients " +
-                         std::to_string(clients));
-      }
-    }
-  }
+  q.mutant = *mutant;
+  q.clients = args.clients > 0 ? args.clients : std::min(args.threads, 4);
+  if (q.clients > args.threads) throw UsageError("--clients must be at most --threads");
+  if (!args.redis.empty()) q.redis = parse_redis(args.redis);
+  return q;
+}
 
-  std::unique_ptr<RedisServer> own_server;
-  RedisConnOptions where;
-  std::string server_text;
-  if (!args.redis.empty()) {
-    where = parse_redis(args.redis);
-    server_text = "redis " + where.host + ":" + std::to_string(where.port) + " (named with --redis)";
-  } else {
-    RedisServerOptions o;
-    o.virtual_clock = false;
-    try {
-      own_server = std::make_unique<RedisServer>(o);
-    } catch (const RedisError& e) {
-      throw UsageError(std::string("cannot start redis-server: ") + e.what());
-    }
-    where.host = own_server->host();
-    where.port = own_server->port();
-    server_text = "own redis-server " + own_server->version() + " on 127.0.0.1:" + std::to_string(where.port);
+// Each client holds two connections (commands, wake-ups), and so does our
+// own redis-server for it: the soft limit on open files raised to what the
+// run needs (up to the hard limit), before the server inherits it.
+void raise_file_limit(int clients) {
+  const rlim_t needed = static_cast<rlim_t>(clients) * 2 + 128;
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == RLIM_INFINITY || files.rlim_cur >= needed) return;
+  if (files.rlim_max != RLIM_INFINITY && files.rlim_max < needed) {
+    throw UsageError("--clients " + std::to_string(clients) + " needs about " + std::to_string(needed) +
+                     " open files, but this process may open at most " + std::to_string(files.rlim_max) +
+                     " (ulimit -Hn); use fewer clients");
   }
+  files.rlim_cur = needed;
+  if (::setrlimit(RLIMIT_NOFILE, &files) != 0) {
+    throw UsageError("cannot raise the open-file limit to " + std::to_string(needed) + " for --clients " +
+                     std::to_string(clients));
+  }
+}
+
+// Where the run's Redis is: the one --redis names, or one of our own.
+struct StressServer {
+  std::unique_ptr<RedisServer> own;
+  RedisConnOptions where;
+  std::string text;
+};
+
+StressServer stress_server(const StressRequest& q) {
+  StressServer out;
+  if (q.redis) {
+    out.where = *q.redis;
+    out.text = "redis " + out.where.host + ":" + std::to_string(out.where.port) + " (named with --redis)";
+    return out;
+  }
+  RedisServerOptions o;
+  o.virtual_clock = false;
+  try {
+    out.own = std::make_unique<RedisServer>(o);
+  } catch (const RedisError& e) {
+    throw UsageError(std::string("cannot start redis-server: ") + e.what());
+  }
+  out.where.host = out.own->host();
+  out.where.port = out.own->port();
+  out.text = "own redis-server " + out.own->version() + " on 127.0.0.1:" + std::to_string(out.where.port);
+  return out;
+}
+
+// The shared state the locks guard (a flag and a counter per lock) and what
+// each thread did.
+struct StressState {
+  explicit StressState(int locks) : inside(static_cast<size_t>(locks)), counters(static_cast<size_t>(locks)) {
+    for (auto& f : inside) f.store(false);
+    for (auto& c : counters) c.store(0);
+  }
+  std::vector<std::atomic<bool>> inside;
+  std::vector<std::atomic<uint64_t>> counters;
+  std::atomic<uint64_t> overlaps{0};
+};
+
+// One thread's loop: lock, a guarded read-modify-write, unlock, until the
+// duration ends (a waiter still in line then gives up).
+void stress_thread(const StressArgs& args, RedisLockClient& client, const std::vector<std::string>& lock_names,
+                   std::chrono::steady_clock::time_point stop_at, int t, StressState& state, ThreadResult& out) {
+  std::mt19937 rng(static_cast<uint32_t>(t) * 2654435761u + 1);
+  try {
+    while (std::chrono::steady_clock::now() < stop_at) {
+      const size_t k = rng() % static_cast<uint32_t>(args.locks);
+      RLock lock = args.lock == "fair" ? client.get_fair_lock(lock_names[k]) : client.get_lock(lock_names[k]);
+      const auto t0 = std::chrono::steady_clock::now();
+      const int64_t left_ms =
+          std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(stop_at - t0).count());
+      if (!lock.try_lock(left_ms, args.lease_ms > 0 ? args.lease_ms : -1)) {
+        ++out.gave_up;
+        break;
+      }
+      const auto waited = std::chrono::steady_clock::now() - t0;
+      out.acquire_us.push_back(static_cast<uint32_t>(
+          std::min<int64_t>(std::chrono::duration_cast<std::chrono::microseconds>(waited).count(), UINT32_MAX)));
+      if (state.inside[k].exchange(true)) ++state.overlaps;
+      const uint64_t seen = state.counters[k].load(std::memory_order_relaxed);
+      std::this_thread::yield();  // widen the window an overlap needs to lose a count
+      state.counters[k].store(seen + 1, std::memory_order_relaxed);
+      state.inside[k].store(false);
+      try {
+        lock.unlock();
+      } catch (const LockNotHeldError&) {
+        ++out.not_held;
+      }
+      ++out.pairs;
+    }
+  } catch (const std::exception& e) {
+    out.error = e.what();
+  }
+}
+
+// The threads' results summed.
+struct StressTally {
+  uint64_t pairs = 0, not_held = 0, gave_up = 0, counted = 0, overlaps = 0;
+  std::vector<uint32_t> latencies;  // sorted
+  std::vector<std::string> errors;
+  double wall_s = 0;
+  double pairs_per_s() const { return wall_s > 0 ? pairs / wall_s : 0; }
+  bool failed(size_t failing) const { return overlaps > 0 || counted != pairs || failing > 0; }
+};
+
+StressTally tally(std::vector<ThreadResult>& results, const StressState& state, double wall_s) {
+  StressTally t;
+  t.wall_s = wall_s;
+  for (ThreadResult& r : results) {
+    t.pairs += r.pairs;
+    t.not_held += r.not_held;
+    t.gave_up += r.gave_up;
+    t.latencies.insert(t.latencies.end(), r.acquire_us.begin(), r.acquire_us.end());
+    if (!r.error.empty()) t.errors.push_back(r.error);
+  }
+  for (auto& c : state.counters) t.counted += c.load();
+  t.overlaps = state.overlaps.load();
+  std::sort(t.latencies.begin(), t.latencies.end());
+  return t;
+}
+
+void print_stress(const StressRequest& q, const StressServer& server, StressTally& t, const HistoryRecorder& recorder,
+                  const std::vector<Violation>& all, size_t failing, const std::string& bench,
+                  const std::string& trace_error) {
+  const StressArgs& args = q.args;
+  std::printf("stress: %d threads on %d clients, %d %s lock(s), %s, %.1f s on %s\n", args.threads, q.clients,
+              args.locks, args.lock.c_str(),
+              args.lease_ms > 0 ? ("explicit lease " + std::to_string(args.lease_ms) + " ms").c_str()
+                                : "watchdog lease 30000 ms",
+              t.wall_s, server.text.c_str());
+  if (q.mutant != ClientMutant::None) std::printf("  client mutant: %s\n", args.mutant.c_str());
+  std::printf("  pairs: %llu lock+unlock in %.2f s = %.0f pairs/s\n", static_cast<unsigned long long>(t.pairs),
+              t.wall_s, t.pairs_per_s());
+  std::printf("  acquire latency: p50 %.3f ms, p99 %.3f ms, max %.3f ms (%zu acquires; %llu waits given up at the "
+              "end of the duration)\n",
+              percentile_ms(t.latencies, 0.50), percentile_ms(t.latencies, 0.99),
+              t.latencies.empty() ? 0.0 : t.latencies.back() / 1000.0, t.latencies.size(),
+              static_cast<unsigned long long>(t.gave_up));
+  std::printf("  overlaps seen by the in-critical-section flags: %llu; counter increments lost: %llu; "
+              "unlocks refused (hold gone): %llu\n",
+              static_cast<unsigned long long>(t.overlaps),
+              static_cast<unsigned long long>(t.pairs >= t.counted ? t.pairs - t.counted : 0),
+              static_cast<unsigned long long>(t.not_held));
+  std::printf("  history: %llu events; scripts out of server order: %llu, dropped: %llu%s\n",
+              static_cast<unsigned long long>(recorder.events()),
+              static_cast<unsigned long long>(recorder.scripts_unordered()),
+              static_cast<unsigned long long>(recorder.scripts_dropped()),
+              recorder.spy_error().empty() ? "" : ("; " + recorder.spy_error()).c_str());
+  std::printf("  checkers: %zu violation(s), %zu failing\n", all.size(), failing);
+  for (const Violation& v : all) {
+    std::printf("    %s %s\n", is_advisory_property(v.property) ? "note" : "FAIL", v.to_string().c_str());
+  }
+  std::printf("  %s\n", bench.c_str());
+  if (!args.trace.empty()) {
+    std::printf("  trace: %s%s\n", args.trace.c_str(), trace_error.empty() ? "" : (" NOT written: " + trace_error).c_str());
+  }
+  for (const std::string& e : t.errors) std::printf("  thread error: %s\n", e.c_str());
+}
+
+// The run's keys gone, then redis-benchmark on the same server.
+std::string clean_up_and_benchmark(const StressServer& server, const std::string& prefix, uint64_t requests,
+                                   double pairs_per_s) {
+  try {
+    delete_keys_containing(server.where, prefix);
+    RedisConn(RedisConn::connect(server.where)).command({"DEL", "lsim:realtime:clock"});  // the history's clock probe
+    return benchmark_line(server.where, ScriptPack::load(ScriptPack::default_dir()), prefix + "bench", requests,
+                          pairs_per_s);
+  } catch (const std::exception& e) {
+    return std::string("redis-benchmark: not measured (") + e.what() + ")";
+  }
+}
+
+int run_stress(const StressRequest& q) {
+  const StressArgs& args = q.args;
+  raise_file_limit(q.clients);
+  const StressServer server = stress_server(q);
   const std::string prefix = "lsim:stress:" + run_id() + ":";
   std::vector<std::string> lock_names;
   for (int k = 0; k < args.locks; ++k) lock_names.push_back(prefix + "L" + std::to_string(k));
-
   Scenario scenario;
   scenario.seed = 0;
-  scenario.clients = clients;
+  scenario.clients = q.clients;
   scenario.locks = args.locks;
-  scenario.lock_kind = args.lock == "fair" ? ScenarioLockKind::Fair : ScenarioLockKind::Rlock;  // checked above
+  scenario.lock_kind = args.lock == "fair" ? ScenarioLockKind::Fair : ScenarioLockKind::Rlock;  // checked
   scenario.duration_ms = static_cast<int64_t>(std::llround(args.duration_s * 1000));
-  scenario.mutant = *mutant;
+  scenario.mutant = q.mutant;
   std::unique_ptr<TraceWriter> writer;
   if (!args.trace.empty()) {
     try {
       writer = std::make_unique<TraceWriter>(args.trace, make_trace_header(scenario, "realtime"));
     } catch (const TraceError& e) {
-      throw UsageError(std::string("cannot write trace: ") + e.what());
+      throw_output_failure(e, "cannot write trace: ");
     }
   }
-
   RedisLockClientOptions client_options;
-  client_options.server = where;
-  client_options.config.mutant = *mutant;
+  client_options.server = server.where;
+  client_options.config.mutant = q.mutant;
   CheckConfig check_config = default_check_config();
   check_config.default_lease_ms = client_options.config.watchdog_lease_ms;
   CheckerSuite suite(check_config);
@@ -217,143 +369,48 @@ int stress_command(const StressArgs& args) {
   std::unique_ptr<HistoryRecorder> recorder;
   std::vector<std::unique_ptr<RedisLockClient>> lock_clients;
   try {
-    recorder = std::make_unique<HistoryRecorder>(sink, std::vector<RedisConnOptions>{where});
+    recorder = std::make_unique<HistoryRecorder>(sink, std::vector<RedisConnOptions>{server.where});
     client_options.history = recorder.get();
-    for (int c = 0; c < clients; ++c) lock_clients.push_back(std::make_unique<RedisLockClient>(client_options));
+    for (int c = 0; c < q.clients; ++c) lock_clients.push_back(std::make_unique<RedisLockClient>(client_options));
   } catch (const std::exception& e) {
     throw UsageError(std::string("cannot connect: ") + e.what());
   }
   check_config.clock_epoch_ms = recorder->wall_epoch_ms();
-
-  // Shared state the locks guard: a flag and a counter per lock.
-  std::vector<std::atomic<bool>> inside(static_cast<size_t>(args.locks));
-  std::vector<std::atomic<uint64_t>> counters(static_cast<size_t>(args.locks));
-  for (auto& f : inside) f.store(false);
-  for (auto& c : counters) c.store(0);
-  std::atomic<uint64_t> overlaps{0};
+  StressState state(args.locks);
   std::vector<ThreadResult> results(static_cast<size_t>(args.threads));
   const auto start = std::chrono::steady_clock::now();
   const auto stop_at = start + std::chrono::microseconds(static_cast<int64_t>(args.duration_s * 1e6));
   std::vector<std::thread> threads;
   for (int t = 0; t < args.threads; ++t) {
     threads.emplace_back([&, t] {
-      ThreadResult& out = results[static_cast<size_t>(t)];
-      RedisLockClient& client = *lock_clients[static_cast<size_t>(t % clients)];
-      std::mt19937 rng(static_cast<uint32_t>(t) * 2654435761u + 1);
-      try {
-        while (std::chrono::steady_clock::now() < stop_at) {
-          const size_t k = rng() % static_cast<uint32_t>(args.locks);
-          RLock lock = args.lock == "fair" ? client.get_fair_lock(lock_names[k]) : client.get_lock(lock_names[k]);
-          // Wait no longer than the duration: a waiter still in line at the
-          // end gives up (tryLock with the time left) instead of keeping the
-          // run going until every thread has had its turn.
-          const auto t0 = std::chrono::steady_clock::now();
-          const int64_t left_ms = std::max<int64_t>(
-              1, std::chrono::duration_cast<std::chrono::milliseconds>(stop_at - t0).count());
-          if (!lock.try_lock(left_ms, args.lease_ms > 0 ? args.lease_ms : -1)) {
-            ++out.gave_up;
-            break;
-          }
-          const auto waited = std::chrono::steady_clock::now() - t0;
-          out.acquire_us.push_back(static_cast<uint32_t>(
-              std::min<int64_t>(std::chrono::duration_cast<std::chrono::microseconds>(waited).count(), UINT32_MAX)));
-          if (inside[k].exchange(true)) ++overlaps;
-          const uint64_t seen = counters[k].load(std::memory_order_relaxed);
-          std::this_thread::yield();  // widen the window an overlap needs to lose a count
-          counters[k].store(seen + 1, std::memory_order_relaxed);
-          inside[k].store(false);
-          try {
-            lock.unlock();
-          } catch (const LockNotHeldError&) {
-            ++out.not_held;
-          }
-          ++out.pairs;
-        }
-      } catch (const std::exception& e) {
-        out.error = e.what();
-      }
+      stress_thread(args, *lock_clients[static_cast<size_t>(t % q.clients)], lock_names, stop_at, t, state,
+                    results[static_cast<size_t>(t)]);
     });
   }
   for (auto& th : threads) th.join();
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  StressTally t = tally(results, state, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   lock_clients.clear();
   recorder->close();
   suite.finish();
-
-  uint64_t pairs = 0, not_held = 0, gave_up = 0;
-  std::vector<uint32_t> latencies;
-  std::vector<std::string> errors;
-  for (ThreadResult& r : results) {
-    pairs += r.pairs;
-    not_held += r.not_held;
-    gave_up += r.gave_up;
-    latencies.insert(latencies.end(), r.acquire_us.begin(), r.acquire_us.end());
-    if (!r.error.empty()) errors.push_back(r.error);
-  }
-  uint64_t counted = 0;
-  for (auto& c : counters) counted += c.load();
-  std::sort(latencies.begin(), latencies.end());
-  const double pairs_per_s = pairs / wall_s;
-  std::vector<Violation> failing;
   const std::vector<Violation> all = suite.violations();
-  for (const Violation& v : all) {
-    if (!is_advisory_property(v.property)) failing.push_back(v);
-  }
-
+  const size_t failing = static_cast<size_t>(
+      std::count_if(all.begin(), all.end(), [](const Violation& v) { return !is_advisory_property(v.property); }));
   std::string trace_error;
+  bool trace_refused_by_system = false;
   if (writer) {
     try {
       writer->close();
     } catch (const TraceError& e) {
       trace_error = e.what();
+      trace_refused_by_system = is_system_output_failure(e);
     }
   }
-  std::string bench;
-  try {
-    delete_keys_containing(where, prefix);
-    RedisConn(RedisConn::connect(where)).command({"DEL", "lsim:realtime:clock"});  // the history's clock probe
-    bench = benchmark_line(where, *std::make_unique<ScriptPack>(ScriptPack::load(ScriptPack::default_dir())),
-                           prefix + "bench", args.benchmark_requests, pairs_per_s);
-  } catch (const std::exception& e) {
-    bench = std::string("redis-benchmark: not measured (") + e.what() + ")";
-  }
-
-  std::printf("stress: %d threads on %d clients, %d %s lock(s), %s, %.1f s on %s\n", args.threads, clients,
-              args.locks, args.lock.c_str(),
-              args.lease_ms > 0 ? ("explicit lease " + std::to_string(args.lease_ms) + " ms").c_str()
-                                : "watchdog lease 30000 ms",
-              wall_s, server_text.c_str());
-  if (*mutant != ClientMutant::None) std::printf("  client mutant: %s\n", args.mutant.c_str());
-  std::printf("  pairs: %llu lock+unlock in %.2f s = %.0f pairs/s\n", static_cast<unsigned long long>(pairs), wall_s,
-              pairs_per_s);
-  std::printf("  acquire latency: p50 %.3f ms, p99 %.3f ms, max %.3f ms (%zu acquires; %llu waits given up at the "
-              "end of the duration)\n",
-              percentile_ms(latencies, 0.50), percentile_ms(latencies, 0.99),
-              latencies.empty() ? 0.0 : latencies.back() / 1000.0, latencies.size(),
-              static_cast<unsigned long long>(gave_up));
-  std::printf("  overlaps seen by the in-critical-section flags: %llu; counter increments lost: %llu; "
-              "unlocks refused (hold gone): %llu\n",
-              static_cast<unsigned long long>(overlaps.load()),
-              static_cast<unsigned long long>(pairs >= counted ? pairs - counted : 0),
-              static_cast<unsigned long long>(not_held));
-  std::printf("  history: %llu events; scripts out of server order: %llu, dropped: %llu%s\n",
-              static_cast<unsigned long long>(recorder->events()),
-              static_cast<unsigned long long>(recorder->scripts_unordered()),
-              static_cast<unsigned long long>(recorder->scripts_dropped()),
-              recorder->spy_error().empty() ? "" : ("; " + recorder->spy_error()).c_str());
-  std::printf("  checkers: %zu violation(s), %zu failing\n", all.size(), failing.size());
-  for (const Violation& v : all) {
-    std::printf("    %s %s\n", is_advisory_property(v.property) ? "note" : "FAIL", v.to_string().c_str());
-  }
-  std::printf("  %s\n", bench.c_str());
-  if (writer) {
-    std::printf("  trace: %s%s\n", args.trace.c_str(), trace_error.empty() ? "" : (" NOT written: " + trace_error).c_str());
-  }
-  for (const std::string& e : errors) std::printf("  thread error: %s\n", e.c_str());
-  const bool failed = overlaps.load() > 0 || counted != pairs || !failing.empty();
-  if (!errors.empty() || !trace_error.empty()) {
-    std::printf("stress: ERROR (%zu thread error(s)%s)\n", errors.size(), trace_error.empty() ? "" : ", trace");
-    return failed ? 1 : 2;
+  const std::string bench = clean_up_and_benchmark(server, prefix, args.benchmark_requests, t.pairs_per_s());
+  print_stress(q, server, t, *recorder, all, failing, bench, trace_error);
+  const bool failed = t.failed(failing);
+  if (!t.errors.empty() || !trace_error.empty()) {
+    std::printf("stress: ERROR (%zu thread error(s)%s)\n", t.errors.size(), trace_error.empty() ? "" : ", trace");
+    return failed ? 1 : (t.errors.empty() && trace_refused_by_system ? kExitEnvironment : 2);
   }
   std::printf("stress: %s\n", failed ? "FAILED" : "ok");
   return failed ? 1 : 0;
@@ -361,7 +418,7 @@ int stress_command(const StressArgs& args) {
 
 }  // namespace
 
-void add_stress_command(CLI::App& app, int* exit_code) {
+void add_stress_command(CLI::App& app, CliContext* ctx) {
   auto args = std::make_shared<StressArgs>();
   CLI::App* cmd = app.add_subcommand(
       "stress",
@@ -388,7 +445,7 @@ void add_stress_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--benchmark-requests", args->benchmark_requests,
                   "redis-benchmark requests for the comparison (0: skip)")
       ->capture_default_str()->transform(non_negative_integer());
-  cmd->callback([args, exit_code] { *exit_code = stress_command(*args); });
+  cmd->callback([args, ctx] { ctx->exit_code = run_stress(validate_stress(*args)); });
 }
 
 }  // namespace locksim::cli

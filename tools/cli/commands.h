@@ -1,31 +1,45 @@
 // The locksim subcommands. Each lives in its own cmd_<name>.cc and registers
 // itself on the CLI11 app with an add_<name>_command() function; the callback
-// stores the command's exit code in *exit_code (0 ok, 1 check failed,
-// 2 bad input / environment error).
+// stores the command's exit code in ctx->exit_code (0 ok, 1 check failed;
+// bad input and the environment are thrown: UsageError, exit 2;
+// EnvironmentError, exit 3). Each command reads its flags into a plain
+// Args, validate_<name>(Args) -> Options (pure: the text parsed into types,
+// or UsageError) and run_<name>(Options, context) does the work.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include "tools/cli/number_option.h"
+#include "tools/cli/program_name.h"
+#include "traces/output_file.h"
+#include "traces/trace_writer.h"
 
 namespace locksim::cli {
 
-void add_doctor_command(CLI::App& app, int* exit_code);
-void add_timeline_command(CLI::App& app, int* exit_code);
-void add_run_command(CLI::App& app, int* exit_code);
-void add_replay_command(CLI::App& app, int* exit_code);
-void add_campaign_command(CLI::App& app, int* exit_code);
-void add_mutants_command(CLI::App& app, int* exit_code);
-void add_diff_command(CLI::App& app, int* exit_code);
-void add_check_command(CLI::App& app, int* exit_code);
-void add_bench_command(CLI::App& app, int* exit_code);
-void add_pack_command(CLI::App& app, int* exit_code);
-void add_stress_command(CLI::App& app, int* exit_code);
-void add_report_command(CLI::App& app, int* exit_code);
-void add_coverage_command(CLI::App& app, int* exit_code);
-void add_merge_command(CLI::App& app, int* exit_code);
-void add_explore_command(CLI::App& app, int* exit_code);
-void add_index_command(CLI::App& app, int* exit_code);
+// What every command gets from main: where its exit code goes, and how
+// locksim names itself in the commands it prints (tools/cli/program_name.h).
+struct CliContext {
+  int exit_code = 0;
+  ProgramName program;
+};
+
+void add_doctor_command(CLI::App& app, CliContext* ctx);
+void add_timeline_command(CLI::App& app, CliContext* ctx);
+void add_run_command(CLI::App& app, CliContext* ctx);
+void add_replay_command(CLI::App& app, CliContext* ctx);
+void add_campaign_command(CLI::App& app, CliContext* ctx);
+void add_mutants_command(CLI::App& app, CliContext* ctx);
+void add_diff_command(CLI::App& app, CliContext* ctx);
+void add_check_command(CLI::App& app, CliContext* ctx);
+void add_bench_command(CLI::App& app, CliContext* ctx);
+void add_pack_command(CLI::App& app, CliContext* ctx);
+void add_stress_command(CLI::App& app, CliContext* ctx);
+void add_report_command(CLI::App& app, CliContext* ctx);
+void add_coverage_command(CLI::App& app, CliContext* ctx);
+void add_merge_command(CLI::App& app, CliContext* ctx);
+void add_explore_command(CLI::App& app, CliContext* ctx);
+void add_index_command(CLI::App& app, CliContext* ctx);
+void add_shrink_command(CLI::App& app, CliContext* ctx);
 
 // Accepts only a plain non-negative integer that fits 64 bits ("-1" would
 // otherwise wrap around in an unsigned option, and 2^64 saturate). Attach it
@@ -97,5 +111,21 @@ struct UsageError : std::runtime_error {
 struct EnvironmentError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// Whether `e` says the system refused an output (a read-only or full file
+// system, no permission: traces/output_file.h OutputSystemError, or a trace
+// writer's TraceWriteError), rather than that the output named is wrong.
+inline bool is_system_output_failure(const std::exception& e) {
+  return dynamic_cast<const OutputSystemError*>(&e) != nullptr || dynamic_cast<const TraceWriteError*>(&e) != nullptr;
+}
+
+// An output that cannot be written, as the exit codes say: the system's
+// refusal is the environment (EnvironmentError, exit 3, with its reason:
+// "No space left on device"), anything else about the output is bad input
+// (UsageError, exit 2). `prefix` goes before the error's own text.
+[[noreturn]] inline void throw_output_failure(const std::exception& e, const std::string& prefix = "") {
+  if (is_system_output_failure(e)) throw EnvironmentError(prefix + e.what());
+  throw UsageError(prefix + e.what());
+}
 
 }  // namespace locksim::cli

@@ -17,23 +17,25 @@ int main(int argc, char** argv) {
   locksim::sweep_stale_server_dirs();
   CLI::App app{"locksim: deterministic virtual-time verification harness for Redis locks"};
   app.require_subcommand(1);
-  int exit_code = 0;
-  locksim::cli::add_doctor_command(app, &exit_code);
-  locksim::cli::add_timeline_command(app, &exit_code);
-  locksim::cli::add_run_command(app, &exit_code);
-  locksim::cli::add_replay_command(app, &exit_code);
-  locksim::cli::add_campaign_command(app, &exit_code);
-  locksim::cli::add_mutants_command(app, &exit_code);
-  locksim::cli::add_diff_command(app, &exit_code);
-  locksim::cli::add_check_command(app, &exit_code);
-  locksim::cli::add_bench_command(app, &exit_code);
-  locksim::cli::add_pack_command(app, &exit_code);
-  locksim::cli::add_stress_command(app, &exit_code);
-  locksim::cli::add_report_command(app, &exit_code);
-  locksim::cli::add_coverage_command(app, &exit_code);
-  locksim::cli::add_merge_command(app, &exit_code);
-  locksim::cli::add_explore_command(app, &exit_code);
-  locksim::cli::add_index_command(app, &exit_code);
+  locksim::cli::CliContext context;
+  context.program = locksim::cli::program_name(argv[0]);
+  locksim::cli::add_doctor_command(app, &context);
+  locksim::cli::add_timeline_command(app, &context);
+  locksim::cli::add_run_command(app, &context);
+  locksim::cli::add_replay_command(app, &context);
+  locksim::cli::add_campaign_command(app, &context);
+  locksim::cli::add_mutants_command(app, &context);
+  locksim::cli::add_diff_command(app, &context);
+  locksim::cli::add_check_command(app, &context);
+  locksim::cli::add_bench_command(app, &context);
+  locksim::cli::add_pack_command(app, &context);
+  locksim::cli::add_stress_command(app, &context);
+  locksim::cli::add_report_command(app, &context);
+  locksim::cli::add_coverage_command(app, &context);
+  locksim::cli::add_merge_command(app, &context);
+  locksim::cli::add_explore_command(app, &context);
+  locksim::cli::add_index_command(app, &context);
+  locksim::cli::add_shrink_command(app, &context);
   // After the subcommands, which would otherwise repeat it.
   app.footer(
       "Environment: LOCKSIM_SCRIPTS=DIR replaces the built-in script pack (builtin:impl/lua, compiled in) "
@@ -73,8 +75,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "locksim: %s\n", e.what());
     return locksim::cli::kExitEnvironment;
   } catch (const std::exception& e) {
+    // An output the system refused that no command caught: the environment.
+    if (locksim::cli::is_system_output_failure(e)) {
+      std::fprintf(stderr, "locksim: %s\n", e.what());
+      return locksim::cli::kExitEnvironment;
+    }
     std::fprintf(stderr, "locksim: error: %s\n", e.what());
     return 2;
   }
-  return exit_code;
+  return context.exit_code;
 }

@@ -1,9 +1,14 @@
 // --memory-limit: the one limit on the memory a lua-backend run holds (its
 // Lua heaps and key stores together; sim/lua_backend.h), on every command
-// that runs a pack's Lua in process. SIZE is a whole number of bytes, or
-// of KiB, MiB, GiB with a K, M or G suffix (KB, MB, GB, KiB, MiB, GiB
-// read the same); from 16M to 1T. Bad text: one line naming the option,
-// exit 2 (main's ParseError handler).
+// that runs a pack's Lua in process (run, campaign, replay, diff, explore,
+// check, pack check).
+//
+// The flag is read as text (add_memory_limit_option) and parsed by the
+// command's validate function (validate_memory_limit): SIZE is a whole
+// number of bytes, or of KiB, MiB, GiB with a K, M or G suffix (KB, MB, GB,
+// KiB, MiB, GiB read the same, any case), from 16M to 1024G. Anything else
+// (0, a negative number, a fraction, a size past the range, a word) is a
+// UsageError of one line naming the flag: exit 2.
 #pragma once
 
 #include <cstddef>
@@ -21,55 +26,21 @@ namespace locksim::cli {
 inline constexpr size_t kMinMemoryLimitBytes = size_t{16} << 20;
 inline constexpr size_t kMaxMemoryLimitBytes = size_t{1} << 40;
 
-// The bytes `text` names, or nullopt.
-inline std::optional<size_t> parse_memory_size(const std::string& text) {
-  size_t i = 0;
-  uint64_t n = 0;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-    if (n > (uint64_t{1} << 50)) return std::nullopt;
-    n = n * 10 + static_cast<uint64_t>(text[i] - '0');
-    ++i;
-  }
-  if (i == 0) return std::nullopt;
-  std::string unit = text.substr(i);
-  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  int shift = 0;
-  if (unit.empty() || unit == "B") {
-    shift = 0;
-  } else if (unit == "K" || unit == "KB" || unit == "KIB") {
-    shift = 10;
-  } else if (unit == "M" || unit == "MB" || unit == "MIB") {
-    shift = 20;
-  } else if (unit == "G" || unit == "GB" || unit == "GIB") {
-    shift = 30;
-  } else {
-    return std::nullopt;
-  }
-  if (n > (uint64_t{1} << (62 - shift))) return std::nullopt;
-  return static_cast<size_t>(n << shift);
-}
+// The bytes `text` names (a whole number with an optional unit; past 2^64:
+// UINT64_MAX), or nullopt when it is not such a number.
+std::optional<uint64_t> parse_memory_size(const std::string& text);
 
-struct MemoryLimitOption {
-  std::string text;  // as typed
-  size_t bytes = LuaBackend::kDefaultRunMemoryBytes;
-  LuaLimits limits() const { return LuaLimits{LuaLimits{}.step_budget, bytes}; }
+// --memory-limit as typed.
+struct MemoryLimitFlag {
+  std::string text;
+  bool given = false;  // an empty text given ('--memory-limit ""') is refused, not the default
 };
 
-inline void add_memory_limit_option(CLI::App* cmd, MemoryLimitOption* out) {
-  cmd->add_option("--memory-limit", out->text,
-                  "Memory a lua-backend run may hold, its Lua heaps and key stores together (e.g. 512M, 2G; "
-                  "default 1536M, explore at most 128M); a run that needs more stops with exit 2")
-      ->check(CLI::Validator(
-          [](std::string& value) -> std::string {
-            const std::optional<size_t> bytes = parse_memory_size(value);
-            if (!bytes) return "'" + value + "' is not a size (a number of bytes, or with K, M or G)";
-            if (*bytes < kMinMemoryLimitBytes || *bytes > kMaxMemoryLimitBytes) {
-              return "'" + value + "' is outside [16M, 1024G]";
-            }
-            return "";
-          },
-          "SIZE"))
-      ->each([out](const std::string& value) { out->bytes = *parse_memory_size(value); });
-}
+// Registers --memory-limit on `cmd`, into `*flag`.
+void add_memory_limit_option(CLI::App* cmd, MemoryLimitFlag* flag);
+
+// The lua backend's limits for `flag` (not given: the default,
+// LuaBackend::kDefaultRunMemoryBytes). Throws UsageError.
+LuaLimits validate_memory_limit(const MemoryLimitFlag& flag);
 
 }  // namespace locksim::cli

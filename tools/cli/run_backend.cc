@@ -12,25 +12,33 @@
 
 namespace locksim::cli {
 
-RunBackend make_run_backend(const std::string& kind, Scenario* scenario, LuaLimits lua_limits) {
+RunBackend make_run_backend(BackendKind kind, Scenario* scenario, LuaLimits lua_limits) {
+  std::optional<ScriptPack> pack;
+  try {
+    pack = load_scenario_pack(*scenario);
+  } catch (const ScriptPackError& e) {
+    throw UsageError(e.what());
+  }
+  return make_run_backend(kind, scenario, *pack, lua_limits);
+}
+
+RunBackend make_run_backend(BackendKind kind, Scenario* scenario, const ScriptPack& pack, LuaLimits lua_limits) {
   RunBackend out;
-  ScriptPack pack = [&] {
-    try {
-      return resolve_scenario_scripts(scenario, kind);
-    } catch (const ScenarioError& e) {
-      throw UsageError(e.what());
-    } catch (const ScriptPackError& e) {
-      throw UsageError(e.what());
-    }
-  }();
+  try {
+    apply_scenario_pack(scenario, pack, kind);
+  } catch (const ScenarioError& e) {
+    throw UsageError(e.what());
+  } catch (const ScriptPackError& e) {
+    throw UsageError(e.what());
+  }
   out.input_files = pack.files();
-  if (kind == "model") {
+  if (kind == BackendKind::Model) {
     out.backend = std::make_unique<ModelBackend>(scenario->servers, scenario->model_variant);
     return out;
   }
-  if (kind == "lua") {
+  if (kind == BackendKind::Lua) {
     try {
-      out.backend = std::make_unique<LuaBackend>(scenario->servers, std::move(pack), LuaAllocation::Malloc, lua_limits);
+      out.backend = std::make_unique<LuaBackend>(scenario->servers, pack, LuaAllocation::Malloc, lua_limits);
     } catch (const ScriptPackError& e) {
       throw UsageError(std::string("bad script pack: ") + e.what());
     }
@@ -45,7 +53,7 @@ RunBackend make_run_backend(const std::string& kind, Scenario* scenario, LuaLimi
   } catch (const RedisError& e) {
     throw EnvironmentError(std::string("cannot start the live backend: ") + e.what());
   }
-  auto live = std::make_unique<LiveBackend>(controls, std::move(pack), kKeyPrefix);
+  auto live = std::make_unique<LiveBackend>(controls, pack, kKeyPrefix);
   live->set_replica_factory([] { return std::make_unique<RedisServer>(); });  // --profile failover
   out.backend = std::move(live);
   return out;
@@ -67,16 +75,8 @@ std::unique_ptr<BackendSource> make_backend_source(BackendKind kind, const Scrip
   return nullptr;
 }
 
-std::string default_backend_for(const Scenario& scenario) {
-  Scenario probe = scenario;
-  try {
-    resolve_scenario_scripts(&probe, "model");
-  } catch (const ScenarioError&) {
-    return "lua";
-  } catch (const ScriptPackError&) {
-    return "model";
-  }
-  return "model";
+BackendKind default_backend_for(const Scenario& scenario, const ScriptPack& pack) {
+  return model_stands_for(scenario, pack) ? BackendKind::Model : BackendKind::Lua;
 }
 
 }  // namespace locksim::cli

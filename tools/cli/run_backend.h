@@ -30,10 +30,13 @@ struct RunBackend {
 // Throws UsageError for an unusable combination (e.g. a pack the model
 // cannot stand for on the model backend, a Lua script the lua backend
 // cannot compile), EnvironmentError when a live server cannot be started,
-// RedisError when a live server fails later. `scenario` gets its
-// model_variant resolved from the pack.
+// RedisError when a live server fails later. `scenario` gets its design and
+// model_variant from `pack`, the scenario's pack, loaded once by the caller.
 // `lua_limits`: the lua backend's budget and memory limit (--memory-limit).
-RunBackend make_run_backend(const std::string& kind, Scenario* scenario,
+RunBackend make_run_backend(BackendKind kind, Scenario* scenario, const ScriptPack& pack,
+                            LuaLimits lua_limits = LuaBackend::default_limits());
+// The same, loading the scenario's pack (a pack that does not load: UsageError).
+RunBackend make_run_backend(BackendKind kind, Scenario* scenario,
                             LuaLimits lua_limits = LuaBackend::default_limits());
 
 // A BackendSource (sim/backend_source.h) of `kind`: the model (with
@@ -45,10 +48,8 @@ std::unique_ptr<BackendSource> make_backend_source(BackendKind kind, const Scrip
                                                    LuaLimits lua_limits = LuaBackend::default_limits());
 
 // The backend a scenario runs on when none is named: the model when it
-// stands for the scenario's pack (an empty `scripts`: the default pack,
-// which $LOCKSIM_SCRIPTS may name), else "lua" (the pack's own Lua, in
-// process). A pack that does not load gives "model" (the caller's load then
-// reports it).
-std::string default_backend_for(const Scenario& scenario);
+// stands for the scenario's pack (`pack`, loaded by the caller), else the
+// lua backend (the pack's own Lua, in process).
+BackendKind default_backend_for(const Scenario& scenario, const ScriptPack& pack);
 
 }  // namespace locksim::cli

@@ -28,12 +28,12 @@ std::string new_run_dir(const std::string& label) {
   const fs::path root = runs_root();
   std::error_code ec;
   fs::create_directories(root, ec);
-  if (ec) throw UsageError("cannot create the runs directory '" + root.string() + "': " + ec.message() + " (or give --out DIR)");
+  if (ec) throw EnvironmentError("cannot create the runs directory '" + root.string() + "': " + ec.message() + " (or give --out DIR)");
   for (int n = 1; n <= 1000; ++n) {
     const std::string name = n == 1 ? base : base + "-" + std::to_string(n);
     const fs::path dir = root / name;
     if (!fs::create_directory(dir, ec)) {
-      if (ec) throw UsageError("cannot create '" + dir.string() + "': " + ec.message() + " (or give --out DIR)");
+      if (ec) throw EnvironmentError("cannot create '" + dir.string() + "': " + ec.message() + " (or give --out DIR)");
       continue;  // exists: the next name
     }
     return dir.string();

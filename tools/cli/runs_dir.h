@@ -13,7 +13,7 @@ std::string runs_root();
 // <root>/<UTC time>-<label>[-K]/: a new, empty directory (-2, -3 ... when
 // one of that name exists), which claims the name; the run is put there
 // when it is complete (StagedRunDir), and only then does <root>/latest point
-// at it (point_latest_at). Throws UsageError when it cannot be created.
+// at it (point_latest_at). Throws EnvironmentError when it cannot be created.
 std::string new_run_dir(const std::string& label);
 
 // <root>/latest -> the run dir's name, replaced in one step (rename over the

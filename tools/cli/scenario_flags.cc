@@ -1,14 +1,17 @@
 #include "tools/cli/scenario_flags.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
+#include "impl/builtin_packs.h"
 #include "impl/mutant.h"
 #include "sim/scenario.h"
 #include "sim/server_faults.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/number_option.h"
+#include "tools/cli/program_name.h"
 
 namespace locksim::cli {
 
@@ -72,23 +75,27 @@ Persistence persistence_option(const std::string& name) {
 }
 
 void ScenarioFlags::apply(CampaignOptions* o) const {
-  o->clients = clients;
-  o->locks = locks;
-  o->servers = servers;
-  o->lock_kind = lock_kind_option(lock);
+  Scenario& s = o->scenario;
+  s.clients = clients;
+  s.locks = locks;
+  s.servers = servers;
+  s.lock_kind = lock_kind_option(lock);
   if (auto p = Profile::from_name(profile)) {
-    o->profile = *p;
+    s.profile = *p;
   } else {
     throw UsageError("--profile: unknown profile '" + profile + "' (" + profile_names_text() +
                      "; or several joined by +)");
   }
-  o->duration_ms = duration_s >= 0 ? static_cast<int64_t>(std::llround(duration_s * 1000)) : duration_ms;
-  o->persistence = persistence_option(persistence);
-  o->restart_delay_ms = restart_delay_ms;
-  o->fair_slot_ms = fair_slot_ms;
-  o->validity = validity;
-  o->scripts = scripts;
-  o->mutant = mutant_option(mutant);
+  s.duration_ms = duration_s >= 0 ? static_cast<int64_t>(std::llround(duration_s * 1000)) : duration_ms;
+  s.persistence = persistence_option(persistence);
+  s.restart_delay_ms = restart_delay_ms;
+  o->fair_slot_given = fair_slot_ms >= 0;
+  s.fair_slot_ms = std::max<int64_t>(fair_slot_ms, 0);
+  s.validity = validity;
+  s.scripts = scripts;
+  const Mutant m = mutant_option(mutant);
+  s.mutant = m.client();
+  s.model_variant = m.script();
 }
 
 std::string shell_word(const std::string& text) {
@@ -107,18 +114,22 @@ std::string shell_word(const std::string& text) {
 }
 
 std::string scenario_command_text(const CampaignOptions& o) {
-  const CampaignOptions defaults;
-  std::string c = "--profile " + shell_word(o.profile.name()) + " --lock " + std::string(lock_kind_name(o.lock_kind));
-  if (o.clients != defaults.clients) c += " --clients " + std::to_string(o.clients);
-  if (o.locks != defaults.locks) c += " --locks " + std::to_string(o.locks);
-  if (o.servers != defaults.servers) c += " --servers " + std::to_string(o.servers);
-  if (o.duration_ms != defaults.duration_ms) c += " --duration-ms " + std::to_string(o.duration_ms);
-  if (o.persistence != Persistence::None) c += " --persistence " + std::string(persistence_name(o.persistence));
-  if (o.restart_delay_ms != 0) c += " --restart-delay-ms " + std::to_string(o.restart_delay_ms);
-  if (o.fair_slot_ms >= 0) c += " --fair-slot-ms " + std::to_string(o.fair_slot_ms);
-  if (o.validity) c += " --validity";
-  if (!o.scripts.empty()) c += " --scripts " + shell_word(o.scripts);
-  if (!o.mutant.none()) c += " --mutant " + shell_word(o.mutant.name());
+  const Scenario defaults = campaign_default_scenario();
+  const Scenario& s = o.scenario;
+  std::string c = "--profile " + shell_word(s.profile.name()) + " --lock " + std::string(lock_kind_name(s.lock_kind));
+  if (s.clients != defaults.clients) c += " --clients " + std::to_string(s.clients);
+  if (s.locks != defaults.locks) c += " --locks " + std::to_string(s.locks);
+  if (s.servers != defaults.servers) c += " --servers " + std::to_string(s.servers);
+  if (s.duration_ms != defaults.duration_ms) c += " --duration-ms " + std::to_string(s.duration_ms);
+  if (s.persistence != Persistence::None) c += " --persistence " + std::string(persistence_name(s.persistence));
+  if (s.restart_delay_ms != 0) c += " --restart-delay-ms " + std::to_string(s.restart_delay_ms);
+  if (o.fair_slot_given) c += " --fair-slot-ms " + std::to_string(s.fair_slot_ms);
+  if (s.validity) c += " --validity";
+  // A pack directory by its absolute path: the command runs from anywhere.
+  if (!s.scripts.empty())
+    c += " --scripts " + shell_word(is_builtin_name(s.scripts) ? s.scripts : absolute_path_text(s.scripts));
+  const Mutant mutant = campaign_mutant(o);
+  if (!mutant.none()) c += " --mutant " + shell_word(mutant.name());
   return c;
 }
 

@@ -7,9 +7,9 @@
 //   --restart-delay-ms D  --fair-slot-ms S  --validity  --scripts DIR
 //   --mutant NAME (client or script mutant)
 //
-// apply() copies them into CampaignOptions (what campaign_template() turns
-// into a Scenario, for one seed or many) and throws UsageError for a value
-// that does not parse. command_text() writes them back as flags, shell
+// apply() parses them into CampaignOptions::scenario (which
+// campaign_template() resolves, for one seed or many) and throws UsageError
+// for a value that does not parse. command_text() writes them back as flags, shell
 // quoted, leaving out each one at its default.
 #pragma once
 

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <linux/fs.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -85,15 +86,41 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// The pid in a staging dir's name (.<name>.locksim-staging-<pid>-<n>), or 0.
+pid_t staging_pid(const std::string& entry, size_t mark) {
+  const size_t from = mark + std::strlen(kStagingMark);
+  const size_t dash = entry.find('-', from);
+  if (dash == std::string::npos || dash == from) return 0;
+  pid_t pid = 0;
+  for (size_t i = from; i < dash; ++i) {
+    if (entry[i] < '0' || entry[i] > '9' || pid > 10'000'000) return 0;
+    pid = pid * 10 + (entry[i] - '0');
+  }
+  return pid;
+}
+
+// Whether process `pid` is gone (no such process; one we may not signal is alive).
+bool process_gone(pid_t pid) { return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH; }
+
 // Staging dirs and lock files in `parent` whose owner is gone (only names
 // of our own making: .<name>.locksim-staging-<pid>-<n>, .<name>.locksim-lock).
-void sweep_stale(int parent_fd, const std::string& parent) {
+// A staging dir's owner holds its lock for as long as the dir lives, so one
+// of `held_lock` (the lock this process holds) is another's, left behind
+// (SIGKILL); so is one whose pid names no process, or whose lock is free.
+void sweep_stale(int parent_fd, const std::string& parent, const std::string& held_lock) {
   const std::vector<std::string> entries = entries_of(parent_fd);
   // Staging dirs first: their lock file tells whether the owner is alive.
   for (const std::string& entry : entries) {
     const size_t mark = entry.find(kStagingMark);
     if (entry.size() < 2 || entry[0] != '.' || mark == std::string::npos || mark < 2) continue;
     const std::string lock_name = entry.substr(0, mark) + kLockSuffix;
+    const pid_t pid = staging_pid(entry, mark);
+    if (pid == ::getpid()) continue;  // ours (another StagedRunDir of this process)
+    std::error_code ec;
+    if (lock_name == held_lock || process_gone(pid)) {
+      fs::remove_all(fs::path(parent) / entry, ec);
+      continue;
+    }
     const int fd = try_lock(parent_fd, lock_name, false);
     if (fd == -1) continue;  // its owner is alive
     if (fd == -2) {          // no lock file: only an old dir is left over
@@ -102,7 +129,6 @@ void sweep_stale(int parent_fd, const std::string& parent) {
         continue;
       }
     }
-    std::error_code ec;
     fs::remove_all(fs::path(parent) / entry, ec);
     if (fd >= 0) {
       unlink_held_lock(parent_fd, lock_name, fd);
@@ -155,7 +181,7 @@ StagedRunDir::StagedRunDir(const std::string& out, SameRun same_run) : out_(out)
                            ": " + why);
   }
   try {
-    sweep_stale(parent_fd_, parent_);
+    sweep_stale(parent_fd_, parent_, lock_name_);
     // What is at `out` now.
     struct stat st {};
     if (::fstatat(parent_fd_, name_.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {

@@ -19,7 +19,9 @@
 //    removed). Throws OutputError. Not published (an error, an exception),
 //    the destructor removes the staging dir: `out` is as it was.
 //  - Leftovers of killed runs in <parent> are swept when a directory there
-//    is claimed: staging dirs whose lock is free (their owner is gone), and
+//    is claimed (after this one's lock is taken): staging dirs whose owner
+//    is gone (the pid in the name names no process, or their lock is free,
+//    or it is the lock just taken: a SIGKILLed run of this same --out), and
 //    those lock files.
 #pragma once
 
