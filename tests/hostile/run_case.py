@@ -4,7 +4,7 @@
 usage: run_case.py LOCKSIM PACK_DIR CASE.lua COMMAND
 
 The case's Lua replaces rlock_acquire.lua in a copy of the pack, then
-COMMAND (run, campaign, pack-check, replay, diff, explore, check) runs it on
+COMMAND (run, campaign, pack-check, replay, diff, explore, check, shrink) runs it on
 the lua backend within a time limit. The case's "-- expect:" line says what
 must happen:
   stop TEXT   exit 2, standard error exactly one line, containing TEXT and
@@ -72,13 +72,14 @@ def main():
         trace = os.path.join(work, "run.jsonl")
         memory = ["--memory-limit", limit]
         base = ["--backend", "lua", "--scripts", pack]
-        if command == "check":
+        if command in ("check", "shrink"):
             # check runs the pack's Lua when it re-runs a violation for its
-            # cause: the trace comes from an acquire that always grants.
+            # cause, shrink when it shrinks one: the trace comes from an
+            # acquire that always grants.
             with open(target, "w", encoding="utf-8") as f:
                 f.write("redis.call('hset', KEYS[1], ARGV[2], 1) redis.call('pexpire', KEYS[1], ARGV[1]) "
                         "return nil\n")
-        if command in ("replay", "check"):
+        if command in ("replay", "check", "shrink"):
             # A trace recorded with the pack as it is, then the case swapped in.
             rec = run([locksim, "run", *base, "--seed", "1", "--trace", trace], work)
             if rec.returncode not in (0, 1):
@@ -94,6 +95,8 @@ def main():
             cmd = [locksim, "replay", trace, *memory]
         elif command == "check":
             cmd = [locksim, "check", trace, *memory]
+        elif command == "shrink":
+            cmd = [locksim, "shrink", trace, "-o", os.path.join(work, "shrunk.jsonl"), *memory]
         elif command == "diff":
             cmd = [locksim, "diff", *base, *memory, "--sequences", "5"]
         elif command == "explore":
