@@ -112,6 +112,8 @@ def main():
                 fail(f"exit {p.returncode}, not 2; stderr: {p.stderr.strip()[:2000]}")
             if len(lines) != 1:
                 fail(f"{len(lines)} lines on standard error, not one: {p.stderr.strip()[:2000]}")
+            if lines[0].startswith("locksim: error:"):
+                fail(f"main's catch-all line (an exception the command does not handle): {lines[0]}")
             if not any(t in lines[0] for t in texts) or pack not in lines[0]:
                 fail(f"the line does not name {' or '.join(texts)} and the pack {pack}: {lines[0]}")
             if "MiB of memory" in lines[0] and peak_kib > before:

@@ -297,6 +297,7 @@ struct ExploreSetup {
   BackendKind backend = BackendKind::Model;
   std::vector<std::unique_ptr<BackendSource>> sources;
   std::vector<std::string> inputs;  // the pack's files: never an output
+  size_t lua_memory_bytes = 0;      // --memory-limit
 };
 
 ExploreSetup set_up(const ExploreRequest& q) {
@@ -332,6 +333,7 @@ ExploreSetup set_up(const ExploreRequest& q) {
   out.config.workers = a.workers;
   out.config.check = default_check_config();
   out.config.policy = q.policy;
+  out.lua_memory_bytes = q.lua_limits.memory_bytes;
   try {
     if (out.backend == BackendKind::Lua) out.inputs = pack->files();
     for (int w = 0; w < a.workers; ++w) {
@@ -358,7 +360,15 @@ ExploreResult explore_with_progress(ExploreSetup& setup) {
     return r;
   } catch (const LuaScriptAbort& e) {
     progress.end();
-    throw UsageError(std::string("explore stopped on the lua backend: ") + e.what());
+    std::string why = e.what();
+    // Explore runs the pack's Lua in copyable runs, which hold less than a
+    // larger --memory-limit (sim/lua_backend_source.h): say which limit it was.
+    if (why.find(" MiB of memory") != std::string::npos &&
+        setup.lua_memory_bytes > LuaBackendSource::kCopyableMemoryBytes) {
+      why += " (explore's copies of a run hold at most " +
+             std::to_string(LuaBackendSource::kCopyableMemoryBytes >> 20) + " MiB, whatever --memory-limit says)";
+    }
+    throw UsageError("explore stopped on the lua backend: " + why);
   } catch (const std::invalid_argument& e) {
     progress.end();
     throw UsageError(e.what());

@@ -40,7 +40,7 @@ std::optional<uint64_t> parse_memory_size(const std::string& text) {
 void add_memory_limit_option(CLI::App* cmd, MemoryLimitFlag* flag) {
   cmd->add_option("--memory-limit", flag->text,
                   "Memory a lua-backend run may hold, its Lua heaps and key stores together: a whole number of "
-                  "bytes or with K, M or G, from 16M to 1024G (default 1536M; explore's copies at most 128M); a run "
+                  "bytes or with K, M or G, from 16M to 1024G (default 1536M; explore's copies at most 128M; each of a campaign's workers its own); a run "
                   "that needs more stops with exit 2")
       ->type_name("SIZE")
       ->each([flag](const std::string&) { flag->given = true; });
