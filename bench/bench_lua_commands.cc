@@ -1,6 +1,7 @@
 // The lua backend's commands against live redis-server, measured in one
 // run: the same Lua script (100,000 HSETs on one key; 1,000 APPENDs of
-// 100 KB) by EVAL on a redis-server started here and on the lua backend's
+// 100 KB; HINCRBY, RPUSH and LPOP, ZADD, ZSCORE and ZREM, ZRANK, ZRANGE by
+// rank, SET PX) by EVAL on a redis-server started here and on the lua backend's
 // embedded Lua over a Store charged to a run's memory account (as
 // sim/lua_backend.h runs it). Prints each side's best time of three and
 // their ratio, lua / live; the aim is 5 or less (a command costing what
@@ -43,6 +44,26 @@ int main() {
       {"1000 APPENDs of 100 KB",
        "local v = string.rep('x', 102400) for i = 1, 1000 do redis.call('append', KEYS[1], v) end "
        "return redis.call('strlen', KEYS[1])"},
+      {"100000 HINCRBYs, 1000 fields",
+       "for i = 1, 100000 do redis.call('hincrby', KEYS[1], 'f' .. (i % 1000), 1) end return redis.call('hlen', KEYS[1])"},
+      {"100000 RPUSHs then LPOPs",
+       "for i = 1, 100000 do redis.call('rpush', KEYS[1], i) end "
+       "for i = 1, 100000 do redis.call('lpop', KEYS[1]) end return redis.call('llen', KEYS[1])"},
+      {"100000 ZADDs, scores mixed",
+       "for i = 1, 100000 do redis.call('zadd', KEYS[1], (i * 7919) % 100003, 'm' .. i) end "
+       "return redis.call('zcard', KEYS[1])"},
+      {"100000 ZSCOREs and ZREMs",
+       "for i = 1, 100000 do redis.call('zadd', KEYS[1], i, 'm' .. i) end "
+       "for i = 1, 100000 do redis.call('zscore', KEYS[1], 'm' .. i) redis.call('zrem', KEYS[1], 'm' .. i) end "
+       "return redis.call('zcard', KEYS[1])"},
+      {"10000 ZRANKs, 10000 members",
+       "for i = 1, 10000 do redis.call('zadd', KEYS[1], i, 'm' .. i) end "
+       "for i = 1, 10000 do redis.call('zrank', KEYS[1], 'm' .. i) end return redis.call('zcard', KEYS[1])"},
+      {"10000 ZRANGEs of 1 at the middle",
+       "for i = 1, 10000 do redis.call('zadd', KEYS[1], i, 'm' .. i) end "
+       "for i = 1, 10000 do redis.call('zrange', KEYS[1], 5000, 5000) end return redis.call('zcard', KEYS[1])"},
+      {"100000 SETs PX, 1000 keys",
+       "for i = 1, 100000 do redis.call('set', KEYS[1] .. (i % 1000), i, 'PX', 30000) end return 1"},
   };
   constexpr int kRounds = 3;
   locksim::RedisServer server;

@@ -677,17 +677,18 @@ int64_t Store::zadd(std::string_view key, double score, std::string_view member,
   Value& v = known ? *existing : charged_container(key, Type::ZSet, bytes, now_ms);
   auto it = v.zset.score_of.find(member);
   if (it != v.zset.score_of.end()) {
-    const auto at = v.zset.ordered.find(std::pair<double, std::string_view>{it->second, member});
-    assert(at != v.zset.ordered.end());
-    auto node = v.zset.ordered.extract(at);
-    node.value().first = score;
-    v.zset.ordered.insert(std::move(node));
+    std::pair<double, std::string> entry{it->second, std::string(member)};
+    const bool erased = v.zset.ordered.erase(entry);
+    assert(erased);
+    (void)erased;
+    entry.first = score;
+    v.zset.ordered.insert(std::move(entry));
     it->second = score;
     touch(v);
     return 0;
   }
   v.zset.score_of.emplace(member, score);
-  v.zset.ordered.emplace(score, member);
+  v.zset.ordered.insert(std::pair<double, std::string>{score, std::string(member)});
   touch(v);
   return 1;
 }
@@ -706,7 +707,7 @@ int64_t Store::zrem(std::string_view key, std::string_view member, int64_t now_m
   ZSet& zset = entry->second.zset;
   auto it = zset.score_of.find(member);
   if (it == zset.score_of.end()) return 0;
-  zset.ordered.erase(zset.ordered.find(std::pair<double, std::string_view>{it->second, member}));
+  zset.ordered.erase(std::pair<double, std::string>{it->second, std::string(member)});
   zset.score_of.erase(it);
   release_value(entry->second, kMemberBytes + 2 * text_bytes(member.size()));
   touch(entry->second);

@@ -42,13 +42,15 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <set>
 #include <unordered_map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <ext/pb_ds/assoc_container.hpp>
+#include <ext/pb_ds/tree_policy.hpp>
 
 #include "model/exec_result.h"
 #include "model/hash_fields.h"
@@ -207,7 +209,11 @@ class Store {
       return std::string_view(a.second) < std::string_view(b.second);
     }
   };
-  using ZSetOrder = std::set<std::pair<double, std::string>, ScoreMemberLess>;
+  // An ordered set that also knows each element's rank (libstdc++'s policy
+  // tree with order statistics): ZRANK, a range by rank and the bounds of a
+  // range by score in O(log n), as Redis's skip list answers them.
+  using ZSetOrder = __gnu_pbds::tree<std::pair<double, std::string>, __gnu_pbds::null_type, ScoreMemberLess,
+                                     __gnu_pbds::rb_tree_tag, __gnu_pbds::tree_order_statistics_node_update>;
   const ZSetOrder* zset_ref(std::string_view key, int64_t now_ms);
 
   // --- pub/sub ---
