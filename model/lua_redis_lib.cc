@@ -101,7 +101,7 @@ void* lua_alloc_through_new(void* ud, void* ptr, size_t osize, size_t nsize) {
 
 std::string budget_text(const RunState& s) {
   return "the script ran past the lua backend's budget of " + std::to_string(s.limits.step_budget) +
-         " steps (Lua instructions, and work inside library functions: bytes allocated, pattern-matching "
+         " steps (Lua instructions, Redis commands, and work inside library functions: bytes allocated, pattern-matching "
          "steps, table elements moved); an endless loop? live Redis would run it on, answering BUSY to every "
          "other client";
 }
@@ -324,7 +324,7 @@ int generic_command(lua_State* L, bool raise) {
   }
   if (!unsupported.empty()) raise_abort(L, unsupported);
   if (out_of_memory) raise_out_of_memory(L);
-  charge_steps(L, s->ctx->store->work() - work_before);  // the command's walk over a large value
+  charge_steps(L, kStepsPerCommand + (s->ctx->store->work() - work_before));  // the call and its walk
   if (raise && s->sink.top_is_error()) return lua_error(L);
   return 1;
 }

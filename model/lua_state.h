@@ -98,6 +98,11 @@ struct RunState {
 
 inline constexpr int kHookEveryInstructions = 10'000;
 inline constexpr size_t kBytesPerStep = 16;
+// What one redis.call costs the budget before its walk: argument conversion,
+// dispatch and the reply's conversion take about as long as this many Lua
+// instructions, so a loop of cheap commands stops in about the time a loop
+// of plain Lua does.
+inline constexpr uint64_t kStepsPerCommand = 32;
 // Every script's chunk name (as Redis names it).
 inline constexpr const char* kScriptChunkName = "@user_script";
 
