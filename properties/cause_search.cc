@@ -11,6 +11,7 @@
 #include <tuple>
 #include <utility>
 
+#include "model/lua_scripting.h"
 #include "model/variant.h"
 #include "properties/checker_suite.h"
 #include "properties/event_facts.h"
@@ -279,6 +280,8 @@ struct CauseSearch::Impl {
       suite.finish(summary.end_true_us);
       for (const Violation& v : suite.violations()) result.seen.push_back(seen_of(v, keys));
       result.task_ops = keys.take_ops();
+    } catch (const LuaScriptAbort&) {
+      throw;  // the pack's Lua stopped the re-run (model/lua_scripting.h): the caller's run stops too
     } catch (const std::exception& e) {
       result.error = e.what();
     }

@@ -599,6 +599,7 @@ void ReadingRecorder::on_fault(const Event& e) {
       f.label = std::string("clock ") + (e.duration_ms >= 0 ? "+" : "") + format_duration_us(ms_to_us(e.duration_ms));
     } else if (e.op == Op::Lost) {
       f.label = e.lost.empty() ? std::string("lost") : "lost " + std::string(lost_what_name(e.lost.what));
+      f.lost = e.lost.what;
     } else {
       f.label = op_name(e.op);
     }

@@ -127,6 +127,7 @@ struct RecordedFault {
   uint64_t end_event = 0;    // resume / heal / restart (0: as announced)
   bool instant = false;
   std::string label;         // "pause 41.0 s", "clock +45.0 s", "lost reply"
+  LostMessage::What lost = LostMessage::What::None;  // a lost message's kind (None: not a lost message, or not said)
 };
 
 // The fault's name in reports: its op's, "server_clock_jump" for a server's clock jump.

@@ -239,6 +239,14 @@ std::string sequence_timeline_dot(const std::vector<Event>& all_events, const Ti
 
 }  // namespace
 
+TimelineOptions timeline_options_for(const Scenario& scenario) {
+  TimelineOptions options;
+  options.check = check_config_for(scenario);
+  options.servers = scenario.servers;
+  options.redlock = scenario.lock_kind == ScenarioLockKind::RedLock;
+  return options;
+}
+
 std::string violation_subtitle(const std::string& explanation, const std::string& cause) {
   // An explanation that already gives its cause (Violation::to_string()'s
   // kCauseMark) says it once, not twice in two wordings.

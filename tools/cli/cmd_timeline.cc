@@ -91,16 +91,19 @@ TraceHeader read_header(SpooledInput& input) {
   }
 }
 
-// The scenario in the trace's header (for its lock design); a header
-// without a valid one checks as a scenario of ours.
-Scenario header_scenario(SpooledInput& input) {
+// The scenario in the trace's header, if it holds a valid one.
+std::optional<Scenario> valid_header_scenario(SpooledInput& input) {
   const TraceHeader header = read_header(input);
   try {
     return scenario_from_header(header);
   } catch (const ScenarioError&) {
-    return Scenario{};
+    return std::nullopt;
   }
 }
+
+// The scenario in the trace's header (for its lock design); a header
+// without a valid one checks as a scenario of ours.
+Scenario header_scenario(SpooledInput& input) { return valid_header_scenario(input).value_or(Scenario{}); }
 
 Survey survey_trace(SpooledInput& input, const TimelineRequest& r) {
   Survey s;
@@ -356,6 +359,11 @@ int run_timeline(const TimelineRequest& r) {
   d.options.title = r.trace + (r.lock.empty() ? "" : " lock " + r.lock);
   d.options.max_events = r.max_events;
   d.options.quiet_us = r.quiet_us;
+  if (const std::optional<Scenario> scenario = valid_header_scenario(input)) {
+    // Every server of the run gets a lane, a RedLock's unasked ones say why.
+    d.options.servers = scenario->servers;
+    d.options.redlock = scenario->lock_kind == ScenarioLockKind::RedLock;
+  }
   if (r.around_id >= 0) {
     d.options.highlight_ids.insert(static_cast<uint64_t>(r.around_id));
     d.options.title += " around #" + std::to_string(r.around_id);
