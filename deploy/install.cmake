@@ -121,7 +121,7 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "redis-server, graphviz")
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME locksim-dev)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS
-    "libhiredis-dev, liblua5.1-0-dev, libsimdjson-dev, nlohmann-json3-dev, librapidcheck-dev, pkg-config")
+    "libhiredis-dev, liblua5.1-0-dev, lua-bitop-dev, lua-cjson-dev, libsimdjson-dev, nlohmann-json3-dev, librapidcheck-dev, pkg-config")
 # One string each (a line break, then the next line): the package's long description.
 set(CPACK_COMPONENT_RUNTIME_DESCRIPTION "The locksim command: campaigns of seeded scenarios, many simulated clients in
 virtual time with faults, against a model of the lock scripts or a live

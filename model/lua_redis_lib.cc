@@ -24,28 +24,58 @@ RunState* run_state(lua_State* L) {
 }
 
 namespace {
-// Whether a change of size from osize to nsize stays within the state's
-// memory limit (if not, over_memory is set; the caller counts the change).
+
+bool over_budget(const RunState& s) {
+  return s.hook_calls * kHookEveryInstructions + s.steps_charged > s.limits.step_budget;
+}
+
+// Whether a change of size from osize to nsize may happen (the caller
+// counts it): during a run, growth is charged to the budget and to the
+// memory account, either of which may refuse it (Lua then raises "not
+// enough memory", which the sandbox's pcall turns back into the stop);
+// a run that is stopping gets no more memory. Shrinking always may.
 bool within_memory(RunState* s, size_t osize, size_t nsize) {
-  if (nsize > osize && s->memory_bytes + (nsize - osize) > s->limits.memory_bytes) {
+  if (nsize <= osize) {
+    s->memory->release(osize - nsize);
+    return true;
+  }
+  const size_t grow = nsize - osize;
+  if (!s->enforce) {
+    if (!s->memory->try_charge(grow)) s->memory->charge_anyway(grow);
+    return true;
+  }
+  if (!s->abort.empty() || s->over_memory) return false;
+  s->bytes_toward_step += grow;
+  if (s->bytes_toward_step >= kBytesPerStep) {
+    s->steps_charged += s->bytes_toward_step / kBytesPerStep;
+    s->bytes_toward_step %= kBytesPerStep;
+    if (over_budget(*s)) {
+      s->abort = budget_text(*s);
+      return false;
+    }
+  }
+  if (!s->memory->try_charge(grow)) {
     s->over_memory = true;
-    return false;  // Lua raises "not enough memory"
+    return false;
   }
   return true;
 }
+
 }  // namespace
 
 void* lua_alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
   auto* s = static_cast<RunState*>(ud);
   if (nsize == 0) {
     std::free(ptr);
-    s->memory_bytes -= osize;
+    s->memory->release(osize);
     return nullptr;
   }
   if (!within_memory(s, osize, nsize)) return nullptr;
   void* p = std::realloc(ptr, nsize);
-  if (p == nullptr) return nullptr;
-  s->memory_bytes = s->memory_bytes - osize + nsize;
+  if (p == nullptr) {
+    within_memory(s, nsize, osize);  // gives the charge back
+    return nullptr;
+  }
   return p;
 }
 
@@ -53,18 +83,32 @@ void* lua_alloc_through_new(void* ud, void* ptr, size_t osize, size_t nsize) {
   auto* s = static_cast<RunState*>(ud);
   if (nsize == 0) {
     ::operator delete(ptr);
-    s->memory_bytes -= osize;
+    s->memory->release(osize);
     return nullptr;
   }
   if (!within_memory(s, osize, nsize)) return nullptr;
   void* p = ::operator new(nsize, std::nothrow);
-  if (p == nullptr) return nullptr;
+  if (p == nullptr) {
+    within_memory(s, nsize, osize);
+    return nullptr;
+  }
   if (ptr != nullptr) {
     std::memcpy(p, ptr, std::min(osize, nsize));
     ::operator delete(ptr);
   }
-  s->memory_bytes = s->memory_bytes - osize + nsize;
   return p;
+}
+
+std::string budget_text(const RunState& s) {
+  return "the script ran past the lua backend's budget of " + std::to_string(s.limits.step_budget) +
+         " steps (Lua instructions, Redis commands, and work inside library functions: bytes allocated, pattern-matching "
+         "steps, table elements moved); an endless loop? live Redis would run it on, answering BUSY to every "
+         "other client";
+}
+
+std::string memory_limit_text(const RunState& s) {
+  return "the run needed more than " + std::to_string(s.memory->limit_bytes() >> 20) +
+         " MiB of memory (Lua heaps and key stores together), the lua backend's limit (--memory-limit)";
 }
 
 void raise_abort(lua_State* L, const std::string& why) {
@@ -73,6 +117,26 @@ void raise_abort(lua_State* L, const std::string& why) {
   lua_pushstring(L, ("ERR locksim: " + why).c_str());
   lua_error(L);
   std::abort();  // not reached: lua_error does not return
+}
+
+void raise_out_of_memory(lua_State* L) {
+  RunState* s = run_state(L);
+  s->over_memory = true;
+  lua_pushliteral(L, "not enough memory");  // interned when the state was made: needs no memory
+  lua_error(L);
+  std::abort();  // not reached
+}
+
+void charge_steps(lua_State* L, uint64_t steps) {
+  RunState* s = run_state(L);
+  if (!s->enforce) return;
+  s->steps_charged += steps;
+  if (over_budget(*s)) raise_abort(L, budget_text(*s));
+}
+
+bool memory_room_for(lua_State* L, size_t bytes) {
+  const MemoryAccount& m = *run_state(L)->memory;
+  return bytes <= m.limit_bytes() - std::min(m.used_bytes(), m.limit_bytes());
 }
 
 void step_hook(lua_State* L, lua_Debug* ar) {
@@ -88,14 +152,12 @@ void step_hook(lua_State* L, lua_Debug* ar) {
     return;
   }
   ++s->hook_calls;
-  if (s->hook_calls * kHookEveryInstructions > s->limits.step_budget) {
-    // Raised again at every later hook call, so a pcall in the script
-    // cannot keep it running.
-    raise_abort(L, "the script ran past the lua backend's step budget of " +
-                       std::to_string(s->limits.step_budget) +
-                       " Lua instructions (an endless loop? live Redis would run it on, answering BUSY to "
-                       "every other client)");
-  }
+  // Raised again at every later hook call, so a pcall in the script
+  // cannot keep it running.
+  if (!s->enforce) return;
+  if (!s->abort.empty()) raise_abort(L, s->abort);
+  if (s->over_memory) raise_out_of_memory(L);
+  if (over_budget(*s)) raise_abort(L, budget_text(*s));
 }
 
 // ---------------------------------------------------------------- errors
@@ -250,13 +312,19 @@ int generic_command(lua_State* L, bool raise) {
   }
   if (cmd->run == nullptr) raise_abort(L, unsupported_command_text(argv[0]));
   std::string unsupported;
+  bool out_of_memory = false;
   s->sink.begin(L);
+  const uint64_t work_before = s->ctx->store->work();
   try {
     run_redis_command(*cmd, *s->ctx, argv, s->sink);
   } catch (const UnsupportedCommand& e) {
     unsupported = e.what();
+  } catch (const StoreMemoryError&) {
+    out_of_memory = true;
   }
   if (!unsupported.empty()) raise_abort(L, unsupported);
+  if (out_of_memory) raise_out_of_memory(L);
+  charge_steps(L, kStepsPerCommand + (s->ctx->store->work() - work_before));  // the call and its walk
   if (raise && s->sink.top_is_error()) return lua_error(L);
   return 1;
 }
@@ -294,6 +362,7 @@ int redis_sha1hex(lua_State* L) {
   }
   size_t len = 0;
   const char* p = lua_tolstring(L, 1, &len);  // a table: nothing, hashed as ""
+  charge_steps(L, len / kBytesPerStep);
   const std::string hex = sha1_hex(p == nullptr ? std::string_view() : std::string_view(p, len));
   lua_pushlstring(L, hex.data(), hex.size());
   return 1;

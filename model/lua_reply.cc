@@ -1,5 +1,6 @@
 // A script's Lua result as its RESP2 reply (Redis 7.0's luaReplyToRedisReply)
 // and a failed run's error text (luaCallFunction's error branch).
+#include <cmath>
 #include <string>
 
 #include "model/lua_state.h"
@@ -9,7 +10,6 @@ namespace locksim::lua_detail {
 
 namespace {
 
-constexpr int kMaxDepth = 1000;  // nested tables; deeper is an error reply
 
 void map_newlines(std::string* s) {
   for (char& c : *s) {
@@ -99,7 +99,8 @@ void table_reply(lua_State* L, int t, ReplySink& reply, int depth) {
   if (lua_type(L, -1) == LUA_TNUMBER) {
     const double d = lua_tonumber(L, -1);
     lua_pop(L, 1);
-    reply.bulk(redis_double_text(d));
+    // Redis prints a double with printf, which shows NaN's sign: 0/0 is "-nan".
+    reply.bulk(std::isnan(d) ? (std::signbit(d) ? "-nan" : "nan") : redis_double_text(d));
     return;
   }
   lua_pop(L, 1);
@@ -137,7 +138,11 @@ void table_reply(lua_State* L, int t, ReplySink& reply, int depth) {
 }
 
 void to_reply(lua_State* L, int idx, ReplySink& reply, int depth) {
-  if (depth > kMaxDepth || !lua_checkstack(L, 8)) {
+  // As Redis's luaReplyToRedisReply: each nested table holds one more
+  // stack slot; where the C stack limit leaves fewer than 4, the reply at
+  // that depth is this error (about 7,990 tables deep, as on Redis 7.0.15).
+  (void)depth;
+  if (!lua_checkstack(L, 4)) {
     reply.error("ERR reached lua stack limit");
     return;
   }
@@ -145,6 +150,13 @@ void to_reply(lua_State* L, int idx, ReplySink& reply, int depth) {
     case LUA_TSTRING: {
       size_t len = 0;
       const char* p = lua_tolstring(L, idx, &len);
+      // The reply is a copy outside the Lua heap: past the memory limit the
+      // run stops (the caller sees over_memory) instead of making it.
+      if (len > 4096 && !memory_room_for(L, len)) {
+        run_state(L)->over_memory = true;
+        reply.nil();
+        return;
+      }
       reply.bulk(std::string_view(p, len));
       return;
     }

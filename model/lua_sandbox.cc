@@ -15,6 +15,7 @@
 // environment. The registry table kProxies maps each proxy to its table.
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -126,20 +127,6 @@ int through_proxy_then_call(lua_State* L) {
   return lua_gettop(L);
 }
 
-// loadstring / load: the original (upvalue 1); a function it returns runs
-// in the scripts' environment.
-int load_in_script_env(lua_State* L) {
-  run_state(L)->code_from_load = true;
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  if (lua_isfunction(L, 1) && !lua_iscfunction(L, 1)) {
-    push_script_env(L);
-    lua_setfenv(L, 1);
-  }
-  return lua_gettop(L);
-}
-
 // tonumber: the base library's (upvalue 1), with a shortcut for what lock
 // scripts pass it most (ARGV times, ZSCORE replies): a string of up to 15
 // decimal digits, optionally after '-', is that integer, exactly what
@@ -179,7 +166,53 @@ void reraise_abort(lua_State* L) {
   }
 }
 
-// xpcall and coroutine.resume: the original (upvalue 1), then reraise_abort.
+// Whether the run is stopping (the xpcall guard's question, upvalue of
+// kXpcallGuardFactory's closures).
+int run_is_stopping(lua_State* L) {
+  const RunState* s = run_state(L);
+  lua_pushboolean(L, !s->abort.empty() || s->over_memory);
+  return 1;
+}
+
+// What xpcall gives Lua as the error handler in place of the script's own:
+// a Lua function that hands the error to the script's handler by a tail
+// call (so that an error inside the handler meets the same handler again,
+// as on Redis, and no frame is added), unless the run is stopping. A stop
+// raised from the count hook runs the handler with hooks off (Lua 5.1
+// leaves them off while the error is handled): a handler that loops would
+// never be stopped, so a stopping run's error never reaches it.
+constexpr const char* kXpcallGuardFactory =
+    "local stopping = ... "
+    "return function(handler) return function(e) if stopping() then return e end return handler(e) end end";
+constexpr const char* kXpcallGuards = "locksim.xpcall_guards";  // registry: the factory's closure
+
+// xpcall(f, handler): Lua 5.1's, with the handler guarded, then reraise_abort.
+int guarded_xpcall(lua_State* L) {
+  luaL_checkany(L, 2);
+  lua_settop(L, 2);
+  lua_getfield(L, LUA_REGISTRYINDEX, kXpcallGuards);
+  lua_insert(L, 2);
+  lua_call(L, 1, 1);  // f, the guarded handler
+  lua_insert(L, 1);   // the guarded handler, f
+  const int status = lua_pcall(L, 0, LUA_MULTRET, 1);
+  reraise_abort(L);
+  lua_pushboolean(L, status == 0);
+  lua_replace(L, 1);
+  return lua_gettop(L);
+}
+
+void install_xpcall_guard(lua_State* L) {
+  if (luaL_loadbuffer(L, kXpcallGuardFactory, std::strlen(kXpcallGuardFactory), "=xpcall guard") != 0) {
+    std::abort();  // our own text: it compiles
+  }
+  lua_pushcfunction(L, run_is_stopping);
+  lua_call(L, 1, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, kXpcallGuards);
+  lua_pushcfunction(L, guarded_xpcall);
+  lua_setglobal(L, "xpcall");
+}
+
+// coroutine.resume: the original (upvalue 1), then reraise_abort.
 int call_then_reraise_abort(lua_State* L) {
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
@@ -204,15 +237,6 @@ int redis_style_pcall(lua_State* L) {
   lua_pushboolean(L, status == 0);
   lua_insert(L, 1);
   return lua_gettop(L);
-}
-
-// A library Redis has and the lua backend does not: any field read stops the run.
-int unsupported_library(lua_State* L) {
-  const char* lib = lua_tostring(L, lua_upvalueindex(1));
-  const char* field = lua_tostring(L, 2);
-  raise_abort(L, std::string(lib) + "." + (field ? field : "?") +
-                     " is not available in the lua backend (Redis's " + lib +
-                     " library is not built in): run this pack with --backend live");
 }
 
 constexpr uint64_t kRand48Mask = (uint64_t{1} << 48) - 1;
@@ -347,15 +371,8 @@ void install_sandbox(lua_State* L, RunState* s) {
   rand48_seed(s, 0);
 
   open_redis_lib(L, s);
-  for (const char* lib : {"bit", "cjson", "cmsgpack", "struct"}) {
-    lua_newtable(L);
-    lua_createtable(L, 0, 1);
-    lua_pushstring(L, lib);
-    lua_pushcclosure(L, unsupported_library, 1);
-    lua_setfield(L, -2, "__index");
-    lua_setmetatable(L, -2);
-    lua_setglobal(L, lib);
-  }
+  open_script_libraries(L);
+  install_bounded_functions(L);
   lua_pushcfunction(L, redis_style_pcall);
   lua_setglobal(L, "pcall");
   lua_pushcfunction(L, error_handler);
@@ -367,9 +384,8 @@ void install_sandbox(lua_State* L, RunState* s) {
   wrap_global(L, "setmetatable", refuse_proxy_then_call);
   wrap_global(L, "getmetatable", getmetatable_of_proxy);
   for (const char* name : {"rawget", "next", "pairs", "ipairs"}) wrap_global(L, name, through_proxy_then_call);
-  for (const char* name : {"loadstring", "load"}) wrap_global(L, name, load_in_script_env);
   wrap_global(L, "tonumber", fast_tonumber);
-  wrap_global(L, "xpcall", call_then_reraise_abort);
+  install_xpcall_guard(L);
   lua_getglobal(L, "coroutine");
   lua_getfield(L, -1, "resume");
   lua_pushcclosure(L, call_then_reraise_abort, 1);

@@ -12,8 +12,11 @@ namespace locksim {
 
 using lua_detail::RunState;
 
-LuaScripting::LuaScripting(LuaLimits limits, LuaAllocation allocation) : state_(std::make_unique<RunState>()) {
+LuaScripting::LuaScripting(LuaLimits limits, LuaAllocation allocation, MemoryAccount* shared_memory)
+    : state_(std::make_unique<RunState>()) {
   state_->limits = limits;
+  state_->own_memory = MemoryAccount(limits.memory_bytes);
+  if (shared_memory != nullptr) state_->memory = shared_memory;
   const lua_Alloc alloc =
       allocation == LuaAllocation::OperatorNew ? lua_detail::lua_alloc_through_new : lua_detail::lua_alloc;
   L_ = lua_newstate(alloc, state_.get());
@@ -38,7 +41,7 @@ LuaScripting::~LuaScripting() {
 int LuaScripting::load(std::string_view source) {
   std::string sha = sha1_hex(source);
   if (auto it = id_of_sha_.find(sha); it != id_of_sha_.end()) return it->second;
-  if (luaL_loadbuffer(L_, source.data(), source.size(), lua_detail::kScriptChunkName) != 0) {
+  if (lua_detail::load_text_chunk(L_, source.data(), source.size(), lua_detail::kScriptChunkName) != 0) {
     const char* msg = lua_tostring(L_, -1);
     std::string text = "ERR Error compiling script (new function): " + std::string(msg ? msg : "?");
     lua_settop(L_, 0);
@@ -139,6 +142,27 @@ void set_string_array(lua_State* L, int name_ref, lua_detail::ScriptArray* array
 
 }  // namespace
 
+namespace {
+
+// What run() hands the protected setup of KEYS and ARGV.
+struct ArraysToSet {
+  lua_detail::RunState* s;
+  lua_detail::ScriptArray* keys;
+  lua_detail::ScriptArray* argv;
+  std::span<const std::string> key_values, argv_values;
+};
+
+int set_arrays(lua_State* L) {
+  auto* a = static_cast<ArraysToSet*>(lua_touserdata(L, 1));
+  lua_settop(L, 0);
+  if (!lua_checkstack(L, 16)) luaL_error(L, "no room on the Lua stack");
+  set_string_array(L, a->s->keys_name_ref, a->keys, a->key_values);
+  set_string_array(L, a->s->argv_name_ref, a->argv, a->argv_values);
+  return 0;
+}
+
+}  // namespace
+
 void LuaScripting::run(int id, std::span<const std::string> keys, std::span<const std::string> argv,
                        CommandContext& ctx, ReplySink& reply) {
   assert(id >= 0 && static_cast<size_t>(id) < scripts_.size());
@@ -148,31 +172,40 @@ void LuaScripting::run(int id, std::span<const std::string> keys, std::span<cons
   s.sha = &script.sha;
   s.abort.clear();
   s.hook_calls = 0;
+  s.steps_charged = 0;
+  s.bytes_toward_step = 0;
   s.over_memory = false;
   s.line_hits = script.line_hits.data();
   s.line_hits_size = script.line_hits.size();
   s.code_from_load = false;
-  struct StopCounting {  // also when the run throws
+  struct EndOfRun {  // also when the run throws
     lua_detail::RunState& s;
-    ~StopCounting() { s.line_hits = nullptr; }
-  } stop_counting{s};
+    ~EndOfRun() {
+      s.line_hits = nullptr;
+      s.enforce = false;
+      s.ctx = nullptr;
+    }
+  } end_of_run{s};
   lua_settop(L_, 0);
-  if (!lua_checkstack(L_, static_cast<int>(keys.size() + argv.size()) + 16)) {
-    throw LuaScriptAbort("too many KEYS and ARGV for the Lua stack");
+  // From here on the budget and the memory limit hold; everything that may
+  // allocate runs protected (KEYS and ARGV too).
+  s.enforce = true;
+  ArraysToSet arrays{&s, &script.keys, &script.argv, keys, argv};
+  int status = lua_cpcall(L_, set_arrays, &arrays);
+  if (status == 0) {
+    lua_settop(L_, 0);
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, s.error_handler_ref);
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, script.ref);
+    status = lua_pcall(L_, 0, 1, 1);
+  } else if (s.abort.empty()) {
+    s.over_memory = true;  // KEYS and ARGV did not fit
   }
-  set_string_array(L_, s.keys_name_ref, &script.keys, keys);
-  set_string_array(L_, s.argv_name_ref, &script.argv, argv);
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, s.error_handler_ref);
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, script.ref);
-  const int status = lua_pcall(L_, 0, 1, 1);
+  s.enforce = false;
   s.ctx = nullptr;
   if (!s.abort.empty() || s.over_memory) {
     lua_settop(L_, 0);
     lua_gc(L_, LUA_GCCOLLECT, 0);
-    throw LuaScriptAbort(!s.abort.empty() ? s.abort
-                                          : "the script needed more than " +
-                                                std::to_string(s.limits.memory_bytes >> 20) +
-                                                " MB of Lua memory, the lua backend's limit");
+    throw LuaScriptAbort(!s.abort.empty() ? s.abort : lua_detail::memory_limit_text(s));
   }
   if (status != 0) {
     reply.error(lua_detail::failed_run_text(L_, script.sha));
@@ -180,6 +213,7 @@ void LuaScripting::run(int id, std::span<const std::string> keys, std::span<cons
     lua_detail::lua_value_to_reply(L_, -1, reply);
   }
   lua_settop(L_, 0);
+  if (s.over_memory) throw LuaScriptAbort(lua_detail::memory_limit_text(s));  // the reply did not fit
 }
 
 Reply LuaScripting::run(int id, std::span<const std::string> keys, std::span<const std::string> argv,

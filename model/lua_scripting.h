@@ -11,24 +11,44 @@
 //    sha1hex, log (ignored), setresp(2), set_repl, replicate_commands,
 //    breakpoint, debug and the constants; pcall turns a raised {err=...}
 //    into its text, as Redis's does.
-//  - The sandbox: the base library without dofile, loadfile, print,
+//  - The libraries: the base library without dofile, loadfile, print,
 //    getfenv, setfenv and newproxy; string, table, math (math.random is
-//    Redis's rand48); no io, os, debug or package. Globals and the library
-//    tables are read-only: a write fails with "Attempt to modify a readonly
-//    table", a read of a missing global with "Script attempted to access
-//    nonexistent global variable 'x'", both with Redis's positions.
+//    Redis's rand48), coroutine; Redis's bit, cjson, struct and cmsgpack
+//    (model/lua_libs.cc: Debian's LuaBitOp and lua-cjson, our own struct
+//    and cmsgpack, each answering as Redis 7.0's); no io, os, debug or
+//    package. Globals and the library tables are read-only: a write fails
+//    with "Attempt to modify a readonly table", a read of a missing global
+//    with "Script attempted to access nonexistent global variable 'x'",
+//    both with Redis's positions.
 //  - The reply: number -> integer (truncated), string -> bulk, true -> 1,
 //    false / nil -> nil, a table -> {err=...} error, {ok=...} status,
-//    {double=...}, {big_number=...}, {map=...}, {set=...}, or an array of
-//    elements 1..n up to the first nil. A raised error replies
-//    "<err> script: <sha>, on @user_script:<line>.", as Redis 7.0 does.
-// What it cannot do, each stopping the run with LuaScriptAbort (never a
-// silent difference from Redis): a command or option the model does not
-// implement; cjson, cmsgpack, struct, bit, redis.acl_check_cmd, RESP3; more
-// than LuaLimits::step_budget Lua instructions in one script (an endless
-// loop; Redis would run it on and block every client); more than
-// LuaLimits::memory_bytes of Lua memory. A pcall, xpcall or
-// coroutine.resume in the script cannot catch that stop.
+//    {double=...} (NaN printed with its sign, as Redis's printf does),
+//    {big_number=...}, {map=...}, {set=...}, or an array of elements 1..n
+//    up to the first nil; nested past the Lua stack (about 7,990 tables)
+//    the rest is "ERR reached lua stack limit", as on Redis. A raised error
+//    replies "<err> script: <sha>, on @user_script:<line>.", as Redis 7.0
+//    does.
+// The sandbox (a pack's Lua is someone else's code): nothing a script
+// does runs native code, crashes the process or outlasts its budget.
+//  - Code is only ever read as text (the scripts, loadstring, load): a
+//    binary chunk is refused by the parser, as Redis's Lua refuses it.
+//  - Library functions that take sizes or counts, work on whole tables or
+//    match patterns are our own, bounded (model/lua_bounded_lib.cc,
+//    model/lua_pattern.cc), with Lua 5.1.5's answers.
+//  - LuaLimits::step_budget covers all of a script's work: its Lua
+//    instructions (error handlers and coroutines included) and the work of
+//    library functions in C (bytes allocated, pattern steps, elements moved
+//    or compared).
+//  - LuaLimits::memory_bytes, or the MemoryAccount the owner shares (the
+//    lua backend: one for every server's heap and key store), bounds the
+//    Lua heap; cjson's buffers are bounded before each call.
+// What stops a run, with LuaScriptAbort (never a silent difference from
+// Redis), which a pcall, xpcall or coroutine.resume in the script cannot
+// catch: a command or option the model does not implement;
+// redis.acl_check_cmd, RESP3; the step budget (an endless loop, or work
+// Redis would do forever: Redis would run it on and block every client);
+// the memory limit (of the heap, or of the account with the stores); a
+// pattern nested deeper than Redis's own matcher survives.
 // Known gaps (documented, not emulated): math.random's sequence (Redis's runs
 // on across every script the server ever ran), tostring of a table or
 // function (an address), and raw writes into the library tables through
@@ -47,6 +67,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/memory_account.h"
 #include "model/redis_commands.h"
 #include "model/reply.h"
 #include "model/reply_sink.h"
@@ -76,8 +97,8 @@ struct ScriptArray {
 
 // How far one script may go before its run stops (LuaScriptAbort).
 struct LuaLimits {
-  uint64_t step_budget = 100'000'000;              // Lua VM instructions per script
-  size_t memory_bytes = size_t{256} << 20;         // Lua memory of the state
+  uint64_t step_budget = 100'000'000;       // steps per script: Lua instructions and C work (above)
+  size_t memory_bytes = size_t{256} << 20;  // the state's own memory account, when none is shared
 };
 
 // Where a Lua state's memory comes from: malloc (realloc grows in place),
@@ -87,7 +108,11 @@ enum class LuaAllocation : uint8_t { Malloc, OperatorNew };
 
 class LuaScripting {
  public:
-  explicit LuaScripting(LuaLimits limits = {}, LuaAllocation allocation = LuaAllocation::Malloc);
+  // `shared_memory`: the account the Lua heap is charged to (with the
+  // stores of the same run: model/memory_account.h); null: an account of
+  // the state's own with limits.memory_bytes. It must outlive the state.
+  explicit LuaScripting(LuaLimits limits = {}, LuaAllocation allocation = LuaAllocation::Malloc,
+                        MemoryAccount* shared_memory = nullptr);
   ~LuaScripting();
   LuaScripting(const LuaScripting&) = delete;
   LuaScripting& operator=(const LuaScripting&) = delete;

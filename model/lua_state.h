@@ -13,6 +13,7 @@
 #include <lua.hpp>
 
 #include "model/lua_scripting.h"
+#include "model/memory_account.h"
 #include "model/redis_commands.h"
 #include "model/reply_sink.h"
 
@@ -59,6 +60,18 @@ struct RunState {
   LuaReplySink sink;
   std::string abort;                 // non-empty: the run stops (LuaScriptAbort)
   uint64_t hook_calls = 0;           // count-hook calls in this script
+  // The budget (LuaLimits::step_budget) covers the script's Lua
+  // instructions (hook_calls * kHookEveryInstructions) and its work in C
+  // functions, charged here: bytes allocated (one step per
+  // kBytesPerStep), pattern-matching steps, elements moved, compared or
+  // visited by the table functions, bytes hashed.
+  uint64_t steps_charged = 0;
+  size_t bytes_toward_step = 0;      // allocated bytes not yet charged as a step
+  // While a script runs, the budget and the memory account may refuse
+  // (outside, the state's own housekeeping is charged but never refused).
+  bool enforce = false;
+  MemoryAccount own_memory;          // the account when the owner shares none
+  MemoryAccount* memory = &own_memory;
   // Line coverage of the running script: hits[line] = 1 for each line the
   // line hook reports (null: no script running). code_from_load: the
   // script made a function with loadstring / load, whose lines are not the
@@ -84,6 +97,12 @@ struct RunState {
 };
 
 inline constexpr int kHookEveryInstructions = 10'000;
+inline constexpr size_t kBytesPerStep = 16;
+// What one redis.call costs the budget before its walk: argument conversion,
+// dispatch and the reply's conversion take about as long as this many Lua
+// instructions, so a loop of cheap commands stops in about the time a loop
+// of plain Lua does.
+inline constexpr uint64_t kStepsPerCommand = 32;
 // Every script's chunk name (as Redis names it).
 inline constexpr const char* kScriptChunkName = "@user_script";
 
@@ -96,6 +115,16 @@ void* lua_alloc_through_new(void* ud, void* ptr, size_t osize, size_t nsize);
 
 // Raises an error after recording why the run must stop.
 [[noreturn]] void raise_abort(lua_State* L, const std::string& why);
+// Raises an error after recording that the memory limit was reached.
+[[noreturn]] void raise_out_of_memory(lua_State* L);
+// Charges `steps` of work done in C to the running script's budget; past
+// the budget, stops the run (raise_abort). No effect outside a run.
+void charge_steps(lua_State* L, uint64_t steps);
+// Whether `bytes` more would fit in the memory account now.
+bool memory_room_for(lua_State* L, size_t bytes);
+// The texts of a spent budget and a reached memory limit.
+std::string budget_text(const RunState& s);
+std::string memory_limit_text(const RunState& s);
 // The hook: on a count event, stops a script past its step budget; on a
 // line event, records the line in the running script's line coverage.
 void step_hook(lua_State* L, lua_Debug* ar);
@@ -107,6 +136,14 @@ void push_error_table(lua_State* L, std::string_view raw, bool from_command);
 std::string error_table_text(std::string_view raw);
 
 void open_redis_lib(lua_State* L, RunState* s);     // the `redis` table
+// Lua 5.1's functions that load code, take sizes or counts, or work on a
+// whole table, replaced by bounded ones of our own (model/lua_bounded_lib.cc).
+void install_bounded_functions(lua_State* L);
+// Redis's bit, cjson, struct and cmsgpack libraries as globals (model/lua_libs.cc).
+void open_script_libraries(lua_State* L);
+// Compiles `source` as a text chunk named `chunk_name` (never as a binary
+// chunk: Redis's Lua has no undump); pushes the function, or the message.
+int load_text_chunk(lua_State* L, const char* source, size_t size, const char* chunk_name);
 void install_sandbox(lua_State* L, RunState* s);    // libraries, wrappers, read-only globals
 int error_handler(lua_State* L);                    // __redis__err__handler
 // The script environment (the read-only proxy of the globals) on the stack.

@@ -53,13 +53,8 @@ void hmget(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
   const Store::HashFields* hash = ctx.store->hash_ref(argv[1], ctx.now_ms);
   reply.array(argv.size() - 2);
   for (size_t i = 2; i < argv.size(); ++i) {
-    const std::string* value = nullptr;
-    if (hash != nullptr) {
-      for (const auto& [f, v] : *hash) {
-        if (f == argv[i]) value = &v;
-      }
-    }
-    value ? reply.bulk(*value) : reply.nil();
+    const HashFields::Entry* e = hash == nullptr ? nullptr : hash->find(argv[i]);
+    e ? reply.bulk(e->value) : reply.nil();
   }
 }
 
@@ -89,7 +84,7 @@ void hkeys(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
   const Store::HashFields* hash = ctx.store->hash_ref(argv[1], ctx.now_ms);
   reply.array(hash == nullptr ? 0 : hash->size());
   if (hash != nullptr) {
-    for (const auto& fv : *hash) reply.bulk(fv.first);
+    for (const HashFields::Entry& e : *hash) reply.bulk(e.field);
   }
 }
 
@@ -97,7 +92,7 @@ void hvals(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
   const Store::HashFields* hash = ctx.store->hash_ref(argv[1], ctx.now_ms);
   reply.array(hash == nullptr ? 0 : hash->size());
   if (hash != nullptr) {
-    for (const auto& fv : *hash) reply.bulk(fv.second);
+    for (const HashFields::Entry& e : *hash) reply.bulk(e.value);
   }
 }
 
@@ -105,9 +100,9 @@ void hgetall(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
   const Store::HashFields* hash = ctx.store->hash_ref(argv[1], ctx.now_ms);
   reply.array(hash == nullptr ? 0 : 2 * hash->size());
   if (hash != nullptr) {
-    for (const auto& fv : *hash) {
-      reply.bulk(fv.first);
-      reply.bulk(fv.second);
+    for (const HashFields::Entry& e : *hash) {
+      reply.bulk(e.field);
+      reply.bulk(e.value);
     }
   }
 }

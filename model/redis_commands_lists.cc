@@ -13,7 +13,7 @@ namespace {
 
 void push(CommandContext& ctx, CommandArgs argv, ReplySink& reply, bool left, bool only_if_exists) {
   Store& s = *ctx.store;
-  const std::vector<std::string>* list = s.list_ref(argv[1], ctx.now_ms);  // WRONGTYPE
+  const Store::List* list = s.list_ref(argv[1], ctx.now_ms);  // WRONGTYPE
   if (only_if_exists && list == nullptr) {
     reply.integer(0);
     return;
@@ -42,7 +42,7 @@ void pop(CommandContext& ctx, CommandArgs argv, ReplySink& reply, bool left) {
     }
   }
   Store& s = *ctx.store;
-  const std::vector<std::string>* list = s.list_ref(argv[1], ctx.now_ms);  // WRONGTYPE
+  const Store::List* list = s.list_ref(argv[1], ctx.now_ms);  // WRONGTYPE
   if (list == nullptr) {
     has_count ? reply.null_array() : reply.nil();
     return;
@@ -84,7 +84,7 @@ void lindex(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
 void lrange(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
   int64_t start = 0, stop = 0;
   if (!int_arg(argv[2], &start, reply) || !int_arg(argv[3], &stop, reply)) return;
-  const std::vector<std::string>* list = ctx.store->list_ref(argv[1], ctx.now_ms);
+  const Store::List* list = ctx.store->list_ref(argv[1], ctx.now_ms);
   if (list == nullptr || !clip_range(static_cast<int64_t>(list->size()), &start, &stop)) {
     reply.array(0);
     return;

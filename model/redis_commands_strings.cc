@@ -168,13 +168,7 @@ void strlen(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
 }
 
 void append(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
-  Store& s = *ctx.store;
-  const std::string* v = s.get_ref(argv[1], ctx.now_ms);
-  std::string next = v == nullptr ? std::string() : *v;
-  next.append(argv[2]);
-  const auto size = static_cast<int64_t>(next.size());
-  s.set_at(argv[1], next, std::nullopt, true, ctx.now_ms);
-  reply.integer(size);
+  reply.integer(ctx.store->append(argv[1], argv[2], ctx.now_ms));
 }
 
 void incr(CommandContext& ctx, CommandArgs argv, ReplySink& reply) { incr_by(ctx, argv[1], 1, reply); }

@@ -1,9 +1,12 @@
 // Sorted-set commands (model/redis_commands.h), after Redis 7.0's
 // zaddGenericCommand and zrangeGenericCommand: options, then every score,
 // then the key; scores answered as redis_double_text (model/redis_number.h).
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iterator>
+#include <tuple>
+#include <utility>
 #include <optional>
 #include <string>
 #include <vector>
@@ -112,10 +115,25 @@ bool parse_bound(std::string_view text, double* value, bool* exclusive) {
 struct ScoreRange {
   double min = 0, max = 0;
   bool minex = false, maxex = false;
-  bool above_min(double v) const { return minex ? v > min : v >= min; }
-  bool below_max(double v) const { return maxex ? v < max : v <= max; }
   bool empty() const { return min > max || (min == max && (minex || maxex)); }
 };
+
+// How many members score below `score` (or at most `score`, `or_equal`):
+// the rank a range bound falls at, in O(log n). ("", the least member, sorts
+// first among equal scores; the next double up stands for "above".)
+size_t count_below(const Store::ZSetOrder& z, double score, bool or_equal) {
+  if (!or_equal) return z.order_of_key(std::pair<double, std::string>{score, std::string()});
+  if (score == HUGE_VAL) return z.size();
+  return z.order_of_key(std::pair<double, std::string>{std::nextafter(score, HUGE_VAL), std::string()});
+}
+
+// The ranks [first, last) of the members within `range`.
+std::pair<size_t, size_t> ranks_in(const Store::ZSetOrder& z, const ScoreRange& range) {
+  if (range.empty()) return {0, 0};
+  const size_t first = count_below(z, range.min, range.minex);
+  const size_t last = count_below(z, range.max, !range.maxex);
+  return {first, std::max(first, last)};
+}
 
 bool parse_range(std::string_view min, std::string_view max, ScoreRange* r, ReplySink& reply) {
   if (!parse_bound(min, &r->min, &r->minex) || !parse_bound(max, &r->max, &r->maxex)) {
@@ -170,33 +188,40 @@ void zrange_generic(CommandContext& ctx, CommandArgs argv, ReplySink& reply, Ran
   }
   const Store::ZSetOrder* z = ctx.store->zset_ref(argv[1], ctx.now_ms);  // WRONGTYPE
   std::vector<const std::pair<double, std::string>*> out;
+  // The ranks taken, ascending: [first, last), walked from `first` up, or
+  // (rev) from last - 1 down.
+  size_t first = 0, last = 0;
   if (z != nullptr && by == RangeBy::Rank) {
     if (clip_range(static_cast<int64_t>(z->size()), &start, &stop)) {
-      out.reserve(static_cast<size_t>(stop - start + 1));
-      if (!rev) {
-        auto it = std::next(z->begin(), start);
-        for (int64_t i = start; i <= stop; ++i, ++it) out.push_back(&*it);
-      } else {
-        auto it = std::next(z->rbegin(), start);
-        for (int64_t i = start; i <= stop; ++i, ++it) out.push_back(&*it);
-      }
+      const size_t n = z->size();
+      first = rev ? n - 1 - static_cast<size_t>(stop) : static_cast<size_t>(start);
+      last = rev ? n - static_cast<size_t>(start) : static_cast<size_t>(stop) + 1;
     }
-  } else if (z != nullptr && !range.empty() && !(offset > 0 && offset >= static_cast<int64_t>(z->size())) &&
-             offset >= 0) {
-    auto take = [&](auto begin, auto end) {
-      auto it = begin;
-      // The first element in range from this end.
-      while (it != end && !(rev ? range.below_max(it->first) : range.above_min(it->first))) ++it;
-      for (int64_t skip = offset; it != end && skip > 0; --skip) ++it;
-      for (int64_t n = limit; it != end && n != 0; ++it, --n) {
-        if (!(rev ? range.above_min(it->first) : range.below_max(it->first))) break;
-        out.push_back(&*it);
-      }
-    };
+  } else if (z != nullptr && offset >= 0) {
+    std::tie(first, last) = ranks_in(*z, range);
+    const size_t skip = std::min(static_cast<size_t>(offset), last - first);
+    const size_t count = limit < 0 ? last - first - skip : std::min(static_cast<size_t>(limit), last - first - skip);
     if (rev) {
-      take(z->rbegin(), z->rend());
+      last -= skip;
+      first = last - count;
     } else {
-      take(z->begin(), z->end());
+      first += skip;
+      last = first + count;
+    }
+    ctx.store->note_work(skip);  // Redis walks the offset too
+  }
+  if (first < last) {
+    ctx.store->note_work(last - first);
+    out.reserve(last - first);
+    if (!rev) {
+      auto it = z->find_by_order(first);
+      for (size_t i = first; i < last; ++i, ++it) out.push_back(&*it);
+    } else {
+      auto it = z->find_by_order(last - 1);
+      for (size_t i = last; i > first; --i) {
+        out.push_back(&*it);
+        if (i - 1 > first) --it;
+      }
     }
   }
   reply.array(withscores ? 2 * out.size() : out.size());
@@ -214,7 +239,7 @@ void rank(CommandContext& ctx, CommandArgs argv, ReplySink& reply, bool rev) {
     reply.nil();
     return;
   }
-  const auto pos = std::distance(z->begin(), z->find(std::pair<double, std::string_view>{*score, argv[2]}));
+  const auto pos = static_cast<int64_t>(z->order_of_key(std::pair<double, std::string>{*score, std::string(argv[2])}));
   reply.integer(rev ? static_cast<int64_t>(z->size()) - 1 - pos : pos);
 }
 
@@ -260,11 +285,12 @@ void zcount(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
   ScoreRange range;
   if (!parse_range(argv[2], argv[3], &range, reply)) return;
   const Store::ZSetOrder* z = ctx.store->zset_ref(argv[1], ctx.now_ms);
-  int64_t n = 0;
-  if (z != nullptr && !range.empty()) {
-    for (const auto& e : *z) n += range.above_min(e.first) && range.below_max(e.first) ? 1 : 0;
+  size_t n = 0;
+  if (z != nullptr) {
+    const auto [first, last] = ranks_in(*z, range);
+    n = last - first;
   }
-  reply.integer(n);
+  reply.integer(static_cast<int64_t>(n));
 }
 
 void zrank(CommandContext& ctx, CommandArgs argv, ReplySink& reply) { rank(ctx, argv, reply, false); }
@@ -288,10 +314,11 @@ void zremrangebyscore(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
   if (!parse_range(argv[2], argv[3], &range, reply)) return;
   const Store::ZSetOrder* z = ctx.store->zset_ref(argv[1], ctx.now_ms);
   std::vector<std::string> members;
-  if (z != nullptr && !range.empty()) {
-    for (const auto& e : *z) {
-      if (range.above_min(e.first) && range.below_max(e.first)) members.push_back(e.second);
-    }
+  if (z != nullptr) {
+    const auto [first, last] = ranks_in(*z, range);
+    ctx.store->note_work(last - first);
+    auto it = first < last ? z->find_by_order(first) : z->end();
+    for (size_t i = first; i < last; ++i, ++it) members.push_back(it->second);
   }
   remove_members(ctx, argv[1], members, reply);
 }
@@ -302,7 +329,8 @@ void zremrangebyrank(CommandContext& ctx, CommandArgs argv, ReplySink& reply) {
   const Store::ZSetOrder* z = ctx.store->zset_ref(argv[1], ctx.now_ms);
   std::vector<std::string> members;
   if (z != nullptr && clip_range(static_cast<int64_t>(z->size()), &start, &stop)) {
-    auto it = std::next(z->begin(), start);
+    ctx.store->note_work(static_cast<uint64_t>(stop - start + 1));
+    auto it = z->find_by_order(static_cast<size_t>(start));
     for (int64_t i = start; i <= stop; ++i, ++it) members.push_back(it->second);
   }
   remove_members(ctx, argv[1], members, reply);

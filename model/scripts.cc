@@ -286,7 +286,7 @@ class Execution {
   Reply fair_acquire_failed() {
     if (is(ModelVariant::FairNoAcquireFailed)) return absent_script_reply(ScriptKind::FairAcquireFailed);
     // The line itself, not a copy: the zincrby calls touch only the deadlines key.
-    if (const std::vector<std::string>* members = s_.list_ref(p_.line, now_)) {
+    if (const Store::List* members = s_.list_ref(p_.line, now_)) {
       const auto first = std::find(members->begin(), members->end(), p_.owner);
       if (first == members->end()) {
         took(ScriptBranch::FairAcquireFailedNotInLine);

@@ -24,13 +24,78 @@ const char* type_name(Store::Type t) {
   return "?";
 }
 
+// What the store charges (model/memory_account.h): bounds from above what
+// each piece takes from the heap. A string's text is exact (its capacity,
+// which the store keeps equal to its length, or the growth APPEND
+// reserved); the rest is per piece: a key's node, bucket and expiry entry;
+// a field's entry, index slot and spare vector capacity; an element's
+// place in the deque; a member's two nodes.
+constexpr size_t kSsoBytes = 15;  // libstdc++: shorter strings live inside the object
+size_t text_bytes(size_t length) { return length > kSsoBytes ? length + 1 : 0; }
+size_t heap_bytes(const std::string& s) { return s.capacity() > kSsoBytes ? s.capacity() + 1 : 0; }
+constexpr size_t kFieldBytes = 2 * sizeof(HashFields::Entry) + 16;
+constexpr size_t kElementBytes = sizeof(std::string) + 16;
+constexpr size_t kMemberBytes = 192;
+constexpr size_t kPublishedBytes = sizeof(Published) * 2;
+size_t field_bytes(std::string_view field, std::string_view value) {
+  return kFieldBytes + text_bytes(field.size()) + text_bytes(value.size());
+}
+size_t key_bytes(std::string_view key) { return 512 + text_bytes(key.size()); }
+
+// A string of exactly `text`'s length (assignment may keep a larger buffer).
+std::string exact_string(std::string_view text) { return std::string(text); }
+
 }  // namespace
+
+void Store::charge(size_t bytes) {
+  if (account_ != nullptr && !account_->try_charge(bytes)) {
+    throw StoreMemoryError("the key store needs more than the " + std::to_string(account_->limit_bytes() >> 20) +
+                           " MiB memory limit allows");
+  }
+  charged_bytes_ += bytes;
+}
+
+void Store::release(size_t bytes) {
+  assert(bytes <= charged_bytes_);
+  charged_bytes_ -= bytes;
+  if (account_ != nullptr) account_->release(bytes);
+}
+
+void Store::set_memory_account(MemoryAccount* account) {
+  if (account_ != nullptr) account_->release(charged_bytes_);
+  account_ = account;
+  if (account_ != nullptr && !account_->try_charge(charged_bytes_)) {
+    account_ = nullptr;
+    throw StoreMemoryError("the key store already holds more than the memory limit allows");
+  }
+}
+
+// Small containers keep their buffers (a lock's hash comes and goes with
+// every lock and unlock); large ones give them back, so that nothing the
+// account no longer counts stays allocated.
+void Store::drop_content(Value& v) {
+  if (v.str.capacity() > kSsoBytes) {
+    std::string().swap(v.str);  // a kept buffer would be held uncharged
+  } else {
+    v.str.clear();
+  }
+  v.hash.clear();
+  if (v.list.size() > 64) {
+    List().swap(v.list);
+  } else {
+    v.list.clear();
+  }
+  if (v.zset.score_of.bucket_count() > 64) {
+    ZSet().score_of.swap(v.zset.score_of);
+  } else {
+    v.zset.score_of.clear();
+  }
+  v.zset.ordered.clear();
+  release_value(v, v.bytes);
+}
 
 // ---------------------------------------------------------------- internals
 
-Store::HashFields::iterator Store::find_field(HashFields& hash, std::string_view field) {
-  return std::find_if(hash.begin(), hash.end(), [&field](const auto& fv) { return fv.first == field; });
-}
 
 Store::Keys::iterator Store::find_key(std::string_view key) {
   for (const RecentKey& r : recent_keys_.entries) {
@@ -63,6 +128,7 @@ Store::Keys::iterator Store::lookup_typed(std::string_view key, Type type, int64
 Store::Keys::iterator Store::lookup_or_create(std::string_view key, Type type, int64_t now_ms) {
   auto it = lookup_typed(key, type, now_ms);
   if (it != keys_.end()) return it;
+  charge(key_bytes(key));
   it = create(key);
   it->second.type = type;
   touch(it->second);
@@ -73,6 +139,9 @@ void Store::erase(Keys::iterator it) {
   assert(it != keys_.end());
   forget_recent_keys();
   if (it->second.expire_at_ms) expiry_index_.erase(it->second.expiry_entry);
+  release(key_bytes(it->first));
+  note_work(it->second.hash.size() + it->second.list.size() + it->second.zset.ordered.size());
+  drop_content(it->second);
   if (spare_nodes_.size() >= kSpareNodes) {
     keys_.erase(it);
     return;
@@ -81,11 +150,6 @@ void Store::erase(Keys::iterator it) {
   Value& v = node.mapped();
   v.version = 0;
   v.type = Type::String;
-  v.str.clear();
-  v.hash.clear();
-  v.list.clear();
-  v.zset.score_of.clear();
-  v.zset.ordered.clear();
   v.expire_at_ms.reset();
   spare_nodes_.push_back(std::move(node));
 }
@@ -132,6 +196,7 @@ void Store::set_expiry(Keys::iterator it, std::optional<int64_t> expire_at_ms) {
 
 void Store::erase_if_empty(Keys::iterator it) {
   const Value& v = it->second;
+  assert(v.type != Type::String);
   const bool empty = (v.type == Type::Hash && v.hash.empty()) ||
                      (v.type == Type::List && v.list.empty()) ||
                      (v.type == Type::ZSet && v.zset.score_of.empty());
@@ -210,80 +275,142 @@ void Store::set_at(std::string_view key, std::string_view value, std::optional<i
                    bool keep_ttl, int64_t now_ms) {
   // SET replaces any type and any expiry: an existing entry is reset in place.
   auto it = lookup(key, now_ms);  // drops an expired value first
+  const size_t text = text_bytes(value.size());
+  std::string fresh;
   if (it == keys_.end()) {
+    charge(key_bytes(key) + text);
+    fresh = exact_string(value);
     it = create(key);
   } else {
+    charge(text);  // the new text while the old one is still held
+    fresh = exact_string(value);
     if (!keep_ttl) set_expiry(it, std::nullopt);
-    Value& old = it->second;
-    old.hash.clear();
-    old.list.clear();
-    old.zset.score_of.clear();
-    old.zset.ordered.clear();
+    drop_content(it->second);
   }
   Value& v = it->second;
   v.type = Type::String;
-  v.str = value;
+  v.str = std::move(fresh);
+  v.bytes = text;
+  assert(heap_bytes(v.str) == text);
   touch(v);
   if (!keep_ttl && expire_at_ms) set_expiry(it, *expire_at_ms);
+}
+
+int64_t Store::append(std::string_view key, std::string_view suffix, int64_t now_ms) {
+  auto it = lookup_typed(key, Type::String, now_ms);
+  if (it == keys_.end()) {
+    set_at(key, suffix, std::nullopt, false, now_ms);
+    return static_cast<int64_t>(suffix.size());
+  }
+  Value& v = it->second;
+  const size_t length = v.str.size();
+  if (suffix.size() > kMaxStringBytes - std::min(length, kMaxStringBytes)) {
+    throw StoreError("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  }
+  const size_t need = length + suffix.size();
+  if (need > v.str.capacity()) {
+    // Grows by half again (amortised constant per byte), never past the
+    // longest string Redis allows; the new buffer is charged while the old
+    // one is still held (both exist during the copy).
+    size_t capacity = std::max(need, v.str.capacity() + v.str.capacity() / 2);
+    capacity = std::max(std::min(capacity, kMaxStringBytes), std::max<size_t>(need, 2 * kSsoBytes));
+    charge_value(v, text_bytes(capacity));
+    std::string grown;
+    grown.reserve(capacity);
+    grown.append(v.str).append(suffix);
+    const size_t old_heap = heap_bytes(v.str);
+    v.str.swap(grown);
+    release_value(v, old_heap);
+    assert(heap_bytes(v.str) == text_bytes(capacity));
+  } else {
+    v.str.append(suffix);
+  }
+  touch(v);
+  return static_cast<int64_t>(v.str.size());
 }
 
 // ---------------------------------------------------------------- hashes
 
 int64_t Store::hincrby(std::string_view key, std::string_view field, int64_t delta,
                        int64_t now_ms) {
-  Keys::iterator entry = lookup_or_create(key, Type::Hash, now_ms);
-  Value& v = entry->second;
+  Keys::iterator entry = lookup_typed(key, Type::Hash, now_ms);
+  HashFields::Entry* e = entry == keys_.end() ? nullptr : entry->second.hash.find(field);
   int64_t current = 0;
-  auto it = find_field(v.hash, field);
-  if (it != v.hash.end() && !redis_string_to_int64(it->second, &current)) {
-    erase_if_empty(entry);
-    throw StoreError("ERR hash value is not an integer");
-  }
+  if (e != nullptr && !redis_string_to_int64(e->value, &current)) throw StoreError("ERR hash value is not an integer");
   int64_t next = 0;
-  if (__builtin_add_overflow(current, delta, &next)) {
-    erase_if_empty(entry);
-    throw StoreError("ERR increment or decrement would overflow");
+  if (__builtin_add_overflow(current, delta, &next)) throw StoreError("ERR increment or decrement would overflow");
+  std::string text = std::to_string(next);
+  if (e != nullptr) {
+    Value& v = entry->second;
+    charge_value(v, heap_bytes(text));
+    release_value(v, heap_bytes(e->value));
+    e->value = std::move(text);
+    touch(v);
+    return next;
   }
+  const size_t bytes = field_bytes(field, text);
+  charge(bytes);  // before the key is made
+  try {
+    entry = lookup_or_create(key, Type::Hash, now_ms);
+  } catch (...) {
+    release(bytes);
+    throw;
+  }
+  Value& v = entry->second;
+  v.bytes += bytes;
+  v.hash.add(field).value = std::move(text);
   touch(v);
-  if (it == v.hash.end()) {
-    v.hash.emplace_back(field, std::string());
-    it = v.hash.end() - 1;
-  }
-  it->second = std::to_string(next);
   return next;
 }
 
 int64_t Store::hset(std::string_view key, std::string_view field, std::string_view value,
                     int64_t now_ms) {
-  Value& v = lookup_or_create(key, Type::Hash, now_ms)->second;
-  touch(v);
-  auto it = find_field(v.hash, field);
-  if (it != v.hash.end()) {
-    it->second = value;
-    return 0;
+  Keys::iterator entry = lookup_typed(key, Type::Hash, now_ms);
+  if (entry != keys_.end()) {
+    Value& v = entry->second;
+    if (HashFields::Entry* e = v.hash.find(field)) {
+      charge_value(v, text_bytes(value.size()));
+      std::string fresh = exact_string(value);
+      release_value(v, heap_bytes(e->value));
+      e->value = std::move(fresh);
+      touch(v);
+      return 0;
+    }
   }
-  v.hash.emplace_back(field, value);
+  const size_t bytes = field_bytes(field, value);
+  charge(bytes);
+  try {
+    if (entry == keys_.end()) entry = lookup_or_create(key, Type::Hash, now_ms);
+  } catch (...) {
+    release(bytes);
+    throw;
+  }
+  Value& v = entry->second;
+  v.bytes += bytes;
+  HashFields::Entry& e = v.hash.add(field);
+  e.value = exact_string(value);
+  touch(v);
   return 1;
 }
 
 bool Store::hexists(std::string_view key, std::string_view field, int64_t now_ms) {
   Value* v = find_typed(key, Type::Hash, now_ms);
-  return v != nullptr && find_field(v->hash, field) != v->hash.end();
+  return v != nullptr && v->hash.find(field) != nullptr;
 }
 
 std::optional<std::string> Store::hget(std::string_view key, std::string_view field,
                                        int64_t now_ms) {
   Value* v = find_typed(key, Type::Hash, now_ms);
   if (v == nullptr) return std::nullopt;
-  auto it = find_field(v->hash, field);
-  if (it == v->hash.end()) return std::nullopt;
-  return it->second;
+  const HashFields::Entry* e = v->hash.find(field);
+  if (e == nullptr) return std::nullopt;
+  return e->value;
 }
 
 std::vector<std::string> Store::hkeys(std::string_view key, int64_t now_ms) {
   std::vector<std::string> out;
   if (const Value* v = find_typed(key, Type::Hash, now_ms)) {
-    for (const auto& [field, value] : v->hash) out.push_back(field);
+    for (const HashFields::Entry& e : v->hash) out.push_back(e.field);
   }
   return out;
 }
@@ -291,10 +418,13 @@ std::vector<std::string> Store::hkeys(std::string_view key, int64_t now_ms) {
 int64_t Store::hdel(std::string_view key, std::string_view field, int64_t now_ms) {
   auto entry = lookup_typed(key, Type::Hash, now_ms);
   if (entry == keys_.end()) return 0;
-  auto it = find_field(entry->second.hash, field);
-  if (it == entry->second.hash.end()) return 0;
-  entry->second.hash.erase(it);
-  touch(entry->second);
+  Value& v = entry->second;
+  const HashFields::Entry* e = v.hash.find(field);
+  if (e == nullptr) return 0;
+  const size_t bytes = kFieldBytes + heap_bytes(e->field) + heap_bytes(e->value);
+  v.hash.erase(field);
+  release_value(v, bytes);
+  touch(v);
   erase_if_empty(entry);
   return 1;
 }
@@ -321,7 +451,7 @@ const std::string* Store::lindex_ref(std::string_view key, int64_t index, int64_
   return &v->list[static_cast<size_t>(index)];
 }
 
-const std::vector<std::string>* Store::list_ref(std::string_view key, int64_t now_ms) {
+const Store::List* Store::list_ref(std::string_view key, int64_t now_ms) {
   const Value* v = find_typed(key, Type::List, now_ms);
   return v == nullptr ? nullptr : &v->list;
 }
@@ -332,22 +462,36 @@ std::optional<std::string> Store::lpop(std::string_view key, int64_t now_ms) {
   auto& list = it->second.list;
   assert(!list.empty());  // empty lists are deleted
   std::string head = std::move(list.front());
-  list.erase(list.begin());
+  list.pop_front();
+  release_value(it->second, kElementBytes + heap_bytes(head));
   touch(it->second);
   erase_if_empty(it);
   return head;
 }
 
+Store::Value& Store::charged_container(std::string_view key, Type type, size_t bytes, int64_t now_ms) {
+  charge(bytes);
+  Keys::iterator it;
+  try {
+    it = lookup_or_create(key, type, now_ms);
+  } catch (...) {
+    release(bytes);
+    throw;
+  }
+  it->second.bytes += bytes;
+  return it->second;
+}
+
 int64_t Store::rpush(std::string_view key, std::string_view value, int64_t now_ms) {
-  Value& v = lookup_or_create(key, Type::List, now_ms)->second;
-  v.list.emplace_back(value);
+  Value& v = charged_container(key, Type::List, kElementBytes + text_bytes(value.size()), now_ms);
+  v.list.push_back(exact_string(value));
   touch(v);
   return static_cast<int64_t>(v.list.size());
 }
 
 int64_t Store::lpush(std::string_view key, std::string_view value, int64_t now_ms) {
-  Value& v = lookup_or_create(key, Type::List, now_ms)->second;
-  v.list.emplace(v.list.begin(), value);
+  Value& v = charged_container(key, Type::List, kElementBytes + text_bytes(value.size()), now_ms);
+  v.list.push_front(exact_string(value));
   touch(v);
   return static_cast<int64_t>(v.list.size());
 }
@@ -359,6 +503,7 @@ std::optional<std::string> Store::rpop(std::string_view key, int64_t now_ms) {
   assert(!list.empty());  // empty lists are deleted
   std::string tail = std::move(list.back());
   list.pop_back();
+  release_value(it->second, kElementBytes + heap_bytes(tail));
   touch(it->second);
   erase_if_empty(it);
   return tail;
@@ -370,7 +515,11 @@ bool Store::lset(std::string_view key, int64_t index, std::string_view value, in
   const auto size = static_cast<int64_t>(v->list.size());
   if (index < 0) index += size;
   if (index < 0 || index >= size) return false;
-  v->list[static_cast<size_t>(index)] = value;
+  std::string& element = v->list[static_cast<size_t>(index)];
+  charge_value(*v, text_bytes(value.size()));
+  std::string fresh = exact_string(value);
+  release_value(*v, heap_bytes(element));
+  element = std::move(fresh);
   touch(*v);
   return true;
 }
@@ -383,11 +532,20 @@ void Store::ltrim(std::string_view key, int64_t start, int64_t stop, int64_t now
   if (start < 0) start += size;
   if (stop < 0) stop += size;
   if (start < 0) start = 0;
+  auto release_range = [&](List::iterator from, List::iterator to) {
+    size_t bytes = 0;
+    note_work(static_cast<uint64_t>(to - from));
+    for (auto it = from; it != to; ++it) bytes += kElementBytes + heap_bytes(*it);
+    release_value(entry->second, bytes);
+  };
   if (start > stop || start >= size) {
+    release_range(list.begin(), list.end());
     list.clear();
   } else {
     if (stop >= size) stop = size - 1;
+    release_range(list.begin() + stop + 1, list.end());
     list.erase(list.begin() + stop + 1, list.end());
+    release_range(list.begin(), list.begin() + start);
     list.erase(list.begin(), list.begin() + start);
   }
   touch(entry->second);
@@ -401,23 +559,37 @@ int64_t Store::lrem(std::string_view key, int64_t count, std::string_view value,
   auto& list = entry->second.list;
   const int64_t limit = count == 0 ? static_cast<int64_t>(list.size())
                       : (count > 0 ? count : (count == INT64_MIN ? INT64_MAX : -count));
+  // One pass that keeps the survivors in order (linear, as Redis's).
+  note_work(list.size());
   int64_t removed = 0;
+  std::vector<bool> drop(list.size(), false);
   if (count >= 0) {
-    for (auto it = list.begin(); it != list.end() && removed < limit;) {
-      if (*it == value) {
-        it = list.erase(it);
+    for (size_t i = 0; i < list.size() && removed < limit; ++i) {
+      if (list[i] == value) {
+        drop[i] = true;
         ++removed;
-      } else {
-        ++it;
       }
     }
   } else {
     for (size_t i = list.size(); i > 0 && removed < limit; --i) {
       if (list[i - 1] == value) {
-        list.erase(list.begin() + static_cast<std::ptrdiff_t>(i - 1));
+        drop[i - 1] = true;
         ++removed;
       }
     }
+  }
+  if (removed > 0) {
+    size_t out = 0, bytes = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (drop[i]) {
+        bytes += kElementBytes + heap_bytes(list[i]);
+        continue;
+      }
+      if (out != i) list[out] = std::move(list[i]);
+      ++out;
+    }
+    list.resize(out);
+    release_value(entry->second, bytes);
   }
   touch(entry->second);
   erase_if_empty(entry);
@@ -427,7 +599,7 @@ int64_t Store::lrem(std::string_view key, int64_t count, std::string_view value,
 std::vector<std::string> Store::lrange_all(std::string_view key, int64_t now_ms) {
   const Value* v = find_typed(key, Type::List, now_ms);
   if (v == nullptr) return {};
-  return v->list;
+  return std::vector<std::string>(v->list.begin(), v->list.end());
 }
 
 bool Store::line_with_scores(std::string_view line, std::string_view deadlines, int64_t now_ms,
@@ -499,20 +671,24 @@ int64_t Store::zadd(std::string_view key, double score, std::string_view member,
   assert(score == score);  // no NaN
   // A small sorted set (a listpack in Redis) keeps -0 as the integer 0.
   if (score == 0) score = 0.0;
-  Value& v = lookup_or_create(key, Type::ZSet, now_ms)->second;
+  Value* existing = find_typed(key, Type::ZSet, now_ms);
+  const bool known = existing != nullptr && existing->zset.score_of.count(member) != 0;
+  const size_t bytes = kMemberBytes + 2 * text_bytes(member.size());
+  Value& v = known ? *existing : charged_container(key, Type::ZSet, bytes, now_ms);
   auto it = v.zset.score_of.find(member);
   if (it != v.zset.score_of.end()) {
-    const auto at = v.zset.ordered.find(std::pair<double, std::string_view>{it->second, member});
-    assert(at != v.zset.ordered.end());
-    auto node = v.zset.ordered.extract(at);
-    node.value().first = score;
-    v.zset.ordered.insert(std::move(node));
+    std::pair<double, std::string> entry{it->second, std::string(member)};
+    const bool erased = v.zset.ordered.erase(entry);
+    assert(erased);
+    (void)erased;
+    entry.first = score;
+    v.zset.ordered.insert(std::move(entry));
     it->second = score;
     touch(v);
     return 0;
   }
   v.zset.score_of.emplace(member, score);
-  v.zset.ordered.emplace(score, member);
+  v.zset.ordered.insert(std::pair<double, std::string>{score, std::string(member)});
   touch(v);
   return 1;
 }
@@ -531,8 +707,9 @@ int64_t Store::zrem(std::string_view key, std::string_view member, int64_t now_m
   ZSet& zset = entry->second.zset;
   auto it = zset.score_of.find(member);
   if (it == zset.score_of.end()) return 0;
-  zset.ordered.erase(zset.ordered.find(std::pair<double, std::string_view>{it->second, member}));
+  zset.ordered.erase(std::pair<double, std::string>{it->second, std::string(member)});
   zset.score_of.erase(it);
+  release_value(entry->second, kMemberBytes + 2 * text_bytes(member.size()));
   touch(entry->second);
   erase_if_empty(entry);
   return 1;
@@ -554,12 +731,17 @@ const Store::ZSetOrder* Store::zset_ref(std::string_view key, int64_t now_ms) {
 // ---------------------------------------------------------------- pub/sub
 
 void Store::publish(std::string_view channel, std::string_view payload) {
+  const size_t bytes = kPublishedBytes + text_bytes(channel.size()) + text_bytes(payload.size());
+  charge(bytes);
+  published_bytes_ += bytes;
   published_.push_back(Published{std::string(channel), std::string(payload)});
 }
 
 std::vector<Published> Store::take_published() {
   std::vector<Published> out;
   out.swap(published_);
+  release(published_bytes_);
+  published_bytes_ = 0;
   return out;
 }
 
@@ -567,6 +749,8 @@ void Store::take_published_into(std::vector<Published>* out) {
   assert(out != nullptr);
   out->swap(published_);
   published_.clear();
+  release(published_bytes_);
+  published_bytes_ = 0;
 }
 
 // ---------------------------------------------------------------- whole store
@@ -587,7 +771,7 @@ void Store::holders_into(std::string_view lock, int64_t now_ms, std::vector<std:
   const auto& hash = it->second.hash;
   out->resize(hash.size());
   size_t i = 0;
-  for (const auto& [field, value] : hash) (*out)[i++] = field;
+  for (const HashFields::Entry& e : hash) (*out)[i++] = e.field;
   std::sort(out->begin(), out->end());
 }
 
@@ -599,13 +783,13 @@ std::string Store::render(const Value& v) {
   switch (v.type) {
     case Type::String: return v.str;
     case Type::Hash: {
-      std::vector<const std::pair<std::string, std::string>*> sorted;
+      std::vector<const HashFields::Entry*> sorted;
       sorted.reserve(v.hash.size());
-      for (const auto& fv : v.hash) sorted.push_back(&fv);
-      std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
-      for (const auto* fv : sorted) {
+      for (const HashFields::Entry& e : v.hash) sorted.push_back(&e);
+      std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->field < b->field; });
+      for (const auto* e : sorted) {
         sep();
-        out += fv->first + "=" + fv->second;
+        out += e->field + "=" + e->value;
       }
       return out;
     }
@@ -660,9 +844,9 @@ void Store::digest(int64_t now_ms, StateDigest* out) const {
       case Type::String: item.add(std::string_view(v.str)); break;
       case Type::Hash:
         item.add(static_cast<uint64_t>(v.hash.size()));
-        for (const auto& [field, value] : v.hash) {
-          item.add(std::string_view(field));
-          item.add(std::string_view(value));
+        for (const HashFields::Entry& e : v.hash) {
+          item.add(std::string_view(e.field));
+          item.add(std::string_view(e.value));
         }
         break;
       case Type::List:
@@ -698,6 +882,8 @@ void Store::clear() {
   keys_.clear();
   expiry_index_.clear();
   published_.clear();
+  release(charged_bytes_);
+  published_bytes_ = 0;
 }
 
 }  // namespace locksim

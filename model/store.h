@@ -10,14 +10,25 @@
 //    long run does not accumulate dead latch keys. Neither is visible to a
 //    script when server time never goes backwards.
 //  - Types: string, hash (fields in insertion order, as Redis keeps a small
-//    hash), list, sorted set (double scores,
-//    ordered by (score, member bytewise)). An operation on a key of another type
+//    hash; model/hash_fields.h), list, sorted set (double scores,
+//    ordered by (score, member bytewise)). Every operation a lock script
+//    calls costs what Redis's does: amortised constant per field, element
+//    or appended byte, not the size of the value (HSET, HINCRBY, APPEND,
+//    LPUSH / RPUSH, LPOP / RPOP, ZADD...). An operation on a key of another type
 //    throws StoreError with Redis's WRONGTYPE text; a bad argument (SET PX <= 0)
 //    throws StoreError with Redis's error text. Writes done before the throw stay.
 //  - Writes that create or replace a value drop the expiry like Redis (SET);
 //    HINCRBY / HSET / RPUSH / ZADD / ZINCRBY keep it; a container whose last
 //    element is removed is deleted.
 //  - PUBLISH appends to a log that the caller drains with take_published().
+//  - Memory: with set_memory_account(), every key, field, element, member,
+//    string byte and pending published message is charged to that account
+//    (model/memory_account.h) before it is stored, by a size that bounds
+//    what it takes from the heap; a write the account refuses throws
+//    StoreMemoryError and stores nothing of it. Without an account (the
+//    model backend) nothing is refused. APPEND past Redis's
+//    proto-max-bulk-len (kMaxStringBytes, 512 MB) throws StoreError with
+//    Redis's text, as Redis answers it.
 //  - Store is move-only: its expiry index points into its own key table.
 //  - snapshot(now_ms): every live key sorted by name, values rendered as
 //    string -> raw value; hash -> "f=v" joined by "," in field order;
@@ -26,10 +37,11 @@
 #pragma once
 
 #include <array>
+#include <cassert>
+#include <deque>
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <set>
 #include <unordered_map>
 #include <stdexcept>
 #include <string>
@@ -37,8 +49,13 @@
 #include <utility>
 #include <vector>
 
+#include <ext/pb_ds/assoc_container.hpp>
+#include <ext/pb_ds/tree_policy.hpp>
+
 #include "model/exec_result.h"
+#include "model/hash_fields.h"
 #include "model/key_hash.h"
+#include "model/memory_account.h"
 #include "model/state_digest.h"
 
 namespace locksim {
@@ -47,15 +64,40 @@ struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A write the store's MemoryAccount refused (not a Redis error: the run
+// stops); what() says how much the account allows.
+struct StoreMemoryError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 class Store {
  public:
   enum class Type { String, Hash, List, ZSet };
 
+  static constexpr size_t kMaxStringBytes = size_t{512} << 20;  // proto-max-bulk-len
+
   Store() = default;
+  ~Store() { detach_account(); }
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
-  Store(Store&&) = default;
-  Store& operator=(Store&&) = default;
+  Store(Store&& other) noexcept { *this = std::move(other); }
+  Store& operator=(Store&& other) noexcept {
+    detach_account();
+    keys_ = std::move(other.keys_);
+    expiry_index_ = std::move(other.expiry_index_);
+    published_ = std::move(other.published_);
+    write_clock_ = other.write_clock_;
+    spare_nodes_ = std::move(other.spare_nodes_);
+    recent_keys_ = std::move(other.recent_keys_);
+    account_ = other.account_;
+    charged_bytes_ = other.charged_bytes_;
+    published_bytes_ = other.published_bytes_;
+    work_ = other.work_;
+    other.account_ = nullptr;
+    other.charged_bytes_ = 0;
+    other.published_bytes_ = 0;
+    return *this;
+  }
 
   // --- keyspace ---
   bool exists(std::string_view key, int64_t now_ms);
@@ -82,6 +124,10 @@ class Store {
   // current expiry (SET KEEPTTL, INCR). No check on expire_at_ms.
   void set_at(std::string_view key, std::string_view value, std::optional<int64_t> expire_at_ms,
               bool keep_ttl, int64_t now_ms);
+  // APPEND: the new length; creates the key; keeps its expiry. Amortised
+  // O(length of `suffix`). Past kMaxStringBytes: StoreError "ERR string
+  // exceeds maximum allowed size (proto-max-bulk-len)", touching nothing.
+  int64_t append(std::string_view key, std::string_view suffix, int64_t now_ms);
   // GET without a copy (same lookup, lazy expiry and WRONGTYPE): null where
   // GET gives nil; valid until the next call that may change `key`.
   const std::string* get_ref(std::string_view key, int64_t now_ms);
@@ -100,7 +146,7 @@ class Store {
   int64_t hdel(std::string_view key, std::string_view field, int64_t now_ms);  // 1 if removed
   // The hash's fields and values in insertion order, without a copy (null:
   // no such key); valid until the next call that may change `key`.
-  using HashFields = std::vector<std::pair<std::string, std::string>>;
+  using HashFields = locksim::HashFields;
   const HashFields* hash_ref(std::string_view key, int64_t now_ms);
 
   // --- lists ---
@@ -116,12 +162,13 @@ class Store {
   // LREM key count value: count > 0 from the head, < 0 from the tail, 0 all.
   int64_t lrem(std::string_view key, int64_t count, std::string_view value, int64_t now_ms);
   std::vector<std::string> lrange_all(std::string_view key, int64_t now_ms);
+  using List = std::deque<std::string>;  // head first
   // LINDEX and LRANGE 0 -1 without a copy (same lookup, lazy expiry and
   // WRONGTYPE): null where LINDEX gives nil / there is no list. The pointer
   // stays valid until the next call that may change `key` (calls on other
   // keys leave it alone).
   const std::string* lindex_ref(std::string_view key, int64_t index, int64_t now_ms);
-  const std::vector<std::string>* list_ref(std::string_view key, int64_t now_ms);
+  const List* list_ref(std::string_view key, int64_t now_ms);
   // The fair waiting line `line` with each member's score in `deadlines`
   // (none if absent), head first, into *out (its buffers are reused). Same
   // lookups (and lazy expiry) as LRANGE then one ZSCORE per member; false,
@@ -162,7 +209,11 @@ class Store {
       return std::string_view(a.second) < std::string_view(b.second);
     }
   };
-  using ZSetOrder = std::set<std::pair<double, std::string>, ScoreMemberLess>;
+  // An ordered set that also knows each element's rank (libstdc++'s policy
+  // tree with order statistics): ZRANK, a range by rank and the bounds of a
+  // range by score in O(log n), as Redis's skip list answers them.
+  using ZSetOrder = __gnu_pbds::tree<std::pair<double, std::string>, __gnu_pbds::null_type, ScoreMemberLess,
+                                     __gnu_pbds::rb_tree_tag, __gnu_pbds::tree_order_statistics_node_update>;
   const ZSetOrder* zset_ref(std::string_view key, int64_t now_ms);
 
   // --- pub/sub ---
@@ -191,6 +242,24 @@ class Store {
   void clear();                        // server restart without persistence
   size_t key_count() const { return keys_.size(); }  // including not-yet-swept expired keys
 
+  // Charges everything stored from now on (and what is stored already) to
+  // `account` (null: none); the account must outlive the store or be
+  // replaced first.
+  void set_memory_account(MemoryAccount* account);
+  // Gives the account back what the store holds (the store then has none).
+  void detach_account() {
+    if (account_ != nullptr) account_->release(charged_bytes_);
+    account_ = nullptr;
+  }
+  size_t charged_bytes() const { return charged_bytes_; }  // what the store holds, as charged
+  // Elements walked by operations whose cost grows with a value's size
+  // (LREM, LTRIM, deleting a container, ZRANK, ranges of a sorted set...):
+  // a counter that only grows; a script's budget is charged the difference
+  // across each command (model/lua_scripting.h). note_work() is for the
+  // command handlers.
+  uint64_t work() const { return work_; }
+  void note_work(uint64_t elements) const { work_ += elements; }
+
  private:
   // Keys with an expiry by expire_at_ms; each entry points at its key's name
   // inside keys_ (node-based, so the name never moves while the key lives).
@@ -204,10 +273,11 @@ class Store {
   struct Value {
     uint64_t version = 0;  // see LineVersion; set by touch() on every write
     Type type = Type::String;
-    std::string str;
-    HashFields hash;  // insertion order (a lock has one or two fields: a scan is cheapest)
-    std::vector<std::string> list;  // head first (lists stay short: waiting lines)
+    std::string str;  // its capacity is what the store charges for it
+    HashFields hash;  // insertion order
+    List list;        // head first
     ZSet zset;
+    size_t bytes = 0;  // charged for the value (the key's own share is kKeyBytes + its name)
     std::optional<int64_t> expire_at_ms;
     ExpiryIndex::iterator expiry_entry;  // valid iff expire_at_ms
   };
@@ -219,7 +289,21 @@ class Store {
     return v.expire_at_ms && now_ms > *v.expire_at_ms;
   }
   static std::string render(const Value& v);
-  static HashFields::iterator find_field(HashFields& hash, std::string_view field);
+  // Memory: charge() before storing (throws StoreMemoryError, charging
+  // nothing), release() after freeing; value bytes go to v.bytes.
+  void charge(size_t bytes);
+  void release(size_t bytes);
+  void charge_value(Value& v, size_t bytes) {
+    charge(bytes);
+    v.bytes += bytes;
+  }
+  void release_value(Value& v, size_t bytes) {
+    assert(bytes <= v.bytes);
+    v.bytes -= bytes;
+    release(bytes);
+  }
+  // Drops a value's content (of any type), releasing its bytes.
+  void drop_content(Value& v);
   void touch(Value& v) { v.version = ++write_clock_; }
 
   // Live entry of `key` (keys_.end() if none), deleting it first if it has expired.
@@ -228,6 +312,8 @@ class Store {
   Keys::iterator lookup_typed(std::string_view key, Type type, int64_t now_ms);
   // Live value of `type`, created empty (no expiry) if absent.
   Keys::iterator lookup_or_create(std::string_view key, Type type, int64_t now_ms);
+  // lookup_or_create, with `bytes` more charged to the value first.
+  Value& charged_container(std::string_view key, Type type, size_t bytes, int64_t now_ms);
   Value* find_value(std::string_view key, int64_t now_ms) {
     auto it = lookup(key, now_ms);
     return it == keys_.end() ? nullptr : &it->second;
@@ -282,6 +368,10 @@ class Store {
     }
   };
   RecentKeys recent_keys_;
+  MemoryAccount* account_ = nullptr;  // null: nothing refused
+  size_t charged_bytes_ = 0;          // keys, values and the publish log, as charged
+  size_t published_bytes_ = 0;        // the publish log's share
+  mutable uint64_t work_ = 0;         // see work()
 };
 
 }  // namespace locksim

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "reports/campaign_text.h"
 #include "reports/chart_library.h"
 #include "reports/html_text.h"
 #include "reports/coverage_report.h"
@@ -218,27 +219,29 @@ std::string replay_command(const ReportCommands& commands, const std::string& tr
   return commands.program + " replay " + shell_quoted(path);
 }
 
-}  // namespace
+// A failure with a section of its own (a timeline or a counterexample): "f<index>".
+bool drawn_failure(const json& f) {
+  return !f.value("timeline", json()).is_null() || !f.value("counterexample", json()).is_null();
+}
 
-std::string campaign_report_html(const json& s, const std::string& dir_name, const ReportCommands& commands) {
-  const fs::path dir(dir_name);
+// The page's head, its title, the verdict and what stands beside it.
+void report_verdict(std::ostringstream& out, const json& s, bool passed) {
   const json& config = s["configuration"];
   const json& counts = s["counts"];
-  const json& failures = s["failures"];
-  const bool passed = failures.empty() && !(s.value("vacuous", false) && config.value("fail_vacuous", true));
-  std::ostringstream out;
   const std::string title = "locksim campaign: " + str(config["scenario"], "profile") + " / " +
                             str(config["scenario"], "lock");
   out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << html(title) << "</title>\n"
       << "<style>" << chart_library_css() << "\n" << report_page_css() << "</style></head><body>\n";
   out << "<h1>" << html(title) << "</h1>\n";
-  out << "<p class=\"" << (passed ? "pass" : "fail") << "\"><b>"
-      << (passed ? "PASS: no property failed"
-                 : "FAIL: " + text(counts["seeds_failed"]) + " of " + text(counts["seeds_run"]) +
-                       " seed(s) violated a property" +
-                       (s.contains("results") && s["results"].is_object()
-                            ? ", " + text(s["results"].value("unexplained", json(0))) + " unexplained violation(s)"
-                            : std::string()))
+  // The same headline as the campaign printed, first whether anything is
+  // unexplained (reports/campaign_text.h); a summary without results (an
+  // older format) says how many seeds failed.
+  const bool has_results = s.contains("results") && s["results"].is_object();
+  std::string headline = has_results ? format_headline(result_counts_from_summary(s)) : "";
+  if (!headline.empty() && headline.back() == '\n') headline.pop_back();
+  if (headline.empty())
+    headline = "FAILED: " + text(counts["seeds_failed"]) + " of " + text(counts["seeds_run"]) + " seed(s) violated a property";
+  out << "<p class=\"" << (passed ? "pass" : "fail") << "\"><b>" << html(passed ? "PASS: no property failed" : headline)
       << "</b></p>\n";
   if (s.contains("results") && s["results"].is_object()) out << results_html(s["results"]);
   if (s.value("vacuous", false)) {
@@ -253,6 +256,13 @@ std::string campaign_report_html(const json& s, const std::string& dir_name, con
   if (s.contains("timelines_not_drawn")) {
     out << "<p class=\"fail\">No timeline drawn: " << html(str(s, "timelines_not_drawn")) << "</p>\n";
   }
+}
+
+// The campaign's configuration: command, build, backend, scenario, seeds,
+// shards, events, timings.
+void report_configuration(std::ostringstream& out, const json& s) {
+  const json& config = s["configuration"];
+  const json& counts = s["counts"];
   const json& scenario = config["scenario"];
   out << "<table>\n"
       << "<tr><th>command</th><td><code>" << html(str(s, "command")) << "</code></td></tr>\n"
@@ -278,6 +288,9 @@ std::string campaign_report_html(const json& s, const std::string& dir_name, con
     out << "<tr><th>timings</th><td>" << line << "</td></tr>\n";
   }
   out << "</table>\n";
+}
+
+void report_properties(std::ostringstream& out, const json& s) {
   out << "<h2>Properties</h2>\n<table><tr><th>property</th><th>result</th><th>seeds</th><th>violations</th></tr>\n";
   for (const auto& [name, p] : s["properties"].items()) {
     const std::string result = str(p, "result");
@@ -291,107 +304,142 @@ std::string campaign_report_html(const json& s, const std::string& dir_name, con
         << html(str(a, "seeds")) << " seed(s); first at seed " << html(str(a, "first_seed")) << ": "
         << html(str(a, "first_report")) << "</p>\n";
   }
+}
+
+// The Failures table: a row per failure, its seed linked to its section
+// (or its trace), its cause and the command that replays it.
+void report_failures_table(std::ostringstream& out, const json& failures, const ReportCommands& commands) {
+  out << "<h2>Failures</h2>\n<table><tr><th>seed</th><th>property</th><th>cause</th><th>reproduce</th></tr>\n";
+  for (size_t k = 0; k < failures.size(); ++k) {
+    const json& f = failures[k];
+    const std::string seed = html(str(f, "seed"));
+    out << "<tr><td>"
+        << (drawn_failure(f) ? "<a href=\"#f" + std::to_string(k) + "\">" + seed + "</a>"
+                             : "<a href=\"" + html(str(f, "trace")) + "\">" + seed + "</a>")
+        << "</td><td>" << html(str(f, "property")) << "</td><td>" << html(cause_cell(f)) << "</td><td><code>"
+        << html(replay_command(commands, str(f, "trace"))) << "</code></td></tr>\n";
+  }
+  out << "</table>\n<p>A seed links to its section (its timeline, plots and events) when it was drawn, else to "
+         "its full trace.</p>\n";
+}
+
+// A passing campaign's sample timeline and its first seed's plots.
+void report_sample(std::ostringstream& out, const json& s, const fs::path& dir) {
+  if (!fs::exists(dir / kSampleTimelineFile)) return;
+  const std::string svg = inline_svg(dir, kSampleTimelineFile);
+  out << "<h2>Sample timeline</h2>\n<p><a href=\"" << kSampleTimelineFile << "\">" << kSampleTimelineFile
+      << "</a>: the first events of the first seed</p>\n";
+  if (!svg.empty()) out << timeline_block(svg, "sample");
+  // The first seed's whole run, plotted as it ran (campaign time).
+  json plot;
+  try {
+    plot = json::parse(read_run_file(dir.string(), kSamplePlotFile, kMaxInlinedSvgBytes), nullptr, false);
+  } catch (const RunFileError&) {
+    plot = json();  // absent (a shard, a merge) or unreadable: no plots
+  }
+  if (plot.is_object()) {
+    out << plots_block("plot-sample", s["configuration"].value("base_seed", json(1)).get<uint64_t>());
+    out << json_script("plot-sample", plot);
+  }
+}
+
+// A failure's section head: its explanation, its traces and their replay commands.
+void failure_head(std::ostringstream& out, const json& f, const std::string& section, const ReportCommands& commands) {
+  out << "<h2 class=\"fail\" id=\"" << section << "\">seed " << html(str(f, "seed")) << ": " << html(str(f, "property"))
+      << "</h2>\n";
+  out << "<p class=\"subtitle\">" << html(violation_subtitle(str(f, "explanation"), cause_cell(f))) << "</p>\n";
+  out << "<p>Full trace: <a href=\"" << html(str(f, "trace")) << "\">" << html(str(f, "trace")) << "</a> &mdash; <code>"
+      << html(replay_command(commands, str(f, "trace"))) << "</code>";
+  if (!f.value("shrunk_trace", json()).is_null()) {
+    out << "<br>Shrunk counterexample: <a href=\"" << html(str(f, "shrunk_trace")) << "\">" << html(str(f, "shrunk_trace"))
+        << "</a> &mdash; <code>" << html(replay_command(commands, str(f, "shrunk_trace"))) << "</code>";
+  }
+  out << "</p>\n";
+}
+
+// The seed's plots, from its full trace, its data written once per seed
+// (into `data_blocks`, at the page's end).
+void failure_plots(std::ostringstream& out, const json& f, const fs::path& dir,
+                   std::map<uint64_t, std::string>* plots_of_seed, std::ostringstream* data_blocks) {
+  const uint64_t seed = f.value("seed", json(0)).is_number_unsigned() ? f["seed"].get<uint64_t>() : 0;
+  auto plots = plots_of_seed->find(seed);
+  if (plots == plots_of_seed->end()) {
+    json data;
+    try {
+      const std::unique_ptr<std::istream> in = open_run_stream(dir, str(f, "trace"));
+      data = run_plot_of_stream(*in, (dir / str(f, "trace")).string());
+    } catch (const RunFileError&) {
+      data = json();  // the trace is listed as missing above
+    }
+    if (!data.is_null()) {
+      plots = plots_of_seed->emplace(seed, "plot-" + std::to_string(seed)).first;
+      *data_blocks << json_script(plots->second, data);
+    }
+  }
+  if (plots != plots_of_seed->end()) out << plots_block(plots->second, seed);
+}
+
+// The failure's events: its shrunk counterexample's, or those its timeline draws.
+void failure_events(std::ostringstream& out, const json& f, const fs::path& dir, const std::string& section,
+                    const std::string& svg) {
+  if (f.value("counterexample", json()).is_null()) {
+    if (!svg.empty()) out << "<h3>The events drawn</h3>\n" << drawn_events_table(svg, dir, str(f, "trace"), {}, section);
+    return;
+  }
+  const json& cx = f["counterexample"];
+  out << "<h3>Shrunk counterexample (" << html(cx.value("extent", str(cx, "events") + " trace events"))
+      << ")</h3>\n<pre>" << html(str(cx, "violation")) << "</pre>\n";
+  std::string also;
+  for (const json& p : cx.value("also_violates", json::array())) {
+    if (p.is_string()) also += (also.empty() ? "" : ", ") + p.get<std::string>();
+  }
+  if (!also.empty()) {
+    out << "<p class=\"note\">Its plan, run to its end, also violates " << html(also)
+        << ": shrinking could not separate that from this counterexample.</p>\n";
+  }
+  out << counterexample_table(cx, dir, section);
+}
+
+// A drawn failure's section: head, timeline, plots, events.
+void failure_section(std::ostringstream& out, const json& s, const json& f, const std::string& section,
+                     const fs::path& dir, const ReportCommands& commands, std::map<uint64_t, std::string>* plots_of_seed,
+                     std::ostringstream* data_blocks) {
+  failure_head(out, f, section, commands);
+  std::string svg;
+  if (f.value("timeline", json()).is_null() && s.contains("timelines_not_drawn")) {
+    out << "<p class=\"fail\">timeline not drawn: Graphviz's dot could not be run</p>\n";
+  }
+  if (!f.value("timeline", json()).is_null()) {
+    svg = inline_svg(dir, str(f, "timeline"));
+    out << "<p><a href=\"" << html(str(f, "timeline")) << "\">" << html(str(f, "timeline")) << "</a></p>\n";
+    out << (svg.empty() ? "<p class=\"fail\">timeline missing: " + html(str(f, "timeline")) + "</p>\n"
+                        : timeline_block(svg, section));
+  }
+  failure_plots(out, f, dir, plots_of_seed, data_blocks);
+  failure_events(out, f, dir, section, svg);
+}
+
+}  // namespace
+
+std::string campaign_report_html(const json& s, const std::string& dir_name, const ReportCommands& commands) {
+  const fs::path dir(dir_name);
+  const json& config = s["configuration"];
+  const json& failures = s["failures"];
+  const bool passed = failures.empty() && !(s.value("vacuous", false) && config.value("fail_vacuous", true));
+  std::ostringstream out;
+  report_verdict(out, s, passed);
+  report_configuration(out, s);
+  report_properties(out, s);
   // Coverage: right here when the campaign passed (what it tried is then
   // the news), after the failures otherwise.
   if (passed) out << coverage_html(s);
-  // A section per failure that has a timeline or a counterexample: "f<index>".
-  auto drawn = [](const json& f) {
-    return !f.value("timeline", json()).is_null() || !f.value("counterexample", json()).is_null();
-  };
-  if (!passed) {
-    out << "<h2>Failures</h2>\n<table><tr><th>seed</th><th>property</th><th>cause</th><th>reproduce</th></tr>\n";
-    for (size_t k = 0; k < failures.size(); ++k) {
-      const json& f = failures[k];
-      const std::string seed = html(str(f, "seed"));
-      out << "<tr><td>"
-          << (drawn(f) ? "<a href=\"#f" + std::to_string(k) + "\">" + seed + "</a>"
-                       : "<a href=\"" + html(str(f, "trace")) + "\">" + seed + "</a>")
-          << "</td><td>" << html(str(f, "property")) << "</td><td>" << html(cause_cell(f)) << "</td><td><code>"
-          << html(replay_command(commands, str(f, "trace"))) << "</code></td></tr>\n";
-    }
-    out << "</table>\n<p>A seed links to its section (its timeline, plots and events) when it was drawn, else to "
-           "its full trace.</p>\n";
-  }
-  if (passed && fs::exists(dir / kSampleTimelineFile)) {
-    const std::string svg = inline_svg(dir, kSampleTimelineFile);
-    out << "<h2>Sample timeline</h2>\n<p><a href=\"" << kSampleTimelineFile << "\">" << kSampleTimelineFile
-        << "</a>: the first events of the first seed</p>\n";
-    if (!svg.empty()) out << timeline_block(svg, "sample");
-    // The first seed's whole run, plotted as it ran (campaign time).
-    json plot;
-    try {
-      plot = json::parse(read_run_file(dir.string(), kSamplePlotFile, kMaxInlinedSvgBytes), nullptr, false);
-    } catch (const RunFileError&) {
-      plot = json();  // absent (a shard, a merge) or unreadable: no plots
-    }
-    if (plot.is_object()) {
-      out << plots_block("plot-sample", s["configuration"].value("base_seed", json(1)).get<uint64_t>());
-      out << json_script("plot-sample", plot);
-    }
-  }
+  if (!passed) report_failures_table(out, failures, commands);
+  if (passed) report_sample(out, s, dir);
   std::map<uint64_t, std::string> plots_of_seed;  // seed -> its data block's id
   std::ostringstream data_blocks;
   for (size_t k = 0; k < failures.size(); ++k) {
-    const json& f = failures[k];
-    if (!drawn(f)) continue;
-    const std::string section = "f" + std::to_string(k);
-    out << "<h2 class=\"fail\" id=\"" << section << "\">seed " << html(str(f, "seed")) << ": " << html(str(f, "property"))
-        << "</h2>\n";
-    out << "<p class=\"subtitle\">" << html(violation_subtitle(str(f, "explanation"), cause_cell(f))) << "</p>\n";
-    out << "<p>Full trace: <a href=\"" << html(str(f, "trace")) << "\">" << html(str(f, "trace"))
-        << "</a> &mdash; <code>" << html(replay_command(commands, str(f, "trace"))) << "</code>";
-    if (!f.value("shrunk_trace", json()).is_null()) {
-      out << "<br>Shrunk counterexample: <a href=\"" << html(str(f, "shrunk_trace")) << "\">"
-          << html(str(f, "shrunk_trace")) << "</a> &mdash; <code>"
-          << html(replay_command(commands, str(f, "shrunk_trace"))) << "</code>";
-    }
-    out << "</p>\n";
-    std::string svg;
-    if (f.value("timeline", json()).is_null() && s.contains("timelines_not_drawn")) {
-      out << "<p class=\"fail\">timeline not drawn: Graphviz's dot could not be run</p>\n";
-    }
-    if (!f.value("timeline", json()).is_null()) {
-      svg = inline_svg(dir, str(f, "timeline"));
-      out << "<p><a href=\"" << html(str(f, "timeline")) << "\">" << html(str(f, "timeline")) << "</a></p>\n";
-      out << (svg.empty() ? "<p class=\"fail\">timeline missing: " + html(str(f, "timeline")) + "</p>\n"
-                          : timeline_block(svg, section));
-    }
-    // The run's plots, from the seed's full trace (once per seed).
-    const uint64_t seed = f.value("seed", json(0)).is_number_unsigned() ? f["seed"].get<uint64_t>() : 0;
-    auto plots = plots_of_seed.find(seed);
-    if (plots == plots_of_seed.end()) {
-      json data;
-      try {
-        const std::unique_ptr<std::istream> in = open_run_stream(dir, str(f, "trace"));
-        data = run_plot_of_stream(*in, (dir / str(f, "trace")).string());
-      } catch (const RunFileError&) {
-        data = json();  // the trace is listed as missing above
-      }
-      if (!data.is_null()) {
-        plots = plots_of_seed.emplace(seed, "plot-" + std::to_string(seed)).first;
-        data_blocks << json_script(plots->second, data);
-      }
-    }
-    if (plots != plots_of_seed.end()) out << plots_block(plots->second, seed);
-    if (!f.value("counterexample", json()).is_null()) {
-      const json& cx = f["counterexample"];
-      out << "<h3>Shrunk counterexample (" << html(cx.value("extent", str(cx, "events") + " trace events"))
-          << ")</h3>\n<pre>"
-          << html(str(cx, "violation")) << "</pre>\n";
-      std::string also;
-      for (const json& p : cx.value("also_violates", json::array())) {
-        if (p.is_string()) also += (also.empty() ? "" : ", ") + p.get<std::string>();
-      }
-      if (!also.empty()) {
-        out << "<p class=\"note\">Its plan, run to its end, also violates " << html(also)
-            << ": shrinking could not separate that from this counterexample.</p>\n";
-      }
-      out
-          << counterexample_table(cx, dir, section);
-    } else if (!svg.empty()) {
-      out << "<h3>The events drawn</h3>\n"
-          << drawn_events_table(svg, dir, str(f, "trace"), {}, section);
-    }
+    if (!drawn_failure(failures[k])) continue;
+    failure_section(out, s, failures[k], "f" + std::to_string(k), dir, commands, &plots_of_seed, &data_blocks);
   }
   if (!passed) out << coverage_html(s);
   out << data_blocks.str();

@@ -174,7 +174,7 @@ namespace {
 
 // A step chart of one curve column over the seeds, inline SVG.
 std::string curve_svg(const json& curve, const char* column, const char* label, uint64_t seeds) {
-  constexpr int kW = 460, kH = 180, kLeft = 48, kBottom = 30, kTop = 12, kRight = 12;
+  constexpr int kW = 460, kH = 194, kLeft = 48, kBottom = 30, kTop = 26, kRight = 12;
   uint64_t max_y = 1;
   for (const json& p : curve) max_y = std::max(max_y, p[column].get<uint64_t>());
   const uint64_t max_x = std::max<uint64_t>(seeds, 1);
@@ -211,7 +211,8 @@ std::string curve_svg(const json& curve, const char* column, const char* label, 
   std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">seeds</text>",
                 x_of(max_x / 2), kH - 4);
   out << buf;
-  out << "<text x=\"" << kLeft + 6 << "\" y=\"" << kTop + 10 << "\" font-size=\"12\">" << html_escape(label) << "</text>";
+  // The name above the plot, where no curve can cross it.
+  out << "<text x=\"" << kLeft << "\" y=\"" << kTop - 12 << "\" font-size=\"12\">" << html_escape(label) << "</text>";
   out << "</svg>";
   return out.str();
 }

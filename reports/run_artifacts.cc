@@ -56,9 +56,8 @@ class Drawer {
   }
   void draw(const std::vector<Event>& events, const Violation& v, const std::string& title, const Scenario& s,
             const fs::path& path) {
-    TimelineOptions timeline;
+    TimelineOptions timeline = timeline_options_for(s);
     timeline.title = title;
-    timeline.check = check_config_for(s);
     render(violation_timeline_dot(events, v, timeline), path);
   }
   RunArtifacts result;
@@ -95,8 +94,7 @@ RunArtifacts write_run_artifacts(const std::string& dir_name, const CampaignOpti
     OutputFile plot_out(plot_file.string());
     plot_out.write(plot.data().dump());
     plot_out.commit();
-    TimelineOptions timeline;
-    timeline.check = check_config_for(r.scenario);
+    TimelineOptions timeline = timeline_options_for(r.scenario);
     timeline.title = "seed " + std::to_string(r.scenario.seed) + ", its first " +
                      std::to_string(sample.events.size()) + " events (a sample: no seed failed)";
     drawer.render(timeline_dot(sample.events, timeline), svg);

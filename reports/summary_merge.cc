@@ -38,10 +38,9 @@ uint64_t u64(const json& j, const char* key) {
   return v.get<uint64_t>();
 }
 
-}  // namespace
-
-json merge_summaries(const std::vector<ShardSummary>& shards) {
-  if (shards.empty()) throw MergeError("nothing to merge: give the shards' directories");
+// Every shard is a valid, unmerged shard of one campaign by one build,
+// split the same way, each index once and none missing.
+void check_shards(const std::vector<ShardSummary>& shards) {
   const ShardSummary& first = shards.front();
   for (const ShardSummary& s : shards) {
     try {
@@ -84,18 +83,17 @@ json merge_summaries(const std::vector<ShardSummary>& shards) {
     throw MergeError("missing shard(s) " + missing + ": give the directories of all " + std::to_string(count) +
                      " shards");
   }
+}
 
-  json merged = first.summary;
-  merged["shard"] = nullptr;
-  merged["merged_from"] = json::array();
-  for (const ShardSummary& s : shards) merged["merged_from"].push_back(s.dir);
-  // Counts: sums.
+// Counts and properties: sums (a property fails if it fails in any shard);
+// results: sums, kinds by kind; whether the whole is vacuous, its rates.
+void merge_counts(const std::vector<ShardSummary>& shards, json* merged) {
+  const ShardSummary& first = shards.front();
   for (const auto& [key, value] : first.summary["counts"].items()) {
     uint64_t sum = 0;
     for (const ShardSummary& s : shards) sum += u64(s.summary["counts"], key.c_str());
-    merged["counts"][key] = sum;
+    (*merged)["counts"][key] = sum;
   }
-  // Properties: sums; failing if any shard fails.
   for (const auto& [name, p] : first.summary["properties"].items()) {
     uint64_t seeds = 0, violations = 0;
     std::string result = p.value("result", "");
@@ -105,9 +103,8 @@ json merge_summaries(const std::vector<ShardSummary>& shards) {
       violations += u64(q, "violations");
       if (q.value("result", "") == "fail") result = "fail";
     }
-    merged["properties"][name] = {{"result", result}, {"seeds", seeds}, {"violations", violations}};
+    (*merged)["properties"][name] = {{"result", result}, {"seeds", seeds}, {"violations", violations}};
   }
-  // Results: sums, kinds by kind.
   json results = json::object();
   for (const char* key : {"unexplained", "unexplained_seeds", "explained", "explained_seeds", "advisory", "set_aside"}) {
     uint64_t sum = 0;
@@ -118,32 +115,39 @@ json merge_summaries(const std::vector<ShardSummary>& shards) {
   for (const ShardSummary& s : shards)
     for (const auto& [kind, n] : s.summary["results"]["explained_by_kind"].items()) by_kind[kind] += n.get<uint64_t>();
   results["explained_by_kind"] = by_kind;
-  merged["results"] = std::move(results);
-  const uint64_t seeds_run = merged["counts"]["seeds_run"].get<uint64_t>();
-  merged["vacuous"] = seeds_run > 0 && merged["counts"]["operations_ok"].get<uint64_t>() == 0;
-  const uint64_t seeds_failed = merged["counts"]["seeds_failed"].get<uint64_t>();
-  merged["rates"] = {{"failing_seed_fraction",
-                      seeds_run == 0 ? 0.0 : static_cast<double>(seeds_failed) / static_cast<double>(seeds_run)}};
-  // Timings: the longest shard (they ran side by side) and the sum.
+  (*merged)["results"] = std::move(results);
+  const uint64_t seeds_run = (*merged)["counts"]["seeds_run"].get<uint64_t>();
+  (*merged)["vacuous"] = seeds_run > 0 && (*merged)["counts"]["operations_ok"].get<uint64_t>() == 0;
+  const uint64_t seeds_failed = (*merged)["counts"]["seeds_failed"].get<uint64_t>();
+  (*merged)["rates"] = {{"failing_seed_fraction",
+                         seeds_run == 0 ? 0.0 : static_cast<double>(seeds_failed) / static_cast<double>(seeds_run)}};
+}
+
+// Timings: the longest shard (they ran side by side) and the sum.
+void merge_timings(const std::vector<ShardSummary>& shards, json* merged) {
   double wall_s_max = 0, wall_s_sum = 0;
   for (const ShardSummary& s : shards) {
     const double w = s.summary.contains("timings") ? s.summary["timings"].value("wall_s", 0.0) : 0.0;
     wall_s_max = std::max(wall_s_max, w);
     wall_s_sum += w;
   }
-  const double simulated_s = static_cast<double>(merged["counts"].value("simulated_us", uint64_t{0})) / 1e6;
-  merged["timings"] = {{"wall_s", wall_s_max},
-                       {"shard_wall_s_sum", wall_s_sum},
-                       {"seeds_per_s", wall_s_sum > 0 ? static_cast<double>(seeds_run) / wall_s_sum : 0.0},
-                       {"simulated_s_per_wall_s", wall_s_sum > 0 ? simulated_s / wall_s_sum : 0.0}};
-  // Failures in seed order; the first shrink_seeds failing seeds keep what
-  // was drawn for them.
+  const uint64_t seeds_run = (*merged)["counts"]["seeds_run"].get<uint64_t>();
+  const double simulated_s = static_cast<double>((*merged)["counts"].value("simulated_us", uint64_t{0})) / 1e6;
+  (*merged)["timings"] = {{"wall_s", wall_s_max},
+                          {"shard_wall_s_sum", wall_s_sum},
+                          {"seeds_per_s", wall_s_sum > 0 ? static_cast<double>(seeds_run) / wall_s_sum : 0.0},
+                          {"simulated_s_per_wall_s", wall_s_sum > 0 ? simulated_s / wall_s_sum : 0.0}};
+}
+
+// Failures in seed order; the first shrink_seeds failing seeds keep what
+// was drawn for them.
+void merge_failures(const std::vector<ShardSummary>& shards, json* merged) {
   json failures = json::array();
   for (const ShardSummary& s : shards)
     for (const json& f : s.summary["failures"]) failures.push_back(f);
   std::stable_sort(failures.begin(), failures.end(),
                    [](const json& a, const json& b) { return a["seed"].get<uint64_t>() < b["seed"].get<uint64_t>(); });
-  const json& cfg = first.summary["configuration"];
+  const json& cfg = shards.front().summary["configuration"];
   const uint64_t keep_seeds = cfg.contains("shrink_seeds") ? u64(cfg, "shrink_seeds") : 0;
   std::set<uint64_t> seen;
   for (json& f : failures) {
@@ -154,15 +158,18 @@ json merge_summaries(const std::vector<ShardSummary>& shards) {
       f["counterexample"] = nullptr;
     }
   }
-  merged["failures"] = std::move(failures);
-  merged.erase("timelines_not_drawn");
+  (*merged)["failures"] = std::move(failures);
+  merged->erase("timelines_not_drawn");
   for (const ShardSummary& s : shards) {
     if (s.summary.contains("timelines_not_drawn")) {
-      merged["timelines_not_drawn"] = s.summary["timelines_not_drawn"];  // that shard's failures have none
+      (*merged)["timelines_not_drawn"] = s.summary["timelines_not_drawn"];  // that shard's failures have none
       break;
     }
   }
-  // Advisories: sums; the first report is the lowest seed's.
+}
+
+// Advisories: sums; the first report is the lowest seed's.
+void merge_advisories(const std::vector<ShardSummary>& shards, json* merged) {
   json advisories = json::object();
   for (const ShardSummary& s : shards) {
     for (const auto& [name, a] : s.summary["advisories"].items()) {
@@ -179,20 +186,38 @@ json merge_summaries(const std::vector<ShardSummary>& shards) {
       }
     }
   }
-  merged["advisories"] = std::move(advisories);
-  // Coverage: the union (properties/coverage.h), when every shard has one.
+  (*merged)["advisories"] = std::move(advisories);
+}
+
+// Coverage: the union (properties/coverage.h), when every shard has one.
+void merge_coverage(const std::vector<ShardSummary>& shards, json* merged) {
   size_t with_coverage = 0;
   for (const ShardSummary& s : shards) with_coverage += s.summary.contains("coverage");
   if (with_coverage != 0 && with_coverage != shards.size()) {
     throw MergeError("some shards record coverage and some do not: merge shards of one build");
   }
-  if (with_coverage != 0) {
-    Coverage all;
-    for (const ShardSummary& s : shards) {
-      all.merge(Coverage::from_json(s.summary["coverage"], s.dir + "/" + kSummaryFileName, UINT64_MAX));
-    }
-    merged["coverage"] = all.to_json();
+  if (with_coverage == 0) return;
+  Coverage all;
+  for (const ShardSummary& s : shards) {
+    all.merge(Coverage::from_json(s.summary["coverage"], s.dir + "/" + kSummaryFileName, UINT64_MAX));
   }
+  (*merged)["coverage"] = all.to_json();
+}
+
+}  // namespace
+
+json merge_summaries(const std::vector<ShardSummary>& shards) {
+  if (shards.empty()) throw MergeError("nothing to merge: give the shards' directories");
+  check_shards(shards);
+  json merged = shards.front().summary;
+  merged["shard"] = nullptr;
+  merged["merged_from"] = json::array();
+  for (const ShardSummary& s : shards) merged["merged_from"].push_back(s.dir);
+  merge_counts(shards, &merged);
+  merge_timings(shards, &merged);
+  merge_failures(shards, &merged);
+  merge_advisories(shards, &merged);
+  merge_coverage(shards, &merged);
   return merged;
 }
 

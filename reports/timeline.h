@@ -30,6 +30,7 @@
 #include "properties/check_config.h"
 #include "properties/history_recording.h"
 #include "properties/violation.h"
+#include "sim/scenario.h"
 #include "traces/event.h"
 
 namespace locksim {
@@ -37,6 +38,9 @@ namespace locksim {
 enum class TimelineView { Review, Sequence };
 
 struct TimelineOptions {
+  // What the picture is (a trace, a seed, a window). Review: when a focus
+  // violation (or an overlap in the window) says what went wrong, that is
+  // the title, in words, and this the grey line under it.
   std::string title;
   std::set<uint64_t> highlight_ids;  // events to draw in red
   size_t max_events = 600;           // a longer window is cut, saying so in the title
@@ -52,7 +56,16 @@ struct TimelineOptions {
   // Review: how the checkers read the history (its lock design:
   // properties/check_config.h with_design()); nullopt: ours, the defaults.
   std::optional<CheckConfig> check;
+  // Review: the run's Redis servers (its scenario's; 0: unknown). Each gets
+  // a lane; one the window shows nothing of says why (a RedLock's acquire
+  // stops at a majority).
+  int servers = 0;
+  bool redlock = false;  // the locks are RedLocks (a majority of the servers)
 };
+
+// Options for drawing a run of `scenario`: how the checkers read it (its
+// lock design), its servers, whether its locks are RedLocks.
+TimelineOptions timeline_options_for(const Scenario& scenario);
 
 // The subtitle of a violation's timeline: its explanation and the fault it
 // names ("... Blamed: client 3 paused 34 171 ms > lease 30 000 ms."). Every

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "model/lua_scripting.h"
 #include "properties/checker_suite.h"
 #include "search/chain_marks.h"
 #include "search/explore_tape.h"
@@ -544,6 +545,8 @@ class Worker {
       return fn();
     } catch (const ScenarioError& e) {
       throw ScenarioError(e.what());
+    } catch (const LuaScriptAbort& e) {  // the pack's Lua stopped the run: the caller says so in one line
+      throw LuaScriptAbort(e.what());
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(e.what());
     } catch (const std::logic_error& e) {

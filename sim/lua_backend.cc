@@ -34,12 +34,23 @@ constexpr const char* kWrongTypeText = "WRONGTYPE Operation against a key holdin
 
 }  // namespace
 
-LuaBackend::LuaBackend(int server_count, ScriptPack pack, LuaAllocation allocation)
-    : pack_(std::move(pack)), allocation_(allocation), lines_(server_count) {
+LuaBackend::LuaBackend(int server_count, ScriptPack pack, LuaAllocation allocation, LuaLimits limits)
+    : LuaBackend(server_count, std::move(pack), allocation, limits, nullptr) {}
+
+LuaBackend::LuaBackend(int server_count, ScriptPack pack, LuaAllocation allocation, LuaLimits limits,
+                       MemoryAccount* shared)
+    : pack_(std::move(pack)), allocation_(allocation), limits_(limits), lines_(server_count) {
   assert(server_count >= 1);
+  if (shared == nullptr) {
+    own_memory_ = std::make_unique<MemoryAccount>(limits_.memory_bytes);
+    memory_ = own_memory_.get();
+  } else {
+    memory_ = shared;
+  }
   servers_.resize(static_cast<size_t>(server_count));
   for (Server& s : servers_) {
-    s.lua = std::make_unique<LuaScripting>(LuaLimits{}, allocation_);
+    s.store.set_memory_account(memory_);
+    s.lua = std::make_unique<LuaScripting>(limits_, allocation_, memory_);
     for (ScriptKind kind : all_script_kinds()) {
       const PackScript& script = pack_.script(kind);
       if (script.form == PackForm::Command) check_command(script);
@@ -90,10 +101,15 @@ void LuaBackend::execute_into(int server, const ScriptCall& call, int64_t server
     }
   } catch (const LuaScriptAbort& e) {
     s.store.take_published();
-    throw LuaScriptAbort(std::string(script_name(call.kind)) + " (" + script.describe() + "): " + e.what());
+    throw LuaScriptAbort(stop_text(call.kind, e.what()));
   } catch (const UnsupportedCommand& e) {
     s.store.take_published();
-    throw LuaScriptAbort(std::string(script_name(call.kind)) + " (" + script.describe() + "): " + e.what());
+    throw LuaScriptAbort(stop_text(call.kind, e.what()));
+  } catch (const StoreMemoryError&) {  // a plain command's write
+    s.store.take_published();
+    throw LuaScriptAbort(stop_text(call.kind, "the run needed more than " + std::to_string(memory_->limit_bytes() >> 20) +
+                                                  " MiB of memory (Lua heaps and key stores together), the lua "
+                                                  "backend's limit (--memory-limit)"));
   }
   out->reply = pack_.adapt_reply(call.kind, std::move(out->reply));
   out->error_declared = pack_.declares_error(call.kind, out->reply);
@@ -102,7 +118,10 @@ void LuaBackend::execute_into(int server, const ScriptCall& call, int64_t server
   try {
     read_holders(s, call, ctx, &out->holders_after);
   } catch (const HolderReadError& e) {
-    throw LuaScriptAbort(std::string("after ") + std::string(script_name(call.kind)) + ": " + e.what());
+    throw LuaScriptAbort("pack " + pack_.dir() + ": after " + std::string(script_name(call.kind)) + ": " + e.what());
+  } catch (const LuaScriptAbort& e) {  // the holder read script stopped
+    throw LuaScriptAbort("pack " + pack_.dir() + ": the holder read script " + pack_.holder_script()->path + ": " +
+                         e.what());
   }
   out->line_known = false;
   lines_.fill(server, s.store, call, now_ms, held_token, out);
@@ -139,7 +158,7 @@ void LuaBackend::read_holders(Server& s, const ScriptCall& call, CommandContext&
       StateDigest after;
       s.store.digest(ctx.now_ms, &after);
       if (before.value() != after.value() || s.store.published_pending() > 0) {
-        throw LuaScriptAbort("the holder read script " + read.path + " wrote or published: it must only read");
+        throw LuaScriptAbort("it wrote or published: it must only read");
       }
       pack_.read_holders(lock, builder.take(), out);
       return;
@@ -164,7 +183,12 @@ bool LuaBackend::digest(int server, int64_t server_now_us, StateDigest* out) {
 }
 
 std::unique_ptr<Backend> LuaBackend::new_replicas() const {
-  return std::make_unique<LuaBackend>(server_count(), pack_, allocation_);
+  return std::unique_ptr<Backend>(new LuaBackend(server_count(), pack_, allocation_, limits_, memory_));
+}
+
+std::string LuaBackend::stop_text(ScriptKind kind, const std::string& why) const {
+  return "pack " + pack_.dir() + ": " + std::string(script_name(kind)) + " (" + pack_.script(kind).describe() +
+         "): " + why;
 }
 
 void LuaBackend::wipe() {

@@ -18,12 +18,19 @@
 // the harness's own subscriber is the one receiver. Before each script,
 // keys already due are deleted (the model's active expiry).
 //
+// The sandbox (model/lua_scripting.h): every script runs within
+// LuaLimits::step_budget steps and the whole backend (its servers' Lua
+// heaps and key stores, and its replicas') within one MemoryAccount of
+// LuaLimits::memory_bytes (kDefaultRunMemoryBytes unless the command line
+// says otherwise); a script past either stops the run (LuaScriptAbort).
+//
 // Errors: the constructor compiles every Lua script (ScriptPackError
 // "<path>: Redis rejected the script: ...", the text live Redis gives) and
 // checks every plain command (ScriptPackError naming one Redis does not know
 // or this backend does not implement). execute() throws LuaScriptAbort
-// naming the script when a run cannot go on as Redis would (an unimplemented
-// command or option, the step budget, the memory limit): callers report it
+// naming the pack and the script when a run cannot go on as Redis would (an
+// unimplemented command or option, the step budget, the memory limit, a
+// pattern nested past Redis's own crash): callers report it
 // as bad input, exit 2; so does a holder read that fails (WRONGTYPE, a read
 // script's error or a reply that is no list), naming the key and the error.
 // A pack that hands back more than
@@ -45,6 +52,7 @@
 
 #include "impl/script_pack.h"
 #include "model/lua_scripting.h"
+#include "model/memory_account.h"
 #include "model/store.h"
 #include "sim/backend.h"
 #include "sim/line_cache.h"
@@ -54,7 +62,12 @@ namespace locksim {
 
 class LuaBackend final : public Backend {
  public:
-  LuaBackend(int server_count, ScriptPack pack, LuaAllocation allocation = LuaAllocation::Malloc);
+  // The whole run's memory when the command line does not say.
+  static constexpr size_t kDefaultRunMemoryBytes = size_t{1536} << 20;
+  static LuaLimits default_limits() { return LuaLimits{LuaLimits{}.step_budget, kDefaultRunMemoryBytes}; }
+
+  LuaBackend(int server_count, ScriptPack pack, LuaAllocation allocation = LuaAllocation::Malloc,
+             LuaLimits limits = default_limits());
 
   std::string name() const override { return "lua"; }
   int server_count() const override { return static_cast<int>(servers_.size()); }
@@ -74,8 +87,14 @@ class LuaBackend final : public Backend {
   // random generators: as a new backend, without compiling again.
   void wipe();
   const ScriptPack& pack() const { return pack_; }
+  const LuaLimits& limits() const { return limits_; }
+  const MemoryAccount& memory() const { return *memory_; }
 
  private:
+  // A replica set charged to `shared` (the primary's account).
+  LuaBackend(int server_count, ScriptPack pack, LuaAllocation allocation, LuaLimits limits, MemoryAccount* shared);
+  // "pack <dir>: <kind> (<file>): <why>"
+  std::string stop_text(ScriptKind kind, const std::string& why) const;
   struct Server {
     Store store;
     std::unique_ptr<LuaScripting> lua;
@@ -89,6 +108,9 @@ class LuaBackend final : public Backend {
 
   ScriptPack pack_;
   LuaAllocation allocation_;
+  LuaLimits limits_;
+  std::unique_ptr<MemoryAccount> own_memory_;  // null for replicas (they use the primary's)
+  MemoryAccount* memory_ = nullptr;
   std::vector<Server> servers_;
   // Per call, reused: KEYS, ARGV and a plain command's argument vector.
   ScriptArgs args_;

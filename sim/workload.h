@@ -27,7 +27,7 @@ class Workload {
   // reentrant: whether the lock may be re-entered (the pack's design); if
   // not, no task ever re-enters (the draws are made all the same, so the
   // rest of a task's stream is as with re-entries).
-  Workload(World& world, std::vector<LockRef> locks, int64_t stop_us, const Rng& rng,
+  Workload(World& world, std::vector<LockSpec> locks, int64_t stop_us, const Rng& rng,
            std::vector<GroupRef> groups = {}, bool reentrant = true);
   // A focused run's HoldToRenewal (sim/focus.h): up to max_holds watchdog
   // holds, each with probability chance_pct / 100, end right at one of
@@ -50,7 +50,7 @@ class Workload {
     int client = 0;
     int task = 0;
     Rng rng{0};
-    LockRef lock;
+    LockSpec lock;
     int group = -1;       // index into groups_, or -1
     int64_t lease_ms = -1;
     int depth = 0;        // holds to release
@@ -66,7 +66,7 @@ class Workload {
   void think(const TaskPtr& t);
 
   World& world_;
-  std::vector<LockRef> locks_;
+  std::vector<LockSpec> locks_;
   std::vector<GroupRef> groups_;
   int64_t stop_us_;
   Rng rng_;

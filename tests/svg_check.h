@@ -28,6 +28,7 @@ struct SvgText {
 struct SvgShape {
   std::string cls;
   std::string tooltip;  // unescaped
+  std::string fill;     // the polygon's or ellipse's fill ("#d50000", "none")
   double x0_pt = 0, y0_pt = 0, x1_pt = 0, y1_pt = 0;
   double cy_pt() const { return (y0_pt + y1_pt) / 2; }
 };
@@ -54,6 +55,12 @@ struct Svg {
     return "";
   }
 
+  // The picture's title: its first 12 pt bold text ("" if none).
+  std::string title() const {
+    for (const SvgText& t : texts)
+      if (t.bold && t.size_pt >= 12) return t.text;
+    return "";
+  }
   bool has_text(const std::string& t) const {
     for (const SvgText& s : texts)
       if (s.text == t) return true;
@@ -169,6 +176,7 @@ inline Svg parse_svg(const std::string& svg) {
     shape.cls = (*it)[1];
     shape.tooltip = svg_unescape((*it)[2]);
     const std::string attrs = (*it)[4];
+    if (std::regex_search(attrs, m, std::regex(R"re(fill="([^"]*)")re"))) shape.fill = m[1];
     std::vector<double> xs, ys;
     if ((*it)[3] == "polygon") {
       if (!std::regex_search(attrs, m, std::regex(R"re(points="([^"]*)")re"))) continue;

@@ -12,6 +12,7 @@ packages=(
   libhiredis-dev                                 # hiredis: the live Redis backend
   redis-server                                   # the live backend's server (run under our clock shim)
   liblua5.1-0-dev                                # Lua 5.1 (as C++): the lua backend runs a pack's own scripts in process
+  lua-bitop-dev lua-cjson-dev                    # Redis's bit and cjson script libraries (the versions Redis bundles)
   graphviz                                       # dot: timeline diagrams
   libjs-dygraphs                                 # Dygraphs: report.html's plots (inlined at build time)
   nlohmann-json3-dev                             # JSON: traces, manifests, reports

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "properties/history_recording.h"
+#include "properties/saturating_time.h"
 #include "search/campaign.h"
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
@@ -22,6 +23,9 @@
 #include "reports/time_axis.h"
 #include "reports/timeline.h"
 #include "reports/timeline_review.h"
+#include "reports/review_findings.h"
+#include "reports/review_layout.h"
+#include "reports/review_text.h"
 #include "reports/violation_window.h"
 #include "tests/svg_check.h"
 #include "tests/lock_kind_of.h"
@@ -41,14 +45,14 @@ class History {
     e.true_us = static_cast<int64_t>(at_ms * 1000);
     e.kind = kind;
     e.client = client;
-    e.op = op;
-    e.lock = "L0";
+    e.op = op_from_name(op).value();
+    e.lock.assign("L0");
     events.push_back(e);
     return events.back();
   }
   Event& op(EventKind kind, double at_ms, int client, const std::string& owner, const std::string& op, uint64_t op_id) {
     Event& e = add(kind, at_ms, client, op);
-    e.owner = owner;
+    e.owner.assign(owner);
     e.op_id = op_id;
     return e;
   }
@@ -57,7 +61,7 @@ class History {
     Event& e = op(EventKind::Script, at_ms, client, owner, "lock", op_id);
     e.server = 0;
     e.script = name;
-    e.reply = reply;
+    e.reply = EventReply::parse(reply);
     e.server_ms = e.true_us / 1000;
     e.lease_ms = 30000;
     e.holders_after = std::move(holders);
@@ -83,14 +87,14 @@ std::vector<Event> classic_pause() {
   h.op(EventKind::Ok, 2, 0, kA, "lock", 1).value = 1;                        // #2
   h.op(EventKind::Invoke, 100, 1, kB, "lock", 2);                            // #3
   h.script(101, 1, kB, "rlock_acquire", "29900", {kA}, 2);                   // #4
-  h.script(10001, 0, kA, "rlock_renew", "1", {kA}, 3).op = "renew";          // #5: expiry 40 001 ms
+  h.script(10001, 0, kA, "rlock_renew", "1", {kA}, 3).op = Op::Renew;          // #5: expiry 40 001 ms
   h.fault(10002, 0, "pause", 41000);                                         // #6
   h.script(40500, 1, kB, "rlock_acquire", "nil", {kB}, 2);                   // #7
   h.op(EventKind::Ok, 40501, 1, kB, "lock", 2).value = 1;                    // #8
   h.fault(51002, 0, "resume", 0);                                            // #9
   h.op(EventKind::Invoke, 51003, 0, kA, "unlock", 4);                        // #10
-  h.script(51004, 0, kA, "rlock_release", "nil", {kB}, 4).op = "unlock";     // #11
-  h.op(EventKind::Fail, 51005, 0, kA, "unlock", 4).detail = "illegal monitor state";  // #12
+  h.script(51004, 0, kA, "rlock_release", "nil", {kB}, 4).op = Op::Unlock;     // #11
+  h.op(EventKind::Fail, 51005, 0, kA, "unlock", 4).reason = EndReason::IllegalMonitorState;  // #12
   return h.events;
 }
 
@@ -123,7 +127,7 @@ TEST(Recording, ClassicPause) {
   EXPECT_EQ(iv.leases[1].start_us, 40'500'000);
 
   ASSERT_EQ(iv.faults.size(), 1u);
-  EXPECT_EQ(iv.faults[0].kind, "pause");
+  EXPECT_EQ(iv.faults[0].op, Op::Pause);
   EXPECT_EQ(iv.faults[0].client, 0);
   EXPECT_EQ(iv.faults[0].start_us, 10'002'000);
   EXPECT_EQ(iv.faults[0].end_us, 51'002'000);  // the resume
@@ -164,7 +168,7 @@ TEST(Recording, ReleaseDeletesAndRestartLosesTheLease) {
   h.script(1, 0, kA, "rlock_acquire", "nil", {kA}, 1);
   h.op(EventKind::Ok, 2, 0, kA, "lock", 1).value = 1;
   h.op(EventKind::Invoke, 5, 0, kA, "unlock", 2);
-  h.script(6, 0, kA, "rlock_release", "1", {}, 2).op = "unlock";  // #4: deleted
+  h.script(6, 0, kA, "rlock_release", "1", {}, 2).op = Op::Unlock;  // #4: deleted
   h.op(EventKind::Ok, 7, 0, kA, "unlock", 2).value = 1;
   h.op(EventKind::Invoke, 10, 1, kB, "lock", 3);
   h.script(11, 1, kB, "rlock_acquire", "nil", {kB}, 3);
@@ -180,7 +184,7 @@ TEST(Recording, ReleaseDeletesAndRestartLosesTheLease) {
   EXPECT_EQ(iv.leases[0].end_event, 4u);
   EXPECT_EQ(iv.leases[1].end, RecordedLease::End::ServerReset);
   EXPECT_EQ(iv.leases[1].end_event, 9u);
-  EXPECT_EQ(iv.leases[1].reset_by, "redis_restart");
+  EXPECT_EQ(iv.leases[1].reset_by, Op::RedisRestart);
   EXPECT_FALSE(iv.leases[1].data_kept);
   ASSERT_EQ(iv.holds.size(), 2u);
   EXPECT_EQ(iv.holds[0].end, RecordedHold::End::Released);
@@ -219,15 +223,16 @@ TEST(Recording, CrashPartitionClockJumpsAndServerClockMovesTheExpiry) {
   EXPECT_EQ(iv.leases[0].end_us, 10'001'000);  // 30 001 ms on a server clock 20 s ahead
   EXPECT_EQ(iv.leases[0].believed_hold, -1);   // its holder had crashed
   ASSERT_EQ(iv.faults.size(), 4u);
-  EXPECT_EQ(iv.faults[0].kind, "partition");
+  EXPECT_EQ(iv.faults[0].op, Op::Partition);
   EXPECT_EQ(iv.faults[0].end_us, 3'000'000);  // healed early
-  EXPECT_EQ(iv.faults[1].kind, "clock_jump");
+  EXPECT_EQ(iv.faults[1].op, Op::ClockJump);
   EXPECT_EQ(iv.faults[1].client, 1);
   EXPECT_TRUE(iv.faults[1].instant);
   EXPECT_EQ(iv.faults[1].label, "clock +45.0 s");
-  EXPECT_EQ(iv.faults[2].kind, "server_clock_jump");
+  EXPECT_EQ(iv.faults[2].op, Op::ClockJump);
+  EXPECT_EQ(recorded_fault_name(iv.faults[2]), "server_clock_jump");
   EXPECT_EQ(iv.faults[2].server, 0);
-  EXPECT_EQ(iv.faults[3].kind, "crash");
+  EXPECT_EQ(iv.faults[3].op, Op::Crash);
   EXPECT_EQ(iv.faults[3].end_us, 9'000'000);
   EXPECT_EQ(iv.faults[3].label, "crashed, down 3.0 s");
   EXPECT_EQ(iv.clients, (std::set<int>{0, 1}));
@@ -412,7 +417,7 @@ TEST(ReviewTimeline, LargeWindowIsPlacedAndRendersWithNeatoN2) {
     h.script(t_ms + 1, c, owner, "rlock_acquire", "nil", {owner}, op_id);
     h.op(EventKind::Ok, t_ms + 2, c, owner, "lock", op_id).value = 1;
     h.op(EventKind::Invoke, t_ms + 20, c, owner, "unlock", op_id + 1);
-    h.script(t_ms + 21, c, owner, "rlock_release", "1", {}, op_id + 1).op = "unlock";
+    h.script(t_ms + 21, c, owner, "rlock_release", "1", {}, op_id + 1).op = Op::Unlock;
     h.op(EventKind::Ok, t_ms + 22, c, owner, "unlock", op_id + 1).value = 1;
     if (round % 50 == 0) h.fault(t_ms + 23, c, "pause", 300);
     op_id += 2;
@@ -434,6 +439,249 @@ TEST(ReviewTimeline, LargeWindowIsPlacedAndRendersWithNeatoN2) {
   std::filesystem::remove_all(dir);
 }
 
+// The checkers' violations of a history, as a campaign finds them.
+std::vector<Violation> violations_of(const std::vector<Event>& events) {
+  CheckerSuite suite(default_check_config());
+  for (const Event& e : events) suite.on_event(e);
+  suite.finish();
+  return suite.violations();
+}
+
+// The DOT label of a left-aligned text node, as review_dot writes it.
+std::string text_label(const std::string& text) { return "label=\"" + text + "\\l\""; }
+
+// A violation's timeline says what went wrong in words: who paused past
+// its lease, who took the lock; the caller's title (a file, a seed) is the
+// grey line under it. With nothing to say in words the caller's title stays.
+TEST(ReviewTimeline, TitleSaysWhatWentWrongInWords) {
+  const std::vector<Event> events = classic_pause();
+  const std::vector<Violation> found = violations_of(events);
+  const auto overlap = std::find_if(found.begin(), found.end(), [](const Violation& v) { return v.property == "mutual_exclusion"; });
+  ASSERT_NE(overlap, found.end());
+  TimelineOptions opts;
+  opts.title = "classic.jsonl: mutual_exclusion on L0 (violation 1)";
+  const std::string words = "mutual exclusion on L0: client 0 paused 41.0 s past its lease while client 1 took the lock";
+  const std::string dot = violation_timeline_dot(events, *overlap, opts);
+  EXPECT_NE(dot.find(text_label(words)), std::string::npos);
+  EXPECT_NE(dot.find("fontsize=9.0, fontcolor=\"#555555\", margin=0, " + text_label(opts.title)), std::string::npos);
+  const testing::Svg svg = testing::parse_svg(render_svg(dot, "title.svg"));
+  EXPECT_EQ(svg.title(), words);
+  // A window with the overlap in it says the same without a focus.
+  EXPECT_NE(review_dot(record(events), events, opts).find(text_label(words)), std::string::npos);
+  // Before B's acquire there is nothing gone wrong: the title is the caller's.
+  const std::vector<Event> before(events.begin(), events.begin() + 7);
+  const std::string plain = review_dot(record(before), before, opts);
+  EXPECT_EQ(plain.find("mutual exclusion on"), std::string::npos);
+  EXPECT_EQ(testing::parse_svg(render_svg(plain, "plain.svg")).title(), opts.title);
+}
+
+// Where a quiet stretch is collapsed, the axis and every bar across it are
+// broken, with the stretch's true length on the break; drawn to scale
+// (nothing collapsed), no bar is.
+TEST(ReviewTimeline, BarsAcrossACollapsedStretchAreBrokenWithTheirLength) {
+  const std::vector<Event> events = classic_pause();
+  TimelineOptions opts;
+  opts.quiet_us = 2'000'000;
+  const testing::Svg svg = testing::parse_svg(render_svg(review_dot(record(events), events, opts), "cut.svg"));
+  // The stretches of the classic pause longer than 2 s: 9.9 s (renewal), 30.0 s
+  // (to the expiry), 10.5 s (to the resume).
+  for (const std::string length : {"9.9 s", "30.0 s", "10.5 s"}) {
+    size_t on_bars = 0, on_axis = 0;
+    for (const auto& t : svg.texts) {
+      if (t.text != length) continue;
+      (t.size_pt == 7 ? on_bars : on_axis)++;
+      if (t.size_pt == 7) {
+        EXPECT_NE(svg.lane_at(t.y_pt), "") << length;  // on a lane's bar
+      }
+    }
+    EXPECT_EQ(on_axis, 1u) << length;
+    EXPECT_GE(on_bars, 2u) << length;  // A's hold and its pause or its lease cross each
+  }
+  // A's hold label stays readable: it starts past the breaks it would touch.
+  EXPECT_TRUE(svg.has_text("holds L0 #2 - unlock #10, 51.0 s, 1 renewal"));
+  opts.quiet_us = 1'000'000'000;
+  const testing::Svg to_scale = testing::parse_svg(render_svg(review_dot(record(events), events, opts), "scale.svg"));
+  for (const auto& t : to_scale.texts) EXPECT_NE(t.size_pt, 7) << t.text;
+}
+
+// Labels inside bars stay legible: a label is wholly on one red band
+// (white on red) or clear of every red band, never half on each; a
+// renewal tick that would cross a label inside its bar is drawn as its two
+// ends standing out of the bar. A (client 0) takes L0 with a 1 s lease and
+// is paused 5 s; B (client 1) takes it at 1.1 s and holds it to 60 s,
+// renewing every second from 6 s, under its label.
+TEST(ReviewTimeline, LabelsInsideBarsAreNeverHalfOnRedNorCrossedByTicks) {
+  History h;
+  h.op(EventKind::Invoke, 0, 0, kA, "lock", 1);                                        // #0
+  h.script(1, 0, kA, "rlock_acquire", "nil", {kA}, 1).lease_ms = 1000;                 // #1
+  h.op(EventKind::Ok, 2, 0, kA, "lock", 1).value = 1;                                  // #2
+  h.fault(3, 0, "pause", 5000);                                                        // #3
+  h.op(EventKind::Invoke, 1100, 1, kB, "lock", 2);                                     // #4
+  h.script(1101, 1, kB, "rlock_acquire", "nil", {kB}, 2);                              // #5
+  h.op(EventKind::Ok, 1102, 1, kB, "lock", 2).value = 1;                               // #6
+  h.fault(5003, 0, "resume", 0);                                                       // #7
+  h.op(EventKind::Invoke, 5004, 0, kA, "unlock", 4);                                   // #8
+  h.script(5005, 0, kA, "rlock_release", "nil", {kB}, 4).op = Op::Unlock;             // #9
+  h.op(EventKind::Fail, 5006, 0, kA, "unlock", 4).reason = EndReason::IllegalMonitorState;  // #10
+  std::vector<std::string> renewals;
+  for (int k = 0; k < 9; ++k) {                                                        // #11 to #19
+    Event& r = h.script(6000 + 1000 * k, 1, kB, "rlock_renew", "1", {kB}, 10 + static_cast<uint64_t>(k));
+    r.op = Op::Renew;
+    renewals.push_back("#" + std::to_string(r.id) + " renew L0 -> 1");
+  }
+  h.op(EventKind::Invoke, 60000, 1, kB, "unlock", 5);                                  // #20
+  h.script(60001, 1, kB, "rlock_release", "1", {}, 5).op = Op::Unlock;                // #21
+  h.op(EventKind::Ok, 60002, 1, kB, "unlock", 5).value = 1;                            // #22
+  ASSERT_EQ(renewals.size(), 9u);
+  const HistoryRecording rec = record(h.events);
+  TimelineOptions opts;
+  opts.quiet_us = 1'000'000'000;  // to scale
+  const review::ReviewLayout layout = review::lay_out_review(rec, h.events, opts);
+  size_t inside = 0, on_red = 0;
+  for (const review::Lane& lane : layout.lanes) {
+    for (const auto& [category, items] : lane.items) {
+      for (const review::Item& item : items) {
+        if (item.label.empty() || review::label_above(item) || item.label_x_pt >= item.x1_pt) continue;
+        ++inside;
+        const double x0 = item.label_x_pt, x1 = x0 + review::text_pt(item.label, 9, true);
+        EXPECT_LE(x1, item.x1_pt) << item.label;
+        for (const review::Band& b : item.bands) {
+          if (b.fill != review::kRed || x1 <= b.x0_pt || x0 >= b.x1_pt) continue;
+          ++on_red;
+          EXPECT_TRUE(x0 >= b.x0_pt && x1 <= b.x1_pt) << item.label << " is half on red";
+        }
+      }
+    }
+  }
+  EXPECT_GE(inside, 1u);
+  EXPECT_EQ(on_red, 0u);  // neither hold's red stretch holds its label: A's goes after its bar, B's after its red
+  const testing::Svg svg = testing::parse_svg(render_svg(review_dot(rec, h.events, opts), "labels.svg"));
+  const auto label = std::find_if(svg.texts.begin(), svg.texts.end(),
+                                  [](const auto& t) { return t.text.rfind("holds L0 #6 - unlock #", 0) == 0; });
+  ASSERT_NE(label, svg.texts.end());
+  EXPECT_EQ(label->text.find(", 9 renewals"), label->text.size() - std::string(", 9 renewals").size()) << label->text;
+  const double text_x1 = label->x_pt + review::text_pt(label->text, 9);
+  size_t crossing = 0, stubs = 0;
+  for (const auto& shape : svg.shapes) {
+    if (std::find(renewals.begin(), renewals.end(), shape.tooltip) == renewals.end()) continue;
+    const bool under_text = shape.x1_pt > label->x_pt && shape.x0_pt < text_x1;
+    if (!under_text) continue;
+    if (shape.y0_pt < label->y_pt && shape.y1_pt > label->y_pt) ++crossing;
+    else ++stubs;
+  }
+  EXPECT_EQ(crossing, 0u);
+  EXPECT_GE(stubs, 4u);  // at least two ticks under the words, each drawn as its two ends
+}
+
+// The findings the review draws in red: a renewal of another owner's lock
+// and one long after the final release are offending, a renewal within
+// one's own hold is not; a release sent again after a pause is a retry that
+// says why, a release answered at once is not.
+TEST(ReviewFindings, OffendingRenewalsAndRetriedReleasesSayWhatAndWhy) {
+  History h;
+  h.op(EventKind::Invoke, 0, 0, kA, "lock", 1);                                        // #0
+  h.script(1, 0, kA, "rlock_acquire", "nil", {kA}, 1);                                 // #1
+  h.op(EventKind::Ok, 2, 0, kA, "lock", 1).value = 1;                                  // #2
+  h.op(EventKind::Invoke, 100, 0, kA, "unlock", 2);                                    // #3
+  h.script(101, 0, kA, "rlock_release", "1", {}, 2).request_id = "a-1";                // #4
+  h.op(EventKind::Ok, 102, 0, kA, "unlock", 2).value = 1;                              // #5: A's final release
+  h.script(10000, 0, kA, "rlock_renew", "0", {}, 3).op = Op::Renew;                  // #6: 9.9 s after it
+  h.op(EventKind::Invoke, 11000, 1, kB, "lock", 4);                                    // #7
+  h.script(11001, 1, kB, "rlock_acquire", "nil", {kB}, 4);                             // #8
+  h.op(EventKind::Ok, 11002, 1, kB, "lock", 4).value = 1;                              // #9
+  h.script(12000, 0, kA, "rlock_renew", "1", {kB}, 5).op = Op::Renew;                // #10: B's lock
+  h.script(13000, 1, kB, "rlock_renew", "1", {kB}, 6).op = Op::Renew;                // #11: B's own
+  h.op(EventKind::Invoke, 14000, 1, kB, "unlock", 7);                                  // #12
+  h.script(14001, 1, kB, "rlock_release", "1", {}, 7).request_id = "b-1";              // #13
+  h.fault(14002, 1, "pause", 5000);                                                    // #14
+  h.fault(19002, 1, "resume", 0);                                                      // #15
+  h.script(19003, 1, kB, "rlock_release", "nil", {}, 7).request_id = "b-1";            // #16: the retry
+  h.op(EventKind::Fail, 19004, 1, kB, "unlock", 7).reason = EndReason::IllegalMonitorState; // #17
+  const HistoryRecording rec = record(h.events);
+  const std::vector<review::OffendingRenewal> offending = review::offending_renewals(rec, h.events, default_check_config());
+  ASSERT_EQ(offending.size(), 2u);
+  EXPECT_EQ(offending[0].renewal->id, 6u);
+  EXPECT_EQ(offending[0].kind, review::OffendingRenewal::Kind::AfterRelease);
+  EXPECT_EQ(offending[0].release_event, 5u);
+  EXPECT_EQ(offending[1].renewal->id, 10u);
+  EXPECT_EQ(offending[1].kind, review::OffendingRenewal::Kind::OthersLock);
+  EXPECT_EQ(offending[1].holder, kB);
+  // The checker finds the same two.
+  std::set<uint64_t> reported;
+  for (const Violation& v : violations_of(h.events))
+    if (v.property == "watchdog_expiry") reported.insert(v.event_ids.back());
+  EXPECT_EQ(reported, (std::set<uint64_t>{6, 10}));
+  const std::vector<review::RetriedRelease> retried = review::retried_releases(rec, h.events, default_check_config());
+  ASSERT_EQ(retried.size(), 1u);
+  EXPECT_EQ(retried[0].retry->id, 16u);
+  ASSERT_NE(retried[0].first, nullptr);
+  EXPECT_EQ(retried[0].first->id, 13u);
+  EXPECT_EQ(retried[0].invoke_event, 12u);
+  EXPECT_EQ(retried[0].reason, "client 1 was paused 5.0 s before it read the reply of #13, and the request timed out");
+  // Drawn: red, in words, on the renewer's and the releaser's lanes.
+  TimelineOptions opts;
+  const std::string dot = review_dot(rec, h.events, opts);
+  EXPECT_NE(dot.find("#6: a renewal 9.9 s after the final release (#5), answered 0"), std::string::npos);
+  EXPECT_NE(dot.find("#10: a renewal of client 1's lock, answered 1"), std::string::npos);
+  EXPECT_NE(dot.find("#16 retried release -> nil (the first, #13, answered 1): client 1 was paused 5.0 s"), std::string::npos);
+  EXPECT_EQ(dot.find("#4 retried"), std::string::npos);
+  EXPECT_EQ(dot.find("#13 retried"), std::string::npos);
+  EXPECT_EQ(dot.find("#11: a renewal"), std::string::npos);
+  const testing::Svg svg = testing::parse_svg(render_svg(dot, "findings.svg"));
+  size_t said = 0;
+  for (const auto& t : svg.texts) {
+    const bool renewal = t.text.rfind("#6: a renewal", 0) == 0 || t.text.rfind("#10: a renewal", 0) == 0;
+    if (renewal || t.text.rfind("#16 retried", 0) == 0) {
+      ++said;
+      EXPECT_EQ(svg.lane_at(t.y_pt), renewal ? "client 0" : "client 1") << t.text;
+    }
+  }
+  EXPECT_EQ(said, 3u);
+  // A lost request is the reason when there is one (the retry comes after
+  // the request timeout).
+  const int64_t timeout_ms = default_check_config().request_timeout_ms;
+  History lost;
+  lost.op(EventKind::Invoke, 0, 0, kA, "unlock", 1);                                   // #0
+  Event& drop = lost.fault(0, 0, "lost", 0);                                           // #1
+  drop.lost = LostMessage::request("rlock_release", "L0");
+  lost.script(static_cast<double>(timeout_ms) + 5, 0, kA, "rlock_release", "nil", {}, 1).request_id = "a-1";  // #2
+  const std::vector<review::RetriedRelease> after_loss =
+      review::retried_releases(record(lost.events), lost.events, default_check_config());
+  ASSERT_EQ(after_loss.size(), 1u);
+  EXPECT_EQ(after_loss[0].first, nullptr);
+  EXPECT_EQ(after_loss[0].reason, "its request was lost (#1)");
+  // Within the request timeout, a first request is no retry, lost message or not.
+  lost.events.back().true_us = ms_to_us(timeout_ms / 2);
+  EXPECT_TRUE(review::retried_releases(record(lost.events), lost.events, default_check_config()).empty());
+}
+
+// Every server of the run has a lane; one the window shows nothing of says
+// so, and for a RedLock why: its acquire stopped at a majority.
+TEST(ReviewTimeline, EveryServerOfTheRunHasALaneAndAnEmptyOneSaysWhy) {
+  History h;
+  const std::string group = "L0";
+  h.op(EventKind::Invoke, 0, 0, kA, "try_lock", 1).lock = LockRef(group);                         // #0
+  Event& m0 = h.script(1, 0, kA, "rlock_acquire", "nil", {kA}, 1);                       // #1
+  m0.lock = LockRef::member_of(group, 0);
+  Event& m1 = h.script(2, 0, kA, "rlock_acquire", "nil", {kA}, 1);                       // #2
+  m1.lock = LockRef::member_of(group, 1);
+  m1.server = 1;
+  h.op(EventKind::Ok, 3, 0, kA, "try_lock", 1).value = 1;                                // #3
+  TimelineOptions opts;
+  opts.servers = 3;
+  opts.redlock = true;
+  const std::string dot = review_dot(record(h.events), h.events, opts);
+  for (const char* lane : {"redis 0", "redis 1", "redis 2"}) EXPECT_NE(dot.find(text_label(lane)), std::string::npos) << lane;
+  EXPECT_NE(dot.find("not asked: a RedLock acquire stops at a majority (client 0's, #3, held redis 0 and 1: 2 of 3)"),
+            std::string::npos);
+  opts.redlock = false;
+  EXPECT_NE(review_dot(record(h.events), h.events, opts).find("no script ran on redis 2 in this window"), std::string::npos);
+  opts.servers = 0;  // unknown: the servers the window shows
+  const std::string seen = review_dot(record(h.events), h.events, opts);
+  EXPECT_EQ(seen.find(text_label("redis 2")), std::string::npos);
+  EXPECT_NE(seen.find(text_label("redis 1")), std::string::npos);
+}
+
 TEST(ViolationWindow, NamedEventsAndTheHolderAreAlwaysInside) {
   // A acquires at #100 (invoked at #90), is paused at #150, B acquires at
   // #5000: far more than max_events apart, and still both inside, A's hold
@@ -453,7 +701,7 @@ TEST(ViolationWindow, NamedEventsAndTheHolderAreAlwaysInside) {
   }
   Violation v;
   v.property = "mutual_exclusion";
-  v.lock = "L0";
+  v.lock.assign("L0");
   v.message = "believed holds overlap: A holds since event #100 and B acquired at event #5000";
   v.event_ids = {100, 5000};
   v.owners = {kA, kB};
@@ -473,8 +721,15 @@ TEST(ViolationWindow, NamedEventsAndTheHolderAreAlwaysInside) {
       EXPECT_EQ(r.to_id, 5000u);
     }
   }
-  // Ids in the text count as named.
-  EXPECT_EQ(ids_named_in("holds since event #12 and #7, not 3#"), (std::set<uint64_t>{7, 12}));
+  // The events its sentences name count as named, beside its evidence: a
+  // fault the blame names far outside the rest is inside too.
+  v.facts.named_ids = {100, 5000};
+  v.facts.blamed_ids = {150};
+  ViolationWindow w(v, 20, 600);
+  for (const Event& e : h.events) w.on_event(e);
+  EXPECT_EQ(w.named_ids(), (std::set<uint64_t>{100, 150, 5000}));
+  EXPECT_LE(w.range().from_id, 100u);
+  EXPECT_GE(w.range().to_id, 5000u);
 }
 
 }  // namespace

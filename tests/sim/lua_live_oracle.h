@@ -85,6 +85,7 @@ class LuaLiveOracle {
   }
 
   RedisConn& conn() { return *conn_; }
+  int port() const { return server_->port(); }
 
  private:
   static constexpr const char* kSep = "\x01|\x01";

@@ -207,5 +207,56 @@ TEST_F(LuaCommands, RandomSequencesAgree) {
   }
 }
 
+// The range commands of a sorted set with ties, infinities and both kinds of
+// bound, at random: by rank (negative, reversed, out of range), by score
+// (exclusive, infinite, empty, reversed, with LIMIT offsets and counts of
+// every sign), counts, ranks and removals by either.
+TEST_F(LuaCommands, SortedSetRangesAtRandom) {
+  Rng rng(1717);
+  const std::vector<std::string> scores = {"-inf", "-3", "-1", "0", "0", "0", "1", "1", "2.5", "7", "7", "7", "1e9", "inf"};
+  auto score_bound = [&]() {
+    const std::string s = scores[static_cast<size_t>(rng.uniform(0, static_cast<int64_t>(scores.size()) - 1))];
+    const std::string text = rng.uniform(0, 3) == 0 && s == "inf" ? "+inf" : s;
+    return rng.uniform(0, 2) == 0 ? "(" + text : text;
+  };
+  auto index = [&]() { return std::to_string(rng.uniform(-20, 20)); };
+  for (int seq = 0; seq < 60; ++seq) {
+    Cmds cmds;
+    const int members = static_cast<int>(rng.uniform(0, 30));
+    for (int m = 0; m < members; ++m) {
+      const std::string s = scores[static_cast<size_t>(rng.uniform(0, static_cast<int64_t>(scores.size()) - 1))];
+      cmds.push_back({"zadd", "z", s, "m" + std::to_string(rng.uniform(0, 40))});
+    }
+    for (int q = 0; q < 30; ++q) {
+      std::vector<std::string> c;
+      switch (rng.uniform(0, 10)) {
+        case 0: c = {"zrange", "z", index(), index()}; break;
+        case 1: c = {"zrange", "z", index(), index(), "rev", "withscores"}; break;
+        case 2: c = {"zrevrange", "z", index(), index()}; break;
+        case 3: c = {"zrangebyscore", "z", score_bound(), score_bound(), "withscores"}; break;
+        case 4: c = {"zrevrangebyscore", "z", score_bound(), score_bound()}; break;
+        case 5: c = {"zrange", "z", score_bound(), score_bound(), "byscore", "limit", index(), index()}; break;
+        case 6: c = {"zrange", "z", score_bound(), score_bound(), "byscore", "rev", "limit", index(), index()}; break;
+        case 7: c = {"zcount", "z", score_bound(), score_bound()}; break;
+        case 8:
+          c = {rng.uniform(0, 1) == 0 ? "zrank" : "zrevrank", "z", "m" + std::to_string(rng.uniform(0, 40))};
+          break;
+        case 9: c = {"zremrangebyscore", "z", score_bound(), score_bound()}; break;
+        default: c = {"zremrangebyrank", "z", index(), index()}; break;
+      }
+      cmds.push_back(std::move(c));
+    }
+    cmds.push_back({"zrange", "z", "0", "-1", "withscores"});
+    std::string what = "sequence " + std::to_string(seq) + ":";
+    for (const auto& c : cmds) {
+      what += " [";
+      for (const auto& a : c) what += a + " ";
+      what += "]";
+    }
+    same(cmds, what);
+    if (HasFailure()) break;
+  }
+}
+
 }  // namespace
 }  // namespace locksim

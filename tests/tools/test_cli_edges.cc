@@ -310,7 +310,7 @@ TEST(CliEdges, AKilledCampaignsStagingDirGoesWithTheNextCommand) {
 }
 
 TEST(CliEdges, ExploreAtNamesALockIndex) {
-  for (const std::string& ops : {"lock@L9", "lock@9,unlock@9"}) {
+  for (const std::string ops : {"lock@L9", "lock@9,unlock@9"}) {
     const CliRun r = run_locksim("explore --ops '" + ops + "' --max-states 10");
     EXPECT_EQ(r.exit_code, 2) << r.out;
     EXPECT_EQ(line_count(r.out), 1) << r.out;

@@ -52,6 +52,11 @@ TEST_F(ReportPage, FailingCampaignPageIsExplorableAndPlotsTheRun) {
                        out.string());
   ASSERT_EQ(r.exit_code, 1) << r.out;
   const std::string html = read_file(out / "report.html");
+  // The verdict is the campaign's own headline, first whether anything is unexplained.
+  const std::string headline = r.out.substr(0, r.out.find('\n'));
+  ASSERT_EQ(headline.rfind("FAILED: 0 unexplained; 1 seed with violations, all explained by faults the hostile", 0), 0u)
+      << r.out;
+  EXPECT_NE(html.find("<p class=\"fail\"><b>" + headline + "</b></p>"), std::string::npos) << headline;
   // One file: the chart library and the page's script are inlined, nothing is fetched.
   EXPECT_NE(html.find("Dygraph"), std::string::npos);
   EXPECT_NE(html.find("function setupTimeline"), std::string::npos);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,19 @@ class TimelineViews : public ::testing::Test {
   static void expect_on_canvas(const Svg& svg, const std::string& what) {
     EXPECT_GT(svg.width_pt, 0) << what;
     EXPECT_EQ(svg.texts_off_canvas(), std::vector<std::string>{}) << what;
+  }
+  // The title says what went wrong in words (it starts with `words`), not
+  // a file: the trace's name is in the grey line under it.
+  static void expect_title_in_words(const Svg& svg, const std::string& words, const std::string& what) {
+    EXPECT_EQ(svg.title().rfind(words, 0), 0u) << what << ": " << svg.title();
+    EXPECT_EQ(svg.title().find(".jsonl"), std::string::npos) << what << ": " << svg.title();
+  }
+  // A text matching `re` lies on lane `lane`.
+  static void expect_text_on_lane(const Svg& svg, const std::string& re, const std::string& lane, const std::string& what) {
+    const auto found = std::find_if(svg.texts.begin(), svg.texts.end(),
+                                    [&](const auto& t) { return std::regex_search(t.text, std::regex(re)); });
+    ASSERT_NE(found, svg.texts.end()) << what << ": no text matching " << re;
+    EXPECT_EQ(svg.lane_at(found->y_pt), lane) << what << ": " << found->text;
   }
   // The named events (red diamonds: "#id what cN:T ... at S s") lie on
   // their owner's client lane, and no text carries a raw clock reading
@@ -146,6 +160,17 @@ TEST_F(TimelineViews, HostileMixedSeed60DrawsTheCheckersOneOverlap) {
   const Svg first = draw(shrunk, "--violation 1", "v1.svg");
   expect_the_one_overlap(first, overlaps[0], "--violation 1");
   expect_on_canvas(first, "--violation 1");
+  // In words: whose lease ran out and why, who took the lock; in the
+  // shrunk trace (which runs past the violation), the first holder's
+  // release, retried after its request was lost, in red on its lane.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(overlaps[0], m, std::regex(R"(\(client (\d+)\) holds since event #\d+ and \S+ \(client (\d+)\))")));
+  for (const Svg* svg : {&campaign, &first}) {
+    expect_title_in_words(*svg, "mutual exclusion on lsim:L0: client " + m[1].str() + "'s lease ran out after its request was lost",
+                          "seed 60");
+    EXPECT_NE(svg->title().find(" while client " + m[2].str() + " took the lock"), std::string::npos) << svg->title();
+  }
+  expect_text_on_lane(first, R"(^#\d+ retried release -> nil: its request was lost \(#\d+\)$)", "client " + m[1].str(), "seed 60");
 }
 
 // The hostile mixed campaign's seed 9: its fifo_fairness counterexample
@@ -174,6 +199,9 @@ TEST_F(TimelineViews, HostileMixedSeed9ShowsTheFifoPurgeOnOneLock) {
   ASSERT_TRUE(std::regex_search(fifo[0], m, std::regex(R"(purged as stale by \S+ of client (\d+) at event #(\d+))")));
   EXPECT_TRUE(campaign.has_text("line lsim:L1"));
   EXPECT_TRUE(campaign.has_text_containing("- purged #" + m[2].str() + " by client " + m[1].str()));
+  expect_title_in_words(campaign, "fifo fairness on lsim:L1: client " + m[1].str() + " purged client 2's waiter with ",
+                        "timelines/9.svg");
+  EXPECT_NE(campaign.title().find("of its slot left (client 2's clock "), std::string::npos) << campaign.title();
   EXPECT_TRUE(campaign.has_text_containing("of its slot left"));
   EXPECT_TRUE(campaign.has_text("client 2"));
   ASSERT_TRUE(std::regex_search(fifo[0], m, std::regex(R"(client 2's clock is ([\d ]+) ms behind)")));
@@ -239,6 +267,12 @@ TEST_F(TimelineViews, AroundTheViolationShowsThePausedHolderAndItsExpiredLease) 
                "--around 134");
   expect_on_canvas(svg, "--around 134");
   expect_named_events_on_their_owners_lanes(svg, "--around 134");
+  expect_title_in_words(svg, "mutual exclusion on lsim:L0: client 3 paused 34.2 s past its lease while client 0 took the lock",
+                        "--around 134");
+  EXPECT_TRUE(svg.has_text(trace + " around #134"));  // the grey line under the title
+  // The correct lock's watchdog renews only its own holds.
+  EXPECT_FALSE(svg.has_text_containing("renewal of a lock its owner does not hold"));
+  EXPECT_FALSE(draw(trace, "", "whole.svg").has_text_containing("renewal of a lock its owner does not hold"));
 }
 
 // A busy poller's view counts its polls and their rate and marks the head
@@ -262,6 +296,8 @@ TEST_F(TimelineViews, BusyPollShowsThePollRateAndLivenessTheFreeSpanAndBound) {
   }));
   expect_on_canvas(b, "busy_poll");
   expect_named_events_on_their_owners_lanes(b, "busy_poll");
+  EXPECT_TRUE(std::regex_match(b.title(), std::regex(R"(busy poll on lsim:L0: client \d+ made [\d ]+ polls in [\d.]+ m?s, [\d ]+/s, behind client \d+)")))
+      << b.title();
 
   const int live = nth_of(trace, "liveness", "shows free since");
   ASSERT_GT(live, 0);
@@ -269,6 +305,8 @@ TEST_F(TimelineViews, BusyPollShowsThePollRateAndLivenessTheFreeSpanAndBound) {
   expect_texts(l, {"free on the server since #", "liveness bound "}, "liveness");
   expect_on_canvas(l, "liveness");
   expect_named_events_on_their_owners_lanes(l, "liveness");
+  EXPECT_TRUE(std::regex_match(l.title(), std::regex(R"(liveness on lsim:L0: client \d+ waited [\d.]+ s for a lock free on the server \(bound [\d.]+ s\))")))
+      << l.title();
   // The waiter's polls and what the server told it: how long to wait.
   EXPECT_TRUE(std::any_of(l.texts.begin(), l.texts.end(), [](const auto& t) {
     return std::regex_search(t.text, std::regex(R"(^waits lsim:L0 .*\(polls answered #\d+ (wait [\d ]+ ms|-> \S+))"));
@@ -287,6 +325,96 @@ TEST_F(TimelineViews, WatchdogExpiryShowsTheRenewalOnTheHoldersLane) {
   expect_texts(svg, {"rlock_renew", "watchdog was not cancelled", "holds lsim:L0 #"}, "watchdog_expiry");
   expect_on_canvas(svg, "watchdog_expiry");
   expect_named_events_on_their_owners_lanes(svg, "watchdog_expiry");
+  // The renewal after the final release, in red and in words, on the holder's lane.
+  const auto holder = std::find_if(svg.texts.begin(), svg.texts.end(),
+                                   [](const auto& t) { return t.text.rfind("holds lsim:L0 #", 0) == 0; });
+  ASSERT_NE(holder, svg.texts.end());
+  expect_text_on_lane(svg, R"(^#\d+: a renewal [\d.]+ s after the final release \(#\d+\), answered \d$)",
+                      svg.lane_at(holder->y_pt), "watchdog_expiry");
+  EXPECT_TRUE(std::regex_match(svg.title(), std::regex(R"(watchdog expiry on lsim:L0: client \d+'s watchdog was still renewing [\d.]+ s after the final release \(#\d+\): #\d+ answered 0)")))
+      << svg.title();
+}
+
+// A renewal of someone else's lock (the renew_no_owner_check mutant, the
+// README's quickstart): red, standing out of the paused holder's bar, and
+// said in words on its lane: whose lock it renews, how many times.
+TEST_F(TimelineViews, RenewalOfAnothersLockIsRedAndSaysWhose) {
+  const std::string out = path("quick");
+  ASSERT_EQ(run_locksim("campaign --seeds 20 --profile pauses --mutant renew_no_owner_check --out " + out).exit_code, 1);
+  const std::string shrunk = out + "/failures/7.watchdog_expiry.shrunk.jsonl";
+  ASSERT_TRUE(std::filesystem::exists(shrunk));
+  // Who renews whose lock: the overlap names both with their clients.
+  const std::vector<std::string> overlap = check_lines(shrunk, "mutual_exclusion");
+  ASSERT_FALSE(overlap.empty());
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(overlap[0], m, std::regex(R"(overlap: (\S+) \(client (\d+)\) holds since event #\d+ and (\S+) \(client (\d+)\))")));
+  const std::string renewer = m[2], holder = m[4];
+  const Svg svg = draw(shrunk, "--property watchdog_expiry", "renew.svg");
+  expect_title_in_words(svg, "watchdog expiry on lsim:L0: client " + renewer + "'s watchdog renewed client " + holder + "'s lock (#",
+                        "renew_no_owner_check");
+  expect_text_on_lane(svg, R"(^(\d+ renewals \(#\d+ to #\d+\)|#\d+: a renewal) of client )" + holder + R"('s lock, (each )?answered 1$)",
+                      "client " + renewer, "renew_no_owner_check");
+  EXPECT_TRUE(svg.has_text("renewal of a lock its owner does not hold"));  // the legend
+  // Its ticks are the offence's colour, on the renewer's lane.
+  size_t red_ticks = 0;
+  for (const auto& shape : svg.shapes)
+    if (shape.tooltip.find(": renews a lock its owner does not hold") != std::string::npos) {
+      ++red_ticks;
+      EXPECT_EQ(shape.fill, "#7f0000") << shape.tooltip;
+      EXPECT_EQ(svg.lane_at(shape.cy_pt()), "client " + renewer) << shape.tooltip;
+    }
+  EXPECT_GE(red_ticks, 1u);
+  expect_on_canvas(svg, "renew_no_owner_check");
+}
+
+// explore's counterexamples (docs/exploring.md's first configuration): the
+// mutual exclusion case's collapsed 30 s is a break on every bar across it,
+// its length written there (the lease on redis 0 among them), and the
+// reentrancy case's retried release says why it was sent again.
+TEST_F(TimelineViews, ExploreCounterexamplesShowBreaksAndWhyAReleaseWasRetried) {
+  const std::string out = path("ex");
+  const auto r = run_locksim("explore --lock rlock --clients 2 --ops lock,unlock,lock,unlock --faults crash,pause,loss "
+                             "--max-faults 2 --out " + out);
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  for (const char* property : {"mutual_exclusion", "reentrancy"}) {  // explore's own timelines say it in words too
+    const Svg drawn = svg_of(out + "/timelines/" + property + ".svg");
+    EXPECT_EQ(drawn.title().rfind(std::string(property) == "reentrancy" ? "reentrancy on lsim:L0: " : "mutual exclusion on lsim:L0: ", 0), 0u)
+        << drawn.title();
+  }
+  // The counterexample's trace runs on to its end: 30 s of it are quiet.
+  const Svg me = draw(out + "/failures/mutual_exclusion.jsonl", "--violation 1", "me.svg");
+  expect_title_in_words(me, "mutual exclusion on lsim:L0: client 0 paused 31.0 s past its lease while client 1 took the lock",
+                        "explore mutual_exclusion");
+  std::set<std::string> broken_lanes;
+  for (const auto& t : me.texts)
+    if (t.size_pt == 7 && t.text == "30.0 s") broken_lanes.insert(me.lane_at(t.y_pt));
+  EXPECT_EQ(broken_lanes, (std::set<std::string>{"client 0", "client 1", "redis 0"}));
+  expect_on_canvas(me, "explore mutual_exclusion");
+  const Svg re = draw(out + "/failures/reentrancy.jsonl", "--violation 1", "re.svg");
+  expect_title_in_words(re, "reentrancy on lsim:L0: client 0's release was sent again (#8) and answered nil, though the first (#5) answered 1: client 0 was paused 31.0 s",
+                        "explore reentrancy");
+  expect_text_on_lane(re, R"(^#\d+ retried release -> nil \(the first, #\d+, answered 1\): client 0 was paused 31.0 s before it read the reply of #\d+, and the request timed out$)",
+                      "client 0", "explore reentrancy");
+  expect_on_canvas(re, "explore reentrancy");
+}
+
+// A RedLock over 3 servers whose shrunk counterexample never asks the third:
+// all three are drawn, and the third says why it is empty; the seed's whole
+// trace, where all three serve, has no such note.
+TEST_F(TimelineViews, RedLockOverThreeServersDrawsEveryMember) {
+  const std::string out = path("rl");
+  ASSERT_EQ(run_locksim("campaign --profile hostile --lock redlock --servers 3 --base-seed 2 --seeds 1 --out " + out).exit_code, 1);
+  const Svg campaign = svg_of(out + "/timelines/2.svg");
+  const Svg shrunk = draw(out + "/failures/2.shrunk.jsonl", "--violation 1", "rl.svg");
+  for (const Svg* svg : {&campaign, &shrunk}) {
+    for (const char* lane : {"redis 0", "redis 1", "redis 2"}) EXPECT_TRUE(svg->has_text(lane)) << lane;
+    expect_text_on_lane(*svg, R"(^not asked: a RedLock acquire stops at a majority \(client \d+'s, #\d+, held redis 0 and 1: 2 of 3\)$)",
+                        "redis 2", "redlock");
+    expect_on_canvas(*svg, "redlock");
+  }
+  const Svg whole = draw(out + "/failures/2.jsonl", "--violation 1", "whole.svg");
+  EXPECT_TRUE(whole.has_text("redis 2"));
+  EXPECT_FALSE(whole.has_text_containing("not asked"));
 }
 
 // A ghost in a fair line (the fair_giveup_no_acquire_failed mutant): the
@@ -303,6 +431,18 @@ TEST_F(TimelineViews, GhostWaiterStaysInTheLineAfterItsClientGaveUp) {
   const Svg svg = svg_of(out + "/timelines/1.svg");
   EXPECT_TRUE(svg.has_text_containing("still in the line after its client gave up #" + m[1].str() + ": a ghost"));
   EXPECT_GE(line_rows(svg, "line lsim:L0").size(), 1u);
+  expect_title_in_words(svg, "ghost waiter on lsim:L0: client ", "ghost");
+  EXPECT_NE(svg.title().find(" gave up (#" + m[1].str() + ") but its waiter stayed in the line"), std::string::npos)
+      << svg.title();
+  // Its stretch in the line from the give-up on is red.
+  size_t red = 0;
+  for (const auto& shape : svg.shapes) {
+    if (shape.tooltip.find(": a ghost from the give-up #" + m[1].str() + " on") == std::string::npos) continue;
+    ++red;
+    EXPECT_EQ(shape.fill, "#d50000") << shape.tooltip;
+    EXPECT_EQ(svg.lane_at(shape.cy_pt()), "line lsim:L0") << shape.tooltip;
+  }
+  EXPECT_GE(red, 1u);
   expect_on_canvas(svg, "ghost");
   expect_named_events_on_their_owners_lanes(svg, "ghost");
 }

@@ -8,6 +8,7 @@
 #include "tools/cli/cmd_campaign.h"
 #include "tools/cli/cmd_check.h"
 #include "tools/cli/cmd_explore.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/cmd_replay.h"
 #include "tools/cli/cmd_run.h"
 #include "tools/cli/cmd_shrink.h"
@@ -128,6 +129,72 @@ TEST(CliValidate, RunTimelineShrinkCheckReplayExplore) {
   e.backend.clear();
   e.faults = "crash,nope";
   EXPECT_THROW(validate_explore(e), UsageError);
+}
+
+// --memory-limit: parsed by each validate function of a command that runs
+// Lua into the lua backend's limits; every bad text a UsageError.
+TEST(CliValidate, MemoryLimitParsesIntoTheLuaLimitsOfEveryCommand) {
+  auto given = [](const std::string& text) { return MemoryLimitFlag{text, true}; };
+  EXPECT_EQ(validate_memory_limit(MemoryLimitFlag{}).memory_bytes, LuaBackend::kDefaultRunMemoryBytes);
+  EXPECT_EQ(validate_memory_limit(given("512M")).memory_bytes, size_t{512} << 20);
+  EXPECT_EQ(validate_memory_limit(given("2gib")).memory_bytes, size_t{2} << 30);
+  EXPECT_EQ(validate_memory_limit(given("16777216")).memory_bytes, size_t{16} << 20);
+  EXPECT_EQ(validate_memory_limit(given("1024G")).memory_bytes, size_t{1} << 40);
+  for (const char* bad : {"", "0", "-1", "-512M", "1.5G", "abc", "512X", "15M", "1025G", "99999999999999999999999G",
+                          "18446744073709551616", " 512M", "512M "}) {
+    EXPECT_THROW(validate_memory_limit(given(bad)), UsageError) << "'" << bad << "'";
+  }
+  try {
+    validate_memory_limit(given("0"));
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--memory-limit: '0' is outside 16M to 1024G");
+  }
+
+  RunArgs run;
+  run.trace = "t.jsonl";
+  run.memory_limit = given("64M");
+  EXPECT_EQ(validate_run(run).lua_limits.memory_bytes, size_t{64} << 20);
+  run.memory_limit = given("0");
+  EXPECT_THROW(validate_run(run), UsageError);
+  run.memory_limit = MemoryLimitFlag{};
+  EXPECT_EQ(validate_run(run).lua_limits.memory_bytes, LuaBackend::kDefaultRunMemoryBytes);
+
+  CampaignArgs c;
+  c.memory_limit = given("3G");
+  const CampaignRequest cq = validate_campaign(c);
+  EXPECT_EQ(cq.lua_limits.memory_bytes, size_t{3} << 30);
+  EXPECT_EQ(cq.memory_limit, "3G");  // the command line recorded runs it again with it
+  c.memory_limit = given("lots");
+  EXPECT_THROW(validate_campaign(c), UsageError);
+
+  ReplayArgs p;
+  p.path = "t.jsonl";
+  p.memory_limit = given("100M");
+  EXPECT_EQ(validate_replay(p).lua_limits.memory_bytes, size_t{100} << 20);
+  p.memory_limit = given("-5");
+  EXPECT_THROW(validate_replay(p), UsageError);
+
+  CheckArgs k;
+  k.path = "t.jsonl";
+  k.memory_limit = given("1G");
+  EXPECT_EQ(validate_check(k).lua_limits.memory_bytes, size_t{1} << 30);
+  k.memory_limit = given("2000G");
+  EXPECT_THROW(validate_check(k), UsageError);
+
+  ExploreArgs e;
+  e.memory_limit = given("32M");
+  EXPECT_EQ(validate_explore(e).lua_limits.memory_bytes, size_t{32} << 20);
+  e.memory_limit = given("1e9");
+  EXPECT_THROW(validate_explore(e), UsageError);
+
+  ShrinkArgs s;
+  s.trace = "t.jsonl";
+  s.memory_limit = given("200M");
+  const ShrinkRequest sq = validate_shrink(s);
+  EXPECT_EQ(sq.lua_limits.memory_bytes, size_t{200} << 20);
+  EXPECT_EQ(sq.memory_limit, "200M");
+  s.memory_limit = given("");
+  EXPECT_THROW(validate_shrink(s), UsageError);
 }
 
 }  // namespace

@@ -101,6 +101,7 @@ std::string campaign_command_line(const CampaignRequest& args, const ProgramName
   if (o.guided) c += " --guided";
   if (o.focus) c += " --focus";
   if (!args.corpus_file.empty()) c += " --corpus " + shell_word(absolute_path_text(args.corpus_file));
+  if (!args.memory_limit.empty()) c += " --memory-limit " + shell_word(args.memory_limit);
   return c;
 }
 
@@ -232,27 +233,29 @@ CampaignBackend with_reference_pack(CampaignBackend b) {
 // scenario's variant. Live servers start here, before any seed runs, so a
 // script Redis rejects is exit 2 at once.
 std::unique_ptr<BackendSource> make_source(BackendKind kind, bool reference, bool match_variant,
-                                           const ScriptPack* pack, const Scenario& tmpl) {
+                                           const ScriptPack* pack, const Scenario& tmpl, LuaLimits lua_limits) {
   const bool correct_model = kind == BackendKind::Model && reference && !match_variant;
   return make_backend_source(kind, pack, tmpl.servers,
-                             correct_model ? std::optional<ModelVariant>(ModelVariant::Correct) : std::nullopt);
+                             correct_model ? std::optional<ModelVariant>(ModelVariant::Correct) : std::nullopt,
+                             lua_limits);
 }
 
 // One worker per --workers, each with its own sources (the model needs no
 // pack; lua and live run `pack`). With a reference pack, each worker's
 // reference runs it.
 std::vector<CampaignWorker> make_workers(const CampaignOptions& o, const Scenario& tmpl, bool match_variant,
-                                         const ScriptPack& pack, const std::optional<ScriptPack>& reference_pack) {
+                                         const ScriptPack& pack, const std::optional<ScriptPack>& reference_pack,
+                                         LuaLimits lua_limits) {
   std::vector<CampaignWorker> workers(static_cast<size_t>(o.workers));
   const ScriptPack* lua_pack = runs_model_only(o.backend) ? nullptr : &pack;
   try {
     for (CampaignWorker& w : workers) {
-      w.checked = make_source(o.backend.checked, false, match_variant, lua_pack, tmpl);
+      w.checked = make_source(o.backend.checked, false, match_variant, lua_pack, tmpl, lua_limits);
       if (reference_pack) {
         w.reference = std::make_unique<ReferencePackSource>(
-            make_source(*o.backend.reference, true, false, &*reference_pack, tmpl));
+            make_source(*o.backend.reference, true, false, &*reference_pack, tmpl, lua_limits));
       } else if (o.backend.reference) {
-        w.reference = make_source(*o.backend.reference, true, match_variant, lua_pack, tmpl);
+        w.reference = make_source(*o.backend.reference, true, match_variant, lua_pack, tmpl, lua_limits);
       }
     }
   } catch (const ScriptPackError& e) {
@@ -360,7 +363,7 @@ CampaignSetup set_up(const CampaignRequest& q) {
   out.start = load_start_corpus(q, out.tmpl);
   if (!q.corpus_file.empty()) o.guided_corpus_digest = out.start.digest();
   if (!o.scenario.scripts.empty()) out.inputs = pack->files();
-  out.workers = make_workers(o, out.tmpl, q.match_variant, *pack, reference);
+  out.workers = make_workers(o, out.tmpl, q.match_variant, *pack, reference, q.lua_limits);
   return out;
 }
 
@@ -447,6 +450,8 @@ CampaignRequest validate_campaign(const CampaignArgs& a) {
   q.out_dir = a.out_dir;
   q.corpus_file = a.corpus_file;
   q.fail_on = a.fail_on;
+  q.lua_limits = validate_memory_limit(a.memory_limit);
+  if (a.memory_limit.given) q.memory_limit = a.memory_limit.text;
   return q;
 }
 
@@ -512,6 +517,7 @@ void add_campaign_command(CLI::App& app, CliContext* ctx) {
       app.add_subcommand("campaign", "Run seeded scenarios on the model or live Redis and check every property");
   cmd->add_option("--seeds", args->seeds, "number of seeds to run")->required()->transform(integer_in(1, 100'000'000));
   add_scenario_flags(cmd, &args->scenario);
+  add_memory_limit_option(cmd, &args->memory_limit);
   cmd->add_option("--backend", args->backend,
                   "model, lua (the pack's own Lua in process, on the model's store), live (the pack's Lua on "
                   "redis-servers in virtual time), both (live, and every history compared event by event with "

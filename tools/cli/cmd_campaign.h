@@ -13,6 +13,7 @@
 
 #include "search/campaign.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/property_options.h"
 #include "tools/cli/scenario_flags.h"
 
@@ -43,6 +44,7 @@ struct CampaignArgs {
   std::string corpus_file;  // --corpus: a guided campaign's start
   bool corpus_given = false;
   PropertyOptions properties;
+  MemoryLimitFlag memory_limit;
 };
 
 struct CampaignRequest {
@@ -54,6 +56,8 @@ struct CampaignRequest {
   std::string out_dir;                     // empty: a new runs/<UTC time>-<profile>-<lock>/
   std::string corpus_file;
   std::vector<std::string> fail_on;        // as typed, for the command line recorded
+  LuaLimits lua_limits = LuaBackend::default_limits();  // --memory-limit
+  std::string memory_limit;                // as typed, for the command line recorded; empty: the default
 };
 
 // Throws UsageError (exit 2, one line).

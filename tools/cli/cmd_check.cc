@@ -25,6 +25,7 @@
 #include "properties/verdict_policy.h"
 #include "sim/explicit_plan_json.h"
 #include "sim/run.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/property_options.h"
 #include "tools/cli/run_backend.h"
 #include "traces/trace_format.h"
@@ -49,7 +50,7 @@ constexpr uint64_t kMaxCauseTraceEvents = 5'000'000;
 // stops the search (a trace too long, a backend that does not start) is
 // said in each cause's note: those violations stay unexplained.
 void explain_trace(const std::string& path, uint64_t events, std::vector<Violation>* violations,
-                   const VerdictPolicy& policy, const CheckConfig& config, int max_reruns) {
+                   const VerdictPolicy& policy, const CheckConfig& config, int max_reruns, LuaLimits lua_limits) {
   auto counted = [&policy](const Violation& v) { return policy.fail_on.count(v.property) != 0; };
   if (std::none_of(violations->begin(), violations->end(), counted)) return;
   auto not_searched = [&](const std::string& why) {
@@ -69,7 +70,7 @@ void explain_trace(const std::string& path, uint64_t events, std::vector<Violati
   try {
     std::optional<ScriptPack> pack;
     if (*kind != BackendKind::Model) pack = resolve_scenario_scripts(&scenario, *kind);
-    source = make_backend_source(*kind, pack ? &*pack : nullptr, scenario.servers);
+    source = make_backend_source(*kind, pack ? &*pack : nullptr, scenario.servers, std::nullopt, lua_limits);
   } catch (const std::exception& e) {
     return not_searched(std::string("cannot re-run it: ") + e.what());
   }
@@ -77,11 +78,15 @@ void explain_trace(const std::string& path, uint64_t events, std::vector<Violati
   history.reserve(events);
   Event e;
   while (reader.next(e)) history.push_back(e);
-  if (header.plan.is_null()) {
-    explain_violations(violations, scenario, history, config, source.get(), max_reruns, counted);
-  } else {
-    explain_violations(violations, explicit_plan_from_json(scenario, header.plan), history, config, source.get(),
-                       max_reruns, counted);
+  try {
+    if (header.plan.is_null()) {
+      explain_violations(violations, scenario, history, config, source.get(), max_reruns, counted);
+    } else {
+      explain_violations(violations, explicit_plan_from_json(scenario, header.plan), history, config, source.get(),
+                         max_reruns, counted);
+    }
+  } catch (const LuaScriptAbort& e) {
+    throw UsageError(path + ": the cause search stopped on the lua backend: " + e.what());
   }
 }
 
@@ -104,6 +109,7 @@ CheckRequest validate_check(const CheckArgs& args) {
   }
   r.selection = args.properties.parse(&r.policy, args.fail_on);
   r.only = validate_violation_choice(args.property, 0);
+  r.lua_limits = validate_memory_limit(args.memory_limit);
   return r;
 }
 
@@ -140,7 +146,7 @@ int run_check(const CheckRequest& args) {
   std::vector<Violation> all = suite->violations();
   if (!args.only.property.empty()) all = of_interest(all, args.only);
   try {
-    explain_trace(args.path, events, &all, policy, config, args.cause_reruns);
+    explain_trace(args.path, events, &all, policy, config, args.cause_reruns, args.lua_limits);
   } catch (const TraceError& e) {
     throw UsageError(e.what());
   } catch (const ScenarioError& e) {
@@ -212,6 +218,7 @@ void add_check_command(CLI::App& app, CliContext* ctx) {
   cmd->add_option("--property", args->property,
                   "list only this property's violations, and fail only on them (every checker still runs)")
       ->check(property_name());
+  add_memory_limit_option(cmd, &args->memory_limit);
   cmd->add_option("--cause-reruns", args->cause_reruns,
                   "re-runs per violation to prove its cause (the trace's scenario or plan re-run, on the backend "
                   "its header names, without faults); 0: no re-run, every violation unexplained")

@@ -9,6 +9,7 @@
 #include "properties/cause_search.h"
 #include "properties/property_selection.h"
 #include "properties/verdict_policy.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/property_options.h"
 #include "tools/cli/violation_choice.h"
 
@@ -23,6 +24,7 @@ struct CheckArgs {
   std::vector<std::string> fail_on;
   PropertyOptions properties;
   std::string property;  // --property: list (and fail on) this property's violations only
+  MemoryLimitFlag memory_limit;
 };
 
 struct CheckRequest {
@@ -33,6 +35,7 @@ struct CheckRequest {
   VerdictPolicy policy;
   PropertySelection selection;
   ViolationChoice only;  // its property: the only one listed; empty: every one
+  LuaLimits lua_limits = LuaBackend::default_limits();  // --memory-limit: the cause search's re-runs
 };
 
 // Throws UsageError (exit 2, one line).

@@ -28,6 +28,7 @@
 #include "sim/live_backend.h"
 #include "sim/lua_backend.h"
 #include "sim/model_backend.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/commands.h"
 #include "tools/server/redis_server.h"
 
@@ -46,6 +47,7 @@ struct DiffArgs {
   bool keep_going = false;
   int max_divergences = 1;
   std::vector<std::string> skip_scripts;
+  MemoryLimitFlag memory_limit;
 };
 
 nlohmann::ordered_json note_json(const DivergenceNote& n) {
@@ -59,6 +61,7 @@ struct DiffRequest {
   std::vector<ScriptKind> skip;
   BackendKind candidate = BackendKind::Live;
   BackendKind reference = BackendKind::Model;
+  LuaLimits lua_limits = LuaBackend::default_limits();  // --memory-limit
 };
 
 DiffRequest validate_diff(const DiffArgs& args) {
@@ -96,6 +99,7 @@ DiffRequest validate_diff(const DiffArgs& args) {
   if (args.match_variant && q.reference != BackendKind::Model) {
     throw UsageError("--match-variant only goes with the model as the reference");
   }
+  q.lua_limits = validate_memory_limit(args.memory_limit);
   return q;
 }
 
@@ -124,7 +128,9 @@ DiffBackends make_backends(const DiffRequest& q, const ScriptPack& pack, ModelVa
       out.server = std::make_unique<RedisServer>(options);
       out.live = std::make_unique<LiveBackend>(std::vector<ServerControl*>{out.server.get()}, pack, kDiffKeyPrefix);
     }
-    if (q.candidate == BackendKind::Lua || q.reference == BackendKind::Lua) out.lua = std::make_unique<LuaBackend>(1, pack);
+    if (q.candidate == BackendKind::Lua || q.reference == BackendKind::Lua) {
+      out.lua = std::make_unique<LuaBackend>(1, pack, LuaAllocation::Malloc, q.lua_limits);
+    }
   } catch (const ScriptPackError& e) {
     throw UsageError(std::string("bad script pack: ") + e.what());
   } catch (const RedisError& e) {
@@ -263,6 +269,7 @@ void add_diff_command(CLI::App& app, CliContext* ctx) {
       ->capture_default_str()->transform(integer_in(0, 1'000'000));
   cmd->add_option("--skip-script", args->skip_scripts,
                   "Leave this script's steps out of every sequence (repeatable; e.g. fair_acquire_failed)");
+  add_memory_limit_option(cmd, &args->memory_limit);
   cmd->callback([args, ctx] { ctx->exit_code = run_diff(validate_diff(*args)); });
 }
 

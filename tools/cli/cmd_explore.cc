@@ -56,6 +56,7 @@
 #include "sim/run.h"
 #include "impl/builtin_packs.h"
 #include "tools/cli/cmd_explore.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/progress_line.h"
 #include "tools/cli/run_backend.h"
@@ -118,6 +119,7 @@ std::string explore_command_line(const ExploreArgs& a, const std::string& backen
   if (a.max_depth != ExploreArgs{}.max_depth) c += " --max-depth " + std::to_string(a.max_depth);
   if (a.max_states != ExploreArgs{}.max_states) c += " --max-states " + std::to_string(a.max_states);
   if (a.max_memory_mb != ExploreArgs{}.max_memory_mb) c += " --max-memory-mb " + std::to_string(a.max_memory_mb);
+  if (a.memory_limit.given) c += " --memory-limit " + shell_word(a.memory_limit.text);
   for (const std::string& f : a.fail_on) c += " --fail-on " + shell_word(f);
   if (a.unexplained_only) c += " --unexplained-only";
   return c;
@@ -258,16 +260,15 @@ void write_outputs(const std::string& out_dir, const ExploreResult& r, nlohmann:
     TraceWriter writer((dir / trace).string(), header);
     run_explicit(cx.plan, source.fresh(cx.plan.scenario), writer);
     writer.close();
-    TimelineOptions timeline;
-    timeline.check = check_config_for(cx.plan.scenario);
+    TimelineOptions timeline = timeline_options_for(cx.plan.scenario);
     timeline.title = "explore: " + cx.violation.property + " (counterexample, " + std::to_string(cx.events.size()) +
                      " events, depth " + std::to_string(cx.depth) + ")";
-    timeline.highlight_ids.insert(cx.violation.event_ids.begin(), cx.violation.event_ids.end());
     bool drawn = !summary.contains("timelines_not_drawn");
     if (drawn) {
       try {
         fs::create_directories(dir / "timelines");
-        render_timeline(timeline_dot(cx.events, timeline), (dir / svg).string(), "svg");
+        // The violation in focus: its title in words, its explanation, its evidence.
+        render_timeline(violation_timeline_dot(cx.events, cx.violation, timeline), (dir / svg).string(), "svg");
       } catch (const DotNotFound&) {
         fs::remove(dir / "timelines");  // the first drawing failed: it is empty
         summary["timelines_not_drawn"] = kDotMissingReason;
@@ -295,6 +296,7 @@ struct ExploreSetup {
   BackendKind backend = BackendKind::Model;
   std::vector<std::unique_ptr<BackendSource>> sources;
   std::vector<std::string> inputs;  // the pack's files: never an output
+  size_t lua_memory_bytes = 0;      // --memory-limit
 };
 
 ExploreSetup set_up(const ExploreRequest& q) {
@@ -330,11 +332,12 @@ ExploreSetup set_up(const ExploreRequest& q) {
   out.config.workers = a.workers;
   out.config.check = default_check_config();
   out.config.policy = q.policy;
+  out.lua_memory_bytes = q.lua_limits.memory_bytes;
   try {
     if (out.backend == BackendKind::Lua) out.inputs = pack->files();
     for (int w = 0; w < a.workers; ++w) {
       if (out.backend == BackendKind::Lua) {
-        out.sources.push_back(std::make_unique<LuaBackendSource>(*pack));
+        out.sources.push_back(std::make_unique<LuaBackendSource>(*pack, q.lua_limits));
       } else {
         out.sources.push_back(std::make_unique<ModelBackendSource>());
       }
@@ -356,7 +359,15 @@ ExploreResult explore_with_progress(ExploreSetup& setup) {
     return r;
   } catch (const LuaScriptAbort& e) {
     progress.end();
-    throw UsageError(std::string("explore stopped on the lua backend: ") + e.what());
+    std::string why = e.what();
+    // Explore runs the pack's Lua in copyable runs, which hold less than a
+    // larger --memory-limit (sim/lua_backend_source.h): say which limit it was.
+    if (why.find(" MiB of memory") != std::string::npos &&
+        setup.lua_memory_bytes > LuaBackendSource::kCopyableMemoryBytes) {
+      why += " (explore's copies of a run hold at most " +
+             std::to_string(LuaBackendSource::kCopyableMemoryBytes >> 20) + " MiB, whatever --memory-limit says)";
+    }
+    throw UsageError("explore stopped on the lua backend: " + why);
   } catch (const std::invalid_argument& e) {
     progress.end();
     throw UsageError(e.what());
@@ -451,6 +462,7 @@ ExploreRequest validate_explore(const ExploreArgs& a) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  q.lua_limits = validate_memory_limit(a.memory_limit);
   return q;
 }
 
@@ -537,6 +549,7 @@ void add_explore_command(CLI::App& app, CliContext* ctx) {
   cmd->add_option("--scripts", a->scripts,
                   "Script pack directory (on the model its model_variant stands for it; lua runs its own Lua)");
   cmd->add_option("--mutant", a->mutant, "Client or script mutant to run (see locksim mutants --list)")->capture_default_str();
+  add_memory_limit_option(cmd, &a->memory_limit);
   cmd->add_option("--backend", a->backend,
                   "model, or lua (the pack's own Lua in process). Default: model, or lua for a pack the model cannot "
                   "stand for");

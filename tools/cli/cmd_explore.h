@@ -14,6 +14,7 @@
 #include "search/explore.h"
 #include "sim/backend_kind.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/memory_limit_option.h"
 
 namespace locksim::cli {
 
@@ -49,6 +50,7 @@ struct ExploreArgs {
   bool confirm_live = false;
   bool json = false;
   std::string out_dir;
+  MemoryLimitFlag memory_limit;
 };
 
 struct ExploreRequest {
@@ -57,6 +59,7 @@ struct ExploreRequest {
   std::optional<BackendKind> backend;  // model or lua; nullopt: the default for the pack
   std::vector<ExploreFault> faults;
   VerdictPolicy policy;
+  LuaLimits lua_limits = LuaBackend::default_limits();  // --memory-limit (a copy's at most 128 MiB)
 };
 
 // Throws UsageError (exit 2, one line).

@@ -27,7 +27,8 @@
 //     refused (exit 2).
 // Exit: 0 every script loads and agrees on every step; 1 a script does not
 // load, names an unknown command, never answers, or differs from the model;
-// 2 bad input or environment (bad pack, no redis-server).
+// 2 bad input or environment (bad pack, no redis-server; on the lua backend,
+// a script stopped by its budget or the memory limit, --memory-limit).
 #include <cstdio>
 #include <functional>
 #include <filesystem>
@@ -48,6 +49,7 @@
 #include "sim/model_backend.h"
 #include "sim/script_case_run.h"
 #include "model/script_cases.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/commands.h"
 #include "tools/server/redis_server.h"
 
@@ -65,6 +67,7 @@ struct PackCheckArgs {
   bool match_variant = false;
   std::string compare = "everything";  // or "replies"
   std::string reference;               // a pack to compare with instead of the model
+  MemoryLimitFlag memory_limit;
 };
 
 struct LoadCheck {
@@ -283,6 +286,7 @@ struct PackCheckRequest {
   PackCheckArgs args;
   bool on_lua = false;
   CompareScope scope = CompareScope::Everything;
+  LuaLimits lua_limits = LuaBackend::default_limits();  // --memory-limit
 };
 
 PackCheckRequest validate_pack_check(const PackCheckArgs& args) {
@@ -302,6 +306,7 @@ PackCheckRequest validate_pack_check(const PackCheckArgs& args) {
   q.args = args;
   q.on_lua = args.backend == "lua";
   q.scope = args.compare == "replies" ? CompareScope::Replies : CompareScope::Everything;
+  q.lua_limits = validate_memory_limit(args.memory_limit);
   return q;
 }
 
@@ -387,8 +392,8 @@ void compare_with_reference(const PackCheckRequest& q, const PackCheckPacks& pac
   std::function<void()> wipe;
   std::function<void()> reference_wipe;
   if (q.on_lua) {
-    auto c = std::make_unique<LuaBackend>(1, pack);
-    auto r = std::make_unique<LuaBackend>(1, *packs.reference_pack);
+    auto c = std::make_unique<LuaBackend>(1, pack, LuaAllocation::Malloc, q.lua_limits);
+    auto r = std::make_unique<LuaBackend>(1, *packs.reference_pack, LuaAllocation::Malloc, q.lua_limits);
     wipe = [b = c.get()] { b->wipe(); };
     reference_wipe = [b = r.get()] { b->wipe(); };
     candidate = std::move(c);
@@ -414,7 +419,7 @@ void compare_with_model(const PackCheckRequest& q, const PackCheckPacks& packs, 
   std::unique_ptr<Backend> candidate;
   std::function<void()> wipe;
   if (q.on_lua) {
-    auto lua = std::make_unique<LuaBackend>(1, pack);
+    auto lua = std::make_unique<LuaBackend>(1, pack, LuaAllocation::Malloc, q.lua_limits);
     wipe = [b = lua.get()] { b->wipe(); };
     out->table = run_case_table(pack, *lua, wipe, packs.reference_variant, q.scope);
     candidate = std::move(lua);
@@ -445,7 +450,9 @@ PackCheckOutcome compare(const PackCheckRequest& q, const PackCheckPacks& packs,
   } catch (const ScriptPackError& e) {
     out.run_problem = e.what();
   } catch (const LuaScriptAbort& e) {
-    out.run_problem = e.what();
+    // The pack's Lua stopped the run (the budget, the memory limit, what
+    // live Redis would crash or hang on): bad input, one line.
+    throw UsageError(std::string("the lua backend stopped: ") + e.what());
   }
   return out;
 }
@@ -595,6 +602,7 @@ void add_pack_command(CLI::App& app, CliContext* ctx) {
                     "and their answers are compared with each other");
   check->add_flag("--match-variant", args->match_variant,
                   "Compare against the model variant named by the pack's manifest instead of the correct model");
+  add_memory_limit_option(check, &args->memory_limit);
   check->callback([args, ctx] { ctx->exit_code = run_pack_check(validate_pack_check(*args)); });
 }
 

@@ -17,6 +17,7 @@
 #include "sim/run.h"
 #include "impl/script_pack.h"
 #include "tools/cli/cmd_replay.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/run_backend.h"
 #include "tools/cli/scenario_flags.h"
@@ -33,6 +34,7 @@ ReplayRequest validate_replay(const ReplayArgs& args) {
     if (!r.backend) throw UsageError("--backend: unknown backend '" + args.backend + "' (model, lua, live)");
   }
   r.only = validate_violation_choice(args.property, 0);
+  r.lua_limits = validate_memory_limit(args.memory_limit);
   return r;
 }
 
@@ -55,7 +57,7 @@ int run_replay(const ReplayRequest& request, const ProgramName& program) {
     const std::string kind(backend_kind_name(kind_type));
     RunBackend backend;
     try {
-      backend = make_run_backend(kind_type, &scenario);
+      backend = make_run_backend(kind_type, &scenario, request.lua_limits);
     } catch (const UsageError& e) {  // the header's backend or script pack: name the file
       throw UsageError(path + ": header: " + e.what());
     } catch (const ScriptPackError& e) {
@@ -111,6 +113,7 @@ void add_replay_command(CLI::App& app, CliContext* ctx) {
   cmd->add_option("--property", args->property,
                   "After the verdict, list only this property's violations in the new run")
       ->check(property_name());
+  add_memory_limit_option(cmd, &args->memory_limit);
   cmd->callback([args, ctx] { ctx->exit_code = run_replay(validate_replay(*args), ctx->program); });
 }
 

@@ -33,6 +33,7 @@
 #include "properties/scenario_check.h"
 #include "properties/verdict_policy.h"
 #include "tools/cli/cmd_run.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/scenario_flags.h"
 #include "tools/cli/property_options.h"
@@ -56,6 +57,7 @@ RunRequest validate_run(const RunArgs& a) {
   }
   r.trace = a.trace;
   r.properties = a.properties.parse();
+  r.lua_limits = validate_memory_limit(a.memory_limit);
   return r;
 }
 
@@ -106,7 +108,7 @@ ResolvedRun resolve_run(const RunRequest& o) {
   } catch (const std::exception& e) {
     throw UsageError(e.what());
   }
-  out.backend = make_run_backend(out.kind, &out.scenario, *pack);
+  out.backend = make_run_backend(out.kind, &out.scenario, *pack, o.lua_limits);
   return out;
 }
 
@@ -169,6 +171,7 @@ void add_run_command(CLI::App& app, CliContext* ctx) {
                   "virtual time). Default: model, or lua for a pack the model cannot stand for");
   add_scenario_flags(cmd, &opts->scenario);
   add_property_options(cmd, &opts->properties);
+  add_memory_limit_option(cmd, &opts->memory_limit);
   cmd->add_option("--trace", opts->trace, "Trace file to write (- or /dev/stdout: standard output, the summary line then goes to stderr)")->required();
   cmd->callback([opts, ctx] { ctx->exit_code = run_run(validate_run(*opts), ctx->program); });
 }

@@ -10,6 +10,7 @@
 #include "search/campaign.h"
 #include "sim/backend_kind.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/property_options.h"
 #include "tools/cli/scenario_flags.h"
 
@@ -21,6 +22,7 @@ struct RunArgs {
   ScenarioFlags scenario;
   std::string trace;
   PropertyOptions properties;
+  MemoryLimitFlag memory_limit;
 };
 
 struct RunRequest {
@@ -28,6 +30,7 @@ struct RunRequest {
   std::optional<BackendKind> backend;  // nullopt: the default for the pack
   std::string trace;
   PropertySelection properties;
+  LuaLimits lua_limits = LuaBackend::default_limits();  // --memory-limit
 };
 
 // Throws UsageError (exit 2, one line).

@@ -67,13 +67,13 @@ CheckedTrace check_trace(const std::string& path) {
 }
 
 // The backend the trace's header names, as a source of fresh backends.
-std::unique_ptr<BackendSource> header_source(const std::string& path, CheckedTrace* t) {
+std::unique_ptr<BackendSource> header_source(const std::string& path, CheckedTrace* t, LuaLimits lua_limits) {
   const auto kind = backend_kind_from_name(t->header.backend);
   if (!kind) throw UsageError(path + ": header names an unknown backend '" + t->header.backend + "'");
   try {
     std::optional<ScriptPack> pack;
     if (*kind != BackendKind::Model) pack = resolve_scenario_scripts(&t->scenario, *kind);
-    return make_backend_source(*kind, pack ? &*pack : nullptr, t->scenario.servers);
+    return make_backend_source(*kind, pack ? &*pack : nullptr, t->scenario.servers, std::nullopt, lua_limits);
   } catch (const ScenarioError& e) {
     throw UsageError(path + ": header: " + e.what());
   } catch (const ScriptPackError& e) {
@@ -93,6 +93,8 @@ void write_counterexample(const ShrinkRequest& r, const Counterexample& cx, cons
     writer.close();
   } catch (const TraceError& e) {
     throw_output_failure(e, "cannot write the shrunk trace: ");
+  } catch (const LuaScriptAbort& e) {
+    throw UsageError(r.trace + ": lua run stopped: " + e.what());
   }
 }
 
@@ -118,6 +120,8 @@ ShrinkRequest validate_shrink(const ShrinkArgs& a) {
   r.trace = a.trace;
   r.choice = validate_violation_choice(a.property, a.violation);
   r.out = a.out;
+  r.lua_limits = validate_memory_limit(a.memory_limit);
+  if (a.memory_limit.given) r.memory_limit = a.memory_limit.text;
   return r;
 }
 
@@ -131,7 +135,7 @@ int run_shrink(const ShrinkRequest& request, const ProgramName& program) {
   } catch (const OutputError& e) {
     throw UsageError(e.what());
   }
-  std::unique_ptr<BackendSource> source = header_source(r.trace, &t);
+  std::unique_ptr<BackendSource> source = header_source(r.trace, &t, r.lua_limits);
   Counterexample cx;
   try {
     if (t.header.plan.is_null()) {
@@ -154,7 +158,7 @@ int run_shrink(const ShrinkRequest& request, const ProgramName& program) {
   }
   write_counterexample(r, cx, t.header.backend, *source);
   std::printf("shrink: %s%s: %llu trace events shrunk to %s -> %s\n", v.property.c_str(),
-              v.lock.empty() ? "" : (" [" + v.lock + "]").c_str(), static_cast<unsigned long long>(t.events),
+              v.lock.empty() ? "" : (" [" + v.lock.name() + "]").c_str(), static_cast<unsigned long long>(t.events),
               counterexample_extent(cx).c_str(), r.out.c_str());
   std::printf("  violation: %s\n", cx.violation.to_string().c_str());
   if (cx.other_violations > 0) {
@@ -162,7 +166,8 @@ int run_shrink(const ShrinkRequest& request, const ProgramName& program) {
     for (const std::string& p : cx.other_properties) props += (props.empty() ? "" : ", ") + p;
     std::printf("  (its plan, run to its end, also violates %s)\n", props.c_str());
   }
-  std::printf("replay it: %s replay %s\n", program.as_invoked.c_str(), shell_word(r.out).c_str());
+  std::printf("replay it: %s replay %s%s\n", program.as_invoked.c_str(), shell_word(r.out).c_str(),
+              r.memory_limit.empty() ? "" : (" --memory-limit " + shell_word(r.memory_limit)).c_str());
   return 0;
 }
 
@@ -181,6 +186,7 @@ void add_shrink_command(CLI::App& app, CliContext* ctx) {
   cmd->add_option("-o,--out", a->out,
                   "The shrunk trace to write (default: beside TRACE, <name>.<property>.shrunk.jsonl)")
       ->each([a](const std::string&) { a->out_given = true; });
+  add_memory_limit_option(cmd, &a->memory_limit);
   cmd->callback([a, ctx] { ctx->exit_code = run_shrink(validate_shrink(*a), ctx->program); });
 }
 

@@ -1,4 +1,4 @@
-// locksim shrink TRACE [--property P] [--violation N] [-o OUT]: a trace's
+// locksim shrink TRACE [--property P] [--violation N] [-o OUT] [--memory-limit SIZE]: a trace's
 // violation shrunk, as a campaign shrinks a failing seed, and written as a
 // replayable trace (cmd_shrink.cc). ShrinkArgs as typed; validate_shrink()
 // parses them (pure); run_shrink() does the work.
@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tools/cli/commands.h"
+#include "tools/cli/memory_limit_option.h"
 #include "tools/cli/violation_choice.h"
 
 namespace locksim::cli {
@@ -17,12 +18,15 @@ struct ShrinkArgs {
   int64_t violation = 0;
   std::string out;  // empty: beside the trace, <name>.<property>.shrunk.jsonl
   bool out_given = false;
+  MemoryLimitFlag memory_limit;
 };
 
 struct ShrinkRequest {
   std::string trace;
   ViolationChoice choice;
   std::string out;
+  LuaLimits lua_limits = LuaBackend::default_limits();  // --memory-limit: the re-runs on the lua backend
+  std::string memory_limit;  // as typed, for the replay command printed; empty: the default
 };
 
 // The default output for `trace` and the violation's property:

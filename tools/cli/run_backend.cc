@@ -12,17 +12,17 @@
 
 namespace locksim::cli {
 
-RunBackend make_run_backend(BackendKind kind, Scenario* scenario) {
+RunBackend make_run_backend(BackendKind kind, Scenario* scenario, LuaLimits lua_limits) {
   std::optional<ScriptPack> pack;
   try {
     pack = load_scenario_pack(*scenario);
   } catch (const ScriptPackError& e) {
     throw UsageError(e.what());
   }
-  return make_run_backend(kind, scenario, *pack);
+  return make_run_backend(kind, scenario, *pack, lua_limits);
 }
 
-RunBackend make_run_backend(BackendKind kind, Scenario* scenario, const ScriptPack& pack) {
+RunBackend make_run_backend(BackendKind kind, Scenario* scenario, const ScriptPack& pack, LuaLimits lua_limits) {
   RunBackend out;
   try {
     apply_scenario_pack(scenario, pack, kind);
@@ -38,7 +38,7 @@ RunBackend make_run_backend(BackendKind kind, Scenario* scenario, const ScriptPa
   }
   if (kind == BackendKind::Lua) {
     try {
-      out.backend = std::make_unique<LuaBackend>(scenario->servers, pack);
+      out.backend = std::make_unique<LuaBackend>(scenario->servers, pack, LuaAllocation::Malloc, lua_limits);
     } catch (const ScriptPackError& e) {
       throw UsageError(std::string("bad script pack: ") + e.what());
     }
@@ -60,12 +60,12 @@ RunBackend make_run_backend(BackendKind kind, Scenario* scenario, const ScriptPa
 }
 
 std::unique_ptr<BackendSource> make_backend_source(BackendKind kind, const ScriptPack* pack, int servers,
-                                                   std::optional<ModelVariant> fixed_variant) {
+                                                   std::optional<ModelVariant> fixed_variant, LuaLimits lua_limits) {
   switch (kind) {
     case BackendKind::Model:
       return std::make_unique<ModelBackendSource>(fixed_variant);
     case BackendKind::Lua:
-      return std::make_unique<LuaBackendSource>(*pack);
+      return std::make_unique<LuaBackendSource>(*pack, lua_limits);
     case BackendKind::Live: {
       auto live = std::make_unique<LiveBackendSource>(*pack);
       live->start(servers);
