@@ -29,9 +29,9 @@ namespace {
 // focused run's nemesis injects.
 std::optional<FaultKind> targeted_kind(const Event& e) {
   if (e.kind != EventKind::Fault || e.client < 0) return std::nullopt;
-  if (e.op == "crash") return FaultKind::Crash;
-  if (e.op == "pause") return FaultKind::Pause;
-  if (e.op == "clock_jump") return FaultKind::ClientClockJump;
+  if (e.op == Op::Crash) return FaultKind::Crash;
+  if (e.op == Op::Pause) return FaultKind::Pause;
+  if (e.op == Op::ClockJump) return FaultKind::ClientClockJump;
   return std::nullopt;
 }
 
@@ -61,7 +61,7 @@ FaultPlan run_fault_plan(const Scenario& s, int servers, const std::vector<Event
     if (*kind == FaultKind::Crash) {  // its restart, if the run reached it
       for (size_t j = i + 1; j < history.size(); ++j) {
         const Event& r = history[j];
-        if (r.kind == EventKind::Fault && r.op == "restart" && r.client == e.client) {
+        if (r.kind == EventKind::Fault && r.op == Op::Restart && r.client == e.client) {
           a.restart_after_ms = (r.true_us - e.true_us) / 1000;
           break;
         }

@@ -57,17 +57,17 @@ void TargetedNemesis::on_event(const Event& e) {
       return;
     }
     case FocusTrigger::CrashAfterRenewal:
-      if (e.kind == EventKind::Script && e.op == "renew" && e.client >= 0 && holds(e, e.owner))
+      if (e.kind == EventKind::Script && e.op == Op::Renew && e.client >= 0 && holds(e, e.owner))
         maybe_fire(e.client, e.true_us, 100, 500'000);
       return;
     case FocusTrigger::PauseAcrossRenewal:
       // The next renewal is due about a period after this one: the pause
       // starts up to 30 ms before it.
-      if (e.kind == EventKind::Script && e.op == "renew" && e.client >= 0 && holds(e, e.owner))
+      if (e.kind == EventKind::Script && e.op == Op::Renew && e.client >= 0 && holds(e, e.owner))
         maybe_fire(e.client, e.true_us, renew_period_us_ - 30'000, renew_period_us_);
       return;
     case FocusTrigger::CrashReleasing:
-      if (e.kind == EventKind::Invoke && e.op == "unlock" && e.client >= 0) maybe_fire(e.client, e.true_us, 1, 2'000);
+      if (e.kind == EventKind::Invoke && e.op == Op::Unlock && e.client >= 0) maybe_fire(e.client, e.true_us, 1, 2'000);
       return;
     case FocusTrigger::CrashLineHead:
       if (refused_acquire(e) && script_from_name(e.script) == ScriptKind::FairAcquire && e.line_known &&

@@ -52,7 +52,7 @@ using FaultKey = std::tuple<int64_t, std::string, int, int64_t>;
 std::multiset<FaultKey> client_faults(const std::vector<Event>& h) {
   std::multiset<FaultKey> out;
   for (const Event& e : h) {
-    if (e.kind == EventKind::Fault && e.client >= 0 && e.op != "resume" && e.op != "restart")
+    if (e.kind == EventKind::Fault && e.client >= 0 && e.op != Op::Resume && e.op != Op::Restart)
       out.insert({e.true_us, e.op, e.client, e.duration_ms});
   }
   return out;
@@ -213,7 +213,7 @@ TEST(Focus, OperationMixAndOneLock) {
   s.focus->only_lock = 1;
   std::set<std::string> ops, locks;
   for (const Event& e : run(s)) {
-    if (e.kind != EventKind::Invoke || e.op == "unlock") continue;
+    if (e.kind != EventKind::Invoke || e.op == Op::Unlock) continue;
     ops.insert(e.op + (e.wait_ms >= 0 ? "+wait" : ""));
     locks.insert(e.lock);
   }
@@ -224,7 +224,7 @@ TEST(Focus, OperationMixAndOneLock) {
   ops.clear();
   locks.clear();
   for (const Event& e : run(s)) {
-    if (e.kind != EventKind::Invoke || e.op == "unlock") continue;
+    if (e.kind != EventKind::Invoke || e.op == Op::Unlock) continue;
     ops.insert(e.op);
     locks.insert(e.lock);
   }
