@@ -16,8 +16,9 @@ The convention (docs/development.md, "Shown output"):
     left out freely. Other comment lines are not output.
   - A shown line matches a whole printed line (leading and trailing blanks
     aside). In it, `...` matches any text, and `~` before a number (`~0.39`,
-    `~1,083`) matches any number: a figure that varies from run to run or
-    host to host (a time, a rate, a path's length).
+    `~1,083`) matches any number, and the blanks before it any blanks (a
+    column aligned to its width): a figure that varies from run to run or
+    host to host (a time, a rate, a load average).
   - A fenced block with no language that has no command is a listing of
     output without its command: an error, unless marked.
   - `<!-- shown-output: skip REASON -->` on a line just above the block (with
@@ -155,8 +156,12 @@ def pattern(shown):
     """A shown line as a regex over a printed line (both stripped)."""
     out, pos = [], 0
     for m in TOKEN.finditer(shown):
-        out.append(re.escape(shown[pos:m.start()]))
-        out.append(".*?" if m.group(0) == GAP else NUMBER)
+        before = shown[pos:m.start()]
+        if m.group(0) == GAP:
+            out += [re.escape(before), ".*?"]
+        else:  # a varying number: the blanks that align it vary with its width
+            text = before.rstrip(" ")
+            out += [re.escape(text), " +" if len(text) < len(before) else "", NUMBER]
         pos = m.end()
     out.append(re.escape(shown[pos:]))
     return re.compile("".join(out))
@@ -316,6 +321,11 @@ ran in ~0.39 s
 last line
 ```
 
+```
+$ printf 'rate     12  of 3\\n'
+rate ~1234567  of 3
+```
+
 ```sh
 printf 'FAILED: 1 unexplained\\nnoise\\nreproduce seed 7: a/b\\n'; exit 1
 # => FAILED: 1 unexplained
@@ -341,6 +351,7 @@ SELF_TEST_FAIL = {
     "lines out of order": "```sh\nprintf 'a\\nb\\n'\n# => b\n# => a\n```\n",
     "part of a line without ...": "```sh\nprintf 'a longer line\\n'\n# => a longer\n```\n",
     "a ~ on a word": "```\n$ printf 'took many s\\n'\ntook ~5 s\n```\n",
+    "blanks that do not align a ~ figure": "```\n$ printf 'a  b 1\\n'\na b ~1\n```\n",
     "exit 2 not shown": "```\n$ printf 'x\\n'; exit 2\nx\n```\n",
     "a listing without its command": "```\nsome output\n```\n",
     "output before any command": "```\nstray output\n$ printf 'x\\n'\nx\n```\n",
