@@ -9,9 +9,9 @@ namespace locksim {
 struct LockClient::AcquireOp {
   uint64_t op_id = 0;
   int task = 0;
-  LockRef lock;
+  LockSpec lock;
   std::string owner;
-  std::string op_name;  // "lock" or "try_lock"
+  Op op_name = Op::Lock;  // lock or try_lock
   int64_t wait_ms = -1;   // -1: no budget (lock())
   int64_t lease_ms = -1;  // -1: default lease + watchdog
   bool once = false;      // tryLock(): exactly one attempt
@@ -49,14 +49,14 @@ LockClient::LockClient(ClientEnv& env, ClientConfig config)
 
 LockClient::~LockClient() = default;
 
-Event LockClient::op_event(EventKind kind, const std::string& op, uint64_t op_id,
+Event LockClient::op_event(EventKind kind, Op op, uint64_t op_id,
                            const std::string& owner, const std::string& lock) const {
   Event e;
   e.kind = kind;
   e.op = op;
   e.op_id = op_id;
-  e.owner = owner;
-  e.lock = lock;
+  e.owner.assign(owner);
+  e.lock.assign(lock);
   return e;
 }
 
@@ -65,26 +65,26 @@ int64_t LockClient::fair_slot_ms(int64_t wait_ms) const {
   return wait_ms > 0 ? wait_ms : config_.fair_wait_default_ms;
 }
 
-std::string LockClient::channel_of(const LockRef& lock, const std::string& owner) const {
+std::string LockClient::channel_of(const LockSpec& lock, const std::string& owner) const {
   if (lock.kind == LockKind::Fair) return LockKeys::waiter_channel(lock.name, owner);
   return LockKeys::channel(lock.name);
 }
 
-void LockClient::lock(int task, const LockRef& lock, int64_t lease_ms, AcquireDone done) {
+void LockClient::lock(int task, const LockSpec& lock, int64_t lease_ms, AcquireDone done) {
   start_acquire(task, lock, -1, lease_ms, false, std::move(done));
 }
 
-void LockClient::try_lock(int task, const LockRef& lock, int64_t wait_ms, int64_t lease_ms,
+void LockClient::try_lock(int task, const LockSpec& lock, int64_t wait_ms, int64_t lease_ms,
                           AcquireDone done) {
   assert(wait_ms >= 0);
   start_acquire(task, lock, wait_ms, lease_ms, false, std::move(done));
 }
 
-void LockClient::try_lock_once(int task, const LockRef& lock, int64_t lease_ms, AcquireDone done) {
+void LockClient::try_lock_once(int task, const LockSpec& lock, int64_t lease_ms, AcquireDone done) {
   start_acquire(task, lock, 0, lease_ms, true, std::move(done));
 }
 
-void LockClient::start_acquire(int task, const LockRef& lock, int64_t wait_ms, int64_t lease_ms,
+void LockClient::start_acquire(int task, const LockSpec& lock, int64_t wait_ms, int64_t lease_ms,
                                bool once, AcquireDone done) {
   assert(!dead_);
   assert(lease_ms == -1 || lease_ms > 0);
@@ -93,7 +93,7 @@ void LockClient::start_acquire(int task, const LockRef& lock, int64_t wait_ms, i
   op->task = task;
   op->lock = lock;
   op->owner = owner(task);
-  op->op_name = (wait_ms < 0 && !once) ? "lock" : "try_lock";
+  op->op_name = (wait_ms < 0 && !once) ? Op::Lock : Op::TryLock;
   op->wait_ms = wait_ms;
   op->lease_ms = lease_ms;
   op->once = once;
@@ -125,7 +125,7 @@ void LockClient::start_acquire(int task, const LockRef& lock, int64_t wait_ms, i
   Event e = op_event(EventKind::Invoke, op->op_name, op->op_id, op->owner, lock.name);
   e.wait_ms = wait_ms;
   e.lease_ms = lease_ms;
-  if (once) e.detail = "once";
+  e.once = once;
   env_.emit(std::move(e));
   attempt(op);
 }
@@ -171,7 +171,7 @@ void LockClient::on_acquire_reply(const std::shared_ptr<AcquireOp>& op, const Sc
   if (out.timed_out) {
     // Outcome unknown. A fair waiter may now sit in the line: leave it, as on
     // any give-up, so it does not block everyone behind it until its slot ends.
-    leave(op, EventKind::Info, "timeout", AcquireResult::Unknown);
+    leave(op, EventKind::Info, EndReason::Timeout, AcquireResult::Unknown);
     return;
   }
   const Reply& r = out.reply;
@@ -267,12 +267,12 @@ void LockClient::on_message(const std::string& channel, const std::string& /*pay
   for (const auto& op : woken) wake(op);
 }
 
-void LockClient::leave(const std::shared_ptr<AcquireOp>& op, EventKind kind, const std::string& detail,
+void LockClient::leave(const std::shared_ptr<AcquireOp>& op, EventKind kind, const OpEnding& why,
                        AcquireResult result) {
   assert(!op->finished && !op->leaving);
   if (op->lock.kind != LockKind::Fair || op->once ||
       config_.mutant == ClientMutant::FairGiveupNoAcquireFailed) {
-    finish(op, kind, 0, detail, result);
+    finish(op, kind, 0, why, result);
     return;
   }
   op->leaving = true;
@@ -287,20 +287,20 @@ void LockClient::leave(const std::shared_ptr<AcquireOp>& op, EventKind kind, con
   call.params.owner = op->owner;
   call.params.wait_ms = fair_slot_ms(op->wait_ms);
   call.params.lock = op->lock.name;
-  env_.send_script(op->lock.server, call, ScriptTag{"acquire_failed", op->op_id, ""}, config_.request_timeout_ms,
-                   [this, op, kind, detail, result](const ScriptOutcome&) {
+  env_.send_script(op->lock.server, call, ScriptTag{Op::AcquireFailed, op->op_id, ""}, config_.request_timeout_ms,
+                   [this, op, kind, why, result](const ScriptOutcome&) {
                      if (dead_ || op->finished) return;
-                     finish(op, kind, 0, detail, result);
+                     finish(op, kind, 0, why, result);
                    });
-  env_.emit(op_event(EventKind::Info, "acquire_failed", op->op_id, op->owner, op->lock.name));
+  env_.emit(op_event(EventKind::Info, Op::AcquireFailed, op->op_id, op->owner, op->lock.name));
 }
 
-void LockClient::give_up(const std::shared_ptr<AcquireOp>& op, const std::string& detail) {
-  leave(op, EventKind::Fail, detail, AcquireResult::NotAcquired);
+void LockClient::give_up(const std::shared_ptr<AcquireOp>& op, const OpEnding& why) {
+  leave(op, EventKind::Fail, why, AcquireResult::NotAcquired);
 }
 
 void LockClient::finish(const std::shared_ptr<AcquireOp>& op, EventKind kind, int64_t value,
-                        const std::string& detail, AcquireResult result) {
+                        const OpEnding& why, AcquireResult result) {
   assert(!op->finished);
   op->finished = true;
   if (op->waiting) {
@@ -313,7 +313,7 @@ void LockClient::finish(const std::shared_ptr<AcquireOp>& op, EventKind kind, in
   e.wait_ms = op->wait_ms;
   e.lease_ms = op->lease_ms;
   e.value = value;
-  e.detail = detail;
+  why.set_on(&e);
   if (result == AcquireResult::Acquired && op->call.params.token != op->owner) e.token = op->call.params.token;
   env_.emit(std::move(e));
   if (result == AcquireResult::Acquired) {
@@ -327,18 +327,18 @@ void LockClient::finish(const std::shared_ptr<AcquireOp>& op, EventKind kind, in
   if (done) done(result);
 }
 
-void LockClient::unlock(int task, const LockRef& lock, UnlockDone done) {
+void LockClient::unlock(int task, const LockSpec& lock, UnlockDone done) {
   assert(!dead_);
   const uint64_t op_id = env_.new_op_id();
   const std::string who = owner(task);
   // Deterministic request id: client uuid + a per-client counter.
   const std::string request_id = config_.client_uuid + "-" + std::to_string(next_request_++);
-  others_[op_id] = OtherOp{"unlock", who, lock.name, request_id, 0};
-  env_.emit(op_event(EventKind::Invoke, "unlock", op_id, who, lock.name));
+  others_[op_id] = OtherOp{Op::Unlock, who, lock.name, request_id, 0};
+  env_.emit(op_event(EventKind::Invoke, Op::Unlock, op_id, who, lock.name));
   send_release(op_id, task, lock, request_id, 0, std::move(done));
 }
 
-void LockClient::send_release(uint64_t op_id, int task, const LockRef& lock,
+void LockClient::send_release(uint64_t op_id, int task, const LockSpec& lock,
                               const std::string& request_id, int attempt, UnlockDone done) {
   const std::string who = owner(task);
   auto other = others_.find(op_id);
@@ -365,7 +365,7 @@ void LockClient::send_release(uint64_t op_id, int task, const LockRef& lock,
     call.kind = ScriptKind::RlockRelease;
     p.channel = LockKeys::channel(lock.name) + wrong;
   }
-  env_.send_script(lock.server, call, ScriptTag{"unlock", op_id, request_id},
+  env_.send_script(lock.server, call, ScriptTag{Op::Unlock, op_id, request_id},
                    config_.request_timeout_ms,
                    [this, op_id, task, lock, request_id, attempt,
                     done = std::move(done)](const ScriptOutcome& out) mutable {
@@ -376,14 +376,14 @@ void LockClient::send_release(uint64_t op_id, int task, const LockRef& lock,
     }
     const std::string who = owner(task);
     others_.erase(op_id);
-    Event e = op_event(EventKind::Info, "unlock", op_id, who, lock.name);
+    Event e = op_event(EventKind::Info, Op::Unlock, op_id, who, lock.name);
     UnlockResult result = UnlockResult::Unknown;
     if (out.timed_out) {
-      e.detail = "timeout";
+      e.reason = EndReason::Timeout;
       watchdog_.release_one(lock.name, who);
     } else if (out.reply.is_nil()) {
       e.kind = EventKind::Fail;
-      e.detail = "illegal monitor state";
+      e.reason = EndReason::IllegalMonitorState;
       result = UnlockResult::NotHeld;
       watchdog_.drop_owner(lock.name, who);
       hold_tokens_.erase(who + "\n" + lock.name);
@@ -408,12 +408,12 @@ void LockClient::send_release(uint64_t op_id, int task, const LockRef& lock,
   });
 }
 
-void LockClient::force_unlock(int task, const LockRef& lock, std::function<void(bool)> done) {
+void LockClient::force_unlock(int task, const LockSpec& lock, std::function<void(bool)> done) {
   assert(!dead_);
   const uint64_t op_id = env_.new_op_id();
   const std::string who = owner(task);
-  others_[op_id] = OtherOp{"force_unlock", who, lock.name, "", 0};
-  env_.emit(op_event(EventKind::Invoke, "force_unlock", op_id, who, lock.name));
+  others_[op_id] = OtherOp{Op::ForceUnlock, who, lock.name, "", 0};
+  env_.emit(op_event(EventKind::Invoke, Op::ForceUnlock, op_id, who, lock.name));
   ScriptCall call;
   ScriptParams& p = call.params;
   p.lock = lock.name;
@@ -428,15 +428,15 @@ void LockClient::force_unlock(int task, const LockRef& lock, std::function<void(
     call.kind = ScriptKind::RlockForceRelease;
     p.channel = LockKeys::channel(lock.name);
   }
-  env_.send_script(lock.server, call, ScriptTag{"force_unlock", op_id, ""},
+  env_.send_script(lock.server, call, ScriptTag{Op::ForceUnlock, op_id, ""},
                    config_.request_timeout_ms,
                    [this, op_id, who, lock, done = std::move(done)](const ScriptOutcome& out) {
     if (dead_) return;
     others_.erase(op_id);
-    Event e = op_event(EventKind::Info, "force_unlock", op_id, who, lock.name);
+    Event e = op_event(EventKind::Info, Op::ForceUnlock, op_id, who, lock.name);
     bool released = false;
     if (out.timed_out) {
-      e.detail = "timeout";
+      e.reason = EndReason::Timeout;
     } else if (out.reply.is_int()) {
       e.kind = EventKind::Ok;
       e.value = out.reply.integer;
@@ -481,12 +481,12 @@ void LockClient::crash() {
     Event e = op_event(EventKind::Info, op->op_name, id, op->owner, op->lock.name);
     e.wait_ms = op->wait_ms;
     e.lease_ms = op->lease_ms;
-    e.detail = "crashed";
+    e.reason = EndReason::Crashed;
     notes.emplace(id, std::move(e));
   }
   for (const auto& [id, other] : others_) {
     Event e = op_event(EventKind::Info, other.op, id, other.owner, other.lock);
-    e.detail = "crashed";
+    e.reason = EndReason::Crashed;
     notes.emplace(id, std::move(e));
   }
   for (auto& [id, e] : notes) env_.emit(std::move(e));
@@ -503,7 +503,7 @@ void LockClient::digest(const DigestNames& names, StateDigest* out) const {
     out->add(std::string_view(op->lock.name));
     out->add(static_cast<int>(op->lock.kind));
     out->add(op->lock.server);
-    out->add(std::string_view(op->op_name));
+    out->add(op_name(op->op_name));  // the digest of the name, as before it was typed
     out->add(op->wait_ms);
     out->add(op->lease_ms);
     out->add(op->once);
@@ -517,7 +517,7 @@ void LockClient::digest(const DigestNames& names, StateDigest* out) const {
   }
   out->add(static_cast<uint64_t>(others_.size()));
   for (const auto& [id, other] : others_) {
-    out->add(std::string_view(other.op));
+    out->add(op_name(other.op));
     out->add(std::string_view(other.owner));
     out->add(std::string_view(other.lock));
     out->add(std::string_view(other.request_id));

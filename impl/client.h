@@ -38,6 +38,27 @@ enum class AcquireResult { Acquired, NotAcquired, Unknown };
 // state); Unknown: timed out after every retry, an error, or a crash.
 enum class UnlockResult { Released, StillHeld, NotHeld, Unknown };
 
+// How an operation ended, as its completion event says: a typed reason
+// (timeout, crashed, illegal monitor state) and a note for people ("wait
+// budget exhausted", "error: ..."), either or both empty.
+struct OpEnding {
+  EndReason reason = EndReason::None;
+  std::string note;
+  OpEnding() = default;
+  OpEnding(EndReason r) : reason(r) {}                      // NOLINT(google-explicit-constructor)
+  OpEnding(std::string n) : note(std::move(n)) {}           // NOLINT(google-explicit-constructor)
+  OpEnding(const char* n) : note(n) {}                      // NOLINT(google-explicit-constructor)
+  OpEnding(EndReason r, std::string n) : reason(r), note(std::move(n)) {}
+  bool empty() const { return reason == EndReason::None && note.empty(); }
+  // The ending of a completion event.
+  static OpEnding of(const Event& e) { return OpEnding(e.reason, e.detail); }
+  // Sets e's reason and note.
+  void set_on(Event* e) const {
+    e->reason = reason;
+    e->detail = note;
+  }
+};
+
 class LockClient {
  public:
   using AcquireDone = std::function<void(AcquireResult)>;
@@ -48,11 +69,11 @@ class LockClient {
   LockClient(const LockClient&) = delete;
   LockClient& operator=(const LockClient&) = delete;
 
-  void lock(int task, const LockRef& lock, int64_t lease_ms, AcquireDone done);
-  void try_lock(int task, const LockRef& lock, int64_t wait_ms, int64_t lease_ms, AcquireDone done);
-  void try_lock_once(int task, const LockRef& lock, int64_t lease_ms, AcquireDone done);
-  void unlock(int task, const LockRef& lock, UnlockDone done);
-  void force_unlock(int task, const LockRef& lock, std::function<void(bool released)> done);
+  void lock(int task, const LockSpec& lock, int64_t lease_ms, AcquireDone done);
+  void try_lock(int task, const LockSpec& lock, int64_t wait_ms, int64_t lease_ms, AcquireDone done);
+  void try_lock_once(int task, const LockSpec& lock, int64_t lease_ms, AcquireDone done);
+  void unlock(int task, const LockSpec& lock, UnlockDone done);
+  void force_unlock(int task, const LockSpec& lock, std::function<void(bool released)> done);
 
   // A pub/sub message reached this client: wakes every waiter of `channel`.
   void on_message(const std::string& channel, const std::string& payload);
@@ -82,12 +103,13 @@ class LockClient {
  private:
   struct AcquireOp;
   struct OtherOp {  // unlock / force_unlock in flight
-    std::string op, owner, lock;
+    Op op = Op::None;
+    std::string owner, lock;
     std::string request_id;  // unlock: the latch's request id
     int attempt = 0;         // unlock: retries sent so far
   };
 
-  void start_acquire(int task, const LockRef& lock, int64_t wait_ms, int64_t lease_ms, bool once,
+  void start_acquire(int task, const LockSpec& lock, int64_t wait_ms, int64_t lease_ms, bool once,
                      AcquireDone done);
   void attempt(const std::shared_ptr<AcquireOp>& op);
   void on_acquire_reply(const std::shared_ptr<AcquireOp>& op, const ScriptOutcome& out);
@@ -97,17 +119,17 @@ class LockClient {
   // The pending (not finished) acquire op_id; null when finished or crashed.
   std::shared_ptr<AcquireOp> pending_acquire(uint64_t op_id) const;
   bool spend_budget(const std::shared_ptr<AcquireOp>& op);  // false: exhausted
-  void give_up(const std::shared_ptr<AcquireOp>& op, const std::string& detail);
+  void give_up(const std::shared_ptr<AcquireOp>& op, const OpEnding& why);
   // Ends a give-up (or an acquire whose reply timed out) as `kind`: a fair
   // lock's waiter (not tryLock()) first leaves the line, sending
   // acquire_failed (and its notice), and ends when that answers or times
   // out; any other ends at once.
-  void leave(const std::shared_ptr<AcquireOp>& op, EventKind kind, const std::string& detail, AcquireResult result);
+  void leave(const std::shared_ptr<AcquireOp>& op, EventKind kind, const OpEnding& why, AcquireResult result);
   void finish(const std::shared_ptr<AcquireOp>& op, EventKind kind, int64_t value,
-              const std::string& detail, AcquireResult result);
-  void send_release(uint64_t op_id, int task, const LockRef& lock, const std::string& request_id,
+              const OpEnding& why, AcquireResult result);
+  void send_release(uint64_t op_id, int task, const LockSpec& lock, const std::string& request_id,
                     int attempt, UnlockDone done);
-  std::string channel_of(const LockRef& lock, const std::string& owner) const;
+  std::string channel_of(const LockSpec& lock, const std::string& owner) const;
   // The token an acquire of `lock` by `owner` sends: the owner id, or its
   // hold's token on a re-entry (reentrant design), else a fresh one.
   std::string acquire_token(const std::string& owner, const std::string& lock);
@@ -116,7 +138,7 @@ class LockClient {
   int64_t poll_sleep(const AcquireOp& op) const;
   // The fair-lock slot length (wait_ms parameter) of an acquire with this wait.
   int64_t fair_slot_ms(int64_t wait_ms) const;
-  Event op_event(EventKind kind, const std::string& op, uint64_t op_id, const std::string& owner,
+  Event op_event(EventKind kind, Op op, uint64_t op_id, const std::string& owner,
                  const std::string& lock) const;
 
   ClientEnv& env_;

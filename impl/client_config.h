@@ -1,4 +1,4 @@
-// ClientConfig, LockRef: how a lock client is set up (its identity, timeouts,
+// ClientConfig, LockSpec: how a lock client is set up (its identity, timeouts,
 // retry policy, defaults of lock-semantics.md section 2) and how it names a
 // lock (name, kind, server). Plain data, no behaviour.
 #pragma once
@@ -13,7 +13,9 @@ namespace locksim {
 
 enum class LockKind { Reentrant, Fair };
 
-struct LockRef {
+// A lock as a client is told to use it: its key, its kind, its server. (An
+// event names the lock it concerns by a LockRef, traces/lock_ref.h.)
+struct LockSpec {
   std::string name;  // the lock hash key, e.g. "L0"
   LockKind kind = LockKind::Reentrant;
   int server = 0;    // Redis server index

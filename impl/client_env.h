@@ -39,7 +39,7 @@ struct ScriptOutcome {
 
 // What caused a script execution, for the history's Script event.
 struct ScriptTag {
-  std::string op;          // "lock", "try_lock", "unlock", "renew", "acquire_failed", ...
+  Op op = Op::None;        // lock, try_lock, unlock, renew, acquire_failed, ...
   uint64_t op_id = 0;
   std::string request_id;  // release latch request id, else empty
 };

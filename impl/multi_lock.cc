@@ -19,7 +19,7 @@ class MultiLockClient::MemberEnv final : public ClientEnv {
   MemberEnv(ClientEnv& outer, MultiLockClient& group) : outer_(outer), group_(group) {}
 
   // While set, new member operations belong to this group operation.
-  void attribute_to(uint64_t op_id, const std::string& op) { current_ = Attribution{op_id, op}; }
+  void attribute_to(uint64_t op_id, locksim::Op op) { current_ = Attribution{op_id, op}; }
   void attribute_to_none() { current_ = Attribution{}; }
 
   int64_t now_ms() const override { return outer_.now_ms(); }
@@ -51,10 +51,10 @@ class MultiLockClient::MemberEnv final : public ClientEnv {
     if (it != member_ops_.end()) {
       // A member operation's own event: not recorded; its completion ends
       // the attribution (no script follows a completion).
-      if (event.kind != EventKind::Invoke && event.op != "acquire_failed") member_ops_.erase(it);
+      if (event.kind != EventKind::Invoke && event.op != locksim::Op::AcquireFailed) member_ops_.erase(it);
       return;
     }
-    const bool lost = event.kind == EventKind::Info && (event.op == "hold_lost" || event.op == "watchdog_stop");
+    const bool lost = event.kind == EventKind::Info && (event.op == locksim::Op::HoldLost || event.op == locksim::Op::WatchdogStop);
     const std::string lock = event.lock;
     const std::string owner = event.owner;
     outer_.emit(std::move(event));
@@ -64,7 +64,7 @@ class MultiLockClient::MemberEnv final : public ClientEnv {
  private:
   struct Attribution {
     uint64_t op_id = 0;
-    std::string op;
+    locksim::Op op = locksim::Op::None;
   };
   ClientEnv& outer_;
   MultiLockClient& group_;
@@ -72,12 +72,12 @@ class MultiLockClient::MemberEnv final : public ClientEnv {
   std::map<uint64_t, Attribution> member_ops_;  // member op_id -> group operation
 };
 
-struct MultiLockClient::Op {
+struct MultiLockClient::GroupOp {
   uint64_t op_id = 0;
   int task = 0;
   GroupRef group;
   std::string owner;
-  std::string op_name;      // "lock" or "try_lock"
+  locksim::Op op_name = locksim::Op::Lock;  // lock or try_lock
   int64_t wait_ms = -1;     // -1: lock() (no overall budget)
   int64_t lease_ms = -1;    // -1: default lease + watchdog on every member
   bool once = false;        // tryLock(): one try per member
@@ -132,14 +132,14 @@ int64_t MultiLockClient::per_lock_wait_ms(GroupKind kind, int members, int64_t r
   return std::max<int64_t>(remaining_ms / members, 1);
 }
 
-Event MultiLockClient::group_event(EventKind kind, const std::string& op, uint64_t op_id, const std::string& owner,
+Event MultiLockClient::group_event(EventKind kind, locksim::Op op, uint64_t op_id, const std::string& owner,
                                    const std::string& group) const {
   Event e;
   e.kind = kind;
   e.op = op;
   e.op_id = op_id;
-  e.owner = owner;
-  e.lock = group;
+  e.owner.assign(owner);
+  e.lock.assign(group);
   return e;
 }
 
@@ -162,12 +162,12 @@ void MultiLockClient::start(int task, const GroupRef& group, int64_t wait_ms, in
   assert(!dead_);
   assert(!group.members.empty());
   assert(lease_ms == -1 || lease_ms > 0);
-  auto op = std::make_shared<Op>();
+  auto op = std::make_shared<GroupOp>();
   op->op_id = env_.new_op_id();
   op->task = task;
   op->group = group;
   op->owner = owner(task);
-  op->op_name = forever ? "lock" : "try_lock";
+  op->op_name = forever ? locksim::Op::Lock : locksim::Op::TryLock;
   op->wait_ms = forever ? -1 : wait_ms;
   op->lease_ms = lease_ms;
   op->once = once;
@@ -178,7 +178,7 @@ void MultiLockClient::start(int task, const GroupRef& group, int64_t wait_ms, in
   Event e = group_event(EventKind::Invoke, op->op_name, op->op_id, op->owner, group.name);
   e.wait_ms = op->wait_ms;
   e.lease_ms = lease_ms;
-  if (once) e.detail = "once";
+  e.once = once;
   env_.emit(std::move(e));
   if (holds_.count(hold_key(op->owner, group.name)) != 0) {
     // No reentry: taking the members again would reset their leases under
@@ -193,7 +193,7 @@ void MultiLockClient::start(int task, const GroupRef& group, int64_t wait_ms, in
 }
 
 // Wait left: of the whole budget (tryLock), of this round (lock()).
-int64_t MultiLockClient::remaining_ms(const Op& op) const {
+int64_t MultiLockClient::remaining_ms(const GroupOp& op) const {
   if (op.forever) {
     const int64_t round_ms = kLockRoundWaitMs * static_cast<int64_t>(op.group.members.size());
     return round_ms - (env_.now_ms() - op.round_start_ms);
@@ -201,7 +201,7 @@ int64_t MultiLockClient::remaining_ms(const Op& op) const {
   return op.wait_ms - (env_.now_ms() - op.start_ms);
 }
 
-void MultiLockClient::start_round(const std::shared_ptr<Op>& op) {
+void MultiLockClient::start_round(const std::shared_ptr<GroupOp>& op) {
   if (++op->rounds > kMaxRounds) {
     finish(op, EventKind::Fail, "wait rounds exhausted", AcquireResult::NotAcquired);
     return;
@@ -214,9 +214,9 @@ void MultiLockClient::start_round(const std::shared_ptr<Op>& op) {
   try_member(op);
 }
 
-void MultiLockClient::try_member(const std::shared_ptr<Op>& op) {
+void MultiLockClient::try_member(const std::shared_ptr<GroupOp>& op) {
   assert(op->next < op->group.members.size());
-  const LockRef& member = op->group.members[op->next];
+  const LockSpec& member = op->group.members[op->next];
   const int n = static_cast<int>(op->group.members.size());
   auto cb = [this, op](AcquireResult r) { on_member(op, r); };
   member_env_->attribute_to(op->op_id, op->op_name);
@@ -229,7 +229,7 @@ void MultiLockClient::try_member(const std::shared_ptr<Op>& op) {
   member_env_->attribute_to_none();
 }
 
-void MultiLockClient::on_member(const std::shared_ptr<Op>& op, AcquireResult result) {
+void MultiLockClient::on_member(const std::shared_ptr<GroupOp>& op, AcquireResult result) {
   if (dead_ || op->finished) return;
   const size_t index = op->next++;
   if (result == AcquireResult::Acquired) {
@@ -250,7 +250,7 @@ void MultiLockClient::on_member(const std::shared_ptr<Op>& op, AcquireResult res
   }
   assert(op->next < op->group.members.size());  // within the budget, enough members are left
   if (!op->once && remaining_ms(*op) <= 0) {
-    round_failed(op, "wait budget exhausted");
+    round_failed(op, "wait budget exhausted", /*budget_spent=*/true);
     return;
   }
   try_member(op);
@@ -259,21 +259,21 @@ void MultiLockClient::on_member(const std::shared_ptr<Op>& op, AcquireResult res
 // Above the failure budget (or out of wait, or validity gone): release every
 // member touched this round, then retry from the first member while wait
 // remains, else give up.
-void MultiLockClient::round_failed(const std::shared_ptr<Op>& op, const std::string& why) {
-  release_touched(op, [this, op, why] {
+void MultiLockClient::round_failed(const std::shared_ptr<GroupOp>& op, const std::string& why, bool budget_spent) {
+  release_touched(op, [this, op, why, budget_spent] {
     if (dead_ || op->finished) return;
     if (op->once) {
       finish(op, EventKind::Fail, why, AcquireResult::NotAcquired);
     } else if (op->forever || remaining_ms(*op) > 0) {
       start_round(op);
     } else {
-      finish(op, EventKind::Fail, why == "wait budget exhausted" ? why : "wait budget exhausted (" + why + ")",
+      finish(op, EventKind::Fail, budget_spent ? why : "wait budget exhausted (" + why + ")",
              AcquireResult::NotAcquired);
     }
   });
 }
 
-void MultiLockClient::release_touched(const std::shared_ptr<Op>& op, std::function<void()> then) {
+void MultiLockClient::release_touched(const std::shared_ptr<GroupOp>& op, std::function<void()> then) {
   const std::vector<size_t> touched(op->touched.begin(), op->touched.end());
   op->touched.clear();
   op->acquired.clear();
@@ -292,7 +292,7 @@ void MultiLockClient::release_touched(const std::shared_ptr<Op>& op, std::functi
   member_env_->attribute_to_none();
 }
 
-void MultiLockClient::acquired(const std::shared_ptr<Op>& op) {
+void MultiLockClient::acquired(const std::shared_ptr<GroupOp>& op) {
   const int64_t lease_ms = op->lease_ms > 0 ? op->lease_ms : config_.watchdog_lease_ms;
   int64_t validity = 0;
   if (options_.validity && op->group.kind == GroupKind::RedLock) {
@@ -318,7 +318,7 @@ void MultiLockClient::acquired(const std::shared_ptr<Op>& op) {
       hold->validity_timer = env_.start_timer(validity, [this, hold, owner, group] {
         if (dead_ || !hold->validity_armed) return;
         hold->validity_armed = false;
-        Event e = group_event(EventKind::Info, "validity_end", 0, owner, group);
+        Event e = group_event(EventKind::Info, locksim::Op::ValidityEnd, 0, owner, group);
         e.detail = "validity ended";
         env_.emit(std::move(e));
       });
@@ -331,7 +331,7 @@ void MultiLockClient::acquired(const std::shared_ptr<Op>& op) {
     auto left = std::make_shared<size_t>(op->acquired.size());
     auto then = std::make_shared<std::function<void()>>(succeed);
     for (size_t i : op->acquired) {
-      const LockRef& member = op->group.members[i];
+      const LockSpec& member = op->group.members[i];
       ScriptCall call;
       call.kind = ScriptKind::RlockRenew;
       call.params.lock = member.name;
@@ -348,7 +348,7 @@ void MultiLockClient::acquired(const std::shared_ptr<Op>& op) {
   succeed();
 }
 
-void MultiLockClient::finish(const std::shared_ptr<Op>& op, EventKind kind, const std::string& detail,
+void MultiLockClient::finish(const std::shared_ptr<GroupOp>& op, EventKind kind, const OpEnding& why,
                              AcquireResult result) {
   assert(!op->finished);
   op->finished = true;
@@ -357,7 +357,7 @@ void MultiLockClient::finish(const std::shared_ptr<Op>& op, EventKind kind, cons
   e.wait_ms = op->wait_ms;
   e.lease_ms = op->lease_ms;
   e.value = result == AcquireResult::Acquired ? 1 : 0;
-  e.detail = detail;
+  why.set_on(&e);
   env_.emit(std::move(e));
   AcquireDone done = std::move(op->done);
   if (done) done(result);
@@ -369,7 +369,7 @@ void MultiLockClient::unlock(int task, const GroupRef& group, UnlockDone done) {
   const std::string who = owner(task);
   const std::string key = hold_key(who, group.name);
   unlocks_[op_id] = key;
-  env_.emit(group_event(EventKind::Invoke, "unlock", op_id, who, group.name));
+  env_.emit(group_event(EventKind::Invoke, locksim::Op::Unlock, op_id, who, group.name));
   bool lost = false;
   if (auto it = holds_.find(key); it != holds_.end()) {
     lost = it->second->group_lost;
@@ -381,9 +381,10 @@ void MultiLockClient::unlock(int task, const GroupRef& group, UnlockDone done) {
   auto finish_unlock = [this, op_id, who, name = group.name, lost, done = std::move(done)] {
     if (dead_) return;
     unlocks_.erase(op_id);
-    Event e = group_event(lost ? EventKind::Fail : EventKind::Ok, "unlock", op_id, who, name);
+    Event e = group_event(lost ? EventKind::Fail : EventKind::Ok, locksim::Op::Unlock, op_id, who, name);
     if (lost) {
-      e.detail = "illegal monitor state (the group was lost)";
+      e.reason = EndReason::IllegalMonitorState;
+      e.detail = "(the group was lost)";
     } else {
       e.value = 1;
     }
@@ -391,8 +392,8 @@ void MultiLockClient::unlock(int task, const GroupRef& group, UnlockDone done) {
     if (done) done(!lost);
   };
   auto then = std::make_shared<std::function<void()>>(std::move(finish_unlock));
-  member_env_->attribute_to(op_id, "unlock");
-  for (const LockRef& member : group.members) {
+  member_env_->attribute_to(op_id, locksim::Op::Unlock);
+  for (const LockSpec& member : group.members) {
     members_->unlock(task, member, [left, then](UnlockResult) {  // failures ignored
       if (--*left == 0) (*then)();
     });
@@ -412,7 +413,7 @@ void MultiLockClient::on_member_lost(const std::string& member, const std::strin
       hold->group_lost = true;
       if (hold->validity_armed) env_.cancel_timer(hold->validity_timer);
       hold->validity_armed = false;
-      Event e = group_event(EventKind::Info, "hold_lost", 0, owner, group);
+      Event e = group_event(EventKind::Info, locksim::Op::HoldLost, 0, owner, group);
       e.detail = "member " + member + " lost: " + std::to_string(held) + " members held, " +
                  std::to_string(hold->needed) + " needed";
       env_.emit(std::move(e));
@@ -434,13 +435,13 @@ void MultiLockClient::crash() {
     Event e = group_event(EventKind::Info, op->op_name, id, op->owner, op->group.name);
     e.wait_ms = op->wait_ms;
     e.lease_ms = op->lease_ms;
-    e.detail = "crashed";
+    e.reason = EndReason::Crashed;
     notes.emplace(id, std::move(e));
   }
   for (const auto& [id, key] : unlocks_) {
     const auto nl = key.find('\n');
-    Event e = group_event(EventKind::Info, "unlock", id, key.substr(0, nl), key.substr(nl + 1));
-    e.detail = "crashed";
+    Event e = group_event(EventKind::Info, locksim::Op::Unlock, id, key.substr(0, nl), key.substr(nl + 1));
+    e.reason = EndReason::Crashed;
     notes.emplace(id, std::move(e));
   }
   for (auto& [id, e] : notes) env_.emit(std::move(e));

@@ -61,7 +61,7 @@ enum class GroupKind { Multi, RedLock };
 struct GroupRef {
   std::string name;              // the group's name in the history, e.g. "lsim:L0"
   GroupKind kind = GroupKind::Multi;
-  std::vector<LockRef> members;  // in acquisition order, reentrant locks
+  std::vector<LockSpec> members;  // in acquisition order, reentrant locks
 };
 
 struct GroupOptions {
@@ -103,21 +103,22 @@ class MultiLockClient {
 
  private:
   class MemberEnv;
-  struct Op;
+  struct GroupOp;  // a group acquire in flight
   struct Hold;
 
   void start(int task, const GroupRef& group, int64_t wait_ms, int64_t lease_ms, bool once, bool forever,
              AcquireDone done);
-  void start_round(const std::shared_ptr<Op>& op);
-  void try_member(const std::shared_ptr<Op>& op);
-  void on_member(const std::shared_ptr<Op>& op, AcquireResult result);
-  void round_failed(const std::shared_ptr<Op>& op, const std::string& why);
-  void acquired(const std::shared_ptr<Op>& op);
-  void release_touched(const std::shared_ptr<Op>& op, std::function<void()> then);
-  void finish(const std::shared_ptr<Op>& op, EventKind kind, const std::string& detail, AcquireResult result);
-  int64_t remaining_ms(const Op& op) const;
+  void start_round(const std::shared_ptr<GroupOp>& op);
+  void try_member(const std::shared_ptr<GroupOp>& op);
+  void on_member(const std::shared_ptr<GroupOp>& op, AcquireResult result);
+  // budget_spent: `why` is that the wait budget ran out (else it is named as its cause).
+  void round_failed(const std::shared_ptr<GroupOp>& op, const std::string& why, bool budget_spent = false);
+  void acquired(const std::shared_ptr<GroupOp>& op);
+  void release_touched(const std::shared_ptr<GroupOp>& op, std::function<void()> then);
+  void finish(const std::shared_ptr<GroupOp>& op, EventKind kind, const OpEnding& why, AcquireResult result);
+  int64_t remaining_ms(const GroupOp& op) const;
   void on_member_lost(const std::string& member, const std::string& owner);
-  Event group_event(EventKind kind, const std::string& op, uint64_t op_id, const std::string& owner,
+  Event group_event(EventKind kind, locksim::Op op, uint64_t op_id, const std::string& owner,
                     const std::string& group) const;
 
   ClientEnv& env_;
@@ -125,7 +126,7 @@ class MultiLockClient {
   GroupOptions options_;
   std::unique_ptr<MemberEnv> member_env_;
   std::unique_ptr<LockClient> members_;
-  std::map<uint64_t, std::shared_ptr<Op>> ops_;        // pending acquires by op_id
+  std::map<uint64_t, std::shared_ptr<GroupOp>> ops_;        // pending acquires by op_id
   std::map<uint64_t, std::string> unlocks_;            // pending unlocks: op_id -> "owner\ngroup"
   std::map<std::string, std::shared_ptr<Hold>> holds_; // "owner\ngroup" -> believed hold
   bool dead_ = false;

@@ -27,4 +27,25 @@ void set_script_call_fields(const ScriptCall& call, Event* e) {
   }
 }
 
+void set_event_reply(const Reply& reply, EventReply* out) {
+  out->integer = 0;
+  out->text.clear();
+  switch (reply.kind) {
+    case Reply::Kind::Nil: out->kind = EventReply::Kind::Nil; return;
+    case Reply::Kind::Integer:
+      out->kind = EventReply::Kind::Integer;
+      out->integer = reply.integer;
+      return;
+    case Reply::Kind::Error:
+      out->kind = EventReply::Kind::Error;
+      out->text = reply.text;
+      return;
+    case Reply::Kind::Bulk:
+    case Reply::Kind::Array:
+      out->kind = EventReply::Kind::Other;
+      out->text = reply.to_string();
+      return;
+  }
+}
+
 }  // namespace locksim

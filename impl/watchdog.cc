@@ -50,7 +50,7 @@ std::string Watchdog::renewing_owner(const std::string& lock, const std::string&
   return entry == nullptr ? std::string() : entry->holds.front().first;
 }
 
-void Watchdog::arm(const LockRef& lock, const std::string& owner, const std::string& token) {
+void Watchdog::arm(const LockSpec& lock, const std::string& owner, const std::string& token) {
   const Key key = key_of(lock.name, owner);
   auto [it, inserted] = entries_.try_emplace(key);
   Entry& entry = it->second;
@@ -115,13 +115,13 @@ void Watchdog::schedule(const Key& key, Entry& entry) {
   });
 }
 
-void Watchdog::emit_notice(const Entry& entry, const std::string& op, const std::string& owner,
+void Watchdog::emit_notice(const Entry& entry, Op op, const std::string& owner,
                            const std::string& detail) {
   Event e;
   e.kind = EventKind::Info;
   e.op = op;
-  e.owner = owner;
-  e.lock = entry.lock.name;
+  e.owner.assign(owner);
+  e.lock.assign(entry.lock.name);
   e.detail = detail;
   env_.emit(std::move(e));
 }
@@ -140,7 +140,7 @@ void Watchdog::renew(const Key& key, uint64_t generation, uint64_t op_id, int at
   call.params.owner = entry.holds.front().first;  // the owner; the mutant: its first thread
   call.params.token = entry.tokens.at(call.params.owner);
   call.params.lease_ms = config_.watchdog_lease_ms;
-  ScriptTag tag{"renew", op_id, ""};
+  ScriptTag tag{Op::Renew, op_id, ""};
   env_.send_script(entry.lock.server, call, tag, config_.request_timeout_ms,
                    [this, key, generation, op_id, attempt, renewed_for = call.params.owner](
                        const ScriptOutcome& out) {
@@ -164,15 +164,15 @@ void Watchdog::renew(const Key& key, uint64_t generation, uint64_t op_id, int at
       // first-thread mutant) is only no longer renewed.
       for (const auto& owner : owners) {
         if (owner == renewed_for) {
-          emit_notice(entry, "hold_lost", owner, "renew answered 0");
+          emit_notice(entry, Op::HoldLost, owner, "renew answered 0");
         } else {
-          emit_notice(entry, "watchdog_stop", owner,
+          emit_notice(entry, Op::WatchdogStop, owner,
                       "renewal by " + renewed_for + " answered 0; " + entry.lock.name + " no longer renewed");
         }
       }
     } else {
       const std::string why = out.timed_out ? "renew timeout" : "renew error: " + out.reply.to_string();
-      for (const auto& owner : owners) emit_notice(entry, "watchdog_stop", owner, why);
+      for (const auto& owner : owners) emit_notice(entry, Op::WatchdogStop, owner, why);
     }
     stop(key);
   });

@@ -43,7 +43,7 @@ class Watchdog {
   // A hold without explicit lease succeeded: count it; start renewing if new.
   // `token` marks the hold on the server (ScriptParams::token): renewals
   // send the token of the owner they renew for.
-  void arm(const LockRef& lock, const std::string& owner, const std::string& token);
+  void arm(const LockSpec& lock, const std::string& owner, const std::string& token);
   // One unlock of `owner` completed: one hold fewer (entry cancelled at 0).
   void release_one(const std::string& lock, const std::string& owner);
   // `owner` holds `lock` no more (release answered 1 or nil).
@@ -70,7 +70,7 @@ class Watchdog {
   // (lock, owner); the shared entry of the first-thread mutant has owner "".
   using Key = std::pair<std::string, std::string>;
   struct Entry {
-    LockRef lock;
+    LockSpec lock;
     std::vector<std::pair<std::string, int64_t>> holds;  // owner -> count, insertion order
     std::map<std::string, std::string> tokens;           // owner -> its hold's token
     ClientEnv::TimerId timer = 0;
@@ -85,7 +85,7 @@ class Watchdog {
   void schedule(const Key& key, Entry& entry);
   void renew(const Key& key, uint64_t generation, uint64_t op_id, int attempt);
   void stop(const Key& key);
-  void emit_notice(const Entry& entry, const std::string& op, const std::string& owner,
+  void emit_notice(const Entry& entry, Op op, const std::string& owner,
                    const std::string& detail);
 
   ClientEnv& env_;

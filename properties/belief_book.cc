@@ -22,9 +22,9 @@ void BeliefBook::on_event(const Event& e, const EventFacts& facts) {
       }
       break;
     case EventKind::Invoke:
-      if (facts.acquire_op()) {
+      if (is_acquire(e.op)) {
         pending_[e.op_id] = {e.client, e.lease_ms, e.true_us};
-      } else if (facts.op == OpName::Unlock) {
+      } else if (e.op == Op::Unlock) {
         auto lock_it = holds_.find(e.lock);
         if (lock_it == holds_.end()) break;
         auto it = lock_it->second.find(e.owner);
@@ -37,7 +37,7 @@ void BeliefBook::on_event(const Event& e, const EventFacts& facts) {
       }
       break;
     case EventKind::Ok:
-      if (facts.acquire_op()) {
+      if (is_acquire(e.op)) {
         auto p = pending_.find(e.op_id);
         const int64_t lease_ms = p == pending_.end() ? e.lease_ms : p->second.lease_ms;
         const int64_t invoke_us = p == pending_.end() ? e.true_us : p->second.invoke_us;
@@ -52,19 +52,19 @@ void BeliefBook::on_event(const Event& e, const EventFacts& facts) {
       close_pending(e.op_id);
       break;
     case EventKind::Info:
-      if (facts.op == OpName::HoldLost || facts.op == OpName::ValidityEnd) {
+      if (e.op == Op::HoldLost || e.op == Op::ValidityEnd) {
         auto lock_it = holds_.find(e.lock);
         if (lock_it == holds_.end()) break;
         auto it = lock_it->second.find(e.owner);
         if (it == lock_it->second.end()) break;
         ended_.push_back({e.lock, e.owner, it->second, End::Lost});
         lock_it->second.erase(it);
-      } else if (e.op_id != 0 && facts.acquire_op()) {
+      } else if (e.op_id != 0 && is_acquire(e.op)) {
         close_pending(e.op_id);
       }
       break;
     case EventKind::Fault:
-      if (e.op == "crash" && e.target >= 0) {
+      if (e.op == Op::Crash && e.target >= 0) {
         for (auto& [lock, by_owner] : holds_) {
           for (auto it = by_owner.begin(); it != by_owner.end();) {
             if (it->second.client != e.target) {
@@ -114,14 +114,14 @@ void BeliefBook::start_or_reenter(const Event& ok, int64_t lease_ms, int64_t inv
   started_ = std::move(s);
 }
 
-const BeliefBook::Hold* BeliefBook::hold(const std::string& lock, const std::string& owner) const {
+const BeliefBook::Hold* BeliefBook::hold(const LockRef& lock, const std::string& owner) const {
   auto lock_it = holds_.find(lock);
   if (lock_it == holds_.end()) return nullptr;
   auto it = lock_it->second.find(owner);
   return it == lock_it->second.end() ? nullptr : &it->second;
 }
 
-const std::map<std::string, BeliefBook::Hold>* BeliefBook::holds_of(const std::string& lock) const {
+const std::map<std::string, BeliefBook::Hold>* BeliefBook::holds_of(const LockRef& lock) const {
   auto it = holds_.find(lock);
   return it == holds_.end() ? nullptr : &it->second;
 }

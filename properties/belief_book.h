@@ -49,7 +49,7 @@ class BeliefBook {
   };
   enum class End { Released, Lost, Crashed };
   struct Ended {
-    std::string lock;
+    LockRef lock;
     std::string owner;
     Hold hold;
     End how = End::Released;
@@ -59,8 +59,8 @@ class BeliefBook {
     Hold hold;
   };
   struct Started {
-    std::string lock;
-    std::string owner;
+    LockRef lock;
+    OwnerId owner;
     Hold hold;
     std::vector<Other> overlapped;  // other owners' open holds of the lock, in owner order
   };
@@ -83,9 +83,9 @@ class BeliefBook {
   const std::vector<uint64_t>& acquires_closed() const { return acquires_closed_; }
 
   // The open hold of `owner` on `lock`, if any.
-  const Hold* hold(const std::string& lock, const std::string& owner) const;
+  const Hold* hold(const LockRef& lock, const std::string& owner) const;
   // Every open hold of `lock`, by owner.
-  const std::map<std::string, Hold>* holds_of(const std::string& lock) const;
+  const std::map<std::string, Hold>* holds_of(const LockRef& lock) const;
   // Calls fn(lock, owner, hold) for every open hold, in lock then owner order.
   template <typename Fn>
   void for_each_hold(Fn&& fn) const {
@@ -101,7 +101,7 @@ class BeliefBook {
   void start_or_reenter(const Event& ok, int64_t lease_ms, int64_t invoke_us);
 
   std::map<uint64_t, PendingAcquire> pending_;                 // op_id -> acquire
-  std::map<std::string, std::map<std::string, Hold>> holds_;   // lock -> owner -> hold
+  std::map<LockRef, std::map<std::string, Hold>> holds_;       // lock -> owner -> hold
   // (lock, owner) -> server ms of the latest script that granted or reentered it.
   std::map<std::pair<std::string, std::string>, int64_t> granted_server_ms_;
   std::optional<Started> started_;

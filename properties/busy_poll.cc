@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "properties/fault_log.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 
@@ -19,7 +20,7 @@ void BusyPollChecker::on_event(const Event& e) {
   ctx_.feed(e);
   switch (e.kind) {
     case EventKind::Invoke:
-      if (ctx_->facts().acquire_op() && e.op_id != 0) {
+      if (is_acquire(e.op) && e.op_id != 0) {
         Waiting w;
         w.owner = e.owner;
         w.lock = e.lock;
@@ -33,14 +34,15 @@ void BusyPollChecker::on_event(const Event& e) {
     case EventKind::Ok:
     case EventKind::Fail:
     case EventKind::Info:
-      if (ctx_->facts().acquire_op() && e.op_id != 0) {
+      if (is_acquire(e.op) && e.op_id != 0) {
         waiting_.erase(e.op_id);
         auto fate = owners_.find(e.owner);
         if (fate != owners_.end() && fate->second.how.empty()) {
-          fate->second.how = e.kind == EventKind::Ok     ? "acquired the lock"
-                             : e.kind == EventKind::Fail ? "gave up (" + e.detail + ")"
-                             : e.detail == "crashed"     ? "crashed"
-                                                         : "stopped waiting (" + e.detail + ")";
+          fate->second.how = e.kind == EventKind::Ok                  ? "acquired the lock"
+                             : e.kind == EventKind::Fail              ? "gave up (" + detail_text(e) + ")"
+                             : e.reason == EndReason::Crashed         ? "crashed"
+                                                                      : "stopped waiting (" + detail_text(e) + ")";
+          fate->second.crashed = e.kind == EventKind::Info && e.reason == EndReason::Crashed;
           fate->second.event_id = e.id;
           fate->second.true_us = e.true_us;
         }
@@ -53,11 +55,12 @@ void BusyPollChecker::on_event(const Event& e) {
       }
       break;
     case EventKind::Fault:
-      if (e.op == "crash") {
+      if (e.op == Op::Crash) {
         std::erase_if(waiting_, [&](const auto& kv) { return kv.second.client == e.target; });
         for (auto& [owner, fate] : owners_) {
           if (fate.client != e.target || !fate.how.empty()) continue;
           fate.how = "crashed";
+          fate.crashed = true;
           fate.event_id = e.id;
           fate.true_us = e.true_us;
         }
@@ -104,57 +107,76 @@ void BusyPollChecker::on_poll(const Event& e, Waiting& waiting) {
   const double rate = static_cast<double>(w.storm_polls) * 1e6 / static_cast<double>(span_us);
   char rate_text[32];
   std::snprintf(rate_text, sizeof rate_text, "%.0f", rate);
-  std::string cause;
+  const Head head = describe_head(e);
   Violation v;
   v.lock = waiting.lock;
   v.message = waiting.owner + " (client " + std::to_string(waiting.client) + "), waiting since event #" +
               std::to_string(waiting.invoke_event) + ", polled " +
-              (e.lock == waiting.lock ? std::string("the lock ") : "its member " + e.lock + " ") +
+              (e.lock == waiting.lock ? std::string("the lock ") : "its member " + e.lock.name() + " ") +
               std::to_string(w.storm_polls) + " times in " +
               seconds(span_us) + " (" + rate_text + " polls/s; more than " + std::to_string(config().max_polls_per_second) +
               " per second for over " + format_ms(kMinStormMs) +
               (config().wake.mode == WakeMode::Poll
                    ? ", the declared poll interval being " + format_ms(config().wake.interval_ms)
                    : std::string()) +
-              ")" + describe_head(e, &cause);
+              ")" + head.text;
   v.event_ids = {waiting.invoke_event, w.storm_first_event, e.id};
   v.true_us = {waiting.invoke_us, w.storm_start_us, e.true_us};
   v.owners = {waiting.owner};
-  v.blamed_fault = cause;
+  v.blamed_fault = head.cause;
+  v.facts.named_ids = {waiting.invoke_event};
+  if (head.fault_event != 0) v.facts.named_ids.push_back(head.fault_event);
+  if (!head.cause.empty()) v.facts.blamed_ids = {head.fault_event};
+  v.facts.polls = w.storm_polls;
+  v.facts.polls_per_s = std::stoll(rate_text);
+  v.facts.line_head = head.owner;
   v.scope = FaultScope::any();
   report(std::move(v));
 }
 
-// ", behind <head>, at the head of the line, which crashed at ..." for a fair
-// poll whose line the trace records; *cause gets the head's fault, if any.
-std::string BusyPollChecker::describe_head(const Event& e, std::string* cause) const {
-  if (!e.line_known) return "";
+// ", behind <head> (client 3) at the head of the line, which crashed at
+// ..." for a fair poll whose line the trace records, with the head's fault.
+BusyPollChecker::Head BusyPollChecker::describe_head(const Event& e) const {
+  Head out;
+  if (!e.line_known) return out;
   if (e.line_after.empty() || e.line_after.front().owner == e.owner) {
-    return e.holders_after.empty() ? ", with the lock free and nobody ahead of it in the line" : "";
+    if (e.holders_after.empty()) out.text = ", with the lock free and nobody ahead of it in the line";
+    return out;
   }
   const std::string& head = e.line_after.front().owner;
-  std::string text = ", behind " + head;
+  out.owner = head;
+  out.text = ", behind " + head;
   auto fate = owners_.find(head);
-  if (fate == owners_.end()) return text + " at the head of the line";
+  if (fate == owners_.end()) {
+    out.text += " at the head of the line";
+    return out;
+  }
   const OwnerFate& f = fate->second;
-  text += " (client " + std::to_string(f.client) + ") at the head of the line, which ";
-  if (f.how == "crashed") {
-    *cause = "client " + std::to_string(f.client) + " crashed at " + seconds(f.true_us) + " (event #" +
-             std::to_string(f.event_id) + ") while " + head + " was in the line: its slot blocks the line";
-    return text + "crashed at event #" + std::to_string(f.event_id) + " and leaves the line only when its slot ends";
+  out.text += " (client " + std::to_string(f.client) + ") at the head of the line, which ";
+  if (f.crashed) {
+    out.cause = "client " + std::to_string(f.client) + " crashed at " + seconds(f.true_us) + " (event #" +
+                std::to_string(f.event_id) + ") while " + head + " was in the line: its slot blocks the line";
+    out.text += "crashed at event #" + std::to_string(f.event_id) + " and leaves the line only when its slot ends";
+    out.fault_event = f.event_id;
+    return out;
   }
   if (!f.how.empty()) {
-    *cause = head + " " + f.how + " at event #" + std::to_string(f.event_id) + " but stayed at the head of the line";
-    return text + f.how + " at event #" + std::to_string(f.event_id) + " yet still heads the line";
+    out.cause = head + " " + f.how + " at event #" + std::to_string(f.event_id) + " but stayed at the head of the line";
+    out.text += f.how + " at event #" + std::to_string(f.event_id) + " yet still heads the line";
+    out.fault_event = f.event_id;
+    return out;
   }
   const auto faults = ctx_->faults().faults_between(f.client, f.true_us, e.true_us);
   if (!faults.empty()) {
     const ClientFault& fault = faults.back();
     const std::string what = describe_client_fault(f.client, fault);  // "client 3 lost a message (...) at event #381"
-    *cause = what + " while at the head of the line";
-    return text + "is still waiting, after " + what;
+    out.cause = what + " while at the head of the line";
+    out.text += "is still waiting, after " + what;
+    out.fault_event = fault.event_id;
+    return out;
   }
-  return text + "is still waiting";
+  out.text += "is still waiting";
+  return out;
 }
 
 }  // namespace locksim

@@ -54,7 +54,7 @@ class BusyPollChecker : public Checker {
   };
   struct Waiting {
     std::string owner;
-    std::string lock;
+    LockRef lock;
     int client = -1;
     uint64_t invoke_event = 0;
     int64_t invoke_us = 0;
@@ -66,12 +66,20 @@ class BusyPollChecker : public Checker {
   };
   struct OwnerFate {                // what became of an owner's latest acquire
     int client = -1;
-    std::string how;                // "" while pending; "gave up", "acquired", ...
+    std::string how;                // "" while pending; "gave up", "acquired", ... (words of a sentence)
     uint64_t event_id = 0;
     int64_t true_us = 0;
+    bool crashed = false;           // its client crashed while it waited (how: "crashed")
   };
   void on_poll(const Event& e, Waiting& waiting);
-  std::string describe_head(const Event& e, std::string* cause) const;
+  // The head of the line a poll waits behind, and what became of it.
+  struct Head {
+    std::string text;           // ", behind <head> ..." for the message ("" when no line is known)
+    std::string owner;          // the head's owner ("" when none is named)
+    std::string cause;          // the head's fault, for blamed_fault ("" when none)
+    uint64_t fault_event = 0;   // the event both name for it (0: none)
+  };
+  Head describe_head(const Event& e) const;
 
   CheckerContext ctx_;
   // Looked up and pruned, never iterated for a report: unordered.

@@ -21,22 +21,23 @@ bool FaultScope::has_server(int s) const {
   return server_list.empty() || std::find(server_list.begin(), server_list.end(), s) != server_list.end();
 }
 
-std::string_view cause_kind_name(CauseKind kind) {
+std::string_view cause_kind_name(FaultKind kind) {
   switch (kind) {
-    case CauseKind::Pause: return "pause";
-    case CauseKind::Partition: return "partition";
-    case CauseKind::Crash: return "crash";
-    case CauseKind::ClientClockJump: return "client_clock_jump";
-    case CauseKind::ClientClockSkew: return "client_clock_skew";
-    case CauseKind::ServerClockJump: return "server_clock_jump";
-    case CauseKind::ServerClockDrift: return "server_clock_drift";
-    case CauseKind::RedisRestart: return "redis_restart";
-    case CauseKind::Failover: return "failover";
-    case CauseKind::LostRequest: return "lost_request";
-    case CauseKind::LostReply: return "lost_reply";
-    case CauseKind::LostMessage: return "lost_message";
-    case CauseKind::LostSubscribe: return "lost_subscribe";
-    case CauseKind::SlowLink: return "slow_link";
+    case FaultKind::Pause: return "pause";
+    case FaultKind::Partition: return "partition";
+    case FaultKind::Crash: return "crash";
+    case FaultKind::ClientClockJump: return "client_clock_jump";
+    case FaultKind::ClientClockSkew: return "client_clock_skew";
+    case FaultKind::ServerClockJump: return "server_clock_jump";
+    case FaultKind::ServerClockDrift: return "server_clock_drift";
+    case FaultKind::RedisRestart: return "redis_restart";
+    case FaultKind::Failover: return "failover";
+    case FaultKind::LostRequest: return "lost_request";
+    case FaultKind::LostReply: return "lost_reply";
+    case FaultKind::LostMessage: return "lost_message";
+    case FaultKind::LostSubscribe: return "lost_subscribe";
+    case FaultKind::SlowLink: return "slow_link";
+    case FaultKind::RequestTimeout: break;  // never a cause
   }
   return "fault";
 }
@@ -54,60 +55,84 @@ std::string_view cause_status_name(CauseStatus status) {
 
 namespace {
 std::string event_ref(uint64_t id) { return "#" + std::to_string(id); }
-bool keeps_data(const std::string& detail) { return detail.find("persistence always") != std::string::npos; }
 }  // namespace
+
+std::string CauseFault::detail() const {
+  switch (kind) {
+    case FaultKind::LostRequest:
+    case FaultKind::LostReply:
+    case FaultKind::LostMessage:
+    case FaultKind::LostSubscribe: return lost.empty() ? note : lost.text();
+    case FaultKind::RedisRestart: return persistence == Persistence::Always ? "persistence always" : note;
+    case FaultKind::Failover: return note;
+    case FaultKind::SlowLink: return std::string(op_name(op)) + " " + lock.name();
+    case FaultKind::ClientClockSkew:
+    case FaultKind::ServerClockDrift: return "drift " + std::to_string(drift_ppm) + " ppm";
+    case FaultKind::Crash:
+    case FaultKind::Pause:
+    case FaultKind::Partition:
+    case FaultKind::ClientClockJump:
+    case FaultKind::ServerClockJump:
+    case FaultKind::RequestTimeout: return "";
+  }
+  return "";
+}
 
 std::string CauseFault::text() const {
   const std::string who = "client " + std::to_string(client);
   const std::string srv = "server " + std::to_string(server);
   const std::string at = " at event " + event_ref(event_id) + " (" + format_true_s(true_us) + ")";
+  const std::string detail = this->detail();
+  const bool keeps_data = persistence == Persistence::Always;
   switch (kind) {
-    case CauseKind::Pause: return who + " paused " + format_ms(duration_ms) + at;
-    case CauseKind::Partition: return who + " partitioned " + format_ms(duration_ms) + at;
-    case CauseKind::Crash: return who + " crashed" + at;
-    case CauseKind::ClientClockJump: return who + "'s clock jumped " + format_ms(duration_ms) + at;
-    case CauseKind::ClientClockSkew: return who + "'s clock (offset " + format_ms(duration_ms) + ", " + detail + ")";
-    case CauseKind::ServerClockJump:
+    case FaultKind::Pause: return who + " paused " + format_ms(duration_ms) + at;
+    case FaultKind::Partition: return who + " partitioned " + format_ms(duration_ms) + at;
+    case FaultKind::Crash: return who + " crashed" + at;
+    case FaultKind::ClientClockJump: return who + "'s clock jumped " + format_ms(duration_ms) + at;
+    case FaultKind::ClientClockSkew: return who + "'s clock (offset " + format_ms(duration_ms) + ", " + detail + ")";
+    case FaultKind::ServerClockJump:
       return srv + "'s clock jumped " + format_ms(duration_ms < 0 ? -duration_ms : duration_ms) +
              (duration_ms < 0 ? " backward" : " forward") + at;
-    case CauseKind::ServerClockDrift: return srv + "'s clock drift (" + detail + ")";
-    case CauseKind::RedisRestart:
-      return srv + " restarted " + (keeps_data(detail) ? "with persistence" : "without persistence") +
+    case FaultKind::ServerClockDrift: return srv + "'s clock drift (" + detail + ")";
+    case FaultKind::RedisRestart:
+      return srv + " restarted " + (keeps_data ? "with persistence" : "without persistence") +
              (duration_ms > 0 ? ", down " + format_ms(duration_ms) : std::string()) + at;
-    case CauseKind::Failover: return srv + " failed over to its replica" + at + " (" + detail + ")";
-    case CauseKind::LostRequest:
-    case CauseKind::LostReply:
-      return std::string(kind == CauseKind::LostRequest ? "lost request " : "lost reply ") + event_ref(event_id) +
+    case FaultKind::Failover: return srv + " failed over to its replica" + at + " (" + detail + ")";
+    case FaultKind::LostRequest:
+    case FaultKind::LostReply:
+      return std::string(kind == FaultKind::LostRequest ? "lost request " : "lost reply ") + event_ref(event_id) +
              " (" + detail + ", " + who + ", " + format_true_s(true_us) +
              "; the client waited out its request timeout)";
-    case CauseKind::LostMessage: return "lost message " + event_ref(event_id) + " (" + detail + " to " + who + ")";
-    case CauseKind::LostSubscribe:
+    case FaultKind::LostMessage: return "lost message " + event_ref(event_id) + " (" + detail + " to " + who + ")";
+    case FaultKind::LostSubscribe:
       return "lost subscription " + event_ref(event_id) + " (" + detail + ", " + who + ")";
-    case CauseKind::SlowLink:
+    case FaultKind::SlowLink:
       return who + "'s slow link: its " + detail + " was answered \"held\" at event " + event_ref(event_id) + ", " +
              format_ms(duration_ms) + " after it took a " + format_ms(lease_ms) + " lease";
+    case FaultKind::RequestTimeout: break;  // never a cause
   }
   return "fault" + at;
 }
 
 std::string CauseFault::label() const {
   switch (kind) {
-    case CauseKind::Pause: return "pause";
-    case CauseKind::Partition: return "partition";
-    case CauseKind::Crash: return "crash";
-    case CauseKind::ClientClockJump: return "client clock jump";
-    case CauseKind::ClientClockSkew: return "clock skew";
-    case CauseKind::ServerClockJump: return "server clock jump";
-    case CauseKind::ServerClockDrift: return "server clock drift";
-    case CauseKind::RedisRestart:
-      if (keeps_data(detail)) return duration_ms > 0 ? "restart (server down)" : "restart with persistence";
+    case FaultKind::Pause: return "pause";
+    case FaultKind::Partition: return "partition";
+    case FaultKind::Crash: return "crash";
+    case FaultKind::ClientClockJump: return "client clock jump";
+    case FaultKind::ClientClockSkew: return "clock skew";
+    case FaultKind::ServerClockJump: return "server clock jump";
+    case FaultKind::ServerClockDrift: return "server clock drift";
+    case FaultKind::RedisRestart:
+      if (persistence == Persistence::Always) return duration_ms > 0 ? "restart (server down)" : "restart with persistence";
       return "restart without persistence";
-    case CauseKind::Failover: return "failover";
-    case CauseKind::LostRequest: return "lost request + request timeout";
-    case CauseKind::LostReply: return "lost reply + request timeout";
-    case CauseKind::LostMessage: return "lost wake-up message";
-    case CauseKind::LostSubscribe: return "lost subscription";
-    case CauseKind::SlowLink: return "link delay > lease";
+    case FaultKind::Failover: return "failover";
+    case FaultKind::LostRequest: return "lost request + request timeout";
+    case FaultKind::LostReply: return "lost reply + request timeout";
+    case FaultKind::LostMessage: return "lost wake-up message";
+    case FaultKind::LostSubscribe: return "lost subscription";
+    case FaultKind::SlowLink: return "link delay > lease";
+    case FaultKind::RequestTimeout: break;  // never a cause
   }
   return "fault";
 }
@@ -149,9 +174,9 @@ nlohmann::json cause_to_json(const Cause& cause) {
                       {"client", f.client},
                       {"server", f.server},
                       {"duration_ms", f.duration_ms},
-                      {"detail", visible_text(f.detail)},
+                      {"detail", visible_text(f.detail())},
                       {"text", visible_text(f.text())}});
-    if (f.kind == CauseKind::SlowLink) faults.back()["lease_ms"] = f.lease_ms;
+    if (f.kind == FaultKind::SlowLink) faults.back()["lease_ms"] = f.lease_ms;
   }
   return {{"faults", std::move(faults)},   {"confirmed", cause.confirmed()},
           {"status", cause_status_name(cause.status)}, {"kind", cause.kind()},

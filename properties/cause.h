@@ -21,6 +21,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "traces/fault_kind.h"
+#include "traces/lost_message.h"
+#include "traces/op.h"
+#include "traces/persistence.h"
+
 namespace locksim {
 
 struct FaultScope {
@@ -53,29 +58,21 @@ struct FaultScope {
   bool operator==(const FaultScope&) const = default;
 };
 
-// The kinds of fault a cause can name.
-enum class CauseKind {
-  Pause,
-  Partition,
-  Crash,
-  ClientClockJump,
-  ClientClockSkew,   // a client's clock setup: offset and drift
-  ServerClockJump,
-  ServerClockDrift,  // a server's clock setup: drift
-  RedisRestart,
-  Failover,
-  LostRequest,       // a request the link lost: the client waits out its request timeout
-  LostReply,         // a reply the link lost: the same
-  LostMessage,       // a pub/sub delivery (a wake-up) the link lost
-  LostSubscribe,     // a subscribe request or its acknowledgement the link lost
-  SlowLink,          // a client's link delays: an acquire answered after the lease it took ran out
-};
+// A cause names its faults by FaultKind (traces/fault_kind.h): the plan's
+// actions (Pause, Partition, Crash, ClientClockJump, ServerClockJump,
+// RedisRestart, Failover), the link's losses (LostRequest, LostReply: the
+// client waits out its request timeout; LostMessage: a wake-up;
+// LostSubscribe: a subscribe or its acknowledgement), a run's clock setups
+// (ClientClockSkew: a client's offset and drift; ServerClockDrift) and
+// SlowLink (a client's link delays: an acquire answered after the lease it
+// took ran out). RequestTimeout is never a cause (a lost message or a slow
+// link is).
 
 // "pause", "lost_reply", ... (JSON).
-std::string_view cause_kind_name(CauseKind kind);
+std::string_view cause_kind_name(FaultKind kind);
 
 struct CauseFault {
-  CauseKind kind = CauseKind::Pause;
+  FaultKind kind = FaultKind::Pause;
   uint64_t event_id = 0;     // its Fault event in the history (clock setups: none, 0)
   int64_t true_us = 0;       // when it struck (clock setups: 0)
   int client = -1;           // client faults
@@ -83,10 +80,20 @@ struct CauseFault {
   int64_t duration_ms = 0;   // pause, partition, down time; clock jump (signed); skew: offset;
                              // slow link: how long after the lease was taken the client was told "held"
   int64_t lease_ms = 0;      // slow link: the lease that acquire took
-  std::string detail;        // lost: what ("reply rlock_renew lsim:L0"); restart: "persistence always";
-                             // slow link: the operation ("try_lock lsim:L0")
+  int64_t drift_ppm = 0;     // clock setups: the clock's drift
+  LostMessage lost;          // lost kinds: the message
+  Persistence persistence = Persistence::None;  // RedisRestart: what the server kept
+  Op op = Op::None;          // slow link: the acquire (lock or try_lock) ...
+  LockRef lock;              // ... and its lock
+  std::string note;          // the Fault event's note (a failover's "replica promoted, ..."; a lost
+                             // event whose message the reader did not know)
   bool operator==(const CauseFault&) const = default;
 
+  // What JSON's "detail" says: lost: the message ("reply rlock_renew
+  // lsim:L0"); restart: "persistence always" when the data was kept; slow
+  // link: the operation ("try_lock lsim:L0"); clock setups: "drift 30 ppm";
+  // failover: its note.
+  std::string detail() const;
   // "client 2 paused 4 400 ms at event #700", "lost reply #812 (reply
   // rlock_acquire lsim:L0@1 to client 2; it waited out its request timeout)".
   std::string text() const;

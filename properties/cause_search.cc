@@ -17,6 +17,7 @@
 #include "properties/event_facts.h"
 #include "sim/model_backend_source.h"
 #include "sim/simulator.h"
+#include "traces/event_detail.h"
 #include "traces/event_sink.h"
 
 namespace locksim {
@@ -24,19 +25,6 @@ namespace locksim {
 namespace {
 
 using TaskKey = std::tuple<int, int, int>;  // client, incarnation, task
-
-// The task number of an owner id "<uuid>:<task>", if it has one.
-std::optional<int> owner_task(const std::string& owner) {
-  const auto colon = owner.rfind(':');
-  if (colon == std::string::npos || colon + 1 >= owner.size()) return std::nullopt;
-  int task = 0;
-  for (size_t i = colon + 1; i < owner.size(); ++i) {
-    const char c = owner[i];
-    if (c < '0' || c > '9' || task > 100'000'000) return std::nullopt;
-    task = task * 10 + (c - '0');
-  }
-  return task;
-}
 
 // Renames the tasks of a re-run plan back to the original plan's: a removed
 // crash merges its restart's tasks into the process it no longer kills.
@@ -49,6 +37,18 @@ struct OpRef {
   auto operator<=>(const OpRef&) const = default;
 };
 
+// What an operation's Invoke asked for: two runs' tasks did the same when
+// these are equal.
+struct InvokedOp {
+  Op op = Op::None;
+  LockRef lock;
+  int64_t wait_ms = -1;
+  int64_t lease_ms = -1;
+  bool once = false;
+  std::string note;
+  bool operator==(const InvokedOp&) const = default;
+};
+
 // What a history says about its operations, as it streams: each owner's
 // task (client, incarnation, task; an explicit plan's re-run names them as
 // the original plan does), what each task's operations invoked, in order,
@@ -58,14 +58,14 @@ class RunOps final : public EventSink {
   explicit RunOps(const TaskRename* rename = nullptr) : rename_(rename) {}
   void on_event(const Event& e) override {
     event_op_.push_back(e.op_id);
-    if (e.kind == EventKind::Fault && e.op == "restart" && e.client >= 0) {
+    if (e.kind == EventKind::Fault && e.op == Op::Restart && e.client >= 0) {
       incarnation_[e.client]++;
       return;
     }
     if (e.kind != EventKind::Invoke || e.client < 0 || e.owner.empty()) return;
     auto known = keys_.find(e.owner);
     if (known == keys_.end()) {
-      const auto task = owner_task(e.owner);
+      const std::optional<int> task = e.owner.task();
       if (!task) return;
       TaskKey key{e.client, incarnation_[e.client], *task};
       if (rename_ != nullptr) {
@@ -74,10 +74,9 @@ class RunOps final : public EventSink {
       }
       known = keys_.emplace(e.owner, key).first;
     }
-    std::vector<std::string>& ops = ops_[known->second];
+    std::vector<InvokedOp>& ops = ops_[known->second];
     if (e.op_id != 0) op_ids_[e.op_id] = OpRef{known->second, static_cast<int>(ops.size())};
-    ops.push_back(e.op + "|" + e.lock + "|" + std::to_string(e.wait_ms) + "|" + std::to_string(e.lease_ms) + "|" +
-                  e.detail);
+    ops.push_back(InvokedOp{e.op, e.lock, e.wait_ms, e.lease_ms, e.once, e.detail});
   }
   std::optional<TaskKey> key_of(const std::string& owner) const {
     auto it = keys_.find(owner);
@@ -97,14 +96,14 @@ class RunOps final : public EventSink {
     }
     return {out.begin(), out.end()};
   }
-  const std::map<TaskKey, std::vector<std::string>>& ops() const { return ops_; }
-  std::map<TaskKey, std::vector<std::string>> take_ops() { return std::move(ops_); }
+  const std::map<TaskKey, std::vector<InvokedOp>>& ops() const { return ops_; }
+  std::map<TaskKey, std::vector<InvokedOp>> take_ops() { return std::move(ops_); }
 
  private:
   const TaskRename* rename_;
   std::map<int, int> incarnation_;
   std::map<std::string, TaskKey> keys_;
-  std::map<TaskKey, std::vector<std::string>> ops_;  // per task: what each operation invoked
+  std::map<TaskKey, std::vector<InvokedOp>> ops_;  // per task: what each operation invoked
   std::map<uint64_t, OpRef> op_ids_;                 // op_id -> operation
   std::vector<uint64_t> event_op_;                   // event id -> op_id (0: none)
 };
@@ -120,7 +119,7 @@ struct Seen {
 
 Seen seen_of(const Violation& v, const RunOps& ops) {
   Seen s;
-  s.head = v.property + "|" + v.lock;
+  s.head = v.property + "|" + v.lock.name();
   for (const std::string& o : v.owners)
     if (auto k = ops.key_of(o)) s.owners.push_back(*k);
   s.ops = ops.evidence_ops(v);
@@ -184,7 +183,7 @@ struct CauseSearch::Impl {
   // the error that stopped it.
   struct RunResult {
     std::vector<Seen> seen;                                // its violations
-    std::map<TaskKey, std::vector<std::string>> task_ops;  // what each task invoked
+    std::map<TaskKey, std::vector<InvokedOp>> task_ops;  // what each task invoked
     std::string error;
   };
   std::map<std::vector<size_t>, RunResult> cache;
@@ -236,7 +235,7 @@ struct CauseSearch::Impl {
     for (size_t i = 0; i < a.size(); ++i) {
       if (a[i] == b[i]) continue;
       Event e = b[i];
-      if (e.kind == EventKind::Fault && e.op == "lost") e.value = a[i].value;
+      if (e.kind == EventKind::Fault && e.op == Op::Lost) e.value = a[i].value;
       if (!(e == a[i])) return false;
     }
     return true;
@@ -353,7 +352,7 @@ struct CauseSearch::Impl {
     int fewer = 0;
     for (size_t i : removed) {
       const PlanFault& f = inventory[i];
-      if (f.fault.kind == CauseKind::Crash && f.fault.client == c && f.restart_us >= 0 && f.incarnation < inc) ++fewer;
+      if (f.fault.kind == FaultKind::Crash && f.fault.client == c && f.restart_us >= 0 && f.incarnation < inc) ++fewer;
     }
     return {c, inc - fewer, task};
   }
@@ -367,7 +366,8 @@ struct CauseSearch::Impl {
       if (auto k = owners.key_of(o)) clients.insert(std::get<0>(*k));
     auto rank = [&](size_t i) {
       const CauseFault& f = inventory[i].fault;
-      if (f.event_id != 0 && v.blamed_fault.find("#" + std::to_string(f.event_id)) != std::string::npos) return 0;
+      const std::vector<uint64_t>& blamed = v.facts.blamed_ids;
+      if (f.event_id != 0 && std::find(blamed.begin(), blamed.end(), f.event_id) != blamed.end()) return 0;
       if (f.client >= 0 && clients.count(f.client)) return 1;
       return 2;
     };
@@ -517,8 +517,8 @@ struct CauseSearch::Impl {
       }
       if (e.kind == EventKind::Invoke && e.op_id != 0) invoked_us.emplace(e.op_id, e.true_us);
       if (e.kind == EventKind::Invoke && e.client >= 0) {
-        const auto task = owner_task(e.owner);
-        const bool planned = e.op == "lock" || e.op == "try_lock" || e.op == "unlock" || e.op == "force_unlock";
+        const std::optional<int> task = e.owner.task();
+        const bool planned = e.op == Op::Lock || e.op == Op::TryLock || e.op == Op::Unlock || e.op == Op::ForceUnlock;
         if (!task || !planned) continue;
         const TaskKey key{e.client, incarnation[e.client], *task};
         auto& records = ops[key];
@@ -527,7 +527,7 @@ struct CauseSearch::Impl {
         continue;
       }
       if ((e.kind == EventKind::Ok || e.kind == EventKind::Fail || e.kind == EventKind::Info) && e.op_id != 0 &&
-          e.op != "acquire_failed") {
+          e.op != Op::AcquireFailed) {
         auto it = pending.find(e.op_id);
         if (it == pending.end()) continue;
         OpRecord& r = ops[it->second.first][it->second.second];
@@ -543,10 +543,10 @@ struct CauseSearch::Impl {
       if (k.offset_us == 0 && k.drift_ppm == 0) continue;
       PlanFault f;
       f.how = PlanFault::How::ClientClock;
-      f.fault.kind = CauseKind::ClientClockSkew;
+      f.fault.kind = FaultKind::ClientClockSkew;
       f.fault.client = static_cast<int>(c);
       f.fault.duration_ms = k.offset_us / 1000;
-      f.fault.detail = "drift " + std::to_string(k.drift_ppm) + " ppm";
+      f.fault.drift_ppm = k.drift_ppm;
       f.ends_us = INT64_MAX;
       inventory.push_back(f);
     }
@@ -555,10 +555,10 @@ struct CauseSearch::Impl {
       if (k.offset_us == 0 && k.drift_ppm == 0) continue;
       PlanFault f;
       f.how = PlanFault::How::ServerClock;
-      f.fault.kind = CauseKind::ServerClockDrift;
+      f.fault.kind = FaultKind::ServerClockDrift;
       f.fault.server = static_cast<int>(s);
       f.fault.duration_ms = k.offset_us / 1000;
-      f.fault.detail = "drift " + std::to_string(k.drift_ppm) + " ppm";
+      f.fault.drift_ppm = k.drift_ppm;
       f.ends_us = INT64_MAX;
       inventory.push_back(f);
     }
@@ -583,13 +583,14 @@ struct CauseSearch::Impl {
     if (late_us <= taken.lease_ms * 1000) return;
     PlanFault f;
     f.how = PlanFault::How::SlowLink;
-    f.fault.kind = CauseKind::SlowLink;
+    f.fault.kind = FaultKind::SlowLink;
     f.fault.event_id = ok.id;
     f.fault.true_us = ok.true_us;
     f.fault.client = ok.client;
     f.fault.duration_ms = late_us / 1000;
     f.fault.lease_ms = taken.lease_ms;
-    f.fault.detail = ok.op + " " + ok.lock;
+    f.fault.op = ok.op;
+    f.fault.lock = ok.lock;
     f.ends_us = ok.true_us;
     f.steady_from_us = invoke_us;
     inventory.push_back(f);
@@ -603,7 +604,7 @@ struct CauseSearch::Impl {
     f.fault.true_us = e.true_us;
     f.ends_us = e.true_us;
     std::optional<size_t> action;
-    if (e.op == "restart" && e.client >= 0) {
+    if (e.op == Op::Restart && e.client >= 0) {
       auto crash = open_crash.find(e.client);
       if (crash != open_crash.end()) inventory[crash->second].restart_us = e.true_us;
       open_crash.erase(e.client);
@@ -611,67 +612,66 @@ struct CauseSearch::Impl {
       started_us[{e.client, incarnation[e.client]}] = e.true_us;
       return;
     }
-    if (e.op == "lost" && e.client >= 0 && !plan.schedule) {
+    if (e.op == Op::Lost && e.client >= 0 && !plan.schedule) {
       f.how = PlanFault::How::Loss;
-      f.loss_key = loss_key(e.client, e.detail, static_cast<uint64_t>(e.value));
+      // The message as the plan's loss keys name it (sim/fault_plan.h).
+      f.loss_key = loss_key(e.client, detail_text(e), static_cast<uint64_t>(e.value));
       lost_keys.insert(f.loss_key);
       f.fault.client = e.client;
-      f.fault.detail = e.detail;
-      const std::string& d = e.detail;
-      if (d.rfind("request ", 0) == 0) f.fault.kind = CauseKind::LostRequest;
-      else if (d.rfind("reply ", 0) == 0) f.fault.kind = CauseKind::LostReply;
-      else if (d.rfind("message ", 0) == 0) f.fault.kind = CauseKind::LostMessage;
-      else f.fault.kind = CauseKind::LostSubscribe;
+      f.fault.lost = e.lost;
+      f.fault.note = e.detail;
+      f.fault.kind = lost_fault_kind(e.lost.what);
       inventory.push_back(f);
       return;
     }
-    if (e.op == "crash") {
+    if (e.op == Op::Crash) {
       action = find_action(e.true_us, FaultKind::Crash, e.target);
-      f.fault.kind = CauseKind::Crash;
+      f.fault.kind = FaultKind::Crash;
       f.fault.client = e.target;
       f.incarnation = incarnation[e.target];
-    } else if (e.op == "pause") {
+    } else if (e.op == Op::Pause) {
       action = find_action(e.true_us, FaultKind::Pause, e.target);
-      f.fault.kind = CauseKind::Pause;
+      f.fault.kind = FaultKind::Pause;
       f.fault.client = e.target;
       f.fault.duration_ms = e.duration_ms;
       f.ends_us = e.true_us + e.duration_ms * 1000;
-    } else if (e.op == "partition") {
+    } else if (e.op == Op::Partition) {
       action = find_action(e.true_us, FaultKind::Partition, e.target);
-      f.fault.kind = CauseKind::Partition;
+      f.fault.kind = FaultKind::Partition;
       f.fault.client = e.target;
       f.fault.duration_ms = e.duration_ms;
       f.ends_us = e.true_us + e.duration_ms * 1000;
-    } else if (e.op == "clock_jump" && e.client >= 0) {
+    } else if (e.op == Op::ClockJump && e.client >= 0) {
       action = find_action(e.true_us, FaultKind::ClientClockJump, e.client);
-      f.fault.kind = CauseKind::ClientClockJump;
+      f.fault.kind = FaultKind::ClientClockJump;
       f.fault.client = e.client;
       f.fault.duration_ms = e.duration_ms;
-    } else if (e.op == "clock_jump") {
+    } else if (e.op == Op::ClockJump) {
       action = find_action(e.true_us, FaultKind::ServerClockJump, e.target);
-      f.fault.kind = CauseKind::ServerClockJump;
+      f.fault.kind = FaultKind::ServerClockJump;
       f.fault.server = e.target;
       f.fault.duration_ms = e.duration_ms;
-    } else if (e.op == "redis_restart") {
+    } else if (e.op == Op::RedisRestart) {
       action = find_action(e.true_us, FaultKind::RedisRestart, e.target);
-      f.fault.kind = CauseKind::RedisRestart;
+      f.fault.kind = FaultKind::RedisRestart;
       f.fault.server = e.target;
       f.fault.duration_ms = e.duration_ms;
-      f.fault.detail = e.detail;
+      f.fault.persistence = e.persistence;
+      f.fault.note = e.detail;
       f.ends_us = e.true_us + e.duration_ms * 1000;
-    } else if (e.op == "failover") {
+    } else if (e.op == Op::Failover) {
       action = find_action(e.true_us, FaultKind::Failover, e.target);
-      f.fault.kind = CauseKind::Failover;
+      f.fault.kind = FaultKind::Failover;
       f.fault.server = e.target;
       f.fault.duration_ms = e.duration_ms;
-      f.fault.detail = e.detail;
+      f.fault.note = e.detail;
     } else {
       return;  // resume, heal: the end of a fault
     }
     if (!action) return;  // not one of the plan's actions: not removable
     f.how = PlanFault::How::Action;
     f.action = *action;
-    if (f.fault.kind == CauseKind::Crash) open_crash[e.target] = inventory.size();
+    if (f.fault.kind == FaultKind::Crash) open_crash[e.target] = inventory.size();
     inventory.push_back(f);
   }
 
@@ -693,8 +693,8 @@ struct CauseSearch::Impl {
     if (f.fault.true_us > at_us) return false;
     const bool server_fault = f.fault.server >= 0;
     if (server_fault) return scope.has_server(f.fault.server) && f.ends_us >= scope.server_from_us;
-    if (f.fault.kind == CauseKind::Crash && !scope.crashes) return false;
-    if (f.fault.kind == CauseKind::SlowLink && !scope.slow_links) return false;
+    if (f.fault.kind == FaultKind::Crash && !scope.crashes) return false;
+    if (f.fault.kind == FaultKind::SlowLink && !scope.slow_links) return false;
     return scope.has_client(f.fault.client) && f.ends_us >= scope.client_from_us;
   }
 
@@ -810,8 +810,8 @@ struct CauseSearch::Impl {
         case PlanFault::How::Action:
           drop[f.action] = true;
           if (generated) break;  // the workload does what it would have done
-          if (f.fault.kind == CauseKind::Pause) give_back_pause(&p, f);
-          if (f.fault.kind == CauseKind::Crash) crashes.push_back(&f);
+          if (f.fault.kind == FaultKind::Pause) give_back_pause(&p, f);
+          if (f.fault.kind == FaultKind::Crash) crashes.push_back(&f);
           break;
         case PlanFault::How::Loss: spared.insert(f.loss_key); break;
         case PlanFault::How::ClientClock: p.faults.client_clocks.at(static_cast<size_t>(f.fault.client)) = {}; break;

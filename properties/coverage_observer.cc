@@ -4,6 +4,7 @@
 #include <array>
 #include <bitset>
 #include <map>
+#include <optional>
 #include <cassert>
 #include <set>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 
 #include "model/key_hash.h"
 #include "model/script_branches.h"
+#include "traces/fault_kind.h"
 
 namespace locksim {
 
@@ -109,14 +111,40 @@ constexpr std::array<FixedItem, static_cast<size_t>(Fixed::Count)> kFixed = {{
     {"pre/script_error:error_reply", false, true},
 }};
 
-enum class FaultKind2 : uint8_t {
-  Crash, Pause, ClockJump, Partition, LostRequest, LostReply, LostWakeup, LostSubscribe, RedisRestart,
-  ServerClockJump, Failover, Count
-};
-constexpr std::array<const char*, static_cast<size_t>(FaultKind2::Count)> kFaultNames = {
+// The fault kinds coverage counts (traces/fault_kind.h), in the order of
+// its items, with their names in items ("fault/<name>:<situation>").
+constexpr std::array<FaultKind, 11> kCoveredFaults = {
+    FaultKind::Crash,       FaultKind::Pause,         FaultKind::ClientClockJump, FaultKind::Partition,
+    FaultKind::LostRequest, FaultKind::LostReply,     FaultKind::LostMessage,     FaultKind::LostSubscribe,
+    FaultKind::RedisRestart, FaultKind::ServerClockJump, FaultKind::Failover};
+constexpr size_t kCoveredFaultCount = kCoveredFaults.size();
+// A covered kind's index in kCoveredFaults; nullopt for the kinds coverage
+// does not count (a request timeout is no fault of the plan; clock setups and
+// slow links have no event).
+std::optional<size_t> covered_index(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::Crash: return 0;
+    case FaultKind::Pause: return 1;
+    case FaultKind::ClientClockJump: return 2;
+    case FaultKind::Partition: return 3;
+    case FaultKind::LostRequest: return 4;
+    case FaultKind::LostReply: return 5;
+    case FaultKind::LostMessage: return 6;
+    case FaultKind::LostSubscribe: return 7;
+    case FaultKind::RedisRestart: return 8;
+    case FaultKind::ServerClockJump: return 9;
+    case FaultKind::Failover: return 10;
+    case FaultKind::RequestTimeout:
+    case FaultKind::ClientClockSkew:
+    case FaultKind::ServerClockDrift:
+    case FaultKind::SlowLink: return std::nullopt;
+  }
+  return std::nullopt;
+}
+constexpr std::array<const char*, kCoveredFaultCount> kFaultNames = {
     "crash",      "pause",         "clock_jump",    "partition",         "lost_request", "lost_reply",
     "lost_wakeup", "lost_subscribe", "redis_restart", "server_clock_jump", "failover"};
-constexpr std::array<const char*, static_cast<size_t>(FaultKind2::Count)> kFaultWords = {
+constexpr std::array<const char*, kCoveredFaultCount> kFaultWords = {
     "a client crashed",
     "a client paused",
     "a client's clock jumped",
@@ -143,29 +171,32 @@ constexpr std::array<const char*, static_cast<size_t>(Situation::Count)> kSituat
     "while no lock on that server was held or waited for"};
 
 // The situations in each fault kind's universe.
-std::vector<Situation> fault_universe(FaultKind2 kind) {
+std::vector<Situation> fault_universe(FaultKind kind) {
   using S = Situation;
   switch (kind) {
-    case FaultKind2::Crash: return {S::Holding, S::FirstInLine, S::Waiting, S::Releasing, S::Idle};
-    case FaultKind2::Pause:
-    case FaultKind2::Partition:
+    case FaultKind::Crash: return {S::Holding, S::FirstInLine, S::Waiting, S::Releasing, S::Idle};
+    case FaultKind::Pause:
+    case FaultKind::Partition:
       return {S::HoldingPastLease, S::Holding, S::FirstInLine, S::Waiting, S::Releasing, S::Idle};
-    case FaultKind2::ClockJump: return {S::Holding, S::FirstInLine, S::Waiting, S::Idle};
-    case FaultKind2::LostRequest:
-    case FaultKind2::LostReply: return {S::Holding, S::Waiting, S::Releasing};
-    case FaultKind2::LostWakeup: return {S::FirstInLine, S::Waiting, S::Idle};
-    case FaultKind2::LostSubscribe: return {S::Waiting};
-    case FaultKind2::RedisRestart:
-    case FaultKind2::ServerClockJump:
-    case FaultKind2::Failover: return {S::Held, S::Line, S::Free};
-    case FaultKind2::Count: break;
+    case FaultKind::ClientClockJump: return {S::Holding, S::FirstInLine, S::Waiting, S::Idle};
+    case FaultKind::LostRequest:
+    case FaultKind::LostReply: return {S::Holding, S::Waiting, S::Releasing};
+    case FaultKind::LostMessage: return {S::FirstInLine, S::Waiting, S::Idle};
+    case FaultKind::LostSubscribe: return {S::Waiting};
+    case FaultKind::RedisRestart:
+    case FaultKind::ServerClockJump:
+    case FaultKind::Failover: return {S::Held, S::Line, S::Free};
+    case FaultKind::RequestTimeout:
+    case FaultKind::ClientClockSkew:
+    case FaultKind::ServerClockDrift:
+    case FaultKind::SlowLink: break;
   }
   return {};
 }
 
 constexpr unsigned kTupleBits = 18;  // fair 1, holders 2, depth 2, believers 2, waiters 2, line 2, head 3, holder 2, lease 2
 constexpr size_t kReplyItems = static_cast<size_t>(kScriptKindCount) * kReplyClasses;
-constexpr size_t kFaultItems = static_cast<size_t>(FaultKind2::Count) * static_cast<size_t>(Situation::Count);
+constexpr size_t kFaultItems = kCoveredFaultCount * static_cast<size_t>(Situation::Count);
 
 // ---- the mirror ----------------------------------------------------------
 
@@ -225,7 +256,7 @@ struct CoverageObserver::State {
   std::bitset<static_cast<size_t>(Fixed::Count)> fixed;
   std::bitset<kReplyItems> replies;
   std::bitset<kFaultItems> faults;
-  std::bitset<static_cast<size_t>(FaultKind2::Count)> fault_kinds;
+  std::bitset<kCoveredFaultCount> fault_kinds;  // by covered_index
   std::vector<uint64_t> tuples = std::vector<uint64_t>((uint64_t{1} << kTupleBits) / 64, 0);  // a bit per tuple
 
   std::vector<ClientState> clients;
@@ -267,16 +298,15 @@ struct CoverageObserver::State {
     }
     return it->second;
   }
-  int lock(const std::string& name) {
-    auto [it, fresh] = lock_ids.try_emplace(name, static_cast<int>(locks.size()));
+  int lock(const LockRef& ref) {
+    auto [it, fresh] = lock_ids.try_emplace(ref.name(), static_cast<int>(locks.size()));
     const int id = it->second;  // `it` may not outlive the group's insertion below
     if (fresh) {
       locks.emplace_back();
-      locks.back().name = name;
+      locks.back().name = ref.name();
       locks.back().group = id;
-      const size_t at = name.rfind('@');
-      if (at != std::string::npos) {
-        const int group = lock(name.substr(0, at));
+      if (ref.is_member()) {
+        const int group = lock(LockRef(ref.group()));
         locks[static_cast<size_t>(id)].group = group;
       }
     }
@@ -312,16 +342,19 @@ struct CoverageObserver::State {
     if (d > 0) l.depth.emplace_back(o, d);
   }
 
-  void fault_item(FaultKind2 kind, Situation s) {
-    const size_t i = static_cast<size_t>(kind) * static_cast<size_t>(Situation::Count) + static_cast<size_t>(s);
+  void fault_item(size_t kind, Situation s) {
+    const size_t i = kind * static_cast<size_t>(Situation::Count) + static_cast<size_t>(s);
     if (!faults.test(i)) firsts.push_back(First{2, static_cast<uint32_t>(i), now_us, now_client});
     faults.set(i);
   }
 
   // A client fault: every situation of client c, `duration_ms` (pause,
   // partition) long.
-  void client_fault(FaultKind2 kind, int c, int64_t duration_ms, int64_t now_us) {
-    fault_kinds.set(static_cast<size_t>(kind));
+  void client_fault(FaultKind fault, int c, int64_t duration_ms, int64_t now_us) {
+    const std::optional<size_t> index = covered_index(fault);
+    assert(index);
+    const size_t kind = *index;
+    fault_kinds.set(kind);
     if (c < 0) return;
     bool any = false;
     for (LockState& l : locks) {
@@ -350,8 +383,11 @@ struct CoverageObserver::State {
     if (!any) fault_item(kind, Situation::Idle);
   }
 
-  void server_fault(FaultKind2 kind, int s) {
-    fault_kinds.set(static_cast<size_t>(kind));
+  void server_fault(FaultKind fault, int s) {
+    const std::optional<size_t> index = covered_index(fault);
+    assert(index);
+    const size_t kind = *index;
+    fault_kinds.set(kind);
     bool any = false;
     for (const LockState& l : locks) {
       if (l.server != s) continue;
@@ -395,56 +431,58 @@ struct CoverageObserver::State {
   }
 
   void on_fault(const Event& e) {
-    const std::string& op = e.op;
-    if (op == "crash") {
-      if (e.client >= 0 && holding(e.client)) hit(Fixed::PreCrashedHolder);
-      client_fault(FaultKind2::Crash, e.client, 0, e.true_us);
-      if (e.client >= 0) crash(e.client);
-    } else if (op == "restart") {
+    if (e.op == Op::Restart) {
       if (e.client >= 0) client(e.client).alive = true;
-    } else if (op == "pause") {
-      client_fault(FaultKind2::Pause, e.client, e.duration_ms, e.true_us);
-      if (e.client >= 0) {
-        ClientState& cs = client(e.client);
-        cs.paused_until_us = std::max(cs.paused_until_us, e.true_us + e.duration_ms * 1000);
-      }
-    } else if (op == "clock_jump") {
-      if (e.client >= 0) {
-        client_fault(FaultKind2::ClockJump, e.client, 0, e.true_us);
-      } else {
-        server_fault(FaultKind2::ServerClockJump, e.server);
-      }
-    } else if (op == "partition") {
-      client_fault(FaultKind2::Partition, e.client, e.duration_ms, e.true_us);
-    } else if (op == "lost") {
-      const std::string& d = e.detail;
-      FaultKind2 kind = FaultKind2::LostSubscribe;
-      if (d.rfind("request ", 0) == 0) kind = FaultKind2::LostRequest;
-      else if (d.rfind("reply ", 0) == 0) kind = FaultKind2::LostReply;
-      else if (d.rfind("message ", 0) == 0) kind = FaultKind2::LostWakeup;
-      client_fault(kind, e.client >= 0 ? e.client : e.target, 0, e.true_us);
-    } else if (op == "redis_restart") {
-      server_fault(FaultKind2::RedisRestart, e.server);
-      if (e.detail.find("persistence always") == std::string::npos) {
-        for (LockState& l : locks) {
-          if (l.server != e.server) continue;
-          l.holders.clear();
-          l.line.clear();
-          l.line_token = 0;
-          l.expiry_server_ms = INT64_MIN;
+      return;
+    }
+    const std::optional<FaultKind> kind = fault_kind_of(e);
+    if (!kind) return;
+    switch (*kind) {
+      case FaultKind::Crash:
+        if (e.client >= 0 && holding(e.client)) hit(Fixed::PreCrashedHolder);
+        client_fault(FaultKind::Crash, e.client, 0, e.true_us);
+        if (e.client >= 0) crash(e.client);
+        break;
+      case FaultKind::Pause:
+        client_fault(FaultKind::Pause, e.client, e.duration_ms, e.true_us);
+        if (e.client >= 0) {
+          ClientState& cs = client(e.client);
+          cs.paused_until_us = std::max(cs.paused_until_us, e.true_us + e.duration_ms * 1000);
         }
-      }
-    } else if (op == "failover") {
-      server_fault(FaultKind2::Failover, e.server);
+        break;
+      case FaultKind::ClientClockJump: client_fault(FaultKind::ClientClockJump, e.client, 0, e.true_us); break;
+      case FaultKind::ServerClockJump: server_fault(FaultKind::ServerClockJump, e.server); break;
+      case FaultKind::Partition: client_fault(FaultKind::Partition, e.client, e.duration_ms, e.true_us); break;
+      case FaultKind::LostRequest:
+      case FaultKind::LostReply:
+      case FaultKind::LostMessage:
+      case FaultKind::LostSubscribe: client_fault(*kind, e.client >= 0 ? e.client : e.target, 0, e.true_us); break;
+      case FaultKind::RedisRestart:
+        server_fault(FaultKind::RedisRestart, e.server);
+        if (e.persistence != Persistence::Always) {
+          for (LockState& l : locks) {
+            if (l.server != e.server) continue;
+            l.holders.clear();
+            l.line.clear();
+            l.line_token = 0;
+            l.expiry_server_ms = INT64_MIN;
+          }
+        }
+        break;
+      case FaultKind::Failover: server_fault(FaultKind::Failover, e.server); break;
+      case FaultKind::RequestTimeout:
+      case FaultKind::ClientClockSkew:
+      case FaultKind::ServerClockDrift:
+      case FaultKind::SlowLink: break;  // no Fault event's kind
     }
   }
 
   void on_invoke(const Event& e) {
     if (e.client < 0 || e.op_id == 0) return;
-    const bool acquire = e.op == "lock" || e.op == "try_lock";
-    const bool release = e.op == "unlock" || e.op == "force_unlock";
+    const bool acquire = e.op == Op::Lock || e.op == Op::TryLock;
+    const bool release = e.op == Op::Unlock || e.op == Op::ForceUnlock;
     if (!acquire && !release) return;
-    const int o = owner(e.owner, e.client);
+    const int o = owner(e.owner.str(), e.client);
     const int l = lock(e.lock);
     ops[e.op_id] = PendingOp{o, l, acquire};
     LockState& ls = locks[static_cast<size_t>(l)];
@@ -452,19 +490,19 @@ struct CoverageObserver::State {
       if (!contains(ls.waiting, o)) ls.waiting.push_back(o);
     } else {
       if (!contains(ls.releasing, o)) ls.releasing.push_back(o);
-      if (e.op == "unlock") set_depth(ls, o, depth_of(ls, o) - 1);
+      if (e.op == Op::Unlock) set_depth(ls, o, depth_of(ls, o) - 1);
     }
   }
 
   void on_completion(const Event& e) {
-    if (e.kind == EventKind::Info && e.op == "hold_lost") {
-      const auto o = owner_ids.find(e.owner);
-      const auto l = lock_ids.find(e.lock);
+    if (e.kind == EventKind::Info && e.op == Op::HoldLost) {
+      const auto o = owner_ids.find(e.owner.str());
+      const auto l = lock_ids.find(e.lock.name());
       if (o != owner_ids.end() && l != lock_ids.end()) set_depth(locks[static_cast<size_t>(l->second)], o->second, 0);
       return;
     }
     auto it = ops.find(e.op_id);
-    if (e.op_id == 0 || it == ops.end() || e.op == "acquire_failed" || e.op == "watchdog_stop") return;
+    if (e.op_id == 0 || it == ops.end() || e.op == Op::AcquireFailed || e.op == Op::WatchdogStop) return;
     const PendingOp op = it->second;
     ops.erase(it);
     LockState& ls = locks[static_cast<size_t>(op.lock)];
@@ -497,18 +535,19 @@ struct CoverageObserver::State {
     hit(Fixed::WakeupNoWaiter);
   }
 
-  static ReplyClass reply_class(const std::string& reply, bool acquire) {
-    if (reply == "nil") return ReplyClass::Nil;
-    if (reply.rfind("error", 0) == 0) return ReplyClass::Error;
-    if (reply == "0") return ReplyClass::Zero;
-    if (reply.empty()) return ReplyClass::Other;
-    const bool negative = reply[0] == '-';
-    if (reply.find_first_not_of("0123456789", negative ? 1 : 0) != std::string::npos || reply.size() == (negative ? 1u : 0u)) {
-      return ReplyClass::Other;
+  static ReplyClass reply_class(const EventReply& reply, bool acquire) {
+    switch (reply.kind) {
+      case EventReply::Kind::Nil: return ReplyClass::Nil;
+      case EventReply::Kind::Error: return ReplyClass::Error;
+      case EventReply::Kind::None:
+      case EventReply::Kind::Other: return ReplyClass::Other;
+      case EventReply::Kind::Integer:
+        if (reply.integer == 0) return ReplyClass::Zero;
+        if (reply.integer < 0) return ReplyClass::Negative;
+        if (acquire) return ReplyClass::Ttl;
+        return reply.integer == 1 ? ReplyClass::One : ReplyClass::Ttl;
     }
-    if (negative) return ReplyClass::Negative;
-    if (acquire) return ReplyClass::Ttl;
-    return reply == "1" ? ReplyClass::One : ReplyClass::Ttl;
+    return ReplyClass::Other;
   }
 
   void on_script(const Event& e) {
@@ -526,7 +565,7 @@ struct CoverageObserver::State {
     LockState& group = locks[static_cast<size_t>(ls.group)];
     ls.fair = ls.fair || fair;
     ls.server = e.server;
-    const int me = e.owner.empty() ? -1 : owner(e.owner, e.client);
+    const int me = e.owner.empty() ? -1 : owner(e.owner.str(), e.client);
     ls.holders.clear();
     for (const std::string& h : e.holders_after) ls.holders.push_back(owner(h, -1));
     // The fair line, read again only when its content changed (a script
@@ -544,9 +583,9 @@ struct CoverageObserver::State {
       for (int o : ls.line) in_line[static_cast<size_t>(o)] = 0;
     }
     const bool granted_or_kept =
-        (e.reply == "nil" && (acquire || *kind == ScriptKind::FairTryOnce)) ||
-        (*kind == ScriptKind::RlockRenew && e.reply == "1") ||
-        ((*kind == ScriptKind::RlockRelease || *kind == ScriptKind::FairRelease) && e.reply == "0");
+        (e.reply.is_nil() && (acquire || *kind == ScriptKind::FairTryOnce)) ||
+        (*kind == ScriptKind::RlockRenew && e.reply.is(1)) ||
+        ((*kind == ScriptKind::RlockRelease || *kind == ScriptKind::FairRelease) && e.reply.is(0));
     if (ls.holders.empty()) {
       ls.expiry_server_ms = INT64_MIN;
     } else if (granted_or_kept && e.lease_ms > 0) {
@@ -556,10 +595,10 @@ struct CoverageObserver::State {
     ls.last_server_ms = e.server_ms;
     ls.last_true_us = e.true_us;
     // Preconditions.
-    if ((*kind == ScriptKind::RlockRelease || *kind == ScriptKind::FairRelease) && e.reply == "nil") {
+    if ((*kind == ScriptKind::RlockRelease || *kind == ScriptKind::FairRelease) && e.reply.is_nil()) {
       hit(Fixed::PreReleaseByNonOwner);
     }
-    if (*kind == ScriptKind::RlockRenew && e.reply == "0") hit(Fixed::PreRenewalRefused);
+    if (*kind == ScriptKind::RlockRenew && e.reply.is(0)) hit(Fixed::PreRenewalRefused);
     size_t waiters = 0;
     for (int o : group.waiting)
       if (!contains(ls.holders, o) && !dead(o)) ++waiters;
@@ -574,7 +613,7 @@ struct CoverageObserver::State {
       if (ls.group == l && !contains(ls.holders, o)) hit(Fixed::PreExpiredWhileBelieved);
     }
     // A grant leaves the grantee out of the line: anyone still in it waits.
-    if (fair && e.line_known && e.reply == "nil" && (acquire || *kind == ScriptKind::FairTryOnce)) {
+    if (fair && e.line_known && e.reply.is_nil() && (acquire || *kind == ScriptKind::FairTryOnce)) {
       for (int o : ls.line)
         if (o != me) hit(Fixed::PreGrantWithLine);
     }
@@ -782,7 +821,7 @@ RunCoverage CoverageObserver::result() const {
       r.universe.push_back(reply_item_name(static_cast<size_t>(kind) * kReplyClasses + static_cast<size_t>(c)));
     }
   }
-  for (size_t k = 0; k < static_cast<size_t>(FaultKind2::Count); ++k) {
+  for (size_t k = 0; k < kCoveredFaultCount; ++k) {
     const std::string prefix = std::string("fault/") + kFaultNames[k] + ":";
     for (size_t sit = 0; sit < static_cast<size_t>(Situation::Count); ++sit) {
       if (s.faults.test(k * static_cast<size_t>(Situation::Count) + sit)) {
@@ -790,7 +829,7 @@ RunCoverage CoverageObserver::result() const {
       }
     }
     if (!s.fault_kinds.test(k)) continue;
-    for (Situation sit : fault_universe(static_cast<FaultKind2>(k))) {
+    for (Situation sit : fault_universe(kCoveredFaults[k])) {
       if ((sit == Situation::FirstInLine || sit == Situation::Line) && !s.with_fair) continue;
       r.universe.push_back(prefix + kSituationNames[static_cast<size_t>(sit)]);
     }

@@ -1,24 +1,11 @@
 #include "properties/event_facts.h"
 
 #include <array>
-#include <charconv>
 #include <utility>
 
 namespace locksim {
 
 namespace {
-
-constexpr std::array<std::pair<std::string_view, OpName>, 9> kOpNames = {{
-    {"lock", OpName::Lock},
-    {"try_lock", OpName::TryLock},
-    {"unlock", OpName::Unlock},
-    {"force_unlock", OpName::ForceUnlock},
-    {"renew", OpName::Renew},
-    {"acquire_failed", OpName::AcquireFailed},
-    {"hold_lost", OpName::HoldLost},
-    {"watchdog_stop", OpName::WatchdogStop},
-    {"validity_end", OpName::ValidityEnd},
-}};
 
 constexpr bool starts_with(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix;
@@ -52,17 +39,8 @@ const std::array<NameFlags, kScriptKindCount> kKindFlags = kind_flags();
 
 }  // namespace
 
-OpName op_name_of(std::string_view op) {
-  if (op.empty()) return OpName::Other;
-  for (const auto& [name, value] : kOpNames) {
-    if (name.size() == op.size() && name.front() == op.front() && name == op) return value;
-  }
-  return OpName::Other;
-}
-
 EventFacts facts_of(const Event& e) {
   EventFacts f;
-  f.op = op_name_of(e.op);
   if (!e.script.empty()) {
     const std::string_view s = e.script;
     f.script = script_from_name(s);
@@ -74,13 +52,8 @@ EventFacts facts_of(const Event& e) {
     f.renew_suffix = flags.renew_suffix;
     f.release_suffix = flags.release_suffix;
   }
-  if (!e.reply.empty()) {
-    f.reply_nil = e.reply == "nil";
-    int64_t value = 0;
-    const char* end = e.reply.data() + e.reply.size();
-    const auto [ptr, ec] = std::from_chars(e.reply.data(), end, value);
-    if (ec == std::errc() && ptr == end) f.reply_integer = value;
-  }
+  f.reply_nil = e.reply.is_nil();
+  if (e.reply.is_integer()) f.reply_integer = e.reply.integer;
   return f;
 }
 

@@ -1,14 +1,14 @@
-// EventFacts: an event's names (its op and its script) and its reply, read
-// once into types. The HistoryContext reads them for each event before any
-// checker sees it, so the checkers compare enums instead of strings on every
-// event (about ten string comparisons per event before, over seven checkers).
+// EventFacts: an event's script name read once into a type, and its reply's
+// two facts the checkers ask most (the reply itself is typed: EventReply).
+// The HistoryContext reads them for each event before any checker sees it,
+// so the checkers compare enums instead of strings on every event. (The
+// event's operation is typed already: Event::op, traces/op.h.)
 //
 // Contract: every fact answers exactly what the string comparison it
-// replaces answered, for any string a trace may hold. A name that is not one
-// of the known ones reads as OpName::Other or no ScriptKind, and the prefix
-// and suffix flags are read from the string itself (a trace may name a
-// script "fair_x", which is fair but not a ScriptKind). Faults are rare, so
-// fault names are compared as strings where they are used.
+// replaces answered, for any string a trace may hold. A script name that is
+// not one of the known ones reads as no ScriptKind, and the prefix and
+// suffix flags are read from the string itself (a trace may name a script
+// "fair_x", which is fair but not a ScriptKind).
 #pragma once
 
 #include <cstdint>
@@ -20,34 +20,16 @@
 
 namespace locksim {
 
-// Client operation names of an event's `op` (traces/event.h).
-enum class OpName : uint8_t {
-  Other,  // "", a fault name, or a name not listed here
-  Lock,
-  TryLock,
-  Unlock,
-  ForceUnlock,
-  Renew,
-  AcquireFailed,
-  HoldLost,
-  WatchdogStop,
-  ValidityEnd,
-};
-// The OpName of `op` (Other when it names none of them).
-OpName op_name_of(std::string_view op);
-
 struct EventFacts {
-  OpName op = OpName::Other;
   std::optional<ScriptKind> script;  // e.script is script_name(*script); nullopt otherwise
   bool fair_prefix = false;          // e.script starts with "fair_"
   bool acquire_suffix = false;       // e.script ends with "_acquire"
   bool try_once_suffix = false;      // ... with "_try_once"
   bool renew_suffix = false;         // ... with "_renew"
   bool release_suffix = false;       // ... with "_release"
-  bool reply_nil = false;            // e.reply == "nil"
-  std::optional<int64_t> reply_integer;  // e.reply is a whole decimal integer (see reply_integer())
+  bool reply_nil = false;                // e.reply.is_nil()
+  std::optional<int64_t> reply_integer;  // e.reply's integer, when it is one
 
-  bool acquire_op() const { return op == OpName::Lock || op == OpName::TryLock; }
   bool script_is(ScriptKind kind) const { return script == kind; }
   // rlock_acquire, fair_acquire or fair_try_once: the scripts that grant.
   bool granting_script() const {

@@ -14,7 +14,7 @@ void ExclusiveOwnershipChecker::on_event(const Event& e) {
   v.lock = e.lock;
   std::string names;
   for (const std::string& o : e.holders_after) names += (names.empty() ? "" : ", ") + o;
-  v.message = "after " + e.script + " by " + e.owner + " on server " + std::to_string(e.server) +
+  v.message = "after " + e.script + " by " + e.owner.str() + " on server " + std::to_string(e.server) +
               " the lock hash has " + std::to_string(e.holders_after.size()) + " owners: " + names;
   v.event_ids = {e.id};
   v.true_us = {e.true_us};

@@ -376,9 +376,9 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
   switch (e.kind) {
     case EventKind::Invoke:
       if (e.op_id != 0) {
-        ops_[e.op_id] = OpClock{e.client, e.lock, facts_.acquire_op(), true, e.local_ms};
+        ops_[e.op_id] = OpClock{e.client, e.lock, is_acquire(e.op), true, e.local_ms};
         while (ops_.size() > kMaxOps) ops_.erase(ops_.begin());
-        if (facts_.acquire_op()) waiting_[e.owner] = e.op_id;
+        if (is_acquire(e.op)) waiting_[e.owner] = e.op_id;
       }
       return std::nullopt;
     case EventKind::Ok:
@@ -392,25 +392,25 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
       }
       return std::nullopt;
     case EventKind::Fault:
-      if (e.op == "clock_jump" && e.client >= 0) {
+      if (e.op == Op::ClockJump && e.client >= 0) {
         auto it = clocks_.find(e.client);
         if (it != clocks_.end()) it->second.offset_ms = sat_add(it->second.offset_ms, e.duration_ms);
         if (e.duration_ms < 0) {
           for (auto& [id, op] : ops_)
             if (op.client == e.client && op.lo_ms > kUnknownLowMs) op.lo_ms = sat_add(op.lo_ms, e.duration_ms);
         }
-      } else if (e.op == "crash") {
+      } else if (e.op == Op::Crash) {
         for (auto& [id, op] : ops_)
           if (op.client == e.target) op.pending = false;
         std::erase_if(waiting_, [&](const auto& kv) {
           auto op = ops_.find(kv.second);
           return op == ops_.end() || op->second.client == e.target;
         });
-      } else if (e.op == "pause" && e.target >= 0) {
+      } else if (e.op == Op::Pause && e.target >= 0) {
         auto& p = pauses_[e.target];
         p.push_back(Pause{e.true_us, sat_add(e.true_us, ms_to_us(e.duration_ms))});
         if (p.size() > kMaxPauses) p.erase(p.begin());
-      } else if (e.op == "redis_restart") {
+      } else if (e.op == Op::RedisRestart) {
         lines_.clear();  // recreated with new versions
         locks_.clear();
       }
@@ -437,10 +437,10 @@ std::optional<FairLineMirror::Grant> FairLineMirror::on_event(const Event& e, co
              e.lease_ms > 0) {
     lock.expiry_known = true;
     lock.expire_at_ms = sat_add(e.server_ms, e.lease_ms);
-  } else if (facts_.renew_suffix && e.reply == "1" && e.lease_ms > 0) {
+  } else if (facts_.renew_suffix && e.reply.is(1) && e.lease_ms > 0) {
     lock.expiry_known = true;
     lock.expire_at_ms = sat_add(e.server_ms, e.lease_ms);
-  } else if (facts_.release_suffix && e.reply == "0") {
+  } else if (facts_.release_suffix && e.reply.is(0)) {
     lock.expiry_known = false;  // reset, unless a latch answered
   }
 

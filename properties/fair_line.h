@@ -112,7 +112,7 @@ class FairLineMirror {
   // the front: lines are short, and capped at kMaxLine.
   using Waiters = std::vector<Waiter>;
   struct Grant {
-    std::string lock;
+    LockRef lock;
     std::string owner;
     int client = -1;
     uint64_t event_id = 0;
@@ -215,7 +215,7 @@ class FairLineMirror {
   };
   struct OpClock {
     int client = -1;
-    std::string lock;
+    LockRef lock;
     bool acquire = false;
     bool pending = true;
     int64_t lo_ms = kUnknownLowMs;  // lower bound of the client's clock at the next send

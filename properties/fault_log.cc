@@ -1,5 +1,6 @@
 #include "properties/fault_log.h"
 
+#include <cassert>
 #include <cstdio>
 #include <cstdlib>
 
@@ -19,36 +20,60 @@ void FaultLog::push(PerClient& c, ClientFault f) {
 
 void FaultLog::on_event(const Event& e) {
   if (e.kind == EventKind::Fault) {
-    if (e.op == "clock_jump" && e.client < 0) {
-      server_recent_.push_back({"server_clock_jump", e.id, e.true_us, e.duration_ms, "", e.server, 0});
-    } else if (e.op == "redis_restart") {
-      server_recent_.push_back({"redis_restart", e.id, e.true_us, e.duration_ms, e.detail, e.target, 0});
-    } else if (e.op == "failover") {
-      server_recent_.push_back({"failover", e.id, e.true_us, e.duration_ms, e.detail, e.target, e.value});
+    const std::optional<FaultKind> kind = fault_kind_of(e);
+    if (!kind) return;  // restart, resume, heal, delayed: no fault of their own
+    ClientFault f;
+    f.kind = *kind;
+    f.event_id = e.id;
+    f.true_us = e.true_us;
+    switch (*kind) {
+      case FaultKind::ServerClockJump:
+      case FaultKind::RedisRestart:
+      case FaultKind::Failover:
+        f.duration_ms = e.duration_ms;
+        f.server = *kind == FaultKind::ServerClockJump ? e.server : e.target;
+        if (*kind == FaultKind::RedisRestart) f.persistence = e.persistence;
+        if (*kind == FaultKind::Failover) f.value = e.value;
+        server_recent_.push_back(std::move(f));
+        if (server_recent_.size() > kFaultsPerClient) server_recent_.erase(server_recent_.begin());
+        return;
+      case FaultKind::Crash:
+        break;
+      case FaultKind::Pause:
+      case FaultKind::Partition:
+      case FaultKind::ClientClockJump:
+        f.duration_ms = e.duration_ms;
+        break;
+      case FaultKind::LostRequest:
+      case FaultKind::LostReply:
+      case FaultKind::LostMessage:
+      case FaultKind::LostSubscribe:
+        f.lost = e.lost;
+        if (e.lost.is_call()) f.lost_script = script_from_name(e.lost.script);
+        f.note = e.detail;
+        break;
+      case FaultKind::RequestTimeout:
+      case FaultKind::ClientClockSkew:
+      case FaultKind::ServerClockDrift:
+      case FaultKind::SlowLink:
+        assert(false && "not a Fault event's kind");
+        return;
     }
-    if (server_recent_.size() > kFaultsPerClient) server_recent_.erase(server_recent_.begin());
-
-    const int who = e.op == "clock_jump" ? e.client : e.target;
+    const int who = *kind == FaultKind::ClientClockJump ? e.client : e.target;
     if (who < 0) return;
     PerClient& c = clients_[who];
-    if (e.op == "pause") {
-      c.paused_total_ms = sat_add(c.paused_total_ms, e.duration_ms > 0 ? e.duration_ms : 0);
-      push(c, {"pause", e.id, e.true_us, e.duration_ms, ""});
-    } else if (e.op == "partition") {
-      push(c, {"partition", e.id, e.true_us, e.duration_ms, ""});
-    } else if (e.op == "clock_jump") {
-      if (c.has_offset) c.offset_ms = sat_add(c.offset_ms, e.duration_ms);
-      push(c, {"clock_jump", e.id, e.true_us, e.duration_ms, ""});
-    } else if (e.op == "crash") {
-      push(c, {"crash", e.id, e.true_us, 0, ""});
-    } else if (e.op == "lost") {
-      push(c, {"lost", e.id, e.true_us, 0, e.detail});
-    }
+    if (*kind == FaultKind::Pause) c.paused_total_ms = sat_add(c.paused_total_ms, e.duration_ms > 0 ? e.duration_ms : 0);
+    if (*kind == FaultKind::ClientClockJump && c.has_offset) c.offset_ms = sat_add(c.offset_ms, e.duration_ms);
+    push(c, std::move(f));
     return;
   }
   if (e.client < 0) return;
-  if (e.kind == EventKind::Info && e.detail == "timeout") {
-    push(clients_[e.client], {"lost_reply", e.id, e.true_us, 0, ""});
+  if (e.kind == EventKind::Info && e.reason == EndReason::Timeout) {
+    ClientFault f;
+    f.kind = FaultKind::RequestTimeout;
+    f.event_id = e.id;
+    f.true_us = e.true_us;
+    push(clients_[e.client], std::move(f));
   }
   if (e.kind == EventKind::Invoke || e.kind == EventKind::Ok || e.kind == EventKind::Fail) {
     PerClient& c = clients_[e.client];
@@ -62,8 +87,9 @@ std::vector<ClientFault> FaultLog::faults_between(int client, int64_t from_us, i
   auto it = clients_.find(client);
   if (it == clients_.end()) return out;
   for (const ClientFault& f : it->second.recent) {
-    const int64_t end_us =
-        (f.kind == "pause" || f.kind == "partition") ? sat_add(f.true_us, ms_to_us(f.duration_ms)) : f.true_us;
+    const int64_t end_us = (f.kind == FaultKind::Pause || f.kind == FaultKind::Partition)
+                               ? sat_add(f.true_us, ms_to_us(f.duration_ms))
+                               : f.true_us;
     if (end_us >= from_us && f.true_us <= to_us) out.push_back(f);
   }
   return out;
@@ -73,14 +99,14 @@ std::vector<ClientFault> FaultLog::server_faults_between(int64_t from_us, int64_
   std::vector<ClientFault> out;
   for (const ClientFault& f : server_recent_) {
     // A restart that left the server down overlaps the interval when its down time does.
-    const int64_t end_us = f.kind == "redis_restart" ? sat_add(f.true_us, ms_to_us(f.duration_ms)) : f.true_us;
+    const int64_t end_us = f.kind == FaultKind::RedisRestart ? sat_add(f.true_us, ms_to_us(f.duration_ms)) : f.true_us;
     if (end_us >= from_us && f.true_us <= to_us) out.push_back(f);
   }
   return out;
 }
 
 bool resets_server_state(const Event& e) {
-  return e.kind == EventKind::Fault && (e.op == "redis_restart" || e.op == "failover");
+  return e.kind == EventKind::Fault && (e.op == Op::RedisRestart || e.op == Op::Failover);
 }
 
 std::string format_true_s(int64_t true_us) {
@@ -89,36 +115,84 @@ std::string format_true_s(int64_t true_us) {
   return buf;
 }
 
+std::string_view fault_log_name(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::Crash: return "crash";
+    case FaultKind::Pause: return "pause";
+    case FaultKind::Partition: return "partition";
+    case FaultKind::ClientClockJump: return "clock_jump";
+    case FaultKind::ServerClockJump: return "server_clock_jump";
+    case FaultKind::RedisRestart: return "redis_restart";
+    case FaultKind::Failover: return "failover";
+    case FaultKind::LostRequest:
+    case FaultKind::LostReply:
+    case FaultKind::LostMessage:
+    case FaultKind::LostSubscribe: return "lost";
+    case FaultKind::RequestTimeout: return "lost_reply";
+    case FaultKind::ClientClockSkew: return "client_clock_skew";
+    case FaultKind::ServerClockDrift: return "server_clock_drift";
+    case FaultKind::SlowLink: return "slow_link";
+  }
+  return "fault";
+}
+
 std::string describe_server_fault(const ClientFault& f) {
   const std::string who = "server " + std::to_string(f.server);
   const std::string at = " at " + format_true_s(f.true_us);
-  if (f.kind == "redis_restart") {
-    const bool kept = f.detail.find("persistence always") != std::string::npos;
-    std::string out = who + " restarted " + (kept ? "with persistence (appendfsync always)" : "without persistence") + at;
-    if (f.duration_ms > 0) out += " and stayed down " + format_ms(f.duration_ms);
-    return out;
+  switch (f.kind) {
+    case FaultKind::RedisRestart: {
+      const bool kept = f.persistence == Persistence::Always;
+      std::string out =
+          who + " restarted " + (kept ? "with persistence (appendfsync always)" : "without persistence") + at;
+      if (f.duration_ms > 0) out += " and stayed down " + format_ms(f.duration_ms);
+      return out;
+    }
+    case FaultKind::Failover:
+      return who + " failed over to its replica" + at + " (replication lag " + format_ms(f.duration_ms) + ", " +
+             std::to_string(f.value) + " scripts not replicated)";
+    case FaultKind::ServerClockJump:
+      return who + "'s clock jumped " + format_ms(sat_abs(f.duration_ms)) +
+             (f.duration_ms < 0 ? " backward" : " forward") + at;
+    case FaultKind::Crash:
+    case FaultKind::Pause:
+    case FaultKind::Partition:
+    case FaultKind::ClientClockJump:
+    case FaultKind::LostRequest:
+    case FaultKind::LostReply:
+    case FaultKind::LostMessage:
+    case FaultKind::LostSubscribe:
+    case FaultKind::RequestTimeout:
+    case FaultKind::ClientClockSkew:
+    case FaultKind::ServerClockDrift:
+    case FaultKind::SlowLink:
+      break;  // not a server's fault in the log
   }
-  if (f.kind == "failover") {
-    return who + " failed over to its replica" + at + " (replication lag " + format_ms(f.duration_ms) + ", " +
-           std::to_string(f.value) + " scripts not replicated)";
-  }
-  if (f.kind == "server_clock_jump") {
-    return who + "'s clock jumped " + format_ms(sat_abs(f.duration_ms)) +
-           (f.duration_ms < 0 ? " backward" : " forward") + at;
-  }
-  return who + " " + f.kind + at;
+  return who + " " + std::string(fault_log_name(f.kind)) + at;
 }
 
 std::string describe_client_fault(int client, const ClientFault& f) {
   const std::string who = "client " + std::to_string(client);
   const std::string at = " at event #" + std::to_string(f.event_id);
-  if (f.kind == "pause") return who + " paused for " + format_ms(f.duration_ms) + at;
-  if (f.kind == "partition") return who + " partitioned for " + format_ms(f.duration_ms) + at;
-  if (f.kind == "clock_jump") return who + "'s clock jumped " + format_ms(f.duration_ms) + at;
-  if (f.kind == "crash") return who + " crashed" + at;
-  if (f.kind == "lost") return who + " lost a message (" + f.detail + ")" + at;
-  if (f.kind == "lost_reply") return who + " timed out waiting for a reply" + at;
-  return who + " " + f.kind + at;
+  switch (f.kind) {
+    case FaultKind::Pause: return who + " paused for " + format_ms(f.duration_ms) + at;
+    case FaultKind::Partition: return who + " partitioned for " + format_ms(f.duration_ms) + at;
+    case FaultKind::ClientClockJump: return who + "'s clock jumped " + format_ms(f.duration_ms) + at;
+    case FaultKind::Crash: return who + " crashed" + at;
+    case FaultKind::LostRequest:
+    case FaultKind::LostReply:
+    case FaultKind::LostMessage:
+    case FaultKind::LostSubscribe:
+      return who + " lost a message (" + (f.lost.empty() ? f.note : f.lost.text()) + ")" + at;
+    case FaultKind::RequestTimeout: return who + " timed out waiting for a reply" + at;
+    case FaultKind::ServerClockJump:
+    case FaultKind::RedisRestart:
+    case FaultKind::Failover:
+    case FaultKind::ClientClockSkew:
+    case FaultKind::ServerClockDrift:
+    case FaultKind::SlowLink:
+      break;  // not a client's fault in the log
+  }
+  return who + " " + std::string(fault_log_name(f.kind)) + at;
 }
 
 int64_t FaultLog::paused_total_ms(int client) const {

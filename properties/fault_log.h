@@ -9,24 +9,35 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "model/script_call.h"
 #include "traces/event.h"
+#include "traces/fault_kind.h"
 
 namespace locksim {
 
 struct ClientFault {
-  // pause, clock_jump, partition, lost_reply, lost, crash; server faults:
-  // redis_restart, failover, server_clock_jump
-  std::string kind;
+  // Client faults: Pause, ClientClockJump, Partition, RequestTimeout (its
+  // request answered nothing in time), the lost-message kinds, Crash;
+  // server faults: RedisRestart, Failover, ServerClockJump.
+  FaultKind kind = FaultKind::Pause;
   uint64_t event_id = 0;
   int64_t true_us = 0;     // when it happened
   int64_t duration_ms = 0; // pause / partition length, clock jump size (signed)
-  std::string detail;      // lost: what the link dropped ("message <channel>", ...);
-                           // redis_restart: "persistence always" when data was kept
+  LostMessage lost;        // lost kinds: what the link dropped
+  std::optional<ScriptKind> lost_script;  // lost request or reply: its script, when it is one of ours
+  std::string note;        // lost: the event's note (a lost event whose message the reader did not know)
+  Persistence persistence = Persistence::None;  // RedisRestart: what the server kept
   int server = -1;         // server faults: the server
   int64_t value = 0;       // failover: scripts not replicated
 };
+
+// The fault log's name of a kind, as its sentences say it: "pause",
+// "clock_jump", "partition", "lost_reply" (RequestTimeout), "lost" (every
+// lost message), "crash", "redis_restart", "failover", "server_clock_jump".
+std::string_view fault_log_name(FaultKind kind);
 
 // A fault after which a server's data is not what the history showed before:
 // a restart (its data may be lost) or a failover (the replica may lag).

@@ -17,13 +17,14 @@ void FifoFairnessChecker::on_event(const Event& e) {
   if (ctx_->line().refused_free_lock()) {
     Violation v;
     v.lock = e.lock;
-    v.message = e.owner + " (client " + std::to_string(e.client) + ") polled a free fair lock at event #" +
-                std::to_string(e.id) + " and was answered " + e.reply +
+    v.message = e.owner.str() + " (client " + std::to_string(e.client) + ") polled a free fair lock at event #" +
+                std::to_string(e.id) + " and was answered " + e.reply.to_text() +
                 " instead of the lock, although every waiter ahead of it was past its slot: stale waiters "
                 "were not purged";
     v.event_ids = {e.id};
     v.true_us = {e.true_us};
     v.owners = {e.owner};
+    v.facts.named_ids = {e.id};
     report(std::move(v));
   }
 }
@@ -43,14 +44,15 @@ void FifoFairnessChecker::check_stale_tail(const Event& e) {
   const int64_t ttl_ms = *facts.reply_integer;
   Violation v;
   v.lock = e.lock;
-  v.message = e.owner + " (client " + std::to_string(e.client) + ") joined the line at event #" +
+  v.message = e.owner.str() + " (client " + std::to_string(e.client) + ") joined the line at event #" +
               std::to_string(e.id) + " behind a waiter " + format_ms(sat_sub(0, ttl_ms)) +
-              " past its slot by its own clock (answered " + e.reply +
+              " past its slot by its own clock (answered " + e.reply.to_text() +
               "); deadlines grow along the line, so every waiter ahead was past its slot: stale waiters were not "
               "purged";
   v.event_ids = {e.id};
   v.true_us = {e.true_us};
   v.owners = {e.owner};
+  v.facts.named_ids = {e.id};
   report(std::move(v));
 }
 
@@ -60,20 +62,21 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
   if (const auto& w = ctx_->line().rewritten()) {
     Violation v;
     v.lock = e.lock;
-    v.message = e.script + " of " + e.owner + " (client " + std::to_string(e.client) + ") at event #" +
+    v.message = e.script + " of " + e.owner.str() + " (client " + std::to_string(e.client) + ") at event #" +
                 std::to_string(e.id) + " was refused yet moved the slot deadline of " + w->owner.str() + " from " +
                 std::to_string(w->deadline_lo_ms) + " ms to " + std::to_string(w->deadline_hi_ms) +
                 " ms: a poll must not rewrite deadlines (they would drift, and the line's order with them)";
     v.event_ids = {w->enqueue_event, e.id};
     v.true_us = {w->enqueue_us, e.true_us};
     v.owners = {w->owner, e.owner};
+    v.facts.named_ids = {e.id};
     report(std::move(v));
   }
   const auto& head = ctx_->line().stale_head();
   if (!head) return;
   Violation v;
   v.lock = e.lock;
-  v.message = e.script + " of " + e.owner + " (client " + std::to_string(e.client) + ") at event #" +
+  v.message = e.script + " of " + e.owner.str() + " (client " + std::to_string(e.client) + ") at event #" +
               std::to_string(e.id) + " ran with now " + std::to_string(e.local_ms) + " ms but left " +
               head->owner.str() + " at the head of the line with a deadline of " +
               std::to_string(head->deadline_hi_ms) + " ms (" + format_ms(sat_sub(e.local_ms, head->deadline_hi_ms)) +
@@ -81,6 +84,7 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
   v.event_ids = {head->enqueue_event, e.id};
   v.true_us = {head->enqueue_us, e.true_us};
   v.owners = {head->owner, e.owner};
+  v.facts.named_ids = {e.id};
   report(std::move(v));
 }
 
@@ -101,6 +105,7 @@ void FifoFairnessChecker::check_purged(const Event& e) {
     v.event_ids = {w.enqueue_event, e.id};
     v.true_us = {w.enqueue_us, e.true_us};
     v.owners = {w.owner, e.owner};
+    v.facts.named_ids = {w.enqueue_event, e.id};
     v.blamed_fault = explain_skew(w.client, e.lock);
     v.scope = FaultScope::any();  // clocks (skew, jumps) and delays decide who looks stale
     report(std::move(v));
@@ -126,6 +131,7 @@ void FifoFairnessChecker::check_grant(const FairLineMirror::Grant& g) {
     v.event_ids = {w.enqueue_event, g.event_id};
     v.true_us = {w.enqueue_us, g.true_us};
     v.owners = {w.owner, g.owner};
+    v.facts.named_ids = {g.event_id, w.enqueue_event};
     v.blamed_fault = explain_skew(w.client, g.lock);
     v.scope = FaultScope::any();
     report(std::move(v));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "properties/saturating_time.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 
@@ -24,7 +25,7 @@ void GhostWaiterChecker::on_event(const Event& e) {
       }
       break;
     case EventKind::Invoke:
-      if (facts.acquire_op()) {  // a lock is known fair once a fair script ran on it (maybe after this)
+      if (is_acquire(e.op)) {  // a lock is known fair once a fair script ran on it (maybe after this)
         pending_[e.op_id] = Pending{e.lock, e.true_us, false, false};
         // The owner asks again: its old give-up is settled (it may join the
         // line again, or keep its old place).
@@ -32,7 +33,7 @@ void GhostWaiterChecker::on_event(const Event& e) {
       }
       break;
     case EventKind::Info:
-      if (facts.op == OpName::AcquireFailed) {
+      if (e.op == Op::AcquireFailed) {
         if (auto p = pending_.find(e.op_id); p != pending_.end()) p->second.failed_sent = true;
         break;
       }
@@ -43,8 +44,8 @@ void GhostWaiterChecker::on_event(const Event& e) {
       if (p == pending_.end() || e.op_id == 0) break;
       // A waiter that polled the line (a try_once never joins it), or whose
       // request timed out (it may join the line after the give-up).
-      const bool waited = p->second.polled || (e.kind == EventKind::Info && e.detail == "timeout");
-      const bool gave_up = (e.kind == EventKind::Fail || (e.kind == EventKind::Info && e.detail != "crashed")) &&
+      const bool waited = p->second.polled || (e.kind == EventKind::Info && e.reason == EndReason::Timeout);
+      const bool gave_up = (e.kind == EventKind::Fail || (e.kind == EventKind::Info && e.reason != EndReason::Crashed)) &&
                            waited && fair_locks_.count(p->second.lock) != 0;
       if (gave_up) {
         GiveUp g;
@@ -55,14 +56,14 @@ void GhostWaiterChecker::on_event(const Event& e) {
         g.true_us = e.true_us;
         g.invoke_us = p->second.invoke_us;
         g.failed_sent = p->second.failed_sent;
-        g.how = e.kind == EventKind::Fail ? "gave up waiting (" + e.detail + ")" : "stopped waiting (" + e.detail + ")";
+        g.how = (e.kind == EventKind::Fail ? "gave up waiting (" : "stopped waiting (") + detail_text(e) + ")";
         give_ups_[e.owner] = std::move(g);
       }
       pending_.erase(p);
       break;
     }
     case EventKind::Fault:
-      if (e.op == "crash") {
+      if (e.op == Op::Crash) {
         std::erase_if(give_ups_, [&](const auto& kv) { return kv.second.client == e.target; });
       }
       break;
@@ -106,8 +107,8 @@ void GhostWaiterChecker::on_line(const Event& e) {
     if (!g.failed_sent) {
       why = "it sent no acquire_failed";
     } else if (own_failed_script && e.owner == owner && e.op_id == g.op_id) {
-      why = e.reply.compare(0, 7, "error: ") == 0 ? "its acquire_failed answered " + e.reply
-                                                  : "its acquire_failed left it there";
+      why = e.reply.is_error() ? "its acquire_failed answered " + e.reply.to_text()
+                               : "its acquire_failed left it there";
     } else if (e.true_us > sat_add(g.true_us, grace_us)) {
       why = "its acquire_failed had not arrived " + format_ms(sat_sub(e.true_us, g.true_us) / 1000) + " later";
     }
@@ -117,17 +118,17 @@ void GhostWaiterChecker::on_line(const Event& e) {
   }
 }
 
-std::string GhostWaiterChecker::blame(const std::string& owner, const GiveUp& g, int64_t now_us) const {
-  (void)owner;
+Blame GhostWaiterChecker::blame(const GiveUp& g, int64_t now_us) const {
   for (const ClientFault& f : ctx_->faults().faults_between(g.client, g.true_us, now_us)) {
-    if (f.kind == "lost" && f.detail.rfind("request fair_acquire_failed", 0) == 0)
-      return "client " + std::to_string(g.client) + "'s acquire_failed request was lost at event #" +
-             std::to_string(f.event_id);
-    if (f.kind == "partition") return describe_client_fault(g.client, f);
+    if (f.kind == FaultKind::LostRequest && f.lost_script == ScriptKind::FairAcquireFailed)
+      return {"client " + std::to_string(g.client) + "'s acquire_failed request was lost at event #" +
+                  std::to_string(f.event_id),
+              {f.event_id}};
+    if (f.kind == FaultKind::Partition) return {describe_client_fault(g.client, f), {f.event_id}};
   }
   for (const ClientFault& f : ctx_->faults().server_faults_between(g.invoke_us, now_us))
-    if (f.kind == "failover") return describe_server_fault(f);
-  return "";
+    if (f.kind == FaultKind::Failover) return {describe_server_fault(f), {}};  // it names a time, not an event
+  return {};
 }
 
 void GhostWaiterChecker::report_ghost(const std::string& owner, const GiveUp& g, const Event* seen,
@@ -149,7 +150,8 @@ void GhostWaiterChecker::report_ghost(const std::string& owner, const GiveUp& g,
   v.event_ids = {g.event_id, seen_id};
   v.true_us = {g.true_us, seen_us};
   v.owners = {owner};
-  v.blamed_fault = blame(owner, g, seen_us);
+  v.facts.named_ids = {g.event_id, seen_id};
+  v.set_blame(blame(g, seen_us));
   v.scope.clients = FaultScope::Who::Listed;
   v.scope.client_list = {g.client};
   v.scope.client_from_us = g.invoke_us;

@@ -53,7 +53,7 @@ class GhostWaiterChecker : public Checker {
 
  private:
   struct GiveUp {
-    std::string lock;
+    LockRef lock;
     int client = -1;
     uint64_t op_id = 0;
     uint64_t event_id = 0;   // the Fail or Info that ended the acquire
@@ -63,7 +63,7 @@ class GhostWaiterChecker : public Checker {
     std::string how;         // "gave up waiting", "timed out", ...
   };
   struct Pending {           // an acquire in progress
-    std::string lock;
+    LockRef lock;
     int64_t invoke_us = 0;
     bool failed_sent = false;
     bool polled = false;     // it ran fair_acquire (it may be in the line)
@@ -77,7 +77,7 @@ class GhostWaiterChecker : public Checker {
   void judge_overdue(int64_t now_us);
   void report_ghost(const std::string& owner, const GiveUp& g, const Event* seen, const LastLine* last,
                     const std::string& why);
-  std::string blame(const std::string& owner, const GiveUp& g, int64_t now_us) const;
+  Blame blame(const GiveUp& g, int64_t now_us) const;
   static bool in_line(const SharedLine& line, const std::string& owner);
 
   CheckerContext ctx_;

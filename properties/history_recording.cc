@@ -8,6 +8,7 @@
 
 #include "properties/fault_log.h"
 #include "properties/saturating_time.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 
@@ -30,15 +31,9 @@ std::string format_duration_us(int64_t span_us) {
 namespace {
 
 bool is_server_fault(const Event& e) {
-  return e.op == "redis_restart" || e.op == "failover" || (e.op == "clock_jump" && e.client < 0);
+  return e.op == Op::RedisRestart || e.op == Op::Failover || (e.op == Op::ClockJump && e.client < 0);
 }
 int server_of_fault(const Event& e) { return e.server >= 0 ? e.server : std::max(e.target, 0); }
-
-// A lease key's lock as the clients name it: a group member "G@1" is G's.
-std::string group_of(const std::string& key) {
-  const auto at = key.rfind('@');
-  return at == std::string::npos ? key : key.substr(0, at);
-}
 
 // Items that ended before the window are dropped at finish(); until then
 // they keep their index (overlaps and leases refer to holds by index).
@@ -223,7 +218,7 @@ void ReadingRecorder::on_holds(const Event& e, const HistoryContext& ctx) {
 void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
   const EventFacts& facts = ctx.facts();
   const bool counted = in_window(e.id);
-  if (counted && facts.op == OpName::Unlock && (e.kind == EventKind::Ok || e.kind == EventKind::Fail)) {
+  if (counted && e.op == Op::Unlock && (e.kind == EventKind::Ok || e.kind == EventKind::Fail)) {
     SeriesBucket& b = out_.series.at(e.true_us);
     (e.kind == EventKind::Ok ? b.unlocked : b.unlock_refused)++;
   }
@@ -235,7 +230,7 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
     w.end_event = e.id;
     if (e.kind == EventKind::Ok) w.outcome = e.value == 1 ? RecordedWait::Outcome::Acquired : RecordedWait::Outcome::GaveUp;
     else if (e.kind == EventKind::Fail) w.outcome = RecordedWait::Outcome::GaveUp;
-    else if (e.kind == EventKind::Fault || e.detail == "crashed") w.outcome = RecordedWait::Outcome::Crashed;
+    else if (e.kind == EventKind::Fault || e.reason == EndReason::Crashed) w.outcome = RecordedWait::Outcome::Crashed;
     else w.outcome = RecordedWait::Outcome::Unknown;
     if (counted) {
       SeriesBucket& b = out_.series.at(e.true_us);
@@ -250,7 +245,7 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
         ++b.unknown;
       }
     }
-    if (e.kind != EventKind::Fault) w.detail = e.detail;
+    if (e.kind != EventKind::Fault) w.detail = detail_text(e);
     if (!met_window(w.start_event, w.end_event)) {
       dead_waits_.resize(out_.waits.size(), 0);
       dead_waits_[it->second] = 1;
@@ -261,7 +256,7 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
     }
     wait_of_.erase(it);
   }
-  if (e.kind == EventKind::Invoke && facts.acquire_op() && e.op_id != 0) {
+  if (e.kind == EventKind::Invoke && is_acquire(e.op) && e.op_id != 0) {
     if (auto old = wait_of_.find(e.op_id); old != wait_of_.end()) {
       // An op_id used again: the old wait's end is unknown.
       RecordedWait& w = out_.waits[old->second];
@@ -289,7 +284,7 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
     RecordedWait& w = out_.waits[it->second];
     ++w.polls;
     if (in_window(e.id)) ++out_.series.at(e.true_us).polls;
-    if (w.polls_seen.size() < RecordedWait::kMaxTicks) w.polls_seen.push_back({e.true_us, e.id, e.reply});
+    if (w.polls_seen.size() < RecordedWait::kMaxTicks) w.polls_seen.push_back({e.true_us, e.id, e.reply.to_text()});
     if (e.line_known && w.heads.size() < 64) {
       const std::string head = e.line_after.empty() ? "" : e.line_after.front().owner;
       if (w.heads.empty() || w.heads.back().second != head) w.heads.emplace_back(e.true_us, head);
@@ -302,7 +297,7 @@ void ReadingRecorder::on_waits(const Event& e, const HistoryContext& ctx) {
       RecordedWait& w = out_.waits[index];
       if (w.client != e.client) continue;
       bool names_lock = false;
-      for (const std::string& p : e.published) names_lock |= p.find("{" + w.lock) != std::string::npos;
+      for (const std::string& p : e.published) names_lock |= p.find("{" + w.lock.name()) != std::string::npos;
       if (names_lock || best == nullptr) best = &w;
       if (names_lock) break;
     }
@@ -328,8 +323,9 @@ void ReadingRecorder::close_lease(size_t index, int64_t end_us, uint64_t end_id,
   if (how == RecordedLease::End::Expired) {
     // Did its owner still believe it held the lock? (Called before this
     // event's holds change: the holds open now were open at the expiry.)
-    for (const std::string& lock : {l.lock, group_of(l.lock)}) {
-      auto h = hold_of_.find({lock, l.owner});
+    // The lease key's lock as the clients name it: a group member "G@1" is G's.
+    for (const std::string_view lock : {std::string_view(l.lock.name()), l.lock.group()}) {
+      auto h = hold_of_.find({std::string(lock), l.owner});
       if (h != hold_of_.end() && out_.holds[h->second].start_us <= l.end_us) {
         l.believed_hold = static_cast<int64_t>(h->second);
         break;
@@ -360,7 +356,7 @@ void ReadingRecorder::expire_leases_before(int64_t now_us) {
 void ReadingRecorder::on_leases(const Event& e, const HistoryContext& ctx) {
   const LeaseBook& book = ctx.leases();
   if (e.kind == EventKind::Fault) {
-    if (e.op == "clock_jump" && e.client < 0) {
+    if (e.op == Op::ClockJump && e.client < 0) {
       // A server's clock moved: its keys expire that much earlier (or later).
       const int s = server_of_fault(e);
       server_offset_us_[s] = sat_add(server_offset_us_[s], ms_to_us(e.duration_ms));
@@ -376,7 +372,7 @@ void ReadingRecorder::on_leases(const Event& e, const HistoryContext& ctx) {
     }
     if (book.reset_server() >= 0) {
       // The book forgets the server's keys: they may be gone or older.
-      const bool kept = e.detail.find("persistence always") != std::string::npos;
+      const bool kept = e.persistence == Persistence::Always;
       for (auto it = lease_of_.begin(); it != lease_of_.end();) {
         if (it->first.first != book.reset_server()) {
           ++it;
@@ -384,7 +380,7 @@ void ReadingRecorder::on_leases(const Event& e, const HistoryContext& ctx) {
         }
         RecordedLease& l = out_.leases[it->second.index];
         l.reset_by = e.op;
-        l.data_kept = e.op == "redis_restart" && kept;
+        l.data_kept = e.op == Op::RedisRestart && kept;
         close_lease(it->second.index, e.true_us, e.id, RecordedLease::End::ServerReset);
         it = lease_of_.erase(it);
       }
@@ -459,7 +455,7 @@ void ReadingRecorder::close_stay(size_t index, const Event& e, RecordedLineStay:
 }
 
 void ReadingRecorder::on_line(const Event& e, const HistoryContext& ctx) {
-  if (e.kind == EventKind::Fault && e.op == "redis_restart") {
+  if (e.kind == EventKind::Fault && e.op == Op::RedisRestart) {
     // The mirror starts every line anew.
     for (auto& [lock, stays] : stays_of_)
       for (size_t index : stays) close_stay(index, e, RecordedLineStay::Left::ServerReset);
@@ -514,7 +510,7 @@ void ReadingRecorder::on_line(const Event& e, const HistoryContext& ctx) {
     if (index == SIZE_MAX) {
       RecordedLineStay s;
       s.lock = e.lock;
-      s.owner = w.owner.str();
+      s.owner.assign(w.owner.str());  // the server line's text, read as an owner
       s.client = w.client >= 0 ? w.client : -1;
       if (s.client < 0) {
         if (auto c = client_of_owner_.find(s.owner); c != client_of_owner_.end()) s.client = c->second;
@@ -547,20 +543,19 @@ void ReadingRecorder::on_line(const Event& e, const HistoryContext& ctx) {
 
 void ReadingRecorder::on_fault(const Event& e) {
   RecordedFault f;
-  f.kind = e.op;
+  f.op = e.op;
   f.start_us = f.end_us = e.true_us;
   f.start_event = e.id;
   auto keep = [&](RecordedFault fault) { out_.faults.push_back(std::move(fault)); };
   if (is_server_fault(e)) {
     f.server = server_of_fault(e);
     f.instant = true;
-    if (e.op == "clock_jump") {
-      f.kind = "server_clock_jump";
+    if (e.op == Op::ClockJump) {
       f.label = std::string("clock ") + (e.duration_ms >= 0 ? "+" : "") + format_duration_us(ms_to_us(e.duration_ms));
-    } else if (e.op == "failover") {
+    } else if (e.op == Op::Failover) {
       f.label = "failover (lag " + format_duration_us(ms_to_us(e.duration_ms)) + ")";
     } else {
-      const bool kept = e.detail.find("persistence always") != std::string::npos;
+      const bool kept = e.persistence == Persistence::Always;
       f.label = kept ? "restart (data kept)" : "restart, data lost";
       if (e.duration_ms > 0) {
         f.instant = false;
@@ -573,7 +568,7 @@ void ReadingRecorder::on_fault(const Event& e) {
   }
   const int c = e.target >= 0 ? e.target : e.client;
   f.client = c;
-  auto close_open = [&](const std::string& closing, const char* label_prefix) {
+  auto close_open = [&](Op closing, const char* label_prefix) {
     auto it = open_fault_.find({c, closing});
     if (it == open_fault_.end()) return;
     for (size_t index : it->second) {
@@ -584,28 +579,29 @@ void ReadingRecorder::on_fault(const Event& e) {
     }
     open_fault_.erase(it);
   };
-  if (e.op == "pause" || e.op == "partition") {
+  if (e.op == Op::Pause || e.op == Op::Partition) {
     f.end_us = sat_add(e.true_us, ms_to_us(e.duration_ms));  // as announced, until resume/heal says when
-    f.label = e.op + " " + format_duration_us(ms_to_us(e.duration_ms));
-    open_fault_[{c, e.op == "pause" ? "resume" : "heal"}].push_back(out_.faults.size());
+    f.label = std::string(op_name(e.op)) + " " + format_duration_us(ms_to_us(e.duration_ms));
+    open_fault_[{c, e.op == Op::Pause ? Op::Resume : Op::Heal}].push_back(out_.faults.size());
     out_.faults.push_back(std::move(f));
-  } else if (e.op == "resume" || e.op == "heal") {
+  } else if (e.op == Op::Resume || e.op == Op::Heal) {
     // One resume ends every pause of the client (a later pause can extend an earlier one).
     close_open(e.op, nullptr);
-  } else if (e.op == "crash") {
+  } else if (e.op == Op::Crash) {
     f.label = "crashed";
-    open_fault_[{c, "restart"}].push_back(out_.faults.size());
+    open_fault_[{c, Op::Restart}].push_back(out_.faults.size());
     out_.faults.push_back(std::move(f));
-  } else if (e.op == "restart") {
-    close_open("restart", "crashed, down ");
+  } else if (e.op == Op::Restart) {
+    close_open(Op::Restart, "crashed, down ");
   } else {
     f.instant = true;
-    if (e.op == "clock_jump") {
+    if (e.op == Op::ClockJump) {
       f.label = std::string("clock ") + (e.duration_ms >= 0 ? "+" : "") + format_duration_us(ms_to_us(e.duration_ms));
-    } else if (e.op == "lost") {
-      f.label = "lost " + e.detail.substr(0, e.detail.find(' '));
+    } else if (e.op == Op::Lost) {
+      f.label = e.lost.empty() ? std::string("lost") : "lost " + std::string(lost_what_name(e.lost.what));
+      f.lost = e.lost.what;
     } else {
-      f.label = e.op;
+      f.label = op_name(e.op);
     }
     keep(std::move(f));
   }
@@ -710,12 +706,10 @@ HistoryRecording ReadingRecorder::finish() {
   return std::move(out_);
 }
 
-bool is_lock_or_member(const std::string& name, const std::string& lock) {
-  return name == lock || (name.size() > lock.size() && name.compare(0, lock.size(), lock) == 0 && name[lock.size()] == '@');
-}
+bool is_lock_or_member(const LockRef& name, const std::string& lock) { return name.is_or_member_of(lock); }
 
 void keep_only_lock(HistoryRecording* r, const std::string& lock) {
-  auto other = [&](const std::string& name) { return !is_lock_or_member(name, lock); };
+  auto other = [&](const LockRef& name) { return !is_lock_or_member(name, lock); };
   std::vector<char> dead(r->holds.size(), 0);
   for (size_t i = 0; i < r->holds.size(); ++i) dead[i] = other(r->holds[i].lock) ? 1 : 0;
   std::erase_if(r->overlaps, [&](const RecordedOverlap& o) { return dead[o.first] || dead[o.second]; });

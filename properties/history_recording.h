@@ -49,8 +49,8 @@ struct RecordedTick {
 struct RecordedHold {
   enum class End { Released, Lost, Crashed, Open };
   int client = -1;
-  std::string owner;
-  std::string lock;
+  OwnerId owner;
+  LockRef lock;
   uint64_t start_event = 0;  // the acquire Ok
   int64_t start_us = 0;
   uint64_t end_event = 0;    // the unlock Invoke / hold_lost / validity_end / crash (the window's last event: Open)
@@ -64,9 +64,9 @@ struct RecordedHold {
 struct RecordedWait {
   enum class Outcome { Acquired, GaveUp, Unknown, Crashed, Open };
   int client = -1;
-  std::string owner;
-  std::string lock;
-  std::string op;            // lock / try_lock
+  OwnerId owner;
+  LockRef lock;
+  Op op = Op::Lock;          // lock / try_lock
   uint64_t op_id = 0;
   int64_t wait_ms = -1;
   uint64_t start_event = 0;
@@ -88,7 +88,7 @@ struct RecordedWait {
 struct RecordedLease {
   enum class End { Expired, Deleted, ServerReset, Replaced, Open };
   int server = -1;
-  std::string lock;          // the key as the scripts name it (a group member: "G@1")
+  LockRef lock;              // the key as the scripts name it (a group member: "G@1")
   std::string owner;
   uint64_t start_event = 0;  // the script that set the first expiry
   int64_t start_us = 0;
@@ -97,7 +97,7 @@ struct RecordedLease {
   End end = End::Open;
   int64_t lease_ms = 0;      // of the last script that set the expiry
   int64_t expire_server_ms = 0;
-  std::string reset_by;      // ServerReset: "redis_restart" or "failover"
+  Op reset_by = Op::None;    // ServerReset: redis_restart or failover
   bool data_kept = false;    // ServerReset by a restart that kept the data
   // Expired while its owner still believed it held the lock: the owner's
   // believed hold, as an index into HistoryRecording::holds (-1: none).
@@ -118,7 +118,7 @@ struct RecordedOverlap {
 };
 
 struct RecordedFault {
-  std::string kind;          // pause, partition, crash, clock_jump, lost, redis_restart, server_clock_jump, failover
+  Op op = Op::None;          // its Fault event's: pause, partition, crash, clock_jump (a server's when server >= 0), lost, ...
   int client = -1;           // the client it hit (-1: a server fault)
   int server = -1;           // the server it hit (-1: a client fault)
   int64_t start_us = 0;
@@ -127,13 +127,19 @@ struct RecordedFault {
   uint64_t end_event = 0;    // resume / heal / restart (0: as announced)
   bool instant = false;
   std::string label;         // "pause 41.0 s", "clock +45.0 s", "lost reply"
+  LostMessage::What lost = LostMessage::What::None;  // a lost message's kind (None: not a lost message, or not said)
 };
+
+// The fault's name in reports: its op's, "server_clock_jump" for a server's clock jump.
+inline std::string_view recorded_fault_name(const RecordedFault& f) {
+  return f.op == Op::ClockJump && f.server >= 0 ? std::string_view("server_clock_jump") : op_name(f.op);
+}
 
 // One waiter's stay in a fair lock's line.
 struct RecordedLineStay {
   enum class Left { Granted, Purged, GaveUp, Removed, ServerReset, Open };
-  std::string lock;
-  std::string owner;
+  LockRef lock;
+  OwnerId owner;
   int client = -1;
   uint64_t join_event = 0;   // the script that put it in the line
   int64_t join_us = 0;
@@ -198,8 +204,8 @@ struct HistoryRecording {
   std::map<int, ClientClock> clocks;   // clients seen in the window
   std::set<int> clients;               // every client that appears in the window
   std::set<int> servers;
-  std::set<std::string> fair_locks;    // fair locks with a line in the window
-  std::set<std::string> locks;         // every lock an event of the window names
+  std::set<LockRef> fair_locks;        // fair locks with a line in the window
+  std::set<LockRef> locks;             // every lock an event of the window names
   uint64_t overlaps_in_history = 0;    // overlaps found up to the window's end, in it or not
   RunSeries series;                    // of the window's events
 };
@@ -254,7 +260,7 @@ class ReadingRecorder {
   std::map<int, int64_t> server_offset_us_;                          // server clock minus true time
   std::map<std::string, std::vector<size_t>> stays_of_;             // fair lock -> its line's stays, head first
   std::map<std::string, uint64_t> line_version_;                     // fair lock -> version last seen
-  std::map<std::pair<int, std::string>, std::vector<size_t>> open_fault_;  // (client, closing op) -> spans
+  std::map<std::pair<int, Op>, std::vector<size_t>> open_fault_;  // (client, closing op) -> spans
   // Items that ended before the window (dropped at finish()).
   std::vector<char> dead_holds_, dead_waits_, dead_leases_, dead_stays_, dead_overlaps_;
   std::map<std::string, int> client_of_owner_;
@@ -268,7 +274,7 @@ HistoryRecording record_history(const std::vector<Event>& history, const CheckCo
                                 uint64_t to_id = ReadingRecorder::kNoEnd);
 
 // Whether `name` is `lock` or one of its group's members on a server ("L@2").
-bool is_lock_or_member(const std::string& name, const std::string& lock);
+bool is_lock_or_member(const LockRef& name, const std::string& lock);
 // Keeps only what concerns `lock` (and its members): holds, waits, leases,
 // line stays and the overlaps between kept holds; faults and clocks stay.
 void keep_only_lock(HistoryRecording* recording, const std::string& lock);

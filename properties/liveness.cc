@@ -14,7 +14,7 @@ void LivenessChecker::on_event(const Event& e) {
   ctx_.feed(e);
   switch (e.kind) {
     case EventKind::Invoke:
-      if (ctx_->facts().acquire_op()) {
+      if (is_acquire(e.op)) {
         if (auto old = waiters_.find(e.op_id); old != waiters_.end()) erase_waiter(old);  // an op_id reused
         auto [it, added] =
             waiters_.try_emplace(e.op_id, Waiter{ctx_->line().owner_name(e.owner), e.lock, e.client, e.id, e.true_us,
@@ -31,7 +31,7 @@ void LivenessChecker::on_event(const Event& e) {
     case EventKind::Info: {
       auto it = waiters_.find(e.op_id);
       if (e.op_id == 0 || it == waiters_.end()) break;
-      if (e.detail != "crashed") check_budget(it->second, e.true_us, e.id, true);
+      if (e.reason != EndReason::Crashed) check_budget(it->second, e.true_us, e.id, true);
       erase_waiter(it);
       break;
     }
@@ -52,12 +52,12 @@ void LivenessChecker::on_event(const Event& e) {
       break;
     }
     case EventKind::Fault:
-      if (e.op == "crash") {
+      if (e.op == Op::Crash) {
         locks_.for_each([&](PerLock& lock) {
           std::erase_if(lock.waiters, [&](const Waiter* w) { return w->client == e.target; });
         });
         std::erase_if(waiters_, [&](const auto& kv) { return kv.second.client == e.target; });
-      } else if (e.op == "redis_restart" && e.detail.empty()) {
+      } else if (e.op == Op::RedisRestart && e.persistence == Persistence::None) {
         // Data lost: every lock seen on that server is free now (a restart
         // with persistence keeps them; a multi-lock group's own name is on
         // no server).
@@ -101,7 +101,9 @@ void LivenessChecker::check_budget(const Waiter& w, int64_t now_us, uint64_t com
     v.true_us.push_back(now_us);
   }
   v.owners = {w.owner};
-  v.blamed_fault = blame(w, now_us);
+  v.facts.named_ids = {w.invoke_event};
+  v.facts.bound_ms = bound_ms;
+  v.set_blame(blame(w, now_us));
   v.scope = scope_of(w);
   report(std::move(v));
 }
@@ -188,7 +190,7 @@ FaultScope LivenessChecker::scope_of(const Waiter& w) const {
   return scope;
 }
 
-std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
+Blame LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
   // Rank: lower is a better explanation.
   //  0  its own client lost a wake-up or a subscription;
   //  1  a waiter ahead of it in the fair line crashed, was cut off, lost a
@@ -199,33 +201,30 @@ std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
   //  4  a server fault.
   // A lost message matters only when it concerns this lock.
   const std::string lock = w.lock;
-  auto about_lock = [&lock](const ClientFault& f) {
-    const std::string& d = f.detail;
-    return d.find("{" + lock + "}") != std::string::npos ||
-           (d.size() > lock.size() && d.compare(d.size() - lock.size() - 1, std::string::npos, " " + lock) == 0);
-  };
+  // (A call's lock, or the lock a channel belongs to: traces/lost_message.h.)
+  auto about_lock = [&lock](const ClientFault& f) { return !f.lost.lock.empty() && f.lost.lock == lock; };
   auto own_rank = [&](const ClientFault& f) -> int {
-    if (f.kind == "lost" && !about_lock(f)) return -1;
-    if (f.kind == "lost" && (f.detail.rfind("message ", 0) == 0 || f.detail.rfind("subscribe", 0) == 0)) return 0;
-    if (f.kind == "lost" || f.kind == "partition") return 2;
-    if (f.kind == "lost_reply") return 3;
+    if (is_lost(f.kind) && !about_lock(f)) return -1;
+    if (f.kind == FaultKind::LostMessage || f.kind == FaultKind::LostSubscribe) return 0;
+    if (is_lost(f.kind) || f.kind == FaultKind::Partition) return 2;
+    if (f.kind == FaultKind::RequestTimeout) return 3;
     return -1;
   };
   // Among the faults of waiters ahead: lower is worse for the line.
   auto ahead_rank = [&](const ClientFault& f) -> int {
-    if (f.kind == "crash" || f.kind == "partition") return 0;
-    if (f.kind == "lost" && about_lock(f)) return 1;
-    if (f.kind == "lost_reply") return 2;
-    if (f.kind == "pause" && f.duration_ms >= 1000) return 3;
+    if (f.kind == FaultKind::Crash || f.kind == FaultKind::Partition) return 0;
+    if (is_lost(f.kind) && about_lock(f)) return 1;
+    if (f.kind == FaultKind::RequestTimeout) return 2;
+    if (f.kind == FaultKind::Pause && f.duration_ms >= 1000) return 3;
     return -1;
   };
   int best_rank = 99;
-  std::string best;
+  Blame best;
   for (const ClientFault& f : ctx_->faults().faults_between(w.client, w.invoke_us, now_us)) {
     const int rank = own_rank(f);
     if (rank >= 0 && rank < best_rank) {
       best_rank = rank;
-      best = describe_client_fault(w.client, f) + " while " + w.owner.str() + " waited";
+      best = {describe_client_fault(w.client, f) + " while " + w.owner.str() + " waited", {f.event_id}};
     }
   }
   if (best_rank > 1) {
@@ -243,14 +242,15 @@ std::string LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
         if (rank < 0 || rank >= best_ahead) continue;
         best_ahead = rank;
         best_rank = 1;
-        best = describe_client_fault(client, f) + ", while " + ahead.owner.str() + " was ahead of " + w.owner.str() +
-               " in the line (a head that leaves or is purged wakes nobody)";
+        best = {describe_client_fault(client, f) + ", while " + ahead.owner.str() + " was ahead of " +
+                    w.owner.str() + " in the line (a head that leaves or is purged wakes nobody)",
+                {f.event_id}};
       }
     }
   }
-  if (best.empty()) {
+  if (best.text.empty()) {
     for (const ClientFault& f : ctx_->faults().server_faults_between(w.invoke_us, now_us))
-      return "server " + f.kind + " at event #" + std::to_string(f.event_id);
+      return {"server " + std::string(fault_log_name(f.kind)) + " at event #" + std::to_string(f.event_id), {f.event_id}};
   }
   return best;
 }
@@ -282,7 +282,10 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
     v.event_ids = {w.invoke_event, lock.free_event};
     v.true_us = {w.invoke_us, lock.free_since_us};
     v.owners = {w.owner};
-    v.blamed_fault = blame(w, now_us);
+    v.facts.named_ids = {lock.free_event};
+    v.facts.bound_ms = config().free_lock_bound_ms;
+    v.facts.free_since_event = lock.free_event;
+    v.set_blame(blame(w, now_us));
     v.scope = scope_of(w);
     report(std::move(v));
   }
@@ -292,7 +295,7 @@ void LivenessChecker::check_wake_up(const Event& e, PerLock& lock) {
   // A polling design publishes nothing: its waiters come back on their own.
   if (config().wake.mode != WakeMode::PubSub || !ctx_->facts().script_is(ScriptKind::RlockRelease)) return;
   const bool replay = !e.request_id.empty() && lock.release_ids.seen_before(e.request_id);
-  if (replay || e.reply != "1") return;
+  if (replay || !e.reply.is(1)) return;
   const std::string channel = LockKeys::channel(e.lock);
   const bool woke = std::any_of(e.published.begin(), e.published.end(), [&](const std::string& p) {
     return p.size() > channel.size() && p.compare(0, channel.size() + 1, channel + " ") == 0;
@@ -302,7 +305,7 @@ void LivenessChecker::check_wake_up(const Event& e, PerLock& lock) {
   v.lock = e.lock;
   std::string got;
   for (const std::string& p : e.published) got += (got.empty() ? "" : ", ") + p;
-  v.message = "release by " + e.owner + " answered 1 (released) but published " +
+  v.message = "release by " + e.owner.str() + " answered 1 (released) but published " +
               (got.empty() ? std::string("nothing") : "only [" + got + "]") + " instead of a wake-up on " + channel +
               ": waiters sleep until their poll";
   v.event_ids = {e.id};

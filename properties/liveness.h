@@ -56,7 +56,7 @@ class LivenessChecker : public Checker {
   struct PerLock;  // below
   struct Waiter {
     OwnerName owner;  // in the mirror's owner table (FairLineMirror::owner_name)
-    std::string lock;
+    LockRef lock;
     int client = -1;
     uint64_t invoke_event = 0;
     int64_t invoke_us = 0;
@@ -90,7 +90,7 @@ class LivenessChecker : public Checker {
   // Forgets a pending acquire (waiters_ and its lock's waiters).
   void erase_waiter(std::map<uint64_t, Waiter>::iterator it);
   // The fault that can explain why w is still waiting at now_us, or "".
-  std::string blame(const Waiter& w, int64_t now_us) const;
+  Blame blame(const Waiter& w, int64_t now_us) const;
   FaultScope scope_of(const Waiter& w) const;
 
   CheckerContext ctx_;

@@ -19,8 +19,7 @@ void MutualExclusionChecker::on_event(const Event& e) {
       if (e.server >= 0) {
         if (info.group == nullptr) {
           // A group member "<group>@<server>" counts for its group.
-          const auto at = e.lock.rfind('@');
-          info.group = &groups_[at == std::string::npos ? e.lock : e.lock.substr(0, at)];
+          info.group = &groups_[std::string(e.lock.group())];
         }
         if (info.group->servers.size() < 64) info.group->servers.insert(e.server);
         const EventFacts& f = ctx_->facts();
@@ -37,12 +36,13 @@ void MutualExclusionChecker::on_event(const Event& e) {
           Violation v;
           v.lock = e.lock;
           v.message = "believed holds overlap: " + other.owner + " (client " + std::to_string(other.hold.client) +
-                      ") holds since event #" + std::to_string(other.hold.start_event) + " and " + e.owner +
+                      ") holds since event #" + std::to_string(other.hold.start_event) + " and " + e.owner.str() +
                       " (client " + std::to_string(e.client) + ") acquired at event #" + std::to_string(e.id);
           v.event_ids = {other.hold.start_event, e.id};
           v.true_us = {other.hold.start_us, e.true_us};
           v.owners = {other.owner, e.owner};
-          v.blamed_fault = blame(other.hold, other.owner, e.lock, e.true_us);
+          v.facts.named_ids = {other.hold.start_event, e.id};
+          v.set_blame(blame(other.hold, other.owner, e.lock, e.true_us));
           // Faults of the two clients and of the servers since the earlier
           // holder asked for the lock may explain it: a pause or a lost reply
           // longer than what was left of the lease (the acquirer's too: a group
@@ -61,7 +61,7 @@ void MutualExclusionChecker::on_event(const Event& e) {
             v.scope.server_list.assign(group->second.servers.begin(), group->second.servers.end());
           report(std::move(v));
         }
-      } else if (ctx_->facts().op == OpName::ForceUnlock && e.value == 1) {
+      } else if (e.op == Op::ForceUnlock && e.value == 1) {
         last_force_unlock_[e.lock] = {e.id, e.true_us, e.client};
       }
       break;
@@ -106,10 +106,10 @@ std::string MutualExclusionChecker::blame_server(const Hold& earlier, const std:
   for (const ClientFault& f : faults) {
     if (group != groups_.end() && f.server >= 0 && !group->second.servers.count(f.server)) continue;
     int rank = 99;
-    if (f.kind == "redis_restart" && f.detail.find("persistence always") == std::string::npos) rank = 0;
-    else if (f.kind == "failover") rank = 1;
-    else if (f.kind == "redis_restart" && f.duration_ms > 0) rank = 2;
-    else if (f.kind == "server_clock_jump" && f.duration_ms > 0) rank = 3;
+    if (f.kind == FaultKind::RedisRestart && f.persistence != Persistence::Always) rank = 0;
+    else if (f.kind == FaultKind::Failover) rank = 1;
+    else if (f.kind == FaultKind::RedisRestart && f.duration_ms > 0) rank = 2;
+    else if (f.kind == FaultKind::ServerClockJump && f.duration_ms > 0) rank = 3;
     if (rank > best_rank) continue;
     if (rank < best_rank) {
       best_rank = rank;
@@ -142,8 +142,10 @@ std::string MutualExclusionChecker::blame_server(const Hold& earlier, const std:
 // Picks the fault that best explains how `earlier` lost the lock before now:
 // a pause or partition longer than the lease first, then server restarts and
 // server clock jumps, then shorter pauses/partitions and lost replies.
-std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string& owner, const std::string& lock,
-                                          int64_t now_us) const {
+// Only a force-unlock's sentence names an event; the others name durations
+// and times.
+Blame MutualExclusionChecker::blame(const Hold& earlier, const std::string& owner, const std::string& lock,
+                                    int64_t now_us) const {
   const int64_t lease_ms = earlier.lease_ms >= 0 ? earlier.lease_ms : config().default_lease_ms;
   const std::string lease_text = "lease " + format_ms(lease_ms);
   const std::string who = "client " + std::to_string(earlier.client);
@@ -154,42 +156,45 @@ std::string MutualExclusionChecker::blame(const Hold& earlier, const std::string
   int lost_replies = 0;
   const ClientFault* clock_jump = nullptr;
   for (const ClientFault& f : faults) {
-    if (f.kind == "pause" && (!longest_pause || f.duration_ms > longest_pause->duration_ms)) longest_pause = &f;
-    if (f.kind == "partition" && (!longest_partition || f.duration_ms > longest_partition->duration_ms))
+    if (f.kind == FaultKind::Pause && (!longest_pause || f.duration_ms > longest_pause->duration_ms)) longest_pause = &f;
+    if (f.kind == FaultKind::Partition && (!longest_partition || f.duration_ms > longest_partition->duration_ms))
       longest_partition = &f;
-    if (f.kind == "lost_reply") ++lost_replies;
-    if (f.kind == "clock_jump") clock_jump = &f;
+    if (f.kind == FaultKind::RequestTimeout) ++lost_replies;
+    if (f.kind == FaultKind::ClientClockJump) clock_jump = &f;
   }
   if (longest_pause && longest_pause->duration_ms > lease_ms)
-    return who + " paused " + format_ms(longest_pause->duration_ms) + " > " + lease_text;
+    return {who + " paused " + format_ms(longest_pause->duration_ms) + " > " + lease_text, {}};
   if (longest_partition && longest_partition->duration_ms > lease_ms)
-    return who + " partitioned " + format_ms(longest_partition->duration_ms) + " > " + lease_text;
-  if (std::string server = blame_server(earlier, owner, lock, now_us); !server.empty()) return server;
+    return {who + " partitioned " + format_ms(longest_partition->duration_ms) + " > " + lease_text, {}};
+  if (std::string server = blame_server(earlier, owner, lock, now_us); !server.empty()) return {server, {}};
   if (auto fu = last_force_unlock_.find(lock);
       fu != last_force_unlock_.end() && fu->second.true_us >= earlier.start_us)
-    return "client " + std::to_string(fu->second.client) + " force-unlocked it at event #" +
-           std::to_string(fu->second.event_id);
+    return {"client " + std::to_string(fu->second.client) + " force-unlocked it at event #" +
+                std::to_string(fu->second.event_id),
+            {fu->second.event_id}};
   if (earlier.lease_ms >= 0 && now_us - earlier.start_us > ms_to_us(earlier.lease_ms))
-    return who + " kept a hold with explicit " + lease_text + " for " +
-           format_ms((now_us - earlier.start_us) / 1000);
+    return {who + " kept a hold with explicit " + lease_text + " for " + format_ms((now_us - earlier.start_us) / 1000),
+            {}};
   // The explicit lease runs on the server from the grant, before the client
   // heard of it: by server time it may be over although the client's hold
   // is not yet lease ms old.
   const LockInfo* info = lock_info_.find(ctx_->locks().find(lock));
   if (earlier.lease_ms >= 0 && earlier.granted_server_ms != INT64_MIN && info != nullptr && info->script_seen &&
       info->server_ms > sat_add(earlier.granted_server_ms, earlier.lease_ms))
-    return who + " kept a hold with explicit " + lease_text + " past its expiry on the server (granted at server " +
-           std::to_string(earlier.granted_server_ms) + " ms, taken by another owner at server " +
-           std::to_string(info->server_ms) + " ms)";
+    return {who + " kept a hold with explicit " + lease_text + " past its expiry on the server (granted at server " +
+                std::to_string(earlier.granted_server_ms) + " ms, taken by another owner at server " +
+                std::to_string(info->server_ms) + " ms)",
+            {}};
   if (longest_pause)
-    return who + " paused " + format_ms(longest_pause->duration_ms) + " (" + lease_text +
-           ", renewal every " + format_ms(lease_ms / 3) + ")";
+    return {who + " paused " + format_ms(longest_pause->duration_ms) + " (" + lease_text + ", renewal every " +
+                format_ms(lease_ms / 3) + ")",
+            {}};
   if (longest_partition)
-    return who + " partitioned " + format_ms(longest_partition->duration_ms) + " (" + lease_text + ")";
+    return {who + " partitioned " + format_ms(longest_partition->duration_ms) + " (" + lease_text + ")", {}};
   if (lost_replies > 0)
-    return who + " lost " + std::to_string(lost_replies) + " replies (renewals did not get through)";
-  if (clock_jump) return who + "'s clock jumped " + format_ms(clock_jump->duration_ms);
-  return "";
+    return {who + " lost " + std::to_string(lost_replies) + " replies (renewals did not get through)", {}};
+  if (clock_jump) return {who + "'s clock jumped " + format_ms(clock_jump->duration_ms), {}};
+  return {};
 }
 
 }  // namespace locksim

@@ -58,7 +58,7 @@ class MutualExclusionChecker : public Checker {
     int client = -1;
   };
 
-  std::string blame(const Hold& earlier, const std::string& owner, const std::string& lock, int64_t now_us) const;
+  Blame blame(const Hold& earlier, const std::string& owner, const std::string& lock, int64_t now_us) const;
   std::string blame_server(const Hold& earlier, const std::string& owner, const std::string& lock,
                            int64_t now_us) const;
 

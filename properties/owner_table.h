@@ -19,6 +19,7 @@
 
 #include "model/key_hash.h"
 #include "properties/name_equal.h"
+#include "traces/owner_id.h"
 
 namespace locksim {
 
@@ -40,6 +41,7 @@ class OwnerName {
   friend bool operator==(const OwnerName& a, std::string_view b) { return same_name(*a.name_, b); }
   friend bool operator==(const OwnerName& a, const std::string& b) { return same_name(*a.name_, b); }
   friend bool operator==(const OwnerName& a, const char* b) { return *a.name_ == b; }
+  friend bool operator==(const OwnerName& a, const OwnerId& b) { return same_name(*a.name_, b.str()); }
 
  private:
   friend class OwnerTable;

@@ -4,6 +4,7 @@
 
 #include "properties/fault_log.h"
 #include "properties/saturating_time.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 
@@ -17,7 +18,7 @@ void ReentrancyChecker::violation(const Event& e, std::string message, std::vect
   v.event_ids = std::move(ids);
   v.true_us = std::move(times);
   v.owners = {e.owner};
-  v.blamed_fault = rollback_;
+  v.set_blame(rollback_);
   // A server that lost or rolled back its data may make the counts disagree;
   // so may the owner's client, whose retried release a pause, a partition
   // or lost messages hold back past its latch's lifetime.
@@ -37,11 +38,11 @@ void ReentrancyChecker::on_event(const Event& e) {
       on_script(e);
       break;
     case EventKind::Ok:
-      if (ctx_->facts().acquire_op() && e.value == 1) {
+      if (is_acquire(e.op) && e.value == 1) {
         Count& c = slot_of(counts_, lock_owner());
         c.client = e.client;
         ++c.count;
-      } else if (ctx_->facts().op == OpName::Unlock) {
+      } else if (e.op == Op::Unlock) {
         // Judge by the count when the unlock was invoked (a hold_lost notice
         // may arrive while the release is in flight).
         auto snap = unlock_snapshots_.find(e.op_id);
@@ -50,7 +51,7 @@ void ReentrancyChecker::on_event(const Event& e) {
         if (absent_lock_releases_.erase(e.op_id) > 0) at_invoke.unknown = true;
         if (!at_invoke.unknown) {
           if (at_invoke.count == 0) {
-            violation(e, "unlock by " + e.owner + ", which holds nothing, answered " + std::to_string(e.value) +
+            violation(e, "unlock by " + e.owner.str() + ", which holds nothing, answered " + std::to_string(e.value) +
                              " instead of illegal monitor state");
           } else if (at_invoke.count > 1 && e.value != 0) {
             violation(e, "unlock of a hold nested " + std::to_string(at_invoke.count) + " deep answered " +
@@ -68,45 +69,46 @@ void ReentrancyChecker::on_event(const Event& e) {
       }
       break;
     case EventKind::Invoke:
-      if (ctx_->facts().op == OpName::Unlock) {
+      if (e.op == Op::Unlock) {
         auto it = counts_.find(lock_owner());
         unlock_snapshots_[e.op_id] = it != counts_.end() ? it->second : Count{e.client, 0, false};
       }
       break;
     case EventKind::Fail:
-      if (ctx_->facts().op == OpName::Unlock) {
+      if (e.op == Op::Unlock) {
         erase_key(counts_, lock_owner());  // illegal monitor state: nothing held
         unlock_snapshots_.erase(e.op_id);
       }
       break;
     case EventKind::Info:
-      if (ctx_->facts().op == OpName::Unlock) {
+      if (e.op == Op::Unlock) {
         unlock_snapshots_.erase(e.op_id);  // outcome unknown
         auto it = counts_.find(lock_owner());
         if (it != counts_.end()) it->second.unknown = true;
-      } else if (ctx_->facts().op == OpName::HoldLost) {
+      } else if (e.op == Op::HoldLost) {
         erase_key(counts_, lock_owner());
-      } else if (ctx_->facts().acquire_op() && e.detail == "timeout") {
+      } else if (is_acquire(e.op) && e.reason == EndReason::Timeout) {
         Count& c = slot_of(counts_, lock_owner());
         c.client = e.client;
         c.unknown = true;
       }
       break;
     case EventKind::Fault:
-      if (e.op == "crash") {
+      if (e.op == Op::Crash) {
         std::erase_if(counts_, [&](const auto& kv) { return kv.second.client == e.target; });
         std::erase_if(unlock_snapshots_, [&](const auto& kv) { return kv.second.client == e.target; });
       } else if (resets_server_state(e)) {  // restart or failover
-        if (e.op == "redis_restart" && e.detail.empty()) {  // without persistence: every key is gone
+        if (e.op == Op::RedisRestart && e.persistence == Persistence::None) {  // without persistence: every key is gone
           std::erase_if(server_, [&](const auto& kv) { return server_of_key(kv.first) == e.target; });
         } else {  // kept (persistence) or a replica's older copy: unknown until the next script shows it
           for (auto& [key, lock] : server_)
             if (server_of_key(key) == e.target) lock.unknown = true;
         }
-        if (e.op == "failover") {
+        if (e.op == Op::Failover) {
           // The promoted replica may hold older counts: later count mismatches are its doing.
-          rollback_ = "server " + std::to_string(e.target) + " failed over to its replica at event #" +
-                      std::to_string(e.id) + " (" + e.detail + "); the hold counts rolled back";
+          rollback_ = {"server " + std::to_string(e.target) + " failed over to its replica at event #" +
+                           std::to_string(e.id) + " (" + detail_text(e) + "); the hold counts rolled back",
+                       {e.id}};
         }
         for (auto& [k, c] : counts_) c.unknown = true;  // holds vanished with the data
       }
@@ -131,8 +133,8 @@ void ReentrancyChecker::on_script(const Event& e) {
     if (first != nullptr) {
       latch_replay = true;
       if (first->reply != e.reply)
-        violation(e, "retried release " + e.request_id + " answered " + e.reply + " but the first answered " +
-                         first->reply, {first->event_id}, {first->true_us});
+        violation(e, "retried release " + e.request_id + " answered " + e.reply.to_text() + " but the first answered " +
+                         first->reply.to_text(), {first->event_id}, {first->true_us});
       for (const std::string& h : e.holders_after)
         if (!names_contain(s.holders, h))
           violation(e, "retried release " + e.request_id + " changed the owners (added " + h + ")",
@@ -145,21 +147,21 @@ void ReentrancyChecker::on_script(const Event& e) {
           absent_lock_releases_.erase(absent_lock_releases_.begin());
       }
       if (!names_contain(s.holders, e.owner) && !fair_absent && !s.holders.empty() && !facts.reply_nil)
-        violation(e, "release by non-owner " + e.owner + " (held by " + s.holders.front() + ") answered " +
-                         e.reply + " instead of nil (not owned)");
+        violation(e, "release by non-owner " + e.owner.str() + " (held by " + s.holders.front() + ") answered " +
+                         e.reply.to_text() + " instead of nil (not owned)");
       else if (!names_contain(s.holders, e.owner) && s.holders.empty() && facts.script_is(ScriptKind::RlockRelease) &&
                !facts.reply_nil)
-        violation(e, "release by " + e.owner + " of a free lock answered " + e.reply + " instead of nil (not owned)");
+        violation(e, "release by " + e.owner.str() + " of a free lock answered " + e.reply.to_text() + " instead of nil (not owned)");
       if (!names_contain(s.holders, e.owner))
         for (const std::string& h : e.holders_after)
           if (!names_contain(s.holders, h))
-            violation(e, "release by non-owner " + e.owner + " changed the owners (added " + h + ")");
+            violation(e, "release by non-owner " + e.owner.str() + " changed the owners (added " + h + ")");
       // What a lock that is not reentrant promises instead of hold counts:
       // a release by a non-owner leaves the holder in place.
       if (!config().reentrant && !names_contain(s.holders, e.owner))
         for (const std::string& h : s.holders)
           if (!names_contain(e.holders_after, h))
-            violation(e, "release by non-owner " + e.owner + " changed the owners (removed " + h +
+            violation(e, "release by non-owner " + e.owner.str() + " changed the owners (removed " + h +
                              ", which held the lock)");
       if (config().reentrant) s.releases.add(e.request_id, Release{e.reply, e.id, e.true_us});
     }

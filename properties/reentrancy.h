@@ -62,7 +62,7 @@ class ReentrancyChecker : public Checker {
     bool unknown = false;
   };
   struct Release {  // the first execution of a release request id
-    std::string reply;
+    EventReply reply;
     uint64_t event_id = 0;
     int64_t true_us = 0;
   };
@@ -82,7 +82,7 @@ class ReentrancyChecker : public Checker {
   std::unordered_map<uint64_t, ServerLock> server_;  // server_lock_key(server, context lock id)
   std::unordered_map<uint64_t, Count> unlock_snapshots_;  // unlock op_id -> count at invoke
   std::set<uint64_t> absent_lock_releases_;                      // fair releases of an absent lock
-  std::string rollback_;  // the latest failover: the cause of count mismatches after it
+  Blame rollback_;  // the latest failover: the cause of count mismatches after it
 };
 
 }  // namespace locksim

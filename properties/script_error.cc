@@ -3,12 +3,12 @@
 namespace locksim {
 
 void ScriptErrorChecker::on_event(const Event& e) {
-  if (e.kind != EventKind::Script || e.reply.compare(0, 7, "error: ") != 0) return;
-  if (e.detail == kDeclaredReplyDetail) return;
+  if (e.kind != EventKind::Script || !e.reply.is_error()) return;
+  if (e.error_declared) return;
   Violation v;
   v.lock = e.lock;
-  v.message = e.script + " by " + e.owner + " on server " + std::to_string(e.server) +
-              " answered an error: " + e.reply.substr(7) +
+  v.message = e.script + " by " + e.owner.str() + " on server " + std::to_string(e.server) +
+              " answered an error: " + e.reply.text +
               " (a lock script never errors in normal operation; a pack may declare an error part of its "
               "conventions in its manifest)";
   v.event_ids = {e.id};

@@ -26,7 +26,7 @@ void tally_violation(ResultTally* tally, const Violation& v, bool advisory) {
 }
 
 nlohmann::json violation_to_json(const Violation& v) {
-  return {{"property", v.property},   {"lock", v.lock},         {"message", visible_text(v.message)},
+  return {{"property", v.property},   {"lock", v.lock.name()},         {"message", visible_text(v.message)},
           {"event_ids", v.event_ids}, {"true_us", v.true_us},   {"owners", v.owners},
           {"blamed_fault", visible_text(v.blamed_fault)}, {"detected_at_event", v.detected_at_event},
           {"explained", v.explained()}, {"cause", cause_to_json(v.cause)}};
@@ -47,7 +47,7 @@ std::string format_ms(int64_t ms) {
 
 std::string Violation::to_string() const {
   std::string out = property;
-  if (!lock.empty()) out += " [" + lock + "]";
+  if (!lock.empty()) out += " [" + lock.name() + "]";
   out += ": " + message;
   if (!event_ids.empty()) {
     out += " (events";

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "properties/cause.h"
+#include "traces/lock_ref.h"
 
 namespace locksim {
 
@@ -46,14 +47,39 @@ void tally_violation(struct ResultTally* tally, const Violation& v, bool advisor
 // holds it already gives its cause (reports/timeline.h violation_subtitle).
 inline constexpr std::string_view kCauseMark = "; cause: ";
 
+// What a violation's sentences state that code reads, as data beside them
+// (no consumer searches a sentence): the events each names, and the figures
+// a report draws. A checker sets them where it writes its sentences;
+// tests/properties/violation_facts_test.cc checks, over many runs, that
+// named_ids and blamed_ids are exactly the "#<id>" the sentences write.
+struct ViolationFacts {
+  std::vector<uint64_t> named_ids;    // the events the message names ("at event #17"), in its order
+  std::vector<uint64_t> blamed_ids;   // the events the blamed fault names, in its order
+  int64_t bound_ms = -1;              // liveness: the bound a wait passed (-1: none)
+  uint64_t free_since_event = 0;      // liveness: the event since which the server showed the lock free (0: none)
+  int64_t polls = -1;                 // busy_poll: the storm's polls (-1: none)
+  int64_t polls_per_s = -1;           // busy_poll: their rate, as the message writes it (-1: none)
+  std::string line_head;              // busy_poll: the owner heading the line it polled behind ("": none named)
+  bool operator==(const ViolationFacts&) const = default;
+};
+
+// A checker's guess at the fault behind a violation: its sentence and the
+// events the sentence names ("client 2 partitioned for 1 200 ms at event
+// #17": {17}). Empty text: nothing to blame.
+struct Blame {
+  std::string text;
+  std::vector<uint64_t> event_ids;
+};
+
 struct Violation {
   std::string property;               // one of property::k*
-  std::string lock;                   // lock concerned ("" if none)
+  LockRef lock;                       // lock concerned (empty if none; a group member's group: lock.group())
   std::string message;                // one-sentence explanation
   std::vector<uint64_t> event_ids;    // evidence, in history order
   std::vector<int64_t> true_us;       // true time of each evidence event
   std::vector<std::string> owners;    // owners involved
   std::string blamed_fault;           // the checker's guess at the fault that made it possible, or ""
+  ViolationFacts facts;               // what the message and blamed_fault state, as data
   FaultScope scope;                   // which faults may explain it (default: none, a protocol violation)
   Cause cause;                        // what re-runs without faults showed (properties/cause_search.h)
   uint64_t detected_at_event = 0;     // id of the event at which it was found
@@ -61,6 +87,11 @@ struct Violation {
 
   // Explained: a confirmed cause (re-runs showed a fault it permits was needed).
   bool explained() const { return cause.confirmed(); }
+  // Sets blamed_fault and the events it names.
+  void set_blame(Blame b) {
+    blamed_fault = std::move(b.text);
+    facts.blamed_ids = std::move(b.event_ids);
+  }
   // "property [lock]: message (events #1 @1.000s, #7 @31.200s); blamed: ...;
   // cause: confirmed by 5 re-runs: ..." (the cause once searched, or why not).
   std::string to_string() const;

@@ -18,15 +18,15 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
       on_script(e);
       break;
     case EventKind::Invoke:
-      if (ctx_->facts().acquire_op()) {
+      if (is_acquire(e.op)) {
         pending_[e.op_id] = {e.lease_ms, e.true_us};
-      } else if (ctx_->facts().op == OpName::Unlock) {
+      } else if (e.op == Op::Unlock) {
         auto it = owners_.find(lock_owner());
         if (it != owners_.end() && it->second.count > 0) --it->second.count;
       }
       break;
     case EventKind::Ok:
-      if (ctx_->facts().acquire_op() && e.value == 1) {
+      if (is_acquire(e.op) && e.value == 1) {
         auto p = pending_.find(e.op_id);
         const int64_t lease_ms = p == pending_.end() ? e.lease_ms : p->second.lease_ms;
         OwnerState& s = slot_of(owners_, lock_owner());
@@ -42,7 +42,7 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
         s.lease_ms = lease_ms;
         if (lease_ms < 0) s.watchdog = true;
         else s.lease_expiry_us = sat_add(e.true_us, ms_to_us(lease_ms));
-      } else if (ctx_->facts().op == OpName::Unlock && e.value == 1) {
+      } else if (e.op == Op::Unlock && e.value == 1) {
         auto it = owners_.find(lock_owner());
         if (it != owners_.end() && it->second.count == 0) {
           it->second.released = true;
@@ -54,22 +54,22 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
       pending_.erase(e.op_id);
       break;
     case EventKind::Fail:
-      if (ctx_->facts().op == OpName::Unlock && e.detail.find("illegal monitor state") != std::string::npos) {
+      if (e.op == Op::Unlock && e.reason == EndReason::IllegalMonitorState) {
         on_hold_lost(e, "its unlock answered illegal monitor state");
       }
       pending_.erase(e.op_id);
       break;
     case EventKind::Info:
-      if (ctx_->facts().op == OpName::HoldLost) on_hold_lost(e, "hold_lost (renewal answered 0)");
-      else if (e.detail == "timeout" && ctx_->facts().acquire_op()) {
+      if (e.op == Op::HoldLost) on_hold_lost(e, "hold_lost (renewal answered 0)");
+      else if (e.reason == EndReason::Timeout && is_acquire(e.op)) {
         auto it = owners_.find(lock_owner());
         if (it != owners_.end()) it->second.counts_unknown = true;
       }
-      if (e.op_id != 0 && ctx_->facts().acquire_op()) pending_.erase(e.op_id);
+      if (e.op_id != 0 && is_acquire(e.op)) pending_.erase(e.op_id);
       break;
     case EventKind::Fault:
-      if (e.op == "crash") crashed_[e.target] = true;
-      if (e.op == "restart") crashed_[e.target] = false;
+      if (e.op == Op::Crash) crashed_[e.target] = true;
+      if (e.op == Op::Restart) crashed_[e.target] = false;
       break;
     default:
       break;
@@ -97,6 +97,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
       v.event_ids = {k.refresh_event, e.id};
       v.true_us = {k.refresh_us, e.true_us};
       v.owners = {holder};
+      v.facts.named_ids = {k.refresh_event};
       report(std::move(v));
       break;
     }
@@ -108,13 +109,14 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     const int64_t pttl_ms = *facts.reply_integer;
     Violation v;
     v.lock = e.lock;
-    v.message = "the lock key expires in " + format_ms(pttl_ms) + " (PTTL answered to " + e.owner +
+    v.message = "the lock key expires in " + format_ms(pttl_ms) + " (PTTL answered to " + e.owner.str() +
                 ") but its last acquire/renewal by " + k->refreshed_by + " at event #" +
                 std::to_string(k->refresh_event) + " set it to expire in " +
                 format_ms(sat_sub(k->expire_at_ms, e.server_ms)) + ": the expiry was not reset";
     v.event_ids = {k->refresh_event, e.id};
     v.true_us = {k->refresh_us, e.true_us};
     v.owners = {k->refreshed_by};
+    v.facts.named_ids = {k->refresh_event};
     report(std::move(v));
   }
 
@@ -132,7 +134,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
   if (renewed && !holders_contain(e, e.owner)) {
     Violation v;
     v.lock = e.lock;
-    v.message = "renewal by " + e.owner + " answered 1 but it does not hold the lock" +
+    v.message = "renewal by " + e.owner.str() + " answered 1 but it does not hold the lock" +
                 (e.holders_after.empty() ? std::string() : " (held by " + e.holders_after.front() + ")");
     v.event_ids = {e.id};
     v.true_us = {e.true_us};
@@ -149,22 +151,24 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     Violation v;
     v.lock = e.lock;
     v.message = std::string(renewed ? "renewal succeeded " : "a watchdog renewal was started ") +
-                format_ms((e.true_us - s.release_us) / 1000) + " after " + e.owner +
+                format_ms((e.true_us - s.release_us) / 1000) + " after " + e.owner.str() +
                 "'s final release completed at event #" + std::to_string(s.release_event) +
                 " (the watchdog was not cancelled)";
     v.event_ids = {s.release_event, e.id};
     v.true_us = {s.release_us, e.true_us};
     v.owners = {e.owner};
+    v.facts.named_ids = {s.release_event};
     report(std::move(v));
     os->second.released = false;  // one report per release
   } else if (!s.released && s.count > 0 && !s.watchdog && e.op_id > s.hold_op_floor) {
     Violation v;
     v.lock = e.lock;
-    v.message = "hold of " + e.owner + " taken with an explicit lease at event #" +
+    v.message = "hold of " + e.owner.str() + " taken with an explicit lease at event #" +
                 std::to_string(s.hold_event) + " was renewed by the watchdog";
     v.event_ids = {s.hold_event, e.id};
     v.true_us = {s.hold_start_us, e.true_us};
     v.owners = {e.owner};
+    v.facts.named_ids = {s.hold_event};
     report(std::move(v));
     os->second.watchdog = true;  // one report per hold
   }
@@ -188,12 +192,13 @@ void WatchdogExpiryChecker::on_hold_lost(const Event& e, const std::string& how)
   if (!faulted && !lease_ran_out) {
     Violation v;
     v.lock = e.lock;
-    v.message = e.owner + " (client " + std::to_string(s.client) + ") held the lock since event #" +
+    v.message = e.owner.str() + " (client " + std::to_string(s.client) + ") held the lock since event #" +
                 std::to_string(s.hold_event) + (s.watchdog ? " with the watchdog" : " with an explicit lease") +
                 " and no fault hit it, yet lost it: " + how;
     v.event_ids = {s.hold_event, e.id};
     v.true_us = {s.hold_start_us, e.true_us};
     v.owners = {e.owner};
+    v.facts.named_ids = {s.hold_event};
     v.scope.clients = FaultScope::Who::Listed;
     v.scope.client_list = {s.client};
     v.scope.client_from_us = s.hold_start_us;

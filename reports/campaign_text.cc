@@ -7,6 +7,7 @@
 #include "properties/violation.h"
 #include "search/shrink_divergence.h"
 #include "traces/byte_text.h"
+#include "traces/event_detail.h"
 #include "traces/trace_format.h"
 
 namespace locksim {
@@ -19,14 +20,14 @@ std::string format_event(const Event& e) {
   out += std::string(event_kind_name(e.kind));
   if (e.client >= 0) out += " c" + std::to_string(e.client);
   if (e.kind == EventKind::Fault) {
-    out += " " + e.op + " target=" + std::to_string(e.target);
+    out += " " + std::string(op_name(e.op)) + " target=" + std::to_string(e.target);
     if (e.duration_ms != 0) out += " " + format_ms(e.duration_ms);
     return visible_text(out);
   }
-  if (!e.op.empty() && e.kind != EventKind::Script) out += " " + e.op;
-  if (e.kind == EventKind::Script) out += " " + e.script + " -> " + e.reply;
-  if (!e.owner.empty()) out += " owner=" + e.owner;
-  if (!e.lock.empty()) out += " lock=" + e.lock;
+  if (e.op != Op::None && e.kind != EventKind::Script) out += " " + std::string(op_name(e.op));
+  if (e.kind == EventKind::Script) out += " " + e.script + " -> " + e.reply.to_text();
+  if (!e.owner.empty()) out += " owner=" + e.owner.str();
+  if (!e.lock.empty()) out += " lock=" + e.lock.name();
   if (e.op_id != 0) out += " op=" + std::to_string(e.op_id);
   if (e.kind == EventKind::Invoke) {
     if (e.wait_ms >= 0) out += " wait=" + std::to_string(e.wait_ms);
@@ -38,7 +39,7 @@ std::string format_event(const Event& e) {
     for (size_t i = 0; i < e.holders_after.size(); ++i) out += (i ? "," : "") + e.holders_after[i];
     out += "]";
   }
-  if (!e.detail.empty()) out += " (" + e.detail + ")";
+  if (has_detail_text(e)) out += " (" + detail_text(e) + ")";
   return visible_text(out);
 }
 

@@ -24,7 +24,7 @@ std::string ids_text(const std::vector<const Event*>& events) {
 std::string replies_text(const std::vector<const Event*>& run) {
   const bool same = std::all_of(run.begin(), run.end(), [&](const Event* r) { return r->reply == run.front()->reply; });
   if (!same) return "";
-  return std::string(run.size() == 1 ? ", answered " : ", each answered ") + run.front()->reply;
+  return std::string(run.size() == 1 ? ", answered " : ", each answered ") + run.front()->reply.to_text();
 }
 
 // What a run of offending renewals of one kind did, in words.
@@ -58,8 +58,8 @@ Item offence_item(const ReviewScene& s, const OffendingRenewal& o, const std::ve
   item.label_colour = kRed;
   item.bold = true;
   for (const Event* r : run) {
-    item.marks.push_back({s.X(r->true_us), "box", kOffenceInk, "#" + std::to_string(r->id) + " " + r->script + " " + r->lock +
-                                                            " by " + s.who(r->owner) + " -> " + r->reply + " at " +
+    item.marks.push_back({s.X(r->true_us), "box", kOffenceInk, "#" + std::to_string(r->id) + " " + r->script + " " + r->lock.name() +
+                                                            " by " + s.who(r->owner) + " -> " + r->reply.to_text() + " at " +
                                                             run_s(r->true_us),
                           12, 3});
   }
@@ -92,15 +92,15 @@ void add_retried_release(ReviewScene& s, const RetriedRelease& r) {
   Item item = s.bar(Category::Evidence, r.invoke_us, r.retry->true_us, 6, "none", kRed);
   item.style = "dashed";
   item.penwidth = 1.4;
-  item.label = "#" + std::to_string(r.retry->id) + " retried release -> " + r.retry->reply +
-               (r.first != nullptr ? " (the first, #" + std::to_string(r.first->id) + ", answered " + r.first->reply + ")"
+  item.label = "#" + std::to_string(r.retry->id) + " retried release -> " + r.retry->reply.to_text() +
+               (r.first != nullptr ? " (the first, #" + std::to_string(r.first->id) + ", answered " + r.first->reply.to_text() + ")"
                                    : std::string()) +
                ": " + r.reason;
   item.label_colour = kRed;
   item.bold = true;
   if (r.first != nullptr)
-    item.marks.push_back({s.X(r.first->true_us), "box", kRed, "#" + std::to_string(r.first->id) + " release -> " + r.first->reply, 12, 3});
-  item.marks.push_back({s.X(r.retry->true_us), "box", kRed, "#" + std::to_string(r.retry->id) + " retried release -> " + r.retry->reply, 12, 3});
+    item.marks.push_back({s.X(r.first->true_us), "box", kRed, "#" + std::to_string(r.first->id) + " release -> " + r.first->reply.to_text(), 12, 3});
+  item.marks.push_back({s.X(r.retry->true_us), "box", kRed, "#" + std::to_string(r.retry->id) + " retried release -> " + r.retry->reply.to_text(), 12, 3});
   item.tooltip = item.label + " (unlock #" + std::to_string(r.invoke_event) + " at " + run_s(r.invoke_us) + ")";
   item.cls = cls_of(r.retry->id);
   s.lane(client_lane(r.retry->client)).items[Category::Evidence].push_back(std::move(item));

@@ -37,12 +37,6 @@ bool in_a_hold(const HistoryRecording& rec, const Event& r) {
   });
 }
 
-// What a lost message was ("request", "reply"), from its recorded label ("lost reply").
-std::string lost_what(const RecordedFault& f) {
-  const std::string prefix = "lost ";
-  return f.label.rfind(prefix, 0) == 0 ? f.label.substr(prefix.size()) : "message";
-}
-
 bool overlaps(const RecordedFault& f, int64_t from_us, int64_t to_us) {
   return !f.instant && f.start_us <= to_us && f.end_us >= from_us;
 }
@@ -53,16 +47,16 @@ std::string retry_reason(const HistoryRecording& rec, int client, int64_t from_u
                          const CheckConfig& config) {
   const std::string who = "client " + std::to_string(client);
   for (const RecordedFault& f : rec.faults) {
-    if (f.client == client && f.kind == "lost" && f.start_us >= from_us && f.start_us <= to_us)
+    if (f.client == client && f.op == Op::Lost && f.start_us >= from_us && f.start_us <= to_us)
       return "its " + lost_what(f) + " was lost (#" + std::to_string(f.start_event) + ")";
   }
   const std::string read = first != nullptr ? "before it read the reply of #" + std::to_string(first->id)
                                             : "while its request was out";
   for (const RecordedFault& f : rec.faults) {
     if (f.client != client || !overlaps(f, from_us, to_us)) continue;
-    if (f.kind == "pause")
+    if (f.op == Op::Pause)
       return who + " was paused " + format_duration_us(f.end_us - f.start_us) + " " + read + ", and the request timed out";
-    if (f.kind == "partition")
+    if (f.op == Op::Partition)
       return who + " was cut off " + format_duration_us(f.end_us - f.start_us) + " (partition) " + read +
              ", and the request timed out";
   }
@@ -77,13 +71,16 @@ bool fault_between(const HistoryRecording& rec, int client, int64_t from_us, int
 
 }  // namespace
 
-bool lock_matches(const std::string& key, const std::string& lock) {
-  return key == lock || (key.size() > lock.size() && key.compare(0, lock.size(), lock) == 0 && key[lock.size()] == '@');
+bool lock_matches(const LockRef& key, const LockRef& lock) { return key.is_or_member_of(lock.name()); }
+
+// What a lost message was ("request", "reply"; "message" when its event did not say).
+std::string lost_what(const RecordedFault& f) {
+  return f.lost != LostMessage::What::None ? std::string(lost_what_name(f.lost)) : "message";
 }
 
 bool is_renewal(const Event& e) { return e.kind == EventKind::Script && e.script == "rlock_renew"; }
 
-bool renewal_succeeded(const Event& e) { return e.reply == "1"; }
+bool renewal_succeeded(const Event& e) { return e.reply.is(1); }
 
 std::vector<OffendingRenewal> offending_renewals(const HistoryRecording& rec, const std::vector<Event>& window,
                                                 const CheckConfig& config) {

@@ -27,6 +27,7 @@
 #include "properties/check_config.h"
 #include "properties/history_recording.h"
 #include "traces/event.h"
+#include "traces/lock_ref.h"
 
 namespace locksim::review {
 
@@ -54,7 +55,9 @@ std::vector<RetriedRelease> retried_releases(const HistoryRecording& rec, const 
                                              const CheckConfig& config);
 
 // Whether a script's key is `lock` or one of its group's members ("L@1").
-bool lock_matches(const std::string& key, const std::string& lock);
+bool lock_matches(const LockRef& key, const LockRef& lock);
+// What a lost message was ("request", "reply"; "message" when its event did not say).
+std::string lost_what(const RecordedFault& f);
 // Whether the event is a watchdog renewal script.
 bool is_renewal(const Event& e);
 // Whether a renewal's reply says it moved the expiry.

@@ -13,6 +13,7 @@
 
 #include "properties/saturating_time.h"
 #include "properties/scenario_check.h"
+#include "reports/review_findings.h"
 #include "reports/review_scene.h"
 #include "reports/review_text.h"
 
@@ -38,16 +39,16 @@ std::string on_lock(const std::string& property, const std::string& lock) {
 const RecordedFault* span_fault_at(const HistoryRecording& rec, int client, int64_t at_us) {
   const RecordedFault* out = nullptr;
   for (const RecordedFault& f : rec.faults)
-    if (f.client == client && !f.instant && (f.kind == "pause" || f.kind == "partition") && f.start_us <= at_us &&
+    if (f.client == client && !f.instant && (f.op == Op::Pause || f.op == Op::Partition) && f.start_us <= at_us &&
         f.end_us >= at_us && (out == nullptr || f.start_us >= out->start_us))
       out = &f;
   return out;
 }
 
-const RecordedFault* instant_fault_between(const HistoryRecording& rec, int client, const char* kind, int64_t from_us,
+const RecordedFault* instant_fault_between(const HistoryRecording& rec, int client, Op op, int64_t from_us,
                                            int64_t to_us) {
   for (const RecordedFault& f : rec.faults)
-    if (f.client == client && f.instant && f.kind == kind && f.start_us >= from_us && f.start_us <= to_us) return &f;
+    if (f.client == client && f.instant && f.op == op && f.start_us >= from_us && f.start_us <= to_us) return &f;
   return nullptr;
 }
 
@@ -59,20 +60,20 @@ std::string first_holder_story(const ReviewScene& s, size_t hold_index, const Re
   for (const RecordedLease& l : s.rec.leases) {
     if (l.owner != a.owner || !lock_matches(l.lock, a.lock) || l.end_us < a.start_us || l.end_us > o.start_us) continue;
     if (l.end == RecordedLease::End::ServerReset)
-      return l.reset_by == "failover" ? "a failover lost " + who + "'s lease" : server_lane(l.server) + " restarted and lost " + who + "'s lease";
+      return l.reset_by == Op::Failover ? "a failover lost " + who + "'s lease" : server_lane(l.server) + " restarted and lost " + who + "'s lease";
     if (l.end != RecordedLease::End::Expired || l.believed_hold != static_cast<int64_t>(hold_index)) continue;
     if (const RecordedFault* f = span_fault_at(s.rec, a.client, l.end_us))
-      return who + (f->kind == "pause" ? " paused " : " was cut off (partition) ") +
+      return who + (f->op == Op::Pause ? " paused " : " was cut off (partition) ") +
              format_duration_us(f->end_us - f->start_us) + " past its lease";
-    if (const RecordedFault* f = instant_fault_between(s.rec, a.client, "lost", a.start_us, l.end_us))
-      return who + "'s lease ran out after its " + f->label.substr(f->label.find(' ') + 1) + " was lost (#" +
+    if (const RecordedFault* f = instant_fault_between(s.rec, a.client, Op::Lost, a.start_us, l.end_us))
+      return who + "'s lease ran out after its " + lost_what(*f) + " was lost (#" +
              std::to_string(f->start_event) + ")";
-    if (const RecordedFault* f = instant_fault_between(s.rec, a.client, "clock_jump", a.start_us, l.end_us))
+    if (const RecordedFault* f = instant_fault_between(s.rec, a.client, Op::ClockJump, a.start_us, l.end_us))
       return who + "'s lease ran out after its " + f->label + " jump";
     return who + "'s lease ran out while it believed it held the lock";
   }
   if (const RecordedFault* f = span_fault_at(s.rec, a.client, o.start_us))
-    return who + (f->kind == "pause" ? " paused " : " was cut off (partition) ") + format_duration_us(f->end_us - f->start_us);
+    return who + (f->op == Op::Pause ? " paused " : " was cut off (partition) ") + format_duration_us(f->end_us - f->start_us);
   return who + " still believed it held the lock";
 }
 
@@ -109,7 +110,7 @@ std::string watchdog_headline(const ReviewScene& s, const Violation& v) {
                (renewal_succeeded(*o.renewal) ? " renewed the lock " : " was still renewing ") +
                format_duration_us(o.renewal->true_us - o.release_us) + " after the final release (#" +
                std::to_string(o.release_event) + "): #" + std::to_string(o.renewal->id) + " answered " +
-               o.renewal->reply;
+               o.renewal->reply.to_text();
       case OffendingRenewal::Kind::OutsideHolds:
         return on_lock(v.property, v.lock) + ": " + who + " renewed a lock it did not hold (#" +
                std::to_string(o.renewal->id) + ")";
@@ -122,9 +123,9 @@ std::string reentrancy_headline(const ReviewScene& s, const Violation& v) {
   for (const RetriedRelease& r : s.retried_releases) {
     if (!names(v, r.retry->id)) continue;
     const std::string first =
-        r.first != nullptr ? ", though the first (#" + std::to_string(r.first->id) + ") answered " + r.first->reply : "";
+        r.first != nullptr ? ", though the first (#" + std::to_string(r.first->id) + ") answered " + r.first->reply.to_text() : "";
     return on_lock(v.property, v.lock) + ": " + client_lane(r.retry->client) + "'s release was sent again (#" +
-           std::to_string(r.retry->id) + ") and answered " + r.retry->reply + first + ": " + r.reason;
+           std::to_string(r.retry->id) + ") and answered " + r.retry->reply.to_text() + first + ": " + r.reason;
   }
   return "";
 }
@@ -166,7 +167,7 @@ std::string liveness_headline(const ReviewScene& s, const Violation& v) {
   if (v.event_ids.empty()) return "";
   for (const RecordedWait& w : s.rec.waits) {
     if (w.start_event != v.event_ids[0]) continue;
-    const auto bound_ms = number_after(v.message, "(bound ");
+    const int64_t bound_ms = v.facts.bound_ms;
     // How long it had waited when the checker found it (else to the
     // window's end), since the lock was free when the checker says so.
     const auto found = s.event_of.find(v.detected_at_event);
@@ -176,7 +177,7 @@ std::string liveness_headline(const ReviewScene& s, const Violation& v) {
     return on_lock(v.property, v.lock) + ": " + client_lane(w.client) + " waited " +
            format_duration_us(until_us - since_us) +
            (s.evidence.free_spans.empty() ? std::string(" for the lock") : " for a lock free on the server") +
-           (bound_ms ? " (bound " + format_duration_us(ms_to_us(*bound_ms)) + ")" : std::string());
+           (bound_ms >= 0 ? " (bound " + format_duration_us(ms_to_us(bound_ms)) + ")" : std::string());
   }
   return "";
 }
@@ -185,9 +186,7 @@ std::string busy_poll_headline(const ReviewScene& s, const Violation& v) {
   for (const Storm& st : s.evidence.storms) {
     for (const RecordedWait& w : s.rec.waits) {
       if (w.start_event != st.wait_start_event) continue;
-      // The storm's label: "busy_poll: 39 polls in 1.0 s, 38/s".
-      return on_lock(v.property, v.lock) + ": " + client_lane(w.client) + " made " +
-             st.label.substr(st.label.find(' ') + 1) + (st.head.empty() ? "" : ", behind " + s.client_name(st.head));
+      return on_lock(v.property, v.lock) + ": " + client_lane(w.client) + " made " + st.what + (st.head.empty() ? "" : ", behind " + s.client_name(st.head));
     }
   }
   return "";

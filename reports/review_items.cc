@@ -26,7 +26,7 @@ constexpr int64_t kStormGapUs = 250'000;
 // that sent it), a fault's target, a server fault's server.
 std::string lane_of(const Event& e) {
   if (e.kind == EventKind::Fault) {
-    if (e.op == "redis_restart" || e.op == "failover" || (e.op == "clock_jump" && e.client < 0))
+    if (e.op == Op::RedisRestart || e.op == Op::Failover || (e.op == Op::ClockJump && e.client < 0))
       return server_lane(e.server >= 0 ? e.server : std::max(e.target, 0));
     if (e.target >= 0) return client_lane(e.target);
   }
@@ -50,7 +50,7 @@ std::vector<std::pair<size_t, size_t>> runs_of(const std::vector<double>& xs) {
 // "holds L x2 #5 - unlock #9, 1.2 s": a hold's label before its renewals.
 std::string hold_label(const ReviewScene& s, const RecordedHold& h) {
   const bool open = h.end == RecordedHold::End::Open;
-  std::string label = "holds " + h.lock + (h.max_count > 1 ? " x" + std::to_string(h.max_count) : "") + " ";
+  std::string label = "holds " + h.lock.name() + (h.max_count > 1 ? " x" + std::to_string(h.max_count) : "") + " ";
   if (h.start_us < s.t0_us) label += "since #" + std::to_string(h.start_event) + " at " + run_s(h.start_us, 1);
   else label += "#" + std::to_string(h.start_event);
   label += " - " + hold_end_text(h);
@@ -71,7 +71,7 @@ void add_hold_renewals(const ReviewScene& s, const RecordedHold& h, Item* item) 
     // An offending renewal (of someone else's lock) is red and stands out
     // of the bar; its words are in the lane's evidence row.
     item->marks.push_back({s.X(r->true_us), "box", offending ? kOffenceInk : (ok ? "black" : kRed),
-                           "#" + std::to_string(r->id) + " renew " + r->lock + " -> " + r->reply +
+                           "#" + std::to_string(r->id) + " renew " + r->lock.name() + " -> " + r->reply.to_text() +
                                (offending ? ": renews a lock its owner does not hold" : ""),
                            offending ? item->height_pt + 12 : 0, ok && !offending ? 2.0 : 3.0});
   }
@@ -158,7 +158,7 @@ void add_wait(ReviewScene& s, const RecordedWait& w) {
   });
   const std::string replies = waiter_in_focus ? poll_replies(polls) : "";
   if (item.x1_pt - item.x0_pt >= kLabelledWaitPt || !band_label.empty() || waiter_in_focus) {
-    item.label = "waits " + w.lock + " " + format_duration_us(span_us) + wait_outcome(w);
+    item.label = "waits " + w.lock.name() + " " + format_duration_us(span_us) + wait_outcome(w);
     if (!band_label.empty()) item.label += ": " + band_label;
     else if (w.polls > 1) item.label += ", " + grouped(w.polls) + " polls";
     if (!replies.empty()) item.label += " (polls answered " + replies + ")";
@@ -171,7 +171,7 @@ void add_wait(ReviewScene& s, const RecordedWait& w) {
     item.label_colour = kRed;
     item.bold = true;
   }
-  item.tooltip = w.op + " " + w.lock + " #" + std::to_string(w.start_event) + " -> #" + std::to_string(w.end_event) +
+  item.tooltip = std::string(op_name(w.op)) + " " + w.lock.name() + " #" + std::to_string(w.start_event) + " -> #" + std::to_string(w.end_event) +
                  ", " + grouped(w.polls) + " polls";
   item.cls = cls_of(w.start_event);
   for (const RecordedTick& t : w.wakeups) {
@@ -215,7 +215,7 @@ void add_server_scripts(ReviewScene& s, int server, const std::vector<const Even
         item.x1_pt = xs[k] + 2;
         item.height_pt = 4;
         item.fill = "#757575";
-        item.tooltip = "#" + std::to_string(e.id) + " " + e.script + " " + s.who(e.owner) + " -> " + e.reply;
+        item.tooltip = "#" + std::to_string(e.id) + " " + e.script + " " + s.who(e.owner) + " -> " + e.reply.to_text();
         item.cls = cls_of(e.id);
         row.push_back(std::move(item));
       }
@@ -278,7 +278,7 @@ void add_holds(ReviewScene& s) {
     Item item = s.bar(Category::Activity, h.start_us, h.end_us, 14, kHoldFill, kHoldEdge);
     item.label = hold_label(s, h);
     add_hold_renewals(s, h, &item);
-    item.tooltip = h.owner + " believes it holds " + h.lock +
+    item.tooltip = h.owner.str() + " believes it holds " + h.lock.name() +
                    (h.reentries > 0 ? " (reentered " + std::to_string(h.reentries) + " times)" : "");
     item.cls = cls_of(h.start_event);
     for (const auto& [r0, r1] : red_of_hold[i])
@@ -307,10 +307,10 @@ void add_stray_renewals(ReviewScene& s) {
     item.fill = item.edge = offending ? kOffenceInk : kRed;
     item.label = s.options.highlight_ids.count(r->id) || offending
                      ? ""
-                     : "#" + std::to_string(r->id) + " renew -> " + r->reply + " (no hold)";
+                     : "#" + std::to_string(r->id) + " renew -> " + r->reply.to_text() + " (no hold)";
     item.label_colour = kRed;
-    item.tooltip = "#" + std::to_string(r->id) + " " + r->script + " " + r->lock + " by " + s.who(r->owner) + " -> " +
-                   r->reply + ", outside every hold of its owner";
+    item.tooltip = "#" + std::to_string(r->id) + " " + r->script + " " + r->lock.name() + " by " + s.who(r->owner) + " -> " +
+                   r->reply.to_text() + ", outside every hold of its owner";
     item.cls = cls_of(r->id);
     s.lane(client_lane(r->client)).items[Category::Activity].push_back(std::move(item));
   }
@@ -335,7 +335,7 @@ void add_leases(ReviewScene& s) {
     Item item = s.bar(Category::Lease, l.start_us, l.end_us, 14, kLeaseFill, kLeaseEdge);
     auto c = s.client_of.find(l.owner);
     const std::string whose = c != s.client_of.end() ? client_lane(c->second) : s.who(l.owner);
-    item.label = "lease " + l.lock + " (" + whose + ", " + format_duration_us(ms_to_us(l.lease_ms)) + ")";
+    item.label = "lease " + l.lock.name() + " (" + whose + ", " + format_duration_us(ms_to_us(l.lease_ms)) + ")";
     if (!l.renewals.empty())
       item.label += ", " + std::to_string(l.renewals.size()) + " renewal" + (l.renewals.size() > 1 ? "s" : "");
     if (const std::string end = lease_end_text(l); !end.empty()) item.label += " - " + end;
@@ -371,14 +371,14 @@ void add_faults(ReviewScene& s) {
       item.x1_pt = item.x0_pt + 5;
       item.x0_pt -= 5;
       item.height_pt = 10;
-      item.fill = f.kind == "lost" ? "#ffe0b2" : kFaultFill;
+      item.fill = f.op == Op::Lost ? "#ffe0b2" : kFaultFill;
       item.edge = kFaultEdge;
     } else {
       item.x1_pt = std::max(s.X(f.end_us), item.x0_pt + 2);
       item.height_pt = 12;
-      item.fill = f.kind == "crash" ? kCrashFill : kFaultFill;
-      item.edge = f.kind == "crash" ? "black" : kFaultEdge;
-      if (f.kind == "crash") item.label_colour = "white";
+      item.fill = f.op == Op::Crash ? kCrashFill : kFaultFill;
+      item.edge = f.op == Op::Crash ? "black" : kFaultEdge;
+      if (f.op == Op::Crash) item.label_colour = "white";
       if (item.open_left) item.label = f.label + " since " + run_s(f.start_us, 1);
     }
     s.lane(f.client >= 0 ? client_lane(f.client) : server_lane(f.server)).items[Category::Fault].push_back(std::move(item));

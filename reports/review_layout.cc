@@ -126,7 +126,7 @@ std::vector<std::string> overlap_notes(const ReviewScene& s) {
         o.open ? (s.seen_us(o.end_us) > o.start_us ? "for at least " + format_duration_us(s.seen_us(o.end_us) - o.start_us)
                                                    : "at the end of the window")
                : "for " + format_duration_us(o.end_us - o.start_us);
-    notes.push_back("Both believe they hold " + b.lock + " " + how_long + ": " + client_lane(a.client) + " (" +
+    notes.push_back("Both believe they hold " + b.lock.name() + " " + how_long + ": " + client_lane(a.client) + " (" +
                     s.who(a.owner) + ", since #" + std::to_string(a.start_event) + ") and " + client_lane(b.client) +
                     " (" + s.who(b.owner) + ", acquired #" + std::to_string(b.start_event) + ")");
   }

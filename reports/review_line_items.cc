@@ -140,7 +140,7 @@ void add_line_stays(ReviewScene& sc) {
     note.penwidth = 2;
     note.label_colour = kRed;
     const StayStory st = stay_story(sc, s, &note);
-    const std::string tooltip = st.label + "; " + s.owner + " in the line of " + s.lock + ", deadline " +
+    const std::string tooltip = st.label + "; " + s.owner.str() + " in the line of " + s.lock.name() + ", deadline " +
                                 run_s(sc.local_us(s.deadline_ms), 3) + " by its clock" +
                                 (s.deadline_moves > 0 ? ", moved " + std::to_string(s.deadline_moves) + " times" : "");
     if (st.notable) {

@@ -1,7 +1,6 @@
 #include "reports/review_scene.h"
 
 #include <algorithm>
-#include <cctype>
 #include <climits>
 
 #include "properties/saturating_time.h"
@@ -50,27 +49,27 @@ std::map<std::string, int> clients_of_owners(const HistoryRecording& rec, const 
 // the bound (from the later of the waiter's invoke and the lock's freeing);
 // otherwise its bound from the waiter's invoke.
 void liveness_evidence(const ReviewScene& s, const Violation& v, Evidence* out) {
-  if (v.event_ids.size() >= 2 && v.true_us.size() >= 2 && v.message.find("shows free since") != std::string::npos) {
+  if (v.event_ids.size() >= 2 && v.true_us.size() >= 2 && v.facts.free_since_event != 0) {
     // {invoke, free}: the waiter is judged from the later of the two.
-    const uint64_t free_event = v.event_ids[1];
+    const uint64_t free_event = v.facts.free_since_event;
     const auto free_ev = s.event_of.find(free_event);
     const int server = free_ev != s.event_of.end() && free_ev->second->server >= 0 ? free_ev->second->server : 0;
     const int64_t since_us = std::max(v.true_us[0], v.true_us[1]);
     const auto detected = s.event_of.find(v.detected_at_event);
     const int64_t to_us = detected != s.event_of.end() ? detected->second->true_us : s.horizon_us;
     out->free_spans.push_back({server, v.true_us[1], to_us,
-                               "lock " + v.lock + " free on the server since #" + std::to_string(free_event) + " (" +
-                                   format_duration_us(to_us - v.true_us[1]) + ")",
+                               "lock " + v.lock.name() + " free on the server since #" + std::to_string(free_event) +
+                                   " (" + format_duration_us(to_us - v.true_us[1]) + ")",
                                free_event});
-    if (auto bound_ms = number_after(v.message, "(bound ")) {
-      out->bounds.push_back({sat_add(since_us, ms_to_us(*bound_ms)),
-                             "liveness bound " + format_ms(*bound_ms) + " after #" +
+    if (const int64_t bound_ms = v.facts.bound_ms; bound_ms >= 0) {
+      out->bounds.push_back({sat_add(since_us, ms_to_us(bound_ms)),
+                             "liveness bound " + format_ms(bound_ms) + " after #" +
                                  std::to_string(v.true_us[0] >= v.true_us[1] ? v.event_ids[0] : free_event)});
     }
   } else if (!v.event_ids.empty() && !v.true_us.empty()) {
-    if (auto bound_ms = number_after(v.message, "(bound ")) {
-      out->bounds.push_back({sat_add(v.true_us[0], ms_to_us(*bound_ms)),
-                             "liveness bound " + format_ms(*bound_ms) + " after #" + std::to_string(v.event_ids[0])});
+    if (const int64_t bound_ms = v.facts.bound_ms; bound_ms >= 0) {
+      out->bounds.push_back({sat_add(v.true_us[0], ms_to_us(bound_ms)),
+                             "liveness bound " + format_ms(bound_ms) + " after #" + std::to_string(v.event_ids[0])});
     }
   }
 }
@@ -79,23 +78,12 @@ void liveness_evidence(const ReviewScene& s, const Violation& v, Evidence* out) 
 // the line it polls behind.
 void busy_poll_evidence(const Violation& v, Evidence* out) {
   if (v.event_ids.size() < 3 || v.true_us.size() < 3) return;
-  const auto polls = number_after(v.message, "polled the lock ");
-  const auto at = v.message.find(" polls/s");
-  std::optional<int64_t> rate;
-  if (at != std::string::npos) {
-    size_t from = at;
-    while (from > 0 && std::isdigit(static_cast<unsigned char>(v.message[from - 1]))) --from;
-    if (from < at) rate = number_after(v.message.substr(from, at - from), "");
-  }
-  out->storms.push_back({v.event_ids[0], v.true_us[1], v.true_us[2],
-                         "busy_poll: " + (polls ? grouped(*polls) + " polls" : std::string("polls")) + " in " +
-                             format_duration_us(v.true_us[2] - v.true_us[1]) +
-                             (rate ? ", " + grouped(*rate) + "/s" : std::string()),
-                         ""});
-  if (const auto behind = v.message.find(", behind "); behind != std::string::npos) {
-    const auto from = behind + 9;
-    out->storms.back().head = v.message.substr(from, v.message.find(' ', from) - from);
-  }
+  const int64_t polls = v.facts.polls;
+  const int64_t rate = v.facts.polls_per_s;
+  const std::string what = (polls >= 0 ? grouped(polls) + " polls" : std::string("polls")) + " in " +
+                           format_duration_us(v.true_us[2] - v.true_us[1]) +
+                           (rate >= 0 ? ", " + grouped(rate) + "/s" : std::string());
+  out->storms.push_back({v.event_ids[0], v.true_us[1], v.true_us[2], what, "busy_poll: " + what, v.facts.line_head});
 }
 
 Evidence focus_evidence(const ReviewScene& s) {
@@ -118,7 +106,7 @@ Evidence focus_evidence(const ReviewScene& s) {
 // offset where it is kSkewShownMs or more off.
 Lane client_lane_of(const ReviewScene& s, int c, const std::map<int, std::string>& owner_of_client) {
   Lane l{client_lane(c), {}, {}, {}, 0, 0};
-  if (auto owner = owner_of_client.find(c); owner != owner_of_client.end()) l.details.push_back(uuid_prefix(owner->second));
+  if (auto owner = owner_of_client.find(c); owner != owner_of_client.end()) l.details.push_back(uuid_prefix(OwnerId(owner->second)));
   if (auto clock = s.rec.clocks.find(c); clock != s.rec.clocks.end()) {
     const ClientClock& k = clock->second;
     if (std::max(sat_abs(k.min_offset_ms), sat_abs(k.max_offset_ms)) >= kSkewShownMs) {
@@ -195,7 +183,7 @@ void ReviewScene::make_lanes() {
     lane_index_[client_lane(c)] = lanes.size();
     lanes.push_back(client_lane_of(*this, c, owner_of_client));
   }
-  for (const std::string& lock : rec.fair_locks) {
+  for (const LockRef& lock : rec.fair_locks) {
     lane_index_[line_lane(lock)] = lanes.size();
     lanes.push_back({line_lane(lock), {"waiting line,", "a row per place"}, {}, {}, 0, 0});
   }
@@ -216,8 +204,10 @@ int64_t ReviewScene::seen_us(int64_t span_end_us) const { return std::min(span_e
 
 int64_t ReviewScene::local_us(int64_t local_ms) const { return ms_to_us(sat_sub(local_ms, epoch_ms)); }
 
-std::string ReviewScene::who(const std::string& owner) const {
-  auto it = client_of.find(owner);
+// An owner as drawn; a server's holder or line entry is read as one here.
+std::string ReviewScene::who(std::string_view text) const {
+  const OwnerId owner(text);
+  auto it = client_of.find(owner.str());
   return short_owner(owner, it == client_of.end() ? -1 : it->second);
 }
 

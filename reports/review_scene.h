@@ -22,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -51,7 +52,8 @@ struct Storm {  // a busy_poll report's storm of polls
   uint64_t wait_start_event = 0;
   int64_t from_us = 0;
   int64_t to_us = 0;
-  std::string label;
+  std::string what;   // "39 polls in 1.0 s, 38/s"
+  std::string label;  // "busy_poll: " + what
   std::string head;  // the owner at the head of the line it polls behind ("" if none named)
 };
 
@@ -98,7 +100,7 @@ class ReviewScene {
   double X(int64_t true_us) const;                  // kLeftPt + the axis's position
   int64_t seen_us(int64_t span_end_us) const;       // an end clipped to the horizon
   int64_t local_us(int64_t local_ms) const;         // a client's clock reading, as time since the run began
-  std::string who(const std::string& owner) const;  // "c3:1"
+  std::string who(std::string_view owner) const;    // "c3:1" (a server's holder text is read as an OwnerId)
   // A bar from start to end, at least 2 pt wide (an instant still shows).
   Item bar(Category category, int64_t start_us, int64_t end_us, double height_pt, std::string fill,
            std::string edge) const;

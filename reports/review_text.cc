@@ -7,6 +7,7 @@
 
 #include "properties/saturating_time.h"
 #include "properties/violation.h"
+#include "traces/event_detail.h"
 
 namespace locksim::review {
 
@@ -64,18 +65,16 @@ std::string line_lane(const std::string& lock) { return "line " + lock; }
 
 // An owner id "<uuid>:<task>" as "c<client>:<task>" (its uuid's first 8
 // characters when the client is unknown).
-std::string short_owner(const std::string& owner, int client) {
-  const auto colon = owner.rfind(':');
-  const std::string task = colon == std::string::npos ? "" : owner.substr(colon);
+std::string short_owner(const OwnerId& owner, int client) {
+  const std::string_view uuid = owner.uuid();
+  const std::string task(owner.str().substr(uuid.size()));  // ":<task>", or "" when it has none
   if (client >= 0) return "c" + std::to_string(client) + task;
-  const std::string uuid = owner.substr(0, colon);
-  return (uuid.size() > 8 ? uuid.substr(0, 8) : uuid) + task;
+  return std::string(uuid.substr(0, 8)) + task;
 }
 
-std::string uuid_prefix(const std::string& owner) {
-  const auto colon = owner.rfind(':');
-  const std::string uuid = owner.substr(0, colon);
-  return uuid.size() > 8 ? uuid.substr(0, 8) + "…" : uuid;
+std::string uuid_prefix(const OwnerId& owner) {
+  const std::string_view uuid = owner.uuid();
+  return uuid.size() > 8 ? std::string(uuid.substr(0, 8)) + "…" : std::string(uuid);
 }
 
 std::string signed_duration_ms(int64_t ms) {
@@ -136,7 +135,7 @@ std::string lease_end_text(const RecordedLease& l) {
     case RecordedLease::End::Expired: return "expired";
     case RecordedLease::End::Deleted: return "deleted #" + std::to_string(l.end_event);
     case RecordedLease::End::ServerReset:
-      if (l.reset_by == "failover") return "not followed after the failover #" + std::to_string(l.end_event);
+      if (l.reset_by == Op::Failover) return "not followed after the failover #" + std::to_string(l.end_event);
       return l.data_kept ? "not followed after the restart #" + std::to_string(l.end_event) + " (data kept)"
                          : "lost in the restart #" + std::to_string(l.end_event);
     case RecordedLease::End::Replaced: return "gone #" + std::to_string(l.end_event);
@@ -151,20 +150,20 @@ std::string event_label(const Event& e, int64_t epoch_ms) {
   std::string out = "#" + std::to_string(e.id) + " ";
   switch (e.kind) {
     case EventKind::Invoke:
-      out += e.op + " " + e.lock + who;
+      out += std::string(op_name(e.op)) + " " + e.lock.name() + who;
       if (e.wait_ms >= 0) out += " wait " + format_ms(e.wait_ms);
       if (e.lease_ms >= 0) out += " lease " + format_ms(e.lease_ms);
       break;
-    case EventKind::Ok: out += e.op + " ok" + (e.op == "unlock" ? " -> " + std::to_string(e.value) : "") + who; break;
-    case EventKind::Fail: out += e.op + " fail" + (e.detail.empty() ? "" : " (" + e.detail + ")") + who; break;
-    case EventKind::Info: out += e.op + (e.detail.empty() ? "" : " (" + e.detail + ")") + who; break;
+    case EventKind::Ok: out += std::string(op_name(e.op)) + " ok" + (e.op == Op::Unlock ? " -> " + std::to_string(e.value) : "") + who; break;
+    case EventKind::Fail: out += std::string(op_name(e.op)) + " fail" + (has_detail_text(e) ? " (" + detail_text(e) + ")" : "") + who; break;
+    case EventKind::Info: out += std::string(op_name(e.op)) + (has_detail_text(e) ? " (" + detail_text(e) + ")" : "") + who; break;
     case EventKind::Script:
-      out += e.script + who + " -> " + e.reply;
+      out += e.script + who + " -> " + e.reply.to_text();
       if (e.line_known && e.local_ms != 0) out += ", its now " + run_s(ms_to_us(sat_sub(e.local_ms, epoch_ms)), 2);
       break;
     case EventKind::Deliver: out += "message"; break;
     case EventKind::Fault:
-      out += e.op;
+      out += op_name(e.op);
       if (e.duration_ms != 0) out += " " + format_ms(e.duration_ms);
       break;
     case EventKind::Verdict: out += "verdict"; break;

@@ -17,6 +17,7 @@
 
 #include "properties/history_recording.h"
 #include "traces/event.h"
+#include "traces/owner_id.h"
 
 namespace locksim::review {
 
@@ -37,14 +38,15 @@ std::string line_lane(const std::string& lock);  // "line lsim:L1"
 
 // An owner id "<uuid>:<task>" as "c<client>:<task>" (its uuid's first 8
 // characters when the client is unknown, -1).
-std::string short_owner(const std::string& owner, int client);
-std::string uuid_prefix(const std::string& owner);  // "0abd64d6…"
+std::string short_owner(const OwnerId& owner, int client);
+std::string uuid_prefix(const OwnerId& owner);  // "0abd64d6…"
 std::string signed_duration_ms(int64_t ms);          // "+1.5 s", "-250 ms"
 
 // Words filled into lines of at most `width_chars` (a longer word is cut).
 std::vector<std::string> wrap(const std::string& text, size_t width_chars);
-// The number after `key` in a checker's message ("bound 33 000 ms" ->
-// 33000), spaces between digit groups allowed; nullopt when absent.
+// The number after `key` in a text the recording keeps (a poll's reply
+// "33000"; "bound 33 000 ms" -> 33000), spaces between digit groups
+// allowed; nullopt when absent. Violations' figures are Violation::facts.
 std::optional<int64_t> number_after(const std::string& text, const std::string& key);
 
 std::string hold_end_text(const RecordedHold& h);    // "unlock #12", "still held"

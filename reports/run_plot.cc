@@ -44,7 +44,7 @@ json plot_json(const HistoryRecording& rec) {
     const std::string where =
         f.client >= 0 ? "client " + std::to_string(f.client) : "server " + std::to_string(std::max(f.server, 0));
     faults.push_back({static_cast<double>(f.start_us) / 1e6, static_cast<double>(f.end_us) / 1e6,
-                      where + ": " + f.label, f.kind});
+                      where + ": " + f.label, recorded_fault_name(f)});
   }
   return {{"bucket_s", bucket_s}, {"t", t}, {"acquired", acquired}, {"gave_up", gave_up}, {"unknown", unknown},
           {"unlocked", unlocked}, {"unlock_refused", refused}, {"polls", polls}, {"latency_p50_ms", p50},

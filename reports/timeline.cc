@@ -21,6 +21,7 @@
 #include "reports/violation_window.h"
 #include "reports/dot_text.h"
 #include "traces/output_file.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 
@@ -38,8 +39,8 @@ std::string lane_of(const Event& e) {
   if (e.kind == EventKind::Script) return "redis " + std::to_string(e.server < 0 ? 0 : e.server);
   if (e.kind == EventKind::Fault) {
     // Server faults (restart, failover, a server's clock jump) on that server's lane.
-    if (e.op == "redis_restart" || e.op == "failover") return "redis " + std::to_string(e.target < 0 ? 0 : e.target);
-    if (e.op == "clock_jump" && e.client < 0 && e.server >= 0) return "redis " + std::to_string(e.server);
+    if (e.op == Op::RedisRestart || e.op == Op::Failover) return "redis " + std::to_string(e.target < 0 ? 0 : e.target);
+    if (e.op == Op::ClockJump && e.client < 0 && e.server >= 0) return "redis " + std::to_string(e.server);
     if (e.target >= 0) return "client " + std::to_string(e.target);
     if (e.client >= 0) return "client " + std::to_string(e.client);
     return "nemesis";
@@ -51,11 +52,11 @@ std::string lane_of(const Event& e) {
 const char* colour_of(const Event& e) {
   switch (e.kind) {
     case EventKind::Ok:
-      if ((e.op == "lock" || e.op == "try_lock") && e.value == 1) return "palegreen";
-      if (e.op == "unlock") return "lightblue";
+      if ((e.op == Op::Lock || e.op == Op::TryLock) && e.value == 1) return "palegreen";
+      if (e.op == Op::Unlock) return "lightblue";
       return "white";
     case EventKind::Fail: return "lightgrey";
-    case EventKind::Info: return e.op == "hold_lost" ? "khaki" : "white";
+    case EventKind::Info: return e.op == Op::HoldLost ? "khaki" : "white";
     case EventKind::Fault: return "orange";
     case EventKind::Script: return "lightyellow";
     case EventKind::Deliver: return "lavender";
@@ -71,26 +72,26 @@ std::string describe_event(const Event& e) {
   std::ostringstream out;
   switch (e.kind) {
     case EventKind::Invoke:
-      out << e.op << " " << e.lock;
+      out << op_name(e.op) << " " << e.lock.name();
       if (e.wait_ms >= 0) out << " wait " << e.wait_ms << " ms";
       if (e.lease_ms >= 0) out << " lease " << e.lease_ms << " ms";
       break;
-    case EventKind::Ok: out << e.op << " ok" << (e.op == "unlock" ? " -> " + std::to_string(e.value) : ""); break;
-    case EventKind::Fail: out << e.op << " fail" << (e.detail.empty() ? "" : ": " + e.detail); break;
-    case EventKind::Info: out << e.op << (e.detail.empty() ? "" : ": " + e.detail); break;
+    case EventKind::Ok: out << op_name(e.op) << " ok" << (e.op == Op::Unlock ? " -> " + std::to_string(e.value) : ""); break;
+    case EventKind::Fail: out << op_name(e.op) << " fail" << (has_detail_text(e) ? ": " + detail_text(e) : ""); break;
+    case EventKind::Info: out << op_name(e.op) << (has_detail_text(e) ? ": " + detail_text(e) : ""); break;
     case EventKind::Script:
-      out << e.script << " " << e.lock << "\n" << e.owner << " -> " << e.reply << "\nserver " << e.server_ms << " ms";
+      out << e.script << " " << e.lock.name() << "\n" << e.owner.str() << " -> " << e.reply.to_text() << "\nserver " << e.server_ms << " ms";
       break;
     case EventKind::Deliver:
       out << "message";
       for (const auto& p : e.published) out << " " << p;
       break;
     case EventKind::Fault:
-      out << e.op;
+      out << op_name(e.op);
       if (e.duration_ms != 0) out << " " << e.duration_ms << " ms";
-      if (!e.detail.empty()) out << " (" << e.detail << ")";
+      if (has_detail_text(e)) out << " (" << detail_text(e) << ")";
       break;
-    case EventKind::Verdict: out << "verdict: " << e.detail; break;
+    case EventKind::Verdict: out << "verdict: " << detail_text(e); break;
   }
   return out.str();
 }
@@ -164,7 +165,7 @@ std::string sequence_timeline_dot(const std::vector<Event>& all_events, const Ti
     if (added) lanes.push_back(lane);
     event_lane[i] = it->second;
     labels[i] = "#" + std::to_string(e.id) + " " + describe_event(e);
-    if (!e.owner.empty() && e.kind != EventKind::Script) labels[i] += "\n" + e.owner;
+    if (!e.owner.empty() && e.kind != EventKind::Script) labels[i] += "\n" + e.owner.str();
   }
   // Column widths and centres.
   std::vector<double> lane_width_pt(lanes.size());

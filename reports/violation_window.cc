@@ -2,30 +2,14 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cctype>
 
 namespace locksim {
-
-std::set<uint64_t> ids_named_in(const std::string& text) {
-  std::set<uint64_t> out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '#' || i + 1 >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i + 1]))) continue;
-    uint64_t id = 0;
-    size_t j = i + 1;
-    for (; j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) && j - i <= 19; ++j) {
-      id = id * 10 + static_cast<uint64_t>(text[j] - '0');
-    }
-    out.insert(id);
-    i = j - 1;
-  }
-  return out;
-}
 
 ViolationWindow::ViolationWindow(const Violation& v, uint64_t radius_events, uint64_t max_events)
     : lock_(v.lock), owners_(v.owners.begin(), v.owners.end()), radius_events_(radius_events), max_events_(max_events) {
   named_.insert(v.event_ids.begin(), v.event_ids.end());
-  for (uint64_t id : ids_named_in(v.message)) named_.insert(id);
-  for (uint64_t id : ids_named_in(v.blamed_fault)) named_.insert(id);
+  named_.insert(v.facts.named_ids.begin(), v.facts.named_ids.end());
+  named_.insert(v.facts.blamed_ids.begin(), v.facts.blamed_ids.end());
   if (named_.empty()) named_.insert(v.detected_at_event);
   required_ = named_;
   // The event at which the checker found it (a liveness bound passing, a
@@ -55,7 +39,7 @@ void ViolationWindow::close_hold(const std::string& owner, uint64_t end_id) {
 void ViolationWindow::on_event(const Event& e) {
   any_ = true;
   last_id_ = e.id;
-  const bool acquire = e.op == "lock" || e.op == "try_lock";
+  const bool acquire = e.op == Op::Lock || e.op == Op::TryLock;
   if (e.kind == EventKind::Invoke && e.op_id != 0) {
     if (invoke_of_op_.size() < 65'536) invoke_of_op_[e.op_id] = e.id;
   }
@@ -75,19 +59,19 @@ void ViolationWindow::on_event(const Event& e) {
         auto inv = invoke_of_op_.find(e.op_id);
         h.invoke_id = inv == invoke_of_op_.end() ? e.id : inv->second;
       }
-    } else if (e.kind == EventKind::Invoke && e.op == "unlock") {
+    } else if (e.kind == EventKind::Invoke && e.op == Op::Unlock) {
       auto it = hold_of_owner_.find(e.owner);
       if (it != hold_of_owner_.end() && --it->second.count <= 0) close_hold(e.owner, e.id);
-    } else if (e.kind == EventKind::Info && (e.op == "hold_lost" || e.op == "validity_end")) {
+    } else if (e.kind == EventKind::Info && (e.op == Op::HoldLost || e.op == Op::ValidityEnd)) {
       close_hold(e.owner, e.id);
     }
   }
   if (e.kind == EventKind::Fault && e.target >= 0 && clients_.count(e.target)) {
     const int c = e.target;
-    auto open = [&](const char* closing) {
+    auto open = [&](Op closing) {
       if (open_fault_.size() < 4096) open_fault_[{c, closing}] = e.id;
     };
-    auto close = [&](const char* op) {
+    auto close = [&](Op op) {
       auto it = open_fault_.find({c, op});
       if (it == open_fault_.end()) return;
       if (overlaps_named(it->second, e.id)) {
@@ -96,10 +80,10 @@ void ViolationWindow::on_event(const Event& e) {
       }
       open_fault_.erase(it);
     };
-    if (e.op == "pause") open("resume");
-    else if (e.op == "partition") open("heal");
-    else if (e.op == "crash") {
-      open("restart");
+    if (e.op == Op::Pause) open(Op::Resume);
+    else if (e.op == Op::Partition) open(Op::Heal);
+    else if (e.op == Op::Crash) {
+      open(Op::Restart);
       for (auto it = hold_of_owner_.begin(); it != hold_of_owner_.end();) {
         auto next = std::next(it);
         if (auto owner = client_of_owner_.find(it->first); owner != client_of_owner_.end() && owner->second == c) {
@@ -107,8 +91,8 @@ void ViolationWindow::on_event(const Event& e) {
         }
         it = next;
       }
-    } else if (e.op == "resume" || e.op == "heal" || e.op == "restart") close(e.op.c_str());
-    else if (e.op == "clock_jump" || e.op == "lost") {
+    } else if (e.op == Op::Resume || e.op == Op::Heal || e.op == Op::Restart) close(e.op);
+    else if (e.op == Op::ClockJump || e.op == Op::Lost) {
       if (e.id >= *named_.begin() && e.id <= *named_.rbegin()) wanted_.insert(e.id);
     }
   }

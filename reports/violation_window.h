@@ -2,8 +2,8 @@
 // so that the picture explains it. Fed the history once (streaming, memory
 // bounded by what is open at a time plus the evidence), it returns an event id
 // range that always contains
-//   1. every event the violation names (event_ids, and "#N" in its message
-//      and blamed fault);
+//   1. every event the violation names (event_ids, and the events its
+//      message and blamed fault name: facts.named_ids, facts.blamed_ids);
 //   2. the start (acquire Ok) of each believed hold, of the violation's
 //      owners on its lock, that is open at a named event: the holder that
 //      matters is never cut off on the left; and the event at which the
@@ -70,12 +70,9 @@ class ViolationWindow {
   std::map<std::string, HoldState> hold_of_owner_;
   std::set<int> clients_;         // the owners' clients
   std::map<std::string, int> client_of_owner_;
-  std::map<std::pair<int, std::string>, uint64_t> open_fault_;  // (client, closing op) -> start id
+  std::map<std::pair<int, Op>, uint64_t> open_fault_;  // (client, closing op) -> start id
   uint64_t last_id_ = 0;
   bool any_ = false;
 };
-
-// Ids written "#123" in a text, ascending.
-std::set<uint64_t> ids_named_in(const std::string& text);
 
 }  // namespace locksim

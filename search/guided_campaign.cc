@@ -30,10 +30,10 @@ class RunRecorder final : public EventSink {
     const bool operation = e.kind == EventKind::Invoke || e.kind == EventKind::Ok || e.kind == EventKind::Fail ||
                            e.kind == EventKind::Info || e.kind == EventKind::Fault;
     if (keep_history_ && operation) history.push_back(e);
-    const bool granted = e.kind == EventKind::Ok && e.value == 1 && (e.op == "lock" || e.op == "try_lock");
+    const bool granted = e.kind == EventKind::Ok && e.value == 1 && (e.op == Op::Lock || e.op == Op::TryLock);
     const bool told_to_wait = e.kind == EventKind::Script && (e.script == "rlock_acquire" || e.script == "fair_acquire") &&
-                              e.reply != "nil" && e.reply.rfind("error", 0) != 0;
-    const bool releasing = e.kind == EventKind::Invoke && e.op == "unlock";
+                              !e.reply.is_nil() && !e.reply.is_error();
+    const bool releasing = e.kind == EventKind::Invoke && e.op == Op::Unlock;
     if (!(granted || told_to_wait || releasing || e.kind == EventKind::Deliver)) return;
     if (++seen_ % stride_ != 0) return;
     moments.push_back(PlanMoment{e.true_us, e.client});

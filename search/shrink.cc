@@ -18,6 +18,7 @@
 #include "properties/scenario_check.h"
 #include "sim/model_backend_source.h"
 #include "sim/rng.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 
@@ -74,7 +75,7 @@ std::vector<std::string> leased_holds_overrun(const std::vector<Event>& history,
   };
   for (const Event& e : history) {
     if (e.client < 0) continue;
-    if (e.kind == EventKind::Fault && (e.op == "crash" || e.op == "pause" || e.op == "lost")) {
+    if (e.kind == EventKind::Fault && (e.op == Op::Crash || e.op == Op::Pause || e.op == Op::Lost)) {
       // A crash or pause of the client, or a message on the hold's lock
       // lost while its owner had an operation on it in flight (it waits out
       // the request timeout), before the deadline passed.
@@ -84,13 +85,13 @@ std::vector<std::string> leased_holds_overrun(const std::vector<Event>& history,
       for (auto it = holds.begin(); it != holds.end();) {
         Hold& h = it->second;
         if (std::get<0>(it->first) != e.client ||
-            (e.op == "lost" && (std::get<2>(it->first) != e.lock || !waiting(it->first)))) {
+            (e.op == Op::Lost && (std::get<2>(it->first) != e.lock || !waiting(it->first)))) {
           ++it;
           continue;
         }
         if (h.until_us >= 0 && e.true_us > h.until_us) overrun.insert(name(it->first));
         h.until_us = -1;
-        if (e.op == "crash") it = holds.erase(it);
+        if (e.op == Op::Crash) it = holds.erase(it);
         else ++it;
       }
     } else if (e.kind == EventKind::Invoke) {
@@ -102,14 +103,14 @@ std::vector<std::string> leased_holds_overrun(const std::vector<Event>& history,
           h.until_us = -1;
         }
       }
-      if (e.op == "unlock") {
+      if (e.op == Op::Unlock) {
         auto it = holds.find({e.client, e.owner, e.lock});
         if (it != holds.end() && --it->second.depth <= 0) holds.erase(it);
       }
     }
     if ((e.kind == EventKind::Ok || e.kind == EventKind::Fail || e.kind == EventKind::Info) && e.op_id != 0)
       in_flight.erase(e.op_id);
-    if (e.kind == EventKind::Ok && (e.op == "lock" || e.op == "try_lock") && e.value == 1) {
+    if (e.kind == EventKind::Ok && (e.op == Op::Lock || e.op == Op::TryLock) && e.value == 1) {
       Hold& h = holds[{e.client, e.owner, e.lock}];
       h.depth++;
       h.leased = e.lease_ms > 0 && e.id < detected;
@@ -203,7 +204,7 @@ OpTimes op_times(const std::vector<Event>& history) {
   // (client, op_id) -> where its completion goes
   std::map<std::pair<int, uint64_t>, std::pair<OpTimes::TaskKey, size_t>> open;
   for (const Event& e : history) {
-    if (e.kind == EventKind::Fault && e.op == "restart" && e.client >= 0) {
+    if (e.kind == EventKind::Fault && e.op == Op::Restart && e.client >= 0) {
       out.incarnation_start_us[{e.client, ++incarnation[e.client]}] = e.true_us;
       continue;
     }
@@ -215,15 +216,9 @@ OpTimes op_times(const std::vector<Event>& history) {
       continue;
     }
     if (e.kind != EventKind::Invoke || e.client < 0) continue;
-    const auto colon = e.owner.rfind(':');
-    if (colon == std::string::npos) continue;
-    int task = 0;
-    try {
-      task = std::stoi(e.owner.substr(colon + 1));
-    } catch (const std::exception&) {
-      continue;
-    }
-    const OpTimes::TaskKey key{e.client, incarnation[e.client], task};
+    const std::optional<int> task = e.owner.task();
+    if (!task) continue;
+    const OpTimes::TaskKey key{e.client, incarnation[e.client], *task};
     out.invoke_us[key].push_back(e.true_us);
     out.complete_us[key].push_back(-1);
     if (e.op_id != 0) open[{e.client, e.op_id}] = {key, out.invoke_us[key].size() - 1};
@@ -364,11 +359,11 @@ class Shrinker {
   // once and then task by task, the kept operations starting when they
   // started (keep_ops): a counterexample on one lock.
   bool drop_other_locks() {
-    const std::vector<LockRef> locks = scenario_locks(plan_->scenario);
-    const std::string& name = best_.violation.lock;
+    const std::vector<LockSpec> locks = scenario_locks(plan_->scenario);
+    const LockRef& lock = best_.violation.lock;
     std::optional<int> own;
     for (size_t i = 0; i < locks.size(); ++i)
-      if (name == locks[i].name || name.rfind(locks[i].name + "@", 0) == 0) own = static_cast<int>(i);
+      if (lock.is_or_member_of(locks[i].name)) own = static_cast<int>(i);
     if (!own || locks.size() < 2) return false;
     const OpTimes times = op_times(best_.events);
     auto without_others = [&](ExplicitTask* t) {
@@ -750,8 +745,8 @@ void pin_losses(ExplicitPlan* plan, BackendSource* source) {
   run_explicit(recording, backends.fresh(plan->scenario), history);
   std::set<std::string> keys;
   for (const Event& e : history.events)
-    if (e.kind == EventKind::Fault && e.op == "lost" && e.client >= 0)
-      keys.insert(loss_key(e.client, e.detail, static_cast<uint64_t>(e.value)));
+    if (e.kind == EventKind::Fault && e.op == Op::Lost && e.client >= 0)
+      keys.insert(loss_key(e.client, detail_text(e), static_cast<uint64_t>(e.value)));  // the message as a loss key names it
   plan->faults.losses.lost = std::move(keys);
 }
 

@@ -44,27 +44,26 @@ ExplicitPlan plan_from_history(const Scenario& scenario, const std::vector<Event
   std::vector<int64_t> started_us(static_cast<size_t>(scenario.clients), 0);
 
   for (const Event& e : history) {
-    if (e.kind == EventKind::Fault && e.op == "restart" && e.client >= 0) {
+    if (e.kind == EventKind::Fault && e.op == Op::Restart && e.client >= 0) {
       incarnation.at(static_cast<size_t>(e.client))++;
       started_us.at(static_cast<size_t>(e.client)) = e.true_us;
       continue;
     }
     if (e.kind == EventKind::Invoke && e.client >= 0) {
-      const auto colon = e.owner.rfind(':');
+      const std::optional<int> task = e.owner.task();
       auto li = lock_index.find(e.lock);
-      if (colon == std::string::npos || li == lock_index.end()) continue;
-      const int task = std::stoi(e.owner.substr(colon + 1));
-      const Key key{e.client, incarnation.at(static_cast<size_t>(e.client)), task};
+      if (!task || li == lock_index.end()) continue;
+      const Key key{e.client, incarnation.at(static_cast<size_t>(e.client)), *task};
       ExplicitOp op;
       op.lock = li->second;
-      if (e.op == "lock") {
+      if (e.op == Op::Lock) {
         op.kind = ExplicitOp::Kind::Lock;
-      } else if (e.op == "try_lock") {
-        op.kind = e.detail == "once" ? ExplicitOp::Kind::TryOnce : ExplicitOp::Kind::TryLock;
+      } else if (e.op == Op::TryLock) {
+        op.kind = e.once ? ExplicitOp::Kind::TryOnce : ExplicitOp::Kind::TryLock;
         op.wait_ms = e.wait_ms;
-      } else if (e.op == "unlock") {
+      } else if (e.op == Op::Unlock) {
         op.kind = ExplicitOp::Kind::Unlock;
-      } else if (e.op == "force_unlock") {
+      } else if (e.op == Op::ForceUnlock) {
         op.kind = ExplicitOp::Kind::ForceUnlock;
       } else {
         continue;
@@ -83,7 +82,7 @@ ExplicitPlan plan_from_history(const Scenario& scenario, const std::vector<Event
     }
     if ((e.kind == EventKind::Ok || e.kind == EventKind::Fail || e.kind == EventKind::Info) && e.op_id != 0) {
       auto t = op_task.find(e.op_id);
-      if (t == op_task.end() || e.op == "acquire_failed") continue;
+      if (t == op_task.end() || e.op == Op::AcquireFailed) continue;
       ready_us[t->second] = e.true_us;
       op_task.erase(t);
     }

@@ -139,7 +139,7 @@ class ExplicitRun::Driver {
     const ExplicitOp& op = t.ops[index];
     touch();
     assert(op.lock >= 0 && op.lock < static_cast<int>(locks_.size()));
-    const LockRef& lock = locks_[static_cast<size_t>(op.lock)];
+    const LockSpec& lock = locks_[static_cast<size_t>(op.lock)];
     auto on_acquire = [this, run, lock_index = op.lock](AcquireResult result) {
       if (result == AcquireResult::Acquired) {
         run->held++;
@@ -198,7 +198,7 @@ class ExplicitRun::Driver {
 
   const ExplicitPlan& plan_;
   World& world_;
-  std::vector<LockRef> locks_;
+  std::vector<LockSpec> locks_;
   std::vector<GroupRef> groups_;
   std::vector<int> incarnation_;
   std::vector<std::unique_ptr<Run>> runs_;  // every run started, in start order

@@ -13,22 +13,44 @@
 
 #include "sim/network.h"
 #include "sim/node_clock.h"
+#include "traces/fault_kind.h"
 
 namespace locksim {
 
-// RedisRestart: the server restarts (what it keeps and how long it stays down
-// come from the run's ServerFaultConfig, sim/server_faults.h). Failover: the
-// server's replica is promoted and clients move to it (needs replica lags).
-enum class FaultKind { Crash, Pause, ClientClockJump, ServerClockJump, Partition, RedisRestart, Failover };
-
-// Whether a fault of kind `k` targets a client (else a server).
-inline bool is_client_fault(FaultKind k) {
-  return k == FaultKind::Crash || k == FaultKind::Pause || k == FaultKind::ClientClockJump || k == FaultKind::Partition;
+// The kinds of a plan's actions are FaultKind's first seven (traces/fault_kind.h,
+// one vocabulary from the plan to the checkers): Crash, Pause, Partition,
+// ClientClockJump, ServerClockJump; RedisRestart (what the server keeps and
+// how long it stays down come from the run's ServerFaultConfig,
+// sim/server_faults.h); Failover (the server's replica is promoted and
+// clients move to it; needs replica lags). The link's losses are drawn, not
+// planned (LossScript below).
+// Whether a fault kind is one a plan's action can have.
+inline bool is_planned_fault(FaultKind k) {
+  switch (k) {
+    case FaultKind::Crash:
+    case FaultKind::Pause:
+    case FaultKind::Partition:
+    case FaultKind::ClientClockJump:
+    case FaultKind::ServerClockJump:
+    case FaultKind::RedisRestart:
+    case FaultKind::Failover:
+      return true;
+    case FaultKind::LostRequest:
+    case FaultKind::LostReply:
+    case FaultKind::LostMessage:
+    case FaultKind::LostSubscribe:
+    case FaultKind::RequestTimeout:
+    case FaultKind::ClientClockSkew:
+    case FaultKind::ServerClockDrift:
+    case FaultKind::SlowLink:
+      return false;
+  }
+  return false;
 }
 
 struct FaultAction {
   int64_t at_us = 0;
-  FaultKind kind = FaultKind::Crash;
+  FaultKind kind = FaultKind::Crash;  // is_planned_fault(kind)
   int target = 0;              // client index, or server index for server faults
   int64_t duration_ms = 0;     // pause / partition length, clock jump (signed)
   int64_t restart_after_ms = -1;  // crash: restart after this long; -1 never

@@ -248,6 +248,15 @@ bool single_profile_draws(const std::string& part, const FaultAction& a) {
              (part == "server-clock" && a.duration_ms != 0 && kServerClockJumpMs.has(a.duration_ms));
     case FaultKind::RedisRestart: return (hostile || part == "restarts") && a.duration_ms == 0;
     case FaultKind::Failover: return part == "failover" && a.duration_ms == 0;
+    case FaultKind::LostRequest:
+    case FaultKind::LostReply:
+    case FaultKind::LostMessage:
+    case FaultKind::LostSubscribe:
+    case FaultKind::RequestTimeout:
+    case FaultKind::ClientClockSkew:
+    case FaultKind::ServerClockDrift:
+    case FaultKind::SlowLink:
+      return false;  // no profile plans these
   }
   return false;
 }

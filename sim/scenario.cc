@@ -3,6 +3,7 @@
 #include "impl/client_mutant.h"
 #include "model/variant.h"
 #include "sim/profiles.h"
+#include "traces/lock_ref.h"
 
 namespace locksim {
 
@@ -192,21 +193,21 @@ std::vector<GroupRef> scenario_groups(const Scenario& s) {
     g.name = lock_name(i);
     g.kind = s.lock_kind == ScenarioLockKind::RedLock ? GroupKind::RedLock : GroupKind::Multi;
     for (int m = 0; m < s.servers; ++m) {
-      g.members.push_back(LockRef{g.name + "@" + std::to_string(m), LockKind::Reentrant, m});
+      g.members.push_back(LockSpec{LockRef::member_of(g.name, m).name(), LockKind::Reentrant, m});
     }
     out.push_back(std::move(g));
   }
   return out;
 }
 
-std::vector<LockRef> scenario_locks(const Scenario& s) {
-  std::vector<LockRef> out;
+std::vector<LockSpec> scenario_locks(const Scenario& s) {
+  std::vector<LockSpec> out;
   if (is_group_kind(s.lock_kind)) {
-    for (int i = 0; i < s.locks; ++i) out.push_back(LockRef{lock_name(i), LockKind::Reentrant, 0});
+    for (int i = 0; i < s.locks; ++i) out.push_back(LockSpec{lock_name(i), LockKind::Reentrant, 0});
     return out;
   }
   for (int i = 0; i < s.locks; ++i) {
-    LockRef r;
+    LockSpec r;
     r.name = lock_name(i);
     const bool fair = s.lock_kind == ScenarioLockKind::Fair || (s.lock_kind == ScenarioLockKind::Mixed && i % 2 == 1);
     r.kind = fair ? LockKind::Fair : LockKind::Reentrant;

@@ -82,9 +82,9 @@ Scenario scenario_from_json(const nlohmann::json& j);
 
 std::string lock_name(int index);  // "lsim:L<index>"
 constexpr const char* kKeyPrefix = "lsim:";
-// One LockRef per lock; for a group kind, one per group (its name; the
+// One LockSpec per lock; for a group kind, one per group (its name; the
 // members come from scenario_groups).
-std::vector<LockRef> scenario_locks(const Scenario& s);
+std::vector<LockSpec> scenario_locks(const Scenario& s);
 // The groups of a multi / redlock scenario (empty for other kinds).
 std::vector<GroupRef> scenario_groups(const Scenario& s);
 

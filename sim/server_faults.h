@@ -1,11 +1,8 @@
 // Server-side fault settings (lock-semantics.md section 4's hard cases):
 // what a Redis restart keeps, how long a restarted server stays down, and
 // the replication of each server to one asynchronous replica. Plain data
-// with the one name <-> type mapping used at the CLI and trace-header edge.
-//  Persistence::None    a restart loses every key (the default, Redis
-//                       without AOF or RDB).
-//  Persistence::Always  append-only file with appendfsync always: a restart
-//                       keeps every acknowledged write.
+// (Persistence, with its names for the CLI and the trace header, is the
+// history's type too: traces/persistence.h.)
 // A request that reaches a server while it is down is answered at once with
 // an error (connection refused), and nothing runs.
 #pragma once
@@ -15,16 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "traces/persistence.h"
+
 namespace locksim {
-
-enum class Persistence { None, Always };
-
-inline std::string_view persistence_name(Persistence p) { return p == Persistence::Always ? "always" : "none"; }
-inline std::optional<Persistence> persistence_from_name(std::string_view name) {
-  if (name == "none") return Persistence::None;
-  if (name == "always") return Persistence::Always;
-  return std::nullopt;
-}
 
 // What a failover did: promoted is false when there was no replica left to
 // promote; lost_writes counts the scripts the replica had not received.

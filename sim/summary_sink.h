@@ -23,14 +23,14 @@ class SummarySink final : public EventSink {
     switch (e.kind) {
       case EventKind::Invoke:
         summary_.invokes++;
-        if (e.op == "lock" || e.op == "try_lock") waits_[e.op_id] = Wait{};
+        if (is_acquire(e.op)) waits_[e.op_id] = Wait{};
         break;
       case EventKind::Ok: summary_.oks++; end_wait(e); break;
       case EventKind::Fail: summary_.fails++; end_wait(e); break;
       case EventKind::Info: summary_.infos++; end_wait(e); break;
       case EventKind::Script:
         summary_.scripts++;
-        if (e.reply.compare(0, 7, "error: ") == 0) summary_.script_errors++;
+        if (e.reply.is_error()) summary_.script_errors++;
         if (e.script == "rlock_acquire" || e.script == "fair_acquire" || e.script == "fair_try_once") {
           if (const auto it = waits_.find(e.op_id); it != waits_.end()) {
             if (it->second.attempts++ == 0) it->second.first_us = e.true_us;
@@ -60,7 +60,7 @@ class SummarySink final : public EventSink {
   };
   void end_wait(const Event& e) {
     const auto it = waits_.find(e.op_id);
-    if (e.op_id == 0 || it == waits_.end() || (e.op != "lock" && e.op != "try_lock")) return;
+    if (e.op_id == 0 || it == waits_.end() || (e.op != Op::Lock && e.op != Op::TryLock)) return;
     if (it->second.attempts > 1) {
       summary_.waiting_polls += it->second.attempts - 1;
       summary_.waiting_us += e.true_us - it->second.first_us;

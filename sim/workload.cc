@@ -4,7 +4,7 @@
 
 namespace locksim {
 
-Workload::Workload(World& world, std::vector<LockRef> locks, int64_t stop_us, const Rng& rng,
+Workload::Workload(World& world, std::vector<LockSpec> locks, int64_t stop_us, const Rng& rng,
                    std::vector<GroupRef> groups, bool reentrant)
     : world_(world), locks_(std::move(locks)), groups_(std::move(groups)), stop_us_(stop_us), rng_(rng),
       reentrant_(reentrant) {

@@ -26,7 +26,7 @@ class Workload {
   // reentrant: whether the lock may be re-entered (the pack's design); if
   // not, no task ever re-enters (the draws are made all the same, so the
   // rest of a task's stream is as with re-entries).
-  Workload(World& world, std::vector<LockRef> locks, int64_t stop_us, const Rng& rng,
+  Workload(World& world, std::vector<LockSpec> locks, int64_t stop_us, const Rng& rng,
            std::vector<GroupRef> groups = {}, bool reentrant = true);
   // Starts the tasks of client c's current incarnation.
   void start_client(int c);
@@ -39,7 +39,7 @@ class Workload {
     int client = 0;
     int task = 0;
     Rng rng{0};
-    LockRef lock;
+    LockSpec lock;
     int group = -1;       // index into groups_, or -1
     int64_t lease_ms = -1;
     int depth = 0;        // holds to release
@@ -55,7 +55,7 @@ class Workload {
   void think(const TaskPtr& t);
 
   World& world_;
-  std::vector<LockRef> locks_;
+  std::vector<LockSpec> locks_;
   std::vector<GroupRef> groups_;
   int64_t stop_us_;
   Rng rng_;

@@ -60,7 +60,7 @@ class World::NodeEnv final : public ClientEnv {
       return;
     }
     int64_t arrive_us = 0;
-    auto what = [&call] { return "request " + std::string(script_name(call.kind)) + " " + call.params.lock; };
+    auto what = [&call] { return LostMessage::request(script_name(call.kind), call.params.lock); };
     if (world_.hook_ != nullptr) {
       if (!world_.scheduled_fate(c_, server, MessageKind::Request, what, call.params.lock, &arrive_us)) return;
     } else {
@@ -119,7 +119,7 @@ class World::NodeEnv final : public ClientEnv {
     }
     int64_t arrive_us = 0;
     bool spared = false;  // drawn lost but delivered (random_loss): its acknowledgement gets through too
-    auto what = [&channel] { return "subscribe " + channel; };
+    auto what = [&channel] { return LostMessage::on_channel(LostMessage::What::Subscribe, channel); };
     if (world_.hook_ != nullptr) {
       if (!world_.scheduled_fate(c_, server, MessageKind::Subscribe, what, "", &arrive_us)) return id;
     } else {
@@ -142,7 +142,7 @@ class World::NodeEnv final : public ClientEnv {
       it->second.active = true;
       world.channels_[it->second.server][it->second.channel][c] += 1;
       int64_t back_us = 0;
-      auto what = [&it] { return "subscribe_ack " + it->second.channel; };
+      auto what = [&it] { return LostMessage::on_channel(LostMessage::What::SubscribeAck, it->second.channel); };
       if (world.hook_ != nullptr) {
         if (!world.scheduled_fate(c, server, MessageKind::SubscribeAck, what, "", &back_us)) return;
       } else {
@@ -406,7 +406,7 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
     // Connection refused: answered at once, nothing runs.
     *reply = Reply::error("ERR connection refused (server " + std::to_string(s) + " is restarting)");
     if (hook_ != nullptr) {
-      auto what = [&call] { return "reply " + std::string(script_name(call.kind)) + " " + call.params.lock; };
+      auto what = [&call] { return LostMessage::reply(script_name(call.kind), call.params.lock); };
       return scheduled_fate(c, s, MessageKind::Reply, what, call.params.lock, back_us);
     }
     *back_us = now_us_ + link_delay_us(c, spared);
@@ -428,14 +428,14 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   e.kind = EventKind::Script;
   e.client = c;
   e.server = s;
-  e.owner = call.params.owner;
-  e.lock = call.params.lock;
+  e.owner.assign(call.params.owner);
+  e.lock.assign(call.params.lock);
   e.op = tag.op;
   e.op_id = tag.op_id;
   e.script.assign(script_name(call.kind));
   e.request_id = tag.request_id;
-  e.reply = result.reply.to_string();
-  if (result.error_declared) e.detail = kDeclaredReplyDetail;
+  set_event_reply(result.reply, &e.reply);
+  e.error_declared = result.error_declared;
   e.server_ms = server_us >= 0 ? server_us / 1000 : -((-server_us + 999) / 1000);
   e.holders_after.assign(result.holders_after.begin(), result.holders_after.end());
   // A design with fresh tokens: the server holds tokens, the history owners.
@@ -478,7 +478,7 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   // server can overwrite it in place (a sink that kept a copy keeps it).
   if (result.line_token != 0) e.line_after.clear();
   route_published(s, result.published);
-  auto what = [&call] { return "reply " + std::string(script_name(call.kind)) + " " + call.params.lock; };
+  auto what = [&call] { return LostMessage::reply(script_name(call.kind), call.params.lock); };
   if (hook_ != nullptr && !lose) {
     if (!scheduled_fate(c, s, MessageKind::Reply, what, call.params.lock, back_us)) return false;
     *reply = result.reply;
@@ -506,7 +506,7 @@ void World::route_published(int s, const std::vector<Published>& published) {
         continue;
       }
       int64_t arrive_us = 0;
-      auto what = [&msg] { return "message " + msg.channel; };
+      auto what = [&msg] { return LostMessage::on_channel(LostMessage::What::Message, msg.channel); };
       if (hook_ != nullptr) {
         if (!scheduled_fate(c, s, MessageKind::Delivery, what, "", &arrive_us)) continue;
       } else {
@@ -572,7 +572,7 @@ void World::emit_in_place(Event& event) {
 }
 
 
-static Event fault_event(const std::string& op, int target) {
+static Event fault_event(Op op, int target) {
   Event e;
   e.kind = EventKind::Fault;
   e.op = op;
@@ -584,7 +584,7 @@ template <class What>
 World::LinkDraw World::random_loss(int c, const What& what, bool forced) {
   const bool drawn = forced || draw_lost(config_.link, node(c).net_rng);
   if (!config_.losses.keyed()) return drawn ? LinkDraw::Lost : LinkDraw::Delivered;
-  std::string w = what();
+  std::string w = what().text();  // the message as a loss key names it
   last_ordinal_ = ++message_ordinals_[{c, w}];
   if (!config_.losses.lost) return drawn ? LinkDraw::Lost : LinkDraw::Delivered;
   if (config_.losses.lost->count(loss_key(c, w, last_ordinal_)) != 0) return LinkDraw::Lost;
@@ -603,12 +603,12 @@ int64_t World::link_delay_us(int c, bool spared) {
   return drawn_us;
 }
 
-void World::record_lost(int c, std::string what, const std::string& lock) {
+void World::record_lost(int c, LostMessage what, const std::string& lock) {
   stats_.messages_lost++;
-  Event e = fault_event("lost", c);
+  Event e = fault_event(Op::Lost, c);
   e.client = c;
-  e.lock = lock;
-  e.detail = std::move(what);
+  e.lock.assign(lock);
+  e.lost = std::move(what);
   if (config_.losses.record) e.value = static_cast<int64_t>(last_ordinal_);  // its message's ordinal
   emit(std::move(e));
 }
@@ -616,7 +616,7 @@ void World::record_lost(int c, std::string what, const std::string& lock) {
 void World::crash(int c) {
   Node& n = node(c);
   if (!n.alive) return;
-  Event e = fault_event("crash", c);
+  Event e = fault_event(Op::Crash, c);
   e.client = c;
   e.local_ms = n.clock.local_ms(now_us_);
   emit(std::move(e));
@@ -635,7 +635,7 @@ void World::restart(int c) {
   Node& n = node(c);
   if (n.alive) return;
   start_client(c);
-  Event e = fault_event("restart", c);
+  Event e = fault_event(Op::Restart, c);
   e.client = c;
   e.detail = n.uuid;
   e.local_ms = n.clock.local_ms(now_us_);
@@ -647,7 +647,7 @@ void World::pause(int c, int64_t duration_ms) {
   assert(duration_ms >= 0);
   Node& n = node(c);
   if (!n.alive) return;
-  Event e = fault_event("pause", c);
+  Event e = fault_event(Op::Pause, c);
   e.client = c;
   e.duration_ms = duration_ms;
   e.local_ms = n.clock.local_ms(now_us_);
@@ -658,7 +658,7 @@ void World::pause(int c, int64_t duration_ms) {
   at_tagged(until_us, [this, c, until_us, incarnation] {
     Node& n = node(c);
     if (!n.alive || n.incarnation != incarnation || n.paused_until_us != until_us) return;
-    Event r = fault_event("resume", c);
+    Event r = fault_event(Op::Resume, c);
     r.client = c;
     r.local_ms = n.clock.local_ms(now_us_);
     emit(std::move(r));
@@ -668,7 +668,7 @@ void World::pause(int c, int64_t duration_ms) {
 void World::jump_client_clock(int c, int64_t delta_ms) {
   Node& n = node(c);
   n.clock.jump(delta_ms * 1000);
-  Event e = fault_event("clock_jump", c);
+  Event e = fault_event(Op::ClockJump, c);
   e.client = c;
   e.duration_ms = delta_ms;
   e.local_ms = n.clock.local_ms(now_us_);
@@ -677,7 +677,7 @@ void World::jump_client_clock(int c, int64_t delta_ms) {
 
 void World::jump_server_clock(int s, int64_t delta_ms) {
   server_clocks_.at(s).jump(delta_ms * 1000);
-  Event e = fault_event("clock_jump", s);
+  Event e = fault_event(Op::ClockJump, s);
   e.server = s;
   e.duration_ms = delta_ms;
   emit(std::move(e));
@@ -687,7 +687,7 @@ void World::partition(int c, int64_t duration_ms) {
   assert(duration_ms >= 0);
   uint64_t& gen = partition_gen_.at(c);
   gen += (gen & 1) == 0 ? 1 : 2;  // down (a new generation: the earlier heal is void)
-  Event e = fault_event("partition", c);
+  Event e = fault_event(Op::Partition, c);
   e.client = c;
   e.duration_ms = duration_ms;
   emit(std::move(e));
@@ -696,7 +696,7 @@ void World::partition(int c, int64_t duration_ms) {
     uint64_t& gen = partition_gen_.at(c);
     if (gen != mine) return;
     gen += 1;  // up
-    Event h = fault_event("heal", c);
+    Event h = fault_event(Op::Heal, c);
     h.client = c;
     emit(std::move(h));
   }, QueueTag{static_cast<uint8_t>(EntryKind::Heal), c, -1, mine, 0, nullptr});
@@ -711,10 +711,9 @@ void World::redis_restart(int s) {
   } else {
     backend_.restart_keeping_data(s);
   }
-  Event e = fault_event("redis_restart", s);
+  Event e = fault_event(Op::RedisRestart, s);
   e.server = s;
-  // Today's restart (no persistence, back at once) is recorded as before.
-  if (f.persistence == Persistence::Always) e.detail = "persistence always";
+  e.persistence = f.persistence;
   if (f.restart_delay_ms > 0) {
     e.duration_ms = f.restart_delay_ms;
     auto& until = server_down_until_us_.at(static_cast<size_t>(s));
@@ -727,7 +726,7 @@ void World::failover(int s) {
   const int64_t server_us = server_clocks_.at(s).local_us(now_us_);
   const FailoverResult f = replicated_ ? replicated_->failover(s, server_us) : backend_.failover(s, server_us);
   if (!f.promoted) return;
-  Event e = fault_event("failover", s);
+  Event e = fault_event(Op::Failover, s);
   e.server = s;
   e.duration_ms = f.lag_ms;
   e.value = f.lost_writes;
@@ -807,10 +806,10 @@ bool World::scheduled_fate(int c, int s, MessageKind kind, const What& what, con
     case MessageFate::Kind::Lost: record_lost(c, what(), lock); return false;
     case MessageFate::Kind::Late: {
       assert(fate.arrive_us > m.on_time_us);
-      Event e = fault_event("delayed", c);
+      Event e = fault_event(Op::Delayed, c);
       e.client = c;
-      e.lock = lock;
-      e.detail = what();
+      e.lock.assign(lock);
+      e.lost = what();
       e.duration_ms = (fate.arrive_us - m.on_time_us + 999) / 1000;
       emit(std::move(e));
       *arrive_us = fate.arrive_us;

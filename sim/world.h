@@ -314,7 +314,7 @@ class World {
   // A message the link dropped at random (not a partition): counted, and
   // recorded as a Fault event "lost" (detail: what was lost, e.g.
   // "reply rlock_acquire" or "message <channel>") so checkers can blame it.
-  void record_lost(int c, std::string what, const std::string& lock);
+  void record_lost(int c, LostMessage what, const std::string& lock);
   // Whether a message on client c's link is lost at random: a draw from its
   // link's stream (`forced`: lost without a draw, the lose_reply hook), or,
   // with WorldConfig::losses.lost, its key (`what()` is what a loss records:

@@ -72,7 +72,7 @@ void add_fixed_call(const ScriptCall& call, StateDigest* d) {
 uint64_t World::fixed_request_digest(const ScriptCall& call, const ScriptTag& tag) {
   StateDigest d;
   add_fixed_call(call, &d);
-  d.add(std::string_view(tag.op));
+  d.add(op_name(tag.op));  // the name, as the digest took it before ops were typed
   d.add(std::string_view(tag.request_id));
   return d.value();
 }

@@ -1,5 +1,7 @@
 #include "sim/world_setup.h"
 
+#include <cassert>
+
 #include "impl/client_mutant.h"
 
 namespace locksim {
@@ -50,6 +52,16 @@ void apply_fault(World& world, const FaultAction& f) {
     case FaultKind::Partition: world.partition(f.target, f.duration_ms); return;
     case FaultKind::RedisRestart: world.redis_restart(f.target); return;
     case FaultKind::Failover: world.failover(f.target); return;
+    case FaultKind::LostRequest:
+    case FaultKind::LostReply:
+    case FaultKind::LostMessage:
+    case FaultKind::LostSubscribe:
+    case FaultKind::RequestTimeout:
+    case FaultKind::ClientClockSkew:
+    case FaultKind::ServerClockDrift:
+    case FaultKind::SlowLink:
+      assert(false && "not a fault a plan's action injects (is_planned_fault)");
+      return;
   }
 }
 

@@ -29,7 +29,7 @@ bool event_kind_from_name(std::string_view name, EventKind* out) {
 
 void reset_keeping_storage(Event* e) {
   // A field added to Event needs its line here (and the size below).
-  static_assert(sizeof(Event) == 424, "Event changed: update reset_keeping_storage");
+  static_assert(sizeof(Event) == 552, "Event changed: update reset_keeping_storage");
   e->id = 0;
   e->true_us = 0;
   e->kind = EventKind::Info;
@@ -37,12 +37,20 @@ void reset_keeping_storage(Event* e) {
   e->server = -1;
   e->owner.clear();
   e->lock.clear();
-  e->op.clear();
+  e->op = Op::None;
   e->op_id = 0;
   e->local_ms = 0;
   e->wait_ms = -1;
   e->lease_ms = -1;
   e->value = 0;
+  e->reason = EndReason::None;
+  e->once = false;
+  e->error_declared = false;
+  e->persistence = Persistence::None;
+  e->lost.what = LostMessage::What::None;
+  e->lost.script.clear();
+  e->lost.lock.clear();
+  e->lost.channel.clear();
   e->detail.clear();
   e->token.clear();
   e->script.clear();

@@ -12,8 +12,8 @@
 //             pack's design takes a fresh one per acquire, trace version 4). unlock: value = release reply (0 still
 //             held, 1 released). force_unlock: value = reply.
 //  - Fail    acquire gave up (value=0, detail says why: "wait budget exhausted");
-//             unlock answered nil (detail "illegal monitor state").
-//  - Info    outcome unknown (detail: "timeout", "crashed") for an op_id; or a
+//             unlock answered nil (reason IllegalMonitorState).
+//  - Info    outcome unknown (reason Timeout, Crashed) for an op_id; or a
 //             client-side notice with its own op: "hold_lost" (the client learns
 //             its lock is gone: renew answered 0), "watchdog_stop",
 //             "acquire_failed" sent by a fair waiter giving up.
@@ -27,15 +27,23 @@
 //             acquire_failed, which takes none) and line_after = the line
 //             right after the script, head first, each owner with its slot
 //             deadline (line_known = true, even for an empty line).
-//             detail = kDeclaredReplyDetail when the reply is an error the
-//             script pack declares part of its conventions (else empty).
+//             error_declared when the reply is an error the script pack
+//             declares part of its conventions.
 //  - Deliver a pub/sub message reaching `client`: published = {"channel payload"}.
 //  - Fault   op: crash (target client; all its believed holds end), restart
 //             (target client, detail = new client uuid), pause (target client,
 //             duration_ms; the client does nothing until "resume"), resume,
 //             clock_jump (client >= 0: that client's clock, else server;
 //             duration_ms signed), partition (target client, duration_ms),
-//             heal, redis_restart (target server; all data lost).
+//             heal, redis_restart (target server; persistence: what it kept;
+//             duration_ms: down time), failover (target server; duration_ms:
+//             the replica's lag, value: scripts not replicated), lost (client,
+//             lost: the message; value: its ordinal when losses are keyed),
+//             delayed (explore's schedule: lost names the late message).
+//  - Every typed fact of the detail (reason, once, error_declared,
+//    persistence, lost) is written into the trace's "d" text and read back
+//    from it by traces/event_detail.h; `detail` holds the rest, a note for
+//    people: no code below the trace reader compares it.
 //  - A believed hold of `owner` on `lock` runs from the Ok of its first
 //    acquire (hold count 0 -> 1) to the Invoke of the unlock that brings the
 //    count to 0, or to hold_lost, or to the owner's client crashing.
@@ -52,7 +60,13 @@
 #include <string_view>
 #include <vector>
 
+#include "traces/event_reply.h"
 #include "traces/line_entry.h"
+#include "traces/lock_ref.h"
+#include "traces/lost_message.h"
+#include "traces/op.h"
+#include "traces/owner_id.h"
+#include "traces/persistence.h"
 #include "traces/shared_line.h"
 
 namespace locksim {
@@ -72,20 +86,29 @@ struct LineToken {
 
 enum class EventKind { Invoke, Ok, Fail, Info, Script, Deliver, Fault, Verdict };
 
-// The detail of a script event whose error reply the pack declares.
+// The detail text of a script event whose error reply the pack declares.
 inline constexpr const char* kDeclaredReplyDetail = "error declared by the pack";
+
+// Why an operation ended as its Fail or Info says (the detail's words:
+// "timeout", "crashed", "illegal monitor state").
+enum class EndReason : uint8_t {
+  None,
+  Timeout,              // no reply within the request timeout: the outcome is unknown
+  Crashed,              // its client crashed: the outcome is unknown
+  IllegalMonitorState,  // unlock of a lock the owner does not hold (a group's note may follow)
+};
 std::string_view event_kind_name(EventKind kind);
 bool event_kind_from_name(std::string_view name, EventKind* out);
 
 // Client operations (Invoke/Ok/Fail/Info `op`), watchdog actions and faults
-// are named by short stable strings:
+// are named by an Op (traces/op.h); a trace writes op_name(op):
 //   ops:     "lock", "try_lock", "unlock", "force_unlock", "renew" (watchdog),
 //            "acquire_failed", "hold_lost" (client learns its hold is gone),
-//            "watchdog_stop"
+//            "watchdog_stop", "validity_end"
 //   faults:  "crash", "restart", "pause", "resume", "clock_jump", "partition",
-//            "heal", "redis_restart", "lost" (a message the link dropped at random;
-//            detail says which: "request S", "reply S", "subscribe C",
-//            "subscribe_ack C", "message C")
+//            "heal", "redis_restart", "failover", "lost" (a message the link
+//            dropped at random; detail says which: "request S L", "reply S L",
+//            "subscribe C", "subscribe_ack C", "message C"), "delayed"
 struct Event {
   uint64_t id = 0;          // position in the history, from 0, strictly increasing
   int64_t true_us = 0;      // true virtual time
@@ -95,9 +118,9 @@ struct Event {
   // server = Redis server index (-1: none).
   int client = -1;
   int server = -1;
-  std::string owner;        // "<client-uuid>:<task>" for lock operations
-  std::string lock;         // lock name
-  std::string op;           // operation / fault name (see above)
+  OwnerId owner;            // "<client-uuid>:<task>" for lock operations (traces/owner_id.h)
+  LockRef lock;             // the lock (a group member "<group>@<i>": traces/lock_ref.h)
+  Op op = Op::None;         // operation / fault (see above)
   uint64_t op_id = 0;       // links invoke -> completion -> scripts it caused (0: none)
   int64_t local_ms = 0;     // acting client's local clock at the event
 
@@ -105,7 +128,13 @@ struct Event {
   int64_t wait_ms = -1;     // -1: no wait given (lock() / tryLock() without wait)
   int64_t lease_ms = -1;    // -1: default lease with watchdog
   int64_t value = 0;        // ok: 1 acquired / 0 not; unlock: script reply
-  std::string detail;       // human-readable note (errors, fault description)
+  // What the detail says, typed (see the contract above):
+  EndReason reason = EndReason::None;           // Fail, Info: why it ended so
+  bool once = false;                            // Invoke of try_lock: tryLock() without wait
+  bool error_declared = false;                  // Script: the pack declares its error reply
+  Persistence persistence = Persistence::None;  // Fault redis_restart: what the server kept
+  LostMessage lost;                             // Fault lost, delayed: which message
+  std::string detail;       // the rest: a note for people ("wait budget exhausted", a new uuid)
   // Under a design with fresh tokens (impl/lock_design.h): on a lock/try_lock
   // Ok the token that marks this hold on the server, on a Script event the
   // token its call sent (its holders_after still name owners); else empty.
@@ -114,7 +143,7 @@ struct Event {
   // Script events.
   std::string script;                 // script name (model/script_call.h)
   std::string request_id;             // release latch request id
-  std::string reply;                  // Reply::to_string()
+  EventReply reply;                   // the script's reply (typed; its text: Reply::to_string())
   int64_t server_ms = 0;              // server clock when the script ran
   std::vector<std::string> holders_after;  // owner fields of `lock` after the script
   std::vector<std::string> published;      // "channel payload" per message, in order

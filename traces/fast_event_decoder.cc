@@ -1,11 +1,14 @@
 #include "traces/fast_event_decoder.h"
 
+#include "traces/event_detail.h"
+
 #include <simdjson.h>
 
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 
 namespace locksim {
@@ -215,19 +218,41 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
       }
       case kC: ok = read_int(v, &e.client); break;
       case kS: ok = read_int(v, &e.server); break;
-      case kO: ok = read_string(v, &e.owner); break;
-      case kL: ok = read_string(v, &e.lock); break;
-      case kOp: ok = read_string(v, &e.op); break;
+      case kO: {
+        std::string_view text;
+        ok = v.get_string().get(text) == simdjson::SUCCESS;
+        if (ok) e.owner.assign(text);
+        break;
+      }
+      case kL: {
+        std::string_view text;
+        ok = v.get_string().get(text) == simdjson::SUCCESS;
+        if (ok) e.lock.assign(text);
+        break;
+      }
+      case kOp: {
+        std::string_view name;
+        std::optional<Op> op;
+        ok = v.type() == dom::element_type::STRING && v.get_string().get(name) == simdjson::SUCCESS &&
+             (op = op_from_name(name)).has_value();
+        if (ok) e.op = *op;
+        break;
+      }
       case kOpid: ok = read_uint64(v, &e.op_id); break;
       case kLms: ok = read_int64(v, &e.local_ms); break;
       case kWait: ok = read_int64(v, &e.wait_ms); break;
       case kLease: ok = read_int64(v, &e.lease_ms); break;
       case kV: ok = read_int64(v, &e.value); break;
-      case kD: ok = read_string(v, &e.detail); break;
+      case kD: ok = read_string(v, &detail_); break;
       case kTk: ok = read_string(v, &e.token); break;
       case kSc: ok = read_string(v, &e.script); break;
       case kRid: ok = read_string(v, &e.request_id); break;
-      case kR: ok = read_string(v, &e.reply); break;
+      case kR: {
+        std::string_view text;
+        ok = v.get_string().get(text) == simdjson::SUCCESS;
+        if (ok) e.reply.assign_parsed(text);
+        break;
+      }
       case kSms: ok = read_int64(v, &e.server_ms); break;
       case kH: ok = read_strings(v, &e.holders_after); break;
       case kP: ok = read_strings(v, &e.published); break;
@@ -251,6 +276,8 @@ bool FastEventDecoder::decode(std::string_view line, Event* out, bool* line_repe
     if (!ok) return false;
   }
   if (!has_kind) return false;
+  // The detail's facts need the kind and the op, wherever they stood.
+  if ((seen & (1u << kD)) != 0) read_detail_text(detail_, &e);
   // Out of range (decode_event words the error).
   if (e.true_us < 0 || ((seen & (1u << kC)) != 0 && e.client < 0) || ((seen & (1u << kS)) != 0 && e.server < 0) ||
       ((seen & (1u << kTg)) != 0 && e.target < 0)) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -48,6 +49,7 @@ class FastEventDecoder {
   // allocating a line and its owner strings again.
   static constexpr size_t kMaxSpareLines = 64;
   std::vector<SharedLine> spare_lines_;
+  std::string detail_;  // the line's "d", read into the event's facts once its kind and op are known
 };
 
 }  // namespace locksim

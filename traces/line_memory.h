@@ -24,7 +24,7 @@ class LineMemory {
   // ("lr":1), shared, with that line's token; false when none is
   // remembered.
   bool repeat_into(Event* e) const {
-    auto it = lines_.find(Key{e->server, e->lock});
+    auto it = lines_.find(Key{e->server, e->lock.name()});
     if (it == lines_.end()) return false;
     e->line_after = it->second.entries;
     e->line_token = LineToken{it->second.token};
@@ -34,7 +34,7 @@ class LineMemory {
   // token, which e carries from then on.
   void remember(Event* e) {
     if (!e->line_known) return;
-    Line& line = lines_[Key{e->server, e->lock}];
+    Line& line = lines_[Key{e->server, e->lock.name()}];
     line.entries = e->line_after;
     line.token = ++last_token_;
     e->line_token = LineToken{line.token};
@@ -44,7 +44,7 @@ class LineMemory {
   // A line with the remembered line's (producer) token is equal unseen.
   bool repeats(const Event& e) {
     if (!e.line_known) return false;
-    auto [it, inserted] = lines_.try_emplace(Key{e.server, e.lock});
+    auto [it, inserted] = lines_.try_emplace(Key{e.server, e.lock.name()});
     Line& line = it->second;
     const uint64_t token = e.line_token.value;
     if (!inserted && token != 0 && token == line.token) return true;

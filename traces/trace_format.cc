@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "traces/bounded_json.h"
+#include "traces/event_detail.h"
 
 #ifndef LOCKSIM_BUILD_ID
 #define LOCKSIM_BUILD_ID "unknown"
@@ -219,6 +220,24 @@ bool get_string(const json& j, const char* key, std::string* out, std::string* e
   return true;
 }
 
+// "op": the name of an Op (traces/op.h); any other text is refused.
+bool get_op(const json& j, Op* out, std::string* error) {
+  auto it = j.find("op");
+  if (it == j.end()) return true;
+  std::string name;
+  if (!string_of(*it, &name)) {
+    *error = "field \"op\" must be a string";
+    return false;
+  }
+  const std::optional<Op> op = op_from_name(name);
+  if (!op) {
+    *error = "unknown operation " + describe_json_value(*it) + " (field \"op\")";
+    return false;
+  }
+  *out = *op;
+  return true;
+}
+
 bool get_strings(const json& j, const char* key, std::vector<std::string>* out, std::string* error) {
   auto it = j.find(key);
   if (it == j.end()) return true;
@@ -336,19 +355,40 @@ void encode_event_to(std::string* into, const Event& e, bool line_repeated) {
   append_string(out, event_kind_name(e.kind));
   put_int_unless(out, "c", e.client, -1);
   put_int_unless(out, "s", e.server, -1);
-  put_str_unless_empty(out, "o", e.owner);
-  put_str_unless_empty(out, "l", e.lock);
-  put_str_unless_empty(out, "op", e.op);
+  put_str_unless_empty(out, "o", e.owner.str());
+  put_str_unless_empty(out, "l", e.lock.name());
+  if (e.op != Op::None) {
+    append_key(out, "op");
+    append_string(out, op_name(e.op));
+  }
   if (e.op_id != 0) put_uint(out, "opid", e.op_id);
   put_int_unless(out, "lms", e.local_ms, 0);
   put_int_unless(out, "wait", e.wait_ms, -1);
   put_int_unless(out, "lease", e.lease_ms, -1);
   put_int_unless(out, "v", e.value, 0);
-  put_str_unless_empty(out, "d", e.detail);
+  if (has_detail_text(e)) {
+    append_key(out, "d");
+    if (has_detail_fact(e)) {
+      std::string text;
+      append_detail_text(e, &text);
+      append_string(out, text);
+    } else {
+      append_string(out, e.detail);
+    }
+  }
   put_str_unless_empty(out, "tk", e.token);
   put_str_unless_empty(out, "sc", e.script);
   put_str_unless_empty(out, "rid", e.request_id);
-  put_str_unless_empty(out, "r", e.reply);
+  if (!e.reply.empty()) {
+    append_key(out, "r");
+    if (e.reply.is_nil() || e.reply.is_integer()) {  // nothing to escape
+      out += '"';
+      e.reply.append_text(&out);
+      out += '"';
+    } else {
+      append_string(out, e.reply.to_text());
+    }
+  }
   put_int_unless(out, "sms", e.server_ms, 0);
   put_list_unless_empty(out, "h", e.holders_after);
   put_list_unless_empty(out, "p", e.published);
@@ -446,19 +486,27 @@ bool decode_event(std::string_view line, Event* out, std::string* error, bool* l
     *error = "unknown event kind " + describe_json_value(*kind);
     return false;
   }
+  std::string owner;
+  std::string lock;
+  std::string detail;
+  std::string reply;
   const bool ok = get_uint64(j, "id", &e.id, error) && get_int64(j, "t", &e.true_us, error) &&
                   get_int(j, "c", &e.client, error) && get_int(j, "s", &e.server, error) &&
-                  get_string(j, "o", &e.owner, error) && get_string(j, "l", &e.lock, error) &&
-                  get_string(j, "op", &e.op, error) && get_uint64(j, "opid", &e.op_id, error) &&
+                  get_string(j, "o", &owner, error) && get_string(j, "l", &lock, error) &&
+                  get_op(j, &e.op, error) && get_uint64(j, "opid", &e.op_id, error) &&
                   get_int64(j, "lms", &e.local_ms, error) && get_int64(j, "wait", &e.wait_ms, error) &&
                   get_int64(j, "lease", &e.lease_ms, error) && get_int64(j, "v", &e.value, error) &&
-                  get_string(j, "d", &e.detail, error) && get_string(j, "tk", &e.token, error) &&
+                  get_string(j, "d", &detail, error) && get_string(j, "tk", &e.token, error) &&
                   get_string(j, "sc", &e.script, error) &&
-                  get_string(j, "rid", &e.request_id, error) && get_string(j, "r", &e.reply, error) &&
+                  get_string(j, "rid", &e.request_id, error) && get_string(j, "r", &reply, error) &&
                   get_int64(j, "sms", &e.server_ms, error) && get_strings(j, "h", &e.holders_after, error) &&
                   get_strings(j, "p", &e.published, error) && get_int64(j, "dur", &e.duration_ms, error) &&
                   get_int(j, "tg", &e.target, error) && get_line(j, &e.line_after, &e.line_known, error);
   if (!ok) return false;
+  e.owner.assign(owner);  // its uuid and task, read once here
+  e.lock.assign(lock);    // and a member's group
+  read_detail_text(detail, &e);  // its facts need the kind and the op, read above
+  e.reply.assign_parsed(reply);
   // Values the writer never writes: an index below 0 (it omits "none"), a
   // time before the run began.
   if (e.true_us < 0) {

@@ -101,7 +101,7 @@ bool TraceReader::next(Event& out) {
   if (repeated) {
     if (header_.version < 3) fail("field \"lr\" in a version " + std::to_string(header_.version) + " trace (version 3 and later)");
     if (!lines_.repeat_into(&event)) {
-      fail("field \"lr\" repeats the fair line of lock \"" + event.lock + "\" on server " +
+      fail("field \"lr\" repeats the fair line of lock \"" + event.lock.name() + "\" on server " +
            std::to_string(event.server) + ", but no earlier event gives one");
     }
   } else {

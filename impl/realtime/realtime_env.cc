@@ -167,14 +167,14 @@ Event RealtimeEnv::script_event(int server, const ScriptRequest& req, const std:
   e.kind = EventKind::Script;
   e.client = options_.client_index;
   e.server = server;
-  e.owner = call.params.owner;
-  e.lock = call.params.lock;
+  e.owner.assign(call.params.owner);
+  e.lock.assign(call.params.lock);
   e.op = req.tag.op;
   e.op_id = req.tag.op_id;
   e.script = std::string(script_name(call.kind));
   e.request_id = req.tag.request_id;
   const Reply& reply = exec[kExecScript];
-  e.reply = reply.to_string();
+  set_event_reply(reply, &e.reply);
   if (exec[kExecHolders].kind == Reply::Kind::Array) {
     for (const Reply& h : exec[kExecHolders].elements) e.holders_after.push_back(h.text);
     std::sort(e.holders_after.begin(), e.holders_after.end());

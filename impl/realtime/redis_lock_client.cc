@@ -74,7 +74,7 @@ RedisLockClient::~RedisLockClient() {
     if (options_.history && holds > 0) {
       Event e;
       e.kind = EventKind::Fault;
-      e.op = "crash";
+      e.op = Op::Crash;
       e.target = history_client_;
       e.client = history_client_;
       e.local_ms = env_->now_ms();
@@ -87,9 +87,9 @@ RedisLockClient::~RedisLockClient() {
   env_->close();
 }
 
-RLock RedisLockClient::get_lock(const std::string& name) { return RLock(this, LockRef{name, LockKind::Reentrant, 0}); }
+RLock RedisLockClient::get_lock(const std::string& name) { return RLock(this, LockSpec{name, LockKind::Reentrant, 0}); }
 
-RLock RedisLockClient::get_fair_lock(const std::string& name) { return RLock(this, LockRef{name, LockKind::Fair, 0}); }
+RLock RedisLockClient::get_fair_lock(const std::string& name) { return RLock(this, LockSpec{name, LockKind::Fair, 0}); }
 
 // A number per thread of the process, never reused (std::thread::id values
 // are reused once a thread ends, and a new thread must not inherit holds).
@@ -117,18 +117,18 @@ void RedisLockClient::run_on_loop(std::function<void()> fn) {
 void RedisLockClient::on_event(const Event& e) {
   if (e.op_id != 0 && tracked_ops_.count(e.op_id) > 0 &&
       (e.kind == EventKind::Ok || e.kind == EventKind::Fail || e.kind == EventKind::Info)) {
-    op_details_[e.op_id] = e.detail;
+    op_details_[e.op_id] = OpEnding::of(e);
   }
   const auto key = std::make_pair(e.lock, e.owner);
-  if (e.kind == EventKind::Ok && (e.op == "lock" || e.op == "try_lock") && e.value == 1) {
+  if (e.kind == EventKind::Ok && is_acquire(e.op) && e.value == 1) {
     believed_holds_[key] += 1;
     std::lock_guard<std::mutex> lock(mutex_);
     renewal_failures_.erase(key);
-  } else if (e.kind == EventKind::Invoke && e.op == "unlock") {
+  } else if (e.kind == EventKind::Invoke && e.op == Op::Unlock) {
     auto it = believed_holds_.find(key);
     if (it != believed_holds_.end() && --it->second <= 0) believed_holds_.erase(it);
-  } else if (e.kind == EventKind::Info && (e.op == "hold_lost" || e.op == "watchdog_stop")) {
-    if (e.op == "hold_lost") believed_holds_.erase(key);
+  } else if (e.kind == EventKind::Info && (e.op == Op::HoldLost || e.op == Op::WatchdogStop)) {
+    if (e.op == Op::HoldLost) believed_holds_.erase(key);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       renewal_failures_[key] = strip_error_prefixes(e.detail);
@@ -137,24 +137,27 @@ void RedisLockClient::on_event(const Event& e) {
   }
 }
 
-std::string RedisLockClient::explain(const LockRef& ref, const std::string& detail, const char* script) const {
-  if (detail == "timeout") {
-    return env_->where(ref.server) + ": EVALSHA " + script + ": no reply within " +
-           std::to_string(config_.request_timeout_ms) + " ms (outcome unknown)";
+std::string RedisLockClient::explain(const LockSpec& ref, const OpEnding& why, const char* script) const {
+  switch (why.reason) {
+    case EndReason::Timeout:
+      return env_->where(ref.server) + ": EVALSHA " + script + ": no reply within " +
+             std::to_string(config_.request_timeout_ms) + " ms (outcome unknown)";
+    case EndReason::Crashed: return "the client was closed while " + ref.name + " was in use";
+    case EndReason::IllegalMonitorState:
+    case EndReason::None: break;
   }
-  if (detail == "crashed") return "the client was closed while " + ref.name + " was in use";
-  return strip_error_prefixes(detail);
+  return strip_error_prefixes(why.note);
 }
 
-AcquireResult RedisLockClient::acquire(const LockRef& ref, int64_t wait_ms, int64_t lease_ms, bool once,
-                                       std::string* detail) {
+AcquireResult RedisLockClient::acquire(const LockSpec& ref, int64_t wait_ms, int64_t lease_ms, bool once,
+                                       OpEnding* why_out) {
   const int task = task_of_current_thread();
-  auto done = std::make_shared<std::promise<std::pair<AcquireResult, std::string>>>();
+  auto done = std::make_shared<std::promise<std::pair<AcquireResult, OpEnding>>>();
   auto result = done->get_future();
   loop_->post([this, ref, wait_ms, lease_ms, once, task, done] {
     auto op_id = std::make_shared<uint64_t>(0);
     auto finished = [this, done, op_id](AcquireResult r) {
-      std::string why;
+      OpEnding why;
       if (auto it = op_details_.find(*op_id); it != op_details_.end()) {
         why = it->second;
         op_details_.erase(it);
@@ -173,7 +176,7 @@ AcquireResult RedisLockClient::acquire(const LockRef& ref, int64_t wait_ms, int6
     tracked_ops_.insert(*op_id);
   });
   auto [r, why] = result.get();
-  *detail = std::move(why);
+  *why_out = std::move(why);
   return r;
 }
 
@@ -181,7 +184,7 @@ void RLock::lock() { lock(-1); }
 
 void RLock::lock(int64_t lease_ms) {
   if (lease_ms != -1 && lease_ms <= 0) throw LockError("lock(" + ref_.name + "): lease_ms must be > 0");
-  std::string detail;
+  OpEnding detail;
   const AcquireResult r = client_->acquire(ref_, -1, lease_ms, false, &detail);
   const char* script = fair() ? "fair_acquire" : "rlock_acquire";
   if (r == AcquireResult::Acquired) return;
@@ -192,7 +195,7 @@ void RLock::lock(int64_t lease_ms) {
 }
 
 bool RLock::try_lock() {
-  std::string detail;
+  OpEnding detail;
   const AcquireResult r = client_->acquire(ref_, 0, -1, true, &detail);
   if (r == AcquireResult::Unknown) {
     throw LockRedisError(client_->explain(ref_, detail, fair() ? "fair_try_once" : "rlock_acquire"));
@@ -203,7 +206,7 @@ bool RLock::try_lock() {
 bool RLock::try_lock(int64_t wait_ms, int64_t lease_ms) {
   if (wait_ms < 0) throw LockError("try_lock(" + ref_.name + "): wait_ms must be >= 0");
   if (lease_ms != -1 && lease_ms <= 0) throw LockError("try_lock(" + ref_.name + "): lease_ms must be > 0");
-  std::string detail;
+  OpEnding detail;
   const AcquireResult r = client_->acquire(ref_, wait_ms, lease_ms, false, &detail);
   if (r == AcquireResult::Unknown) {
     throw LockRedisError(client_->explain(ref_, detail, fair() ? "fair_acquire" : "rlock_acquire"));
@@ -214,13 +217,13 @@ bool RLock::try_lock(int64_t wait_ms, int64_t lease_ms) {
 void RLock::unlock() {
   RedisLockClient& c = *client_;
   const int task = c.task_of_current_thread();
-  auto done = std::make_shared<std::promise<std::pair<UnlockResult, std::string>>>();
+  auto done = std::make_shared<std::promise<std::pair<UnlockResult, OpEnding>>>();
   auto result = done->get_future();
-  const LockRef ref = ref_;
+  const LockSpec ref = ref_;
   c.loop_->post([&c, ref, task, done] {
     auto op_id = std::make_shared<uint64_t>(0);
     c.client_->unlock(task, ref, [&c, done, op_id](UnlockResult r) {
-      std::string why;
+      OpEnding why;
       if (auto it = c.op_details_.find(*op_id); it != c.op_details_.end()) {
         why = it->second;
         c.op_details_.erase(it);
@@ -243,13 +246,13 @@ void RLock::unlock() {
 bool RLock::force_unlock() {
   RedisLockClient& c = *client_;
   const int task = c.task_of_current_thread();
-  auto done = std::make_shared<std::promise<std::pair<bool, std::string>>>();
+  auto done = std::make_shared<std::promise<std::pair<bool, OpEnding>>>();
   auto result = done->get_future();
-  const LockRef ref = ref_;
+  const LockSpec ref = ref_;
   c.loop_->post([&c, ref, task, done] {
     auto op_id = std::make_shared<uint64_t>(0);
     c.client_->force_unlock(task, ref, [&c, done, op_id](bool released) {
-      std::string why;
+      OpEnding why;
       if (auto it = c.op_details_.find(*op_id); it != c.op_details_.end()) {
         why = it->second;
         c.op_details_.erase(it);

@@ -94,9 +94,9 @@ class RLock {
 
  private:
   friend class RedisLockClient;
-  RLock(RedisLockClient* client, LockRef ref) : client_(client), ref_(std::move(ref)) {}
+  RLock(RedisLockClient* client, LockSpec ref) : client_(client), ref_(std::move(ref)) {}
   RedisLockClient* client_;
-  LockRef ref_;
+  LockSpec ref_;
 };
 
 class RedisLockClient {
@@ -122,8 +122,8 @@ class RedisLockClient {
 
   int task_of_current_thread();
   void run_on_loop(std::function<void()> fn);  // blocks until fn ran
-  AcquireResult acquire(const LockRef& ref, int64_t wait_ms, int64_t lease_ms, bool once, std::string* detail);
-  std::string explain(const LockRef& ref, const std::string& detail, const char* script) const;
+  AcquireResult acquire(const LockSpec& ref, int64_t wait_ms, int64_t lease_ms, bool once, OpEnding* why);
+  std::string explain(const LockSpec& ref, const OpEnding& why, const char* script) const;
   void on_event(const Event& e);
 
   ClientConfig config_;
@@ -137,7 +137,7 @@ class RedisLockClient {
   std::mutex mutex_;  // renewal_failures_
   std::map<std::pair<std::string, std::string>, std::string> renewal_failures_;  // (lock, owner) -> why
   // Loop thread only:
-  std::map<uint64_t, std::string> op_details_;  // op_id -> detail of its completion
+  std::map<uint64_t, OpEnding> op_details_;  // op_id -> how its completion ended
   std::set<uint64_t> tracked_ops_;
   std::map<std::pair<std::string, std::string>, int64_t> believed_holds_;  // (lock, owner) -> count
 };

@@ -255,7 +255,7 @@ TEST_F(RealtimeLock, LockExpiresAfterItsHolderIsDropped) {
   lock.unlock();
   const auto events = sink_.events();
   EXPECT_TRUE(std::any_of(events.begin(), events.end(),
-                          [](const Event& e) { return e.kind == EventKind::Fault && e.op == "crash"; }));
+                          [](const Event& e) { return e.kind == EventKind::Fault && e.op == Op::Crash; }));
   const auto failing = check(1000);
   EXPECT_TRUE(failing.empty()) << describe(failing);
 }

@@ -46,7 +46,7 @@ TEST(BusyPoll, AHeadThatLostAMessageIsNamedWithIt) {
   Event& join = h.script(0, 1, "fair_acquire", "0", {}, 1, 30000, 300000);
   join.line_known = true;
   join.line_after = {{owner_of(1), 300000.0}};
-  h.fault(10, "lost", 1).detail = "message redisson_lock__channel:{lsim:L0}:" + owner_of(1);
+  h.fault(10, "lost", 1).lost = LostMessage::on_channel(LostMessage::What::Message, "redisson_lock__channel:{lsim:L0}:" + owner_of(1));
   h.invoke(1000, 2, "lock", 2);
   for (int64_t t = 1000; t <= 4000; t += 5) {
     Event& poll = h.script(t, 2, "fair_acquire", "0", {}, 2, 30000, 300000);

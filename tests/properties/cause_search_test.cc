@@ -93,7 +93,7 @@ TEST(CauseSearch, APauseLongerThanTheLeaseIsConfirmed) {
   const Cause cause = search.explain(*v);
   ASSERT_EQ(cause.status, CauseStatus::Confirmed) << cause.text();
   ASSERT_EQ(cause.faults.size(), 1u);
-  EXPECT_EQ(cause.faults[0].kind, CauseKind::Pause);
+  EXPECT_EQ(cause.faults[0].kind, FaultKind::Pause);
   EXPECT_EQ(cause.faults[0].client, 0);
   EXPECT_EQ(cause.faults[0].duration_ms, 8'000);
   EXPECT_EQ(cause.kind(), "pause");
@@ -168,7 +168,7 @@ TEST(CauseSearch, ARestartWithoutPersistenceIsConfirmed) {
   const Cause cause = search.explain(*v);
   ASSERT_EQ(cause.status, CauseStatus::Confirmed) << cause.text();
   ASSERT_EQ(cause.faults.size(), 1u);
-  EXPECT_EQ(cause.faults[0].kind, CauseKind::RedisRestart);
+  EXPECT_EQ(cause.faults[0].kind, FaultKind::RedisRestart);
   EXPECT_EQ(cause.kind(), "restart without persistence");
   plan.scenario.persistence = Persistence::Always;
   EXPECT_EQ(first_of(check(plan).violations, property::kMutualExclusion), nullptr);
@@ -196,7 +196,7 @@ TEST(CauseSearch, ServerClockJumpsOfAGeneratedRunAreConfirmed) {
   for (const Violation& v : verdict.violations) {
     if (is_advisory_property(v.property)) continue;
     EXPECT_TRUE(v.explained()) << v.to_string();
-    for (const CauseFault& f : v.cause.faults) EXPECT_EQ(f.kind, CauseKind::ServerClockJump) << v.to_string();
+    for (const CauseFault& f : v.cause.faults) EXPECT_EQ(f.kind, FaultKind::ServerClockJump) << v.to_string();
     explained += v.explained();
   }
   EXPECT_GE(explained, 1);
@@ -221,7 +221,7 @@ TEST(CauseSearch, ALostReplyOfAGeneratedRunIsConfirmed) {
   for (const Violation& v : verdict.violations) {
     if (is_advisory_property(v.property)) continue;
     EXPECT_TRUE(v.explained()) << v.to_string();
-    for (const CauseFault& f : v.cause.faults) lost_reply = lost_reply || f.kind == CauseKind::LostReply;
+    for (const CauseFault& f : v.cause.faults) lost_reply = lost_reply || f.kind == FaultKind::LostReply;
   }
   EXPECT_TRUE(lost_reply);
 }
@@ -252,7 +252,7 @@ TEST(CauseSearch, ALostReplyWhileAShortLeaseRunsIsConfirmed) {
     EXPECT_EQ(v.property, property::kMutualExclusion);
     ASSERT_TRUE(v.explained()) << v.to_string();
     ASSERT_EQ(v.cause.faults.size(), 1u) << v.to_string();
-    EXPECT_EQ(v.cause.faults[0].kind, CauseKind::LostReply);
+    EXPECT_EQ(v.cause.faults[0].kind, FaultKind::LostReply);
     EXPECT_EQ(v.cause.faults[0].client, 1);
   }
 }
@@ -278,7 +278,7 @@ TEST(CauseSearch, ASlowLinkPastARedLocksFirstLeaseIsConfirmed) {
   ASSERT_TRUE(v.explained()) << v.to_string();
   ASSERT_EQ(v.cause.faults.size(), 1u) << v.to_string();
   const CauseFault& f = v.cause.faults[0];
-  EXPECT_EQ(f.kind, CauseKind::SlowLink);
+  EXPECT_EQ(f.kind, FaultKind::SlowLink);
   EXPECT_EQ(f.client, 0);
   EXPECT_EQ(f.lease_ms, 48);
   EXPECT_GT(f.duration_ms, f.lease_ms);
@@ -298,7 +298,7 @@ TEST(CauseSearch, ALossAfterTheViolationDoesNotStrikeBeforeItInAReRun) {
   for (const Violation& v : vs) {
     ASSERT_TRUE(v.explained()) << v.to_string();
     ASSERT_EQ(v.cause.faults.size(), 1u) << v.to_string();
-    EXPECT_EQ(v.cause.faults[0].kind, CauseKind::LostRequest);
+    EXPECT_EQ(v.cause.faults[0].kind, FaultKind::LostRequest);
     EXPECT_EQ(v.cause.faults[0].client, 3);
   }
 }
@@ -314,7 +314,7 @@ TEST(CauseSearch, ARetriedReleaseHeldBackByItsClientsPauseIsConfirmed) {
   EXPECT_EQ(vs[0].property, property::kReentrancy);
   ASSERT_TRUE(vs[0].explained()) << vs[0].to_string();
   ASSERT_EQ(vs[0].cause.faults.size(), 1u);
-  EXPECT_EQ(vs[0].cause.faults[0].kind, CauseKind::Pause);
+  EXPECT_EQ(vs[0].cause.faults[0].kind, FaultKind::Pause);
   EXPECT_EQ(vs[0].cause.faults[0].client, 0);
 }
 

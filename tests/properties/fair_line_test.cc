@@ -82,7 +82,7 @@ TEST(FairLine, EnqueueBehindAStaleTailIsAViolation) {
   ASSERT_EQ(v.size(), 1u);
   EXPECT_NE(v[0].message.find("joined the line"), std::string::npos) << v[0].message;
   // -1 may be the PTTL of a lock without expiry: not judged.
-  h.back().reply = "-1";
+  h.back().reply = EventReply::of_int(-1);
   h.back().holders_after = {owner_of(5)};
   EXPECT_TRUE(run_checker<FifoFairnessChecker>(h).empty());
 }
@@ -95,7 +95,7 @@ TEST(FairLine, StalePurgeMutantHasAShortCounterexample) {
     EXPECT_LE(r.counterexample_events, 20u) << r.violation;
     ASSERT_TRUE(r.counterexample.has_value());
     bool crash = false;
-    for (const Event& e : r.counterexample->events) crash = crash || (e.kind == EventKind::Fault && e.op == "crash");
+    for (const Event& e : r.counterexample->events) crash = crash || (e.kind == EventKind::Fault && e.op == Op::Crash);
     EXPECT_TRUE(crash) << "a waiter that dies in the line";
     return;
   }

@@ -43,7 +43,7 @@ std::vector<Event> give_up(Leave how) {
   if (how == Leave::Lost) {
     Event& lost = h.fault(5000, "lost", 2);
     lost.client = 2;
-    lost.detail = "request fair_acquire_failed L";
+    lost.lost = LostMessage::request("fair_acquire_failed", "L");
   }
   h.invoke(5100, 1, "renew", 3);
   fair(h, 5101, 1, "fair_acquire", "nil", how == Leave::Sent ? std::vector<std::string>{} : std::vector{owner_of(2)},

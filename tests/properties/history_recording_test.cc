@@ -167,7 +167,7 @@ TEST(HistoryRecording, OverlapsEndWithTheFirstHoldToEnd) {
   EXPECT_FALSE(rec.overlaps[0].open);
   EXPECT_EQ(rec.holds[rec.overlaps[0].first].end, RecordedHold::End::Crashed);
   ASSERT_EQ(rec.faults.size(), 2u);
-  EXPECT_EQ(rec.faults[0].kind, "pause");
+  EXPECT_EQ(rec.faults[0].op, Op::Pause);
 }
 
 // A fair line's places, as recorded, are its queue order at every instant:
@@ -208,8 +208,8 @@ TEST(HistoryRecording, LinePlacesAreTheQueueOrderAtEveryInstant) {
                 [](const RecordedLineStay* a, const RecordedLineStay* b) { return a->join_event < b->join_event; });
       for (size_t k = 1; k < present.size(); ++k) {
         EXPECT_LT(place_at(*present[k - 1], t), place_at(*present[k], t))
-            << "seed " << s.seed << " at " << t << " us: " << present[k - 1]->owner << " (joined #"
-            << present[k - 1]->join_event << ") and " << present[k]->owner << " (joined #" << present[k]->join_event
+            << "seed " << s.seed << " at " << t << " us: " << present[k - 1]->owner.str() << " (joined #"
+            << present[k - 1]->join_event << ") and " << present[k]->owner.str() << " (joined #" << present[k]->join_event
             << ")";
       }
       ++instants;

@@ -85,7 +85,7 @@ std::vector<Event> fair_head_left_history(bool head_lost_message) {
   h.invoke(10, 1, "lock", 2, "F");
   fair(12, 1, "fair_acquire", "29988", {owner_of(3)}, 2, {{owner_of(1), 330000.0}});
   if (head_lost_message) {
-    h.fault(13, "lost", 1).detail = "subscribe redisson_lock__channel:{F}:" + owner_of(1);
+    h.fault(13, "lost", 1).lost = LostMessage::on_channel(LostMessage::What::Subscribe, "redisson_lock__channel:{F}:" + owner_of(1));
   }
   h.invoke(20, 2, "lock", 3, "F");
   fair(21, 2, "fair_acquire", "329979", {owner_of(3)}, 3, {{owner_of(1), 330000.0}, {owner_of(2), 630000.0}});
@@ -117,10 +117,10 @@ TEST(LivenessCause, LostMessageOnAnotherLockIsNotBlamed) {
   auto events = free_lock_history(false);
   Event lost;
   lost.kind = EventKind::Fault;
-  lost.op = "lost";
+  lost.op = Op::Lost;
   lost.client = 2;
   lost.target = 2;
-  lost.detail = "message redisson_lock__channel:{M}";
+  lost.lost = LostMessage::on_channel(LostMessage::What::Message, "redisson_lock__channel:{M}");
   lost.true_us = 50 * 1000;
   events.insert(events.begin() + 5, lost);
   for (size_t i = 0; i < events.size(); ++i) events[i].id = i;
@@ -128,7 +128,7 @@ TEST(LivenessCause, LostMessageOnAnotherLockIsNotBlamed) {
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].blamed_fault, "");
   // On its own lock's channel it is the cause.
-  events[5].detail = "message redisson_lock__channel:{L}";
+  events[5].lost = LostMessage::on_channel(LostMessage::What::Message, "redisson_lock__channel:{L}");
   v = run_checker<LivenessChecker>(events);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_NE(v[0].blamed_fault.find("client 2 lost a message (message redisson_lock__channel:{L})"), std::string::npos)

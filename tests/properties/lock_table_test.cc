@@ -50,9 +50,9 @@ TEST(LockTable, TheContextNamesTheLatestEventsLock) {
   HistoryContext context{CheckConfig{}};
   Event a;
   a.kind = EventKind::Invoke;
-  a.lock = "lsim:A";
+  a.lock.assign("lsim:A");
   Event b = a;
-  b.lock = "lsim:B";
+  b.lock.assign("lsim:B");
   context.on_event(a);
   const LockId id_a = context.lock_id();
   context.on_event(b);

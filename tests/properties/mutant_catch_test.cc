@@ -40,9 +40,9 @@ TEST(MutantCatch, WatchdogFirstThreadEntryIsCaughtByWatchdogExpiry) {
   bool paused = false;
   std::string refused, stopped;
   for (const Event& e : r.counterexample->events) {
-    paused = paused || (e.kind == EventKind::Fault && e.op == "pause");
-    if (e.kind == EventKind::Script && e.script == "rlock_renew" && e.reply == "0") refused = e.owner;
-    if (e.kind == EventKind::Info && e.op == "watchdog_stop" && e.lock == "lsim:L0") stopped = e.owner;
+    paused = paused || (e.kind == EventKind::Fault && e.op == Op::Pause);
+    if (e.kind == EventKind::Script && e.script == "rlock_renew" && e.reply.is(0)) refused = e.owner;
+    if (e.kind == EventKind::Info && e.op == Op::WatchdogStop && e.lock == "lsim:L0") stopped = e.owner;
   }
   EXPECT_TRUE(paused);
   EXPECT_FALSE(refused.empty());
@@ -73,7 +73,7 @@ TEST(MutantCatch, FairTtlFromDeadlineIsCaughtByLiveness) {
   for (const Event& e : r.counterexample->events) {
     if (e.kind != EventKind::Script || e.script != "fair_acquire" || e.owner != v.owners[0]) continue;
     polled_after = polled_after || negative;
-    negative = negative || (!e.reply.empty() && e.reply[0] == '-');
+    negative = negative || (e.reply.is_integer() && e.reply.integer < 0);
   }
   EXPECT_TRUE(negative);
   EXPECT_FALSE(polled_after);

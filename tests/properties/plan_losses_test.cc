@@ -36,7 +36,7 @@ std::vector<Event> run(const ExplicitPlan& plan) {
 std::vector<std::string> losses_of(const std::vector<Event>& history) {
   std::vector<std::string> out;
   for (const Event& e : history)
-    if (e.kind == EventKind::Fault && e.op == "lost") out.push_back(std::to_string(e.client) + "|" + e.detail);
+    if (e.kind == EventKind::Fault && e.op == Op::Lost) out.push_back(std::to_string(e.client) + "|" + e.lost.text());
   return out;
 }
 

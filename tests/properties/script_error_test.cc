@@ -34,7 +34,7 @@ TEST(ScriptError, AnErrorReplyIsAViolation) {
 TEST(ScriptError, DeclaredErrorsAndNormalRepliesPass) {
   HistoryBuilder h;
   h.script(1, 1, "fair_acquire_failed", "error: ERR locksim: fair_acquire_failed is absent from this script pack", {})
-      .detail = kDeclaredReplyDetail;
+      .error_declared = true;
   h.script(2, 1, "rlock_acquire", "\"error: not an error, a bulk string\"", {"c1:1"});
   h.script(3, 1, "rlock_release", "1", {});
   EXPECT_TRUE(run_checker<ScriptErrorChecker>(h.events()).empty());

@@ -62,7 +62,7 @@ Outcome run(bool lost_wakeups) {
 int64_t second_acquire_of_client_1_us(const std::vector<Event>& events) {
   int oks = 0;
   for (const Event& e : events) {
-    if (e.kind == EventKind::Ok && e.client == 1 && e.op == "lock" && ++oks == 2) return e.true_us;
+    if (e.kind == EventKind::Ok && e.client == 1 && e.op == Op::Lock && ++oks == 2) return e.true_us;
   }
   return -1;
 }

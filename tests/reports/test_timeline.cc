@@ -21,9 +21,9 @@ std::vector<Event> small_history() {
     e.true_us = static_cast<int64_t>(h.size()) * 1000;
     e.kind = kind;
     e.client = client;
-    e.op = op;
-    e.owner = "c" + std::to_string(client) + ":1";
-    e.lock = "L0";
+    e.op = op_from_name(op).value();
+    e.owner.assign("c" + std::to_string(client) + ":1");
+    e.lock.assign("L0");
     e.op_id = 1;
     h.push_back(e);
     return h.back();
@@ -32,7 +32,7 @@ std::vector<Event> small_history() {
   Event& s = add(EventKind::Script, 0, "lock");
   s.script = "rlock_acquire";
   s.server = 0;
-  s.reply = "nil";
+  s.reply = EventReply::nil();
   add(EventKind::Ok, 0, "lock").value = 1;
   Event& f = add(EventKind::Fault, -1, "pause");
   f.target = 0;
@@ -100,14 +100,14 @@ TEST(Timeline, ServerFaultsAreDrawnOnTheirServersLane) {
   s.client = 0;
   s.server = 2;
   s.script = "rlock_acquire";
-  s.lock = "L0@2";
-  s.reply = "nil";
+  s.lock.assign("L0@2");
+  s.reply = EventReply::nil();
   h.push_back(s);
   Event failover;
   failover.id = 1;
   failover.true_us = 1000;
   failover.kind = EventKind::Fault;
-  failover.op = "failover";
+  failover.op = Op::Failover;
   failover.target = 2;
   failover.server = 2;
   failover.duration_ms = 80;
@@ -116,7 +116,7 @@ TEST(Timeline, ServerFaultsAreDrawnOnTheirServersLane) {
   jump.id = 2;
   jump.true_us = 2000;
   jump.kind = EventKind::Fault;
-  jump.op = "clock_jump";
+  jump.op = Op::ClockJump;
   jump.target = 1;
   jump.server = 1;
   jump.duration_ms = 45000;

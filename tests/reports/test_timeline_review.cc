@@ -45,14 +45,14 @@ class History {
     e.true_us = static_cast<int64_t>(at_ms * 1000);
     e.kind = kind;
     e.client = client;
-    e.op = op;
-    e.lock = "L0";
+    e.op = op_from_name(op).value();
+    e.lock.assign("L0");
     events.push_back(e);
     return events.back();
   }
   Event& op(EventKind kind, double at_ms, int client, const std::string& owner, const std::string& op, uint64_t op_id) {
     Event& e = add(kind, at_ms, client, op);
-    e.owner = owner;
+    e.owner.assign(owner);
     e.op_id = op_id;
     return e;
   }
@@ -61,7 +61,7 @@ class History {
     Event& e = op(EventKind::Script, at_ms, client, owner, "lock", op_id);
     e.server = 0;
     e.script = name;
-    e.reply = reply;
+    e.reply = EventReply::parse(reply);
     e.server_ms = e.true_us / 1000;
     e.lease_ms = 30000;
     e.holders_after = std::move(holders);
@@ -87,14 +87,14 @@ std::vector<Event> classic_pause() {
   h.op(EventKind::Ok, 2, 0, kA, "lock", 1).value = 1;                        // #2
   h.op(EventKind::Invoke, 100, 1, kB, "lock", 2);                            // #3
   h.script(101, 1, kB, "rlock_acquire", "29900", {kA}, 2);                   // #4
-  h.script(10001, 0, kA, "rlock_renew", "1", {kA}, 3).op = "renew";          // #5: expiry 40 001 ms
+  h.script(10001, 0, kA, "rlock_renew", "1", {kA}, 3).op = Op::Renew;          // #5: expiry 40 001 ms
   h.fault(10002, 0, "pause", 41000);                                         // #6
   h.script(40500, 1, kB, "rlock_acquire", "nil", {kB}, 2);                   // #7
   h.op(EventKind::Ok, 40501, 1, kB, "lock", 2).value = 1;                    // #8
   h.fault(51002, 0, "resume", 0);                                            // #9
   h.op(EventKind::Invoke, 51003, 0, kA, "unlock", 4);                        // #10
-  h.script(51004, 0, kA, "rlock_release", "nil", {kB}, 4).op = "unlock";     // #11
-  h.op(EventKind::Fail, 51005, 0, kA, "unlock", 4).detail = "illegal monitor state";  // #12
+  h.script(51004, 0, kA, "rlock_release", "nil", {kB}, 4).op = Op::Unlock;     // #11
+  h.op(EventKind::Fail, 51005, 0, kA, "unlock", 4).reason = EndReason::IllegalMonitorState;  // #12
   return h.events;
 }
 
@@ -127,7 +127,7 @@ TEST(Recording, ClassicPause) {
   EXPECT_EQ(iv.leases[1].start_us, 40'500'000);
 
   ASSERT_EQ(iv.faults.size(), 1u);
-  EXPECT_EQ(iv.faults[0].kind, "pause");
+  EXPECT_EQ(iv.faults[0].op, Op::Pause);
   EXPECT_EQ(iv.faults[0].client, 0);
   EXPECT_EQ(iv.faults[0].start_us, 10'002'000);
   EXPECT_EQ(iv.faults[0].end_us, 51'002'000);  // the resume
@@ -168,7 +168,7 @@ TEST(Recording, ReleaseDeletesAndRestartLosesTheLease) {
   h.script(1, 0, kA, "rlock_acquire", "nil", {kA}, 1);
   h.op(EventKind::Ok, 2, 0, kA, "lock", 1).value = 1;
   h.op(EventKind::Invoke, 5, 0, kA, "unlock", 2);
-  h.script(6, 0, kA, "rlock_release", "1", {}, 2).op = "unlock";  // #4: deleted
+  h.script(6, 0, kA, "rlock_release", "1", {}, 2).op = Op::Unlock;  // #4: deleted
   h.op(EventKind::Ok, 7, 0, kA, "unlock", 2).value = 1;
   h.op(EventKind::Invoke, 10, 1, kB, "lock", 3);
   h.script(11, 1, kB, "rlock_acquire", "nil", {kB}, 3);
@@ -184,7 +184,7 @@ TEST(Recording, ReleaseDeletesAndRestartLosesTheLease) {
   EXPECT_EQ(iv.leases[0].end_event, 4u);
   EXPECT_EQ(iv.leases[1].end, RecordedLease::End::ServerReset);
   EXPECT_EQ(iv.leases[1].end_event, 9u);
-  EXPECT_EQ(iv.leases[1].reset_by, "redis_restart");
+  EXPECT_EQ(iv.leases[1].reset_by, Op::RedisRestart);
   EXPECT_FALSE(iv.leases[1].data_kept);
   ASSERT_EQ(iv.holds.size(), 2u);
   EXPECT_EQ(iv.holds[0].end, RecordedHold::End::Released);
@@ -223,15 +223,16 @@ TEST(Recording, CrashPartitionClockJumpsAndServerClockMovesTheExpiry) {
   EXPECT_EQ(iv.leases[0].end_us, 10'001'000);  // 30 001 ms on a server clock 20 s ahead
   EXPECT_EQ(iv.leases[0].believed_hold, -1);   // its holder had crashed
   ASSERT_EQ(iv.faults.size(), 4u);
-  EXPECT_EQ(iv.faults[0].kind, "partition");
+  EXPECT_EQ(iv.faults[0].op, Op::Partition);
   EXPECT_EQ(iv.faults[0].end_us, 3'000'000);  // healed early
-  EXPECT_EQ(iv.faults[1].kind, "clock_jump");
+  EXPECT_EQ(iv.faults[1].op, Op::ClockJump);
   EXPECT_EQ(iv.faults[1].client, 1);
   EXPECT_TRUE(iv.faults[1].instant);
   EXPECT_EQ(iv.faults[1].label, "clock +45.0 s");
-  EXPECT_EQ(iv.faults[2].kind, "server_clock_jump");
+  EXPECT_EQ(iv.faults[2].op, Op::ClockJump);
+  EXPECT_EQ(recorded_fault_name(iv.faults[2]), "server_clock_jump");
   EXPECT_EQ(iv.faults[2].server, 0);
-  EXPECT_EQ(iv.faults[3].kind, "crash");
+  EXPECT_EQ(iv.faults[3].op, Op::Crash);
   EXPECT_EQ(iv.faults[3].end_us, 9'000'000);
   EXPECT_EQ(iv.faults[3].label, "crashed, down 3.0 s");
   EXPECT_EQ(iv.clients, (std::set<int>{0, 1}));
@@ -416,7 +417,7 @@ TEST(ReviewTimeline, LargeWindowIsPlacedAndRendersWithNeatoN2) {
     h.script(t_ms + 1, c, owner, "rlock_acquire", "nil", {owner}, op_id);
     h.op(EventKind::Ok, t_ms + 2, c, owner, "lock", op_id).value = 1;
     h.op(EventKind::Invoke, t_ms + 20, c, owner, "unlock", op_id + 1);
-    h.script(t_ms + 21, c, owner, "rlock_release", "1", {}, op_id + 1).op = "unlock";
+    h.script(t_ms + 21, c, owner, "rlock_release", "1", {}, op_id + 1).op = Op::Unlock;
     h.op(EventKind::Ok, t_ms + 22, c, owner, "unlock", op_id + 1).value = 1;
     if (round % 50 == 0) h.fault(t_ms + 23, c, "pause", 300);
     op_id += 2;
@@ -520,16 +521,16 @@ TEST(ReviewTimeline, LabelsInsideBarsAreNeverHalfOnRedNorCrossedByTicks) {
   h.op(EventKind::Ok, 1102, 1, kB, "lock", 2).value = 1;                               // #6
   h.fault(5003, 0, "resume", 0);                                                       // #7
   h.op(EventKind::Invoke, 5004, 0, kA, "unlock", 4);                                   // #8
-  h.script(5005, 0, kA, "rlock_release", "nil", {kB}, 4).op = "unlock";                // #9
-  h.op(EventKind::Fail, 5006, 0, kA, "unlock", 4).detail = "illegal monitor state";    // #10
+  h.script(5005, 0, kA, "rlock_release", "nil", {kB}, 4).op = Op::Unlock;             // #9
+  h.op(EventKind::Fail, 5006, 0, kA, "unlock", 4).reason = EndReason::IllegalMonitorState;  // #10
   std::vector<std::string> renewals;
   for (int k = 0; k < 9; ++k) {                                                        // #11 to #19
     Event& r = h.script(6000 + 1000 * k, 1, kB, "rlock_renew", "1", {kB}, 10 + static_cast<uint64_t>(k));
-    r.op = "renew";
+    r.op = Op::Renew;
     renewals.push_back("#" + std::to_string(r.id) + " renew L0 -> 1");
   }
   h.op(EventKind::Invoke, 60000, 1, kB, "unlock", 5);                                  // #20
-  h.script(60001, 1, kB, "rlock_release", "1", {}, 5).op = "unlock";                   // #21
+  h.script(60001, 1, kB, "rlock_release", "1", {}, 5).op = Op::Unlock;                // #21
   h.op(EventKind::Ok, 60002, 1, kB, "unlock", 5).value = 1;                            // #22
   ASSERT_EQ(renewals.size(), 9u);
   const HistoryRecording rec = record(h.events);
@@ -584,18 +585,18 @@ TEST(ReviewFindings, OffendingRenewalsAndRetriedReleasesSayWhatAndWhy) {
   h.op(EventKind::Invoke, 100, 0, kA, "unlock", 2);                                    // #3
   h.script(101, 0, kA, "rlock_release", "1", {}, 2).request_id = "a-1";                // #4
   h.op(EventKind::Ok, 102, 0, kA, "unlock", 2).value = 1;                              // #5: A's final release
-  h.script(10000, 0, kA, "rlock_renew", "0", {}, 3).op = "renew";                      // #6: 9.9 s after it
+  h.script(10000, 0, kA, "rlock_renew", "0", {}, 3).op = Op::Renew;                  // #6: 9.9 s after it
   h.op(EventKind::Invoke, 11000, 1, kB, "lock", 4);                                    // #7
   h.script(11001, 1, kB, "rlock_acquire", "nil", {kB}, 4);                             // #8
   h.op(EventKind::Ok, 11002, 1, kB, "lock", 4).value = 1;                              // #9
-  h.script(12000, 0, kA, "rlock_renew", "1", {kB}, 5).op = "renew";                    // #10: B's lock
-  h.script(13000, 1, kB, "rlock_renew", "1", {kB}, 6).op = "renew";                    // #11: B's own
+  h.script(12000, 0, kA, "rlock_renew", "1", {kB}, 5).op = Op::Renew;                // #10: B's lock
+  h.script(13000, 1, kB, "rlock_renew", "1", {kB}, 6).op = Op::Renew;                // #11: B's own
   h.op(EventKind::Invoke, 14000, 1, kB, "unlock", 7);                                  // #12
   h.script(14001, 1, kB, "rlock_release", "1", {}, 7).request_id = "b-1";              // #13
   h.fault(14002, 1, "pause", 5000);                                                    // #14
   h.fault(19002, 1, "resume", 0);                                                      // #15
   h.script(19003, 1, kB, "rlock_release", "nil", {}, 7).request_id = "b-1";            // #16: the retry
-  h.op(EventKind::Fail, 19004, 1, kB, "unlock", 7).detail = "illegal monitor state";   // #17
+  h.op(EventKind::Fail, 19004, 1, kB, "unlock", 7).reason = EndReason::IllegalMonitorState; // #17
   const HistoryRecording rec = record(h.events);
   const std::vector<review::OffendingRenewal> offending = review::offending_renewals(rec, h.events, default_check_config());
   ASSERT_EQ(offending.size(), 2u);
@@ -642,7 +643,7 @@ TEST(ReviewFindings, OffendingRenewalsAndRetriedReleasesSayWhatAndWhy) {
   History lost;
   lost.op(EventKind::Invoke, 0, 0, kA, "unlock", 1);                                   // #0
   Event& drop = lost.fault(0, 0, "lost", 0);                                           // #1
-  drop.detail = "request rlock_release L0";
+  drop.lost = LostMessage::request("rlock_release", "L0");
   lost.script(static_cast<double>(timeout_ms) + 5, 0, kA, "rlock_release", "nil", {}, 1).request_id = "a-1";  // #2
   const std::vector<review::RetriedRelease> after_loss =
       review::retried_releases(record(lost.events), lost.events, default_check_config());
@@ -659,11 +660,11 @@ TEST(ReviewFindings, OffendingRenewalsAndRetriedReleasesSayWhatAndWhy) {
 TEST(ReviewTimeline, EveryServerOfTheRunHasALaneAndAnEmptyOneSaysWhy) {
   History h;
   const std::string group = "L0";
-  h.op(EventKind::Invoke, 0, 0, kA, "try_lock", 1).lock = group;                         // #0
+  h.op(EventKind::Invoke, 0, 0, kA, "try_lock", 1).lock = LockRef(group);                         // #0
   Event& m0 = h.script(1, 0, kA, "rlock_acquire", "nil", {kA}, 1);                       // #1
-  m0.lock = group + "@0";
+  m0.lock = LockRef::member_of(group, 0);
   Event& m1 = h.script(2, 0, kA, "rlock_acquire", "nil", {kA}, 1);                       // #2
-  m1.lock = group + "@1";
+  m1.lock = LockRef::member_of(group, 1);
   m1.server = 1;
   h.op(EventKind::Ok, 3, 0, kA, "try_lock", 1).value = 1;                                // #3
   TimelineOptions opts;
@@ -700,7 +701,7 @@ TEST(ViolationWindow, NamedEventsAndTheHolderAreAlwaysInside) {
   }
   Violation v;
   v.property = "mutual_exclusion";
-  v.lock = "L0";
+  v.lock.assign("L0");
   v.message = "believed holds overlap: A holds since event #100 and B acquired at event #5000";
   v.event_ids = {100, 5000};
   v.owners = {kA, kB};
@@ -720,8 +721,15 @@ TEST(ViolationWindow, NamedEventsAndTheHolderAreAlwaysInside) {
       EXPECT_EQ(r.to_id, 5000u);
     }
   }
-  // Ids in the text count as named.
-  EXPECT_EQ(ids_named_in("holds since event #12 and #7, not 3#"), (std::set<uint64_t>{7, 12}));
+  // The events its sentences name count as named, beside its evidence: a
+  // fault the blame names far outside the rest is inside too.
+  v.facts.named_ids = {100, 5000};
+  v.facts.blamed_ids = {150};
+  ViolationWindow w(v, 20, 600);
+  for (const Event& e : h.events) w.on_event(e);
+  EXPECT_EQ(w.named_ids(), (std::set<uint64_t>{100, 150, 5000}));
+  EXPECT_LE(w.range().from_id, 100u);
+  EXPECT_GE(w.range().to_id, 5000u);
 }
 
 }  // namespace

@@ -107,7 +107,7 @@ nlohmann::json everything(const ExploreConfig& c, const ExploreResult& r) {
   nlohmann::json events = nlohmann::json::array();
   for (const ExploreCounterexample& cx : r.violations) {
     std::ostringstream text;
-    for (const Event& e : cx.events) text << e.id << ' ' << e.true_us << ' ' << e.op << ' ' << e.script << '\n';
+    for (const Event& e : cx.events) text << e.id << ' ' << e.true_us << ' ' << op_name(e.op) << ' ' << e.script << '\n';
     events.push_back(text.str());
   }
   j["events"] = events;

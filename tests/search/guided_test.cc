@@ -384,15 +384,15 @@ TEST(UnlockIfHeld, ReleasesWhatIsHeldAndOtherwiseTakesNoTime) {
   ModelBackendSource model;
   VectorSink history;
   run_explicit(plan, model.fresh(plan.scenario), history);
-  std::vector<std::pair<int, std::string>> invokes;
+  std::vector<std::pair<int, Op>> invokes;
   std::vector<int64_t> unlock_ms;
   for (const Event& e : history.events) {
     if (e.kind != EventKind::Invoke) continue;
     invokes.emplace_back(e.client, e.op);
-    if (e.op == "unlock") unlock_ms.push_back(e.true_us / 1000);
+    if (e.op == Op::Unlock) unlock_ms.push_back(e.true_us / 1000);
   }
-  const std::vector<std::pair<int, std::string>> expected = {
-      {0, "lock"}, {1, "try_lock"}, {1, "try_lock"}, {1, "lock"}, {0, "unlock"}, {1, "unlock"}};
+  const std::vector<std::pair<int, Op>> expected = {{0, Op::Lock},   {1, Op::TryLock}, {1, Op::TryLock},
+                                                     {1, Op::Lock},   {0, Op::Unlock},  {1, Op::Unlock}};
   EXPECT_EQ(invokes, expected);
   ASSERT_EQ(unlock_ms.size(), 2u);
   EXPECT_NEAR(static_cast<double>(unlock_ms[0]), 5'000, 10);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,8 +13,8 @@
 
 namespace locksim::testing {
 
-inline LockRef rlock(const std::string& name = "lsim:A") { return LockRef{name, LockKind::Reentrant, 0}; }
-inline LockRef fair(const std::string& name = "lsim:F") { return LockRef{name, LockKind::Fair, 0}; }
+inline LockSpec rlock(const std::string& name = "lsim:A") { return LockSpec{name, LockKind::Reentrant, 0}; }
+inline LockSpec fair(const std::string& name = "lsim:F") { return LockSpec{name, LockKind::Fair, 0}; }
 
 constexpr int64_t kMs = 1000;  // µs per ms
 constexpr int64_t kSec = 1'000'000;
@@ -28,10 +29,10 @@ struct Harness {
     world = std::make_unique<World>(wc, backend, sink);
   }
 
-  std::vector<Event> select(EventKind kind, const std::string& op = "") const {
+  std::vector<Event> select(EventKind kind, std::optional<Op> op = std::nullopt) const {
     std::vector<Event> out;
     for (const auto& e : sink.events) {
-      if (e.kind == kind && (op.empty() || e.op == op)) out.push_back(e);
+      if (e.kind == kind && (!op || e.op == *op)) out.push_back(e);
     }
     return out;
   }

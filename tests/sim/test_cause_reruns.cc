@@ -44,7 +44,7 @@ TEST(CauseReruns, TheProfilesOwnFaultPlanRunsTheSameHistory) {
 std::vector<std::string> loss_keys(const std::vector<Event>& events) {
   std::vector<std::string> out;
   for (const Event& e : events)
-    if (e.kind == EventKind::Fault && e.op == "lost") out.push_back(loss_key(e.client, e.detail, e.value));
+    if (e.kind == EventKind::Fault && e.op == Op::Lost) out.push_back(loss_key(e.client, e.lost.text(), e.value));
   return out;
 }
 
@@ -62,7 +62,7 @@ TEST(CauseReruns, LossesPinnedToMessagesStayOnTheirMessagesWhenOneIsSpared) {
   ASSERT_EQ(recorded.size(), original.size());
   for (size_t i = 0; i < original.size(); ++i) {
     Event e = recorded[i];
-    if (e.kind == EventKind::Fault && e.op == "lost") {
+    if (e.kind == EventKind::Fault && e.op == Op::Lost) {
       EXPECT_GE(e.value, 1) << "event " << i;
       e.value = original[i].value;
     }
@@ -81,9 +81,9 @@ TEST(CauseReruns, LossesPinnedToMessagesStayOnTheirMessagesWhenOneIsSpared) {
   size_t second = 0;
   for (int seen = 0; second < recorded.size(); ++second) {
     const Event& e = recorded[second];
-    if (e.kind == EventKind::Fault && e.op == "lost" && ++seen == 2) break;
+    if (e.kind == EventKind::Fault && e.op == Op::Lost && ++seen == 2) break;
   }
-  const std::string spared = loss_key(recorded[second].client, recorded[second].detail, recorded[second].value);
+  const std::string spared = loss_key(recorded[second].client, recorded[second].lost.text(), recorded[second].value);
   faults.losses.lost->erase(spared);
   const std::vector<Event> without = run(s, faults);
   ASSERT_GT(without.size(), second);
@@ -135,7 +135,7 @@ TEST(CauseReruns, BalancedHoldsAreReleased) {
     VectorSink sink;
     run_explicit(plan, backend, sink);
     return std::any_of(sink.events.begin(), sink.events.end(), [](const Event& e) {
-      return e.kind == EventKind::Ok && e.client == 1 && e.op == "try_lock" && e.value == 1;
+      return e.kind == EventKind::Ok && e.client == 1 && e.op == Op::TryLock && e.value == 1;
     });
   };
   EXPECT_FALSE(client1_acquired(false));

@@ -29,8 +29,8 @@ TEST(Client, WatchdogRenewsEveryThirdOfLeaseAndStopsAfterFinalUnlock) {
   ASSERT_EQ(acquire.size(), 1u);
   int64_t prev = acquire[0].true_us;
   for (const auto& r : renews) {
-    EXPECT_EQ(r.reply, "1");
-    EXPECT_EQ(r.op, "renew");
+    EXPECT_EQ(r.reply, EventReply::of_int(1));
+    EXPECT_EQ(r.op, Op::Renew);
     EXPECT_GT(r.op_id, 0u);
     // The reply takes 1 ms back, the next renewal 1 ms to arrive.
     EXPECT_EQ(r.true_us - prev, 10'000 * kMs + 2 * kMs);
@@ -38,7 +38,7 @@ TEST(Client, WatchdogRenewsEveryThirdOfLeaseAndStopsAfterFinalUnlock) {
   }
   const auto release = h.scripts("rlock_release");
   ASSERT_EQ(release.size(), 1u);
-  EXPECT_EQ(release[0].reply, "1");
+  EXPECT_EQ(release[0].reply, EventReply::of_int(1));
   EXPECT_LT(renews.back().true_us, release[0].true_us);
   EXPECT_FALSE(h.world->client(0).watchdog().running("lsim:A"));
 }
@@ -59,8 +59,8 @@ TEST(Client, WatchdogPeriodLeaseMutantRenewsTooLate) {
   w.run_until(40 * kSec);
   const auto renews = h.scripts("rlock_renew");
   ASSERT_EQ(renews.size(), 1u);
-  EXPECT_EQ(renews[0].reply, "0");  // the key expired just before it arrived
-  ASSERT_EQ(h.select(EventKind::Info, "hold_lost").size(), 1u);
+  EXPECT_EQ(renews[0].reply, EventReply::of_int(0));  // the key expired just before it arrived
+  ASSERT_EQ(h.select(EventKind::Info, Op::HoldLost).size(), 1u);
 }
 
 TEST(Client, ExplicitLeaseIsNeverRenewed) {
@@ -74,9 +74,9 @@ TEST(Client, ExplicitLeaseIsNeverRenewed) {
   EXPECT_EQ(got, AcquireResult::Acquired);
   EXPECT_TRUE(h.scripts("rlock_renew").empty());
   EXPECT_EQ(unlocked, UnlockResult::NotHeld);  // it expired after 5 s
-  const auto fails = h.select(EventKind::Fail, "unlock");
+  const auto fails = h.select(EventKind::Fail, Op::Unlock);
   ASSERT_EQ(fails.size(), 1u);
-  EXPECT_EQ(fails[0].detail, "illegal monitor state");
+  EXPECT_EQ(fails[0].reason, EndReason::IllegalMonitorState);
 }
 
 TEST(Client, LeaseUnitSecondsMutantExpiresFarTooEarly) {
@@ -97,7 +97,7 @@ int64_t waiter_ok_us(Harness& h) {
   w.at(100 * kMs, [&] { w.client(1).try_lock(1, rlock(), 60'000, -1, nullptr); });
   w.at(1 * kSec, [&] { w.client(0).unlock(1, rlock(), nullptr); });
   w.run_until(70 * kSec);
-  const auto oks = h.select(EventKind::Ok, "try_lock");
+  const auto oks = h.select(EventKind::Ok, Op::TryLock);
   EXPECT_EQ(oks.size(), 1u);
   return oks.empty() ? -1 : oks[0].true_us;
 }
@@ -134,7 +134,7 @@ void fair_giveup_run(Harness& h) {
 TEST(Client, FairWaiterGivingUpCallsAcquireFailed) {
   Harness h(2);
   fair_giveup_run(h);
-  const auto fails = h.select(EventKind::Fail, "try_lock");
+  const auto fails = h.select(EventKind::Fail, Op::TryLock);
   ASSERT_EQ(fails.size(), 1u);
   EXPECT_EQ(fails[0].detail, "wait budget exhausted");
   EXPECT_GE(fails[0].true_us, 2'100 * kMs);
@@ -142,7 +142,7 @@ TEST(Client, FairWaiterGivingUpCallsAcquireFailed) {
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0].owner, fails[0].owner);
   EXPECT_EQ(failed[0].op_id, fails[0].op_id);
-  ASSERT_EQ(h.select(EventKind::Info, "acquire_failed").size(), 1u);
+  ASSERT_EQ(h.select(EventKind::Info, Op::AcquireFailed).size(), 1u);
   EXPECT_FALSE(h.has_key(LockKeys::line("lsim:F")));
   EXPECT_FALSE(h.has_key(LockKeys::deadlines("lsim:F")));
 }
@@ -154,9 +154,9 @@ TEST(Client, FairWaiterGivingUpCallsAcquireFailed) {
 TEST(Client, FairGiveUpEndsWhenAcquireFailedAnswers) {
   Harness h(2);
   fair_giveup_run(h);
-  const auto info = h.select(EventKind::Info, "acquire_failed");
+  const auto info = h.select(EventKind::Info, Op::AcquireFailed);
   const auto failed = h.scripts("fair_acquire_failed");
-  const auto fails = h.select(EventKind::Fail, "try_lock");
+  const auto fails = h.select(EventKind::Fail, Op::TryLock);
   ASSERT_EQ(info.size(), 1u);
   ASSERT_EQ(failed.size(), 1u);
   ASSERT_EQ(fails.size(), 1u);
@@ -170,8 +170,8 @@ TEST(Client, FairGiveUpEndsWhenAcquireFailedAnswers) {
   w.at(0, [&] { w.client(0).lock(1, fair(), -1, nullptr); });
   w.at(100 * kMs, [&] { w.client(1).try_lock(1, fair(), 2'000, -1, nullptr); });
   w.run_until(10 * kSec);
-  const auto lost_info = lost.select(EventKind::Info, "acquire_failed");
-  const auto lost_fails = lost.select(EventKind::Fail, "try_lock");
+  const auto lost_info = lost.select(EventKind::Info, Op::AcquireFailed);
+  const auto lost_fails = lost.select(EventKind::Fail, Op::TryLock);
   ASSERT_EQ(lost_info.size(), 1u);
   ASSERT_EQ(lost_fails.size(), 1u);
   EXPECT_EQ(lost_fails[0].true_us - lost_info[0].true_us, 3'000 * kMs);  // the request timeout
@@ -206,12 +206,12 @@ TEST(Client, RetriedUnlockReusesRequestIdAndIsIdempotent) {
   ASSERT_EQ(release.size(), 3u);
   EXPECT_EQ(release[0].request_id, release[1].request_id);   // the retry
   EXPECT_NE(release[1].request_id, release[2].request_id);   // a new unlock
-  EXPECT_EQ(release[0].reply, "0");
-  EXPECT_EQ(release[1].reply, "0");  // answered from the latch: not decremented twice
+  EXPECT_EQ(release[0].reply, EventReply::of_int(0));
+  EXPECT_EQ(release[1].reply, EventReply::of_int(0));  // answered from the latch: not decremented twice
   EXPECT_EQ(release[1].holders_after.size(), 1u);
-  EXPECT_EQ(release[2].reply, "1");
+  EXPECT_EQ(release[2].reply, EventReply::of_int(1));
   EXPECT_EQ(results, (std::vector<UnlockResult>{UnlockResult::StillHeld, UnlockResult::Released}));
-  EXPECT_EQ(h.select(EventKind::Ok, "try_lock").size(), 1u);
+  EXPECT_EQ(h.select(EventKind::Ok, Op::TryLock).size(), 1u);
 }
 
 TEST(Client, AcquireIsNeverRetried) {
@@ -223,9 +223,9 @@ TEST(Client, AcquireIsNeverRetried) {
   w.run_until(20 * kSec);
   EXPECT_EQ(got, AcquireResult::Unknown);
   EXPECT_EQ(h.scripts("rlock_acquire").size(), 1u);
-  const auto infos = h.select(EventKind::Info, "lock");
+  const auto infos = h.select(EventKind::Info, Op::Lock);
   ASSERT_EQ(infos.size(), 1u);
-  EXPECT_EQ(infos[0].detail, "timeout");
+  EXPECT_EQ(infos[0].reason, EndReason::Timeout);
   EXPECT_TRUE(h.scripts("rlock_renew").empty());  // not armed: the client does not believe it holds
 }
 
@@ -240,12 +240,12 @@ TEST(Client, CrashedHoldersLockFreesWithinTheLease) {
   ASSERT_GE(acquired.size(), 2u);
   const int64_t held_from_us = acquired[0].true_us;  // the last successful acquire/renew
   for (const auto& r : h.scripts("rlock_renew")) EXPECT_EQ(r.client, 1);  // none by the dead one
-  const auto oks = h.select(EventKind::Ok, "lock");
+  const auto oks = h.select(EventKind::Ok, Op::Lock);
   ASSERT_EQ(oks.size(), 2u);
   EXPECT_EQ(oks[1].client, 1);
   EXPECT_LE(oks[1].true_us, held_from_us + 30 * kSec + 10 * kMs);
   EXPECT_GT(oks[1].true_us, held_from_us + 30 * kSec);  // and not before it expired
-  ASSERT_EQ(h.select(EventKind::Fault, "crash").size(), 1u);
+  ASSERT_EQ(h.select(EventKind::Fault, Op::Crash).size(), 1u);
 }
 
 TEST(Client, PausedClientDefersItsTimers) {
@@ -257,9 +257,9 @@ TEST(Client, PausedClientDefersItsTimers) {
   const auto renews = h.scripts("rlock_renew");
   ASSERT_GE(renews.size(), 1u);
   EXPECT_GE(renews[0].true_us, 45 * kSec);  // the 10 s renewal waited for the resume
-  EXPECT_EQ(renews[0].reply, "0");          // too late: the lease ran out at ~30 s
-  EXPECT_EQ(h.select(EventKind::Info, "hold_lost").size(), 1u);
-  EXPECT_EQ(h.select(EventKind::Fault, "resume").size(), 1u);
+  EXPECT_EQ(renews[0].reply, EventReply::of_int(0));          // too late: the lease ran out at ~30 s
+  EXPECT_EQ(h.select(EventKind::Info, Op::HoldLost).size(), 1u);
+  EXPECT_EQ(h.select(EventKind::Fault, Op::Resume).size(), 1u);
 }
 
 // Two tasks of client 0 on one lock: task `stale` takes it with the watchdog
@@ -296,19 +296,19 @@ TEST(Client, WatchdogRenewsEachOwnerWithItsOwnIdAfterAStaleCoTaskLostItsHold) {
     const StaleCoTaskRun run = stale_co_task_run(h, stale, fresh);
     const std::string stale_owner = h.world->client(0).owner(stale);
     const std::string fresh_owner = h.world->client(0).owner(fresh);
-    ASSERT_EQ(h.select(EventKind::Ok, "lock").size(), 2u);
+    ASSERT_EQ(h.select(EventKind::Ok, Op::Lock).size(), 2u);
     // The stale task alone is told: its own renewal answered 0.
-    const auto lost = h.select(EventKind::Info, "hold_lost");
+    const auto lost = h.select(EventKind::Info, Op::HoldLost);
     ASSERT_EQ(lost.size(), 1u);
     EXPECT_EQ(lost[0].owner, stale_owner);
-    EXPECT_TRUE(h.select(EventKind::Info, "watchdog_stop").empty());
+    EXPECT_TRUE(h.select(EventKind::Info, Op::WatchdogStop).empty());
     // The fresh holder keeps being renewed with its own id.
     ASSERT_GE(run.renews_after_resume.size(), 4u);
     EXPECT_EQ(run.renews_after_resume[0].owner, stale_owner);
-    EXPECT_EQ(run.renews_after_resume[0].reply, "0");
+    EXPECT_EQ(run.renews_after_resume[0].reply, EventReply::of_int(0));
     for (size_t i = 1; i < run.renews_after_resume.size(); ++i) {
       EXPECT_EQ(run.renews_after_resume[i].owner, fresh_owner);
-      EXPECT_EQ(run.renews_after_resume[i].reply, "1");
+      EXPECT_EQ(run.renews_after_resume[i].reply, EventReply::of_int(1));
     }
     EXPECT_TRUE(run.key_at_80s);
     EXPECT_EQ(run.fresh_unlock, UnlockResult::Released);
@@ -326,16 +326,16 @@ TEST(Client, WatchdogFirstThreadEntryMutantStopsRenewingTheCoTasksLock) {
     const StaleCoTaskRun run = stale_co_task_run(h, stale, fresh);
     const std::string stale_owner = h.world->client(0).owner(stale);
     const std::string fresh_owner = h.world->client(0).owner(fresh);
-    ASSERT_EQ(h.select(EventKind::Ok, "lock").size(), 2u);
+    ASSERT_EQ(h.select(EventKind::Ok, Op::Lock).size(), 2u);
     ASSERT_EQ(run.renews_after_resume.size(), 1u);
     EXPECT_EQ(run.renews_after_resume[0].owner, stale_owner);
-    EXPECT_EQ(run.renews_after_resume[0].reply, "0");
+    EXPECT_EQ(run.renews_after_resume[0].reply, EventReply::of_int(0));
     // Honest notices: hold_lost for the refused owner only; the fresh holder
     // is not told it lost anything, only that the lock is no longer renewed.
-    const auto lost = h.select(EventKind::Info, "hold_lost");
+    const auto lost = h.select(EventKind::Info, Op::HoldLost);
     ASSERT_EQ(lost.size(), 1u);
     EXPECT_EQ(lost[0].owner, stale_owner);
-    const auto stops = h.select(EventKind::Info, "watchdog_stop");
+    const auto stops = h.select(EventKind::Info, Op::WatchdogStop);
     ASSERT_EQ(stops.size(), 1u);
     EXPECT_EQ(stops[0].owner, fresh_owner);
     EXPECT_EQ(stops[0].lock, "lsim:A");
@@ -355,7 +355,7 @@ TEST(Client, WatchdogFirstThreadEntryMutantSharesAnEntryPerLockOnly) {
   const Watchdog& dog = w.client(0).watchdog();
   EXPECT_EQ(dog.renewing_owner("lsim:A", w.client(0).owner(2)), w.client(0).owner(2));
   EXPECT_EQ(dog.renewing_owner("lsim:B", w.client(0).owner(1)), w.client(0).owner(1));
-  for (const auto& r : h.scripts("rlock_renew")) EXPECT_EQ(r.reply, "1");
+  for (const auto& r : h.scripts("rlock_renew")) EXPECT_EQ(r.reply, EventReply::of_int(1));
   EXPECT_EQ(h.scripts("rlock_renew").size(), 2u);
 }
 
@@ -388,7 +388,7 @@ struct VariantWorld {
   std::vector<Event> completions(EventKind kind, int client) const {
     std::vector<Event> out;
     for (const auto& e : sink.events) {
-      if (e.kind == kind && e.client == client && (e.op == "lock" || e.op == "try_lock")) out.push_back(e);
+      if (e.kind == kind && e.client == client && (e.op == Op::Lock || e.op == Op::TryLock)) out.push_back(e);
     }
     return out;
   }
@@ -417,8 +417,8 @@ TEST(Client, FairLockPollsAgainAfterTheLocksRemainingTime) {
   v.world->run_until(10 * kSec);
   const auto polls = v.polls_of(1);
   ASSERT_EQ(polls.size(), 4u);
-  EXPECT_EQ(polls[2].reply, "998");  // max(0, PTTL): the reentry reset the expiry to ~3 s
-  EXPECT_EQ(polls[3].reply, "nil");
+  EXPECT_EQ(polls[2].reply, EventReply::of_int(998));  // max(0, PTTL): the reentry reset the expiry to ~3 s
+  EXPECT_EQ(polls[3].reply, EventReply::nil());
   const auto oks = v.completions(EventKind::Ok, 1);
   ASSERT_EQ(oks.size(), 1u);
   EXPECT_LT(oks[0].true_us, 3'100 * kMs);
@@ -434,7 +434,7 @@ TEST(Client, NegativeFairAnswerMakesLockWaitForAMessageWithoutTimeLimit) {
   w.run_until(120 * kSec);
   const auto polls = v.polls_of(1);
   ASSERT_EQ(polls.size(), 3u);
-  EXPECT_EQ(polls[2].reply, "-2");
+  EXPECT_EQ(polls[2].reply, EventReply::of_int(-2));
   EXPECT_LT(polls[2].true_us, 2'100 * kMs);
   EXPECT_TRUE(v.completions(EventKind::Ok, 1).empty());
   EXPECT_EQ(w.client(1).pending_operations(), 1u);
@@ -442,7 +442,7 @@ TEST(Client, NegativeFairAnswerMakesLockWaitForAMessageWithoutTimeLimit) {
   w.at(w.now_us(), [&] { w.client(2).unlock(1, fair(), nullptr); });
   w.run_until(125 * kSec);
   ASSERT_EQ(v.polls_of(1).size(), 4u);
-  EXPECT_EQ(v.polls_of(1)[3].reply, "nil");
+  EXPECT_EQ(v.polls_of(1)[3].reply, EventReply::nil());
   EXPECT_EQ(v.completions(EventKind::Ok, 1).size(), 1u);
 }
 
@@ -453,7 +453,7 @@ TEST(Client, NegativeFairAnswerMakesTryLockWaitTheRestOfItsBudget) {
   v.world->run_until(20 * kSec);
   const auto polls = v.polls_of(1);
   ASSERT_EQ(polls.size(), 3u);
-  EXPECT_EQ(polls[2].reply, "-2");
+  EXPECT_EQ(polls[2].reply, EventReply::of_int(-2));
   const auto fails = v.completions(EventKind::Fail, 1);
   ASSERT_EQ(fails.size(), 1u);
   EXPECT_EQ(fails[0].detail, "wait budget exhausted");
@@ -499,7 +499,7 @@ TEST(Client, FairWaitForHeadSleepsUntilTheDeadHeadsSlotEnds) {
   EXPECT_LT(oks[0].true_us, 6'010 * kMs);
   EXPECT_LE(polls.size(), 10u);  // ~5 s behind the dead head: about one poll a second
   bool slept = false;
-  for (const auto& p : polls) slept = slept || (p.holders_after.empty() && p.reply != "nil" && p.reply != "0");
+  for (const auto& p : polls) slept = slept || (p.holders_after.empty() && !p.reply.is_nil() && !p.reply.is(0));
   EXPECT_TRUE(slept);
 }
 
@@ -510,9 +510,9 @@ TEST(Client, CrashReportsPendingOperationsAsUnknown) {
   w.at(100 * kMs, [&] { w.client(1).lock(1, rlock(), -1, nullptr); });
   w.at(1 * kSec, [&] { w.crash(1); });
   w.run_until(2 * kSec);
-  const auto infos = h.select(EventKind::Info, "lock");
+  const auto infos = h.select(EventKind::Info, Op::Lock);
   ASSERT_EQ(infos.size(), 1u);
-  EXPECT_EQ(infos[0].detail, "crashed");
+  EXPECT_EQ(infos[0].reason, EndReason::Crashed);
   EXPECT_EQ(infos[0].client, 1);
 }
 

@@ -23,7 +23,7 @@ double waiter_deadline(int64_t fair_slot_fixed_ms) {
   wc.link = LinkProfile{1000, 1000, 0.0, 0, 0.0};
   wc.client.fair_slot_fixed_ms = fair_slot_fixed_ms;
   World w(wc, backend, sink);
-  const LockRef lock{"lsim:F", LockKind::Fair, 0};
+  const LockSpec lock{"lsim:F", LockKind::Fair, 0};
   w.at(0, [&] { w.client(0).lock(1, lock, -1, nullptr); });
   w.at(100 * kMs, [&] { w.client(1).try_lock(1, lock, 60'000, -1, nullptr); });
   w.run_until(200 * kMs);

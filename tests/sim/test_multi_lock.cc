@@ -32,7 +32,7 @@ struct GroupHarness {
     world = std::make_unique<World>(wc, backend, sink);
     group.name = "lsim:G";
     group.kind = kind;
-    for (int s = 0; s < servers; ++s) group.members.push_back(LockRef{"lsim:G@" + std::to_string(s), LockKind::Reentrant, s});
+    for (int s = 0; s < servers; ++s) group.members.push_back(LockSpec{"lsim:G@" + std::to_string(s), LockKind::Reentrant, s});
   }
 
   // Another owner takes member m directly on its server (30 s lease).
@@ -56,10 +56,10 @@ struct GroupHarness {
       if (e.kind == EventKind::Script && e.script == script && (lock.empty() || e.lock == lock)) out.push_back(e);
     return out;
   }
-  std::vector<Event> ops(EventKind kind, const std::string& op = "") const {
+  std::vector<Event> ops(EventKind kind, std::optional<Op> op = std::nullopt) const {
     std::vector<Event> out;
     for (const auto& e : sink.events)
-      if (e.kind == kind && (op.empty() || e.op == op)) out.push_back(e);
+      if (e.kind == kind && (!op || e.op == *op)) out.push_back(e);
     return out;
   }
   void run() {
@@ -100,7 +100,7 @@ TEST(MultiLock, RedLockStopsAtAMajorityAndUnlocksEveryMember) {
   // Members 0, 1, 2 taken; 3 and 4 never tried.
   ASSERT_EQ(h.scripts("rlock_acquire").size(), 3u);
   for (int m = 0; m < 3; ++m) EXPECT_TRUE(h.member_held_by(m, h.owner(0)));
-  const auto ok = h.ops(EventKind::Ok, "try_lock");
+  const auto ok = h.ops(EventKind::Ok, Op::TryLock);
   ASSERT_EQ(ok.size(), 1u);
   EXPECT_EQ(ok[0].lock, "lsim:G");  // recorded on the group
   for (const Event& s : h.scripts("rlock_acquire")) EXPECT_EQ(s.op_id, ok[0].op_id);
@@ -111,7 +111,7 @@ TEST(MultiLock, RedLockStopsAtAMajorityAndUnlocksEveryMember) {
   EXPECT_TRUE(unlocked);
   EXPECT_EQ(h.scripts("rlock_release").size(), 5u);  // every member, held or not
   for (int m = 0; m < 5; ++m) EXPECT_FALSE(h.member_held_by(m, h.owner(0)));
-  EXPECT_EQ(h.ops(EventKind::Ok, "unlock").size(), 1u);
+  EXPECT_EQ(h.ops(EventKind::Ok, Op::Unlock).size(), 1u);
   EXPECT_TRUE(h.ops(EventKind::Fail).empty());  // member failures (nil) are not recorded
 }
 
@@ -153,7 +153,7 @@ TEST(MultiLock, MultiLockWaitsTheWholeRemainingWaitOnAMember) {
   h.world->group_client(0).try_lock(1, h.group, 600, -1, [&](AcquireResult r) { got = r; });
   h.world->run_until(5'000 * kMs);
   ASSERT_EQ(got, AcquireResult::NotAcquired);
-  const auto fail = h.ops(EventKind::Fail, "try_lock");
+  const auto fail = h.ops(EventKind::Fail, Op::TryLock);
   ASSERT_EQ(fail.size(), 1u);
   EXPECT_NE(fail[0].detail.find("wait budget exhausted"), std::string::npos);
   // Member 1's attempt used the remaining wait (about 600 ms), not a slice.
@@ -179,11 +179,11 @@ TEST(MultiLock, AboveTheBudgetEveryTouchedMemberIsReleasedBeforeTheRetry) {
   for (size_t i = 1; i < acquires0.size(); ++i) {
     bool released0 = false;
     for (const Event& r : h.scripts("rlock_release", "lsim:G@0"))
-      released0 |= r.true_us > acquires0[i - 1].true_us && r.true_us < acquires0[i].true_us && r.reply == "1";
+      released0 |= r.true_us > acquires0[i - 1].true_us && r.true_us < acquires0[i].true_us && r.reply.is(1);
     EXPECT_TRUE(released0) << "round " << i;
   }
   EXPECT_FALSE(h.member_held_by(0, h.owner(0)));
-  const auto fail = h.ops(EventKind::Fail, "try_lock");
+  const auto fail = h.ops(EventKind::Fail, Op::TryLock);
   ASSERT_EQ(fail.size(), 1u);
   EXPECT_NE(fail[0].detail.find("wait budget exhausted"), std::string::npos);
 }
@@ -213,11 +213,11 @@ TEST(MultiLock, ProvisionalLeaseIsTwiceTheWaitThenResetToTheLease) {
   for (const Event& a : acquires) EXPECT_EQ(a.lease_ms, 1'400);
   const auto resets = h.scripts("rlock_renew");
   ASSERT_EQ(resets.size(), 2u);
-  const auto ok = h.ops(EventKind::Ok, "try_lock");
+  const auto ok = h.ops(EventKind::Ok, Op::TryLock);
   ASSERT_EQ(ok.size(), 1u);
   for (const Event& r : resets) {
     EXPECT_EQ(r.lease_ms, 5'000);
-    EXPECT_EQ(r.reply, "1");
+    EXPECT_EQ(r.reply, EventReply::of_int(1));
     EXPECT_EQ(r.op_id, ok[0].op_id);
     EXPECT_LT(r.id, ok[0].id);  // reset before the success is reported
   }
@@ -237,10 +237,10 @@ TEST(MultiLock, ValidityGoneReleasesEverythingAndFails) {
   good.world->group_client(0).try_lock_once(1, good.group, 2'000, [&](AcquireResult r) { got = r; });
   good.world->run_until(5'000 * kMs);
   ASSERT_EQ(got, AcquireResult::Acquired);
-  const auto ok = good.ops(EventKind::Ok, "try_lock");
+  const auto ok = good.ops(EventKind::Ok, Op::TryLock);
   ASSERT_EQ(ok.size(), 1u);
   EXPECT_EQ(ok[0].detail, "validity 178 ms");
-  const auto ends = good.ops(EventKind::Info, "validity_end");
+  const auto ends = good.ops(EventKind::Info, Op::ValidityEnd);
   ASSERT_EQ(ends.size(), 1u);  // the believed hold ends with the validity
   EXPECT_EQ(ends[0].true_us - ok[0].true_us, 178 * kMs);
 
@@ -249,7 +249,7 @@ TEST(MultiLock, ValidityGoneReleasesEverythingAndFails) {
   slow.world->group_client(0).try_lock_once(1, slow.group, 2'000, [&](AcquireResult r) { got = r; });
   slow.world->run_until(10'000 * kMs);
   ASSERT_EQ(got, AcquireResult::NotAcquired);
-  const auto fail = slow.ops(EventKind::Fail, "try_lock");
+  const auto fail = slow.ops(EventKind::Fail, Op::TryLock);
   ASSERT_EQ(fail.size(), 1u);
   EXPECT_NE(fail[0].detail.find("validity"), std::string::npos);
   EXPECT_EQ(slow.scripts("rlock_release").size(), 3u);
@@ -271,7 +271,7 @@ TEST(MultiLock, GroupIsLostWhenTooFewMembersAreLeft) {
   ASSERT_EQ(got, AcquireResult::Acquired);  // members 0 and 1, watchdog on both
   h.world->redis_restart(1);                // member 1's key is gone
   h.world->run_until(15'000 * kMs);         // the renewal at 10 s answers 0
-  const auto lost = h.ops(EventKind::Info, "hold_lost");
+  const auto lost = h.ops(EventKind::Info, Op::HoldLost);
   ASSERT_EQ(lost.size(), 2u);  // the member's notice, then the group's
   EXPECT_EQ(lost[0].lock, "lsim:G@1");
   EXPECT_EQ(lost[1].lock, "lsim:G");
@@ -279,9 +279,10 @@ TEST(MultiLock, GroupIsLostWhenTooFewMembersAreLeft) {
   h.world->group_client(0).unlock(1, h.group, [&](bool r) { released = r; });
   h.world->run_until(16'000 * kMs);
   EXPECT_FALSE(released);
-  const auto fail = h.ops(EventKind::Fail, "unlock");
+  const auto fail = h.ops(EventKind::Fail, Op::Unlock);
   ASSERT_EQ(fail.size(), 1u);
-  EXPECT_NE(fail[0].detail.find("illegal monitor state"), std::string::npos);
+  EXPECT_EQ(fail[0].reason, EndReason::IllegalMonitorState);
+  EXPECT_EQ(fail[0].detail, "(the group was lost)");
 }
 
 TEST(MultiLock, NoReentry) {
@@ -303,9 +304,9 @@ TEST(MultiLock, CrashRecordsPendingGroupOperations) {
   h.world->group_client(0).lock(1, h.group, -1, [](AcquireResult) {});
   h.world->run_until(100 * kMs);
   h.world->crash(0);
-  const auto infos = h.ops(EventKind::Info, "lock");
+  const auto infos = h.ops(EventKind::Info, Op::Lock);
   ASSERT_EQ(infos.size(), 1u);
-  EXPECT_EQ(infos[0].detail, "crashed");
+  EXPECT_EQ(infos[0].reason, EndReason::Crashed);
   EXPECT_EQ(infos[0].lock, "lsim:G");
 }
 

@@ -11,6 +11,7 @@
 #include "sim/profiles.h"
 #include "sim/replicated_backend.h"
 #include "sim/world.h"
+#include "traces/event_detail.h"
 #include "traces/event_sink.h"
 
 namespace locksim {
@@ -71,15 +72,16 @@ TEST(ServerFaults, RestartLosesDataWithoutPersistenceAndKeepsItWith) {
     f.persistence = p;
     ServerWorld w(f);
     std::optional<AcquireResult> got;
-    const LockRef lock{"lsim:A", LockKind::Reentrant, 0};
+    const LockSpec lock{"lsim:A", LockKind::Reentrant, 0};
     w.world->client(0).lock(1, lock, -1, [&](AcquireResult r) { got = r; });
     w.world->run_until(100'000);
     ASSERT_EQ(got, AcquireResult::Acquired);
     w.world->redis_restart(0);
     EXPECT_EQ(holds(w.backend, w.world->client(0).owner(1), w.world->server_now_us(0)), p == Persistence::Always);
     const Event& fault = w.sink.events.back();
-    EXPECT_EQ(fault.op, "redis_restart");
-    EXPECT_EQ(fault.detail, p == Persistence::Always ? "persistence always" : "");  // today's event unchanged
+    EXPECT_EQ(fault.op, Op::RedisRestart);
+    EXPECT_EQ(fault.persistence, p);
+    EXPECT_EQ(detail_text(fault), p == Persistence::Always ? "persistence always" : "");  // the trace's words unchanged
   }
 }
 
@@ -91,7 +93,7 @@ TEST(ServerFaults, ADownServerRefusesRequestsUntilItIsBack) {
   EXPECT_EQ(w.sink.events.back().duration_ms, 5'000);
   EXPECT_TRUE(w.world->server_down(0));
   std::optional<AcquireResult> got;
-  const LockRef lock{"lsim:A", LockKind::Reentrant, 0};
+  const LockSpec lock{"lsim:A", LockKind::Reentrant, 0};
   w.world->client(0).try_lock_once(1, lock, -1, [&](AcquireResult r) { got = r; });
   w.world->run_until(100'000);
   EXPECT_EQ(got, AcquireResult::Unknown);  // answered at once with an error, nothing ran

@@ -77,10 +77,10 @@ RC_GTEST_PROP(ByteTextProperty, TraceStringsRoundTripExactly,
   e.kind = EventKind::Script;
   e.client = 1;
   e.server = 0;
-  e.owner = "o:1";
-  e.lock = "L";
+  e.owner.assign("o:1");
+  e.lock.assign("L");
   e.script = "fair_acquire";
-  e.reply = reply;
+  e.reply = EventReply::parse(reply);
   e.detail = detail;
   e.published = {payload};
   e.holders_after = {holder};
@@ -112,13 +112,13 @@ TEST(ByteText, ATraceLineWithHexIsReadByTheReader) {
   const std::string bytes("bad\0nul \xff\xfe ctl\x01\x1b[31m", 17);
   Event e;
   e.kind = EventKind::Script;
-  e.reply = bytes;
+  e.reply = EventReply::parse(bytes);
   const std::string line = encode_event(e);
   EXPECT_NE(line.find("\"r\":{\"hex\":\"6261640"), std::string::npos) << line;
   Event back;
   std::string error;
   ASSERT_TRUE(decode_event(line, &back, &error)) << error;
-  EXPECT_EQ(back.reply, bytes);
+  EXPECT_EQ(back.reply.to_text(), bytes);
   // A malformed hex object is an error, not a silent string.
   std::string bad = line;
   bad.replace(bad.find("{\"hex\":\"") + 8, 2, "zz");

@@ -10,6 +10,7 @@
 
 #include "traces/fast_event_decoder.h"
 #include "traces/trace_format.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 namespace {
@@ -27,9 +28,9 @@ Event dirty_event() {
   d.kind = EventKind::Fault;
   d.client = 7;
   d.server = 6;
-  d.owner = "a-long-owner-id-past-the-small-string-buffer:1";
-  d.lock = "some-lock-name-long-enough-to-allocate";
-  d.op = "partition";
+  d.owner.assign("a-long-owner-id-past-the-small-string-buffer:1");
+  d.lock.assign("some-lock-name-long-enough-to-allocate");
+  d.op = Op::Partition;
   d.op_id = 5;
   d.local_ms = 4;
   d.wait_ms = 3;
@@ -38,7 +39,7 @@ Event dirty_event() {
   d.detail = "detail";
   d.script = "rlock_release";
   d.request_id = "request";
-  d.reply = "reply";
+  d.reply = EventReply::other("reply");
   d.server_ms = 11;
   d.holders_after = {"h1", "h2", "h3", "h4"};
   d.published = {"p1", "p2", "p3"};
@@ -72,12 +73,12 @@ RC_GTEST_PROP(FastEventDecoderProperty, AgreesWithDecodeEventOnEveryWrittenLine,
   e.wait_ms = *rc::gen::inRange<int64_t>(-1, 100'000);
   e.lease_ms = *rc::gen::inRange<int64_t>(-1, 100'000);
   e.duration_ms = *rc::gen::inRange<int64_t>(-5'000, 5'000);
-  e.owner = ascii(owner);
-  e.lock = ascii(lock);
-  e.detail = ascii(detail);
-  e.reply = ascii(reply);
+  e.owner.assign(ascii(owner));
+  e.lock.assign(ascii(lock));
+  e.op = Op::Lock;
+  read_detail_text(ascii(detail), &e);  // its facts, as a reader reads the text
+  e.reply = EventReply::parse(ascii(reply));
   e.script = "fair_acquire";
-  e.op = "lock";
   e.request_id = "r1";
   for (auto& h : holders) e.holders_after.push_back(ascii(h));
   e.published = {"lsim:ch:L0", ascii(owner)};

@@ -11,6 +11,7 @@
 #include "traces/trace_format.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
+#include "traces/event_detail.h"
 
 namespace locksim {
 namespace {
@@ -32,9 +33,9 @@ Event full_event() {
   e.kind = EventKind::Script;
   e.client = 2;
   e.server = 1;
-  e.owner = "uuid-1:3";
-  e.lock = "L0";
-  e.op = "unlock";
+  e.owner.assign("uuid-1:3");
+  e.lock.assign("L0");
+  e.op = Op::Unlock;
   e.op_id = 99;
   e.local_ms = 1'800'000'000'123;
   e.wait_ms = 5'000;
@@ -43,7 +44,7 @@ Event full_event() {
   e.detail = "quote \" backslash \\ newline \n tab \t ctrl \x01 utf8 \xc3\xa9";
   e.script = "rlock_release";
   e.request_id = "r-1";
-  e.reply = "\"text\"";
+  e.reply = EventReply::other("\"text\"");
   e.server_ms = 1'700'000'000'000;
   e.holders_after = {"a:1", "b:2"};
   e.published = {"redisson_lock__channel:{L0} 0", ""};
@@ -133,8 +134,8 @@ RC_GTEST_PROP(TraceFormatProperty, RoundTripIsExactAndEncodingDeterministic,
   for (auto& h : holders) {
     for (char& c : h) c = static_cast<char>(static_cast<unsigned char>(c) & 0x7f);
   }
-  e.owner = owner;
-  e.detail = detail;
+  e.owner.assign(owner);
+  read_detail_text(detail, &e);  // its facts, as a reader reads the text
   e.holders_after = holders;
   const std::string line = encode_event(e);
   RC_ASSERT(line.find('\n') == std::string::npos);
@@ -403,7 +404,7 @@ std::vector<Event> polling_events() {
     e.id = out.size();
     e.kind = EventKind::Script;
     e.server = server;
-    e.lock = lock;
+    e.lock.assign(lock);
     e.script = "fair_acquire";
     e.line_known = true;
     e.line_after = std::move(line);
@@ -421,7 +422,7 @@ std::vector<Event> polling_events() {
   Event invoke;                         // no line: never "lr"
   invoke.id = out.size();
   invoke.kind = EventKind::Invoke;
-  invoke.lock = "L0";
+  invoke.lock.assign("L0");
   out.push_back(invoke);
   return out;
 }
@@ -487,8 +488,8 @@ TEST(TraceFormatV4, TokenRoundTripsAndIsRefusedBeforeVersion4) {
   Event e;
   e.id = 0;
   e.kind = EventKind::Ok;
-  e.op = "lock";
-  e.owner = "A:1";
+  e.op = Op::Lock;
+  e.owner.assign("A:1");
   e.token = "A:1#7";
   EXPECT_NE(encode_event(e).find(R"("tk":"A:1#7")"), std::string::npos) << encode_event(e);
   const std::string text = write_trace({e});

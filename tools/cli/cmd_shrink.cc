@@ -158,7 +158,7 @@ int run_shrink(const ShrinkRequest& request, const ProgramName& program) {
   }
   write_counterexample(r, cx, t.header.backend, *source);
   std::printf("shrink: %s%s: %llu trace events shrunk to %s -> %s\n", v.property.c_str(),
-              v.lock.empty() ? "" : (" [" + v.lock + "]").c_str(), static_cast<unsigned long long>(t.events),
+              v.lock.empty() ? "" : (" [" + v.lock.name() + "]").c_str(), static_cast<unsigned long long>(t.events),
               counterexample_extent(cx).c_str(), r.out.c_str());
   std::printf("  violation: %s\n", cx.violation.to_string().c_str());
   if (cx.other_violations > 0) {

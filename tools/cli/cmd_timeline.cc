@@ -112,8 +112,7 @@ Survey survey_trace(SpooledInput& input, const TimelineRequest& r) {
     ++s.events;
     suite.on_event(e);
     if (!e.lock.empty()) {
-      const auto at = e.lock.rfind('@');
-      s.locks.insert(at == std::string::npos ? e.lock : e.lock.substr(0, at));
+      s.locks.insert(std::string(e.lock.group()));
     }
     if (r.from_ms >= 0 && !s.first_from_ms && e.true_us >= r.from_ms * 1000) s.first_from_ms = e.id;
     if (r.to_ms >= 0 && e.true_us <= r.to_ms * 1000) s.last_to_ms = e.id;
@@ -178,7 +177,7 @@ void draw_shrunk(const TimelineRequest& r, SpooledInput& input, const Survey& su
   d->options.highlight_ids.insert(cx.violation.event_ids.begin(), cx.violation.event_ids.end());
   d->options.focus = {cx.violation};
   d->options.title = r.trace + ": " + cx.violation.property +
-                     (cx.violation.lock.empty() ? "" : " on " + cx.violation.lock) + ", shrunk counterexample (" +
+                     (cx.violation.lock.empty() ? "" : " on " + cx.violation.lock.name()) + ", shrunk counterexample (" +
                      std::to_string(cx.events.size()) + " events) of " + ordinal_text(*r.violation);
   d->options.caption = violation_subtitle(cx.violation);
 }
@@ -204,7 +203,7 @@ void plan_violation_window(const TimelineRequest& r, SpooledInput& input, const 
   d->options.max_events = std::max<size_t>(r.max_events, range.size());
   d->options.highlight_ids = planner.named_ids();
   d->options.focus = {v};
-  d->options.title = r.trace + ": " + v.property + (v.lock.empty() ? "" : " on " + v.lock) + " (" +
+  d->options.title = r.trace + ": " + v.property + (v.lock.empty() ? "" : " on " + v.lock.name()) + " (" +
                      ordinal_text(*r.violation) + ")";
   d->options.caption = violation_subtitle(v);
 }
@@ -214,7 +213,7 @@ void plan_violation_window(const TimelineRequest& r, SpooledInput& input, const 
 void focus_around(const TimelineRequest& r, const Survey& survey, uint64_t from, uint64_t to, Drawing* d) {
   for (const Violation& v : survey.violations) {
     std::set<uint64_t> named(v.event_ids.begin(), v.event_ids.end());
-    for (uint64_t id : ids_named_in(v.message)) named.insert(id);
+    named.insert(v.facts.named_ids.begin(), v.facts.named_ids.end());
     const bool near = std::any_of(named.begin(), named.end(), [&](uint64_t id) { return id >= from && id <= to; }) ||
                       (v.detected_at_event >= from && v.detected_at_event <= to);
     if (!near || (!r.lock.empty() && !v.lock.empty() && !is_lock_or_member(v.lock, r.lock))) continue;
