@@ -1,10 +1,10 @@
 // The user documents: every relative link of README.md and docs/*.md leads
 // to a file of the repository (and, into a Markdown file, to one of its
-// headings), no link leaves the repository except to nothing, and the
-// README's quickstart runs, each command giving the lines it shows
-// ("# => text": text appears in the output of the command before it).
+// headings), no link leaves the repository except to nothing, the README is
+// a front page naming every property. That every command shown with its
+// output prints what is shown is tests/tools/check_doc_outputs.py's
+// (ctest Docs.ShownOutput.<document>).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "properties/violation.h"
-#include "tests/cli_runner.h"
 
 namespace {
 
@@ -111,43 +110,6 @@ TEST(Docs, ReadmeTableNamesEveryProperty) {
   for (const std::string& p : reported) {
     EXPECT_NE(readme.find("\n| `" + p + "`"), std::string::npos) << "README.md's table lacks " << p;
   }
-}
-
-TEST(Docs, QuickstartRunsAndShowsItsOutput) {
-  const std::string readme = read(kSource / "README.md");
-  const size_t marker = readme.find("<!-- quickstart -->");
-  ASSERT_NE(marker, std::string::npos);
-  const size_t start = readme.find("```sh\n", marker) + 6;
-  const size_t end = readme.find("```", start);
-  std::istringstream block(readme.substr(start, end - start));
-  const fs::path dir = fs::temp_directory_path() / ("locksim-quickstart-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir / "build" / "tools");
-  // As typed after the README's build: ./build/tools/locksim, so that the
-  // reproduce lines it prints are the ones shown.
-  fs::create_symlink(LOCKSIM_CLI_PATH, dir / "build" / "tools" / "locksim");
-  const std::string prefix = "./build/tools/locksim ";
-  std::string out;
-  std::string command;
-  size_t commands = 0, shown = 0;
-  for (std::string line; std::getline(block, line);) {
-    if (line.rfind("# => ", 0) == 0) {
-      ASSERT_FALSE(command.empty()) << "an output line before any command: " << line;
-      EXPECT_NE(out.find(line.substr(5)), std::string::npos) << command << "\nshows: " << line.substr(5) << "\ngave:\n" << out;
-      ++shown;
-      continue;
-    }
-    if (line.empty() || line[0] == '#') continue;
-    ASSERT_EQ(line.rfind(prefix, 0), 0u) << "a quickstart command that is not locksim's: " << line;
-    command = line;
-    const auto r = locksim::testing::run_shell(line, dir.string());
-    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << line << "\n" << r.out;
-    out = r.out;
-    ++commands;
-  }
-  EXPECT_GE(commands, 4u);
-  EXPECT_GE(shown, commands);
-  fs::remove_all(dir);
 }
 
 }  // namespace
