@@ -252,10 +252,7 @@ std::optional<FaultAction> draw_profile_fault(const Profile& profile, FaultKind 
         a.duration_ms = rng.uniform(jump.lo, jump.hi);
         return a;
       }
-      case FaultKind::ServerClockJump:
-      case FaultKind::Partition:
-      case FaultKind::RedisRestart:
-      case FaultKind::Failover:
+      default:
         return std::nullopt;  // not a focused run's (client faults only)
     }
   }

@@ -53,7 +53,7 @@ std::multiset<FaultKey> client_faults(const std::vector<Event>& h) {
   std::multiset<FaultKey> out;
   for (const Event& e : h) {
     if (e.kind == EventKind::Fault && e.client >= 0 && e.op != Op::Resume && e.op != Op::Restart)
-      out.insert({e.true_us, e.op, e.client, e.duration_ms});
+      out.insert({e.true_us, std::string(op_name(e.op)), e.client, e.duration_ms});
   }
   return out;
 }
@@ -214,8 +214,8 @@ TEST(Focus, OperationMixAndOneLock) {
   std::set<std::string> ops, locks;
   for (const Event& e : run(s)) {
     if (e.kind != EventKind::Invoke || e.op == Op::Unlock) continue;
-    ops.insert(e.op + (e.wait_ms >= 0 ? "+wait" : ""));
-    locks.insert(e.lock);
+    ops.insert(std::string(op_name(e.op)) + (e.wait_ms >= 0 ? "+wait" : ""));
+    locks.insert(e.lock.name());
   }
   EXPECT_EQ(ops, (std::set<std::string>{"lock"}));
   EXPECT_EQ(locks, (std::set<std::string>{"lsim:L1"}));
@@ -225,8 +225,8 @@ TEST(Focus, OperationMixAndOneLock) {
   locks.clear();
   for (const Event& e : run(s)) {
     if (e.kind != EventKind::Invoke || e.op == Op::Unlock) continue;
-    ops.insert(e.op);
-    locks.insert(e.lock);
+    ops.insert(std::string(op_name(e.op)));
+    locks.insert(e.lock.name());
   }
   EXPECT_EQ(ops, (std::set<std::string>{"try_lock"}));
   EXPECT_EQ(locks.size(), 2u);
