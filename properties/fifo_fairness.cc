@@ -70,6 +70,11 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
     v.true_us = {w->enqueue_us, e.true_us};
     v.owners = {w->owner, e.owner};
     v.facts.named_ids = {e.id};
+    // The line before is the one this checker last saw: after a failover
+    // the promoted replica may hold an older one (the scripts that moved
+    // the deadline were never replicated), after a restart with
+    // persistence an older save. Only a server fault may explain it.
+    v.scope.servers = true;
     report(std::move(v));
   }
   const auto& head = ctx_->line().stale_head();

@@ -29,6 +29,18 @@ void ReentrancyChecker::violation(const Event& e, std::string message, std::vect
   report(std::move(v));
 }
 
+void ReentrancyChecker::contract_break(const Event& e, std::string message) {
+  Violation v;
+  v.lock = e.lock;
+  v.message = std::move(message) + ": the script broke its contract (no fault permits it)";
+  v.event_ids = {e.id};
+  v.true_us = {e.true_us};
+  v.owners = {e.owner};
+  v.facts.contract_break = true;
+  v.scope = FaultScope::none();
+  report(std::move(v));
+}
+
 void ReentrancyChecker::on_event(const Event& e) {
   ctx_.feed(e);
   // Built only for client events (most events are scripts and deliveries).
@@ -147,22 +159,23 @@ void ReentrancyChecker::on_script(const Event& e) {
           absent_lock_releases_.erase(absent_lock_releases_.begin());
       }
       if (!names_contain(s.holders, e.owner) && !fair_absent && !s.holders.empty() && !facts.reply_nil)
-        violation(e, "release by non-owner " + e.owner.str() + " (held by " + s.holders.front() + ") answered " +
-                         e.reply.to_text() + " instead of nil (not owned)");
+        contract_break(e, "release by non-owner " + e.owner.str() + " (held by " + s.holders.front() + ") answered " +
+                              e.reply.to_text() + " instead of nil (not owned)");
       else if (!names_contain(s.holders, e.owner) && s.holders.empty() && facts.script_is(ScriptKind::RlockRelease) &&
                !facts.reply_nil)
-        violation(e, "release by " + e.owner.str() + " of a free lock answered " + e.reply.to_text() + " instead of nil (not owned)");
+        contract_break(e, "release by " + e.owner.str() + " of a free lock answered " + e.reply.to_text() +
+                              " instead of nil (not owned)");
       if (!names_contain(s.holders, e.owner))
         for (const std::string& h : e.holders_after)
           if (!names_contain(s.holders, h))
-            violation(e, "release by non-owner " + e.owner.str() + " changed the owners (added " + h + ")");
+            contract_break(e, "release by non-owner " + e.owner.str() + " changed the owners (added " + h + ")");
       // What a lock that is not reentrant promises instead of hold counts:
       // a release by a non-owner leaves the holder in place.
       if (!config().reentrant && !names_contain(s.holders, e.owner))
         for (const std::string& h : s.holders)
           if (!names_contain(e.holders_after, h))
-            violation(e, "release by non-owner " + e.owner.str() + " changed the owners (removed " + h +
-                             ", which held the lock)");
+            contract_break(e, "release by non-owner " + e.owner.str() + " changed the owners (removed " + h +
+                                  ", which held the lock)");
       if (config().reentrant) s.releases.add(e.request_id, Release{e.reply, e.id, e.true_us});
     }
   }

@@ -20,8 +20,14 @@
 // released the lock).
 // Only a server fault (a restart that lost data, a failover that rolled it
 // back) or a fault of the owner's client (a retried release held back past
-// its latch's lifetime) may explain a violation (FaultScope,
-// properties/cause.h).
+// its latch's lifetime) may explain a violation of 1 or 3 (FaultScope,
+// properties/cause.h). A violation of 2 is a break of the script's
+// contract (ViolationFacts::contract_break): its first execution answered
+// "released" to, or changed the holders for, an owner that the server's own
+// state at that instant did not list, which no client or network fault can
+// make right; it is judged only while the holders are known (no restart or
+// failover since the last script showed them), so no server fault can
+// either. Its scope is empty: nothing explains it.
 // After a failover the promoted replica may hold older counts: violations
 // then name it as their cause.
 // Memory: per (lock, owner) a count; per (server, lock) the last holders and
@@ -73,6 +79,8 @@ class ReentrancyChecker : public Checker {
     bool unknown = false;  // after a failover or a restart that kept data: holders not known
   };
   void on_script(const Event& e);
+  // A break of the script's contract (2 above): explained by no fault.
+  void contract_break(const Event& e, std::string message);
   void violation(const Event& e, std::string message, std::vector<uint64_t> ids = {},
                  std::vector<int64_t> times = {});
 

@@ -1,5 +1,6 @@
 #include "properties/violation.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "traces/byte_text.h"
@@ -25,11 +26,35 @@ void tally_violation(ResultTally* tally, const Violation& v, bool advisory) {
   }
 }
 
+const std::string& Violation::stated_blame() const {
+  static const std::string kNone;
+  switch (cause.status) {
+    case CauseStatus::NotSearched:
+    case CauseStatus::NoScope:
+    case CauseStatus::Unconfirmed:
+      return blamed_fault;
+    case CauseStatus::Persists:
+      return kNone;
+    case CauseStatus::Confirmed:
+      break;
+  }
+  // A guess that names no event (a clock, a pause "> lease") cannot be
+  // told apart from the proof by data: it stands.
+  const std::vector<uint64_t>& named = facts.blamed_ids;
+  if (named.empty()) return blamed_fault;
+  for (const CauseFault& f : cause.faults)
+    if (f.event_id != 0 && std::find(named.begin(), named.end(), f.event_id) != named.end()) return blamed_fault;
+  return kNone;
+}
+
 nlohmann::json violation_to_json(const Violation& v) {
-  return {{"property", v.property},   {"lock", v.lock.name()},         {"message", visible_text(v.message)},
+  nlohmann::json j = {{"property", v.property},   {"lock", v.lock.name()},         {"message", visible_text(v.message)},
           {"event_ids", v.event_ids}, {"true_us", v.true_us},   {"owners", v.owners},
-          {"blamed_fault", visible_text(v.blamed_fault)}, {"detected_at_event", v.detected_at_event},
-          {"explained", v.explained()}, {"cause", cause_to_json(v.cause)}};
+          {"blamed_fault", visible_text(v.stated_blame())}, {"detected_at_event", v.detected_at_event},
+          {"explained", v.explained()}, {"cause", cause_to_json(v.cause)},
+          {"hypothesis", visible_text(v.blamed_fault)}};
+  if (v.facts.contract_break) j["contract_break"] = true;  // only when true: other reports stay as they were
+  return j;
 }
 
 std::string format_ms(int64_t ms) {
@@ -61,7 +86,7 @@ std::string Violation::to_string() const {
     }
     out += ")";
   }
-  if (!blamed_fault.empty()) out += "; blamed: " + blamed_fault;
+  if (const std::string& blame = stated_blame(); !blame.empty()) out += "; blamed: " + blame;
   if (cause.status != CauseStatus::NotSearched || !cause.note.empty()) out += std::string(kCauseMark) + cause.text();
   return visible_text(out);  // a reply's bytes never reach a console or report raw
 }

@@ -60,6 +60,11 @@ struct ViolationFacts {
   int64_t polls = -1;                 // busy_poll: the storm's polls (-1: none)
   int64_t polls_per_s = -1;           // busy_poll: their rate, as the message writes it (-1: none)
   std::string line_head;              // busy_poll: the owner heading the line it polled behind ("": none named)
+  // A script's reply or writes contradicted the server's own state at the
+  // instant it ran (a release answered "released" to, or changed the holders
+  // for, an owner the server did not list): a break of the script's
+  // contract, which no fault permits (its scope is empty).
+  bool contract_break = false;
   bool operator==(const ViolationFacts&) const = default;
 };
 
@@ -87,19 +92,31 @@ struct Violation {
 
   // Explained: a confirmed cause (re-runs showed a fault it permits was needed).
   bool explained() const { return cause.confirmed(); }
+  // The checker's guess (blamed_fault) as far as the re-runs leave it
+  // standing: all of it while nothing was proven either way (not searched,
+  // no scope, unconfirmed); when a cause is confirmed, only if that cause
+  // is a fault the guess names by event, or the guess names no event (a
+  // clock setup, a pause "> lease": nothing to tell it from the proof by);
+  // never when the re-runs showed that no permitted fault explains it
+  // (Persists). "" otherwise: one violation, one sentence.
+  // The guess itself stays in JSON as "hypothesis".
+  const std::string& stated_blame() const;
   // Sets blamed_fault and the events it names.
   void set_blame(Blame b) {
     blamed_fault = std::move(b.text);
     facts.blamed_ids = std::move(b.event_ids);
   }
   // "property [lock]: message (events #1 @1.000s, #7 @31.200s); blamed: ...;
-  // cause: confirmed by 5 re-runs: ..." (the cause once searched, or why not).
+  // cause: confirmed by 5 re-runs: ..." (the cause once searched, or why not;
+  // "blamed" only as stated_blame() leaves it).
   std::string to_string() const;
   bool operator==(const Violation&) const = default;
 };
 
 // {"property","lock","message","event_ids","true_us","owners","blamed_fault","detected_at_event",
-//  "explained","cause":cause_to_json}.
+//  "explained","cause":cause_to_json,"hypothesis"}, and "contract_break":true for a break of a
+// script's contract. "blamed_fault" is stated_blame(); "hypothesis" the checker's guess, whatever
+// the re-runs showed.
 nlohmann::json violation_to_json(const Violation& v);
 
 // "41 000 ms": milliseconds with thousands grouped by spaces (reports only).

@@ -54,7 +54,8 @@ nlohmann::json counterexample_to_json(const Counterexample& cx) {
           {"other_violations", cx.other_violations},
           {"other_properties", cx.other_properties},
           {"violation", cx.violation.to_string()},
-          {"blamed_fault", cx.violation.blamed_fault},
+          {"blamed_fault", cx.violation.stated_blame()},
+          {"hypothesis", cx.violation.blamed_fault},
           {"history", events}};
 }
 

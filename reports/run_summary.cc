@@ -89,7 +89,7 @@ void append_failures(json& out, const SeedFailure& f, bool drawn, const std::str
         unexplained += !v.explained();
       }
       e["explanation"] = first->to_string();
-      e["blamed"] = first->blamed_fault;
+      e["blamed"] = first->stated_blame();
       e["cause"] = cause_to_json(first->cause);
       e["violations"] = violations;
       e["unexplained"] = unexplained;

@@ -257,7 +257,7 @@ std::string violation_subtitle(const std::string& explanation, const std::string
   return explanation + ". Cause: " + cause + ".";
 }
 
-std::string violation_subtitle(const Violation& v) { return violation_subtitle(v.message, v.blamed_fault); }
+std::string violation_subtitle(const Violation& v) { return violation_subtitle(v.message, v.stated_blame()); }
 
 std::string violation_timeline_dot(const std::vector<Event>& history, const Violation& v, TimelineOptions options) {
   options.view = TimelineView::Review;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -127,6 +128,42 @@ TEST_F(CliExplore, FailingExplorationWritesReplayableCounterexamples) {
   EXPECT_NE(check.out.find("mutual_exclusion"), std::string::npos) << check.out;
   auto timeline = run_locksim("timeline " + trace + " -o " + (dir_ / "t.svg").string());
   EXPECT_EQ(timeline.exit_code, 0) << timeline.out;
+}
+
+// A pack's "settings" apply to explore as to a campaign: a pack declaring
+// fair_slot_ms 5000 (tests/impl/packs/fair_slot_5s, our scripts) gives
+// every queued waiter a deadline 5 s past the holder's lease, as the trace's
+// line says; --fair-slot-ms 0 still overrides it (the caller's 300 s wait).
+TEST_F(CliExplore, APacksFairSlotIsHonoured) {
+  const std::string pack = std::string(LOCKSIM_SOURCE_DIR) + "/tests/impl/packs/fair_slot_5s";
+  // The line's widest deadline past the caller's clock, over the trace's
+  // fair scripts (-1: no deadline in any line), and the header's slot.
+  auto explore = [&](const std::string& extra, const std::string& name) {
+    const fs::path out = dir_ / name;
+    auto r = run_locksim("explore --lock fair --clients 2 --ops lock,unlock --faults pause --max-faults 1 --scripts " +
+                         pack + extra + " --out " + out.string(), Stderr::Discard);
+    EXPECT_EQ(r.exit_code, 1) << r.out;  // the pause past the lease: an overlap, with its trace
+    std::ifstream in(out / "failures" / "mutual_exclusion.jsonl");
+    std::string line;
+    std::getline(in, line);
+    const auto header = nlohmann::json::parse(line, nullptr, false);
+    const int64_t slot = header.is_object() ? header["scenario"].value("fair_slot_ms", int64_t{0}) : -1;
+    int64_t widest = -1;
+    while (std::getline(in, line)) {
+      const auto e = nlohmann::json::parse(line, nullptr, false);
+      if (!e.is_object() || !e.contains("ln") || !e.contains("lms")) continue;
+      for (const auto& entry : e["ln"])
+        if (entry.size() == 2 && entry[1].is_number())
+          widest = std::max(widest, entry[1].get<int64_t>() - e["lms"].get<int64_t>() - e.value("lease", int64_t{0}));
+    }
+    return std::make_pair(slot, widest);
+  };
+  const auto [slot, past_lease_ms] = explore("", "pack");
+  EXPECT_EQ(slot, 5000);
+  EXPECT_EQ(past_lease_ms, 5000);
+  const auto [given, given_past_lease_ms] = explore(" --fair-slot-ms 0", "given");
+  EXPECT_EQ(given, 0);
+  EXPECT_EQ(given_past_lease_ms, 300'000);
 }
 
 // The same counterexample on a live redis-server (in virtual time): the same

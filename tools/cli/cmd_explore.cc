@@ -109,7 +109,7 @@ std::string explore_command_line(const ExploreArgs& a, const std::string& backen
   if (a.jump_ms != ExploreArgs{}.jump_ms) c += " --jump-ms " + std::to_string(a.jump_ms);
   if (a.persistence != "none") c += " --persistence " + shell_word(a.persistence);
   if (a.restart_delay_ms != 0) c += " --restart-delay-ms " + std::to_string(a.restart_delay_ms);
-  if (a.fair_slot_ms != 0) c += " --fair-slot-ms " + std::to_string(a.fair_slot_ms);
+  if (a.fair_slot_ms >= 0) c += " --fair-slot-ms " + std::to_string(a.fair_slot_ms);
   if (!a.scripts.empty())
     c += " --scripts " + shell_word(is_builtin_name(a.scripts) ? a.scripts : absolute_path_text(a.scripts));
   if (!a.mutant.empty() && a.mutant != "none") c += " --mutant " + shell_word(a.mutant);
@@ -448,8 +448,9 @@ ExploreRequest validate_explore(const ExploreArgs& a) {
   s.servers = a.servers;
   s.lock_kind = lock_kind_option(a.lock);
   s.restart_delay_ms = a.restart_delay_ms;
-  s.fair_slot_ms = a.fair_slot_ms;
-  q.campaign.fair_slot_given = true;
+  // Not given: the pack's settings decide, as for a campaign (search/campaign.h).
+  s.fair_slot_ms = std::max<int64_t>(a.fair_slot_ms, 0);
+  q.campaign.fair_slot_given = a.fair_slot_ms >= 0;
   s.scripts = a.scripts;
   const Mutant mutant = mutant_option(a.mutant);
   s.mutant = mutant.client();
@@ -544,8 +545,10 @@ void add_explore_command(CLI::App& app, CliContext* ctx) {
   cmd->add_option("--persistence", a->persistence, "What a server restart keeps: none or always")->capture_default_str();
   cmd->add_option("--restart-delay-ms", a->restart_delay_ms, "A restarted server stays down this long")
       ->capture_default_str()->transform(integer_in(int64_t{0}, kMaxRestartDelayMs));
-  cmd->add_option("--fair-slot-ms", a->fair_slot_ms, "Fair lock: every slot this long whatever the caller's wait; 0: the wait")
-      ->capture_default_str()->transform(integer_in(int64_t{0}, kMaxFairSlotMs));
+  cmd->add_option("--fair-slot-ms", a->fair_slot_ms,
+                  "Fair lock: every slot this long whatever the caller's wait; 0: the wait. "
+                  "Default: the pack's \"settings\": {\"fair_slot_ms\": S} in its manifest, else 0")
+      ->transform(integer_in(int64_t{0}, kMaxFairSlotMs));
   cmd->add_option("--scripts", a->scripts,
                   "Script pack directory (on the model its model_variant stands for it; lua runs its own Lua)");
   cmd->add_option("--mutant", a->mutant, "Client or script mutant to run (see locksim mutants --list)")->capture_default_str();

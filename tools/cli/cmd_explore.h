@@ -25,7 +25,7 @@ struct ExploreArgs {
   std::string lock = "rlock";
   std::string persistence = "none";
   int64_t restart_delay_ms = 0;
-  int64_t fair_slot_ms = 0;
+  int64_t fair_slot_ms = -1;  // not given: the pack's "settings" (fair_slot_ms), else 0
   std::string scripts;
   std::string mutant = "none";
   std::string ops = "lock,unlock";
