@@ -112,6 +112,7 @@ void FifoFairnessChecker::check_purged(const Event& e) {
     v.owners = {w.owner, e.owner};
     v.facts.named_ids = {w.enqueue_event, e.id};
     v.blamed_fault = explain_skew(w.client, e.lock);
+    v.facts.blames_clock_setup = !v.blamed_fault.empty();
     v.scope = FaultScope::any();  // clocks (skew, jumps) and delays decide who looks stale
     report(std::move(v));
     return;  // one violation per purge
@@ -138,6 +139,7 @@ void FifoFairnessChecker::check_grant(const FairLineMirror::Grant& g) {
     v.owners = {w.owner, g.owner};
     v.facts.named_ids = {g.event_id, w.enqueue_event};
     v.blamed_fault = explain_skew(w.client, g.lock);
+    v.facts.blames_clock_setup = !v.blamed_fault.empty();
     v.scope = FaultScope::any();
     report(std::move(v));
     return;  // one violation per grant

@@ -40,6 +40,11 @@ const std::string& Violation::stated_blame() const {
   }
   // A guess that names no event (a clock, a pause "> lease") cannot be
   // told apart from the proof by data: it stands.
+  if (facts.blames_clock_setup) {
+    for (const CauseFault& f : cause.faults)
+      if (f.kind == FaultKind::ClientClockSkew || f.kind == FaultKind::ServerClockDrift) return blamed_fault;
+    return kNone;
+  }
   const std::vector<uint64_t>& named = facts.blamed_ids;
   if (named.empty()) return blamed_fault;
   for (const CauseFault& f : cause.faults)

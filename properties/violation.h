@@ -65,6 +65,10 @@ struct ViolationFacts {
   // for, an owner the server did not list): a break of the script's
   // contract, which no fault permits (its scope is empty).
   bool contract_break = false;
+  // The guess (blamed_fault) names a client's clock setup (its offset or
+  // drift), which no event names: it stands beside a proof only when the
+  // proof is a clock setup too (stated_blame).
+  bool blames_clock_setup = false;
   bool operator==(const ViolationFacts&) const = default;
 };
 
@@ -95,8 +99,9 @@ struct Violation {
   // The checker's guess (blamed_fault) as far as the re-runs leave it
   // standing: all of it while nothing was proven either way (not searched,
   // no scope, unconfirmed); when a cause is confirmed, only if that cause
-  // is a fault the guess names by event, or the guess names no event (a
-  // clock setup, a pause "> lease": nothing to tell it from the proof by);
+  // is a fault the guess names by event, or a clock setup where the guess
+  // names one (facts.blames_clock_setup), or the guess names no fault by
+  // data at all (a pause "> lease": nothing to tell it from the proof by);
   // never when the re-runs showed that no permitted fault explains it
   // (Persists). "" otherwise: one violation, one sentence.
   // The guess itself stays in JSON as "hypothesis".

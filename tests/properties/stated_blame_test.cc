@@ -64,15 +64,27 @@ TEST(StatedBlame, AViolationNoPermittedFaultExplainsBlamesNone) {
   EXPECT_NE(text.find("unexplained"), std::string::npos) << text;
 }
 
-// A guess that names no event cannot be told from the proof by data: it
-// stands (a limit: such a guess may still name another fault than the proof).
-TEST(StatedBlame, AGuessNamingNoEventStands) {
+// A clock the guess blames stands beside a proven clock setup only.
+TEST(StatedBlame, ABlamedClockNeedsAProvenClock) {
   Violation v;
   v.property = property::kFifoFairness;
   v.set_blame({"client 2's clock is 1 450 ms behind", {}});
+  v.facts.blames_clock_setup = true;
   v.cause.status = CauseStatus::Confirmed;
   v.cause.faults = {fault_at(FaultKind::ClientClockSkew, 0)};
   EXPECT_EQ(v.stated_blame(), v.blamed_fault);
+  v.cause.faults = {fault_at(FaultKind::LostReply, 37)};
+  EXPECT_EQ(v.stated_blame(), "");
+  EXPECT_EQ(v.to_string().find("clock"), std::string::npos) << v.to_string();
+}
+
+// A guess that names no fault by data cannot be told from the proof: it
+// stands (a limit: such a guess may still name another fault than the proof).
+TEST(StatedBlame, AGuessNamingNoFaultByDataStands) {
+  Violation v;
+  v.property = property::kMutualExclusion;
+  v.set_blame({"client 1 paused 38 044 ms > lease 30 000 ms", {}});
+  v.cause.status = CauseStatus::Confirmed;
   v.cause.faults = {fault_at(FaultKind::LostReply, 37)};
   EXPECT_EQ(v.stated_blame(), v.blamed_fault);
 }
