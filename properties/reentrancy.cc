@@ -8,8 +8,8 @@
 
 namespace locksim {
 
-void ReentrancyChecker::violation(const Event& e, std::string message, std::vector<uint64_t> ids,
-                                  std::vector<int64_t> times) {
+Violation ReentrancyChecker::at(const Event& e, std::string message, std::vector<uint64_t> ids,
+                                std::vector<int64_t> times) {
   Violation v;
   v.lock = e.lock;
   v.message = std::move(message);
@@ -18,6 +18,12 @@ void ReentrancyChecker::violation(const Event& e, std::string message, std::vect
   v.event_ids = std::move(ids);
   v.true_us = std::move(times);
   v.owners = {e.owner};
+  return v;
+}
+
+void ReentrancyChecker::violation(const Event& e, std::string message, std::vector<uint64_t> ids,
+                                  std::vector<int64_t> times) {
+  Violation v = at(e, std::move(message), std::move(ids), std::move(times));
   v.set_blame(rollback_);
   // A server that lost or rolled back its data may make the counts disagree;
   // so may the owner's client, whose retried release a pause, a partition
@@ -30,12 +36,7 @@ void ReentrancyChecker::violation(const Event& e, std::string message, std::vect
 }
 
 void ReentrancyChecker::contract_break(const Event& e, std::string message) {
-  Violation v;
-  v.lock = e.lock;
-  v.message = std::move(message) + ": the script broke its contract (no fault permits it)";
-  v.event_ids = {e.id};
-  v.true_us = {e.true_us};
-  v.owners = {e.owner};
+  Violation v = at(e, std::move(message) + ": the script broke its contract (no fault permits it)");
   v.facts.contract_break = true;
   v.scope = FaultScope::none();
   report(std::move(v));

@@ -79,6 +79,9 @@ class ReentrancyChecker : public Checker {
     bool unknown = false;  // after a failover or a restart that kept data: holders not known
   };
   void on_script(const Event& e);
+  // A report on `e`'s lock and owner, citing `ids` then `e`.
+  static Violation at(const Event& e, std::string message, std::vector<uint64_t> ids = {},
+                      std::vector<int64_t> times = {});
   // A break of the script's contract (2 above): explained by no fault.
   void contract_break(const Event& e, std::string message);
   void violation(const Event& e, std::string message, std::vector<uint64_t> ids = {},

@@ -38,13 +38,13 @@ const std::string& Violation::stated_blame() const {
     case CauseStatus::Confirmed:
       break;
   }
-  // A guess that names no event (a clock, a pause "> lease") cannot be
-  // told apart from the proof by data: it stands.
-  if (facts.blames_clock_setup) {
+  if (facts.blames_clock_setup) {  // a clock, which no event names
     for (const CauseFault& f : cause.faults)
       if (f.kind == FaultKind::ClientClockSkew || f.kind == FaultKind::ServerClockDrift) return blamed_fault;
     return kNone;
   }
+  // A guess that names no fault by data (a pause "> lease") cannot be told
+  // apart from the proof: it stands.
   const std::vector<uint64_t>& named = facts.blamed_ids;
   if (named.empty()) return blamed_fault;
   for (const CauseFault& f : cause.faults)
@@ -53,11 +53,17 @@ const std::string& Violation::stated_blame() const {
 }
 
 nlohmann::json violation_to_json(const Violation& v) {
-  nlohmann::json j = {{"property", v.property},   {"lock", v.lock.name()},         {"message", visible_text(v.message)},
-          {"event_ids", v.event_ids}, {"true_us", v.true_us},   {"owners", v.owners},
-          {"blamed_fault", visible_text(v.stated_blame())}, {"detected_at_event", v.detected_at_event},
-          {"explained", v.explained()}, {"cause", cause_to_json(v.cause)},
-          {"hypothesis", visible_text(v.blamed_fault)}};
+  nlohmann::json j = {{"property", v.property},
+                      {"lock", v.lock.name()},
+                      {"message", visible_text(v.message)},
+                      {"event_ids", v.event_ids},
+                      {"true_us", v.true_us},
+                      {"owners", v.owners},
+                      {"blamed_fault", visible_text(v.stated_blame())},
+                      {"detected_at_event", v.detected_at_event},
+                      {"explained", v.explained()},
+                      {"cause", cause_to_json(v.cause)},
+                      {"hypothesis", visible_text(v.blamed_fault)}};
   if (v.facts.contract_break) j["contract_break"] = true;  // only when true: other reports stay as they were
   return j;
 }
