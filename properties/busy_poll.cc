@@ -123,10 +123,9 @@ void BusyPollChecker::on_poll(const Event& e, Waiting& waiting) {
   v.event_ids = {waiting.invoke_event, w.storm_first_event, e.id};
   v.true_us = {waiting.invoke_us, w.storm_start_us, e.true_us};
   v.owners = {waiting.owner};
-  v.blamed_fault = head.cause;
   v.facts.named_ids = {waiting.invoke_event};
   if (head.fault_event != 0) v.facts.named_ids.push_back(head.fault_event);
-  if (!head.cause.empty()) v.facts.blamed_ids = {head.fault_event};
+  if (!head.cause.empty()) v.set_blame({head.cause, {head.fault_event}});
   v.facts.polls = w.storm_polls;
   v.facts.polls_per_s = std::stoll(rate_text);
   v.facts.line_head = head.owner;

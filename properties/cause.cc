@@ -158,7 +158,7 @@ std::string Cause::text() const {
     case CauseStatus::Persists:
       return "unexplained: the plan still violates without any of the faults the property permits (" + runs + ")";
     case CauseStatus::Unconfirmed:
-      return "unconfirmed (" + runs + "): " + note + (faults_text.empty() ? "" : "; best so far: " + faults_text);
+      return "unexplained, not confirmed (" + runs + "): " + note + (faults_text.empty() ? "" : "; best so far: " + faults_text);
     case CauseStatus::NoScope: return "unexplained: no fault permits this violation";
     case CauseStatus::NotSearched: return "unexplained: not re-run" + (note.empty() ? "" : " (" + note + ")");
   }

@@ -259,7 +259,8 @@ struct CauseSearch::Impl {
   }
 
   // Runs `p` (its losses by message: recorded, or as without() set them).
-  RunResult run_plan(ExplicitPlan p, const TaskRename& rename, bool record, EventSink* also) {
+  RunResult run_plan(ExplicitPlan p, const TaskRename& rename, bool record, EventSink* also,
+                     std::vector<Violation>* violations = nullptr) {
     RunResult result;
     if (record) p.faults.losses.record = true;
     try {
@@ -279,6 +280,7 @@ struct CauseSearch::Impl {
       }
       suite.finish(summary.end_true_us);
       for (const Violation& v : suite.violations()) result.seen.push_back(seen_of(v, keys));
+      if (violations != nullptr) *violations = suite.violations();
       result.task_ops = keys.take_ops();
     } catch (const LuaScriptAbort&) {
       throw;  // the pack's Lua stopped the re-run (model/lua_scripting.h): the caller's run stops too
@@ -289,18 +291,15 @@ struct CauseSearch::Impl {
   }
 
   // Whether the plan without `removed` still shows the violation `v`: a
-  // violation of its property, on its lock, by its owners (named by task,
-  // through expected_key), and
-  //  - when each operation v's evidence cites is still there (its task
-  //    invoked the same operations up to it): citing the same operations (a
-  //    later hold of the same owners is another violation);
-  //  - else (the owners' workload went otherwise): whose evidence spans a
-  //    time of v's, perhaps later than v was found (a violation put off is
-  //    still there). One wholly before v is another violation (until the
-  //    first fault removed a re-run is the original run); one that begins
-  //    after v was found is another too (a later fault made it);
-  //  - and found before the first fault the property permits that struck
-  //    after v was found (that fault, not removed, may be its cause).
+  // violation of its property, on its lock, whose first owner is v's (named
+  // by task, through expected_key), whatever operations it cites and whoever
+  // else it names (the removal put the violation off, or had it take
+  // another form; it did not remove it),
+  //  - found from v's first evidence on (one wholly before v is another:
+  //    until the first fault removed a re-run is the original run);
+  //  - and before the first fault the property permits that struck after v
+  //    was found (that fault, not removed, may make the same owner violate
+  //    again: that is another violation).
   bool shows(std::vector<size_t> removed, const Violation& v, int* reruns) {
     if (*reruns >= max_reruns) throw Stop{"re-run cap of " + std::to_string(max_reruns) + " reached"};
     ++*reruns;
@@ -335,9 +334,14 @@ struct CauseSearch::Impl {
         horizon_us = f.fault.true_us;
     }
     return std::any_of(r.seen.begin(), r.seen.end(), [&](const Seen& s) {
-      if (s.head != want.head || s.owners != owners_there || s.to_us > horizon_us) return false;
-      if (same_ops) return s.ops == ops_there;
-      return s.from_us <= want.to_us && s.to_us >= want.from_us;
+      if (s.head != want.head || s.to_us > horizon_us) return false;
+      if (s.owners == owners_there && same_ops && s.ops == ops_there) return true;  // itself
+      // Another violation of the property on the lock by the same first
+      // owner (the one whose hold, wait or release is judged), whatever
+      // operations it cites, found from v's start on: the removal put the
+      // violation off or had it take another form, and did not remove it.
+      const bool same_first = owners_there.empty() || (!s.owners.empty() && s.owners[0] == owners_there[0]);
+      return same_first && s.to_us >= want.from_us;
     });
   }
 
@@ -366,7 +370,7 @@ struct CauseSearch::Impl {
       if (auto k = owners.key_of(o)) clients.insert(std::get<0>(*k));
     auto rank = [&](size_t i) {
       const CauseFault& f = inventory[i].fault;
-      const std::vector<uint64_t>& blamed = v.facts.blamed_ids;
+      const std::vector<uint64_t>& blamed = v.facts.blamed_fault_ids;
       if (f.event_id != 0 && std::find(blamed.begin(), blamed.end(), f.event_id) != blamed.end()) return 0;
       if (f.client >= 0 && clients.count(f.client)) return 1;
       return 2;
@@ -380,6 +384,34 @@ struct CauseSearch::Impl {
     return out;
   }
 
+  int64_t found_us(const Violation& v) const {
+    return v.detected_at_event < event_us.size() ? event_us[v.detected_at_event] : INT64_MAX;
+  }
+
+  void set_late_losses(int64_t at_us) {
+    late_losses.clear();
+    for (size_t i = 0; i < inventory.size(); ++i)
+      if (inventory[i].how == PlanFault::How::Loss && inventory[i].fault.true_us > at_us) late_losses.push_back(i);
+  }
+
+  std::vector<Violation> violations_without(const Violation& v, const std::vector<CauseFault>& faults) {
+    if (!not_reproduced.empty()) throw std::runtime_error(not_reproduced);
+    set_late_losses(found_us(v));
+    std::vector<size_t> removed = late_losses;
+    for (const CauseFault& f : faults) {
+      auto it = std::find_if(inventory.begin(), inventory.end(), [&](const PlanFault& p) { return p.fault == f; });
+      if (it == inventory.end()) throw std::invalid_argument("violations_without: not a fault of this run: " + f.text());
+      removed.push_back(static_cast<size_t>(it - inventory.begin()));
+    }
+    std::sort(removed.begin(), removed.end());
+    removed.erase(std::unique(removed.begin(), removed.end()), removed.end());
+    TaskRename rename;
+    std::vector<Violation> out;
+    const RunResult r = run_plan(without(removed, &rename), rename, /*record=*/false, nullptr, &out);
+    if (!r.error.empty()) throw std::runtime_error("the re-run could not complete: " + r.error);
+    return out;
+  }
+
   Cause explain(const Violation& v) {
     if (auto trivial = cause_without_reruns(v, max_reruns)) return *trivial;
     Cause cause;
@@ -389,10 +421,8 @@ struct CauseSearch::Impl {
       cause.note = not_reproduced;
       return cause;
     }
-    const int64_t at_us = v.detected_at_event < event_us.size() ? event_us[v.detected_at_event] : INT64_MAX;
-    late_losses.clear();
-    for (size_t i = 0; i < inventory.size(); ++i)
-      if (inventory[i].how == PlanFault::How::Loss && inventory[i].fault.true_us > at_us) late_losses.push_back(i);
+    const int64_t at_us = found_us(v);
+    set_late_losses(at_us);
     std::vector<size_t> cands;
     for (size_t i = 0; i < inventory.size(); ++i)
       if (in_scope(inventory[i], v.scope, at_us) && cites(v, inventory[i])) cands.push_back(i);
@@ -859,6 +889,10 @@ CauseSearch::~CauseSearch() = default;
 int CauseSearch::runs() const { return impl_->runs; }
 
 Cause CauseSearch::explain(const Violation& v) { return impl_->explain(v); }
+
+std::vector<Violation> CauseSearch::violations_without(const Violation& v, const std::vector<CauseFault>& faults) {
+  return impl_->violations_without(v, faults);
+}
 
 namespace {
 

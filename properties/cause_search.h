@@ -46,10 +46,12 @@
 //     removal removes the violation while the removal of S minus any one
 //     fault does not (Confirmed, with S).
 // "Shows it" (Impl::shows) means a violation of the same property on the
-// same lock by the same owners in the same roles, owners named by (client,
-// incarnation, task), which do not depend on a run's client uuids; citing
-// the same operations of them when those are still there, else overlapping
-// it in time; and found before the next permitted fault after it.
+// same lock whose first owner (the holder, waiter or releaser it judges) is
+// v's, named by (client, incarnation, task), which do not depend on a run's
+// client uuids, whatever operations it cites and whoever else it names,
+// found from v's first evidence on and before the next permitted fault after
+// v was found: a removal that only puts the violation off, or has the same
+// owner violate otherwise, did not remove it.
 // An explicit plan without a pause gives back the wait of the operations
 // the pause held back (they start at the pause's start at the latest);
 // without a crash the process stops in order instead: its tasks release, at
@@ -97,6 +99,14 @@ class CauseSearch {
 
   // The cause of `v`, a violation of the history.
   Cause explain(const Violation& v);
+
+  // For audits (tests/properties/cause_audit_test.cc): every violation the
+  // run shows without `faults` (faults of this run, as a cause of `v` names
+  // them), re-run as a proof re-runs it (the losses after `v` was found are
+  // spared too), uncached and not counted in runs(). Throws
+  // std::invalid_argument for a fault not of this run, std::runtime_error
+  // when the run was not reproduced or the re-run cannot complete.
+  std::vector<Violation> violations_without(const Violation& v, const std::vector<CauseFault>& faults);
 
   // Plan runs made so far (cache misses), for all violations.
   int runs() const;

@@ -127,7 +127,7 @@ Blame GhostWaiterChecker::blame(const GiveUp& g, int64_t now_us) const {
     if (f.kind == FaultKind::Partition) return {describe_client_fault(g.client, f), {f.event_id}};
   }
   for (const ClientFault& f : ctx_->faults().server_faults_between(g.invoke_us, now_us))
-    if (f.kind == FaultKind::Failover) return {describe_server_fault(f), {}};  // it names a time, not an event
+    if (f.kind == FaultKind::Failover) return {describe_server_fault(f), {}, {f.event_id}};  // it writes a time, not an id
   return {};
 }
 

@@ -86,7 +86,7 @@ void MutualExclusionChecker::note_reset(Group* group, const std::string& owner, 
 // the server down (renewals failed), then the largest forward clock jump
 // after the holder's latest lease reset on its server (any forward jump
 // when none is known).
-std::string MutualExclusionChecker::blame_server(const Hold& earlier, const std::string& owner,
+Blame MutualExclusionChecker::blame_server(const Hold& earlier, const std::string& owner,
                                                  const std::string& lock, int64_t now_us) const {
   const auto group = groups_.find(lock);
   const std::string held = "lock held by client " + std::to_string(earlier.client);
@@ -126,15 +126,16 @@ std::string MutualExclusionChecker::blame_server(const Hold& earlier, const std:
       best_after_reset = after_reset;
     }
   }
-  if (best == nullptr) return "";
+  if (best == nullptr) return {};
   const std::string what = describe_server_fault(*best);
+  const std::vector<uint64_t> fault = {best->event_id};
   switch (best_rank) {
-    case 0: return what + "; " + held + " lost";
-    case 1: return what + "; " + held + " lost in the failover (replication lag)";
-    case 2: return what + "; " + held + " expired while its renewals were refused";
+    case 0: return {what + "; " + held + " lost", {}, fault};
+    case 1: return {what + "; " + held + " lost in the failover (replication lag)", {}, fault};
+    case 2: return {what + "; " + held + " expired while its renewals were refused", {}, fault};
     default: {
       const int64_t lease_ms = earlier.lease_ms >= 0 ? earlier.lease_ms : config().default_lease_ms;
-      return what + " (lease " + format_ms(lease_ms) + "); " + held + " expired early";
+      return {what + " (lease " + format_ms(lease_ms) + "); " + held + " expired early", {}, fault};
     }
   }
 }
@@ -142,8 +143,8 @@ std::string MutualExclusionChecker::blame_server(const Hold& earlier, const std:
 // Picks the fault that best explains how `earlier` lost the lock before now:
 // a pause or partition longer than the lease first, then server restarts and
 // server clock jumps, then shorter pauses/partitions and lost replies.
-// Only a force-unlock's sentence names an event; the others name durations
-// and times.
+// Only a force-unlock's sentence writes an event's id; the others name
+// durations and times, and carry the events of the faults they blame.
 Blame MutualExclusionChecker::blame(const Hold& earlier, const std::string& owner, const std::string& lock,
                                     int64_t now_us) const {
   const int64_t lease_ms = earlier.lease_ms >= 0 ? earlier.lease_ms : config().default_lease_ms;
@@ -153,20 +154,21 @@ Blame MutualExclusionChecker::blame(const Hold& earlier, const std::string& owne
 
   const ClientFault* longest_pause = nullptr;
   const ClientFault* longest_partition = nullptr;
-  int lost_replies = 0;
+  std::vector<uint64_t> lost_reply_ids;
   const ClientFault* clock_jump = nullptr;
   for (const ClientFault& f : faults) {
     if (f.kind == FaultKind::Pause && (!longest_pause || f.duration_ms > longest_pause->duration_ms)) longest_pause = &f;
     if (f.kind == FaultKind::Partition && (!longest_partition || f.duration_ms > longest_partition->duration_ms))
       longest_partition = &f;
-    if (f.kind == FaultKind::RequestTimeout) ++lost_replies;
+    if (f.kind == FaultKind::RequestTimeout) lost_reply_ids.push_back(f.event_id);
     if (f.kind == FaultKind::ClientClockJump) clock_jump = &f;
   }
   if (longest_pause && longest_pause->duration_ms > lease_ms)
-    return {who + " paused " + format_ms(longest_pause->duration_ms) + " > " + lease_text, {}};
+    return {who + " paused " + format_ms(longest_pause->duration_ms) + " > " + lease_text, {}, {longest_pause->event_id}};
   if (longest_partition && longest_partition->duration_ms > lease_ms)
-    return {who + " partitioned " + format_ms(longest_partition->duration_ms) + " > " + lease_text, {}};
-  if (std::string server = blame_server(earlier, owner, lock, now_us); !server.empty()) return {server, {}};
+    return {who + " partitioned " + format_ms(longest_partition->duration_ms) + " > " + lease_text, {},
+            {longest_partition->event_id}};
+  if (Blame server = blame_server(earlier, owner, lock, now_us); !server.text.empty()) return server;
   if (auto fu = last_force_unlock_.find(lock);
       fu != last_force_unlock_.end() && fu->second.true_us >= earlier.start_us)
     return {"client " + std::to_string(fu->second.client) + " force-unlocked it at event #" +
@@ -188,12 +190,15 @@ Blame MutualExclusionChecker::blame(const Hold& earlier, const std::string& owne
   if (longest_pause)
     return {who + " paused " + format_ms(longest_pause->duration_ms) + " (" + lease_text + ", renewal every " +
                 format_ms(lease_ms / 3) + ")",
-            {}};
+            {},
+            {longest_pause->event_id}};
   if (longest_partition)
-    return {who + " partitioned " + format_ms(longest_partition->duration_ms) + " (" + lease_text + ")", {}};
-  if (lost_replies > 0)
-    return {who + " lost " + std::to_string(lost_replies) + " replies (renewals did not get through)", {}};
-  if (clock_jump) return {who + "'s clock jumped " + format_ms(clock_jump->duration_ms), {}};
+    return {who + " partitioned " + format_ms(longest_partition->duration_ms) + " (" + lease_text + ")", {},
+            {longest_partition->event_id}};
+  if (!lost_reply_ids.empty())
+    return {who + " lost " + std::to_string(lost_reply_ids.size()) + " replies (renewals did not get through)", {},
+            lost_reply_ids};
+  if (clock_jump) return {who + "'s clock jumped " + format_ms(clock_jump->duration_ms), {}, {clock_jump->event_id}};
   return {};
 }
 

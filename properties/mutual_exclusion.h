@@ -59,7 +59,7 @@ class MutualExclusionChecker : public Checker {
   };
 
   Blame blame(const Hold& earlier, const std::string& owner, const std::string& lock, int64_t now_us) const;
-  std::string blame_server(const Hold& earlier, const std::string& owner, const std::string& lock,
+  Blame blame_server(const Hold& earlier, const std::string& owner, const std::string& lock,
                            int64_t now_us) const;
 
   // A lease reset on one server: a granting acquire or a renewal that

@@ -43,13 +43,18 @@ const std::string& Violation::stated_blame() const {
       if (f.kind == FaultKind::ClientClockSkew || f.kind == FaultKind::ServerClockDrift) return blamed_fault;
     return kNone;
   }
-  // A guess that names no fault by data (a pause "> lease") cannot be told
-  // apart from the proof: it stands.
-  const std::vector<uint64_t>& named = facts.blamed_ids;
-  if (named.empty()) return blamed_fault;
+  const std::vector<uint64_t>& named = facts.blamed_fault_ids;
   for (const CauseFault& f : cause.faults)
     if (f.event_id != 0 && std::find(named.begin(), named.end(), f.event_id) != named.end()) return blamed_fault;
   return kNone;
+}
+
+void Violation::set_blame(Blame b) {
+  blamed_fault = std::move(b.text);
+  facts.blamed_fault_ids = b.event_ids;
+  for (uint64_t id : b.unwritten_fault_ids)
+    if (std::find(b.event_ids.begin(), b.event_ids.end(), id) == b.event_ids.end()) facts.blamed_fault_ids.push_back(id);
+  facts.blamed_ids = std::move(b.event_ids);
 }
 
 nlohmann::json violation_to_json(const Violation& v) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,6 +56,11 @@ inline constexpr std::string_view kCauseMark = "; cause: ";
 struct ViolationFacts {
   std::vector<uint64_t> named_ids;    // the events the message names ("at event #17"), in its order
   std::vector<uint64_t> blamed_ids;   // the events the blamed fault names, in its order
+  // The fault events the guess blames, whether its sentence writes their
+  // ids or not ("client 3 paused 41 000 ms > lease 30 000 ms": that pause's
+  // event): blamed_ids and those, in the guess's order. A guess naming no
+  // fault event (a hold past its explicit lease) has none.
+  std::vector<uint64_t> blamed_fault_ids;
   int64_t bound_ms = -1;              // liveness: the bound a wait passed (-1: none)
   uint64_t free_since_event = 0;      // liveness: the event since which the server showed the lock free (0: none)
   int64_t polls = -1;                 // busy_poll: the storm's polls (-1: none)
@@ -72,12 +78,18 @@ struct ViolationFacts {
   bool operator==(const ViolationFacts&) const = default;
 };
 
-// A checker's guess at the fault behind a violation: its sentence and the
+// A checker's guess at the fault behind a violation: its sentence, the
 // events the sentence names ("client 2 partitioned for 1 200 ms at event
-// #17": {17}). Empty text: nothing to blame.
+// #17": {17}), and the fault events it blames without writing their ids
+// ("client 3 paused 41 000 ms > lease 30 000 ms": the pause's event).
+// Empty text: nothing to blame.
 struct Blame {
+  Blame() = default;
+  Blame(std::string text_in, std::vector<uint64_t> ids = {}, std::vector<uint64_t> unwritten = {})
+      : text(std::move(text_in)), event_ids(std::move(ids)), unwritten_fault_ids(std::move(unwritten)) {}
   std::string text;
   std::vector<uint64_t> event_ids;
+  std::vector<uint64_t> unwritten_fault_ids;
 };
 
 struct Violation {
@@ -99,18 +111,14 @@ struct Violation {
   // The checker's guess (blamed_fault) as far as the re-runs leave it
   // standing: all of it while nothing was proven either way (not searched,
   // no scope, unconfirmed); when a cause is confirmed, only if that cause
-  // is a fault the guess names by event, or a clock setup where the guess
-  // names one (facts.blames_clock_setup), or the guess names no fault by
-  // data at all (a pause "> lease": nothing to tell it from the proof by);
-  // never when the re-runs showed that no permitted fault explains it
-  // (Persists). "" otherwise: one violation, one sentence.
+  // is a fault the guess blames (facts.blamed_fault_ids), or a clock setup
+  // where the guess names one (facts.blames_clock_setup); never when the
+  // re-runs showed that no permitted fault explains it (Persists). ""
+  // otherwise: one violation, one sentence.
   // The guess itself stays in JSON as "hypothesis".
   const std::string& stated_blame() const;
-  // Sets blamed_fault and the events it names.
-  void set_blame(Blame b) {
-    blamed_fault = std::move(b.text);
-    facts.blamed_ids = std::move(b.event_ids);
-  }
+  // Sets blamed_fault, the events it names and the fault events it blames.
+  void set_blame(Blame b);
   // "property [lock]: message (events #1 @1.000s, #7 @31.200s); blamed: ...;
   // cause: confirmed by 5 re-runs: ..." (the cause once searched, or why not;
   // "blamed" only as stated_blame() leaves it).

@@ -78,15 +78,34 @@ TEST(StatedBlame, ABlamedClockNeedsAProvenClock) {
   EXPECT_EQ(v.to_string().find("clock"), std::string::npos) << v.to_string();
 }
 
-// A guess that names no fault by data cannot be told from the proof: it
-// stands (a limit: such a guess may still name another fault than the proof).
-TEST(StatedBlame, AGuessNamingNoFaultByDataStands) {
+// A guess carries the fault events it blames, written in its sentence or
+// not: beside a proof of another fault it is not printed; beside a proof of
+// that fault it is.
+TEST(StatedBlame, AGuessStandsOnlyBesideAProofOfTheFaultItBlames) {
   Violation v;
   v.property = property::kMutualExclusion;
-  v.set_blame({"client 1 paused 38 044 ms > lease 30 000 ms", {}});
+  v.set_blame({"client 1 paused 38 044 ms > lease 30 000 ms", {}, {12}});
+  EXPECT_EQ(v.facts.blamed_ids, std::vector<uint64_t>{});
+  EXPECT_EQ(v.facts.blamed_fault_ids, std::vector<uint64_t>{12});
+  v.cause.status = CauseStatus::Confirmed;
+  v.cause.faults = {fault_at(FaultKind::Pause, 40)};  // another pause
+  EXPECT_EQ(v.stated_blame(), "");
+  EXPECT_EQ(v.to_string().find("38 044"), std::string::npos) << v.to_string();
+  v.cause.faults = {fault_at(FaultKind::Pause, 12)};
+  EXPECT_EQ(v.stated_blame(), v.blamed_fault);
+}
+
+// A guess that blames no fault event (a hold past its explicit lease) is not
+// printed beside any proof.
+TEST(StatedBlame, AGuessBlamingNoFaultEventIsNotPrintedBesideAProof) {
+  Violation v;
+  v.property = property::kMutualExclusion;
+  v.set_blame({"client 1 kept a hold with explicit lease 3 000 ms for 9 000 ms"});
+  v.cause.status = CauseStatus::NotSearched;
+  EXPECT_EQ(v.stated_blame(), v.blamed_fault);
   v.cause.status = CauseStatus::Confirmed;
   v.cause.faults = {fault_at(FaultKind::LostReply, 37)};
-  EXPECT_EQ(v.stated_blame(), v.blamed_fault);
+  EXPECT_EQ(v.stated_blame(), "");
 }
 
 }  // namespace
