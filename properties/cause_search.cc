@@ -831,6 +831,7 @@ struct CauseSearch::Impl {
   ExplicitPlan without(const std::vector<size_t>& removed, TaskRename* rename) const {
     ExplicitPlan p = plan;
     p.balance_holds = !removed.empty() && !generated;
+    p.loose_schedule = !removed.empty() && p.schedule.has_value();
     std::vector<bool> drop(p.faults.actions.size(), false);
     std::vector<const PlanFault*> crashes;
     std::set<std::string> spared;  // the removed losses' messages

@@ -31,14 +31,6 @@ struct VerdictPolicy {
     if (fail_on.count(v.property) == 0) return false;
     return !(unexplained_only && v.explained());
   }
-  // The explorer's rule (search/explore.h), which re-runs nothing: under
-  // unexplained_only it sets aside a violation whose checker names a fault
-  // (blamed_fault), a guess it reports as "a fault is named", never as an
-  // explained violation.
-  bool fails_unless_fault_named(const Violation& v) const {
-    if (fail_on.count(v.property) == 0) return false;
-    return !(unexplained_only && !v.blamed_fault.empty());
-  }
   static std::set<std::string> default_fail_on() {
     std::set<std::string> out;
     for (const std::string& p : all_properties())

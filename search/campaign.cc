@@ -210,6 +210,35 @@ std::string counterexample_extent(const Counterexample& cx) {
   return "the first " + shown + " of its trace's " + std::to_string(cx.trace_events) + " events";
 }
 
+// A verdict never contradicts its own evidence: a seed's violation the
+// seed's re-runs explained, whose shrunk counterexample (a plan the re-runs
+// also judged) is unexplained, is unexplained too. Its cause then says so
+// in its one line, and the campaign's counts move it.
+void agree_with_counterexamples(CampaignResult* r, SeedFailure* f) {
+  for (const Counterexample& cx : f->shrunk) {
+    const Cause& shrunk = cx.violation.cause;
+    if (shrunk.status == CauseStatus::NotSearched || shrunk.confirmed()) continue;
+    auto v = std::find_if(f->violations.begin(), f->violations.end(),
+                          [&](const Violation& x) { return x.property == cx.violation.property; });
+    if (v == f->violations.end() || !v->explained()) continue;
+    const bool seed_had_unexplained =
+        std::any_of(f->violations.begin(), f->violations.end(), [](const Violation& x) { return !x.explained(); });
+    const std::string kind = v->cause.kind();
+    v->cause = Cause{CauseStatus::Unconfirmed, {}, v->cause.reruns + shrunk.reruns,
+                     "the seed's re-runs proved " + v->cause.kind() + ", but its shrunk counterexample (" +
+                         counterexample_extent(cx) + ") is " + shrunk.text()};
+    if (r->tally.explained > 0) --r->tally.explained;
+    ++r->tally.unexplained;
+    if (auto k = r->tally.explained_by_kind.find(kind); k != r->tally.explained_by_kind.end() && --k->second == 0)
+      r->tally.explained_by_kind.erase(k);
+    if (!seed_had_unexplained) ++r->unexplained_seeds;
+    const bool seed_has_explained =
+        std::any_of(f->violations.begin(), f->violations.end(), [](const Violation& x) { return x.explained(); });
+    if (!seed_has_explained && r->explained_seeds > 0) --r->explained_seeds;
+  }
+}
+
+
 // The failures spread over the workers' checked backends (failure j on
 // worker j % J); each shrink is deterministic, so the result does not
 // depend on J.
@@ -248,6 +277,10 @@ void shrink_campaign_failures(CampaignResult* r, const CampaignOptions& options,
             } else {
               f.shrunk.push_back(shrink_scenario(s, v, cfg, false, workers[w].checked.get(), observer_for(f.seed)));
             }
+            // An explained violation's counterexample is judged too: the
+            // verdict must not contradict it (agree_with_counterexamples).
+            if (v.explained() && options.cause_reruns > 0)
+              explain_counterexample(&f.shrunk.back(), cfg, workers[w].checked.get(), options.cause_reruns);
           }
           // A divergence (--backend both) too: smaller plans whose live and
           // model histories still differ.
@@ -263,6 +296,7 @@ void shrink_campaign_failures(CampaignResult* r, const CampaignOptions& options,
   for (std::thread& t : threads) t.join();
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
+  for (SeedFailure* f : to_shrink) agree_with_counterexamples(r, f);
 }
 
 bool add_seed_result(CampaignResult* r, const CampaignOptions& options, uint64_t run_number, int seeds_run,

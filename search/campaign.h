@@ -248,6 +248,13 @@ CampaignResult run_campaign(const Scenario& tmpl, const CampaignOptions& options
                             std::vector<CampaignWorker>& workers, const CampaignProgress& progress = {},
                             const CheckConfig* config = nullptr);
 
+// A verdict never contradicts its own evidence: each violation of `f` the
+// seed's re-runs explained whose shrunk counterexample in f->shrunk (the
+// one for its property) re-runs left unexplained becomes unexplained (its
+// cause Unconfirmed, its note naming both), and r's counts move with it.
+// shrink_campaign_failures() calls it for every failure it shrinks.
+void agree_with_counterexamples(CampaignResult* r, SeedFailure* f);
+
 // One seed's (or run's) verdict added to `r` in order: counts, coverage
 // (numbered `run_number`), advisories and, when it fails by the policy, a
 // SeedFailure (with `plan` when the run was a plan). Returns whether it

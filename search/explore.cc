@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "model/lua_scripting.h"
+#include "properties/cause_search.h"
 #include "properties/checker_suite.h"
 #include "search/chain_marks.h"
 #include "search/explore_tape.h"
@@ -619,8 +620,8 @@ class Worker {
     for (const Violation& v : run.suite().violations()) {
       if (v.detected_at_event < first_event) continue;
       if (!seen.insert(v.property).second) continue;
-      if (config_.policy.fails_unless_fault_named(v)) {
-        child->failing.push_back(v);
+      if (config_.policy.fail_on.count(v.property) != 0) {
+        child->failing.push_back(v);  // --unexplained-only: judged by the search (Search::judged)
       } else if (is_advisory_property(v.property)) {
         child->advisory.push_back(v.property);
       } else {
@@ -843,6 +844,10 @@ class Search {
       : config_(config), progress_(progress), check_source_(*sources[0]), checkpoints_(config.max_memory_bytes) {
     for (int w = 0; w < config.workers; ++w) {
       workers_.push_back(std::make_unique<Worker>(config, *sources[w], visited_, w, checkpoints_));
+    }
+    if (config.policy.unexplained_only) {
+      judge_source_ = sources[static_cast<size_t>(config.workers)];
+      judge_ = std::make_unique<Worker>(config, *judge_source_, visited_, config.workers, checkpoints_);
     }
   }
 
@@ -1078,13 +1083,36 @@ class Search {
     result_.max_depth = std::max(result_.max_depth, child.depth);
     for (const std::string& p : o.advisory) result_.advisories[p]++;
     for (const std::string& p : o.explained) result_.explained[p]++;
-    if (!o.failing.empty()) {
-      for (const Violation& v : o.failing) note_violation(v, child);
-      return false;
+    bool failed = false;
+    for (const Violation& v : o.failing) {
+      Violation judged_v = v;
+      if (config_.policy.unexplained_only && judged(&judged_v, child)) {
+        result_.explained[v.property]++;
+        continue;
+      }
+      note_violation(judged_v, child);
+      failed = true;
     }
+    if (failed) return false;
     if (o.terminal) result_.terminal_transitions++;
     const bool fresh = visited_.insert(o.digest);
     return fresh && !o.terminal;
+  }
+
+  // --unexplained-only: whether re-runs prove a cause of `v`, a violation of
+  // the transition `child` took, as a campaign's and check's do
+  // (properties/cause_search.h): its path is replayed into an explicit plan
+  // with its schedule, whose faults (those the explorer chose among them)
+  // are the candidates. Sets v->cause. On the judge's own worker and source,
+  // in merge order: the same for any number of workers.
+  bool judged(Violation* v, const Child& child) {
+    assert(judge_ != nullptr);
+    VectorSink history;
+    const ExplicitPlan plan = judge_->replay(child.path, child.depth, &history);
+    CauseSearch search(plan, history.events, with_design(config_.check, plan.scenario.design), judge_source_,
+                       kDefaultCauseReruns);
+    v->cause = search.explain(*v);
+    return v->explained();
   }
 
   void note_violation(const Violation& v, const Child& child) {
@@ -1165,6 +1193,8 @@ class Search {
   VisitedSet visited_;  // before the workers, which read it
   CheckpointMemory checkpoints_;  // before the workers and the frontier's checkpoints
   std::vector<std::unique_ptr<Worker>> workers_;
+  BackendSource* judge_source_ = nullptr;  // --unexplained-only: the source after the workers'
+  std::unique_ptr<Worker> judge_;          // and its worker, which replays violating paths
   size_t frontier_bytes_ = 0;  // paths and chains of the frontier's nodes
   uint64_t marks_bytes_ = 0;   // note_marks()
   ExploreResult result_;
@@ -1192,8 +1222,9 @@ ExploreResult run_explore(const ExploreConfig& config, const std::vector<Backend
   validate_scenario(config.plan.scenario);
   if (!config.plan.schedule) throw std::invalid_argument("explore: the plan needs a schedule (its latency)");
   if (!config.plan.faults.actions.empty()) throw std::invalid_argument("explore: the plan has fault actions");
-  if (config.workers < 1 || sources.size() < static_cast<size_t>(config.workers)) {
-    throw std::invalid_argument("explore: one backend source per worker");
+  const size_t judges = config.policy.unexplained_only ? 1 : 0;
+  if (config.workers < 1 || sources.size() < static_cast<size_t>(config.workers) + judges) {
+    throw std::invalid_argument("explore: one backend source per worker (and one more with --unexplained-only)");
   }
   if (config.max_faults < 0 || config.max_depth < 1 || config.max_states < 1 || config.pause_ms < 0 ||
       config.jump_ms < 0) {

@@ -120,8 +120,8 @@ struct ExploreResult {
   uint64_t memory_bytes = 0;      // peak of the visited set + frontier + checkpoints
   std::vector<ExploreCounterexample> violations;  // failing properties, in the order found
   std::map<std::string, uint64_t> advisories;     // advisory property -> transitions that reported it
-  // Other properties the policy does not fail on (--unexplained-only: a
-  // violation whose checker names a fault) -> transitions that reported it.
+  // Properties the policy does not fail on, and under --unexplained-only
+  // violations whose cause re-runs confirmed -> transitions that reported it.
   std::map<std::string, uint64_t> explained;
   bool failed() const { return !violations.empty(); }
 };
@@ -130,7 +130,10 @@ struct ExploreResult {
 using ExploreProgress = std::function<void(const ExploreResult&)>;
 
 // `sources`: one BackendSource per worker (at least config.workers; each
-// used by one thread). Throws ScenarioError for a bad configuration,
+// used by one thread), and with policy.unexplained_only one more after
+// them, on which the search proves the causes of violations (a violation
+// whose cause re-runs confirm is counted in `explained` and the search goes
+// on past it; the others fail). Throws ScenarioError for a bad configuration,
 // std::invalid_argument for bad bounds, and whatever a backend throws
 // (a lua script that cannot run).
 ExploreResult run_explore(const ExploreConfig& config, const std::vector<BackendSource*>& sources,

@@ -10,7 +10,7 @@
 //    "counts":{"transitions","distinct_states","terminal_transitions","max_depth","replayed_transitions"},
 //    "violations":[{"property","violation":{...},"depth","distinct_before","paths","events","plan":{...}}],
 //    "advisories":{property:transitions},
-//    "explained":{property:transitions}}   (not failing under --unexplained-only: a fault is named)
+//    "explained":{property:transitions}}   (--unexplained-only: violations whose cause re-runs confirmed)
 // Deterministic: the same configuration and search give the same text.
 #pragma once
 

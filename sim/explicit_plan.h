@@ -93,6 +93,13 @@ struct ExplicitPlan {
   // holds nothing of it. A plan recovered from a run it replays exactly
   // (plan_from_history) runs the same with or without it.
   bool balance_holds = false;
+  // A plan run without some of its faults, with an explored schedule: the
+  // schedule's choices are kept where the run still offers them, and a
+  // choice it no longer offers (a pick beyond the candidates there are, a
+  // late arrival no longer after the on-time one: the removed fault took
+  // away a candidate or moved a message) becomes the nearest it does (the
+  // last candidate; on time). Never written to a trace.
+  bool loose_schedule = false;
 };
 
 // The fault plan the Simulator would use for `scenario` (profile + seed).

@@ -236,7 +236,7 @@ ExplicitRun::ExplicitRun(const ExplicitPlan& plan, Backend& backend, EventSink& 
   if (hook != nullptr) {
     st.world.set_schedule(hook);
   } else if (plan.schedule) {
-    st.replay.emplace(*plan.schedule);
+    st.replay.emplace(*plan.schedule, plan.loose_schedule);
     st.world.set_schedule(&*st.replay);
   }
   st.world.on_client_started = [&st](int c) { st.driver.start_client(c); };

@@ -222,7 +222,7 @@ std::string format_result(const ExploreArgs& a, const ExploreConfig& c, const Ex
     s += "advisory: " + property + " reported on " + std::to_string(count) + " transition(s)\n";
   }
   for (const auto& [property, count] : r.explained) {
-    s += "not failing (--unexplained-only, a fault is named): " + property + " on " + std::to_string(count) +
+    s += "explained (--unexplained-only, re-runs confirmed a cause): " + property + " on " + std::to_string(count) +
          " transition(s)\n";
   }
   if (r.violations.empty()) return s;
@@ -335,7 +335,9 @@ ExploreSetup set_up(const ExploreRequest& q) {
   out.lua_memory_bytes = q.lua_limits.memory_bytes;
   try {
     if (out.backend == BackendKind::Lua) out.inputs = pack->files();
-    for (int w = 0; w < a.workers; ++w) {
+    // One source a worker, and with --unexplained-only one for the causes.
+    const int sources = a.workers + (q.policy.unexplained_only ? 1 : 0);
+    for (int w = 0; w < sources; ++w) {
       if (out.backend == BackendKind::Lua) {
         out.sources.push_back(std::make_unique<LuaBackendSource>(*pack, q.lua_limits));
       } else {
