@@ -130,7 +130,7 @@ void BusyPollChecker::on_poll(const Event& e, Waiting& waiting) {
   v.facts.polls_per_s = std::stoll(rate_text);
   v.facts.line_head = head.owner;
   v.scope = FaultScope::any();
-  report(std::move(v));
+  report(Report::BusyPollStorm, std::move(v));
 }
 
 // ", behind <head> (client 3) at the head of the line, which crashed at

@@ -5,6 +5,7 @@
 // most CheckConfig::max_violations_per_checker, the first ones).
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -34,10 +35,16 @@ class Checker {
   void count_reports_in(uint64_t* counter) { report_counter_ = counter; }
 
  protected:
-  // Records a violation (dropped once the per-checker cap is reached).
-  void report(Violation v) {
+  // Records a violation of kind `kind` (dropped once the per-checker cap is
+  // reached): its scope is bounded by the kind's row of the permit table
+  // (properties/permit_table.h), which must be this checker's property's.
+  void report(Report kind, Violation v) {
     if (static_cast<int>(violations_.size()) >= config_.max_violations_per_checker) return;
     if (v.property.empty()) v.property = std::string(name());
+    const PermitRow& row = permit_row(kind);
+    assert(row.property == v.property);
+    v.report = kind;
+    v.scope = bounded_scope(row, std::move(v.scope));
     violations_.push_back(std::move(v));
     if (report_counter_ != nullptr) ++*report_counter_;
   }

@@ -19,7 +19,7 @@ void ExclusiveOwnershipChecker::on_event(const Event& e) {
   v.event_ids = {e.id};
   v.true_us = {e.true_us};
   v.owners = e.holders_after;
-  report(std::move(v));
+  report(Report::ExclusiveTwoOwners, std::move(v));
 }
 
 }  // namespace locksim

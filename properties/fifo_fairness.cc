@@ -25,7 +25,7 @@ void FifoFairnessChecker::on_event(const Event& e) {
     v.true_us = {e.true_us};
     v.owners = {e.owner};
     v.facts.named_ids = {e.id};
-    report(std::move(v));
+    report(Report::FifoFreeLockRefused, std::move(v));
   }
 }
 
@@ -53,7 +53,7 @@ void FifoFairnessChecker::check_stale_tail(const Event& e) {
   v.true_us = {e.true_us};
   v.owners = {e.owner};
   v.facts.named_ids = {e.id};
-  report(std::move(v));
+  report(Report::FifoJoinedBehindStale, std::move(v));
 }
 
 // Exact mode: a script that purges left a head whose deadline was already
@@ -75,7 +75,7 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
     // the deadline were never replicated), after a restart with
     // persistence an older save. Only a server fault may explain it.
     v.scope.servers = true;
-    report(std::move(v));
+    report(Report::FifoRefusedPollMovedDeadline, std::move(v));
   }
   const auto& head = ctx_->line().stale_head();
   if (!head) return;
@@ -90,7 +90,7 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
   v.true_us = {head->enqueue_us, e.true_us};
   v.owners = {head->owner, e.owner};
   v.facts.named_ids = {e.id};
-  report(std::move(v));
+  report(Report::FifoStaleHead, std::move(v));
 }
 
 // A waiter the server surely dropped although it was still waiting and, by
@@ -114,7 +114,7 @@ void FifoFairnessChecker::check_purged(const Event& e) {
     v.blamed_fault = explain_skew(w.client, e.lock);
     v.facts.blames_clock_setup = !v.blamed_fault.empty();
     v.scope = FaultScope::any();  // clocks (skew, jumps) and delays decide who looks stale
-    report(std::move(v));
+    report(Report::FifoPassedOrPurged, std::move(v));
     return;  // one violation per purge
   }
 }
@@ -141,7 +141,7 @@ void FifoFairnessChecker::check_grant(const FairLineMirror::Grant& g) {
     v.blamed_fault = explain_skew(w.client, g.lock);
     v.facts.blames_clock_setup = !v.blamed_fault.empty();
     v.scope = FaultScope::any();
-    report(std::move(v));
+    report(Report::FifoPassedOrPurged, std::move(v));
     return;  // one violation per grant
   }
 }

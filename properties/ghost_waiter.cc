@@ -158,7 +158,7 @@ void GhostWaiterChecker::report_ghost(const std::string& owner, const GiveUp& g,
   v.scope.crashes = false;
   v.scope.servers = true;
   v.scope.server_from_us = g.invoke_us;
-  report(std::move(v));
+  report(Report::GhostLeftInLine, std::move(v));
 }
 
 void GhostWaiterChecker::finish(int64_t end_true_us) {

@@ -105,7 +105,7 @@ void LivenessChecker::check_budget(const Waiter& w, int64_t now_us, uint64_t com
   v.facts.bound_ms = bound_ms;
   v.set_blame(blame(w, now_us));
   v.scope = scope_of(w);
-  report(std::move(v));
+  report(Report::LivenessWaitPastBound, std::move(v));
 }
 
 void LivenessChecker::note_line_ahead(PerLock& lock, const FairLineMirror::Line& fair_line) {
@@ -287,7 +287,7 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
     v.facts.free_since_event = lock.free_event;
     v.set_blame(blame(w, now_us));
     v.scope = scope_of(w);
-    report(std::move(v));
+    report(Report::LivenessWaitPastBound, std::move(v));
   }
 }
 
@@ -311,7 +311,7 @@ void LivenessChecker::check_wake_up(const Event& e, PerLock& lock) {
   v.event_ids = {e.id};
   v.true_us = {e.true_us};
   v.owners = {e.owner};
-  report(std::move(v));
+  report(Report::LivenessReleaseWokeNobody, std::move(v));
 }
 
 void LivenessChecker::finish(int64_t end_true_us) {

@@ -59,7 +59,7 @@ void MutualExclusionChecker::on_event(const Event& e) {
           v.scope.server_from_us = since_us;
           if (auto group = groups_.find(e.lock); group != groups_.end())
             v.scope.server_list.assign(group->second.servers.begin(), group->second.servers.end());
-          report(std::move(v));
+          report(Report::MutualOverlap, std::move(v));
         }
       } else if (e.op == Op::ForceUnlock && e.value == 1) {
         last_force_unlock_[e.lock] = {e.id, e.true_us, e.client};

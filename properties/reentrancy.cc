@@ -32,14 +32,14 @@ void ReentrancyChecker::violation(const Event& e, std::string message, std::vect
   v.scope.clients = FaultScope::Who::Listed;
   v.scope.client_list = {e.client};
   v.scope.crashes = false;
-  report(std::move(v));
+  report(Report::ReentrancyCountsDisagree, std::move(v));
 }
 
 void ReentrancyChecker::contract_break(const Event& e, std::string message) {
   Violation v = at(e, std::move(message) + ": the script broke its contract (no fault permits it)");
   v.facts.contract_break = true;
   v.scope = FaultScope::none();
-  report(std::move(v));
+  report(Report::ReentrancyContractBreak, std::move(v));
 }
 
 void ReentrancyChecker::on_event(const Event& e) {

@@ -14,7 +14,7 @@ void ScriptErrorChecker::on_event(const Event& e) {
   v.event_ids = {e.id};
   v.true_us = {e.true_us};
   v.owners = {e.owner};
-  report(std::move(v));
+  report(Report::ScriptErrorReply, std::move(v));
 }
 
 }  // namespace locksim

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "properties/cause.h"
+#include "properties/permit_table.h"
 #include "traces/lock_ref.h"
 
 namespace locksim {
@@ -101,7 +102,8 @@ struct Violation {
   std::vector<std::string> owners;    // owners involved
   std::string blamed_fault;           // the checker's guess at the fault that made it possible, or ""
   ViolationFacts facts;               // what the message and blamed_fault state, as data
-  FaultScope scope;                   // which faults may explain it (default: none, a protocol violation)
+  Report report = Report::Unset;      // its row of the permit table (properties/permit_table.h)
+  FaultScope scope;                   // which faults may explain it, as its row bounds it (default: none)
   Cause cause;                        // what re-runs without faults showed (properties/cause_search.h)
   uint64_t detected_at_event = 0;     // id of the event at which it was found
                                       // (set by CheckerSuite; the last event at finish)

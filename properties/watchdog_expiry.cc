@@ -98,7 +98,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
       v.true_us = {k.refresh_us, e.true_us};
       v.owners = {holder};
       v.facts.named_ids = {k.refresh_event};
-      report(std::move(v));
+      report(Report::WatchdogHeldPastExpiry, std::move(v));
       break;
     }
   }
@@ -117,7 +117,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     v.true_us = {k->refresh_us, e.true_us};
     v.owners = {k->refreshed_by};
     v.facts.named_ids = {k->refresh_event};
-    report(std::move(v));
+    report(Report::WatchdogKeyExpiry, std::move(v));
   }
 
   // Refreshes of the key's expiry (the LeaseBook keeps them).
@@ -139,7 +139,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     v.event_ids = {e.id};
     v.true_us = {e.true_us};
     v.owners = {e.owner};
-    report(std::move(v));
+    report(Report::WatchdogRenewedForNonOwner, std::move(v));
   }
   // 4. No renewal after the final release; none for explicit-lease holds.
   auto os = owners_.find(NamePairView(e.lock, e.owner));
@@ -158,7 +158,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     v.true_us = {s.release_us, e.true_us};
     v.owners = {e.owner};
     v.facts.named_ids = {s.release_event};
-    report(std::move(v));
+    report(Report::WatchdogRenewedAfterRelease, std::move(v));
     os->second.released = false;  // one report per release
   } else if (!s.released && s.count > 0 && !s.watchdog && e.op_id > s.hold_op_floor) {
     Violation v;
@@ -169,7 +169,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     v.true_us = {s.hold_start_us, e.true_us};
     v.owners = {e.owner};
     v.facts.named_ids = {s.hold_event};
-    report(std::move(v));
+    report(Report::WatchdogExplicitLeaseRenewed, std::move(v));
     os->second.watchdog = true;  // one report per hold
   }
 }
@@ -205,7 +205,7 @@ void WatchdogExpiryChecker::on_hold_lost(const Event& e, const std::string& how)
     v.scope.crashes = false;
     v.scope.servers = true;
     v.scope.server_from_us = s.hold_invoke_us;
-    report(std::move(v));
+    report(Report::WatchdogHoldLost, std::move(v));
   }
   s.count = 0;
 }
