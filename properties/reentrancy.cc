@@ -134,6 +134,10 @@ void ReentrancyChecker::on_event(const Event& e) {
 void ReentrancyChecker::on_script(const Event& e) {
   const EventFacts& facts = ctx_->facts();
   ServerLock& s = server_[server_lock_key(e.server, ctx_->lock_id())];
+  // After a restart or a failover the key's expiry is the save's or the
+  // promoted replica's, not the one this checker last saw: unknown until a
+  // script resets it (its holders come from each script's own).
+  if (s.unknown) s.expire_at_ms = INT64_MAX;
   if (e.server_ms > s.expire_at_ms) s.holders.clear();  // the key expired meanwhile
   const bool release = facts.release_script() && !s.unknown;
   s.unknown = false;
