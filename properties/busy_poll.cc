@@ -129,7 +129,6 @@ void BusyPollChecker::on_poll(const Event& e, Waiting& waiting) {
   v.facts.polls = w.storm_polls;
   v.facts.polls_per_s = std::stoll(rate_text);
   v.facts.line_head = head.owner;
-  v.scope = FaultScope::any();
   report(Report::BusyPollStorm, std::move(v));
 }
 

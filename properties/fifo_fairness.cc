@@ -73,8 +73,8 @@ void FifoFairnessChecker::check_stale_head(const Event& e) {
     // The line before is the one this checker last saw: after a failover
     // the promoted replica may hold an older one (the scripts that moved
     // the deadline were never replicated), after a restart with
-    // persistence an older save. Only a server fault may explain it.
-    v.scope.servers = true;
+    // persistence an older save. Only a server fault may explain it (its
+    // row of the permit table).
     report(Report::FifoRefusedPollMovedDeadline, std::move(v));
   }
   const auto& head = ctx_->line().stale_head();
@@ -113,7 +113,8 @@ void FifoFairnessChecker::check_purged(const Event& e) {
     v.facts.named_ids = {w.enqueue_event, e.id};
     v.blamed_fault = explain_skew(w.client, e.lock);
     v.facts.blames_clock_setup = !v.blamed_fault.empty();
-    v.scope = FaultScope::any();  // clocks (skew, jumps) and delays decide who looks stale
+    // Any fault may explain it (its row): clocks (skew, jumps) and delays
+    // decide who looks stale.
     report(Report::FifoPassedOrPurged, std::move(v));
     return;  // one violation per purge
   }
@@ -140,7 +141,6 @@ void FifoFairnessChecker::check_grant(const FairLineMirror::Grant& g) {
     v.facts.named_ids = {g.event_id, w.enqueue_event};
     v.blamed_fault = explain_skew(w.client, g.lock);
     v.facts.blames_clock_setup = !v.blamed_fault.empty();
-    v.scope = FaultScope::any();
     report(Report::FifoPassedOrPurged, std::move(v));
     return;  // one violation per grant
   }

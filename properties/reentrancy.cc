@@ -37,8 +37,7 @@ void ReentrancyChecker::violation(const Event& e, std::string message, std::vect
 
 void ReentrancyChecker::contract_break(const Event& e, std::string message) {
   Violation v = at(e, std::move(message) + ": the script broke its contract (no fault permits it)");
-  v.facts.contract_break = true;
-  v.scope = FaultScope::none();
+  v.facts.contract_break = true;  // its row of the permit table leaves it no scope
   report(Report::ReentrancyContractBreak, std::move(v));
 }
 

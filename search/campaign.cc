@@ -225,7 +225,7 @@ void agree_with_counterexamples(CampaignResult* r, SeedFailure* f) {
         std::any_of(f->violations.begin(), f->violations.end(), [](const Violation& x) { return !x.explained(); });
     const std::string kind = v->cause.kind();
     v->cause = Cause{CauseStatus::Unconfirmed, {}, v->cause.reruns + shrunk.reruns,
-                     "the seed's re-runs proved " + v->cause.kind() + ", but its shrunk counterexample (" +
+                     "the seed's re-runs proved " + kind + ", but its shrunk counterexample (" +
                          counterexample_extent(cx) + ") is " + shrunk.text()};
     if (r->tally.explained > 0) --r->tally.explained;
     ++r->tally.unexplained;
@@ -237,7 +237,6 @@ void agree_with_counterexamples(CampaignResult* r, SeedFailure* f) {
     if (!seed_has_explained && r->explained_seeds > 0) --r->explained_seeds;
   }
 }
-
 
 // The failures spread over the workers' checked backends (failure j on
 // worker j % J); each shrink is deterministic, so the result does not
