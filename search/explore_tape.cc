@@ -111,7 +111,7 @@ int ExploreTape::node_faults(ExplicitRun& run, int64_t at_us) {
     f.target = node < clients ? node : node - clients;
     if (f.kind == FaultKind::Pause) f.duration_ms = config_.pause_ms;
     if (f.kind == FaultKind::ClientClockJump || f.kind == FaultKind::ServerClockJump) f.duration_ms = config_.jump_ms;
-    apply_fault(world, f);  // as a plan's action is applied when replayed
+    world.apply_fault(f);  // as a plan's action is applied when replayed
     fault_actions_.push_back(f);
     run.note_fault(at_us);
   }

@@ -3,15 +3,16 @@
 // number is the tie-breaker, never a pointer or a hash). Bounded: pushing
 // beyond kMaxItems is an invariant violation (a runaway simulation).
 //
-// Each action may carry a Guard (a client and its incarnation) that the
-// World checks before running it; the queue only stores it. Actions live in
-// a slot table of fixed-size chunks that never moves them: pop() takes the
-// earliest entry out of the order and leaves its action in its slot, where
-// the caller runs it in place (it may schedule more meanwhile) and then
-// release()s the slot. The order is a 4-ary min-heap of 16-byte keys (time,
-// then sequence and slot: one 128-bit integer, compared inline), so
-// scheduling and popping copy no callable and allocate nothing once the
-// table has grown.
+// An entry is an Item (the World's: an AgendaEntry, sim/agenda.h; any
+// default-constructible, movable value) and a Guard (a client and its
+// incarnation) that the World checks before running it; the queue only
+// stores them. Items live in a slot table of fixed-size chunks that never
+// moves them: pop() takes the earliest entry out of the order and leaves its
+// item in its slot, where the caller runs it in place (it may schedule more
+// meanwhile) and then release()s the slot. The order is a 4-ary min-heap of
+// 16-byte keys (time, then sequence and slot: one 128-bit integer, compared
+// inline), so scheduling and popping copy no item and allocate nothing once
+// the table has grown.
 //
 // Lanes: a caller that schedules a series of actions in time order (a fault
 // plan laid out at the start, request timeouts of one length) may push them
@@ -22,10 +23,9 @@
 // alone (keys are unique and compared alike); lanes only keep long-lived
 // entries out of the heap, whose every push and pop walks its depth.
 //
-// Each entry may carry a QueueTag saying what it is; pop_due(), restore(),
-// for_each() and remove_if() let a caller choose among the entries of one
-// instant, look at the whole queue and drop what will never run (the
-// World's schedule mode).
+// pop_due(), restore(), for_each() and remove_if() let a caller choose
+// among the entries of one instant, look at the whole queue and drop what
+// will never run (the World's schedule mode).
 #pragma once
 
 #include <algorithm>
@@ -35,7 +35,6 @@
 #include <memory>
 #include <vector>
 
-#include "sim/action.h"
 
 namespace locksim {
 
@@ -45,20 +44,8 @@ struct QueueGuard {
   uint64_t incarnation = 0;
 };
 
-// What an action is, for a caller that must reason about the queue without
-// running it (the World's schedule mode, sim/schedule_hook.h): kind 0 is
-// untagged; the rest is the caller's. `ref` points at a record the action
-// holds (kept alive by it); it is dereferenced, never hashed or ordered.
-struct QueueTag {
-  uint8_t kind = 0;
-  int32_t a = -1;
-  int32_t b = -1;
-  uint64_t id = 0;
-  uint64_t aux = 0;
-  const void* ref = nullptr;
-};
-
-class EventQueue {
+template <class Item>
+class BasicEventQueue {
  public:
   static constexpr size_t kMaxItems = size_t{1} << 22;
   static constexpr size_t kLanes = 2;
@@ -68,7 +55,7 @@ class EventQueue {
     uint8_t index = 0;
   };
 
-  // The earliest entry, out of the order; its action stays in slot `slot`.
+  // The earliest entry, out of the order; its item stays in slot `slot`.
   // `order` is its place among the entries of its instant (scheduled first:
   // smaller), the same as long as it is queued (restore() keeps it).
   struct Popped {
@@ -76,26 +63,25 @@ class EventQueue {
     Guard guard;
     uint32_t slot = 0;
     uint64_t order = 0;
-    QueueTag tag;
   };
 
-  void push(int64_t at_us, Action&& action, Guard guard = Guard{}, QueueTag tag = QueueTag{}) {
-    heap_.push_back(store(at_us, std::move(action), guard, tag));
+  void push(int64_t at_us, Item&& item, Guard guard = Guard{}) {
+    heap_.push_back(store(at_us, std::move(item), guard));
     sift_up(heap_.size() - 1);
   }
   // push(), into `lane` when at_us is not earlier than the lane's last entry.
-  void push(Lane lane, int64_t at_us, Action&& action, Guard guard = Guard{}, QueueTag tag = QueueTag{}) {
+  void push(Lane lane, int64_t at_us, Item&& item, Guard guard = Guard{}) {
     assert(lane.index < kLanes);
     LaneKeys& l = lanes_[lane.index];
     if (l.head < l.keys.size() && at_us < at_us_of(l.keys.back())) {
-      push(at_us, std::move(action), guard, tag);
+      push(at_us, std::move(item), guard);
       return;
     }
     if (l.head == l.keys.size()) {  // empty: start again at the buffer's front
       l.keys.clear();
       l.head = 0;
     }
-    l.keys.push_back(store(at_us, std::move(action), guard, tag));
+    l.keys.push_back(store(at_us, std::move(item), guard));
     ++lane_items_;
   }
 
@@ -118,14 +104,14 @@ class EventQueue {
     heap_.push_back(make_key(entry.at_us, entry.order));
     sift_up(heap_.size() - 1);
   }
-  // Calls fn(at_us, order, guard, tag) for every queued entry, in no
+  // Calls fn(at_us, order, guard, item) for every queued entry, in no
   // particular order.
   template <class Fn>
   void for_each(Fn&& fn) const {
     auto visit = [&](Key key) {
       const auto order = static_cast<uint64_t>(key);
       const Slot& s = slot_at(static_cast<uint32_t>(order & kSlotMask));
-      fn(at_us_of(key), order, s.guard, s.tag);
+      fn(at_us_of(key), order, s.guard, s.item);
     };
     for (const Key key : heap_) visit(key);
     for (const LaneKeys& l : lanes_) {
@@ -133,8 +119,8 @@ class EventQueue {
     }
   }
 
-  // Drops every queued entry for which dead(at_us, order, guard, tag) is
-  // true (destroying its action, freeing its slot); the others keep their
+  // Drops every queued entry for which dead(at_us, order, guard, item) is
+  // true (destroying its item, freeing its slot); the others keep their
   // order. Returns how many it dropped.
   template <class Pred>
   size_t remove_if(Pred&& dead) {
@@ -143,7 +129,7 @@ class EventQueue {
       const auto order = static_cast<uint64_t>(key);
       const auto slot = static_cast<uint32_t>(order & kSlotMask);
       const Slot& s = slot_at(slot);
-      if (!dead(at_us_of(key), order, s.guard, s.tag)) return false;
+      if (!dead(at_us_of(key), order, s.guard, s.item)) return false;
       release(slot);
       ++dropped;
       return true;
@@ -167,8 +153,8 @@ class EventQueue {
     return at_us_of(least().key);
   }
 
-  // Takes the earliest entry out of the order. Its action stays in place
-  // (action(slot)) until release(slot); the slot is not reused before.
+  // Takes the earliest entry out of the order. Its item stays in place
+  // (item(slot)) until release(slot); the slot is not reused before.
   Popped pop() {
     assert(!empty());
     const Least top = least();
@@ -188,15 +174,17 @@ class EventQueue {
     const auto order = static_cast<uint64_t>(top.key);
     const auto slot = static_cast<uint32_t>(order & kSlotMask);
     const Slot& s = slot_at(slot);
-    return Popped{at_us_of(top.key), s.guard, slot, order, s.tag};
+    return Popped{at_us_of(top.key), s.guard, slot, order};
   }
 
-  // The action of a popped, not yet released slot.
-  Action& action(uint32_t slot) { return slot_at(slot).action; }
+  // The item of a popped, not yet released slot.
+  Item& item(uint32_t slot) { return slot_at(slot).item; }
+  const Item& item(uint32_t slot) const { return slot_at(slot).item; }
 
-  // Destroys the slot's action (if still there) and frees the slot.
+  // Destroys the slot's item (if still there: it may have been moved out)
+  // and frees the slot.
   void release(uint32_t slot) {
-    slot_at(slot).action.reset();
+    slot_at(slot).item = Item{};
     free_slots_.push_back(slot);
     assert(free_slots_.size() <= slot_count_);
   }
@@ -216,9 +204,8 @@ class EventQueue {
   // earlier (at_us >= 0), then scheduled first.
   using Key = unsigned __int128;
   struct Slot {
-    Action action;  // empty while the slot is free
+    Item item;  // Item{} while the slot is free
     Guard guard;
-    QueueTag tag;
   };
 
   struct LaneKeys {
@@ -246,10 +233,9 @@ class EventQueue {
     return best;
   }
 
-  // Puts the action in a free slot; returns its key.
-  Key store(int64_t at_us, Action&& action, Guard guard, QueueTag tag) {
+  // Puts the item in a free slot; returns its key.
+  Key store(int64_t at_us, Item&& item, Guard guard) {
     assert(size() < kMaxItems && "event queue bound exceeded");
-    assert(action && "scheduling an empty action");
     assert(at_us >= 0);
     assert(next_seq_ < (uint64_t{1} << (64 - kSlotBits)) && "sequence numbers exhausted");
     uint32_t slot = 0;
@@ -262,9 +248,8 @@ class EventQueue {
     }
     if (at_us < earliest_pushed_us_) earliest_pushed_us_ = at_us;
     Slot& s = slot_at(slot);
-    s.action = std::move(action);
+    s.item = std::move(item);
     s.guard = guard;
-    s.tag = tag;
     return make_key(at_us, (next_seq_++ << kSlotBits) | slot);
   }
 

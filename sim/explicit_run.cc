@@ -15,18 +15,31 @@
 namespace locksim {
 
 // Plays the plan's tasks on the world.
-class ExplicitRun::Driver {
+// It is the world's task runner: TaskStep::task is a run's index in runs_.
+class ExplicitRun::Driver final : public TaskRunner {
  public:
   Driver(const ExplicitPlan& plan, World& world)
       : plan_(plan), world_(world), locks_(scenario_locks(plan.scenario)), groups_(scenario_groups(plan.scenario)),
-        incarnation_(static_cast<size_t>(plan.scenario.clients), -1) {}
+        incarnation_(static_cast<size_t>(plan.scenario.clients), -1) {
+    world_.set_task_runner(this);
+  }
+
+  void run_step(const TaskStep& step) override {
+    assert(step.task < runs_.size());
+    Run* run = runs_[step.task].get();
+    switch (static_cast<StepKind>(step.step)) {
+      case StepKind::Start: start(run); return;
+      case StepKind::Completed: completed(run); return;
+    }
+    assert(false && "a step the driver never scheduled");
+  }
 
   void start_client(int c) {
     const int inc = ++incarnation_.at(static_cast<size_t>(c));
     for (size_t i = 0; i < plan_.tasks.size(); ++i) {
       const ExplicitTask& t = plan_.tasks[i];
       if (t.client != c || t.incarnation != inc || t.ops.empty()) continue;
-      runs_.push_back(std::make_unique<Run>(Run{&t, i, 0, 0, false, {}}));
+      runs_.push_back(std::make_unique<Run>(Run{&t, i, runs_.size(), 0, 0, false, {}}));
       active_++;
       next_or_finish(runs_.back().get());
     }
@@ -61,9 +74,12 @@ class ExplicitRun::Driver {
   }
 
  private:
+  // What a step does (TaskStep::step).
+  enum class StepKind : uint32_t { Start, Completed };
   struct Run {
     const ExplicitTask* task;
     size_t index;     // the task's place in the plan
+    size_t started;   // its place in runs_
     size_t next;
     int64_t held;     // acquires that succeeded minus unlocks started, never below 0
     bool finished;
@@ -71,12 +87,15 @@ class ExplicitRun::Driver {
   };
 
   void touch() { last_activity_us_ = world_.now_us(); }
+  static TaskStep step_of(const Run* run, StepKind kind) {
+    return TaskStep{run->task->client, static_cast<uint32_t>(kind), static_cast<uint64_t>(run->started)};
+  }
 
   void schedule(Run* run) {
     const ExplicitOp& op = run->task->ops[run->next];
-    const QueueTag tag{static_cast<uint8_t>(EntryKind::Task), run->task->client, -1,
-                       (static_cast<uint64_t>(run->index) << 32) | run->next, 0, nullptr};
-    world_.at_client(run->task->client, world_.now_us() + op.delay_us, [this, run] { start(run); }, tag);
+    // Named by the task and the operation's index, for the fingerprint.
+    const uint64_t name = (static_cast<uint64_t>(run->index) << 32) | run->next;
+    world_.at_operation(world_.now_us() + op.delay_us, step_of(run, StepKind::Start), name);
   }
 
   void completed(Run* run) {
@@ -152,7 +171,7 @@ class ExplicitRun::Driver {
     if (plan_.balance_holds && op.kind == ExplicitOp::Kind::Unlock) {
       int& held = run->held_by_lock[op.lock];
       if (held == 0) {  // nothing to release: skipped (completes at once, as its own action)
-        world_.at_client(t.client, world_.now_us(), [this, run] { completed(run); });
+        world_.at_step(world_.now_us(), step_of(run, StepKind::Completed));
         return;
       }
       held--;

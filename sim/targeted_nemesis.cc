@@ -99,9 +99,7 @@ void TargetedNemesis::maybe_fire(int client, int64_t now_us, int64_t delay_lo_us
   f->at_us = now_us + draw.uniform(delay_lo_us, delay_hi_us);
   if (f->at_us >= duration_us_) return;
   ++fired_;
-  World* w = world_;
-  const FaultAction action = *f;
-  w->at(action.at_us, [w, action] { apply_fault(*w, action); });
+  world_->inject_fault(*f);
 }
 
 }  // namespace locksim

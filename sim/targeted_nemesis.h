@@ -9,7 +9,7 @@
 // Contract:
 //  - Every event goes on to `next` first, unchanged and in order; the
 //    nemesis adds nothing to the history itself: a fault it schedules is
-//    applied by apply_fault() (sim/world_setup.h) and records its own Fault
+//    applied by World::apply_fault (sim/world.h) and records its own Fault
 //    event, as a planned one does.
 //  - Deterministic: its draws come from `rng` alone, one per opportunity in
 //    history order; the same history gives the same faults.

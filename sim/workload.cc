@@ -12,6 +12,24 @@ Workload::Workload(World& world, std::vector<LockSpec> locks, int64_t stop_us, c
   assert(groups_.empty() || groups_.size() == locks_.size());
   incarnations_.assign(world_.client_count(), 0);
   tasks_.resize(world_.client_count());
+  world_.set_task_runner(this);
+}
+
+void Workload::after(const TaskPtr& t, int64_t delay_ms, StepKind kind) {
+  world_.after_step(delay_ms, TaskStep{t->client, static_cast<uint32_t>(kind), static_cast<uint64_t>(t->task - 1)});
+}
+
+void Workload::run_step(const TaskStep& step) {
+  assert(step.client >= 0 && step.client < static_cast<int>(tasks_.size()));
+  assert(step.task < tasks_[static_cast<size_t>(step.client)].size());
+  // A step of a crashed incarnation's task never runs (the world drops it),
+  // so the client's current tasks hold it.
+  const TaskPtr t = tasks_[static_cast<size_t>(step.client)][step.task];
+  switch (static_cast<StepKind>(step.step)) {
+    case StepKind::Next: next(t); return;
+    case StepKind::Release: release(t); return;
+  }
+  assert(false && "a step the workload never scheduled");
 }
 
 void Workload::hold_to_renewal(int chance_pct, int max_holds, int64_t renew_period_ms) {
@@ -39,7 +57,7 @@ void Workload::start_client(int c) {
     t->busy = true;
     tasks_[c].push_back(t);
     // Stagger the start a little so tasks do not all fire at one instant.
-    world_.after_client(c, t->rng.uniform(0, 500), [this, t] { next(t); });
+    after(t, t->rng.uniform(0, 500), StepKind::Next);
   }
 }
 
@@ -150,7 +168,7 @@ void Workload::reenter_or_hold(const TaskPtr& t) {
     f.holds_left -= 1;
     hold_ms = f.renew_period_ms * f.rng.uniform(1, 2) + f.rng.uniform(-3, 3);
   }
-  world_.after_client(t->client, hold_ms, [this, t] { release(t); });
+  after(t, hold_ms, StepKind::Release);
 }
 
 void Workload::release(const TaskPtr& t) {
@@ -173,7 +191,7 @@ void Workload::release(const TaskPtr& t) {
 }
 
 void Workload::think(const TaskPtr& t) {
-  world_.after_client(t->client, t->rng.uniform(0, 1'000), [this, t] { next(t); });
+  after(t, t->rng.uniform(0, 1'000), StepKind::Next);
 }
 
 }  // namespace locksim

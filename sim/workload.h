@@ -22,7 +22,9 @@
 
 namespace locksim {
 
-class Workload {
+// The world's task runner (World::set_task_runner): a task's sleeps are
+// steps on the world's agenda, handed back to run_step.
+class Workload final : public TaskRunner {
  public:
   // reentrant: whether the lock may be re-entered (the pack's design); if
   // not, no task ever re-enters (the draws are made all the same, so the
@@ -44,6 +46,7 @@ class Workload {
   // True when no live client has a task that is still working.
   bool idle() const;
   uint64_t operations_started() const { return operations_; }
+  void run_step(const TaskStep& step) override;
 
  private:
   struct Task {
@@ -58,6 +61,10 @@ class Workload {
     bool busy = false;
   };
   using TaskPtr = std::shared_ptr<Task>;
+  // What a step of a task does (TaskStep::step); TaskStep::task is the
+  // task's index among its client's current tasks.
+  enum class StepKind : uint32_t { Next, Release };
+  void after(const TaskPtr& t, int64_t delay_ms, StepKind kind);
 
   void next(const TaskPtr& t);
   void after_acquire(const TaskPtr& t, AcquireResult result);

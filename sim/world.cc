@@ -13,7 +13,10 @@
 
 namespace locksim {
 
-// The ClientEnv of one client node, backed by the world's event loop.
+// The ClientEnv of one client node, backed by the world's agenda: what the
+// client hands over is kept as data (its timer callbacks in the node's
+// table of live timers, a request's callback in its record) and the queued
+// entries name it.
 class World::NodeEnv final : public ClientEnv {
  public:
   NodeEnv(World& world, int c) : world_(world), c_(c) {}
@@ -21,7 +24,9 @@ class World::NodeEnv final : public ClientEnv {
   int64_t now_ms() const override { return world_.node(c_).clock.local_ms(world_.now_us_); }
 
   TimerId start_timer(int64_t delay_ms, std::function<void()> fire) override {
-    return arm_timer(delay_ms, std::nullopt, EntryKind::ClientTimer, nullptr, std::move(fire));
+    const TimerId id = arm_timer(delay_ms, std::move(fire));
+    world_.schedule(timer_due_us(delay_ms), agenda::ClientTimer{c_, id});
+    return id;
   }
 
   void cancel_timer(TimerId id) override { world_.node(c_).live_timers.erase(id); }
@@ -29,29 +34,20 @@ class World::NodeEnv final : public ClientEnv {
   void send_script(int server, const ScriptCall& call, const ScriptTag& tag, int64_t timeout_ms,
                    std::function<void(const ScriptOutcome&)> done) override {
     assert(server >= 0 && server < world_.server_count());
-    // One pooled record per request: the queued actions hold a Ref to it, so
-    // each fits an Action inline, and the call is copied into buffers that
-    // earlier requests left.
-    RecordPool<ScriptRequest>::Ref pending = world_.script_requests_.acquire();
+    // One pooled record per request, named by its queued entries; the call
+    // is copied into buffers that earlier requests left.
+    ScriptRequestRef pending = world_.script_requests_.acquire();
     pending->finished = false;
     pending->spared = false;
     pending->done = std::move(done);
     pending->call = call;
     pending->tag = tag;
     if (world_.hook_ != nullptr) pending->fixed_digest = fixed_request_digest(call, tag);
-    ScriptRequest* record = &*pending;
     // The timeout runs only while its timer is live, i.e. while the request
     // is unfinished and its client has not crashed: `unfinished` holds the
     // record until then.
-    auto timed_out = [this, record] {
-      if (record->finished) return;
-      record->finished = true;
-      ScriptOutcome out;
-      out.timed_out = true;
-      finish(*record, out);
-      drop_unfinished(record);
-    };
-    pending->timer = arm_timer(timeout_ms, World::kRequestTimeoutLane, EntryKind::RequestTimeout, record, timed_out);
+    pending->timer = arm_timer(timeout_ms, nullptr);
+    world_.schedule(timer_due_us(timeout_ms), agenda::RequestTimeout{c_, pending->timer, &*pending});
     Node& n = world_.node(c_);
     n.unfinished.push_back(pending);
     const uint64_t incarnation = n.incarnation;
@@ -72,30 +68,7 @@ class World::NodeEnv final : public ClientEnv {
       pending->spared = draw == LinkDraw::Spared;
       arrive_us = world_.now_us_ + world_.link_delay_us(c_, pending->spared);
     }
-    const int c = c_;
-    World& world = world_;
-    const QueueTag arrival{static_cast<uint8_t>(EntryKind::Arrival), c, server, 0, incarnation, record};
-    world_.at_tagged(arrive_us, [&world, c, server, incarnation, pending = std::move(pending), this]() mutable {
-      int64_t back_us = 0;
-      if (!world.execute_at_server(c, server, pending->call, pending->tag, &pending->reply, &back_us,
-                                   pending->spared))
-        return;
-      if (world.hook_ != nullptr) pending->reply_digest = reply_digest_of(pending->reply);
-      const QueueTag reply{static_cast<uint8_t>(EntryKind::Reply), c, server, 0, incarnation, &*pending};
-      world.at_client_incarnation_tagged(c, incarnation, [&world, c, pending = std::move(pending), this] {
-        if (world.link_down(c)) {
-          world.stats_.messages_lost++;
-          return;
-        }
-        if (pending->finished) return;  // late reply after a timeout
-        pending->finished = true;
-        cancel_timer(pending->timer);
-        ScriptOutcome out;
-        out.reply = std::move(pending->reply);
-        finish(*pending, out);
-        drop_unfinished(&*pending);
-      }, back_us, reply);
-    }, arrival);
+    world_.schedule(arrive_us, agenda::Arrival{c_, server, incarnation, std::move(pending)});
   }
 
   SubscriptionId subscribe(int server, const std::string& channel, int64_t timeout_ms,
@@ -104,12 +77,9 @@ class World::NodeEnv final : public ClientEnv {
     pending->done = std::move(done);
     const SubscriptionId id = world_.next_sub_id_++;
     pending->id = id;
-    pending->timer = arm_timer(timeout_ms > 0 ? timeout_ms : 0, std::nullopt, EntryKind::SubscribeTimeout,
-                               pending.get(), [pending] {
-      if (pending->finished) return;
-      pending->finished = true;
-      pending->done(false);
-    });
+    const int64_t delay_ms = timeout_ms > 0 ? timeout_ms : 0;
+    pending->timer = arm_timer(delay_ms, nullptr);
+    world_.schedule(timer_due_us(delay_ms), agenda::SubscribeTimeout{c_, pending->timer, pending});
     world_.subs_[id] = Subscription{c_, server, channel, false};
     Node& n = world_.node(c_);
     const uint64_t incarnation = n.incarnation;
@@ -131,44 +101,14 @@ class World::NodeEnv final : public ClientEnv {
       spared = draw == LinkDraw::Spared;
       arrive_us = world_.now_us_ + world_.link_delay_us(c_, spared);
     }
-    const int c = c_;
-    World& world = world_;
-    const QueueTag arrival{static_cast<uint8_t>(EntryKind::SubscribeArrival), c, server, id, incarnation,
-                           pending.get()};
-    world_.at_tagged(arrive_us, [&world, c, server, id, incarnation, pending, spared, this] {
-      auto it = world.subs_.find(id);
-      if (it == world.subs_.end()) return;  // cancelled before it arrived, or crashed
-      if (world.link_down(c)) return;
-      it->second.active = true;
-      world.channels_[it->second.server][it->second.channel][c] += 1;
-      int64_t back_us = 0;
-      auto what = [&it] { return LostMessage::on_channel(LostMessage::What::SubscribeAck, it->second.channel); };
-      if (world.hook_ != nullptr) {
-        if (!world.scheduled_fate(c, server, MessageKind::SubscribeAck, what, "", &back_us)) return;
-      } else {
-        const LinkDraw ack = spared ? LinkDraw::Spared : world.random_loss(c, what);
-        if (ack == LinkDraw::Lost) {
-          world.record_lost(c, what(), "");
-          return;
-        }
-        back_us = world.now_us_ + world.link_delay_us(c, ack == LinkDraw::Spared);
-      }
-      const QueueTag ack{static_cast<uint8_t>(EntryKind::SubscribeAck), c, server, id, incarnation, pending.get()};
-      world.at_client_incarnation_tagged(c, incarnation, [&world, c, pending, this] {
-        if (world.link_down(c)) return;
-        if (pending->finished) return;
-        pending->finished = true;
-        cancel_timer(pending->timer);
-        pending->done(true);
-      }, back_us, ack);
-    }, arrival);
+    world_.schedule(arrive_us, agenda::SubscribeArrival{c_, server, id, incarnation, spared, std::move(pending)});
     return id;
   }
 
   void unsubscribe(SubscriptionId id) override {
     auto it = world_.subs_.find(id);
     if (it == world_.subs_.end()) return;
-    const Subscription sub = it->second;
+    Subscription sub = it->second;
     world_.subs_.erase(it);
     if (!sub.active) return;
     Node& n = world_.node(c_);
@@ -177,42 +117,12 @@ class World::NodeEnv final : public ClientEnv {
     // whose fate the hook decides).
     const int64_t arrive_us = world_.now_us_ + (world_.hook_ != nullptr ? world_.config_.link.latency_min_us
                                                                          : world_.link_delay_us(c_, false));
-    World& world = world_;
     StateDigest channel_digest;
     channel_digest.add(std::string_view(sub.channel));
-    const QueueTag arrival{static_cast<uint8_t>(EntryKind::UnsubscribeArrival), c_, sub.server, channel_digest.value(),
-                           incarnation, nullptr};
-    world_.at_tagged(arrive_us, [&world, sub, incarnation] {
-      if (world.node(sub.client).incarnation != incarnation) return;  // crash dropped it already
-      auto& clients = world.channels_[sub.server][sub.channel];
-      auto it = clients.find(sub.client);
-      if (it == clients.end()) return;
-      if (--it->second == 0) clients.erase(it);
-      if (clients.empty()) world.channels_[sub.server].erase(sub.channel);
-    }, arrival);
+    world_.schedule(arrive_us, agenda::UnsubscribeArrival{std::move(sub), incarnation, channel_digest.value()});
   }
 
   uint64_t new_op_id() override { return world_.next_op_id_++; }
-
-  // start_timer for any callable (the env's own timers need no
-  // std::function), in `lane` of the queue when one is given (timers of one
-  // length); `kind` and `record` make its tag.
-  template <typename F>
-  TimerId arm_timer(int64_t delay_ms, std::optional<EventQueue::Lane> lane, EntryKind kind, const void* record,
-                    F&& fire) {
-    assert(delay_ms >= 0);
-    Node& n = world_.node(c_);
-    const TimerId id = n.next_timer++;
-    n.live_timers.insert(id);
-    const int64_t at_us = world_.now_us_ + n.clock.true_delay_us(delay_ms * 1000);
-    Action timer = [this, id, fire = std::forward<F>(fire)]() mutable {
-      if (world_.node(c_).live_timers.erase(id) != 0) fire();
-    };
-    const QueueTag tag = World::timer_tag(kind, c_, id, record);
-    if (lane) world_.at_client_in_lane(*lane, c_, at_us, std::move(timer), tag);
-    else world_.at_client(c_, at_us, std::move(timer), tag);
-    return id;
-  }
 
   void emit(Event event) override {
     event.client = c_;
@@ -223,7 +133,7 @@ class World::NodeEnv final : public ClientEnv {
   // The client's hold on a finished request's record (after its callback:
   // a request the callback sends takes another record).
   void drop_unfinished(const ScriptRequest* record) {
-    std::vector<RecordPool<ScriptRequest>::Ref>& held = world_.node(c_).unfinished;
+    std::vector<ScriptRequestRef>& held = world_.node(c_).unfinished;
     for (size_t i = 0; i < held.size(); ++i) {
       if (&*held[i] == record) {
         held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
@@ -241,6 +151,19 @@ class World::NodeEnv final : public ClientEnv {
   }
 
  private:
+  // A new live timer of this client (with the client's callback, or none
+  // for the World's own timeouts); its entry is scheduled by the caller.
+  TimerId arm_timer(int64_t delay_ms, std::function<void()> fire) {
+    assert(delay_ms >= 0);
+    Node& n = world_.node(c_);
+    const TimerId id = n.next_timer++;
+    n.live_timers.insert(id, std::move(fire));
+    return id;
+  }
+  int64_t timer_due_us(int64_t delay_ms) const {
+    return world_.now_us_ + world_.node(c_).clock.true_delay_us(delay_ms * 1000);
+  }
+
   World& world_;
   int c_;
 };
@@ -349,49 +272,251 @@ void World::start_client(int c) {
   if (config_.groups) n.group = std::make_unique<MultiLockClient>(*n.env, cc, config_.group_options);
 }
 
-void World::at(int64_t at_us, Action&& action) {
+namespace {
+Event fault_event(Op op, int target) {
+  Event e;
+  e.kind = EventKind::Fault;
+  e.op = op;
+  e.target = target;
+  return e;
+}
+}  // namespace
+
+void World::set_task_runner(TaskRunner* runner) {
+  assert(runner_ == nullptr && stats_.actions == 0 && "one task runner, set before the first step");
+  runner_ = runner;
+}
+
+void World::at_step(int64_t at_us, TaskStep step) {
+  assert(runner_ != nullptr);
+  schedule(at_us, agenda::Step{step});
+}
+
+void World::after_step(int64_t delay_ms, TaskStep step) {
+  assert(delay_ms >= 0 && step.client >= 0);
+  at_step(now_us_ + node(step.client).clock.true_delay_us(delay_ms * 1000), step);
+}
+
+void World::at_operation(int64_t at_us, TaskStep step, uint64_t name) {
+  assert(runner_ != nullptr && step.client >= 0);
+  schedule(at_us, agenda::OperationStart{step, name});
+}
+
+void World::plan_fault(const FaultAction& f) { schedule(f.at_us, agenda::PlannedFault{f}); }
+
+void World::inject_fault(const FaultAction& f) { schedule(f.at_us, agenda::InjectedFault{f}); }
+
+void World::schedule(int64_t at_us, AgendaEntry&& entry) {
   assert(at_us >= now_us_);
-  queue_.push(at_us, std::move(action));
+  const QueueGuard guard = guard_of(entry);
+  switch (entry_kind(entry)) {
+    case EntryKind::PlannedFault: queue_.push(kPlanLane, at_us, std::move(entry), guard); return;
+    case EntryKind::RequestTimeout: queue_.push(kRequestTimeoutLane, at_us, std::move(entry), guard); return;
+    default: queue_.push(at_us, std::move(entry), guard); return;
+  }
 }
 
-void World::at_tagged(int64_t at_us, Action&& action, QueueTag tag) {
-  assert(at_us >= now_us_);
-  queue_.push(at_us, std::move(action), EventQueue::Guard{}, tag);
+QueueGuard World::guard_of(const AgendaEntry& entry) const {
+  auto current = [this](int c) { return QueueGuard{c, node(c).incarnation}; };
+  switch (entry_kind(entry)) {
+    case EntryKind::ClientTimer: return current(std::get<agenda::ClientTimer>(entry).client);
+    case EntryKind::RequestTimeout: return current(std::get<agenda::RequestTimeout>(entry).client);
+    case EntryKind::SubscribeTimeout: return current(std::get<agenda::SubscribeTimeout>(entry).client);
+    case EntryKind::Reply: {
+      const auto& e = std::get<agenda::ReplyBack>(entry);
+      return QueueGuard{e.client, e.incarnation};  // the sender's incarnation, not today's
+    }
+    case EntryKind::SubscribeAck: {
+      const auto& e = std::get<agenda::SubscribeAck>(entry);
+      return QueueGuard{e.client, e.incarnation};
+    }
+    case EntryKind::Delivery: return current(std::get<agenda::Delivery>(entry).client);
+    case EntryKind::Step: {
+      const int c = std::get<agenda::Step>(entry).step.client;
+      return c >= 0 ? current(c) : QueueGuard{};
+    }
+    case EntryKind::OperationStart: return current(std::get<agenda::OperationStart>(entry).step.client);
+    case EntryKind::None:
+    case EntryKind::Arrival:
+    case EntryKind::SubscribeArrival:
+    case EntryKind::UnsubscribeArrival:
+    case EntryKind::Resume:
+    case EntryKind::Heal:
+    case EntryKind::PlannedFault:
+    case EntryKind::InjectedFault:
+    case EntryKind::RestartClient: return QueueGuard{};
+  }
+  return QueueGuard{};
 }
 
-void World::at_planned(int64_t at_us, Action&& action) {
-  assert(at_us >= now_us_);
-  queue_.push(kPlanLane, at_us, std::move(action), EventQueue::Guard{},
-              QueueTag{static_cast<uint8_t>(EntryKind::Planned), -1, -1, 0, 0, nullptr});
+int entry_client(const AgendaEntry& entry) {
+  struct Client {
+    int operator()(const std::monostate&) const { return -1; }
+    int operator()(const agenda::ClientTimer& e) const { return e.client; }
+    int operator()(const agenda::RequestTimeout& e) const { return e.client; }
+    int operator()(const agenda::SubscribeTimeout& e) const { return e.client; }
+    int operator()(const agenda::Arrival& e) const { return e.client; }
+    int operator()(const agenda::ReplyBack& e) const { return e.client; }
+    int operator()(const agenda::SubscribeArrival& e) const { return e.client; }
+    int operator()(const agenda::SubscribeAck& e) const { return e.client; }
+    int operator()(const agenda::UnsubscribeArrival& e) const { return e.subscription.client; }
+    int operator()(const agenda::Delivery& e) const { return e.client; }
+    int operator()(const agenda::Resume& e) const { return e.client; }
+    int operator()(const agenda::Heal& e) const { return e.client; }
+    int operator()(const agenda::Step& e) const { return e.step.client; }
+    int operator()(const agenda::OperationStart& e) const { return e.step.client; }
+    int operator()(const agenda::PlannedFault&) const { return -1; }
+    int operator()(const agenda::InjectedFault&) const { return -1; }
+    int operator()(const agenda::RestartClient& e) const { return e.client; }
+  };
+  return std::visit(Client{}, entry);
 }
 
-void World::at_client(int c, int64_t at_us, Action&& action) {
-  at_client_incarnation(c, node(c).incarnation, std::move(action), at_us);
+void World::run_entry(AgendaEntry& entry) {
+  switch (entry_kind(entry)) {
+    case EntryKind::None: assert(false && "running a free slot"); return;
+    case EntryKind::ClientTimer: run(std::get<agenda::ClientTimer>(entry)); return;
+    case EntryKind::RequestTimeout: run(std::get<agenda::RequestTimeout>(entry)); return;
+    case EntryKind::SubscribeTimeout: run(std::get<agenda::SubscribeTimeout>(entry)); return;
+    case EntryKind::Arrival: run(std::get<agenda::Arrival>(entry)); return;
+    case EntryKind::Reply: run(std::get<agenda::ReplyBack>(entry)); return;
+    case EntryKind::SubscribeArrival: run(std::get<agenda::SubscribeArrival>(entry)); return;
+    case EntryKind::SubscribeAck: run(std::get<agenda::SubscribeAck>(entry)); return;
+    case EntryKind::UnsubscribeArrival: run(std::get<agenda::UnsubscribeArrival>(entry)); return;
+    case EntryKind::Delivery: run(std::get<agenda::Delivery>(entry)); return;
+    case EntryKind::Resume: run(std::get<agenda::Resume>(entry)); return;
+    case EntryKind::Heal: run(std::get<agenda::Heal>(entry)); return;
+    case EntryKind::Step: runner_->run_step(std::get<agenda::Step>(entry).step); return;
+    case EntryKind::OperationStart: runner_->run_step(std::get<agenda::OperationStart>(entry).step); return;
+    case EntryKind::PlannedFault: apply_fault(std::get<agenda::PlannedFault>(entry).fault); return;
+    case EntryKind::InjectedFault: apply_fault(std::get<agenda::InjectedFault>(entry).fault); return;
+    case EntryKind::RestartClient: restart(std::get<agenda::RestartClient>(entry).client); return;
+  }
 }
 
-void World::at_client(int c, int64_t at_us, Action&& action, QueueTag tag) {
-  at_client_incarnation_tagged(c, node(c).incarnation, std::move(action), at_us, tag);
+void World::run(agenda::ClientTimer& e) {
+  std::function<void()> fire;
+  if (node(e.client).live_timers.erase(e.timer, &fire) && fire) fire();
 }
 
-void World::at_client_in_lane(EventQueue::Lane lane, int c, int64_t at_us, Action&& action, QueueTag tag) {
-  assert(at_us >= now_us_);
-  queue_.push(lane, at_us, std::move(action), EventQueue::Guard{c, node(c).incarnation}, tag);
+void World::run(agenda::RequestTimeout& e) {
+  Node& n = node(e.client);
+  if (!n.live_timers.erase(e.timer)) return;
+  auto* record = const_cast<ScriptRequest*>(e.request);  // held by n.unfinished while the timer is live
+  if (record->finished) return;
+  record->finished = true;
+  ScriptOutcome out;
+  out.timed_out = true;
+  NodeEnv::finish(*record, out);
+  n.env->drop_unfinished(record);
 }
 
-void World::at_client_incarnation(int c, uint64_t incarnation, Action&& action, int64_t at_us) {
-  at_client_incarnation_tagged(c, incarnation, std::move(action), at_us, QueueTag{});
+void World::run(agenda::SubscribeTimeout& e) {
+  if (!node(e.client).live_timers.erase(e.timer)) return;
+  SubscribeRequest& pending = *e.request;
+  if (pending.finished) return;
+  pending.finished = true;
+  pending.done(false);
 }
 
-void World::at_client_incarnation_tagged(int c, uint64_t incarnation, Action&& action, int64_t at_us,
-                                         QueueTag tag) {
-  if (at_us < 0) at_us = now_us_;
-  assert(at_us >= now_us_);
-  queue_.push(at_us, std::move(action), EventQueue::Guard{c, incarnation}, tag);
+void World::run(agenda::Arrival& e) {
+  ScriptRequest& pending = *e.request;
+  int64_t back_us = 0;
+  if (!execute_at_server(e.client, e.server, pending.call, pending.tag, &pending.reply, &back_us, pending.spared))
+    return;
+  if (hook_ != nullptr) pending.reply_digest = reply_digest_of(pending.reply);
+  schedule(back_us, agenda::ReplyBack{e.client, e.server, e.incarnation, std::move(e.request)});
 }
 
-void World::after_client(int c, int64_t delay_ms, Action&& action) {
-  assert(delay_ms >= 0);
-  at_client(c, now_us_ + node(c).clock.true_delay_us(delay_ms * 1000), std::move(action));
+void World::run(agenda::ReplyBack& e) {
+  if (link_down(e.client)) {
+    stats_.messages_lost++;
+    return;
+  }
+  ScriptRequest& pending = *e.request;
+  if (pending.finished) return;  // late reply after a timeout
+  pending.finished = true;
+  Node& n = node(e.client);
+  n.live_timers.erase(pending.timer);
+  ScriptOutcome out;
+  out.reply = std::move(pending.reply);
+  NodeEnv::finish(pending, out);
+  n.env->drop_unfinished(&pending);
+}
+
+void World::run(agenda::SubscribeArrival& e) {
+  auto it = subs_.find(e.subscription);
+  if (it == subs_.end()) return;  // cancelled before it arrived, or crashed
+  if (link_down(e.client)) return;
+  it->second.active = true;
+  channels_[it->second.server][it->second.channel][e.client] += 1;
+  int64_t back_us = 0;
+  auto what = [&it] { return LostMessage::on_channel(LostMessage::What::SubscribeAck, it->second.channel); };
+  if (hook_ != nullptr) {
+    if (!scheduled_fate(e.client, e.server, MessageKind::SubscribeAck, what, "", &back_us)) return;
+  } else {
+    const LinkDraw ack = e.spared ? LinkDraw::Spared : random_loss(e.client, what);
+    if (ack == LinkDraw::Lost) {
+      record_lost(e.client, what(), "");
+      return;
+    }
+    back_us = now_us_ + link_delay_us(e.client, ack == LinkDraw::Spared);
+  }
+  schedule(back_us, agenda::SubscribeAck{e.client, e.server, e.subscription, e.incarnation, e.request});
+}
+
+void World::run(agenda::SubscribeAck& e) {
+  if (link_down(e.client)) return;
+  SubscribeRequest& pending = *e.request;
+  if (pending.finished) return;
+  pending.finished = true;
+  node(e.client).live_timers.erase(pending.timer);
+  pending.done(true);
+}
+
+void World::run(agenda::UnsubscribeArrival& e) {
+  const Subscription& sub = e.subscription;
+  if (node(sub.client).incarnation != e.incarnation) return;  // crash dropped it already
+  auto& clients = channels_[sub.server][sub.channel];
+  auto it = clients.find(sub.client);
+  if (it == clients.end()) return;
+  if (--it->second == 0) clients.erase(it);
+  if (clients.empty()) channels_[sub.server].erase(sub.channel);
+}
+
+void World::run(agenda::Delivery& e) {
+  if (link_down(e.client)) {
+    stats_.messages_lost++;
+    return;
+  }
+  Node& n = node(e.client);
+  Event d;
+  d.kind = EventKind::Deliver;
+  d.client = e.client;
+  d.server = e.server;
+  d.local_ms = n.clock.local_ms(now_us_);
+  d.published.push_back(e.message.channel + " " + e.message.payload);
+  emit(std::move(d));
+  n.client->on_message(e.message.channel, e.message.payload);
+  if (n.group) n.group->on_message(e.message.channel, e.message.payload);
+}
+
+void World::run(agenda::Resume& e) {
+  Node& n = node(e.client);
+  if (!n.alive || n.incarnation != e.incarnation || n.paused_until_us != e.until_us) return;
+  Event r = fault_event(Op::Resume, e.client);
+  r.client = e.client;
+  r.local_ms = n.clock.local_ms(now_us_);
+  emit(std::move(r));
+}
+
+void World::run(agenda::Heal& e) {
+  uint64_t& gen = partition_gen_.at(e.client);
+  if (gen != e.generation) return;
+  gen += 1;  // up
+  Event h = fault_event(Op::Heal, e.client);
+  h.client = e.client;
+  emit(std::move(h));
 }
 
 bool World::link_down(int c) const { return (partition_gen_.at(c) & 1) != 0; }
@@ -517,27 +642,10 @@ void World::route_published(int s, const std::vector<Published>& published) {
         }
         arrive_us = now_us_ + link_delay_us(c, draw == LinkDraw::Spared);
       }
-      const int target = c;
       StateDigest message;
       message.add(std::string_view(msg.channel));
       message.add(std::string_view(msg.payload));
-      const QueueTag delivery{static_cast<uint8_t>(EntryKind::Delivery), c, s, message.value(), 0, nullptr};
-      at_client(c, arrive_us, [this, target, s, msg] {
-        if (link_down(target)) {
-          stats_.messages_lost++;
-          return;
-        }
-        Node& n = node(target);
-        Event d;
-        d.kind = EventKind::Deliver;
-        d.client = target;
-        d.server = s;
-        d.local_ms = n.clock.local_ms(now_us_);
-        d.published.push_back(msg.channel + " " + msg.payload);
-        emit(std::move(d));
-        n.client->on_message(msg.channel, msg.payload);
-        if (n.group) n.group->on_message(msg.channel, msg.payload);
-      }, delivery);
+      schedule(arrive_us, agenda::Delivery{c, s, msg, message.value()});
     }
   }
 }
@@ -572,14 +680,6 @@ void World::emit_in_place(Event& event) {
 }
 
 
-static Event fault_event(Op op, int target) {
-  Event e;
-  e.kind = EventKind::Fault;
-  e.op = op;
-  e.target = target;
-  return e;
-}
-
 template <class What>
 World::LinkDraw World::random_loss(int c, const What& what, bool forced) {
   const bool drawn = forced || draw_lost(config_.link, node(c).net_rng);
@@ -611,6 +711,32 @@ void World::record_lost(int c, LostMessage what, const std::string& lock) {
   e.lost = std::move(what);
   if (config_.losses.record) e.value = static_cast<int64_t>(last_ordinal_);  // its message's ordinal
   emit(std::move(e));
+}
+
+void World::apply_fault(const FaultAction& f) {
+  switch (f.kind) {
+    case FaultKind::Crash:
+      if (!client_alive(f.target)) return;
+      crash(f.target);
+      if (f.restart_after_ms >= 0) schedule(now_us_ + f.restart_after_ms * 1000, agenda::RestartClient{f.target});
+      return;
+    case FaultKind::Pause: pause(f.target, f.duration_ms); return;
+    case FaultKind::ClientClockJump: jump_client_clock(f.target, f.duration_ms); return;
+    case FaultKind::ServerClockJump: jump_server_clock(f.target, f.duration_ms); return;
+    case FaultKind::Partition: partition(f.target, f.duration_ms); return;
+    case FaultKind::RedisRestart: redis_restart(f.target); return;
+    case FaultKind::Failover: failover(f.target); return;
+    case FaultKind::LostRequest:
+    case FaultKind::LostReply:
+    case FaultKind::LostMessage:
+    case FaultKind::LostSubscribe:
+    case FaultKind::RequestTimeout:
+    case FaultKind::ClientClockSkew:
+    case FaultKind::ServerClockDrift:
+    case FaultKind::SlowLink:
+      assert(false && "not a fault a plan's action injects (is_planned_fault)");
+      return;
+  }
 }
 
 void World::crash(int c) {
@@ -654,15 +780,7 @@ void World::pause(int c, int64_t duration_ms) {
   emit(std::move(e));
   const int64_t until_us = std::max(n.paused_until_us, now_us_ + duration_ms * 1000);
   n.paused_until_us = until_us;
-  const uint64_t incarnation = n.incarnation;
-  at_tagged(until_us, [this, c, until_us, incarnation] {
-    Node& n = node(c);
-    if (!n.alive || n.incarnation != incarnation || n.paused_until_us != until_us) return;
-    Event r = fault_event(Op::Resume, c);
-    r.client = c;
-    r.local_ms = n.clock.local_ms(now_us_);
-    emit(std::move(r));
-  }, QueueTag{static_cast<uint8_t>(EntryKind::Resume), c, -1, static_cast<uint64_t>(until_us), incarnation, nullptr});
+  schedule(until_us, agenda::Resume{c, until_us, n.incarnation});
 }
 
 void World::jump_client_clock(int c, int64_t delta_ms) {
@@ -691,15 +809,7 @@ void World::partition(int c, int64_t duration_ms) {
   e.client = c;
   e.duration_ms = duration_ms;
   emit(std::move(e));
-  const uint64_t mine = gen;
-  at_tagged(now_us_ + duration_ms * 1000, [this, c, mine] {
-    uint64_t& gen = partition_gen_.at(c);
-    if (gen != mine) return;
-    gen += 1;  // up
-    Event h = fault_event(Op::Heal, c);
-    h.client = c;
-    emit(std::move(h));
-  }, QueueTag{static_cast<uint8_t>(EntryKind::Heal), c, -1, mine, 0, nullptr});
+  schedule(now_us_ + duration_ms * 1000, agenda::Heal{c, gen});
 }
 
 bool World::server_down(int s) const { return now_us_ < server_down_until_us_.at(static_cast<size_t>(s)); }
@@ -753,18 +863,18 @@ bool World::step() {
   now_us_ = top.at_us;
   stats_.actions++;
   const SlotRelease release{queue_, top.slot};
-  Action& action = queue_.action(top.slot);
-  if (top.guard.client >= 0) {  // a client action: its process must still run
+  AgendaEntry& entry = queue_.item(top.slot);
+  if (top.guard.client >= 0) {  // a client's entry: its process must still run
     const int c = top.guard.client;
     Node& n = node(c);
     if (!n.alive || n.incarnation != top.guard.incarnation) return true;
     if (n.paused_until_us > now_us_) {
       // Deferred to the end of the pause, after the resume, in arrival order.
-      at_client_incarnation(c, top.guard.incarnation, std::move(action), n.paused_until_us);
+      queue_.push(n.paused_until_us, std::move(entry), top.guard);
       return true;
     }
   }
-  action();
+  run_entry(entry);
   return true;
 }
 
@@ -819,16 +929,18 @@ bool World::scheduled_fate(int c, int s, MessageKind kind, const What& what, con
   return false;
 }
 
-World::EntryState World::entry_state(const EventQueue::Popped& entry) const {
-  const QueueGuard& guard = entry.guard;
+World::EntryState World::entry_state(const QueueGuard& guard, const AgendaEntry& entry) const {
   if (guard.client >= 0) {
     const Node& n = node(guard.client);
     if (!n.alive || n.incarnation != guard.incarnation) return EntryState::Dead;
   }
-  const auto kind = static_cast<EntryKind>(entry.tag.kind);
-  if (kind == EntryKind::ClientTimer || kind == EntryKind::RequestTimeout || kind == EntryKind::SubscribeTimeout) {
-    if (!node(entry.tag.a).live_timers.contains(entry.tag.id)) return EntryState::Dead;
-  }
+  auto timer_dead = [this](int c, ClientEnv::TimerId id) { return !node(c).live_timers.contains(id); };
+  if (const auto* t = std::get_if<agenda::ClientTimer>(&entry); t != nullptr && timer_dead(t->client, t->timer))
+    return EntryState::Dead;
+  if (const auto* t = std::get_if<agenda::RequestTimeout>(&entry); t != nullptr && timer_dead(t->client, t->timer))
+    return EntryState::Dead;
+  if (const auto* t = std::get_if<agenda::SubscribeTimeout>(&entry); t != nullptr && timer_dead(t->client, t->timer))
+    return EntryState::Dead;
   if (guard.client >= 0 && node(guard.client).paused_until_us > now_us_) return EntryState::Deferred;
   return EntryState::Live;
 }
@@ -840,13 +952,13 @@ void World::collect_due() {
   assert(due_.front().at_us >= now_us_);
   now_us_ = due_.front().at_us;
   for (const EventQueue::Popped& entry : due_) {
-    switch (entry_state(entry)) {
+    switch (entry_state(entry.guard, queue_.item(entry.slot))) {
       case EntryState::Dead: queue_.release(entry.slot); break;
       case EntryState::Deferred: {
         // To the end of the pause, after the resume, in arrival order (as step()).
-        Action action = std::move(queue_.action(entry.slot));
+        AgendaEntry moved = std::move(queue_.item(entry.slot));
         queue_.release(entry.slot);
-        queue_.push(node(entry.guard.client).paused_until_us, std::move(action), entry.guard, entry.tag);
+        queue_.push(node(entry.guard.client).paused_until_us, std::move(moved), entry.guard);
         break;
       }
       case EntryState::Live: due_live_.push_back(entry); break;
@@ -854,23 +966,33 @@ void World::collect_due() {
   }
 }
 
-int64_t World::actor_of(const QueueTag& tag, const QueueGuard& guard) {
-  // class * 2^32 + client * 2^8 + server: a client's own actions first, then
+int64_t World::actor_of(const AgendaEntry& entry, const QueueGuard& guard) {
+  // class * 2^32 + client * 2^8 + server: a client's own entries first, then
   // its links (requests, replies, pub/sub), then the world's.
-  const auto kind = static_cast<EntryKind>(tag.kind);
   int64_t cls = 0;
-  int64_t client = guard.client >= 0 ? guard.client : tag.a;
+  int64_t client = guard.client >= 0 ? guard.client : entry_client(entry);
   int64_t server = 0;
-  switch (kind) {
-    case EntryKind::Arrival:
-    case EntryKind::SubscribeArrival:
-    case EntryKind::UnsubscribeArrival: cls = 1; server = tag.b; break;
-    case EntryKind::Reply:
-    case EntryKind::SubscribeAck: cls = 2; server = tag.b; break;
-    case EntryKind::Delivery: cls = 3; server = tag.b; break;
-    case EntryKind::Planned:
-    case EntryKind::Untagged: cls = client >= 0 ? 0 : 4; break;
-    default: cls = 0; break;
+  switch (entry_kind(entry)) {
+    case EntryKind::Arrival: cls = 1; server = std::get<agenda::Arrival>(entry).server; break;
+    case EntryKind::SubscribeArrival: cls = 1; server = std::get<agenda::SubscribeArrival>(entry).server; break;
+    case EntryKind::UnsubscribeArrival:
+      cls = 1;
+      server = std::get<agenda::UnsubscribeArrival>(entry).subscription.server;
+      break;
+    case EntryKind::Reply: cls = 2; server = std::get<agenda::ReplyBack>(entry).server; break;
+    case EntryKind::SubscribeAck: cls = 2; server = std::get<agenda::SubscribeAck>(entry).server; break;
+    case EntryKind::Delivery: cls = 3; server = std::get<agenda::Delivery>(entry).server; break;
+    case EntryKind::Step: cls = guard.client >= 0 ? 0 : 4; break;
+    case EntryKind::None:
+    case EntryKind::PlannedFault:
+    case EntryKind::InjectedFault:
+    case EntryKind::RestartClient: cls = 4; client = 0; break;
+    case EntryKind::ClientTimer:
+    case EntryKind::RequestTimeout:
+    case EntryKind::SubscribeTimeout:
+    case EntryKind::Resume:
+    case EntryKind::Heal:
+    case EntryKind::OperationStart: cls = 0; break;
   }
   if (client < 0) client = 0;
   return (cls << 32) | (client << 8) | server;
@@ -880,7 +1002,7 @@ bool World::take_held_due() {
   if (!due_held_) return false;
   bool still = queue_.earliest_pushed_us() > now_us_;
   for (const EventQueue::Popped& entry : due_live_) {
-    still = still && entry.at_us == now_us_ && entry_state(entry) == EntryState::Live;
+    still = still && entry.at_us == now_us_ && entry_state(entry.guard, queue_.item(entry.slot)) == EntryState::Live;
   }
   if (still) {
     due_held_ = false;
@@ -908,7 +1030,7 @@ bool World::step_scheduled() {
     std::vector<std::pair<int64_t, size_t>>& heads = due_heads_;
     heads.clear();
     for (size_t i = 0; i < due_live_.size(); ++i) {
-      const int64_t actor = actor_of(due_live_[i].tag, due_live_[i].guard);
+      const int64_t actor = actor_of(queue_.item(due_live_[i].slot), due_live_[i].guard);
       bool seen = false;
       for (const auto& h : heads) seen = seen || h.first == actor;
       if (!seen) heads.emplace_back(actor, i);
@@ -929,7 +1051,7 @@ bool World::step_scheduled() {
   }
   stats_.actions++;
   const SlotRelease release{queue_, top.slot};
-  queue_.action(top.slot)();
+  run_entry(queue_.item(top.slot));
   return true;
 }
 
@@ -961,7 +1083,7 @@ int64_t World::next_live_us(int64_t limit_us) {
 
 size_t World::first_planned_due() const {
   for (size_t i = 0; i < due_live_.size(); ++i) {
-    if (static_cast<EntryKind>(due_live_[i].tag.kind) == EntryKind::Planned) return i;
+    if (entry_kind(queue_.item(due_live_[i].slot)) == EntryKind::PlannedFault) return i;
   }
   return due_live_.size();
 }
@@ -970,17 +1092,17 @@ bool World::due_pick_pending() const {
   // As step_scheduled() decides: a planned action first, else a pick among
   // the actors due when there are several.
   if (due_live_.size() < 2 || first_planned_due() < due_live_.size()) return false;
-  const int64_t first = actor_of(due_live_[0].tag, due_live_[0].guard);
+  const int64_t first = actor_of(queue_.item(due_live_[0].slot), due_live_[0].guard);
   for (const EventQueue::Popped& entry : due_live_) {
-    if (actor_of(entry.tag, entry.guard) != first) return true;
+    if (actor_of(queue_.item(entry.slot), entry.guard) != first) return true;
   }
   return false;
 }
 
 void World::purge_dead() {
   assert(hook_ != nullptr);
-  queue_.remove_if([this](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
-    if (entry_state(EventQueue::Popped{at_us, guard, 0, order, tag}) != EntryState::Dead) return false;
+  queue_.remove_if([this](int64_t at_us, uint64_t, const QueueGuard& guard, const AgendaEntry& entry) {
+    if (entry_state(guard, entry) != EntryState::Dead) return false;
     purged_dead_us_.push(at_us);
     return true;
   });
@@ -995,16 +1117,14 @@ void World::advance_to(int64_t at_us) {
 namespace {
 bool is_clients_own(EntryKind kind) {
   return kind == EntryKind::ClientTimer || kind == EntryKind::RequestTimeout || kind == EntryKind::SubscribeTimeout ||
-         kind == EntryKind::Task || kind == EntryKind::Resume || kind == EntryKind::Heal;
+         kind == EntryKind::OperationStart || kind == EntryKind::Resume || kind == EntryKind::Heal;
 }
 }  // namespace
 
 int64_t World::next_deadline_after(int64_t after_us) const {
   int64_t best = -1;
-  for_each_queued([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
-    EventQueue::Popped entry{at_us, guard, 0, order, tag};
-    const auto kind = static_cast<EntryKind>(tag.kind);
-    if (!is_clients_own(kind) || entry_state(entry) == EntryState::Dead) return;
+  for_each_queued([&](int64_t at_us, uint64_t, const QueueGuard& guard, const AgendaEntry& entry) {
+    if (!is_clients_own(entry_kind(entry)) || entry_state(guard, entry) == EntryState::Dead) return;
     int64_t due_us = at_us;
     if (guard.client >= 0) due_us = std::max(due_us, node(guard.client).paused_until_us);
     if (due_us > after_us && (best < 0 || due_us < best)) best = due_us;
@@ -1017,12 +1137,11 @@ bool World::client_has_pending(int c) const {
   if (!n.alive) return false;
   if (n.paused_until_us > now_us_) return true;
   bool found = false;
-  for_each_queued([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
+  for_each_queued([&](int64_t, uint64_t, const QueueGuard& guard, const AgendaEntry& entry) {
     if (found) return;
-    const int about = guard.client >= 0 ? guard.client : tag.a;
+    const int about = guard.client >= 0 ? guard.client : entry_client(entry);
     if (about != c) return;
-    EventQueue::Popped entry{at_us, guard, 0, order, tag};
-    if (entry_state(entry) != EntryState::Dead) found = true;
+    if (entry_state(guard, entry) != EntryState::Dead) found = true;
   });
   return found;
 }

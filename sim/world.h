@@ -17,10 +17,14 @@
 // failover() promotes it. With `groups`, every client also runs a
 // MultiLockClient (impl/multi_lock.h) for multi-locks and RedLocks.
 // Every history Event goes to the EventSink with consecutive ids.
+// The agenda is data (sim/agenda.h): each queued entry says what it is
+// (an arrival, a reply, a timer, a driver's step, a planned fault, ...) and
+// the World runs it by one switch; the driver of the clients' tasks gets its
+// steps back through TaskRunner.
 // Schedule mode (set_schedule, sim/schedule_hook.h): a hook decides every
-// message's fate and which actor's action runs first at an instant; each
-// queued action carries a tag saying what it is, so that the world can skip
-// the dead ones without running them and fingerprint its state (digest();
+// message's fate and which actor's entry runs first at an instant; since
+// each queued entry says what it is, the world can skip the dead ones
+// without running them and fingerprint its state (digest();
 // sim/world_digest.cc) for the explorer.
 #pragma once
 
@@ -37,7 +41,7 @@
 #include "impl/client.h"
 #include "impl/multi_lock.h"
 #include "model/key_hash.h"
-#include "sim/action.h"
+#include "sim/agenda.h"
 #include "sim/backend.h"
 #include "sim/digest_scratch.h"
 #include "sim/event_queue.h"
@@ -69,24 +73,8 @@ struct WorldConfig {
 
 class ReplicatedBackend;
 
-// What a queued action is (QueueTag::kind), for schedule mode.
-enum class EntryKind : uint8_t {
-  Untagged = 0,
-  ClientTimer,       // a = client, id = timer id (a LockClient's or a watchdog's)
-  RequestTimeout,    // a = client, id = timer id, ref = the ScriptRequest
-  SubscribeTimeout,  // a = client, id = timer id, ref = the subscribe request
-  Arrival,           // a script request reaching server b from client a (aux: its incarnation); ref = the ScriptRequest
-  Reply,             // its reply reaching client a from server b; ref = the ScriptRequest
-  SubscribeArrival,  // a = client, b = server, id = subscription id, aux = incarnation, ref = the subscribe request
-  SubscribeAck,      // likewise, the acknowledgement back at the client
-  UnsubscribeArrival,  // a = client, b = server, id = fingerprint of the channel, aux = incarnation
-  Delivery,          // a pub/sub message reaching client a from server b; id = its fingerprint
-  Resume,            // a = client, id = the pause's end (true µs), aux = incarnation
-  Heal,              // a = client, id = the partition's generation
-  Task,              // a = client, id = the caller's name for the operation it starts
-  Planned,           // a fault plan's action
-  Restart,           // a = client: restarts after a crash
-};
+// The World's queue: agenda entries (sim/agenda.h) with their guards.
+using EventQueue = BasicEventQueue<AgendaEntry>;
 
 struct WorldStats {
   uint64_t events = 0;
@@ -106,23 +94,29 @@ class World {
   int client_count() const { return static_cast<int>(nodes_.size()); }
   int server_count() const { return backend_.server_count(); }
 
-  // Schedules a world action (not tied to a client) at true time at_us >= now.
-  // (Actions are taken by rvalue reference all the way into the queue: a
-  // lambda converts to one Action, which is moved once, into its slot.)
-  void at(int64_t at_us, Action&& action);
-  // at() for a plan's actions scheduled in time order (a fault plan): they
-  // wait in a queue lane, out of the heap (sim/event_queue.h). Same order.
-  void at_planned(int64_t at_us, Action&& action);
-  // Schedules an action on client c's current incarnation: dropped if it
+  // The driver of the clients' tasks (the workload, an explicit plan's run,
+  // a test's script): every step it schedules is handed back to it. Set
+  // once, before the first step; it outlives the world.
+  void set_task_runner(TaskRunner* runner);
+  // Schedules a driver's step at true time at_us >= now. With step.client
+  // >= 0 it belongs to that client's current incarnation: dropped if it
   // crashes first, deferred to the end of a pause.
-  void at_client(int c, int64_t at_us, Action&& action);
-
-  // at_client() with a tag (EntryKind::Task: a = c, id = what it starts).
-  void at_client(int c, int64_t at_us, Action&& action, QueueTag tag);
-
-  // Runs `action` on client c after delay_ms of its monotonic clock (a task's
-  // sleep); same crash/pause rules as at_client.
-  void after_client(int c, int64_t delay_ms, Action&& action);
+  void at_step(int64_t at_us, TaskStep step);
+  // at_step() after delay_ms of client step.client's monotonic clock (a
+  // task's sleep).
+  void after_step(int64_t delay_ms, TaskStep step);
+  // at_step() for a client's step that starts the operation `name` names
+  // (an explicit plan's): a deadline of the client's own, fingerprinted by
+  // its name (sim/world_digest.cc).
+  void at_operation(int64_t at_us, TaskStep step, uint64_t name);
+  // A fault plan's action, at f.at_us (it runs first at its instant, and
+  // waits in a queue lane meanwhile: sim/event_queue.h).
+  void plan_fault(const FaultAction& f);
+  // A fault chosen while the run goes on (a targeted nemesis), at f.at_us.
+  void inject_fault(const FaultAction& f);
+  // Applies f now (its Fault event(s) recorded); a crash with
+  // restart_after_ms >= 0 schedules the client's restart.
+  void apply_fault(const FaultAction& f);
 
   // Schedule mode (sim/schedule_hook.h), set before the first step. The
   // link must have one fixed latency (latency_min_us == latency_max_us)
@@ -188,7 +182,7 @@ class World {
   // Test hook: called with each Script event; true -> its reply is lost.
   std::function<bool(const Event& script_event)> lose_reply;
 
-  // Runs one queued action; false when the queue is empty. In schedule
+  // Runs one queued entry; false when the queue is empty. In schedule
   // mode one step may instead only drop dead actions or defer a paused
   // client's (it runs at most one live action).
   bool step();
@@ -210,48 +204,17 @@ class World {
  private:
   class NodeEnv;
   struct Node;
-  struct Subscription {
-    int client = -1;
-    int server = 0;
-    std::string channel;
-    bool active = false;  // reached the server
-  };
-
-  // A script request in flight (NodeEnv::send_script): the timeout timer, the
-  // arrival at the server and the reply share it. Pooled: its strings keep
-  // their buffers from request to request.
-  struct ScriptRequest {
-    bool finished = false;
-    bool spared = false;  // its request was a spared loss: it and its reply get through
-    ClientEnv::TimerId timer = 0;
-    std::function<void(const ScriptOutcome&)> done;  // cleared once called
-    ScriptCall call;
-    ScriptTag tag;
-    Reply reply;
-    // Schedule mode: the fingerprints of what does not change while it is
-    // queued (sim/world_digest.cc): its call and tag, set when it is sent,
-    // and its reply, set when the server has run it.
-    uint64_t fixed_digest = 0;
-    uint64_t reply_digest = 0;
-  };
-  // Their fingerprints (sim/world_digest.cc).
+  // The fingerprints of a request's fixed part and of its reply
+  // (sim/world_digest.cc).
   static uint64_t fixed_request_digest(const ScriptCall& call, const ScriptTag& tag);
   static uint64_t reply_digest_of(const Reply& reply);
-  // A subscribe request in flight (NodeEnv::subscribe): its timeout timer
-  // and its acknowledgement share it.
-  struct SubscribeRequest {
-    bool finished = false;
-    ClientEnv::TimerId timer = 0;
-    uint64_t id = 0;  // the subscription
-    std::function<void(bool)> done;
-  };
 
   Node& node(int c);
   const Node& node(int c) const;
   void start_client(int c);
   // Schedule mode.
   enum class EntryState { Dead, Deferred, Live };
-  EntryState entry_state(const EventQueue::Popped& entry) const;
+  EntryState entry_state(const QueueGuard& guard, const AgendaEntry& entry) const;
   bool step_scheduled();
   // Takes the due entries out, releases the dead ones, defers the paused
   // ones and leaves the live ones in due_live_ (in order).
@@ -267,28 +230,24 @@ class World {
   // held). unhold() puts them back.
   bool take_held_due();
   void unhold();
-  // fn(at_us, order, guard, tag) for every queued action, held ones included.
+  // fn(at_us, order, guard, entry) for every queued entry, held ones included.
   template <class Fn>
   void for_each_queued(Fn&& fn) const {
     queue_.for_each(fn);
     if (!due_held_) return;
-    for (const EventQueue::Popped& e : due_live_) fn(e.at_us, e.order, e.guard, e.tag);
+    for (const EventQueue::Popped& e : due_live_) fn(e.at_us, e.order, e.guard, queue_.item(e.slot));
   }
   // The index in due_live_ of the first planned action (it runs first at
   // its instant), or due_live_.size() when there is none.
   size_t first_planned_due() const;
   // The actor of a live entry (sim/schedule_hook.h), ordered: lower first
   // among the candidates of a pick.
-  static int64_t actor_of(const QueueTag& tag, const QueueGuard& guard);
+  static int64_t actor_of(const AgendaEntry& entry, const QueueGuard& guard);
   // The fate of a message in schedule mode; records a lost or late one
   // (`what()` says which, as record_lost does: made only then). False: lost.
   template <class What>
   bool scheduled_fate(int c, int s, MessageKind kind, const What& what, const std::string& lock,
                       int64_t* arrive_us);
-  // The tag of a timer of client c; internal timers name their record.
-  static QueueTag timer_tag(EntryKind kind, int c, uint64_t id, const void* ref = nullptr) {
-    return QueueTag{static_cast<uint8_t>(kind), c, -1, id, 0, ref};
-  }
   bool link_down(int c) const;
   std::string make_uuid(int c);
   // Server side of a script request from client c: true with *reply and
@@ -298,17 +257,27 @@ class World {
   // its reply gets through too.
   bool execute_at_server(int c, int s, const ScriptCall& call, const ScriptTag& tag, Reply* reply,
                          int64_t* back_us, bool spared);
-  // at_client for a given incarnation of c; at_us < 0 means now. The queue
-  // carries the (client, incarnation) guard that step() checks.
-  void at_client_incarnation(int c, uint64_t incarnation, Action&& action, int64_t at_us = -1);
   // The queue lanes (sim/event_queue.h): the fault plan, and request
   // timeouts (one length per client, armed in time order).
   static constexpr EventQueue::Lane kPlanLane{0};
   static constexpr EventQueue::Lane kRequestTimeoutLane{1};
-  // at_client, through `lane`.
-  void at_client_in_lane(EventQueue::Lane lane, int c, int64_t at_us, Action&& action, QueueTag tag);
-  void at_tagged(int64_t at_us, Action&& action, QueueTag tag);
-  void at_client_incarnation_tagged(int c, uint64_t incarnation, Action&& action, int64_t at_us, QueueTag tag);
+  // The one way onto the agenda: `entry` at true time at_us >= now, with
+  // the guard and in the lane its kind gives (sim/agenda.h).
+  void schedule(int64_t at_us, AgendaEntry&& entry);
+  QueueGuard guard_of(const AgendaEntry& entry) const;
+  // Runs a popped, live entry (the one switch over what an entry is).
+  void run_entry(AgendaEntry& entry);
+  void run(agenda::ClientTimer& e);
+  void run(agenda::RequestTimeout& e);
+  void run(agenda::SubscribeTimeout& e);
+  void run(agenda::Arrival& e);
+  void run(agenda::ReplyBack& e);
+  void run(agenda::SubscribeArrival& e);
+  void run(agenda::SubscribeAck& e);
+  void run(agenda::UnsubscribeArrival& e);
+  void run(agenda::Delivery& e);
+  void run(agenda::Resume& e);
+  void run(agenda::Heal& e);
   void route_published(int s, const std::vector<Published>& published);
   void drop_subscriptions(int c);
   // A message the link dropped at random (not a partition): counted, and
@@ -337,7 +306,7 @@ class World {
   std::unique_ptr<ReplicatedBackend> replicated_;  // with replica lags
   Backend& backend_;
   EventSink& sink_;
-  RecordPool<ScriptRequest> script_requests_;  // before queue_: queued actions hold Refs
+  RecordPool<ScriptRequest> script_requests_;  // before queue_: queued entries hold Refs
   EventQueue queue_;
   // Schedule mode: the times of dead actions dropped from the queue before
   // they were due (purge_dead()) and not yet passed; next_live_us() moves
@@ -361,6 +330,7 @@ class World {
   std::vector<std::map<std::string, std::map<int, int>>> channels_;
   WorldStats stats_;
   ScheduleHook* hook_ = nullptr;
+  TaskRunner* runner_ = nullptr;
   std::vector<EventQueue::Popped> due_;       // schedule mode: the instant's entries
   std::vector<EventQueue::Popped> due_live_;  // ... the live ones
   std::vector<std::pair<int64_t, size_t>> due_heads_;  // ... each actor's first (actor, index in due_live_)

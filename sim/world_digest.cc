@@ -8,7 +8,7 @@
 //    time, and now's position within its millisecond (what the clocks
 //    round). With clock drift, where the future does depend on the absolute
 //    time, now itself is included;
-//  - pending actions by what they will do (their tags, sim/world.h): the
+//  - pending entries by what they will do (sim/agenda.h): the
 //    dead ones (a crashed incarnation's, a cancelled timer's) are left out;
 //    actions due at the same instant are taken in order within one actor
 //    and in any order across actors (the hook's pick explores every
@@ -42,6 +42,31 @@ class ClientNames final : public DigestNames {
   const std::vector<uint64_t>* subs = nullptr;
   const std::vector<uint64_t>* ops = nullptr;     // live op ids, ascending
 };
+
+// The number an entry's kind had in the fingerprint before the agenda was
+// data (the fingerprints, and so the explorer's counts, stay as they were).
+int fingerprint_kind(EntryKind kind) {
+  switch (kind) {
+    case EntryKind::ClientTimer: return 1;
+    case EntryKind::RequestTimeout: return 2;
+    case EntryKind::SubscribeTimeout: return 3;
+    case EntryKind::Arrival: return 4;
+    case EntryKind::Reply: return 5;
+    case EntryKind::SubscribeArrival: return 6;
+    case EntryKind::SubscribeAck: return 7;
+    case EntryKind::UnsubscribeArrival: return 8;
+    case EntryKind::Delivery: return 9;
+    case EntryKind::Resume: return 10;
+    case EntryKind::Heal: return 11;
+    case EntryKind::OperationStart: return 12;
+    case EntryKind::None:
+    case EntryKind::Step:
+    case EntryKind::PlannedFault:
+    case EntryKind::InjectedFault:
+    case EntryKind::RestartClient: return 0;  // never fingerprinted
+  }
+  return 0;
+}
 
 bool is_fair_call(ScriptKind kind) {
   return kind == ScriptKind::FairAcquire || kind == ScriptKind::FairTryOnce || kind == ScriptKind::FairRelease ||
@@ -161,16 +186,15 @@ QueueCensus World::digest(StateDigest* out, DigestScratch* scratch) const {
   std::vector<DigestScratch::QueuedItem>& items = scratch->items;
   items.clear();
   size_t dead = 0;
-  for_each_queued([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const QueueTag& tag) {
-    const EventQueue::Popped entry{at_us, guard, 0, order, tag};
-    if (entry_state(entry) == EntryState::Dead) {
+  for_each_queued([&](int64_t at_us, uint64_t order, const QueueGuard& guard, const AgendaEntry& entry) {
+    if (entry_state(guard, entry) == EntryState::Dead) {
       ++dead;
       return;
     }
-    const auto kind = static_cast<EntryKind>(tag.kind);
+    const EntryKind kind = entry_kind(entry);
     StateDigest what;
-    what.add(static_cast<int>(kind));
-    const int c = guard.client >= 0 ? guard.client : tag.a;
+    what.add(static_cast<int>(fingerprint_kind(kind)));
+    const int c = guard.client >= 0 ? guard.client : entry_client(entry);
     const ClientNames* cn = c >= 0 && c < clients ? &names[static_cast<size_t>(c)] : nullptr;
     auto add_request = [&](const ScriptRequest& r) {
       what.add(r.fixed_digest);
@@ -183,74 +207,97 @@ QueueCensus World::digest(StateDigest* out, DigestScratch* scratch) const {
     switch (kind) {
       case EntryKind::ClientTimer:
         what.add(c);
-        what.add(cn->timer(tag.id));
+        what.add(cn->timer(std::get<agenda::ClientTimer>(entry).timer));
         break;
-      case EntryKind::RequestTimeout:
+      case EntryKind::RequestTimeout: {
+        const auto& e = std::get<agenda::RequestTimeout>(entry);
         what.add(c);
-        what.add(cn->timer(tag.id));
-        add_request(*static_cast<const ScriptRequest*>(tag.ref));
-        break;
-      case EntryKind::SubscribeTimeout: {
-        const auto& r = *static_cast<const SubscribeRequest*>(tag.ref);
-        what.add(c);
-        what.add(cn->timer(tag.id));
-        what.add(cn->subscription(r.id));
-        what.add(r.finished);
+        what.add(cn->timer(e.timer));
+        add_request(*e.request);
         break;
       }
-      case EntryKind::Arrival:
-      case EntryKind::Reply: {
-        const auto& r = *static_cast<const ScriptRequest*>(tag.ref);
+      case EntryKind::SubscribeTimeout: {
+        const auto& e = std::get<agenda::SubscribeTimeout>(entry);
         what.add(c);
-        what.add(tag.b);
-        what.add(current(tag.aux));
-        add_request(r);
-        if (kind == EntryKind::Reply) what.add(r.reply_digest);
+        what.add(cn->timer(e.timer));
+        what.add(cn->subscription(e.request->id));
+        what.add(e.request->finished);
+        break;
+      }
+      case EntryKind::Arrival: {
+        const auto& e = std::get<agenda::Arrival>(entry);
+        what.add(c);
+        what.add(e.server);
+        what.add(current(e.incarnation));
+        add_request(*e.request);
+        break;
+      }
+      case EntryKind::Reply: {
+        const auto& e = std::get<agenda::ReplyBack>(entry);
+        what.add(c);
+        what.add(e.server);
+        what.add(current(e.incarnation));
+        add_request(*e.request);
+        what.add(e.request->reply_digest);
         break;
       }
       case EntryKind::SubscribeArrival:
       case EntryKind::SubscribeAck: {
-        const auto& r = *static_cast<const SubscribeRequest*>(tag.ref);
+        const bool arrival = kind == EntryKind::SubscribeArrival;
+        const auto* in = std::get_if<agenda::SubscribeArrival>(&entry);
+        const auto* back = std::get_if<agenda::SubscribeAck>(&entry);
+        const int server = arrival ? in->server : back->server;
+        const uint64_t incarnation = arrival ? in->incarnation : back->incarnation;
+        const uint64_t subscription = arrival ? in->subscription : back->subscription;
+        const SubscribeRequest& r = arrival ? *in->request : *back->request;
         what.add(c);
-        what.add(tag.b);
-        what.add(current(tag.aux));
-        what.add(cn->subscription(tag.id));
+        what.add(server);
+        what.add(current(incarnation));
+        what.add(cn->subscription(subscription));
         what.add(r.finished);
         what.add(cn->timer(r.timer));
         break;
       }
-      case EntryKind::UnsubscribeArrival:
+      case EntryKind::UnsubscribeArrival: {
+        const auto& e = std::get<agenda::UnsubscribeArrival>(entry);
         what.add(c);
-        what.add(tag.b);
-        what.add(current(tag.aux));
-        what.add(tag.id);
+        what.add(e.subscription.server);
+        what.add(current(e.incarnation));
+        what.add(e.channel_digest);
         break;
-      case EntryKind::Delivery:
+      }
+      case EntryKind::Delivery: {
+        const auto& e = std::get<agenda::Delivery>(entry);
         what.add(c);
-        what.add(tag.b);
-        what.add(tag.id);
+        what.add(e.server);
+        what.add(e.message_digest);
         break;
-      case EntryKind::Resume:
+      }
+      case EntryKind::Resume: {
+        const auto& e = std::get<agenda::Resume>(entry);
         what.add(c);
-        what.add(static_cast<int64_t>(tag.id) - now_us_);
-        what.add(current(tag.aux));
-        what.add(node(c).paused_until_us == static_cast<int64_t>(tag.id));
+        what.add(e.until_us - now_us_);
+        what.add(current(e.incarnation));
+        what.add(node(c).paused_until_us == e.until_us);
         break;
+      }
       case EntryKind::Heal:
         what.add(c);
-        what.add(partition_gen_.at(static_cast<size_t>(c)) == tag.id);
+        what.add(partition_gen_.at(static_cast<size_t>(c)) == std::get<agenda::Heal>(entry).generation);
         break;
-      case EntryKind::Task:
+      case EntryKind::OperationStart:
         what.add(c);
-        what.add(tag.id);
+        what.add(std::get<agenda::OperationStart>(entry).name);
         break;
-      case EntryKind::Untagged:
-      case EntryKind::Planned:
-      case EntryKind::Restart:
-        throw std::logic_error("World::digest: a queued action it cannot fingerprint (kind " +
+      case EntryKind::None:
+      case EntryKind::Step:
+      case EntryKind::PlannedFault:
+      case EntryKind::InjectedFault:
+      case EntryKind::RestartClient:
+        throw std::logic_error("World::digest: a queued entry it cannot fingerprint (kind " +
                                std::to_string(static_cast<int>(kind)) + ")");
     }
-    items.push_back(DigestScratch::QueuedItem{at_us - now_us_, actor_of(tag, guard), order, what.value()});
+    items.push_back(DigestScratch::QueuedItem{at_us - now_us_, actor_of(entry, guard), order, what.value()});
   });
   std::sort(items.begin(), items.end());
   out->add(static_cast<uint64_t>(items.size()));

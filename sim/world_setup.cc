@@ -1,7 +1,5 @@
 #include "sim/world_setup.h"
 
-#include <cassert>
-
 #include "impl/client_mutant.h"
 
 namespace locksim {
@@ -30,39 +28,7 @@ WorldConfig world_config_for(const Scenario& s, const FaultPlan& plan) {
 }
 
 void schedule_faults(World& world, const FaultPlan& plan) {
-  for (const FaultAction& f : plan.actions) {
-    world.at_planned(f.at_us, [&world, f] { apply_fault(world, f); });
-  }
-}
-
-void apply_fault(World& world, const FaultAction& f) {
-  switch (f.kind) {
-    case FaultKind::Crash:
-      if (!world.client_alive(f.target)) return;
-      world.crash(f.target);
-      if (f.restart_after_ms >= 0) {
-        const int c = f.target;
-        World* w = &world;
-        world.at(world.now_us() + f.restart_after_ms * 1000, [w, c] { w->restart(c); });
-      }
-      return;
-    case FaultKind::Pause: world.pause(f.target, f.duration_ms); return;
-    case FaultKind::ClientClockJump: world.jump_client_clock(f.target, f.duration_ms); return;
-    case FaultKind::ServerClockJump: world.jump_server_clock(f.target, f.duration_ms); return;
-    case FaultKind::Partition: world.partition(f.target, f.duration_ms); return;
-    case FaultKind::RedisRestart: world.redis_restart(f.target); return;
-    case FaultKind::Failover: world.failover(f.target); return;
-    case FaultKind::LostRequest:
-    case FaultKind::LostReply:
-    case FaultKind::LostMessage:
-    case FaultKind::LostSubscribe:
-    case FaultKind::RequestTimeout:
-    case FaultKind::ClientClockSkew:
-    case FaultKind::ServerClockDrift:
-    case FaultKind::SlowLink:
-      assert(false && "not a fault a plan's action injects (is_planned_fault)");
-      return;
-  }
+  for (const FaultAction& f : plan.actions) world.plan_fault(f);
 }
 
 }  // namespace locksim

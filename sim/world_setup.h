@@ -12,12 +12,10 @@ namespace locksim {
 
 WorldConfig world_config_for(const Scenario& scenario, const FaultPlan& plan);
 
-// Queues every action of `plan` on `world`, each to be applied at its time
-// by apply_fault().
+// Queues every action of `plan` on `world` (World::plan_fault), each to be
+// applied at its time by World::apply_fault: a crash of a dead client is a
+// no-op; a crash with restart_after_ms >= 0 restarts the client that long
+// after.
 void schedule_faults(World& world, const FaultPlan& plan);
-
-// Applies one fault action now. A crash of a dead client is a no-op; a crash
-// with restart_after_ms >= 0 restarts the client that long after.
-void apply_fault(World& world, const FaultAction& f);
 
 }  // namespace locksim

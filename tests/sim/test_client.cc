@@ -15,8 +15,8 @@ using testing::rlock;
 // lock() at 0, unlock at 35 s: renewals every lease/3 (10 s), none after.
 std::vector<Event> watchdog_run(Harness& h) {
   World& w = *h.world;
-  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
-  w.at(35 * kSec, [&] { w.client(0).unlock(1, rlock(), nullptr); });
+  h.steps.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  h.steps.at(35 * kSec, [&] { w.client(0).unlock(1, rlock(), nullptr); });
   w.run_until(100 * kSec);
   return h.scripts("rlock_renew");
 }
@@ -55,7 +55,7 @@ TEST(Client, WatchdogNotCancelledMutantKeepsRenewing) {
 TEST(Client, WatchdogPeriodLeaseMutantRenewsTooLate) {
   Harness h(1, ClientMutant::WatchdogPeriodLease);
   World& w = *h.world;
-  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  h.steps.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
   w.run_until(40 * kSec);
   const auto renews = h.scripts("rlock_renew");
   ASSERT_EQ(renews.size(), 1u);
@@ -68,8 +68,8 @@ TEST(Client, ExplicitLeaseIsNeverRenewed) {
   World& w = *h.world;
   AcquireResult got = AcquireResult::Unknown;
   UnlockResult unlocked = UnlockResult::Unknown;
-  w.at(0, [&] { w.client(0).lock(1, rlock(), 5'000, [&](AcquireResult r) { got = r; }); });
-  w.at(20 * kSec, [&] { w.client(0).unlock(1, rlock(), [&](UnlockResult r) { unlocked = r; }); });
+  h.steps.at(0, [&] { w.client(0).lock(1, rlock(), 5'000, [&](AcquireResult r) { got = r; }); });
+  h.steps.at(20 * kSec, [&] { w.client(0).unlock(1, rlock(), [&](UnlockResult r) { unlocked = r; }); });
   w.run_until(60 * kSec);
   EXPECT_EQ(got, AcquireResult::Acquired);
   EXPECT_TRUE(h.scripts("rlock_renew").empty());
@@ -82,7 +82,7 @@ TEST(Client, ExplicitLeaseIsNeverRenewed) {
 TEST(Client, LeaseUnitSecondsMutantExpiresFarTooEarly) {
   Harness h(1, ClientMutant::LeaseUnitSeconds);
   World& w = *h.world;
-  w.at(0, [&] { w.client(0).lock(1, rlock(), 5'000, nullptr); });
+  h.steps.at(0, [&] { w.client(0).lock(1, rlock(), 5'000, nullptr); });
   w.run_until(1 * kSec);
   const auto acquire = h.scripts("rlock_acquire");
   ASSERT_EQ(acquire.size(), 1u);
@@ -93,9 +93,9 @@ TEST(Client, LeaseUnitSecondsMutantExpiresFarTooEarly) {
 // Client 0 holds; client 1 waits with a budget of 60 s; client 0 releases at 1 s.
 int64_t waiter_ok_us(Harness& h) {
   World& w = *h.world;
-  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
-  w.at(100 * kMs, [&] { w.client(1).try_lock(1, rlock(), 60'000, -1, nullptr); });
-  w.at(1 * kSec, [&] { w.client(0).unlock(1, rlock(), nullptr); });
+  h.steps.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  h.steps.at(100 * kMs, [&] { w.client(1).try_lock(1, rlock(), 60'000, -1, nullptr); });
+  h.steps.at(1 * kSec, [&] { w.client(0).unlock(1, rlock(), nullptr); });
   w.run_until(70 * kSec);
   const auto oks = h.select(EventKind::Ok, Op::TryLock);
   EXPECT_EQ(oks.size(), 1u);
@@ -112,7 +112,7 @@ TEST(Client, WaiterWakesOnReleaseMessageBeforeItsTtl) {
   EXPECT_EQ(delivered[0].client, 1);
   EXPECT_EQ(delivered[0].published[0], LockKeys::channel("lsim:A") + " 0");
   // Unsubscribed on exit: a later release reaches nobody.
-  h.world->at(h.world->now_us(), [&] { h.world->client(1).unlock(1, rlock(), nullptr); });
+  h.steps.at(h.world->now_us(), [&] { h.world->client(1).unlock(1, rlock(), nullptr); });
   h.world->run_until(80 * kSec);
   EXPECT_EQ(h.select(EventKind::Deliver).size(), 1u);
 }
@@ -126,8 +126,8 @@ TEST(Client, UnlockNoWakeMutantLeavesWaiterSleepingUntilTtl) {
 // Fair lock: client 0 holds; client 1 tries for 2 s and gives up.
 void fair_giveup_run(Harness& h) {
   World& w = *h.world;
-  w.at(0, [&] { w.client(0).lock(1, fair(), -1, nullptr); });
-  w.at(100 * kMs, [&] { w.client(1).try_lock(1, fair(), 2'000, -1, nullptr); });
+  h.steps.at(0, [&] { w.client(0).lock(1, fair(), -1, nullptr); });
+  h.steps.at(100 * kMs, [&] { w.client(1).try_lock(1, fair(), 2'000, -1, nullptr); });
   w.run_until(5 * kSec);
 }
 
@@ -167,8 +167,8 @@ TEST(Client, FairGiveUpEndsWhenAcquireFailedAnswers) {
   Harness lost(2);
   World& w = *lost.world;
   w.lose_reply = [](const Event& e) { return e.script == "fair_acquire_failed"; };
-  w.at(0, [&] { w.client(0).lock(1, fair(), -1, nullptr); });
-  w.at(100 * kMs, [&] { w.client(1).try_lock(1, fair(), 2'000, -1, nullptr); });
+  lost.steps.at(0, [&] { w.client(0).lock(1, fair(), -1, nullptr); });
+  lost.steps.at(100 * kMs, [&] { w.client(1).try_lock(1, fair(), 2'000, -1, nullptr); });
   w.run_until(10 * kSec);
   const auto lost_info = lost.select(EventKind::Info, Op::AcquireFailed);
   const auto lost_fails = lost.select(EventKind::Fail, Op::TryLock);
@@ -196,11 +196,11 @@ TEST(Client, RetriedUnlockReusesRequestIdAndIsIdempotent) {
     return false;
   };
   std::vector<UnlockResult> results;
-  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
-  w.at(10 * kMs, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });  // count 2
-  w.at(1 * kSec, [&] { w.client(0).unlock(1, rlock(), [&](UnlockResult r) { results.push_back(r); }); });
-  w.at(6 * kSec, [&] { w.client(0).unlock(1, rlock(), [&](UnlockResult r) { results.push_back(r); }); });
-  w.at(7 * kSec, [&] { w.client(1).try_lock_once(1, rlock(), -1, nullptr); });
+  h.steps.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  h.steps.at(10 * kMs, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });  // count 2
+  h.steps.at(1 * kSec, [&] { w.client(0).unlock(1, rlock(), [&](UnlockResult r) { results.push_back(r); }); });
+  h.steps.at(6 * kSec, [&] { w.client(0).unlock(1, rlock(), [&](UnlockResult r) { results.push_back(r); }); });
+  h.steps.at(7 * kSec, [&] { w.client(1).try_lock_once(1, rlock(), -1, nullptr); });
   w.run_until(10 * kSec);
   const auto release = h.scripts("rlock_release");
   ASSERT_EQ(release.size(), 3u);
@@ -219,7 +219,7 @@ TEST(Client, AcquireIsNeverRetried) {
   World& w = *h.world;
   w.lose_reply = [](const Event& e) { return e.script == "rlock_acquire"; };
   AcquireResult got = AcquireResult::Acquired;
-  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, [&](AcquireResult r) { got = r; }); });
+  h.steps.at(0, [&] { w.client(0).lock(1, rlock(), -1, [&](AcquireResult r) { got = r; }); });
   w.run_until(20 * kSec);
   EXPECT_EQ(got, AcquireResult::Unknown);
   EXPECT_EQ(h.scripts("rlock_acquire").size(), 1u);
@@ -232,9 +232,9 @@ TEST(Client, AcquireIsNeverRetried) {
 TEST(Client, CrashedHoldersLockFreesWithinTheLease) {
   Harness h(2);
   World& w = *h.world;
-  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
-  w.at(5 * kSec, [&] { w.crash(0); });
-  w.at(6 * kSec, [&] { w.client(1).lock(1, rlock(), -1, nullptr); });
+  h.steps.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  h.steps.at(5 * kSec, [&] { w.crash(0); });
+  h.steps.at(6 * kSec, [&] { w.client(1).lock(1, rlock(), -1, nullptr); });
   w.run_until(60 * kSec);
   const auto acquired = h.scripts("rlock_acquire");
   ASSERT_GE(acquired.size(), 2u);
@@ -251,8 +251,8 @@ TEST(Client, CrashedHoldersLockFreesWithinTheLease) {
 TEST(Client, PausedClientDefersItsTimers) {
   Harness h(1);
   World& w = *h.world;
-  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
-  w.at(5 * kSec, [&] { w.pause(0, 40'000); });
+  h.steps.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  h.steps.at(5 * kSec, [&] { w.pause(0, 40'000); });
   w.run_until(60 * kSec);
   const auto renews = h.scripts("rlock_renew");
   ASSERT_GE(renews.size(), 1u);
@@ -277,12 +277,12 @@ struct StaleCoTaskRun {
 StaleCoTaskRun stale_co_task_run(Harness& h, int stale, int fresh) {
   World& w = *h.world;
   StaleCoTaskRun run;
-  w.at(0, [&] { w.client(0).lock(stale, rlock(), -1, nullptr); });
-  w.at(5 * kSec, [&] { w.pause(0, 40'000); });
-  w.at_client(0, 10 * kSec, [&] { w.client(0).lock(fresh, rlock(), -1, nullptr); });
+  h.steps.at(0, [&] { w.client(0).lock(stale, rlock(), -1, nullptr); });
+  h.steps.at(5 * kSec, [&] { w.pause(0, 40'000); });
+  h.steps.at_client(0, 10 * kSec, [&] { w.client(0).lock(fresh, rlock(), -1, nullptr); });
   w.run_until(80 * kSec);
   run.key_at_80s = h.has_key("lsim:A");
-  w.at(90 * kSec, [&] { w.client(0).unlock(fresh, rlock(), [&](UnlockResult r) { run.fresh_unlock = r; }); });
+  h.steps.at(90 * kSec, [&] { w.client(0).unlock(fresh, rlock(), [&](UnlockResult r) { run.fresh_unlock = r; }); });
   w.run_until(100 * kSec);
   for (const auto& r : h.scripts("rlock_renew")) {
     if (r.true_us >= 45 * kSec) run.renews_after_resume.push_back(r);
@@ -349,8 +349,8 @@ TEST(Client, WatchdogFirstThreadEntryMutantSharesAnEntryPerLockOnly) {
   // Tasks 2 then 1 hold two different locks: each lock has its own entry.
   Harness h(1, ClientMutant::WatchdogFirstThreadEntry);
   World& w = *h.world;
-  w.at(0, [&] { w.client(0).lock(2, rlock("lsim:A"), -1, nullptr); });
-  w.at(1 * kMs, [&] { w.client(0).lock(1, rlock("lsim:B"), -1, nullptr); });
+  h.steps.at(0, [&] { w.client(0).lock(2, rlock("lsim:A"), -1, nullptr); });
+  h.steps.at(1 * kMs, [&] { w.client(0).lock(1, rlock("lsim:B"), -1, nullptr); });
   w.run_until(15 * kSec);
   const Watchdog& dog = w.client(0).watchdog();
   EXPECT_EQ(dog.renewing_owner("lsim:A", w.client(0).owner(2)), w.client(0).owner(2));
@@ -362,8 +362,8 @@ TEST(Client, WatchdogFirstThreadEntryMutantSharesAnEntryPerLockOnly) {
 TEST(Client, ForceUnlockCancelsEveryWatchdogEntryOfTheLock) {
   Harness h(1);
   World& w = *h.world;
-  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
-  w.at(1 * kSec, [&] { w.client(0).force_unlock(2, rlock(), nullptr); });
+  h.steps.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  h.steps.at(1 * kSec, [&] { w.client(0).force_unlock(2, rlock(), nullptr); });
   w.run_until(40 * kSec);
   EXPECT_FALSE(w.client(0).watchdog().running("lsim:A"));
   EXPECT_TRUE(h.scripts("rlock_renew").empty());
@@ -377,6 +377,7 @@ struct VariantWorld {
     wc.clients = clients;
     wc.link = LinkProfile{1000, 1000, 0.0, 0, 0.0};
     world = std::make_unique<World>(wc, backend, sink);
+    steps.attach(*world);
   }
   std::vector<Event> polls_of(int client) const {
     std::vector<Event> out;
@@ -395,6 +396,7 @@ struct VariantWorld {
   ModelBackend backend;
   VectorSink sink;
   std::unique_ptr<World> world;
+  testing::Steps steps;
 };
 
 // Client 0 takes the fair lock with a 2 s lease at 0 and again (reentry,
@@ -403,9 +405,9 @@ struct VariantWorld {
 // that estimate runs out, at ~2 s, while client 0 still holds the lock.
 void late_poll_run(VariantWorld& v, int64_t wait_ms) {
   World& w = *v.world;
-  w.at(0, [&] { w.client(0).lock(1, fair(), 2'000, nullptr); });
-  w.at(1 * kSec, [&] { w.client(0).lock(1, fair(), 2'000, nullptr); });
-  w.at(100 * kMs, [&, wait_ms] {
+  v.steps.at(0, [&] { w.client(0).lock(1, fair(), 2'000, nullptr); });
+  v.steps.at(1 * kSec, [&] { w.client(0).lock(1, fair(), 2'000, nullptr); });
+  v.steps.at(100 * kMs, [&, wait_ms] {
     if (wait_ms < 0) w.client(1).lock(1, fair(), -1, nullptr);
     else w.client(1).try_lock(1, fair(), wait_ms, -1, nullptr);
   });
@@ -439,7 +441,7 @@ TEST(Client, NegativeFairAnswerMakesLockWaitForAMessageWithoutTimeLimit) {
   EXPECT_TRUE(v.completions(EventKind::Ok, 1).empty());
   EXPECT_EQ(w.client(1).pending_operations(), 1u);
   // A release of the free fair lock publishes to the head of the line.
-  w.at(w.now_us(), [&] { w.client(2).unlock(1, fair(), nullptr); });
+  v.steps.at(w.now_us(), [&] { w.client(2).unlock(1, fair(), nullptr); });
   w.run_until(125 * kSec);
   ASSERT_EQ(v.polls_of(1).size(), 4u);
   EXPECT_EQ(v.polls_of(1)[3].reply, EventReply::nil());
@@ -470,10 +472,10 @@ TEST(Client, NegativeFairAnswerMakesTryLockWaitTheRestOfItsBudget) {
 // client 2 calls lock() at 200 ms behind it. Returns client 2's polls.
 std::vector<Event> dead_head_run(VariantWorld& v) {
   World& w = *v.world;
-  w.at(0, [&] { w.client(0).lock(1, fair(), 1'000, nullptr); });
-  w.at(100 * kMs, [&] { w.client(1).try_lock(1, fair(), 5'000, -1, nullptr); });
-  w.at(200 * kMs, [&] { w.client(2).lock(1, fair(), -1, nullptr); });
-  w.at(500 * kMs, [&] { w.crash(1); });
+  v.steps.at(0, [&] { w.client(0).lock(1, fair(), 1'000, nullptr); });
+  v.steps.at(100 * kMs, [&] { w.client(1).try_lock(1, fair(), 5'000, -1, nullptr); });
+  v.steps.at(200 * kMs, [&] { w.client(2).lock(1, fair(), -1, nullptr); });
+  v.steps.at(500 * kMs, [&] { w.crash(1); });
   w.run_until(10 * kSec);
   return v.polls_of(2);
 }
@@ -506,9 +508,9 @@ TEST(Client, FairWaitForHeadSleepsUntilTheDeadHeadsSlotEnds) {
 TEST(Client, CrashReportsPendingOperationsAsUnknown) {
   Harness h(2);
   World& w = *h.world;
-  w.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
-  w.at(100 * kMs, [&] { w.client(1).lock(1, rlock(), -1, nullptr); });
-  w.at(1 * kSec, [&] { w.crash(1); });
+  h.steps.at(0, [&] { w.client(0).lock(1, rlock(), -1, nullptr); });
+  h.steps.at(100 * kMs, [&] { w.client(1).lock(1, rlock(), -1, nullptr); });
+  h.steps.at(1 * kSec, [&] { w.crash(1); });
   w.run_until(2 * kSec);
   const auto infos = h.select(EventKind::Info, Op::Lock);
   ASSERT_EQ(infos.size(), 1u);

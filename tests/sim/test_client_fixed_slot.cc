@@ -6,6 +6,7 @@
 
 #include "sim/model_backend.h"
 #include "sim/world.h"
+#include "tests/sim/sim_harness.h"
 #include "traces/event_sink.h"
 
 namespace locksim {
@@ -23,9 +24,11 @@ double waiter_deadline(int64_t fair_slot_fixed_ms) {
   wc.link = LinkProfile{1000, 1000, 0.0, 0, 0.0};
   wc.client.fair_slot_fixed_ms = fair_slot_fixed_ms;
   World w(wc, backend, sink);
+  testing::Steps steps;
+  steps.attach(w);
   const LockSpec lock{"lsim:F", LockKind::Fair, 0};
-  w.at(0, [&] { w.client(0).lock(1, lock, -1, nullptr); });
-  w.at(100 * kMs, [&] { w.client(1).try_lock(1, lock, 60'000, -1, nullptr); });
+  steps.at(0, [&] { w.client(0).lock(1, lock, -1, nullptr); });
+  steps.at(100 * kMs, [&] { w.client(1).try_lock(1, lock, 60'000, -1, nullptr); });
   w.run_until(200 * kMs);
   for (const KeyState& k : backend.snapshot(0, w.server_now_us(0))) {
     if (k.key != LockKeys::deadlines("lsim:F")) continue;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <tuple>
 #include <vector>
@@ -14,6 +15,14 @@
 namespace locksim {
 namespace {
 
+// The items of these tests: a callable that records when it ran, and a
+// label a removal can choose by.
+struct Item {
+  std::function<void()> run;
+  uint64_t label = 0;
+};
+using EventQueue = BasicEventQueue<Item>;
+
 // Pushes (at_us, lane) in order, where lane -1 means the heap; pops all,
 // running each action; returns the labels in the order they ran.
 std::vector<int> run_order(const std::vector<std::pair<int64_t, int>>& pushes) {
@@ -21,7 +30,8 @@ std::vector<int> run_order(const std::vector<std::pair<int64_t, int>>& pushes) {
   std::vector<int> ran;
   for (size_t i = 0; i < pushes.size(); ++i) {
     const auto [at_us, lane] = pushes[i];
-    Action a = [&ran, label = static_cast<int>(i)] { ran.push_back(label); };
+    Item a;
+    a.run = [&ran, label = static_cast<int>(i)] { ran.push_back(label); };
     if (lane < 0) q.push(at_us, std::move(a));
     else q.push(EventQueue::Lane{static_cast<uint8_t>(lane)}, at_us, std::move(a));
   }
@@ -33,7 +43,7 @@ std::vector<int> run_order(const std::vector<std::pair<int64_t, int>>& pushes) {
     EXPECT_EQ(p.at_us, next_us);
     EXPECT_GE(p.at_us, last_us);
     last_us = p.at_us;
-    q.action(p.slot)();
+    q.item(p.slot).run();
     q.release(p.slot);
   }
   return ran;
@@ -63,13 +73,14 @@ RC_GTEST_PROP(EventQueue, LanesKeepTheHeapOrder, ()) {
     auto pop_one = [&] {
       const EventQueue::Popped p = q.pop();
       now_us = p.at_us;
-      q.action(p.slot)();
+      q.item(p.slot).run();
       q.release(p.slot);
     };
     for (size_t i = 0; i < ops.size(); ++i) {
       const auto [delay, lane, pop_first] = ops[i];
       if (pop_first && !q.empty()) pop_one();
-      Action a = [&ran, &now_us, label = static_cast<int>(i)] { ran.emplace_back(now_us, label); };
+      Item a;
+      a.run = [&ran, &now_us, label = static_cast<int>(i)] { ran.emplace_back(now_us, label); };
       if (lane < 0 || !use_lanes) q.push(now_us + delay, std::move(a));
       else q.push(EventQueue::Lane{static_cast<uint8_t>(lane)}, now_us + delay, std::move(a));
     }
@@ -85,14 +96,14 @@ TEST(EventQueue, ALongLaneIsCompactedAndKeepsItsOrder) {
   std::vector<int64_t> ran;
   int64_t next_push_us = 0;
   for (int i = 0; i < 4; ++i) {
-    q.push(EventQueue::Lane{1}, next_push_us, [&ran, t = next_push_us] { ran.push_back(t); });
+    q.push(EventQueue::Lane{1}, next_push_us, Item{[&ran, t = next_push_us] { ran.push_back(t); }});
     ++next_push_us;
   }
   for (int i = 0; i < 20'000; ++i) {
     const EventQueue::Popped p = q.pop();
-    q.action(p.slot)();
+    q.item(p.slot).run();
     q.release(p.slot);
-    q.push(EventQueue::Lane{1}, next_push_us, [&ran, t = next_push_us] { ran.push_back(t); });
+    q.push(EventQueue::Lane{1}, next_push_us, Item{[&ran, t = next_push_us] { ran.push_back(t); }});
     ++next_push_us;
   }
   ASSERT_EQ(ran.size(), 20'000u);
@@ -112,28 +123,28 @@ RC_GTEST_PROP(EventQueue, RemoveIfKeepsTheOthersInOrder, ()) {
   auto alive = std::make_shared<int>(0);
   for (size_t i = 0; i < pushes.size(); ++i) {
     const auto [at_us, lane] = pushes[i];
-    Action a = [&ran, label = static_cast<int>(i), keep = alive] { ran.push_back(label); };
-    QueueTag tag;
-    tag.id = i;
-    if (lane < 0) q.push(at_us, std::move(a), QueueGuard{}, tag);
-    else q.push(EventQueue::Lane{static_cast<uint8_t>(lane)}, at_us, std::move(a), QueueGuard{}, tag);
+    Item a;
+    a.run = [&ran, label = static_cast<int>(i), keep = alive] { ran.push_back(label); };
+    a.label = i;
+    if (lane < 0) q.push(at_us, std::move(a), QueueGuard{});
+    else q.push(EventQueue::Lane{static_cast<uint8_t>(lane)}, at_us, std::move(a), QueueGuard{});
   }
   // The order without removal, then the same after some pops and a removal.
   std::vector<int> expected = run_order(pushes);
   for (size_t n = 0; n < pops_first && !q.empty(); ++n) {
     const EventQueue::Popped p = q.pop();
-    q.action(p.slot)();
+    q.item(p.slot).run();
     q.release(p.slot);
   }
   const size_t before = q.size();
-  const size_t dropped = q.remove_if([&](int64_t, uint64_t, const QueueGuard&, const QueueTag& tag) {
-    return tag.id % static_cast<uint64_t>(drop_every) == 0;
+  const size_t dropped = q.remove_if([&](int64_t, uint64_t, const QueueGuard&, const Item& item) {
+    return item.label % static_cast<uint64_t>(drop_every) == 0;
   });
   RC_ASSERT(q.size() == before - dropped);
   RC_ASSERT(alive.use_count() == static_cast<long>(1 + q.size()));  // the dropped actions are gone
   while (!q.empty()) {
     const EventQueue::Popped p = q.pop();
-    q.action(p.slot)();
+    q.item(p.slot).run();
     q.release(p.slot);
   }
   const size_t popped = std::min(pops_first, pushes.size());

@@ -31,8 +31,8 @@ struct ScheduledWorld {
   ScheduledWorld() : h(2) { h.world->set_schedule(&hook); }
   // A task action of client c at kAtUs that records `name` and the time it ran.
   void task(int c, const std::string& name, uint64_t id) {
-    h.world->at_client(c, kAtUs, [this, name] { ran.push_back(name + "@" + std::to_string(h.world->now_us())); },
-                       QueueTag{static_cast<uint8_t>(EntryKind::Task), c, -1, id, 0, nullptr});
+    h.steps.at_operation(c, kAtUs, [this, name] { ran.push_back(name + "@" + std::to_string(h.world->now_us())); },
+                         id);
   }
   // Client 0's a0 and client 1's b1 (and b2 when `both`) at kAtUs; true
   // when next_live_us() finds them there.
