@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "impl/redis_conn.h"
-#include "model/lua_scripting.h"
-#include "model/memory_account.h"
-#include "model/store.h"
+#include "redis/lua_scripting.h"
+#include "redis/memory_account.h"
+#include "redis/store.h"
 #include "sim/lua_backend.h"
 #include "tools/server/redis_server.h"
 

@@ -43,13 +43,14 @@ endif()" COMPONENT Runtime)
 
 # --- Development -------------------------------------------------------------
 # The libraries another program links, each exported as locksim::<name>:
-#   model, traces        the reference model of the scripts; trace events and files
+#   redis                the mini Redis: store, commands, the Lua host
+#   model, traces        our scripts' vocabulary and reference model; trace events and files
 #   impl, realtime       the lock client and script packs; the client on real threads and a live Redis
 #   sim, properties      the simulator; the checkers
 #   search               the searches over runs: campaigns, shrinking, explore, guided campaigns
 #   reports              timelines and campaign reports
 # and locksim::client, the lock library (impl + realtime, with what they need).
-set(_locksim_exported locksim_model locksim_traces locksim_impl locksim_realtime locksim_sim
+set(_locksim_exported locksim_redis locksim_model locksim_traces locksim_impl locksim_realtime locksim_sim
                       locksim_properties locksim_search locksim_reports)
 foreach(_lib IN LISTS _locksim_exported)
   string(REGEX REPLACE "^locksim_" "" _export_name ${_lib})
@@ -76,7 +77,7 @@ install(EXPORT locksimTargets NAMESPACE locksim:: DESTINATION ${LOCKSIM_CMAKE_DI
 
 # Public headers: every header of the exported libraries' folders (a header of
 # one may include any other of them), keeping the source tree's layout.
-foreach(_dir model traces impl impl/realtime sim properties search reports)
+foreach(_dir redis model traces impl impl/realtime sim properties search reports)
   file(GLOB _headers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/${_dir}/*.h)
   install(FILES ${_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/locksim/${_dir} COMPONENT Development)
 endforeach()

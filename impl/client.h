@@ -28,7 +28,7 @@
 #include "impl/client_config.h"
 #include "impl/client_env.h"
 #include "impl/digest_names.h"
-#include "model/state_digest.h"
+#include "redis/state_digest.h"
 #include "impl/watchdog.h"
 
 namespace locksim {

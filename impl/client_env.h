@@ -26,7 +26,7 @@
 #include <functional>
 #include <string>
 
-#include "model/reply.h"
+#include "redis/reply.h"
 #include "model/script_call.h"
 #include "traces/event.h"
 

@@ -1,5 +1,5 @@
 // DigestNames: how a client names what the world owns when its state is
-// fingerprinted (model/state_digest.h, for the explorer of
+// fingerprinted (redis/state_digest.h, for the explorer of
 // search/explore.h): a timer by its rank among its node's pending
 // timers and a subscription by its rank among the world's subscriptions
 // (-1 once the timer has fired or been cancelled, or the subscription is

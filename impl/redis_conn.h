@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/reply.h"
+#include "redis/reply.h"
 
 struct redisContext;
 struct redisReply;

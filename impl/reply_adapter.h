@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/reply.h"
+#include "redis/reply.h"
 
 namespace locksim {
 

@@ -32,7 +32,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/reply.h"
+#include "redis/reply.h"
 #include "model/script_call.h"
 
 namespace locksim {

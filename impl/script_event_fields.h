@@ -6,7 +6,7 @@
 // the reply, typed.
 #pragma once
 
-#include "model/reply.h"
+#include "redis/reply.h"
 #include "model/script_call.h"
 #include "traces/event.h"
 

@@ -67,8 +67,8 @@
 #include "impl/pack_expr.h"
 #include "impl/reply_adapter.h"
 #include "impl/reply_convention.h"
-#include "model/exec_result.h"
-#include "model/reply.h"
+#include "redis/exec_result.h"
+#include "redis/reply.h"
 #include "model/script_call.h"
 #include "model/variant.h"
 

@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "model/exec_result.h"
-#include "model/reply.h"
-#include "model/score_format.h"
+#include "redis/exec_result.h"
+#include "redis/reply.h"
+#include "redis/score_format.h"
 #include "model/script_call.h"
 #include "model/variant.h"
 

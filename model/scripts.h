@@ -91,9 +91,9 @@
 
 #include <cstdint>
 
-#include "model/exec_result.h"
+#include "redis/exec_result.h"
 #include "model/script_call.h"
-#include "model/store.h"
+#include "redis/store.h"
 #include "model/variant.h"
 
 namespace locksim {

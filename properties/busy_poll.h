@@ -23,7 +23,7 @@
 #include <vector>
 #include <unordered_map>
 
-#include "model/key_hash.h"
+#include "redis/key_hash.h"
 #include "properties/checker.h"
 #include "properties/fault_log.h"
 #include "properties/history_context.h"

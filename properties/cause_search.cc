@@ -11,7 +11,7 @@
 #include <tuple>
 #include <utility>
 
-#include "model/lua_scripting.h"
+#include "redis/lua_scripting.h"
 #include "model/variant.h"
 #include "properties/checker_suite.h"
 #include "properties/event_facts.h"
@@ -283,7 +283,7 @@ struct CauseSearch::Impl {
       if (violations != nullptr) *violations = suite.violations();
       result.task_ops = keys.take_ops();
     } catch (const LuaScriptAbort&) {
-      throw;  // the pack's Lua stopped the re-run (model/lua_scripting.h): the caller's run stops too
+      throw;  // the pack's Lua stopped the re-run (redis/lua_scripting.h): the caller's run stops too
     } catch (const std::exception& e) {
       result.error = e.what();
     }

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "model/key_hash.h"
+#include "redis/key_hash.h"
 #include "model/script_branches.h"
 #include "traces/fault_kind.h"
 

@@ -57,7 +57,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/key_hash.h"
+#include "redis/key_hash.h"
 #include "properties/event_facts.h"
 #include "properties/lock_table.h"
 #include "properties/owner_table.h"

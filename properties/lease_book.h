@@ -27,7 +27,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "model/key_hash.h"
+#include "redis/key_hash.h"
 #include "properties/event_facts.h"
 #include "properties/lock_table.h"
 #include "traces/event.h"

@@ -34,7 +34,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/key_hash.h"
+#include "redis/key_hash.h"
 #include "properties/checker.h"
 #include "properties/fair_line.h"
 #include "properties/fault_log.h"

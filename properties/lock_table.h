@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/key_hash.h"
+#include "redis/key_hash.h"
 
 namespace locksim {
 

@@ -33,7 +33,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/key_hash.h"
+#include "redis/key_hash.h"
 #include "properties/belief_book.h"
 #include "properties/checker.h"
 #include "properties/fault_log.h"

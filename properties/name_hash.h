@@ -10,7 +10,7 @@
 #include <string_view>
 #include <utility>
 
-#include "model/key_hash.h"
+#include "redis/key_hash.h"
 
 namespace locksim {
 

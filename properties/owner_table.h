@@ -17,7 +17,7 @@
 #include <string_view>
 #include <unordered_set>
 
-#include "model/key_hash.h"
+#include "redis/key_hash.h"
 #include "properties/name_equal.h"
 #include "traces/owner_id.h"
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <set>
 
-#include "model/sha1.h"
+#include "redis/sha1.h"
 #include "sim/explicit_plan_json.h"
 #include "traces/bounded_json.h"
 

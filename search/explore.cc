@@ -16,7 +16,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "model/lua_scripting.h"
+#include "redis/lua_scripting.h"
 #include "properties/cause_search.h"
 #include "properties/checker_suite.h"
 #include "search/chain_marks.h"

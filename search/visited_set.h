@@ -1,5 +1,5 @@
 // VisitedSet: the explorer's set of state fingerprints (64-bit digests,
-// model/state_digest.h): open addressing with linear probing, 8 bytes a
+// redis/state_digest.h): open addressing with linear probing, 8 bytes a
 // slot (search/zeroed_slots.h), kept at most half full (doubled when it
 // would not be). A digest of 0 is stored as 1 (0 marks an empty slot).
 // One thread changes it; others may call contains() and prefetch() at the

@@ -26,7 +26,7 @@
 #include <variant>
 
 #include "impl/client.h"
-#include "model/exec_result.h"
+#include "redis/exec_result.h"
 #include "sim/fault_plan.h"
 #include "sim/record_pool.h"
 

@@ -28,7 +28,7 @@
 //    the replicas; null (the default): the backend runs replicas itself
 //    (configure_server_faults) or refuses them.
 //  - digest() adds the fingerprint of server `server`'s data to *out, every
-//    time relative to `server_now_us` (model/store.h's Store::digest), and
+//    time relative to `server_now_us` (redis/store.h's Store::digest), and
 //    returns true; false (the default) when the backend cannot (live): the
 //    explorer (search/explore.h) needs it, nothing else does.
 //  - script_coverage() tells what the scripts themselves exercised since
@@ -48,13 +48,20 @@
 #include <string>
 #include <vector>
 
-#include "model/exec_result.h"  // Published, ExecResult, KeyState
-#include "model/reply.h"
+#include "redis/exec_result.h"  // Published, ExecResult, KeyState
+#include "redis/reply.h"
 #include "model/script_call.h"
-#include "model/state_digest.h"
+#include "redis/state_digest.h"
 #include "sim/server_faults.h"
 
 namespace locksim {
+
+// Server time in µs -> Redis ms (floor division, also for negative times).
+inline int64_t server_ms_of_us(int64_t server_now_us) {
+  int64_t q = server_now_us / 1000;
+  if (server_now_us % 1000 < 0) --q;
+  return q;
+}
 
 class Backend {
  public:

@@ -4,7 +4,7 @@
 #include <cassert>
 #include <utility>
 
-#include "model/score_format.h"
+#include "redis/score_format.h"
 
 namespace locksim {
 

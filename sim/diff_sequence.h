@@ -21,7 +21,7 @@
 
 #include <rapidcheck.h>
 
-#include "model/exec_result.h"
+#include "redis/exec_result.h"
 #include "model/script_call.h"
 
 namespace locksim {

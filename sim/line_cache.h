@@ -18,10 +18,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/exec_result.h"
-#include "model/key_hash.h"
+#include "redis/exec_result.h"
+#include "redis/key_hash.h"
 #include "model/script_call.h"
-#include "model/store.h"
+#include "redis/store.h"
 
 namespace locksim {
 

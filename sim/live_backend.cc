@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "model/score_format.h"
+#include "redis/score_format.h"
 
 namespace locksim {
 
@@ -74,7 +74,7 @@ std::string join(const std::vector<std::string>& parts) {
   return out;
 }
 
-// Renders raw Redis values like Store::snapshot (model/store.h).
+// Renders raw Redis values like Store::snapshot (redis/store.h).
 std::string render(const std::string& where, const std::string& type, const Reply& values) {
   std::vector<std::string> raw;
   for (const Reply& e : values.elements) {

@@ -39,7 +39,7 @@
 //
 // snapshot() runs one read-only Lua script listing every key whose name
 // contains `key_prefix` (empty: all keys) with its type, value and PTTL, and
-// renders the values exactly like model/store.h (zset scores through
+// renders the values exactly like redis/store.h (zset scores through
 // format_score). It never touches a server it was not given; wipe() flushes
 // whole servers and is only for servers the caller started itself.
 // Transport failures throw RedisError; a pack that hands back more than

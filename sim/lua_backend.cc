@@ -5,8 +5,7 @@
 #include <set>
 #include <utility>
 
-#include "model/redis_commands.h"
-#include "sim/model_backend.h"
+#include "redis/redis_commands.h"
 
 namespace locksim {
 

@@ -1,7 +1,7 @@
 // LuaBackend: the Backend of sim/backend.h that runs a ScriptPack's own Lua
-// in process: per server, a Store (model/store.h, the model's expiry rules)
+// in process: per server, a Store (redis/store.h, the model's expiry rules)
 // and an embedded Lua 5.1 with Redis 7.0's scripting contract
-// (model/lua_scripting.h). No server, deterministic, about model speed.
+// (redis/lua_scripting.h). No server, deterministic, about model speed.
 //
 // It answers as LiveBackend does for the same pack: KEYS and ARGV from the
 // manifest, a plain-command script run as that one command
@@ -18,7 +18,7 @@
 // the harness's own subscriber is the one receiver. Before each script,
 // keys already due are deleted (the model's active expiry).
 //
-// The sandbox (model/lua_scripting.h): every script runs within
+// The sandbox (redis/lua_scripting.h): every script runs within
 // LuaLimits::step_budget steps and the whole backend (its servers' Lua
 // heaps and key stores, and its replicas') within one MemoryAccount of
 // LuaLimits::memory_bytes (kDefaultRunMemoryBytes unless the command line
@@ -38,7 +38,7 @@
 // throws ScriptOutputTooLarge, as on live.
 //
 // Coverage: every line of the pack's Lua a run reaches (a line hook;
-// model/lua_scripting.h), since the backend was made or wiped.
+// redis/lua_scripting.h), since the backend was made or wiped.
 //
 // Replicas (--profile failover) run by re-execution (sim/replicated_backend.h)
 // on a second LuaBackend of the same pack, as the model's do.
@@ -51,9 +51,9 @@
 #include <vector>
 
 #include "impl/script_pack.h"
-#include "model/lua_scripting.h"
-#include "model/memory_account.h"
-#include "model/store.h"
+#include "redis/lua_scripting.h"
+#include "redis/memory_account.h"
+#include "redis/store.h"
 #include "sim/backend.h"
 #include "sim/line_cache.h"
 #include "sim/script_output_bound.h"

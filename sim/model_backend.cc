@@ -8,12 +8,6 @@
 
 namespace locksim {
 
-int64_t server_ms_of_us(int64_t server_now_us) {
-  int64_t q = server_now_us / 1000;
-  if (server_now_us % 1000 < 0) --q;
-  return q;
-}
-
 ModelBackend::ModelBackend(int server_count, ModelVariant variant)
     : variant_(variant), stores_(static_cast<size_t>(server_count)), lines_(server_count) {
   assert(server_count >= 1);

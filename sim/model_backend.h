@@ -1,5 +1,5 @@
 // ModelBackend: the Backend of sim/backend.h over the in-memory reference
-// model (model/store.h + model/scripts.h). One Store per server; the server
+// model (redis/store.h + model/scripts.h). One Store per server; the server
 // clock in µs becomes Redis's ms by floor division. A ModelVariant selects
 // deliberately broken scripts (mutants) for checking the checkers.
 //
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "model/store.h"
+#include "redis/store.h"
 #include "model/variant.h"
 #include "sim/backend.h"
 #include "sim/line_cache.h"
@@ -51,7 +51,5 @@ class ModelBackend final : public Backend {
   uint64_t branches_ = 0;  // every branch taken since made or wiped (model/script_branches.h)
 };
 
-// Server time in µs -> Redis ms (floor division, also for negative times).
-int64_t server_ms_of_us(int64_t server_now_us);
 
 }  // namespace locksim

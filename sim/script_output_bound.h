@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "impl/redis_conn.h"  // RedisError
-#include "model/exec_result.h"
+#include "redis/exec_result.h"
 
 namespace locksim {
 

@@ -40,7 +40,7 @@
 
 #include "impl/client.h"
 #include "impl/multi_lock.h"
-#include "model/key_hash.h"
+#include "redis/key_hash.h"
 #include "sim/agenda.h"
 #include "sim/backend.h"
 #include "sim/digest_scratch.h"

@@ -3,7 +3,7 @@
 // fingerprints do the same from now on, whatever the absolute time:
 //  - every time is taken relative to now: pending actions (true µs after
 //    now), pauses and server down times still to run, key expiries and
-//    sorted-set scores (model/store.h), the start of an operation's budget,
+//    sorted-set scores (redis/store.h), the start of an operation's budget,
 //    a fair call's now_ms argument; the clocks by their distance from true
 //    time, and now's position within its millisecond (what the clocks
 //    round). With clock drift, where the future does depend on the absolute

@@ -1,6 +1,6 @@
 // EventReply: a script's reply as its Script event records it: nil, an
 // integer, an error (its message), or any other value (a bulk string, an
-// array) kept as the text Reply::to_string() gives it (model/reply.h). The
+// array) kept as the text Reply::to_string() gives it (redis/reply.h). The
 // checkers ask is_nil() or is(1) instead of comparing text.
 //
 // Contract: text() is what a trace writes as "r": "" (no reply), "nil",

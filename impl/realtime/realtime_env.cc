@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include "impl/script_event_fields.h"
-#include "model/score_format.h"
+#include "redis/score_format.h"
 
 namespace locksim {
 

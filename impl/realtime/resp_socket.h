@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "impl/redis_conn.h"
-#include "model/reply.h"
+#include "redis/reply.h"
 
 namespace locksim {
 

@@ -1,6 +1,6 @@
 // LuaLiveOracle (tests): one live redis-server on a virtual clock, the
 // oracle, and the same Lua script run on it (EVAL) and on LuaScripting over a
-// fresh Store (model/lua_scripting.h) at the same server time. A test
+// fresh Store (redis/lua_scripting.h) at the same server time. A test
 // compares the two replies (exactly: error texts included) and the keys each
 // side holds afterwards (LiveBackend's snapshot, rendered like the Store's).
 #pragma once
@@ -13,8 +13,8 @@
 
 #include "impl/redis_conn.h"
 #include "impl/script_pack.h"
-#include "model/lua_scripting.h"
-#include "model/store.h"
+#include "redis/lua_scripting.h"
+#include "redis/store.h"
 #include "sim/live_backend.h"
 #include "tools/server/redis_server.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "impl/script_pack.h"
-#include "model/lua_scripting.h"
+#include "redis/lua_scripting.h"
 #include "model/script_cases.h"
 #include "sim/lua_backend.h"
 

@@ -1,4 +1,4 @@
-// The commands of model/redis_commands.h called from a script on the lua
+// The commands of redis/redis_commands.h called from a script on the lua
 // backend's embedded Lua and on live redis-server 7.0: every reply (error
 // texts included) and the keys afterwards identical. Hand-written sequences
 // for each command's rules and errors, then seeded random sequences over the

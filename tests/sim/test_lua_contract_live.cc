@@ -1,5 +1,5 @@
 // Redis 7.0's scripting contract on the lua backend's embedded Lua
-// (model/lua_scripting.h), one test per conversion rule and per sandbox
+// (redis/lua_scripting.h), one test per conversion rule and per sandbox
 // rule, each script run on live redis-server too: replies (error texts
 // included, with the script's sha and line) and the keys afterwards must be
 // identical.

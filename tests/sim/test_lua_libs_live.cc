@@ -1,5 +1,5 @@
 // Redis 7.0's script libraries (cjson, bit, struct, cmsgpack) on the lua
-// backend (model/lua_libs.cc) against live redis-server: encodings, error
+// backend (redis/lua_libs.cc) against live redis-server: encodings, error
 // texts and limits, byte for byte.
 #include <gtest/gtest.h>
 

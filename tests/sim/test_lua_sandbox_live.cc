@@ -1,4 +1,4 @@
-// The sandbox of the lua backend (model/lua_scripting.h) against live
+// The sandbox of the lua backend (redis/lua_scripting.h) against live
 // redis-server 7.0, class by class of the hostile-pack corpus
 // (tests/hostile/): wherever Redis answers, the lua backend answers the
 // same (replies, error texts, keys). Where Redis crashes or hangs the lua

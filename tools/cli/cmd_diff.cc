@@ -22,7 +22,7 @@
 
 #include "impl/redis_conn.h"
 #include "impl/script_pack.h"
-#include "model/lua_scripting.h"
+#include "redis/lua_scripting.h"
 #include "search/campaign_backend.h"
 #include "sim/differential.h"
 #include "sim/live_backend.h"

@@ -40,7 +40,7 @@
 #include "reports/campaign_text.h"
 #include "impl/redis_conn.h"
 #include "impl/script_pack.h"
-#include "model/lua_scripting.h"
+#include "redis/lua_scripting.h"
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
 #include "reports/explore_report.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "model/lua_scripting.h"
+#include "redis/lua_scripting.h"
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
 #include "sim/replay.h"

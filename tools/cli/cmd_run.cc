@@ -25,7 +25,7 @@
 #include <string>
 
 #include "impl/redis_conn.h"
-#include "model/lua_scripting.h"
+#include "redis/lua_scripting.h"
 #include "sim/run.h"
 #include "sim/simulator.h"
 #include "search/campaign.h"

@@ -17,7 +17,7 @@
 #include <optional>
 
 #include "impl/redis_conn.h"
-#include "model/lua_scripting.h"
+#include "redis/lua_scripting.h"
 #include "properties/checker_suite.h"
 #include "properties/scenario_check.h"
 #include "reports/campaign_text.h"

@@ -18,7 +18,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "model/lua_scripting.h"
+#include "redis/lua_scripting.h"
 #include "sim/lua_backend.h"
 
 namespace locksim::cli {
