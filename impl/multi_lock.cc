@@ -41,6 +41,16 @@ class MultiLockClient::MemberEnv final : public ClientEnv {
     return outer_.subscribe(server, channel, timeout_ms, std::move(done));
   }
   void unsubscribe(SubscriptionId id) override { outer_.unsubscribe(id); }
+  // Which member operation belongs to which group operation (by rank).
+  void digest(const DigestNames& names, StateDigest* out) const {
+    assert(current_.op_id == 0 && "fingerprinted inside a group call");
+    out->add(static_cast<uint64_t>(member_ops_.size()));
+    for (const auto& [id, a] : member_ops_) {
+      out->add(names.op(id));
+      out->add(names.op(a.op_id));
+      out->add(static_cast<int>(a.op));
+    }
+  }
   uint64_t new_op_id() override {
     const uint64_t id = outer_.new_op_id();
     if (current_.op_id != 0) member_ops_[id] = current_;
@@ -91,6 +101,14 @@ struct MultiLockClient::GroupOp {
   std::set<size_t> touched;      // acquired or outcome unknown: released on failure
   bool finished = false;
   AcquireDone done;
+  // Where the operation waits, besides trying a member (each fingerprinted):
+  bool refusing = false;             // a reentry, refused by a timer of 0 ms
+  ClientEnv::TimerId refusal_timer = 0;
+  size_t releases_left = 0;          // round failed: touched members' unlocks not yet answered
+  std::string failed_why;            // ... and why the round failed
+  bool failed_budget_spent = false;  // ... because the wait budget ran out
+  size_t renews_left = 0;            // acquired: lease resets not yet answered
+  int64_t validity_ms = 0;           // acquired: the validity measured (0: not checked)
 
   int64_t member_lease_ms() const {
     // An explicit lease with a wait: first 2 * wait, reset to the lease once
@@ -183,7 +201,8 @@ void MultiLockClient::start(int task, const GroupRef& group, int64_t wait_ms, in
   if (holds_.count(hold_key(op->owner, group.name)) != 0) {
     // No reentry: taking the members again would reset their leases under
     // the first hold. Refused, later (never inside the call).
-    env_.start_timer(0, [this, op] {
+    op->refusing = true;
+    op->refusal_timer = env_.start_timer(0, [this, op] {
       if (dead_ || op->finished) return;
       finish(op, EventKind::Fail, "already held (no group reentry)", AcquireResult::NotAcquired);
     });
@@ -260,33 +279,41 @@ void MultiLockClient::on_member(const std::shared_ptr<GroupOp>& op, AcquireResul
 // member touched this round, then retry from the first member while wait
 // remains, else give up.
 void MultiLockClient::round_failed(const std::shared_ptr<GroupOp>& op, const std::string& why, bool budget_spent) {
-  release_touched(op, [this, op, why, budget_spent] {
-    if (dead_ || op->finished) return;
-    if (op->once) {
-      finish(op, EventKind::Fail, why, AcquireResult::NotAcquired);
-    } else if (op->forever || remaining_ms(*op) > 0) {
-      start_round(op);
-    } else {
-      finish(op, EventKind::Fail, budget_spent ? why : "wait budget exhausted (" + why + ")",
-             AcquireResult::NotAcquired);
-    }
-  });
+  op->failed_why = why;
+  op->failed_budget_spent = budget_spent;
+  release_touched(op);
 }
 
-void MultiLockClient::release_touched(const std::shared_ptr<GroupOp>& op, std::function<void()> then) {
+void MultiLockClient::after_release(const std::shared_ptr<GroupOp>& op) {
+  if (dead_ || op->finished) return;
+  const std::string why = std::move(op->failed_why);
+  op->failed_why.clear();
+  const bool budget_spent = op->failed_budget_spent;
+  op->failed_budget_spent = false;
+  if (op->once) {
+    finish(op, EventKind::Fail, why, AcquireResult::NotAcquired);
+  } else if (op->forever || remaining_ms(*op) > 0) {
+    start_round(op);
+  } else {
+    finish(op, EventKind::Fail, budget_spent ? why : "wait budget exhausted (" + why + ")",
+           AcquireResult::NotAcquired);
+  }
+}
+
+void MultiLockClient::release_touched(const std::shared_ptr<GroupOp>& op) {
   const std::vector<size_t> touched(op->touched.begin(), op->touched.end());
   op->touched.clear();
   op->acquired.clear();
   if (touched.empty()) {
-    then();
+    after_release(op);
     return;
   }
-  auto left = std::make_shared<size_t>(touched.size());
-  auto next = std::make_shared<std::function<void()>>(std::move(then));
+  op->releases_left = touched.size();
   member_env_->attribute_to(op->op_id, op->op_name);
   for (size_t index : touched) {
-    members_->unlock(op->task, op->group.members[index], [left, next](UnlockResult) {
-      if (--*left == 0) (*next)();
+    members_->unlock(op->task, op->group.members[index], [this, op](UnlockResult) {
+      assert(op->releases_left > 0);
+      if (--op->releases_left == 0) after_release(op);
     });
   }
   member_env_->attribute_to_none();
@@ -302,34 +329,10 @@ void MultiLockClient::acquired(const std::shared_ptr<GroupOp>& op) {
       return;
     }
   }
-  auto succeed = [this, op, validity] {
-    if (dead_ || op->finished) return;
-    auto hold = std::make_shared<Hold>();
-    hold->op_id = op->op_id;
-    hold->needed = needed(op->group.kind, static_cast<int>(op->group.members.size()));
-    for (size_t i : op->acquired) hold->members.push_back(op->group.members[i].name);
-    const std::string key = hold_key(op->owner, op->group.name);
-    if (auto old = holds_.find(key); old != holds_.end() && old->second->validity_armed)
-      env_.cancel_timer(old->second->validity_timer);
-    holds_[key] = hold;
-    if (validity > 0 && op->lease_ms > 0) {
-      hold->validity_armed = true;
-      const std::string owner = op->owner, group = op->group.name;
-      hold->validity_timer = env_.start_timer(validity, [this, hold, owner, group] {
-        if (dead_ || !hold->validity_armed) return;
-        hold->validity_armed = false;
-        Event e = group_event(EventKind::Info, locksim::Op::ValidityEnd, 0, owner, group);
-        e.detail = "validity ended";
-        env_.emit(std::move(e));
-      });
-    }
-    finish(op, EventKind::Ok, validity > 0 ? "validity " + std::to_string(validity) + " ms" : "",
-           AcquireResult::Acquired);
-  };
+  op->validity_ms = validity;
   // Provisional lease (2 * wait): reset every held member to the real lease.
   if (op->lease_ms > 0 && op->member_lease_ms() != op->lease_ms) {
-    auto left = std::make_shared<size_t>(op->acquired.size());
-    auto then = std::make_shared<std::function<void()>>(succeed);
+    op->renews_left = op->acquired.size();
     for (size_t i : op->acquired) {
       const LockSpec& member = op->group.members[i];
       ScriptCall call;
@@ -339,13 +342,40 @@ void MultiLockClient::acquired(const std::shared_ptr<GroupOp>& op) {
       call.params.token = members_->token_of(op->owner, member.name);
       call.params.lease_ms = op->lease_ms;
       env_.send_script(member.server, call, ScriptTag{op->op_name, op->op_id, ""}, config_.request_timeout_ms,
-                       [left, then](const ScriptOutcome&) {
-                         if (--*left == 0) (*then)();
+                       [this, op](const ScriptOutcome&) {
+                         assert(op->renews_left > 0);
+                         if (--op->renews_left == 0) succeed(op);
                        });
     }
     return;
   }
-  succeed();
+  succeed(op);
+}
+
+void MultiLockClient::succeed(const std::shared_ptr<GroupOp>& op) {
+  const int64_t validity = op->validity_ms;
+  if (dead_ || op->finished) return;
+  auto hold = std::make_shared<Hold>();
+  hold->op_id = op->op_id;
+  hold->needed = needed(op->group.kind, static_cast<int>(op->group.members.size()));
+  for (size_t i : op->acquired) hold->members.push_back(op->group.members[i].name);
+  const std::string key = hold_key(op->owner, op->group.name);
+  if (auto old = holds_.find(key); old != holds_.end() && old->second->validity_armed)
+    env_.cancel_timer(old->second->validity_timer);
+  holds_[key] = hold;
+  if (validity > 0 && op->lease_ms > 0) {
+    hold->validity_armed = true;
+    const std::string owner = op->owner, group = op->group.name;
+    hold->validity_timer = env_.start_timer(validity, [this, hold, owner, group] {
+      if (dead_ || !hold->validity_armed) return;
+      hold->validity_armed = false;
+      Event e = group_event(EventKind::Info, locksim::Op::ValidityEnd, 0, owner, group);
+      e.detail = "validity ended";
+      env_.emit(std::move(e));
+    });
+  }
+  finish(op, EventKind::Ok, validity > 0 ? "validity " + std::to_string(validity) + " ms" : "",
+         AcquireResult::Acquired);
 }
 
 void MultiLockClient::finish(const std::shared_ptr<GroupOp>& op, EventKind kind, const OpEnding& why,
@@ -368,37 +398,45 @@ void MultiLockClient::unlock(int task, const GroupRef& group, UnlockDone done) {
   const uint64_t op_id = env_.new_op_id();
   const std::string who = owner(task);
   const std::string key = hold_key(who, group.name);
-  unlocks_[op_id] = key;
+  PendingUnlock& pending = unlocks_[op_id];
+  pending.key = key;
   env_.emit(group_event(EventKind::Invoke, locksim::Op::Unlock, op_id, who, group.name));
-  bool lost = false;
   if (auto it = holds_.find(key); it != holds_.end()) {
-    lost = it->second->group_lost;
+    pending.lost = it->second->group_lost;
     if (it->second->validity_armed) env_.cancel_timer(it->second->validity_timer);
     it->second->validity_armed = false;
     holds_.erase(it);
   }
-  auto left = std::make_shared<size_t>(group.members.size());
-  auto finish_unlock = [this, op_id, who, name = group.name, lost, done = std::move(done)] {
-    if (dead_) return;
-    unlocks_.erase(op_id);
-    Event e = group_event(lost ? EventKind::Fail : EventKind::Ok, locksim::Op::Unlock, op_id, who, name);
-    if (lost) {
-      e.reason = EndReason::IllegalMonitorState;
-      e.detail = "(the group was lost)";
-    } else {
-      e.value = 1;
-    }
-    env_.emit(std::move(e));
-    if (done) done(!lost);
-  };
-  auto then = std::make_shared<std::function<void()>>(std::move(finish_unlock));
+  pending.members_left = group.members.size();
+  pending.done = std::move(done);
   member_env_->attribute_to(op_id, locksim::Op::Unlock);
   for (const LockSpec& member : group.members) {
-    members_->unlock(task, member, [left, then](UnlockResult) {  // failures ignored
-      if (--*left == 0) (*then)();
+    members_->unlock(task, member, [this, op_id](UnlockResult) {  // failures ignored
+      if (dead_) return;
+      auto it = unlocks_.find(op_id);
+      assert(it != unlocks_.end() && it->second.members_left > 0);
+      if (--it->second.members_left == 0) finish_unlock(op_id);
     });
   }
   member_env_->attribute_to_none();
+}
+
+void MultiLockClient::finish_unlock(uint64_t op_id) {
+  auto it = unlocks_.find(op_id);
+  assert(it != unlocks_.end());
+  PendingUnlock pending = std::move(it->second);
+  unlocks_.erase(it);
+  const auto nl = pending.key.find('\n');
+  const std::string who = pending.key.substr(0, nl), name = pending.key.substr(nl + 1);
+  Event e = group_event(pending.lost ? EventKind::Fail : EventKind::Ok, locksim::Op::Unlock, op_id, who, name);
+  if (pending.lost) {
+    e.reason = EndReason::IllegalMonitorState;
+    e.detail = "(the group was lost)";
+  } else {
+    e.value = 1;
+  }
+  env_.emit(std::move(e));
+  if (pending.done) pending.done(!pending.lost);
 }
 
 void MultiLockClient::on_member_lost(const std::string& member, const std::string& owner) {
@@ -438,7 +476,8 @@ void MultiLockClient::crash() {
     e.reason = EndReason::Crashed;
     notes.emplace(id, std::move(e));
   }
-  for (const auto& [id, key] : unlocks_) {
+  for (const auto& [id, pending] : unlocks_) {
+    const std::string& key = pending.key;
     const auto nl = key.find('\n');
     Event e = group_event(EventKind::Info, locksim::Op::Unlock, id, key.substr(0, nl), key.substr(nl + 1));
     e.reason = EndReason::Crashed;
@@ -447,6 +486,67 @@ void MultiLockClient::crash() {
   for (auto& [id, e] : notes) env_.emit(std::move(e));
   ops_.clear();
   unlocks_.clear();
+}
+
+void MultiLockClient::digest(const DigestNames& names, StateDigest* out) const {
+  out->add(dead_);
+  members_->digest(names, out);
+  member_env_->digest(names, out);
+  out->add(static_cast<uint64_t>(ops_.size()));
+  for (const auto& [id, op] : ops_) {  // op ids ascend as their ranks do
+    out->add(names.op(id));
+    out->add(op->task);
+    out->add(std::string_view(op->group.name));
+    out->add(static_cast<int>(op->group.kind));
+    out->add(static_cast<uint64_t>(op->group.members.size()));
+    out->add(static_cast<int>(op->op_name));
+    out->add(op->wait_ms);
+    out->add(op->lease_ms);
+    out->add(op->once);
+    out->add(op->forever);
+    out->add(op->start_ms - names.now_ms);
+    out->add(op->round_start_ms - names.now_ms);
+    out->add(op->rounds);
+    out->add(static_cast<uint64_t>(op->next));
+    out->add(op->failures);
+    out->add(static_cast<uint64_t>(op->acquired.size()));
+    for (size_t i : op->acquired) out->add(static_cast<uint64_t>(i));
+    out->add(static_cast<uint64_t>(op->touched.size()));
+    for (size_t i : op->touched) out->add(static_cast<uint64_t>(i));
+    out->add(op->refusing);
+    if (op->refusing) out->add(names.timer(op->refusal_timer));
+    out->add(static_cast<uint64_t>(op->releases_left));
+    out->add(std::string_view(op->failed_why));
+    out->add(op->failed_budget_spent);
+    out->add(static_cast<uint64_t>(op->renews_left));
+    out->add(op->validity_ms);
+  }
+  out->add(static_cast<uint64_t>(unlocks_.size()));
+  for (const auto& [id, pending] : unlocks_) {
+    out->add(names.op(id));
+    out->add(std::string_view(pending.key));
+    out->add(pending.lost);
+    out->add(static_cast<uint64_t>(pending.members_left));
+  }
+  out->add(static_cast<uint64_t>(holds_.size()));
+  for (const auto& [key, hold] : holds_) {
+    out->add(std::string_view(key));
+    out->add(static_cast<uint64_t>(hold->members.size()));
+    for (const std::string& m : hold->members) out->add(std::string_view(m));
+    out->add(static_cast<uint64_t>(hold->lost.size()));
+    for (const std::string& m : hold->lost) out->add(std::string_view(m));
+    out->add(hold->needed);
+    out->add(hold->group_lost);
+    out->add(hold->validity_armed);
+    if (hold->validity_armed) out->add(names.timer(hold->validity_timer));
+  }
+}
+
+void MultiLockClient::live_op_ids(std::vector<uint64_t>* out) const {
+  members_->live_op_ids(out);
+  for (const auto& [id, op] : ops_) out->push_back(id);
+  for (const auto& [id, pending] : unlocks_) out->push_back(id);
+  std::sort(out->begin(), out->end());
 }
 
 }  // namespace locksim

@@ -92,6 +92,18 @@ class MultiLockClient {
   std::string owner(int task) const { return config_.client_uuid + ":" + std::to_string(task); }
   const LockClient& members_client() const { return *members_; }
 
+  // The explorer's view (impl/digest_names.h), as LockClient::digest: the
+  // member client, which member operation belongs to which group
+  // operation, every pending group acquire with where it is (trying a
+  // member, releasing the touched ones, resetting the leases, refusing a
+  // reentry), every pending unlock, every believed hold. Nothing that
+  // decides what the client does next lives outside these (callbacks
+  // capture only the records fingerprinted here).
+  void digest(const DigestNames& names, StateDigest* out) const;
+  // The op ids its pending callbacks name (the member client's among them),
+  // ascending.
+  void live_op_ids(std::vector<uint64_t>* out) const;
+
   // Section 4's arithmetic, exposed for tests.
   static int failure_budget(GroupKind kind, int members);
   static int needed(GroupKind kind, int members) { return members - failure_budget(kind, members); }
@@ -105,6 +117,12 @@ class MultiLockClient {
   class MemberEnv;
   struct GroupOp;  // a group acquire in flight
   struct Hold;
+  struct PendingUnlock {
+    std::string key;  // hold_key(owner, group)
+    bool lost = false;        // the group was lost before the unlock
+    size_t members_left = 0;  // member unlocks not yet answered
+    UnlockDone done;
+  };
 
   void start(int task, const GroupRef& group, int64_t wait_ms, int64_t lease_ms, bool once, bool forever,
              AcquireDone done);
@@ -114,7 +132,11 @@ class MultiLockClient {
   // budget_spent: `why` is that the wait budget ran out (else it is named as its cause).
   void round_failed(const std::shared_ptr<GroupOp>& op, const std::string& why, bool budget_spent = false);
   void acquired(const std::shared_ptr<GroupOp>& op);
-  void release_touched(const std::shared_ptr<GroupOp>& op, std::function<void()> then);
+  // Releases every member touched this round, then after_release().
+  void release_touched(const std::shared_ptr<GroupOp>& op);
+  void after_release(const std::shared_ptr<GroupOp>& op);
+  void succeed(const std::shared_ptr<GroupOp>& op);
+  void finish_unlock(uint64_t op_id);
   void finish(const std::shared_ptr<GroupOp>& op, EventKind kind, const OpEnding& why, AcquireResult result);
   int64_t remaining_ms(const GroupOp& op) const;
   void on_member_lost(const std::string& member, const std::string& owner);
@@ -127,7 +149,7 @@ class MultiLockClient {
   std::unique_ptr<MemberEnv> member_env_;
   std::unique_ptr<LockClient> members_;
   std::map<uint64_t, std::shared_ptr<GroupOp>> ops_;        // pending acquires by op_id
-  std::map<uint64_t, std::string> unlocks_;            // pending unlocks: op_id -> "owner\ngroup"
+  std::map<uint64_t, PendingUnlock> unlocks_;          // pending unlocks by op_id
   std::map<std::string, std::shared_ptr<Hold>> holds_; // "owner\ngroup" -> believed hold
   bool dead_ = false;
 };

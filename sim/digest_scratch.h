@@ -28,6 +28,7 @@ struct DigestScratch {
   std::vector<uint64_t> subscription_ids;          // ascending
   std::vector<std::vector<uint64_t>> timer_ids;    // per client, its pending timers, ascending
   std::vector<std::vector<uint64_t>> op_ids;       // per client, its live operations, ascending
+  std::vector<uint64_t> group_op_ids;              // a multi-lock client's, before they join op_ids
   std::vector<QueuedItem> items;
 };
 

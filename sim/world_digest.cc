@@ -143,6 +143,13 @@ QueueCensus World::digest(StateDigest* out, DigestScratch* scratch) const {
     if (!n.alive) continue;
     n.live_timers.for_each([&timers](uint64_t id) { timers.push_back(id); });
     n.client->live_op_ids(&ops);
+    if (n.group) {  // the multi-lock client's ids share the node's op id space
+      std::vector<uint64_t>& group_ops = scratch->group_op_ids;
+      n.group->live_op_ids(&group_ops);
+      const size_t plain = ops.size();
+      ops.insert(ops.end(), group_ops.begin(), group_ops.end());
+      std::inplace_merge(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(plain), ops.end());
+    }
   }
 
   for (int c = 0; c < clients; ++c) {
@@ -153,8 +160,8 @@ QueueCensus World::digest(StateDigest* out, DigestScratch* scratch) const {
     out->add(n.clock.local_us(now_us_) - now_us_);
     out->add(link_down(c));
     if (!n.alive) continue;
-    if (n.group) throw std::logic_error("World::digest: multi-lock clients cannot be fingerprinted");
     n.client->digest(names[static_cast<size_t>(c)], out);
+    if (n.group) n.group->digest(names[static_cast<size_t>(c)], out);
   }
   for (int s = 0; s < servers; ++s) {
     const int64_t server_us = server_clocks_[static_cast<size_t>(s)].local_us(now_us_);

@@ -53,7 +53,6 @@ TEST_F(CliExplore, BadInputIsOneLineAndExitTwo) {
       {"--ops unlock@3", "locksim: --ops: operation 'unlock@3'"},
       {"--ops sleep:5", "locksim: --ops: 'sleep:5' ends with a sleep"},
       {"--faults crash,nope", "--faults"},
-      {"--lock redlock", "--lock redlock"},
       {"--lock nope", "--lock"},
       {"--backend live", "--backend live"},
       {"--backend nope", "--backend"},

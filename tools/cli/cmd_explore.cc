@@ -427,10 +427,6 @@ void print_result(const ExploreRequest& q, const ExploreSetup& setup, const Expl
 }  // namespace
 
 ExploreRequest validate_explore(const ExploreArgs& a) {
-  if (a.lock == "multi" || a.lock == "redlock") {
-    throw UsageError("--lock " + a.lock + ": explore covers rlock, fair and mixed (a multi-lock client's state "
-                     "cannot be fingerprinted yet)");
-  }
   if (a.random_walk && a.dfs) throw UsageError("--dfs and --random-walk: choose one search order");
   ExploreRequest q;
   q.args = a;
