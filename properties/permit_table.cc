@@ -31,7 +31,7 @@ constexpr std::array<PermitRow, 20> kRows = {{
     {R::GhostLeftInLine, property::kGhostWaiter, "a waiter left in the line after giving up",
      "its client's faults (not its crash) and any server's, from its invoke", P::Scoped},
     {R::WatchdogHoldLost, property::kWatchdogExpiry, "a hold lost while renewed",
-     "its client's faults (not its crash) from the hold's start; server faults from its invoke", P::Scoped},
+     "its client's faults (not its crash) from the server's grant of the hold; server faults from its invoke", P::Scoped},
     {R::WatchdogHeldPastExpiry, property::kWatchdogExpiry, "a holder still listed past its key's expiry", "none",
      P::None},
     {R::WatchdogKeyExpiry, property::kWatchdogExpiry, "a key's remaining time shorter than its last reset gave it",
@@ -45,7 +45,8 @@ constexpr std::array<PermitRow, 20> kRows = {{
      "its client's faults and its lock's servers'", P::Scoped},
     {R::LivenessReleaseWokeNobody, property::kLiveness, "a release that published no wake-up", "none", P::None},
     {R::ReentrancyCountsDisagree, property::kReentrancy,
-     "an unlock's answer disagrees with the hold count; a retried release answers otherwise than its first",
+     "an unlock's answer disagrees with the hold count (a group's unlock, which ignores its members' failures, only "
+     "when it held the group); a retried release answers otherwise than its first",
      "its client's faults (not its crash) and any server's", P::Scoped},
     {R::ReentrancyContractBreak, property::kReentrancy,
      "a release answers other than \"not owned\" to, or changes the holders for, an owner the server did not list (a "

@@ -47,6 +47,7 @@ void ReentrancyChecker::on_event(const Event& e) {
   auto lock_owner = [&e] { return NamePairView(e.lock, e.owner); };
   switch (e.kind) {
     case EventKind::Script:
+      if (e.lock.is_member() && !groups_.contains(e.lock.group())) groups_.emplace(e.lock.group());
       on_script(e);
       break;
     case EventKind::Ok:
@@ -62,7 +63,10 @@ void ReentrancyChecker::on_event(const Event& e) {
         if (snap != unlock_snapshots_.end()) unlock_snapshots_.erase(snap);
         if (absent_lock_releases_.erase(e.op_id) > 0) at_invoke.unknown = true;
         if (!at_invoke.unknown) {
-          if (at_invoke.count == 0) {
+          if (at_invoke.count == 0 && groups_.contains(std::string_view(e.lock))) {
+            // A group's unlock of members it did not hold: their scripts
+            // answered, the group ignores it (section 4).
+          } else if (at_invoke.count == 0) {
             violation(e, "unlock by " + e.owner.str() + ", which holds nothing, answered " + std::to_string(e.value) +
                              " instead of illegal monitor state");
           } else if (at_invoke.count > 1 && e.value != 0) {

@@ -93,6 +93,11 @@ class ReentrancyChecker : public Checker {
   std::unordered_map<uint64_t, ServerLock> server_;  // server_lock_key(server, context lock id)
   std::unordered_map<uint64_t, Count> unlock_snapshots_;  // unlock op_id -> count at invoke
   std::set<uint64_t> absent_lock_releases_;                      // fair releases of an absent lock
+  // Groups (multi-lock, RedLock) whose members' scripts were seen: a group's
+  // unlock releases every member and ignores their failures
+  // (lock-semantics.md section 4), so it answers "released" even when the
+  // owner held nothing; only its members' scripts are judged.
+  std::set<std::string, std::less<>> groups_;
   Blame rollback_;  // the latest failover: the cause of count mismatches after it
 };
 

@@ -36,6 +36,8 @@ void WatchdogExpiryChecker::on_event(const Event& e) {
           s.hold_event = e.id;
           s.hold_start_us = e.true_us;
           s.hold_invoke_us = p == pending_.end() ? e.true_us : std::min(p->second.invoke_us, e.true_us);
+          s.hold_grant_us = p == pending_.end() || p->second.grant_us < 0 ? e.true_us
+                                                                          : std::min(p->second.grant_us, e.true_us);
           s.hold_op_floor = op_floor;
         }
         ++s.count;
@@ -80,6 +82,15 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
   const EventFacts& facts = ctx_->facts();
   const LeaseBook& leases = ctx_->leases();
   const bool granted_now = leases.granted();
+  // When the server first held the owner for a pending acquire (a group's
+  // release of its touched members starts a round again).
+  if (auto p = e.op_id != 0 ? pending_.find(e.op_id) : pending_.end(); p != pending_.end()) {
+    if (facts.release_script()) {
+      p->second.grant_us = -1;
+    } else if (p->second.grant_us < 0 && holders_contain(e, e.owner)) {
+      p->second.grant_us = e.true_us;
+    }
+  }
 
   // 1. The key must be gone once the server clock passed its expiry.
   if (const auto& expired = leases.expired()) {
@@ -174,8 +185,9 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
   }
 }
 
-// The client learned its hold is gone. Legitimate when a fault hit it (or
-// the server) during the hold, or when an explicit lease ran out.
+// The client learned its hold is gone. Legitimate when a fault hit its
+// client since the server granted it (or a server since its acquire was
+// invoked), or when an explicit lease ran out.
 void WatchdogExpiryChecker::on_hold_lost(const Event& e, const std::string& how) {
   auto it = owners_.find(NamePairView(e.lock, e.owner));
   if (it == owners_.end()) return;
@@ -185,7 +197,10 @@ void WatchdogExpiryChecker::on_hold_lost(const Event& e, const std::string& how)
   const bool was_held = !s.lost && (s.count > 0 || (e.kind == EventKind::Fail && !s.released));
   s.lost = true;
   if (!was_held || s.counts_unknown) { s.count = 0; return; }
-  const bool faulted = !ctx_->faults().faults_between(s.client, s.hold_start_us, e.true_us).empty() ||
+  // From the grant: a client fault between the server's grant and the Ok
+  // (a pause past the lease before the reply was read, a group's first
+  // member expiring while the others are taken) leaves the hold stale.
+  const bool faulted = !ctx_->faults().faults_between(s.client, s.hold_grant_us, e.true_us).empty() ||
                        !ctx_->faults().server_faults_between(s.hold_invoke_us, e.true_us).empty();
   const int64_t slack_us = config().request_timeout_ms * 1000;
   const bool lease_ran_out = !s.watchdog && sat_add(e.true_us, slack_us) >= s.lease_expiry_us;
@@ -201,7 +216,7 @@ void WatchdogExpiryChecker::on_hold_lost(const Event& e, const std::string& how)
     v.facts.named_ids = {s.hold_event};
     v.scope.clients = FaultScope::Who::Listed;
     v.scope.client_list = {s.client};
-    v.scope.client_from_us = s.hold_start_us;
+    v.scope.client_from_us = s.hold_grant_us;
     v.scope.crashes = false;
     v.scope.servers = true;
     v.scope.server_from_us = s.hold_invoke_us;

@@ -10,9 +10,11 @@
 //  2. A renewal answers 1 only for an owner that holds the lock.
 //  3. A live holder whose renewals get through never loses the lock: a hold
 //     with the watchdog that is lost (hold_lost, or unlock answering "illegal
-//     monitor state") without any fault hitting its client (during the hold)
-//     or a server (since the acquire was invoked: a group's member may be
-//     taken before the group's hold begins) is a violation; so is an
+//     monitor state") without any fault hitting its client since the
+//     server first held it for the acquire that began the hold (a pause
+//     while the grant's reply waits, or while a group's other members are
+//     taken, leaves the hold stale when it begins), or a server since the
+//     acquire was invoked, is a violation; so is an
 //     explicit-lease hold lost before its lease ran out. Such a violation may
 //     be explained by those faults only (its FaultScope); the others are
 //     violations of the protocol, which no fault explains.
@@ -58,6 +60,7 @@ class WatchdogExpiryChecker : public Checker {
     uint64_t hold_event = 0;
     int64_t hold_start_us = 0;
     int64_t hold_invoke_us = 0;    // invoke of the acquire that began the hold
+    int64_t hold_grant_us = 0;     // when the server first held it for that acquire (<= hold_start_us)
     int64_t lease_ms = -1;         // lease of the latest acquire (-1: watchdog)
     int64_t lease_expiry_us = 0;   // explicit lease: last refresh + lease
     uint64_t hold_op_floor = 0;    // newest op_id seen when the hold began
@@ -70,6 +73,10 @@ class WatchdogExpiryChecker : public Checker {
   struct PendingOp {
     int64_t lease_ms = -1;
     int64_t invoke_us = 0;
+    // The first script of this acquire after which the server held the
+    // owner (a group's first member taken, after the last release of its
+    // touched members), or -1: the hold exists on the server from there.
+    int64_t grant_us = -1;
   };
 
   void on_script(const Event& e);

@@ -65,6 +65,26 @@ TEST(Reentrancy, ReleaseByNonOwnerAnsweringNilPasses) {
   EXPECT_TRUE(run_checker<ReentrancyChecker>(non_owner_release(true)).empty());
 }
 
+// A group's unlock releases every member and ignores their failures
+// (lock-semantics.md section 4): unlocking a group its owner does not hold
+// answers "released" after every member's release answered nil. Not a
+// violation; the same answer on a plain lock is.
+TEST(Reentrancy, AGroupsUnlockIgnoresItsMembersFailures) {
+  HistoryBuilder h;
+  h.invoke(5, 2, "unlock", 2, "G");
+  h.script(6, 2, "rlock_release", "nil", {}, 2, 30000, 0, "G@0").request_id = "r1";
+  h.script(6, 2, "rlock_release", "nil", {}, 2, 30000, 0, "G@1").request_id = "r2";
+  h.ok(7, 2, "unlock", 2, 1, "G");
+  EXPECT_TRUE(run_checker<ReentrancyChecker>(h.events()).empty());
+  HistoryBuilder plain;
+  plain.invoke(5, 2, "unlock", 2, "G");
+  plain.script(6, 2, "rlock_release", "nil", {}, 2, 30000, 0, "G").request_id = "r1";
+  plain.ok(7, 2, "unlock", 2, 1, "G");
+  auto v = run_checker<ReentrancyChecker>(plain.events());
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].message.find("holds nothing"), std::string::npos);
+}
+
 // After a failover the promoted replica may still hold a hold this checker
 // saw released, with the expiry the replica gave it: the holder's release
 // answering 1 there is the replica's truth, not a contract break (failover

@@ -66,6 +66,43 @@ TEST(WatchdogExpiry, PausedHolderMayLoseItsLock) {
   EXPECT_TRUE(run_checker<WatchdogExpiryChecker>(lost_hold(true)).empty());
 }
 
+// The client is paused past the lease while its acquire's reply waits (the
+// server granted at 1 ms, the Ok is read at 35 s): the hold begins stale,
+// and its first renewal finds the lock gone. The pause explains it, though
+// it ended before the hold began; without it the same loss is a violation.
+std::vector<Event> stale_at_its_ok(bool paused) {
+  HistoryBuilder h;
+  h.invoke(0, 1, "lock", 1);
+  h.script(1, 1, "rlock_acquire", "nil", {owner_of(1)}, 1);
+  if (paused) h.fault(2, "pause", 1, 35000);
+  h.ok(35002, 1, "lock", 1);
+  h.script(45003, 1, "rlock_renew", "0", {}, 9);
+  h.info(45004, 1, "hold_lost", 0);
+  return h.events();
+}
+
+// A pause while the acquire still waits, before the server grants it,
+// cannot leave the hold stale: a loss after that grant is a violation.
+TEST(WatchdogExpiry, APauseBeforeTheGrantDoesNotExplainALaterLoss) {
+  HistoryBuilder h;
+  h.invoke(0, 1, "lock", 1);
+  h.fault(100, "pause", 1, 35000);
+  h.script(36000, 1, "rlock_acquire", "nil", {owner_of(1)}, 1);
+  h.ok(36001, 1, "lock", 1);
+  h.script(46002, 1, "rlock_renew", "0", {}, 9);
+  h.info(46003, 1, "hold_lost", 0);
+  auto v = run_checker<WatchdogExpiryChecker>(h.events());
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].message.find("no fault hit it"), std::string::npos);
+}
+
+TEST(WatchdogExpiry, APauseWhileTheAcquiresReplyWaitsExplainsALaterLoss) {
+  EXPECT_TRUE(run_checker<WatchdogExpiryChecker>(stale_at_its_ok(true)).empty());
+  auto v = run_checker<WatchdogExpiryChecker>(stale_at_its_ok(false));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].message.find("no fault hit it"), std::string::npos);
+}
+
 // The renewal's op_id tells when it was started: `started_after_release`
 // gives it an id newer than the release; otherwise it was started before.
 std::vector<Event> renew_after_release(bool started_after_release) {

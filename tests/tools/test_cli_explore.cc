@@ -54,6 +54,8 @@ TEST_F(CliExplore, BadInputIsOneLineAndExitTwo) {
       {"--ops sleep:5", "locksim: --ops: 'sleep:5' ends with a sleep"},
       {"--faults crash,nope", "--faults"},
       {"--lock nope", "--lock"},
+      {"--lock rlock --validity", "the validity check is a RedLock option"},
+      {"--servers 6", "--servers"},
       {"--backend live", "--backend live"},
       {"--backend nope", "--backend"},
       {"--dfs --random-walk", "--dfs and --random-walk"},

@@ -72,7 +72,7 @@ namespace {
 
 constexpr int kMaxExploreClients = 4;
 constexpr int kMaxExploreLocks = 4;
-constexpr int kMaxExploreServers = 3;
+constexpr int kMaxExploreServers = 5;  // a RedLock of five
 constexpr int kMaxExploreWorkers = 64;
 
 
@@ -446,6 +446,7 @@ ExploreRequest validate_explore(const ExploreArgs& a) {
   s.servers = a.servers;
   s.lock_kind = lock_kind_option(a.lock);
   s.restart_delay_ms = a.restart_delay_ms;
+  s.validity = a.validity;
   // Not given: the pack's settings decide, as for a campaign (search/campaign.h).
   s.fair_slot_ms = std::max<int64_t>(a.fair_slot_ms, 0);
   q.campaign.fair_slot_given = a.fair_slot_ms >= 0;
@@ -512,7 +513,8 @@ void add_explore_command(CLI::App& app, CliContext* ctx) {
   auto a = std::make_shared<ExploreArgs>();
   CLI::App* cmd = app.add_subcommand(
       "explore", "Explore every schedule of a small configuration (breadth first, states merged) and check every property");
-  cmd->add_option("--lock", a->lock, "Lock kind: rlock, fair or mixed")->capture_default_str();
+  cmd->add_option("--lock", a->lock, "Lock kind: rlock, fair, mixed, multi or redlock (a group of one member per server)")
+      ->capture_default_str();
   cmd->add_option("--clients", a->clients, "Client processes")->capture_default_str()->transform(integer_in(1, kMaxExploreClients));
   cmd->add_option("--locks", a->locks, "Locks (lock i lives on server i % servers)")
       ->capture_default_str()->transform(integer_in(1, kMaxExploreLocks));
@@ -554,6 +556,8 @@ void add_explore_command(CLI::App& app, CliContext* ctx) {
   cmd->add_option("--backend", a->backend,
                   "model, or lua (the pack's own Lua in process). Default: model, or lua for a pack the model cannot "
                   "stand for");
+  cmd->add_flag("--validity", a->validity,
+                "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
   cmd->add_flag("--dfs", a->dfs, "Depth first instead of breadth first");
   cmd->add_flag("--random-walk", a->random_walk, "Random walks from the start (a sample: never complete)");
   cmd->add_option("--walks", a->walks, "--random-walk: how many walks")->capture_default_str()->transform(integer_in(uint64_t{1}, uint64_t{1'000'000'000}));
