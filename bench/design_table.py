@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Prints the design table of docs/lock-designs.md: five locks under the same
+"""Prints the design table of docs/lock-designs.md: six locks under the same
 four campaigns on the lua backend, each cell "failing seeds, violations
 (explained / unexplained); polls per waiting second".
 
 Usage: bench/design_table.py LOCKSIM [SEEDS] [WORKERS]   (defaults 500, 2)
-Runs 20 campaigns; each writes its runs directory under a temporary dir.
+Runs 24 campaigns; each writes its runs directory under a temporary dir.
 """
 import json
 import subprocess
@@ -17,6 +17,7 @@ LOCKS = [
     ("token_lock", ["--scripts", "tests/impl/packs/token_lock"]),
     ("token_redlock (3 servers)", ["--scripts", "tests/impl/packs/token_redlock", "--lock", "redlock", "--servers", "3"]),
     ("our RedLock (3 servers)", ["--lock", "redlock", "--servers", "3"]),
+    ("our spin lock (`--lock spin`)", ["--lock", "spin"]),
 ]
 PROFILES = ["safe", "pauses", "hostile", "restarts"]
 

@@ -28,6 +28,7 @@ struct LockClient::AcquireOp {
   bool waiting = false;
   int64_t rounds = 0;
   bool wake_pending = false;  // a message came while not waiting (remember_wakeups)
+  BackoffState backoff;       // a spin lock's waiter: its sleeps so far
   // Giving up on a fair lock: acquire_failed was sent and the operation
   // ends when it answers (or times out), so that the task's next acquire,
   // under the same owner, cannot reach the server before it and be taken
@@ -67,6 +68,7 @@ int64_t LockClient::fair_slot_ms(int64_t wait_ms) const {
 
 std::string LockClient::channel_of(const LockSpec& lock, const std::string& owner) const {
   if (lock.kind == LockKind::Fair) return LockKeys::waiter_channel(lock.name, owner);
+  if (lock.kind == LockKind::Spin) return "";  // nobody publishes; a spin waiter never subscribes
   return LockKeys::channel(lock.name);
 }
 
@@ -190,6 +192,10 @@ void LockClient::on_acquire_reply(const std::shared_ptr<AcquireOp>& op, const Sc
   }
   if (!spend_budget(op)) {
     give_up(op, "wait budget exhausted");
+    return;
+  }
+  if (op->lock.kind == LockKind::Spin) {  // nobody publishes: back off and try again
+    wait_for_wake(op, backoff_sleep(*op));
     return;
   }
   if (config_.wake.mode == WakeMode::Poll) {  // no message comes: sleep the declared interval
@@ -361,6 +367,8 @@ void LockClient::send_release(uint64_t op_id, int task, const LockSpec& lock,
     p.deadlines = LockKeys::deadlines(lock.name);
     p.channel_prefix = LockKeys::channel(lock.name) + wrong;
     p.now_ms = env_.now_ms();
+  } else if (lock.kind == LockKind::Spin) {
+    call.kind = ScriptKind::SpinRelease;  // publishes nothing: nobody listens
   } else {
     call.kind = ScriptKind::RlockRelease;
     p.channel = LockKeys::channel(lock.name) + wrong;
@@ -424,6 +432,8 @@ void LockClient::force_unlock(int task, const LockSpec& lock, std::function<void
     p.deadlines = LockKeys::deadlines(lock.name);
     p.channel_prefix = LockKeys::channel(lock.name);
     p.now_ms = env_.now_ms();
+  } else if (lock.kind == LockKind::Spin) {
+    call.kind = ScriptKind::SpinForceRelease;
   } else {
     call.kind = ScriptKind::RlockForceRelease;
     p.channel = LockKeys::channel(lock.name);
@@ -472,6 +482,15 @@ int64_t LockClient::poll_sleep(const AcquireOp& op) const {
   return poll_sleep_ms(config_.wake, h);
 }
 
+int64_t LockClient::backoff_sleep(AcquireOp& op) const {
+  if (config_.mutant == ClientMutant::BackoffNoGrowth) return kBackoffFirstMs;  // the bug: never grows
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the uuid, then the task and the sleeps so far
+  for (char c : config_.client_uuid) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  h = (h ^ static_cast<uint64_t>(op.task)) * 0x100000001b3ULL;
+  h = (h ^ static_cast<uint64_t>(op.backoff.sleeps)) * 0x100000001b3ULL;
+  return next_backoff_ms(config_.spin_backoff, &op.backoff, h);
+}
+
 void LockClient::crash() {
   if (dead_) return;
   dead_ = true;
@@ -514,6 +533,12 @@ void LockClient::digest(const DigestNames& names, StateDigest* out) const {
     if (op->waiting) out->add(names.timer(op->wait_timer));
     out->add(op->wake_pending);
     out->add(op->leaving);
+    if (op->lock.kind == LockKind::Spin) {  // the back-off, as far as it decides the next sleeps
+      const bool saturated = op->backoff.saturated(config_.spin_backoff);
+      out->add(saturated);
+      out->add(op->backoff.last_ms);
+      if (!saturated) out->add(op->backoff.sleeps);
+    }
   }
   out->add(static_cast<uint64_t>(others_.size()));
   for (const auto& [id, other] : others_) {

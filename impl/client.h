@@ -13,6 +13,9 @@
 //                                  on timeout with the same id
 //  force_unlock()                  force_release, not retried
 // lease_ms = -1: default lease + watchdog; else an explicit lease, no watchdog.
+// A spin lock (LockKind::Spin) is the reentrant lock without pub/sub: its
+// refused waiter sleeps its back-off and tries again; its release and force
+// release are the spin scripts, which publish nothing.
 // The acquire script is never retried (a lost reply would count twice).
 // A fair waiter leaves the line with acquire_failed whenever it stops waiting
 // without the lock: budget exhausted, subscribe timeout, acquire timeout.
@@ -136,6 +139,10 @@ class LockClient {
   // Polling design: the sleep before op's next attempt (interval + jitter,
   // the jitter drawn from the client's uuid, the operation and its round).
   int64_t poll_sleep(const AcquireOp& op) const;
+  // Spin lock: the sleep before op's next attempt, advancing its back-off
+  // (impl/backoff.h; the draws from the client's uuid, the task and the
+  // sleeps so far, so that equal fingerprints draw alike).
+  int64_t backoff_sleep(AcquireOp& op) const;
   // The fair-lock slot length (wait_ms parameter) of an acquire with this wait.
   int64_t fair_slot_ms(int64_t wait_ms) const;
   Event op_event(EventKind kind, Op op, uint64_t op_id, const std::string& owner,

@@ -11,7 +11,9 @@
 
 namespace locksim {
 
-enum class LockKind { Reentrant, Fair };
+// Spin: the reentrant lock's hash and acquire, released by spin_release, and
+// waited for by backing off (ClientConfig::spin_backoff), never subscribing.
+enum class LockKind { Reentrant, Fair, Spin };
 
 // A lock as a client is told to use it: its key, its kind, its server. (An
 // event names the lock it concerns by a LockRef, traces/lock_ref.h.)
@@ -45,6 +47,8 @@ struct ClientConfig {
   // per acquire: "<owner>#<n>", n counting the client's acquires), and
   // whether a re-entry keeps its hold's token (reentrant).
   WakeUp wake;
+  // How a refused waiter on a spin lock sleeps (impl/backoff.h).
+  BackoffKind spin_backoff = BackoffKind::Exponential;
   TokenMode token = TokenMode::PerOwner;
   bool reentrant = true;
 

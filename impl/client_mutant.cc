@@ -6,10 +6,10 @@
 namespace locksim {
 
 namespace {
-constexpr std::array<std::string_view, 7> kNames = {
+constexpr std::array<std::string_view, 8> kNames = {
     "none", "watchdog_not_cancelled", "watchdog_period_lease",
     "lease_unit_seconds", "fair_giveup_no_acquire_failed", "unlock_no_wake",
-    "watchdog_first_thread_entry",
+    "watchdog_first_thread_entry", "backoff_no_growth",
 };
 }  // namespace
 

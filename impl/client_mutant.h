@@ -13,6 +13,9 @@
 //    task that armed it and stopped when that renewal is refused, so a stale
 //    co-task (paused past its lease) stops the renewal of a lock another task
 //    of the same client legitimately holds.
+//  - backoff_no_growth: a spin lock's waiter sleeps the back-off's first
+//    step (1 ms) every time, never more: it polls a held lock hundreds of
+//    times a second (busy_poll).
 #pragma once
 
 #include <optional>
@@ -29,11 +32,12 @@ enum class ClientMutant {
   FairGiveupNoAcquireFailed,
   UnlockNoWake,
   WatchdogFirstThreadEntry,
+  BackoffNoGrowth,
 };
 
 // "none", "watchdog_not_cancelled", "watchdog_period_lease",
 // "lease_unit_seconds", "fair_giveup_no_acquire_failed", "unlock_no_wake",
-// "watchdog_first_thread_entry".
+// "watchdog_first_thread_entry", "backoff_no_growth".
 std::string_view client_mutant_name(ClientMutant mutant);
 std::optional<ClientMutant> client_mutant_from_name(std::string_view name);
 std::vector<ClientMutant> all_client_mutants();  // None first

@@ -97,6 +97,7 @@ std::string design_kinds_text(const LockDesign& d) {
 std::vector<DesignKind> kinds_needed_by(ScenarioLockKind lock_kind) {
   switch (lock_kind) {
     case ScenarioLockKind::Rlock:
+    case ScenarioLockKind::Spin:  // the reentrant lock's acquire and renewal, and spin_release
       return {DesignKind::Rlock};
     case ScenarioLockKind::Fair:
       return {DesignKind::Fair};
@@ -117,6 +118,9 @@ nlohmann::json design_to_json(const LockDesign& d) {
   nlohmann::ordered_json w;
   if (d.wake.mode == WakeMode::PubSub) {
     w["mode"] = "pubsub";
+  } else if (d.wake.mode == WakeMode::Backoff) {  // a spin scenario's checkers, never a pack's
+    w["mode"] = "backoff";
+    w["backoff"] = std::string(backoff_name(d.wake.backoff));
   } else {
     w["mode"] = "poll";
     w["interval_ms"] = d.wake.interval_ms;

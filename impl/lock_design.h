@@ -34,12 +34,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "impl/backoff.h"
 #include "impl/scenario_lock_kind.h"
 
 namespace locksim {
 
 enum class HolderRead { HashFields, StringValue, Script };
-enum class WakeMode { PubSub, Poll };
+// Backoff: the spin lock's waiting (impl/backoff.h, --lock spin), never a
+// manifest's: set where a scenario of spin locks configures its client and
+// its checkers.
+enum class WakeMode { PubSub, Poll, Backoff };
 enum class TokenMode { PerOwner, FreshPerAcquire };
 // The lock kinds a scenario can ask for (its "lock"; "mixed" needs rlock and fair).
 enum class DesignKind { Rlock, Fair, Multi, Redlock };
@@ -52,6 +56,7 @@ struct WakeUp {
   WakeMode mode = WakeMode::PubSub;
   int64_t interval_ms = 0;  // Poll: the sleep between two attempts, >= 1
   int64_t jitter_ms = 0;    // Poll: plus a deterministic draw in [0, jitter_ms]
+  BackoffKind backoff = BackoffKind::Exponential;  // Backoff: which back-off
   bool operator==(const WakeUp&) const = default;
 };
 

@@ -91,9 +91,11 @@ std::vector<ReplyMeaning> meanings_of(ScriptKind kind) {
     case ScriptKind::FairAcquire:
     case ScriptKind::FairTryOnce: return {ReplyMeaning::Acquired, ReplyMeaning::Refused};
     case ScriptKind::RlockRelease:
+    case ScriptKind::SpinRelease:
     case ScriptKind::FairRelease: return {ReplyMeaning::Released, ReplyMeaning::StillHeld, ReplyMeaning::NotOwned};
     case ScriptKind::RlockRenew: return {ReplyMeaning::Extended, ReplyMeaning::NotOwned};
     case ScriptKind::RlockForceRelease:
+    case ScriptKind::SpinForceRelease:
     case ScriptKind::FairForceRelease: return {ReplyMeaning::Released, ReplyMeaning::NotHeld};
     case ScriptKind::FairAcquireFailed: return {};
   }

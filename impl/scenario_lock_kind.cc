@@ -8,7 +8,7 @@ namespace {
 
 constexpr std::pair<ScenarioLockKind, std::string_view> kNames[] = {
     {ScenarioLockKind::Rlock, "rlock"}, {ScenarioLockKind::Fair, "fair"},       {ScenarioLockKind::Mixed, "mixed"},
-    {ScenarioLockKind::Multi, "multi"}, {ScenarioLockKind::RedLock, "redlock"},
+    {ScenarioLockKind::Multi, "multi"}, {ScenarioLockKind::RedLock, "redlock"}, {ScenarioLockKind::Spin, "spin"},
 };
 
 }  // namespace
@@ -31,6 +31,6 @@ std::vector<ScenarioLockKind> all_lock_kinds() {
   return out;
 }
 
-const char* lock_kind_names_text() { return "rlock, fair, mixed, multi, redlock"; }
+const char* lock_kind_names_text() { return "rlock, fair, mixed, multi, redlock, spin"; }
 
 }  // namespace locksim

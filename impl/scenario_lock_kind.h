@@ -1,6 +1,8 @@
 // ScenarioLockKind: which locks a scenario runs (lock-semantics.md sections 2-4):
 // reentrant ("rlock"), fair ("fair"), both ("mixed": even locks reentrant,
-// odd locks fair), and the groups of reentrant members ("multi", "redlock").
+// odd locks fair), the groups of reentrant members ("multi", "redlock") and
+// the spin lock ("spin", section 4b: the reentrant lock's hash, waiters that
+// back off and poll, a release that publishes nothing).
 // Read from its name once, where a scenario comes in (the command line, a
 // trace header); inner layers take the type.
 #pragma once
@@ -11,13 +13,13 @@
 
 namespace locksim {
 
-enum class ScenarioLockKind { Rlock, Fair, Mixed, Multi, RedLock };
+enum class ScenarioLockKind { Rlock, Fair, Mixed, Multi, RedLock, Spin };
 
-// "rlock", "fair", "mixed", "multi", "redlock".
+// "rlock", "fair", "mixed", "multi", "redlock", "spin".
 std::string_view lock_kind_name(ScenarioLockKind kind);
 std::optional<ScenarioLockKind> lock_kind_from_name(std::string_view name);
 std::vector<ScenarioLockKind> all_lock_kinds();  // in the order above
-// "rlock, fair, mixed, multi, redlock": for messages naming the known kinds.
+// "rlock, fair, mixed, multi, redlock, spin": for messages naming the known kinds.
 const char* lock_kind_names_text();
 // Multi and RedLock: a lock is a group of reentrant members, one per server.
 inline bool is_group_kind(ScenarioLockKind kind) {

@@ -6,6 +6,7 @@ void set_script_call_fields(const ScriptCall& call, Event* e) {
   switch (call.kind) {
     case ScriptKind::RlockAcquire:
     case ScriptKind::RlockRelease:
+    case ScriptKind::SpinRelease:
     case ScriptKind::RlockRenew:
       e->lease_ms = call.params.lease_ms;
       break;

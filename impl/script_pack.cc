@@ -92,9 +92,11 @@ bool is_fair(ScriptKind kind) {
          kind == ScriptKind::FairAcquireFailed || kind == ScriptKind::FairForceRelease;
 }
 
+// A pack without the spin lock's scripts (every pack written before the
+// spin lock) provides every other kind; --lock spin refuses it, naming them.
 bool optional_script(ScriptKind kind) {
   return kind == ScriptKind::FairAcquireFailed || kind == ScriptKind::RlockForceRelease ||
-         kind == ScriptKind::FairForceRelease;
+         kind == ScriptKind::FairForceRelease || is_spin_script(kind);
 }
 
 // Whether one of the kinds `design` provides runs `kind`'s script: the
@@ -530,7 +532,8 @@ ScriptPack ScriptPack::load(const std::string& dir) {
   for (ScriptKind kind : all_script_kinds()) {
     const auto i = static_cast<size_t>(kind);
     if (seen[i]) continue;
-    if (has_design && may_be_absent(kind, pack.design_)) {  // left out: absent
+    // Left out: absent (the spin lock's scripts with or without a design).
+    if ((has_design && may_be_absent(kind, pack.design_)) || is_spin_script(kind)) {
       pack.scripts_[i].kind = kind;
       pack.scripts_[i].form = PackForm::Absent;
       continue;

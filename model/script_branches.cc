@@ -53,6 +53,12 @@ constexpr std::array<BranchInfo, kScriptBranchCount> kBranches = {{
     {"fair_acquire_failed:with_followers", "fair_acquire_failed removed a waiter that had waiters behind it", ScriptKind::FairAcquireFailed},
     {"fair_acquire_failed:last", "fair_acquire_failed removed the last waiter of the line", ScriptKind::FairAcquireFailed},
     {"fair_acquire_failed:not_in_line", "fair_acquire_failed found its owner no longer in line", ScriptKind::FairAcquireFailed},
+    {"spin_release:latch", "spin_release answered a repeated request from its latch", ScriptKind::SpinRelease},
+    {"spin_release:not_owner", "spin_release refused a caller that does not hold the lock (nil)", ScriptKind::SpinRelease},
+    {"spin_release:still_held", "spin_release lowered a reentrant hold count that stays above 0", ScriptKind::SpinRelease},
+    {"spin_release:released", "spin_release deleted the lock, publishing nothing", ScriptKind::SpinRelease},
+    {"spin_force_release:deleted", "spin_force_release deleted a held lock", ScriptKind::SpinForceRelease},
+    {"spin_force_release:absent", "spin_force_release found no lock to delete", ScriptKind::SpinForceRelease},
 }};
 
 }  // namespace

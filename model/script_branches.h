@@ -30,6 +30,9 @@
 //   fair_force_release:   deleted_notify, deleted_no_waiter, absent
 //   fair_acquire_failed:  with_followers (left a line with waiters behind),
 //                         last (left the line's tail), not_in_line
+//   spin_release:         latch, not_owner, still_held, released (deleted,
+//                         nothing published)
+//   spin_force_release:   deleted, absent
 // A mutant (model/variant.h) records the branch its changed step stands in
 // for (a renewal without owner check: renewed or refused by its reply).
 #pragma once
@@ -57,8 +60,10 @@ enum class ScriptBranch : uint8_t {
   FairReleaseReleasedNotify, FairReleaseReleasedNoWaiter,
   FairForceReleaseDeletedNotify, FairForceReleaseDeletedNoWaiter, FairForceReleaseAbsent,
   FairAcquireFailedWithFollowers, FairAcquireFailedLast, FairAcquireFailedNotInLine,
+  SpinReleaseLatch, SpinReleaseNotOwner, SpinReleaseStillHeld, SpinReleaseReleased,
+  SpinForceReleaseDeleted, SpinForceReleaseAbsent,
 };
-inline constexpr int kScriptBranchCount = 39;
+inline constexpr int kScriptBranchCount = 45;
 static_assert(kScriptBranchCount <= 64, "a set of branches is a 64-bit mask");
 
 inline constexpr uint64_t branch_bit(ScriptBranch b) { return uint64_t{1} << static_cast<unsigned>(b); }

@@ -11,6 +11,7 @@ constexpr std::array<std::string_view, kScriptKindCount> kNames = {
     "rlock_acquire",  "rlock_release",  "rlock_renew",
     "rlock_force_release", "fair_acquire", "fair_try_once",
     "fair_release",   "fair_acquire_failed", "fair_force_release",
+    "spin_release",   "spin_force_release",
 };
 }  // namespace
 

@@ -23,9 +23,16 @@ enum class ScriptKind {
   FairRelease,        // lock, line, deadlines, channel_prefix, latch, owner, lease_ms, now_ms, latch_ttl_ms, message
   FairAcquireFailed,  // line, deadlines, owner, wait_ms
   FairForceRelease,   // lock, line, deadlines, channel_prefix, now_ms, message
+  SpinRelease,        // lock, latch, owner, lease_ms, latch_ttl_ms   (spin lock: publishes nothing)
+  SpinForceRelease,   // lock                                         (spin lock: publishes nothing)
 };
 
-constexpr int kScriptKindCount = 9;
+constexpr int kScriptKindCount = 11;
+
+// The spin lock's own scripts (section 4b), which a pack may leave out.
+inline bool is_spin_script(ScriptKind kind) {
+  return kind == ScriptKind::SpinRelease || kind == ScriptKind::SpinForceRelease;
+}
 
 // Stable snake_case names: used in manifests, traces and reports.
 std::string_view script_name(ScriptKind kind);

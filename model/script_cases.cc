@@ -372,10 +372,46 @@ std::vector<ScriptCase> design_variant_cases() {
   return c;
 }
 
-// Every case: reentrant, fair, then variants.
+std::vector<ScriptCase> spin_cases() {
+  std::vector<ScriptCase> c;
+  // -- spin_release: rlock_release's steps, nothing published
+  c.push_back({"SpinRelease_LatchReplaysReleasedWithoutSideEffects", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(spin_release(kA, "r1"), kT + 100, num(1)),
+                step(acquire(kB), kT + 200, nil()), step(spin_release(kA, "r1"), kT + 300, num(1))},
+               final_at(kT + 300, {hash_key(kLock, "B:1=1", kLease - 100),
+                                   string_key(latch("r1"), "1", kLatchTtl - 200)})});
+  c.push_back({"SpinRelease_NonOwnerGetsNilAndChangesNothing", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(spin_release(kB, "r1"), kT + 100, nil())},
+               final_at(kT + 100, {hash_key(kLock, "A:1=1", kLease - 100)})});
+  c.push_back({"SpinRelease_FreeLockGetsNil", ModelVariant::Correct,
+               {step(spin_release(kA, "r1"), kT, nil())}, final_at(kT, {})});
+  c.push_back({"SpinRelease_DecrementAboveZeroResetsExpiry", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(acquire(kA), kT + 10, nil()),
+                step(spin_release(kA, "r1", 20'000), kT + 5'000, num(0))},
+               final_at(kT + 5'000, {hash_key(kLock, "A:1=1", 20'000),
+                                     string_key(latch("r1"), "0", kLatchTtl)})});
+  c.push_back({"SpinRelease_LastReleaseDeletesAndLatchesPublishingNothing", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(spin_release(kA, "r1"), kT + 100, num(1))},
+               final_at(kT + 100, {string_key(latch("r1"), "1", kLatchTtl)})});
+  c.push_back({"SpinRelease_ZeroLatchTtlFailsAfterDeleting", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(spin_release(kA, "r1", kLease, 0), kT + 100, err()),
+                step(spin_release(kA, "r1", kLease, 0), kT + 200, nil())},
+               final_at(kT + 200, {})});
+  // -- spin_force_release
+  c.push_back({"SpinForceRelease_HeldLockIsDeletedPublishingNothing", ModelVariant::Correct,
+               {step(acquire(kA), kT, nil()), step(acquire(kA), kT, nil()),
+                step(spin_force_release(), kT + 100, num(1))},
+               final_at(kT + 100, {})});
+  c.push_back({"SpinForceRelease_FreeLockGetsZero", ModelVariant::Correct,
+               {step(spin_force_release(), kT, num(0))}, final_at(kT, {})});
+  return c;
+}
+
+// Every case: reentrant, fair, spin, then variants.
 std::vector<ScriptCase> all_cases() {
   std::vector<ScriptCase> out = reentrant_cases();
   for (auto& c : fair_cases()) out.push_back(std::move(c));
+  for (auto& c : spin_cases()) out.push_back(std::move(c));
   for (auto& c : variant_cases()) out.push_back(std::move(c));
   return out;
 }

@@ -110,6 +110,22 @@ inline ScriptCall force_release() {
   p.channel = channel();
   return make(ScriptKind::RlockForceRelease, p);
 }
+// The spin lock's release and force release (section 4b): no channel.
+inline ScriptCall spin_release(const std::string& owner, const std::string& rid, int64_t lease_ms = kLease,
+                               int64_t latch_ttl_ms = kLatchTtl) {
+  ScriptParams p;
+  p.lock = kLock;
+  p.latch = latch(rid);
+  p.owner = owner;
+  p.lease_ms = lease_ms;
+  p.latch_ttl_ms = latch_ttl_ms;
+  return make(ScriptKind::SpinRelease, p);
+}
+inline ScriptCall spin_force_release() {
+  ScriptParams p;
+  p.lock = kLock;
+  return make(ScriptKind::SpinForceRelease, p);
+}
 inline ScriptParams fair_params(const std::string& owner, int64_t client_now_ms, int64_t lease_ms,
                                 int64_t wait_ms) {
   ScriptParams p;
@@ -190,11 +206,13 @@ inline FinalState final_at(int64_t server_now_ms, std::vector<KeyState> keys) {
 
 std::vector<ScriptCase> reentrant_cases();
 std::vector<ScriptCase> fair_cases();
+// The spin lock's own scripts (its acquire and renewal are the reentrant lock's).
+std::vector<ScriptCase> spin_cases();
 // Cases for the script mutants (variant != Correct, differs_from_correct).
 std::vector<ScriptCase> variant_cases();
 // Cases for the design variants (impl/variants/).
 std::vector<ScriptCase> design_variant_cases();
-// Every case: reentrant, fair, then variants (design variants not included).
+// Every case: reentrant, fair, spin, then variants (design variants not included).
 std::vector<ScriptCase> all_cases();
 
 }  // namespace locksim::cases

@@ -51,6 +51,8 @@ class Execution {
       case ScriptKind::FairRelease: return fair_release();
       case ScriptKind::FairAcquireFailed: return fair_acquire_failed();
       case ScriptKind::FairForceRelease: return fair_force_release();
+      case ScriptKind::SpinRelease: return spin_release();
+      case ScriptKind::SpinForceRelease: return spin_force_release();
     }
     assert(false && "unknown script kind");
     return Reply::error("ERR unknown script");
@@ -120,6 +122,38 @@ class Execution {
       return Reply::of_int(1);
     }
     took(ScriptBranch::RlockForceReleaseAbsent);
+    return Reply::of_int(0);
+  }
+
+  // ---- spin lock (section 4b): the reentrant lock's hash, nobody published to ----
+
+  Reply spin_release() {
+    if (auto v = s_.get(p_.latch, now_)) {
+      took(ScriptBranch::SpinReleaseLatch);
+      return latch_reply(*v);
+    }
+    if (!s_.hexists(p_.lock, p_.owner, now_)) {
+      took(ScriptBranch::SpinReleaseNotOwner);
+      return Reply::nil();
+    }
+    if (s_.hincrby(p_.lock, p_.owner, -1, now_) > 0) {
+      took(ScriptBranch::SpinReleaseStillHeld);
+      s_.pexpire(p_.lock, p_.lease_ms, now_);
+      set_latch("0");
+      return Reply::of_int(0);
+    }
+    took(ScriptBranch::SpinReleaseReleased);
+    s_.del(p_.lock, now_);
+    set_latch("1");
+    return Reply::of_int(1);
+  }
+
+  Reply spin_force_release() {
+    if (s_.del(p_.lock, now_) == 1) {
+      took(ScriptBranch::SpinForceReleaseDeleted);
+      return Reply::of_int(1);
+    }
+    took(ScriptBranch::SpinForceReleaseAbsent);
     return Reply::of_int(0);
   }
 

@@ -87,6 +87,15 @@
 //   for every member after the first occurrence of owner (none if owner is
 //   not in the line): ZINCRBY(deadlines, -wait_ms, member)
 //   ZREM(deadlines, owner); LREM(line, 0, owner); return nil
+//
+// spin_release(lock, latch, owner, lease_ms, latch_ttl_ms)  -- section 4b:
+//   rlock_release without the PUBLISH of step 4 (nobody subscribes to a
+//   spin lock); the same latch, replies and errors.
+//
+// spin_force_release(lock):
+//   if DEL(lock) == 1: return 1
+//   return 0
+// The spin scripts take no mutant: every variant runs them as written here.
 #pragma once
 
 #include <cstdint>

@@ -71,7 +71,31 @@ void BusyPollChecker::on_event(const Event& e) {
   }
 }
 
+void BusyPollChecker::on_spin_attempt(const Event& e, Waiting& waiting) {
+  ++waiting.attempts;
+  if (waiting.backoff_reported || waiting.attempts < 2) return;
+  const BackoffKind kind = config().wake.backoff;
+  const int64_t least_ms = backoff_min_elapsed_ms(kind, waiting.attempts);
+  const int64_t elapsed_us = e.true_us - waiting.invoke_us;
+  if (elapsed_us * 4 >= least_ms * 1000) return;
+  waiting.backoff_reported = true;
+  Violation v;
+  v.lock = waiting.lock;
+  v.message = waiting.owner + " (client " + std::to_string(waiting.client) + "), waiting since event #" +
+              std::to_string(waiting.invoke_event) + ", made its attempt " + std::to_string(waiting.attempts) +
+              " on the lock " + seconds(elapsed_us) + " after its invoke; its " + std::string(backoff_name(kind)) +
+              " back-off sleeps at least " + format_ms(least_ms) + " in all before attempt " +
+              std::to_string(waiting.attempts) + " (reported below a quarter of that)";
+  v.event_ids = {waiting.invoke_event, e.id};
+  v.true_us = {waiting.invoke_us, e.true_us};
+  v.owners = {waiting.owner};
+  v.facts.named_ids = {waiting.invoke_event};
+  v.facts.polls = waiting.attempts;
+  report(Report::BusyPollBackoffIgnored, std::move(v));
+}
+
 void BusyPollChecker::on_poll(const Event& e, Waiting& waiting) {
+  if (config().wake.mode == WakeMode::Backoff && e.lock == waiting.lock) on_spin_attempt(e, waiting);
   Window* window = &waiting.own;
   if (e.lock != waiting.lock) {
     auto it = std::find_if(waiting.members.begin(), waiting.members.end(),

@@ -10,6 +10,13 @@
 // behind (server truth from line_after, trace version 2) and what became of
 // that head: crashed, gave up, or still waiting; the cause is the head's
 // fault when there is one.
+// A spin lock's waiter (CheckConfig::wake.mode Backoff) is also held to its
+// back-off attempt by attempt: its attempt k must come at least a quarter of
+// backoff_min_elapsed_ms(k) after its invoke (the sum of the smallest
+// sleeps before it; a quarter leaves room for a client clock that runs
+// fast, a jump that cuts one sleep short and a delayed first request), or
+// it is reported once, as soon as it is seen (a back-off that does not grow
+// shows within a few attempts, long before a storm would).
 // busy_poll is advisory: campaigns report it in every summary but fail on it
 // only when asked (--fail-on busy_poll); see is_advisory_property().
 // Memory: per pending acquire the poll times of the last second (at most
@@ -59,6 +66,8 @@ class BusyPollChecker : public Checker {
     uint64_t invoke_event = 0;
     int64_t invoke_us = 0;
     Window own;  // its polls of its own lock
+    int64_t attempts = 0;         // of its own lock (a spin waiter's back-off)
+    bool backoff_reported = false;
     // A multi-lock or RedLock operation polls each member on its own
     // server: each member's polls are judged apart (by member name).
     std::vector<std::pair<std::string, Window>> members;
@@ -72,6 +81,8 @@ class BusyPollChecker : public Checker {
     bool crashed = false;           // its client crashed while it waited (how: "crashed")
   };
   void on_poll(const Event& e, Waiting& waiting);
+  // A spin waiter's attempt on its own lock against its back-off.
+  void on_spin_attempt(const Event& e, Waiting& waiting);
   // The head of the line a poll waits behind, and what became of it.
   struct Head {
     std::string text;           // ", behind <head> ..." for the message ("" when no line is known)

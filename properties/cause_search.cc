@@ -14,6 +14,7 @@
 #include "redis/lua_scripting.h"
 #include "model/variant.h"
 #include "properties/checker_suite.h"
+#include "properties/scenario_check.h"
 #include "properties/event_facts.h"
 #include "sim/model_backend_source.h"
 #include "sim/simulator.h"
@@ -265,7 +266,7 @@ struct CauseSearch::Impl {
     if (record) p.faults.losses.record = true;
     try {
       Backend& backend = backends.fresh(p.scenario);
-      CheckerSuite suite(with_design(config, p.scenario.design));  // as check_scenario_on does
+      CheckerSuite suite(config_for_scenario(config, p.scenario));  // as check_scenario_on does
       RunOps keys(&rename);
       FanoutSink fanout;
       fanout.add(&suite);

@@ -62,4 +62,20 @@ inline CheckConfig with_design(CheckConfig c, const LockDesign& d) {
   return c;
 }
 
+// The same for a scenario's locks: with_design(), and for spin locks
+// (section 4b) their back-off instead of the design's wake-up: a waiter on
+// a free lock tries again within the back-off's longest sleep (+
+// wait_slack_ms), and polls at most as often as its smallest sleeps allow
+// (impl/backoff.h), plus one for a clock that runs fast.
+inline CheckConfig with_scenario_locks(CheckConfig c, const LockDesign& d, ScenarioLockKind kind,
+                                       BackoffKind backoff) {
+  c = with_design(c, d);
+  if (kind == ScenarioLockKind::Spin) {
+    c.wake = WakeUp{WakeMode::Backoff, 0, 0, backoff};
+    c.free_lock_bound_ms = backoff_max_sleep_ms(backoff) + c.wait_slack_ms;
+    c.max_polls_per_second = backoff_max_polls_per_second(backoff) + 1;
+  }
+  return c;
+}
+
 }  // namespace locksim

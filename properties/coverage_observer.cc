@@ -30,7 +30,12 @@ std::vector<ScriptKind> lock_kind_scripts(ScenarioLockKind lock_kind) {
     case ScenarioLockKind::Fair:
       return fair;
     case ScenarioLockKind::Mixed:
-      return all_script_kinds();
+      return {ScriptKind::RlockAcquire, ScriptKind::RlockRelease, ScriptKind::RlockRenew,
+              ScriptKind::RlockForceRelease, ScriptKind::FairAcquire, ScriptKind::FairTryOnce,
+              ScriptKind::FairRelease, ScriptKind::FairAcquireFailed, ScriptKind::FairForceRelease};
+    case ScenarioLockKind::Spin:
+      return {ScriptKind::RlockAcquire, ScriptKind::SpinRelease, ScriptKind::RlockRenew,
+              ScriptKind::SpinForceRelease};
   }
   return all_script_kinds();
 }
@@ -57,6 +62,8 @@ std::vector<ReplyClass> expected_replies(ScriptKind kind) {
     case ScriptKind::FairRelease: return {R::Nil, R::Zero, R::One};
     case ScriptKind::FairAcquireFailed: return {R::Nil};
     case ScriptKind::FairForceRelease: return {R::Zero, R::One};
+    case ScriptKind::SpinRelease: return {R::Nil, R::Zero, R::One};
+    case ScriptKind::SpinForceRelease: return {R::Zero, R::One};
   }
   return {};
 }
@@ -585,7 +592,9 @@ struct CoverageObserver::State {
     const bool granted_or_kept =
         (e.reply.is_nil() && (acquire || *kind == ScriptKind::FairTryOnce)) ||
         (*kind == ScriptKind::RlockRenew && e.reply.is(1)) ||
-        ((*kind == ScriptKind::RlockRelease || *kind == ScriptKind::FairRelease) && e.reply.is(0));
+        ((*kind == ScriptKind::RlockRelease || *kind == ScriptKind::FairRelease ||
+          *kind == ScriptKind::SpinRelease) &&
+         e.reply.is(0));
     if (ls.holders.empty()) {
       ls.expiry_server_ms = INT64_MIN;
     } else if (granted_or_kept && e.lease_ms > 0) {
@@ -595,7 +604,9 @@ struct CoverageObserver::State {
     ls.last_server_ms = e.server_ms;
     ls.last_true_us = e.true_us;
     // Preconditions.
-    if ((*kind == ScriptKind::RlockRelease || *kind == ScriptKind::FairRelease) && e.reply.is_nil()) {
+    if ((*kind == ScriptKind::RlockRelease || *kind == ScriptKind::FairRelease ||
+         *kind == ScriptKind::SpinRelease) &&
+        e.reply.is_nil()) {
       hit(Fixed::PreReleaseByNonOwner);
     }
     if (*kind == ScriptKind::RlockRenew && e.reply.is(0)) hit(Fixed::PreRenewalRefused);

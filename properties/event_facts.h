@@ -38,8 +38,10 @@ struct EventFacts {
   }
   // fair_acquire or fair_try_once: a fair waiter's poll.
   bool fair_poll() const { return script == ScriptKind::FairAcquire || script == ScriptKind::FairTryOnce; }
-  // rlock_release or fair_release.
-  bool release_script() const { return script == ScriptKind::RlockRelease || script == ScriptKind::FairRelease; }
+  // rlock_release, fair_release or spin_release.
+  bool release_script() const {
+    return script == ScriptKind::RlockRelease || script == ScriptKind::FairRelease || script == ScriptKind::SpinRelease;
+  }
   // The reply is the integer `value`.
   bool reply_is(int64_t value) const { return reply_integer == value; }
 };

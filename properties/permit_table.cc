@@ -13,7 +13,7 @@ using P = Permits;
 using R = Report;
 
 // The page's table (docs/properties.md), row for row.
-constexpr std::array<PermitRow, 20> kRows = {{
+constexpr std::array<PermitRow, 21> kRows = {{
     {R::ExclusiveTwoOwners, property::kExclusiveOwnership, "two owners in one hash", "none", P::None},
     {R::MutualOverlap, property::kMutualExclusion, "believed holds overlap",
      "the two holders' pauses, partitions, losses, clocks and slow links from the earlier hold's invoke; the lock's "
@@ -54,6 +54,8 @@ constexpr std::array<PermitRow, 20> kRows = {{
      "none", P::None},
     {R::ScriptErrorReply, property::kScriptError, "an error reply", "none", P::None},
     {R::BusyPollStorm, property::kBusyPoll, "a poll storm", "any", P::Any},
+    {R::BusyPollBackoffIgnored, property::kBusyPoll, "a spin waiter's attempt sooner than its back-off allows", "any",
+     P::Any},
 }};
 
 }  // namespace

@@ -44,6 +44,7 @@ enum class Report : uint8_t {
   ReentrancyContractBreak,
   ScriptErrorReply,
   BusyPollStorm,
+  BusyPollBackoffIgnored,
 };
 
 enum class Permits : uint8_t { None, ServersOnly, Scoped, Any };

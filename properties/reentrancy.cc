@@ -169,7 +169,7 @@ void ReentrancyChecker::on_script(const Event& e) {
       if (!names_contain(s.holders, e.owner) && !fair_absent && !s.holders.empty() && !facts.reply_nil)
         contract_break(e, "release by non-owner " + e.owner.str() + " (held by " + s.holders.front() + ") answered " +
                               e.reply.to_text() + " instead of nil (not owned)");
-      else if (!names_contain(s.holders, e.owner) && s.holders.empty() && facts.script_is(ScriptKind::RlockRelease) &&
+      else if (!names_contain(s.holders, e.owner) && s.holders.empty() && (facts.script_is(ScriptKind::RlockRelease) || facts.script_is(ScriptKind::SpinRelease)) &&
                !facts.reply_nil)
         contract_break(e, "release by " + e.owner.str() + " of a free lock answered " + e.reply.to_text() +
                               " instead of nil (not owned)");

@@ -21,9 +21,11 @@ CheckConfig default_check_config() {
   return c;
 }
 
-CheckConfig check_config_for(const Scenario& scenario) {
-  return with_design(default_check_config(), scenario.design);
+CheckConfig config_for_scenario(const CheckConfig& config, const Scenario& scenario) {
+  return with_scenario_locks(config, scenario.design, scenario.lock_kind, scenario.backoff);
 }
+
+CheckConfig check_config_for(const Scenario& scenario) { return config_for_scenario(default_check_config(), scenario); }
 
 ScenarioVerdict check_scenario(const Scenario& scenario, const CheckConfig& config, EventSink* also) {
   validate_scenario(scenario);
@@ -38,7 +40,7 @@ namespace {
 template <typename Run>
 ScenarioVerdict check_run(Backend& backend, const Scenario& scenario, const CheckConfig& config, EventSink* also,
                           const Run& run) {
-  CheckerSuite suite(with_design(config, scenario.design));
+  CheckerSuite suite(config_for_scenario(config, scenario));
   CoverageObserver observer(scenario.lock_kind);
   FanoutSink fanout;
   fanout.add(&suite);

@@ -40,6 +40,9 @@ CheckConfig default_check_config();
 // The same for the scenario's declared lock design (with_design()): for a
 // history of that scenario (a trace's header names it).
 CheckConfig check_config_for(const Scenario& scenario);
+// `config` for the scenario's locks: its design's bounds, a spin lock's
+// back-off (with_scenario_locks(), properties/check_config.h).
+CheckConfig config_for_scenario(const CheckConfig& config, const Scenario& scenario);
 
 // Throws ScenarioError on an invalid scenario.
 ScenarioVerdict check_scenario(const Scenario& scenario, const CheckConfig& config = default_check_config(),

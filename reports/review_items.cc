@@ -133,6 +133,22 @@ std::string poll_replies(const std::vector<const RecordedTick*>& polls) {
   return replies;
 }
 
+// A spin lock's waiter (its checkers read the back-off): how far apart its
+// polls were, which is its back-off's sleeps plus each poll's round trip:
+// "polls 1, 3, 5, 9 ... 129 ms apart" (the first six gaps and the last).
+std::string backoff_gaps(const std::vector<RecordedTick>& polls) {
+  if (polls.size() < 2) return "";
+  constexpr size_t kShown = 6;
+  std::string out;
+  auto gap_text = [&polls](size_t k) {
+    const int64_t gap_us = polls[k].true_us - polls[k - 1].true_us;
+    return grouped((gap_us + 500) / 1000);
+  };
+  for (size_t k = 1; k < polls.size() && k <= kShown; ++k) out += (k == 1 ? "" : ", ") + gap_text(k);
+  if (polls.size() > kShown + 1) out += (polls.size() > kShown + 2 ? " ... " : ", ") + gap_text(polls.size() - 1);
+  return "polls " + out + " ms apart (back-off)";
+}
+
 std::string wait_outcome(const RecordedWait& w) {
   switch (w.outcome) {
     case RecordedWait::Outcome::Acquired: return "";
@@ -163,6 +179,10 @@ void add_wait(ReviewScene& s, const RecordedWait& w) {
     else if (w.polls > 1) item.label += ", " + grouped(w.polls) + " polls";
     if (!replies.empty()) item.label += " (polls answered " + replies + ")";
     if (waiter_in_focus && polls.empty() && w.polls > 0) item.label += " (its polls before the window)";
+    if (s.options.check && s.options.check->wake.mode == WakeMode::Backoff) {
+      const std::string gaps = backoff_gaps(w.polls_seen);
+      if (!gaps.empty()) item.label += "; " + gaps;
+    }
   }
   for (const Storm& st : s.evidence.storms) {
     if (st.wait_start_event != w.start_event) continue;

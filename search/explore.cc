@@ -19,6 +19,7 @@
 #include "redis/lua_scripting.h"
 #include "properties/cause_search.h"
 #include "properties/checker_suite.h"
+#include "properties/scenario_check.h"
 #include "search/chain_marks.h"
 #include "search/explore_tape.h"
 #include "search/visited_set.h"
@@ -147,7 +148,7 @@ class EventCounter final : public EventSink {
 class PathRun {
  public:
   PathRun(const ExploreConfig& config, Backend& backend, ExploreTape& tape, EventSink* also)
-      : tape_(tape), suite_(with_design(config.check, config.plan.scenario.design)) {
+      : tape_(tape), suite_(config_for_scenario(config.check, config.plan.scenario)) {
     fan_.add(&counter_);
     fan_.add(&suite_);
     if (also != nullptr) fan_.add(also);
@@ -1109,7 +1110,7 @@ class Search {
     assert(judge_ != nullptr);
     VectorSink history;
     const ExplicitPlan plan = judge_->replay(child.path, child.depth, &history);
-    CauseSearch search(plan, history.events, with_design(config_.check, plan.scenario.design), judge_source_,
+    CauseSearch search(plan, history.events, config_for_scenario(config_.check, plan.scenario), judge_source_,
                        kDefaultCauseReruns);
     v->cause = search.explain(*v);
     return v->explained();
@@ -1139,7 +1140,7 @@ class Search {
       ExploreCounterexample& cx = result_.violations[i];
       VectorSink history;
       cx.plan = workers_[0]->replay(paths_[i], cx.depth, &history);
-      CheckerSuite suite(with_design(config_.check, cx.plan.scenario.design));
+      CheckerSuite suite(config_for_scenario(config_.check, cx.plan.scenario));
       VectorSink again;
       FanoutSink fan;
       fan.add(&suite);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <functional>
 
 #include "impl/client_mutant.h"
 #include "model/variant.h"
@@ -50,6 +51,22 @@ CampaignOptions template_for(const std::string& name) {
     o.scenario.duration_ms = 30'000;
     return o;
   }
+  // The spin lock's: a waiter that never backs off past 1 ms polls a held
+  // lock hundreds of times a second; a watchdog left running after the
+  // last release (spin_watchdog_not_cancelled, the client mutant
+  // watchdog_not_cancelled on spin locks) renews nothing it holds.
+  // busy_poll is advisory: the first one's campaign fails on it (--fail-on
+  // busy_poll). Its waiters poll every millisecond or two, so its runs are
+  // the small explicit workload of spin_waiter_plan() (one holder, one
+  // waiter), which keeps each of the shrinker's re-runs short.
+  if (name == "backoff_no_growth") {
+    CampaignOptions o = tmpl(ScenarioLockKind::Spin, "none");
+    o.policy.fail_on.insert(property::kBusyPoll);
+    o.scenario.clients = 2;
+    o.scenario.duration_ms = 5'000;
+    return o;
+  }
+  if (name == "spin_watchdog_not_cancelled") return tmpl(ScenarioLockKind::Spin, "none");
   if (name == "watchdog_first_thread_entry") {
     CampaignOptions o = tmpl(ScenarioLockKind::Rlock, "pauses");
     o.scenario.clients = 1;
@@ -104,6 +121,31 @@ ExplicitPlan stale_co_task_plan(const Scenario& scenario) {
   pause.target = 0;
   pause.duration_ms = pause_ms;
   plan.faults.actions.push_back(pause);
+  return plan;
+}
+
+// backoff_no_growth: client 0 takes the spin lock and holds it 200 to 800
+// ms; client 1 asks for it meanwhile and spins until it is free, then
+// releases. Link and clocks are the scenario profile's (none).
+ExplicitPlan spin_waiter_plan(const Scenario& scenario) {
+  assert(scenario.clients >= 2 && scenario.locks >= 1);
+  ExplicitPlan plan;
+  plan.scenario = scenario;
+  plan.faults = scenario_fault_plan(scenario, scenario.servers);
+  plan.faults.actions.clear();
+  plan.drain_ms = 1'500;  // past both releases; short, for runs in which a waiter spins to the end
+  Rng rng = Rng(scenario.seed).split("spin_waiter");
+  ExplicitOp take;  // lock() with the watchdog
+  take.delay_us = rng.uniform(0, 50) * 1000;
+  ExplicitOp release;
+  release.kind = ExplicitOp::Kind::Unlock;
+  release.delay_us = rng.uniform(200, 800) * 1000;
+  plan.tasks.push_back(ExplicitTask{0, 0, 1, {take, release}});
+  ExplicitOp wait = take;
+  wait.delay_us = (take.delay_us / 1000 + rng.uniform(20, 150)) * 1000;
+  ExplicitOp leave = release;
+  leave.delay_us = rng.uniform(0, 100) * 1000;
+  plan.tasks.push_back(ExplicitTask{1, 0, 1, {wait, leave}});
   return plan;
 }
 
@@ -214,11 +256,17 @@ ExplicitPlan negative_wait_plan(const Scenario& scenario) {
   return plan;
 }
 
-bool counted(const Violation& v) { return !is_advisory_property(v.property); }
+// Whether the spec's campaign fails on v's property (an advisory one only
+// when its template's policy names it: backoff_no_growth's busy_poll).
+std::function<bool(const Violation&)> counted_by(const VerdictPolicy& policy) {
+  return [&policy](const Violation& v) { return policy.fail_on.count(v.property) > 0; };
+}
 
-// The first violation of the plan's run that is not advisory and that no
+// The first violation of the plan's run that the policy counts and that no
 // fault explains (properties/cause_search.h), as a counterexample.
-std::optional<Counterexample> unexplained(const ExplicitPlan& plan, const CheckConfig& cfg) {
+std::optional<Counterexample> unexplained(const ExplicitPlan& plan, const CheckConfig& cfg,
+                                          const VerdictPolicy& policy) {
+  const auto counted = counted_by(policy);
   ModelBackendSource model;  // the scenario's model_variant
   VectorSink history;
   std::vector<Violation> found = check_plan_on(model, plan, cfg, &history).violations;
@@ -246,7 +294,13 @@ std::vector<MutantSpec> mutant_specs() {
     o.scenario.mutant = m;
     MutantSpec spec{name, true, o, {}};
     if (m == ClientMutant::WatchdogFirstThreadEntry) spec.plan_template = stale_co_task_plan;
+    if (m == ClientMutant::BackoffNoGrowth) spec.plan_template = spin_waiter_plan;
     out.push_back(std::move(spec));
+    if (m == ClientMutant::WatchdogNotCancelled) {  // the same bug in a spin lock's client
+      CampaignOptions spin = template_for("spin_watchdog_not_cancelled");
+      spin.scenario.mutant = m;
+      out.push_back(MutantSpec{"spin_watchdog_not_cancelled", true, spin, {}});
+    }
   }
   for (ModelVariant v : mutant_variants()) {  // design variants are not mutants
     const std::string name(variant_name(v));
@@ -269,6 +323,7 @@ MutantResult run_mutant(const MutantSpec& spec, int max_seeds, bool shrink) {
   MutantResult r;
   r.name = spec.name;
   const CheckConfig cfg = default_check_config();
+  const auto counted = counted_by(spec.tmpl.policy);
   const Scenario base = campaign_template(spec.tmpl);
   int extra_catches = 0;
   int first_catch = -1;
@@ -279,7 +334,7 @@ MutantResult run_mutant(const MutantSpec& spec, int max_seeds, bool shrink) {
     if (first_catch < 0) r.seeds = i + 1;
     if (spec.plan_template) {
       ExplicitPlan plan = spec.plan_template(s);
-      auto cx = unexplained(plan, cfg);
+      auto cx = unexplained(plan, cfg, spec.tmpl.policy);
       if (!cx) continue;
       const std::string signature = violation_signature(cx->violation);
       if (check_plan(baseline_plan(plan), cfg, signature)) continue;  // not the mutant's doing

@@ -141,7 +141,7 @@ std::optional<Counterexample> first_violation(const ExplicitPlan& plan, const Ch
                                               BackendSource* source) {
   SourceOrModel backends(source);  // the model: the scenario's model_variant
   Backend& backend = backends.fresh(plan.scenario);
-  CheckerSuite suite(with_design(config, plan.scenario.design));
+  CheckerSuite suite(config_for_scenario(config, plan.scenario));
   VectorSink history;
   FanoutSink fanout;
   fanout.add(&suite);
@@ -666,7 +666,7 @@ void explain_counterexample(Counterexample* cx, const CheckConfig& config, Backe
   if (!cx->plan) return;
   SourceOrModel backends(source);  // the model: the scenario's model_variant
   Backend& backend = backends.fresh(cx->plan->scenario);
-  CheckerSuite suite(with_design(config, cx->plan->scenario.design));
+  CheckerSuite suite(config_for_scenario(config, cx->plan->scenario));
   VectorSink history;
   FanoutSink fanout;
   fanout.add(&suite);

@@ -219,10 +219,12 @@ std::string describe_call(const ScriptCall& call) {
       add("lock", p.lock), add("owner", p.owner), add_int("lease_ms", p.lease_ms);
       break;
     case ScriptKind::RlockRelease:
+    case ScriptKind::SpinRelease:
       add("lock", p.lock), add("owner", p.owner), add("latch", p.latch), add_int("lease_ms", p.lease_ms),
           add_int("latch_ttl_ms", p.latch_ttl_ms);
       break;
     case ScriptKind::RlockForceRelease:
+    case ScriptKind::SpinForceRelease:
       add("lock", p.lock);
       break;
     case ScriptKind::FairAcquire:

@@ -35,10 +35,13 @@ std::string describe_script(const PackScript& s) {
 
 // The first script in which `pack` differs from `reference` (its Lua text,
 // or how it runs: KEYS, ARGV and the other conventions); nullopt if none does.
+// A pack without the spin lock's scripts is compared on the others (--lock
+// spin refuses it: apply_scenario_pack).
 std::optional<ScriptKind> first_difference(const ScriptPack& pack, const ScriptPack& reference) {
   for (ScriptKind kind : all_script_kinds()) {
     const PackScript& mine = pack.script(kind);
     const PackScript& theirs = reference.script(kind);
+    if (is_spin_script(kind) && mine.form == PackForm::Absent) continue;
     if (mine.source != theirs.source || mine.conventions_text() != theirs.conventions_text()) return kind;
   }
   return std::nullopt;
@@ -93,6 +96,10 @@ void apply_scenario_pack(Scenario* scenario, const ScriptPack& pack, BackendKind
                           " lock kind that --lock " + std::string(lock_kind_name(scenario->lock_kind)) +
                           " needs (its design's kinds: " + design_kinds_text(pack.design()) + ")");
     }
+  }
+  if (scenario->lock_kind == ScenarioLockKind::Spin && pack.script(ScriptKind::SpinRelease).form == PackForm::Absent) {
+    throw ScenarioError("script pack " + dir + " has no spin_release script, which --lock spin needs (the spin "
+                        "lock's release: the reentrant lock's without its publish; spin_force_release may be absent)");
   }
   if (pack.model_variant()) {
     scenario->model_variant = *pack.model_variant();

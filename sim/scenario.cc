@@ -35,6 +35,10 @@ void validate_scenario(const Scenario& s) {
                           design_kinds_text(s.design));
     }
   }
+  if (s.backoff != BackoffKind::Exponential && s.lock_kind != ScenarioLockKind::Spin) {
+    throw ScenarioError("the back-off is a spin lock option (lock kind spin), not " +
+                        std::string(lock_kind_name(s.lock_kind)));
+  }
   if (s.validity && s.lock_kind != ScenarioLockKind::RedLock) {
     throw ScenarioError("the validity check is a RedLock option (lock kind redlock), not " +
                         std::string(lock_kind_name(s.lock_kind)));
@@ -69,6 +73,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   if (s.restart_delay_ms != 0) j["restart_delay_ms"] = s.restart_delay_ms;
   if (s.validity) j["validity"] = true;
   if (s.fair_slot_ms != 0) j["fair_slot_ms"] = s.fair_slot_ms;
+  if (s.backoff != BackoffKind::Exponential) j["backoff"] = std::string(backoff_name(s.backoff));
   if (s.design != LockDesign{}) j["design"] = design_to_json(s.design);
   if (s.lost_wakeups) j["wakeups"] = "lost";
   if (s.focus) j["focus"] = focus_to_json(*s.focus);
@@ -80,7 +85,7 @@ namespace {
 constexpr const char* kScenarioFields[] = {"seed",    "clients", "locks",   "servers", "lock",
                                            "duration_ms", "profile", "mutant", "scripts", "model_variant",
                                            "persistence", "restart_delay_ms", "validity", "fair_slot_ms", "design",
-                                           "wakeups", "focus"};
+                                           "wakeups", "focus", "backoff"};
 
 const nlohmann::json& field(const nlohmann::json& j, const char* name) {
   auto it = j.find(name);
@@ -175,6 +180,12 @@ Scenario scenario_from_json(const nlohmann::json& j) {
     s.validity = j["validity"].get<bool>();
   }
   if (j.contains("fair_slot_ms")) s.fair_slot_ms = integer_field(j, "fair_slot_ms", 0, kMaxFairSlotMs);
+  if (j.contains("backoff")) {
+    const std::string name = string_field(j, "backoff");
+    const auto b = backoff_from_name(name);
+    if (!b) throw ScenarioError("scenario: field 'backoff' must be exponential or constant, got '" + name + "'");
+    s.backoff = *b;
+  }
   if (j.contains("design")) {
     try {
       s.design = design_from_json(j["design"], false);
@@ -227,7 +238,7 @@ std::vector<LockSpec> scenario_locks(const Scenario& s) {
     LockSpec r;
     r.name = lock_name(i);
     const bool fair = s.lock_kind == ScenarioLockKind::Fair || (s.lock_kind == ScenarioLockKind::Mixed && i % 2 == 1);
-    r.kind = fair ? LockKind::Fair : LockKind::Reentrant;
+    r.kind = fair ? LockKind::Fair : s.lock_kind == ScenarioLockKind::Spin ? LockKind::Spin : LockKind::Reentrant;
     r.server = i % s.servers;
     out.push_back(r);
   }

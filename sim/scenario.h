@@ -15,11 +15,14 @@
 //   "wakeups":"lost" (a wake-up message that reaches a waiter while its poll
 //   is in flight is dropped: the client that wrote trace versions 1 to 4,
 //   whose scenarios read so; default "kept", ClientConfig::remember_wakeups),
-//   "focus":{...} (a focused run's trigger, sim/focus.h; default none).
+//   "focus":{...} (a focused run's trigger, sim/focus.h; default none),
+//   "backoff":"constant" (a spin lock's waiters back off by a constant
+//   64 ms + jitter, impl/backoff.h; default "exponential").
 // Locks are named "lsim:L<i>"; lock i lives on server i % servers; with
 // "mixed", even locks are reentrant and odd locks fair. With "multi" or
 // "redlock", lock i is a group of `servers` reentrant members, member j named
-// "lsim:L<i>@<j>" on server j (lock-semantics.md section 4).
+// "lsim:L<i>@<j>" on server j (lock-semantics.md section 4). With "spin",
+// every lock is a spin lock (section 4b).
 #pragma once
 
 #include <cstdint>
@@ -64,6 +67,7 @@ struct Scenario {
   LockDesign design;                            // the pack's declared design (set from the pack)
   bool lost_wakeups = false;                    // the header's "wakeups":"lost" (see above)
   std::optional<Focus> focus;                   // a focused run's trigger (sim/focus.h); none: a plain run
+  BackoffKind backoff = BackoffKind::Exponential;  // spin lock: how a refused waiter sleeps
 
   bool operator==(const Scenario&) const = default;
 };

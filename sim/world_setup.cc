@@ -16,6 +16,7 @@ WorldConfig world_config_for(const Scenario& s, const FaultPlan& plan) {
   wc.client.wake = s.design.wake;
   wc.client.token = s.design.token;
   wc.client.reentrant = s.design.reentrant;
+  wc.client.spin_backoff = s.backoff;
   wc.client.remember_wakeups = !s.lost_wakeups;
   wc.server_faults.persistence = s.persistence;
   wc.server_faults.restart_delay_ms = s.restart_delay_ms;

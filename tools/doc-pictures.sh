@@ -99,10 +99,15 @@ step ./build/tools/locksim timeline explore/failures/mutual_exclusion.jsonl --vi
 step ./build/tools/locksim timeline explore/failures/reentrancy.jsonl --violation 1 -o explore-retried-release.png
 step ./build/tools/locksim campaign --profile hostile --lock redlock --servers 3 --base-seed 2 --seeds 1 --out redlock2
 step ./build/tools/locksim timeline redlock2/failures/2.shrunk.jsonl --violation 1 -o redlock-three-servers.png
+# docs/spin-lock.md: spin waiters backing off; a back-off that never grows.
+step ./build/tools/locksim run --seed 3 --profile safe --lock spin --trace spin3.jsonl
+step ./build/tools/locksim timeline spin3.jsonl --around 20 -o spin-backoff.png
+step ./build/tools/locksim explore --lock spin --clients 2 --ops lock,unlock --faults pause --max-faults 0 --hold-ms 200 --mutant backoff_no_growth --fail-on busy_poll --out spinbusy
+step ./build/tools/locksim timeline spinbusy/failures/busy_poll.jsonl --property busy_poll -o spin-backoff-no-growth.png
 
 pictures=(pause-counterexample pause-violation-window around-paused-holder mutual-exclusion-overlap fifo-purge-by-skew
           busy-poll liveness-free-lock watchdog-not-cancelled renewal-of-anothers-lock fair-line-ghost
-          explore-mutual-exclusion explore-retried-release redlock-three-servers)
+          explore-mutual-exclusion explore-retried-release redlock-three-servers spin-backoff spin-backoff-no-growth)
 
 if [ "$screenshots" = 1 ]; then
   # docs/timelines-and-reports.md: report.html of mixed9; docs/coverage.md:

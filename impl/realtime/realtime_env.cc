@@ -203,7 +203,8 @@ Event RealtimeEnv::script_event(int server, const ScriptRequest& req, const std:
                               call.kind == ScriptKind::FairTryOnce)) ||
           (reply.is_int() && reply.integer == 1 && call.kind == ScriptKind::RlockRenew) ||
           (reply.is_int() && reply.integer == 0 &&
-           (call.kind == ScriptKind::RlockRelease || call.kind == ScriptKind::FairRelease));
+           (call.kind == ScriptKind::RlockRelease || call.kind == ScriptKind::FairRelease ||
+            call.kind == ScriptKind::SpinRelease));
       int64_t script_ms = before_ms;
       if (set_lease && call.params.lease_ms > 0) {
         script_ms = expire.integer - call.params.lease_ms;

@@ -267,9 +267,12 @@ TEST(LockDesign, KindsNeededByEachLockOption) {
   EXPECT_EQ(kinds_needed_by(ScenarioLockKind::Mixed), (std::vector<DesignKind>{DesignKind::Rlock, DesignKind::Fair}));
   EXPECT_EQ(kinds_needed_by(ScenarioLockKind::Multi), std::vector<DesignKind>{DesignKind::Multi});
   EXPECT_EQ(kinds_needed_by(ScenarioLockKind::RedLock), std::vector<DesignKind>{DesignKind::Redlock});
+  // The spin lock runs the reentrant lock's acquire and renewal (and its own
+  // release, which a pack may lack: apply_scenario_pack refuses it then).
+  EXPECT_EQ(kinds_needed_by(ScenarioLockKind::Spin), std::vector<DesignKind>{DesignKind::Rlock});
   // Every lock kind by its name, and back; "spinlock" is none.
   for (ScenarioLockKind k : all_lock_kinds()) EXPECT_EQ(lock_kind_from_name(lock_kind_name(k)), k);
-  EXPECT_EQ(all_lock_kinds().size(), 5u);
+  EXPECT_EQ(all_lock_kinds().size(), 6u);
   EXPECT_FALSE(lock_kind_from_name("spinlock").has_value());
   LockDesign d;
   d.kinds = 0b0001;

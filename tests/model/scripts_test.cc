@@ -198,6 +198,8 @@ ScriptCall to_call(const RandomStep& r, int64_t now_ms) {
     case ScriptKind::FairRelease: return fair_release(o, now_ms, rid, r.lease_ms, r.latch_ttl_ms);
     case ScriptKind::FairAcquireFailed: return fair_acquire_failed(o);
     case ScriptKind::FairForceRelease: return fair_force_release(now_ms);
+    case ScriptKind::SpinRelease: return spin_release(o, rid, r.lease_ms, r.latch_ttl_ms);
+    case ScriptKind::SpinForceRelease: return spin_force_release();
   }
   return acquire(o);
 }

@@ -3,6 +3,9 @@
 // their interval (liveness), it is judged busy only above the pace its
 // interval allows (busy_poll); a lock that is not reentrant keeps no latch
 // and must leave a holder in place when a non-owner releases (reentrancy).
+// A spin lock (with_scenario_locks()) is held to its back-off instead: a
+// waiter on a free lock within its longest sleep, its attempts no sooner
+// than its smallest sleeps allow (busy_poll).
 // Each rule: a history the design allows passes, a broken one fails.
 #include <gtest/gtest.h>
 
@@ -84,6 +87,75 @@ std::vector<Event> polling_every(int64_t period_ms) {
   h.invoke(100, 2, "lock", 2);
   for (int64_t t = 100; t <= 3100; t += period_ms) h.script(t, 2, "rlock_acquire", "-1", {owner_of(1)}, 2);
   return h.events();
+}
+
+CheckConfig spin_config(BackoffKind backoff = BackoffKind::Exponential) {
+  return with_scenario_locks(default_check_config(), LockDesign{}, ScenarioLockKind::Spin, backoff);
+}
+
+TEST(SpinChecks, WithScenarioLocksDerivesTheBoundsFromTheBackoff) {
+  const CheckConfig slack = default_check_config();
+  const CheckConfig exponential = spin_config();
+  EXPECT_EQ(exponential.wake.mode, WakeMode::Backoff);
+  EXPECT_EQ(exponential.free_lock_bound_ms, 128 + slack.wait_slack_ms);
+  EXPECT_EQ(exponential.max_polls_per_second, 15);
+  const CheckConfig constant = spin_config(BackoffKind::Constant);
+  EXPECT_EQ(constant.wake.backoff, BackoffKind::Constant);
+  EXPECT_EQ(constant.free_lock_bound_ms, 71 + slack.wait_slack_ms);
+  EXPECT_EQ(constant.max_polls_per_second, 17);
+  // Another lock kind keeps the design's bounds.
+  const CheckConfig rlock =
+      with_scenario_locks(default_check_config(), LockDesign{}, ScenarioLockKind::Rlock, BackoffKind::Exponential);
+  EXPECT_EQ(rlock.wake.mode, WakeMode::PubSub);
+  EXPECT_EQ(rlock.free_lock_bound_ms, slack.free_lock_bound_ms);
+  Scenario s;
+  s.lock_kind = ScenarioLockKind::Spin;
+  EXPECT_EQ(check_config_for(s).wake.mode, WakeMode::Backoff);
+}
+
+// A spin lock's release publishes nothing and its waiter must come back on
+// a free lock within its longest sleep (+ slack); a pub/sub lock's waiter
+// may sleep a lease when its wake-up is lost, so the same history passes.
+TEST(SpinChecks, ASpinWaiterOnAFreeLockIsBoundByItsBackoff) {
+  HistoryBuilder h;
+  h.script(0, 1, "rlock_acquire", "nil", {owner_of(1)}, 1);
+  h.invoke(10, 2, "lock", 2);
+  h.script(11, 2, "rlock_acquire", "-1", {owner_of(1)}, 2);
+  h.script(500, 1, "spin_release", "1", {}, 3).published.clear();
+  h.script(9000, 3, "rlock_acquire", "nil", {owner_of(3)}, 4, 30000, 0, "M");
+  const auto spin = run_checker<LivenessChecker>(h.events(), spin_config());
+  ASSERT_EQ(spin.size(), 1u);
+  EXPECT_NE(spin[0].message.find("for a lock the server shows free"), std::string::npos) << spin[0].to_string();
+  EXPECT_NE(spin[0].message.find("bound 7 128 ms"), std::string::npos) << spin[0].to_string();
+  for (const Violation& v : run_checker<LivenessChecker>(h.events(), config_for(LockDesign{})))
+    EXPECT_EQ(v.message.find("server shows free"), std::string::npos) << v.to_string();
+  // Nothing is published, and for a spin lock that is no lost wake-up.
+  for (const Violation& v : spin) EXPECT_EQ(v.message.find("published nothing"), std::string::npos);
+}
+
+// A spin waiter whose attempts follow its back-off's smallest sleeps (1, 2,
+// 4, ... 128 ms, each after a 1 ms round trip) passes; one that polls every
+// 2 ms is reported as soon as an attempt comes before a quarter of the
+// sleeps its back-off owes (attempt 7: 63 ms owed, seen after 12 ms).
+TEST(SpinChecks, BusyPollHoldsASpinWaiterToItsBackoff) {
+  HistoryBuilder good;
+  good.script(0, 1, "rlock_acquire", "nil", {owner_of(1)}, 1);
+  good.invoke(100, 2, "lock", 2);
+  int64_t t_ms = 101;
+  int64_t sleep_ms = 1;
+  for (int k = 0; k < 30; ++k) {
+    good.script(t_ms, 2, "rlock_acquire", "-1", {owner_of(1)}, 2);
+    t_ms += sleep_ms + 1;
+    sleep_ms = std::min<int64_t>(128, sleep_ms * 2);
+  }
+  EXPECT_TRUE(run_checker<BusyPollChecker>(good.events(), spin_config()).empty());
+  const std::vector<Event> fast = polling_every(2);
+  const auto caught = run_checker<BusyPollChecker>(fast, spin_config());
+  ASSERT_GE(caught.size(), 1u);
+  EXPECT_NE(caught[0].message.find("made its attempt 7 on the lock 0.012 s after its invoke; its exponential back-off "
+                                   "sleeps at least 63 ms in all before attempt 7"),
+            std::string::npos)
+      << caught[0].to_string();
 }
 
 TEST(DesignChecks, BusyPollComparesWithTheDeclaredInterval) {

@@ -4,6 +4,7 @@
 // pack, in each mutant pack (for its variant's cases) and in the reordered
 // test pack, must give exactly the replies, publishes and final keys the
 // model is held to. One server for the whole suite, flushed between cases.
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -83,9 +84,11 @@ TEST_F(LiveScripts, VariantCasesFailOnOurPack) {
   EXPECT_GT(checked, 0);
 }
 
+// (The reordered pack has no spin lock scripts: their cases are not its.)
 TEST_F(LiveScripts, ReorderedPackPassesTheCorrectCases) {
   for (const auto& c : cases::all_cases()) {
     if (c.variant != ModelVariant::Correct) continue;
+    if (std::any_of(c.steps.begin(), c.steps.end(), [](const auto& s) { return is_spin_script(s.call.kind); })) continue;
     EXPECT_EQ(run_case(c, kReordered), "") << c.name << " on the reordered pack";
   }
 }

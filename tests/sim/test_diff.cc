@@ -100,7 +100,12 @@ TEST(Differential, GeneratorReachesTheInterestingCases) {
       }
     }
   }
-  for (int i = 0; i < kScriptKindCount; ++i) EXPECT_GT(kinds[i], 0) << script_name(static_cast<ScriptKind>(i));
+  // Every script kind but the spin lock's two, which the random sequences
+  // do not call (the case table covers them: model/script_cases.h spin_cases()).
+  for (int i = 0; i < kScriptKindCount; ++i) {
+    if (is_spin_script(static_cast<ScriptKind>(i))) continue;
+    EXPECT_GT(kinds[i], 0) << script_name(static_cast<ScriptKind>(i));
+  }
   EXPECT_GT(errors, 0);
   EXPECT_GT(queued, 0);
   EXPECT_GT(refused, 0);

@@ -71,7 +71,7 @@ TEST(ScenarioJson, StringsMissingAndUnknownFieldsAreNamed) {
 TEST(ScenarioJson, NamesAreParsedOnceIntoTheirTypes) {
   auto j = good();
   j["lock"] = "spinlock";
-  EXPECT_EQ(error_of(j), "scenario: unknown lock kind 'spinlock' (rlock, fair, mixed, multi, redlock)");
+  EXPECT_EQ(error_of(j), "scenario: unknown lock kind 'spinlock' (rlock, fair, mixed, multi, redlock, spin)");
   for (ScenarioLockKind k : all_lock_kinds()) {
     Scenario s;
     s.lock_kind = k;

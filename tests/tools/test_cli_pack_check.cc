@@ -65,6 +65,8 @@ TEST(PackCheckCli, ListReplyPackAgreesWithTheModel) {
   EXPECT_EQ(j["ok"], true);
   EXPECT_EQ(j["sequences"], 40);
   for (const auto& [name, s] : j["scripts"].items()) {
+    // The pack predates the spin lock: its two scripts are absent, their cases skipped.
+    if (name == "spin_release" || name == "spin_force_release") continue;
     EXPECT_EQ(s["loads"], true) << name;
     EXPECT_EQ(s["diverged"], 0) << name;
     EXPECT_GT(s["agreed"].get<int>(), 0) << name;
@@ -74,7 +76,8 @@ TEST(PackCheckCli, ListReplyPackAgreesWithTheModel) {
   }
   EXPECT_EQ(j["cases_differed"], 0);
   EXPECT_GE(j["cases_run"].get<int>(), 40);
-  EXPECT_TRUE(j["cases_skipped"].empty());
+  for (const auto& skipped : j["cases_skipped"])
+    EXPECT_EQ(skipped.dump().find("Spin"), 1u) << skipped.dump();  // "SpinRelease_...", "SpinForceRelease_..."
 }
 
 TEST(PackCheckCli, CaseTableRunsOnEveryBranch) {

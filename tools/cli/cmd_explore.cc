@@ -110,6 +110,8 @@ std::string explore_command_line(const ExploreArgs& a, const std::string& backen
   if (a.persistence != "none") c += " --persistence " + shell_word(a.persistence);
   if (a.restart_delay_ms != 0) c += " --restart-delay-ms " + std::to_string(a.restart_delay_ms);
   if (a.fair_slot_ms >= 0) c += " --fair-slot-ms " + std::to_string(a.fair_slot_ms);
+  if (a.validity) c += " --validity";
+  if (a.backoff != ExploreArgs{}.backoff) c += " --backoff " + shell_word(a.backoff);
   if (!a.scripts.empty())
     c += " --scripts " + shell_word(is_builtin_name(a.scripts) ? a.scripts : absolute_path_text(a.scripts));
   if (!a.mutant.empty() && a.mutant != "none") c += " --mutant " + shell_word(a.mutant);
@@ -447,6 +449,7 @@ ExploreRequest validate_explore(const ExploreArgs& a) {
   s.lock_kind = lock_kind_option(a.lock);
   s.restart_delay_ms = a.restart_delay_ms;
   s.validity = a.validity;
+  s.backoff = backoff_option(a.backoff);
   // Not given: the pack's settings decide, as for a campaign (search/campaign.h).
   s.fair_slot_ms = std::max<int64_t>(a.fair_slot_ms, 0);
   q.campaign.fair_slot_given = a.fair_slot_ms >= 0;
@@ -513,7 +516,7 @@ void add_explore_command(CLI::App& app, CliContext* ctx) {
   auto a = std::make_shared<ExploreArgs>();
   CLI::App* cmd = app.add_subcommand(
       "explore", "Explore every schedule of a small configuration (breadth first, states merged) and check every property");
-  cmd->add_option("--lock", a->lock, "Lock kind: rlock, fair, mixed, multi or redlock (a group of one member per server)")
+  cmd->add_option("--lock", a->lock, "Lock kind: rlock, fair, mixed, multi or redlock (a group of one member per server), or spin")
       ->capture_default_str();
   cmd->add_option("--clients", a->clients, "Client processes")->capture_default_str()->transform(integer_in(1, kMaxExploreClients));
   cmd->add_option("--locks", a->locks, "Locks (lock i lives on server i % servers)")
@@ -556,6 +559,10 @@ void add_explore_command(CLI::App& app, CliContext* ctx) {
   cmd->add_option("--backend", a->backend,
                   "model, or lua (the pack's own Lua in process). Default: model, or lua for a pack the model cannot "
                   "stand for");
+  cmd->add_option("--backoff", a->backoff,
+                  "Spin lock: how a refused waiter sleeps: exponential (1 ms, doubling plus a small random "
+                  "amount, up to 128 ms) or constant (64 ms plus a small random amount)")
+      ->capture_default_str();
   cmd->add_flag("--validity", a->validity,
                 "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
   cmd->add_flag("--dfs", a->dfs, "Depth first instead of breadth first");

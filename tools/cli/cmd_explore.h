@@ -27,6 +27,7 @@ struct ExploreArgs {
   int64_t restart_delay_ms = 0;
   int64_t fair_slot_ms = -1;  // not given: the pack's "settings" (fair_slot_ms), else 0
   bool validity = false;      // RedLock: the client checks its validity
+  std::string backoff = "exponential";  // spin lock: its waiters' back-off
   std::string scripts;
   std::string mutant = "none";
   std::string ops = "lock,unlock";

@@ -132,7 +132,7 @@ int run_run(const RunRequest& o, const ProgramName& program) {
   } catch (const TraceError& e) {
     throw_output_failure(e, "cannot write trace: ");
   }
-  CheckerSuite suite(with_design(check_config, s.design));  // a polling design's bounds, as campaign
+  CheckerSuite suite(config_for_scenario(check_config, s));  // a polling design's bounds, as campaign
   FanoutSink fanout;
   fanout.add(writer.get());
   fanout.add(&suite);

@@ -360,7 +360,9 @@ int run_timeline(const TimelineRequest& r) {
   d.options.max_events = r.max_events;
   d.options.quiet_us = r.quiet_us;
   if (const std::optional<Scenario> scenario = valid_header_scenario(input)) {
-    // Every server of the run gets a lane, a RedLock's unasked ones say why.
+    // Every server of the run gets a lane, a RedLock's unasked ones say why;
+    // the picture reads the run as its checkers do (a spin lock's back-off).
+    d.options.check = check_config_for(*scenario);
     d.options.servers = scenario->servers;
     d.options.redlock = scenario->lock_kind == ScenarioLockKind::RedLock;
   }

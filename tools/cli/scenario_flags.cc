@@ -24,8 +24,9 @@ void add_scenario_flags(CLI::App* cmd, ScenarioFlags* f) {
                   "member on each)")
       ->capture_default_str()->transform(integer_in(1, kMaxServers));
   cmd->add_option("--lock", f->lock,
-                  "Lock kind: rlock, fair, mixed, multi (multi-lock: one member per server, all needed) or "
-                  "redlock (RedLock: a majority of the servers)")
+                  "Lock kind: rlock, fair, mixed, multi (multi-lock: one member per server, all needed), "
+                  "redlock (RedLock: a majority of the servers) or spin (the reentrant lock without pub/sub: "
+                  "waiters back off and poll)")
       ->capture_default_str();
   cmd->add_option("--profile", f->profile,
                   "Fault profile: none, safe, pauses, skew, hostile, restarts, failover, server-clock, or a '+' "
@@ -49,6 +50,10 @@ void add_scenario_flags(CLI::App* cmd, ScenarioFlags* f) {
       ->transform(integer_in(int64_t{0}, kMaxFairSlotMs));
   cmd->add_flag("--validity", f->validity,
                 "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
+  cmd->add_option("--backoff", f->backoff,
+                  "Spin lock: how a refused waiter sleeps: exponential (1 ms, doubling plus a small random "
+                  "amount, up to 128 ms) or constant (64 ms plus a small random amount)")
+      ->capture_default_str();
   cmd->add_option("--scripts", f->scripts,
                   std::string(kScriptsHelp) + "; on the model its model_variant stands for it, lua and live run its "
                                               "own Lua");
@@ -67,6 +72,11 @@ Mutant mutant_option(const std::string& name) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--mutant: ") + e.what());
   }
+}
+
+BackoffKind backoff_option(const std::string& name) {
+  if (auto b = backoff_from_name(name)) return *b;
+  throw UsageError("--backoff: unknown value '" + name + "' (exponential, constant)");
 }
 
 Persistence persistence_option(const std::string& name) {
@@ -92,6 +102,7 @@ void ScenarioFlags::apply(CampaignOptions* o) const {
   o->fair_slot_given = fair_slot_ms >= 0;
   s.fair_slot_ms = std::max<int64_t>(fair_slot_ms, 0);
   s.validity = validity;
+  s.backoff = backoff_option(backoff);
   s.scripts = scripts;
   const Mutant m = mutant_option(mutant);
   s.mutant = m.client();
@@ -125,6 +136,7 @@ std::string scenario_command_text(const CampaignOptions& o) {
   if (s.restart_delay_ms != 0) c += " --restart-delay-ms " + std::to_string(s.restart_delay_ms);
   if (o.fair_slot_given) c += " --fair-slot-ms " + std::to_string(s.fair_slot_ms);
   if (s.validity) c += " --validity";
+  if (s.backoff != BackoffKind::Exponential) c += " --backoff " + std::string(backoff_name(s.backoff));
   // A pack directory by its absolute path: the command runs from anywhere.
   if (!s.scripts.empty())
     c += " --scripts " + shell_word(is_builtin_name(s.scripts) ? s.scripts : absolute_path_text(s.scripts));

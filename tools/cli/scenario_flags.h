@@ -4,7 +4,7 @@
 //
 //   --clients N  --locks K  --servers M  --lock KIND  --profile NAME
 //   --duration-ms D | --duration-s S  --persistence none|always
-//   --restart-delay-ms D  --fair-slot-ms S  --validity  --scripts DIR
+//   --restart-delay-ms D  --fair-slot-ms S  --validity  --backoff KIND  --scripts DIR
 //   --mutant NAME (client or script mutant)
 //
 // apply() parses them into CampaignOptions::scenario (which
@@ -33,6 +33,7 @@ struct ScenarioFlags {
   int64_t restart_delay_ms = 0;
   int64_t fair_slot_ms = -1;  // not given: the pack's settings, else 0
   bool validity = false;
+  std::string backoff = "exponential";
   std::string scripts;
   std::string mutant = "none";
 
@@ -51,6 +52,7 @@ std::string scenario_command_text(const CampaignOptions& options);
 ScenarioLockKind lock_kind_option(const std::string& name);
 Mutant mutant_option(const std::string& name);
 Persistence persistence_option(const std::string& name);
+BackoffKind backoff_option(const std::string& name);
 
 // `text` as one shell word (single quotes where needed).
 std::string shell_word(const std::string& text);
