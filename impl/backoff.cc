@@ -66,25 +66,9 @@ int64_t backoff_min_elapsed_ms(BackoffKind kind, int64_t attempt) {
 }
 
 int backoff_max_polls_per_second(BackoffKind kind) {
-  // The smallest sleeps (every draw 0), attempt after attempt from t = 0.
-  BackoffState s;
-  int64_t t_ms = 0;
+  // Every attempt whose smallest elapsed time from the first fits in 1 000 ms.
   int attempts = 1;  // the first, at 0
-  for (;;) {
-    BackoffState next = s;
-    int64_t sleep_ms = 0;
-    if (kind == BackoffKind::Constant) {
-      sleep_ms = kBackoffConstantMs;
-    } else {
-      sleep_ms = next.sleeps == 0 ? kBackoffFirstMs : std::min(kBackoffMaxMs, next.last_ms * kBackoffMultiplier);
-    }
-    next.last_ms = sleep_ms;
-    ++next.sleeps;
-    if (t_ms + sleep_ms > 1000) break;
-    t_ms += sleep_ms;
-    ++attempts;
-    s = next;
-  }
+  while (backoff_min_elapsed_ms(kind, attempts + 1) <= 1000) ++attempts;
   return attempts;
 }
 

@@ -474,21 +474,22 @@ std::string LockClient::acquire_token(const std::string& owner, const std::strin
   return owner + "#" + std::to_string(next_token_++);
 }
 
-int64_t LockClient::poll_sleep(const AcquireOp& op) const {
-  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the uuid, then the operation and round
+// A waiter's deterministic draw: FNV-1a over the client's uuid, then `a` and `b`.
+uint64_t LockClient::waiter_draw(uint64_t a, uint64_t b) const {
+  uint64_t h = 0xcbf29ce484222325ULL;
   for (char c : config_.client_uuid) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  h = (h ^ op.op_id) * 0x100000001b3ULL;
-  h = (h ^ static_cast<uint64_t>(op.rounds)) * 0x100000001b3ULL;
-  return poll_sleep_ms(config_.wake, h);
+  h = (h ^ a) * 0x100000001b3ULL;
+  return (h ^ b) * 0x100000001b3ULL;
+}
+
+int64_t LockClient::poll_sleep(const AcquireOp& op) const {
+  return poll_sleep_ms(config_.wake, waiter_draw(op.op_id, static_cast<uint64_t>(op.rounds)));
 }
 
 int64_t LockClient::backoff_sleep(AcquireOp& op) const {
   if (config_.mutant == ClientMutant::BackoffNoGrowth) return kBackoffFirstMs;  // the bug: never grows
-  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the uuid, then the task and the sleeps so far
-  for (char c : config_.client_uuid) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  h = (h ^ static_cast<uint64_t>(op.task)) * 0x100000001b3ULL;
-  h = (h ^ static_cast<uint64_t>(op.backoff.sleeps)) * 0x100000001b3ULL;
-  return next_backoff_ms(config_.spin_backoff, &op.backoff, h);
+  const uint64_t draw = waiter_draw(static_cast<uint64_t>(op.task), static_cast<uint64_t>(op.backoff.sleeps));
+  return next_backoff_ms(config_.spin_backoff, &op.backoff, draw);
 }
 
 void LockClient::crash() {

@@ -143,6 +143,8 @@ class LockClient {
   // (impl/backoff.h; the draws from the client's uuid, the task and the
   // sleeps so far, so that equal fingerprints draw alike).
   int64_t backoff_sleep(AcquireOp& op) const;
+  // The two waiters' draws above: FNV-1a over the uuid, then a and b.
+  uint64_t waiter_draw(uint64_t a, uint64_t b) const;
   // The fair-lock slot length (wait_ms parameter) of an acquire with this wait.
   int64_t fair_slot_ms(int64_t wait_ms) const;
   Event op_event(EventKind kind, Op op, uint64_t op_id, const std::string& owner,
