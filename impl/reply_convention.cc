@@ -50,7 +50,8 @@ Reply ours(ScriptKind kind, ReplyMeaning m, const Reply& raw) {
     case ReplyMeaning::Refused: return Reply::of_int(raw.is_int() ? raw.integer : -1);
     case ReplyMeaning::Released: return Reply::of_int(1);
     case ReplyMeaning::StillHeld: return Reply::of_int(0);
-    case ReplyMeaning::NotOwned: return kind == ScriptKind::RlockRenew ? Reply::of_int(0) : Reply::nil();
+    case ReplyMeaning::NotOwned:
+      return kind == ScriptKind::RlockRenew || kind == ScriptKind::FasterMultiRenew ? Reply::of_int(0) : Reply::nil();
     case ReplyMeaning::Extended: return Reply::of_int(1);
     case ReplyMeaning::NotHeld: return Reply::of_int(0);
   }
@@ -89,13 +90,17 @@ std::vector<ReplyMeaning> meanings_of(ScriptKind kind) {
   switch (kind) {
     case ScriptKind::RlockAcquire:
     case ScriptKind::FairAcquire:
-    case ScriptKind::FairTryOnce: return {ReplyMeaning::Acquired, ReplyMeaning::Refused};
+    case ScriptKind::FairTryOnce:
+    case ScriptKind::FasterMultiAcquire: return {ReplyMeaning::Acquired, ReplyMeaning::Refused};
     case ScriptKind::RlockRelease:
     case ScriptKind::SpinRelease:
+    case ScriptKind::FasterMultiRelease:
     case ScriptKind::FairRelease: return {ReplyMeaning::Released, ReplyMeaning::StillHeld, ReplyMeaning::NotOwned};
-    case ScriptKind::RlockRenew: return {ReplyMeaning::Extended, ReplyMeaning::NotOwned};
+    case ScriptKind::RlockRenew:
+    case ScriptKind::FasterMultiRenew: return {ReplyMeaning::Extended, ReplyMeaning::NotOwned};
     case ScriptKind::RlockForceRelease:
     case ScriptKind::SpinForceRelease:
+    case ScriptKind::FasterMultiForceRelease:
     case ScriptKind::FairForceRelease: return {ReplyMeaning::Released, ReplyMeaning::NotHeld};
     case ScriptKind::FairAcquireFailed: return {};
   }

@@ -20,6 +20,12 @@ void set_script_call_fields(const ScriptCall& call, Event* e) {
     case ScriptKind::FairForceRelease:
       e->local_ms = call.params.now_ms;
       break;
+    case ScriptKind::FasterMultiAcquire:
+    case ScriptKind::FasterMultiRelease:
+    case ScriptKind::FasterMultiRenew:
+      e->lease_ms = call.params.lease_ms;
+      e->local_ms = call.params.now_ms;
+      break;
     case ScriptKind::FairAcquireFailed:
       e->wait_ms = call.params.wait_ms;
       break;

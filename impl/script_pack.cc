@@ -84,7 +84,8 @@ std::vector<PackExpr> parse_expr_list(const nlohmann::json& entry, const char* f
 
 bool is_release(ScriptKind kind) {
   return kind == ScriptKind::RlockRelease || kind == ScriptKind::RlockForceRelease ||
-         kind == ScriptKind::FairRelease || kind == ScriptKind::FairForceRelease;
+         kind == ScriptKind::FairRelease || kind == ScriptKind::FairForceRelease ||
+         kind == ScriptKind::FasterMultiRelease || kind == ScriptKind::FasterMultiForceRelease;
 }
 
 bool is_fair(ScriptKind kind) {
@@ -92,11 +93,12 @@ bool is_fair(ScriptKind kind) {
          kind == ScriptKind::FairAcquireFailed || kind == ScriptKind::FairForceRelease;
 }
 
-// A pack without the spin lock's scripts (every pack written before the
-// spin lock) provides every other kind; --lock spin refuses it, naming them.
+// A pack without the spin lock's or the faster multi-lock's scripts (every
+// pack written before them) provides every other kind; the lock kind that
+// needs them refuses it, naming them.
 bool optional_script(ScriptKind kind) {
   return kind == ScriptKind::FairAcquireFailed || kind == ScriptKind::RlockForceRelease ||
-         kind == ScriptKind::FairForceRelease || is_spin_script(kind);
+         kind == ScriptKind::FairForceRelease || is_optional_script(kind);
 }
 
 // Whether one of the kinds `design` provides runs `kind`'s script: the
@@ -331,7 +333,8 @@ PackScript parse_script_entry(ScriptKind kind, const nlohmann::json& entry, cons
     if (entry.contains(field) && !is_release(kind)) {
       throw ScriptPackError(where + ": \"" + field +
                             "\" is only for the scripts that publish the unlock message (rlock_release, "
-                            "rlock_force_release, fair_release, fair_force_release)");
+                            "rlock_force_release, fair_release, fair_force_release, faster_multi_release, "
+                            "faster_multi_force_release)");
     }
   }
   if (entry.contains("message")) {
@@ -532,8 +535,9 @@ ScriptPack ScriptPack::load(const std::string& dir) {
   for (ScriptKind kind : all_script_kinds()) {
     const auto i = static_cast<size_t>(kind);
     if (seen[i]) continue;
-    // Left out: absent (the spin lock's scripts with or without a design).
-    if ((has_design && may_be_absent(kind, pack.design_)) || is_spin_script(kind)) {
+    // Left out: absent (the spin lock's and the faster multi-lock's scripts
+    // with or without a design).
+    if ((has_design && may_be_absent(kind, pack.design_)) || is_optional_script(kind)) {
       pack.scripts_[i].kind = kind;
       pack.scripts_[i].form = PackForm::Absent;
       continue;

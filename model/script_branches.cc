@@ -59,6 +59,19 @@ constexpr std::array<BranchInfo, kScriptBranchCount> kBranches = {{
     {"spin_release:released", "spin_release deleted the lock, publishing nothing", ScriptKind::SpinRelease},
     {"spin_force_release:deleted", "spin_force_release deleted a held lock", ScriptKind::SpinForceRelease},
     {"spin_force_release:absent", "spin_force_release found no lock to delete", ScriptKind::SpinForceRelease},
+    {"faster_multi_acquire:new", "faster_multi_acquire created the group's hash", ScriptKind::FasterMultiAcquire},
+    {"faster_multi_acquire:granted", "faster_multi_acquire granted values that were free or the caller's", ScriptKind::FasterMultiAcquire},
+    {"faster_multi_acquire:took_expired", "faster_multi_acquire took over a value whose owner's deadline had passed (caller's clock)", ScriptKind::FasterMultiAcquire},
+    {"faster_multi_acquire:refused", "faster_multi_acquire found a value of another owner within its deadline and answered the PTTL", ScriptKind::FasterMultiAcquire},
+    {"faster_multi_release:latch", "faster_multi_release answered a repeated request from its latch", ScriptKind::FasterMultiRelease},
+    {"faster_multi_release:gone", "faster_multi_release found the group's hash gone (published, nil)", ScriptKind::FasterMultiRelease},
+    {"faster_multi_release:not_owned", "faster_multi_release found a value not the caller's or past its deadline and changed nothing (nil)", ScriptKind::FasterMultiRelease},
+    {"faster_multi_release:still_held", "faster_multi_release left a value with a hold count above 0", ScriptKind::FasterMultiRelease},
+    {"faster_multi_release:released", "faster_multi_release freed every value it was given", ScriptKind::FasterMultiRelease},
+    {"faster_multi_renew:renewed", "faster_multi_renew raised the caller's deadlines and the hash's expiry", ScriptKind::FasterMultiRenew},
+    {"faster_multi_renew:refused", "faster_multi_renew found no value held by the caller", ScriptKind::FasterMultiRenew},
+    {"faster_multi_force_release:deleted", "faster_multi_force_release deleted the group's hash", ScriptKind::FasterMultiForceRelease},
+    {"faster_multi_force_release:absent", "faster_multi_force_release found no hash to delete", ScriptKind::FasterMultiForceRelease},
 }};
 
 }  // namespace

@@ -33,6 +33,16 @@
 //   spin_release:         latch, not_owner, still_held, released (deleted,
 //                         nothing published)
 //   spin_force_release:   deleted, absent
+//   faster_multi_acquire: new (the group's hash was absent), granted (every
+//                         value free or the caller's), took_expired (a
+//                         value whose other owner's deadline had passed was
+//                         taken over), refused (answered the PTTL)
+//   faster_multi_release: latch, gone (the hash was absent: published, nil),
+//                         not_owned (a value not the caller's or past its
+//                         deadline: nil, nothing changed), still_held (a
+//                         value kept a hold), released (every value freed)
+//   faster_multi_renew:   renewed (1), refused (0: no value the caller's)
+//   faster_multi_force_release: deleted (1), absent (0)
 // A mutant (model/variant.h) records the branch its changed step stands in
 // for (a renewal without owner check: renewed or refused by its reply).
 #pragma once
@@ -62,8 +72,13 @@ enum class ScriptBranch : uint8_t {
   FairAcquireFailedWithFollowers, FairAcquireFailedLast, FairAcquireFailedNotInLine,
   SpinReleaseLatch, SpinReleaseNotOwner, SpinReleaseStillHeld, SpinReleaseReleased,
   SpinForceReleaseDeleted, SpinForceReleaseAbsent,
+  FasterMultiAcquireNew, FasterMultiAcquireGranted, FasterMultiAcquireTookExpired, FasterMultiAcquireRefused,
+  FasterMultiReleaseLatch, FasterMultiReleaseGone, FasterMultiReleaseNotOwned, FasterMultiReleaseStillHeld,
+  FasterMultiReleaseReleased,
+  FasterMultiRenewRenewed, FasterMultiRenewRefused,
+  FasterMultiForceReleaseDeleted, FasterMultiForceReleaseAbsent,
 };
-inline constexpr int kScriptBranchCount = 45;
+inline constexpr int kScriptBranchCount = 58;
 static_assert(kScriptBranchCount <= 64, "a set of branches is a 64-bit mask");
 
 inline constexpr uint64_t branch_bit(ScriptBranch b) { return uint64_t{1} << static_cast<unsigned>(b); }

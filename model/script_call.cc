@@ -12,6 +12,7 @@ constexpr std::array<std::string_view, kScriptKindCount> kNames = {
     "rlock_force_release", "fair_acquire", "fair_try_once",
     "fair_release",   "fair_acquire_failed", "fair_force_release",
     "spin_release",   "spin_force_release",
+    "faster_multi_acquire", "faster_multi_release", "faster_multi_renew", "faster_multi_force_release",
 };
 }  // namespace
 
@@ -37,7 +38,7 @@ std::vector<ScriptKind> all_script_kinds() {
 const std::vector<std::string>& param_names() {
   static const std::vector<std::string> kParams = {
       "lock", "owner", "channel", "channel_prefix", "line", "deadlines", "latch",
-      "message", "lease_ms", "wait_ms", "now_ms", "latch_ttl_ms", "token"};
+      "message", "lease_ms", "wait_ms", "now_ms", "latch_ttl_ms", "token", "values"};
   return kParams;
 }
 
@@ -82,6 +83,7 @@ void append_param_value(const ScriptParams& p, int index, std::string* out) {
     case 10: append_int(p.now_ms); return;
     case 11: append_int(p.latch_ttl_ms); return;
     case 12: out->append(p.token); return;
+    case 13: out->append(p.values); return;
     default: assert(false && "unknown parameter index");
   }
 }
@@ -97,6 +99,7 @@ std::optional<std::string> param_value(const ScriptParams& p, std::string_view n
   if (name == "latch") return p.latch;
   if (name == "message") return p.message;
   if (name == "token") return p.token;
+  if (name == "values") return p.values;
   return std::nullopt;
 }
 

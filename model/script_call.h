@@ -25,14 +25,29 @@ enum class ScriptKind {
   FairForceRelease,   // lock, line, deadlines, channel_prefix, now_ms, message
   SpinRelease,        // lock, latch, owner, lease_ms, latch_ttl_ms   (spin lock: publishes nothing)
   SpinForceRelease,   // lock                                         (spin lock: publishes nothing)
+  // The faster multi-lock (section 4b): one hash per group, `values` names
+  // the group's locks taken or given back together; now_ms is the caller's clock.
+  FasterMultiAcquire,       // lock, owner, lease_ms, now_ms, values
+  FasterMultiRelease,       // lock, channel, latch, owner, lease_ms, now_ms, latch_ttl_ms, message, values
+  FasterMultiRenew,         // lock, owner, lease_ms, now_ms, values
+  FasterMultiForceRelease,  // lock, channel, message
 };
 
-constexpr int kScriptKindCount = 11;
+constexpr int kScriptKindCount = 15;
 
 // The spin lock's own scripts (section 4b), which a pack may leave out.
 inline bool is_spin_script(ScriptKind kind) {
   return kind == ScriptKind::SpinRelease || kind == ScriptKind::SpinForceRelease;
 }
+// The faster multi-lock's scripts (section 4b).
+inline bool is_faster_multi_script(ScriptKind kind) {
+  return kind == ScriptKind::FasterMultiAcquire || kind == ScriptKind::FasterMultiRelease ||
+         kind == ScriptKind::FasterMultiRenew || kind == ScriptKind::FasterMultiForceRelease;
+}
+// The scripts of the locks added after the first packs were written (the spin
+// lock's and the faster multi-lock's): every pack may leave them out, and the
+// lock kind that needs them then refuses the pack, naming them.
+inline bool is_optional_script(ScriptKind kind) { return is_spin_script(kind) || is_faster_multi_script(kind); }
 
 // Stable snake_case names: used in manifests, traces and reports.
 std::string_view script_name(ScriptKind kind);
@@ -56,6 +71,9 @@ struct ScriptParams {
   int64_t wait_ms = 0;
   int64_t now_ms = 0;          // the *client's* clock (fair lock only)
   int64_t latch_ttl_ms = 0;
+  // Faster multi-lock: the values of the group this call takes, renews or
+  // gives back, comma-separated ("0,2"), in the order the script visits them.
+  std::string values;
 
   bool operator==(const ScriptParams&) const = default;
 };

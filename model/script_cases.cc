@@ -1,9 +1,12 @@
 // The script case table itself (declared in model/script_cases.h).
 #include "model/script_cases.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "model/faster_multi_fields.h"
 
 namespace locksim::cases {
 
@@ -328,6 +331,34 @@ std::vector<ScriptCase> variant_cases() {
                final_at(kT + 3'000, {hash_key(kLock, "A:1=1", kLease - 3'000), list_key(line(), "B:1,C:1"),
                                      zset_key(deadlines(), at(kB, kC + 35'000) + "," + at(kCo, kC + 40'000))}),
                true});
+  // The faster multi-lock's mutants.
+  c.push_back({"Variant_FasterMultiReleaseFreesEarly_FreesTheValuesBeforeOneNotTheCallers",
+               ModelVariant::FasterMultiReleaseFreesEarly,
+               {step(fm_acquire(kA, kC, "0"), kT, nil()), step(fm_acquire(kB, kC, "1"), kT, nil()),
+                step(fm_release(kA, "r1", kC + 100, "0,1"), kT + 100, nil())},
+               final_at(kT + 100, {hash_key(kLock, fm_hash({{"1", kB, kC + kLease, 1}}), kLease - 100)}),
+               true});
+  c.push_back({"Variant_FasterMultiExpiryInverted_TakesAValueWithinItsDeadline", ModelVariant::FasterMultiExpiryInverted,
+               {step(fm_acquire(kA, kC, "0"), kT, nil()), step(fm_acquire(kB, kC + 1'000, "0"), kT + 1'000, nil())},
+               final_at(kT + 1'000, {hash_key(kLock, fm_hash({{"0", kB, kC + 1'000 + kLease, 1}}), kLease)}),
+               true});
+  c.push_back({"Variant_FasterMultiExpiryInverted_APassedDeadlineRefuses", ModelVariant::FasterMultiExpiryInverted,
+               {step(fm_acquire(kA, kC, "0"), kT, nil()),
+                step(fm_acquire(kB, kC + kLease + 1, "0"), kT + 1'000, num(kLease - 1'000))},
+               final_at(kT + 1'000, {hash_key(kLock, fm_hash({{"0", kA, kC + kLease, 1}}), kLease - 1'000)}),
+               true});
+  c.push_back({"Variant_FasterMultiRenewUnheld_WritesADeadlineForAnotherOwnersValue",
+               ModelVariant::FasterMultiRenewUnheld,
+               {step(fm_acquire(kA, kC, "0"), kT, nil()), step(fm_acquire(kB, kC, "1"), kT, nil()),
+                step(fm_renew(kA, kC + 10'000, "0,1"), kT + 10'000, num(1))},
+               final_at(kT + 10'000,
+                        {hash_key(kLock,
+                                  fm_hash({{"0", kA, kC + 10'000 + kLease, 1}, {"1", kB, kC + kLease, 1}},
+                                          {{value_expire_field("1", kA), std::to_string(kC + 10'000 + kLease)}}),
+                                  kLease)}),
+               true});
+  c.push_back({"Variant_FasterMultiRenewUnheld_GoneHashStillGetsZero", ModelVariant::FasterMultiRenewUnheld,
+               {step(fm_renew(kA, kC, "0"), kT, num(0))}, final_at(kT, {}), false});
   c.push_back({"Variant_FairTtlFromDeadline_EnqueueUnchanged", ModelVariant::FairTtlFromDeadline,
                fair_line_abc(),
                final_at(kT + 2'000, {hash_key(kLock, "A:1=1", kLease - 2'000), list_key(line(), "B:1,C:1"),
@@ -407,11 +438,148 @@ std::vector<ScriptCase> spin_cases() {
   return c;
 }
 
-// Every case: reentrant, fair, spin, then variants.
+std::string fm_hash(const std::vector<FmHold>& holds, const std::vector<std::pair<std::string, std::string>>& extra) {
+  std::vector<std::pair<std::string, std::string>> fields = extra;
+  for (const FmHold& h : holds) {
+    fields.emplace_back(h.value, h.owner);
+    fields.emplace_back(value_expire_field(h.value, h.owner), std::to_string(h.deadline_ms));
+    fields.emplace_back(value_count_field(h.value, h.owner), std::to_string(h.count));
+  }
+  std::sort(fields.begin(), fields.end());
+  std::string out;
+  for (const auto& [field, value] : fields) {
+    if (!out.empty()) out += ',';
+    out += field + "=" + value;
+  }
+  return out;
+}
+
+std::vector<ScriptCase> faster_multi_cases() {
+  std::vector<ScriptCase> c;
+  const std::string ch = channel();
+  // -- faster_multi_acquire
+  c.push_back({"FasterMultiAcquire_NewHashTakesEveryValue", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0,1"), kT, nil())},
+               final_at(kT, {hash_key(kLock, fm_hash({{"0", kA, kC + kLease, 1}, {"1", kA, kC + kLease, 1}}), kLease)})});
+  c.push_back({"FasterMultiAcquire_ReentryRaisesCountDeadlineAndExpiry", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0,1"), kT, nil()), step(fm_acquire(kA, kC + 100, "0,1"), kT + 100, nil())},
+               final_at(kT + 100, {hash_key(kLock,
+                                            fm_hash({{"0", kA, kC + 100 + kLease, 2}, {"1", kA, kC + 100 + kLease, 2}}),
+                                            kLease)})});
+  c.push_back({"FasterMultiAcquire_AnotherOwnersLiveValueRefusesWithThePttl", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0,1"), kT, nil()),
+                step(fm_acquire(kB, kC + 1'000, "1,2"), kT + 1'000, num(kLease - 1'000))},
+               final_at(kT + 1'000, {hash_key(kLock, fm_hash({{"0", kA, kC + kLease, 1}, {"1", kA, kC + kLease, 1}}),
+                                              kLease - 1'000)})});
+  c.push_back({"FasterMultiAcquire_DisjointValuesShareTheHash", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0"), kT, nil()), step(fm_acquire(kB, kC + 1'000, "1,2"), kT + 1'000, nil())},
+               final_at(kT + 1'000, {hash_key(kLock,
+                                              fm_hash({{"0", kA, kC + kLease, 1},
+                                                       {"1", kB, kC + 1'000 + kLease, 1},
+                                                       {"2", kB, kC + 1'000 + kLease, 1}}),
+                                              kLease)})});
+  // A caller whose clock runs ahead sees the other owner's deadline passed
+  // and takes that value, though the server's hash is alive (section 4b).
+  c.push_back({"FasterMultiAcquire_ValuePastItsDeadlineInTheCallersClockIsTakenOver", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0,1"), kT, nil()),
+                step(fm_acquire(kB, kC + kLease + 1, "1,2"), kT + 1'000, nil())},
+               final_at(kT + 1'000, {hash_key(kLock,
+                                              fm_hash({{"0", kA, kC + kLease, 1},
+                                                       {"1", kB, kC + 2 * kLease + 1, 1},
+                                                       {"2", kB, kC + 2 * kLease + 1, 1}}),
+                                              kLease)})});
+  c.push_back({"FasterMultiAcquire_DeadlineEqualToTheCallersNowHasPassed", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0"), kT, nil()), step(fm_acquire(kB, kC + kLease, "0"), kT + 1'000, nil())},
+               final_at(kT + 1'000, {hash_key(kLock, fm_hash({{"0", kB, kC + 2 * kLease, 1}}), kLease)})});
+  c.push_back({"FasterMultiAcquire_OneLiveValueRefusesThoughAnotherHasPassed", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0"), kT, nil()), step(fm_acquire(kA, kC + 5'000, "1"), kT + 5'000, nil()),
+                step(fm_acquire(kB, kC + kLease + 1, "0,1"), kT + 6'000, num(kLease - 1'000))},
+               final_at(kT + 6'000, {hash_key(kLock,
+                                              fm_hash({{"0", kA, kC + kLease, 1}, {"1", kA, kC + 5'000 + kLease, 1}}),
+                                              kLease - 1'000)})});
+  c.push_back({"FasterMultiAcquire_ShorterLeaseLeavesTheHashsExpiry", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0"), kT, nil()), step(fm_acquire(kB, kC + 100, "1", 1'000), kT + 100, nil())},
+               final_at(kT + 100, {hash_key(kLock,
+                                            fm_hash({{"0", kA, kC + kLease, 1}, {"1", kB, kC + 100 + 1'000, 1}}),
+                                            kLease - 100)})});
+  // -- faster_multi_release
+  c.push_back({"FasterMultiRelease_LastHoldFreesEveryValueAndPublishes", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0,1"), kT, nil()),
+                step(fm_release(kA, "r1", kC + 100, "0,1"), kT + 100, num(1), {unlocked(ch)})},
+               final_at(kT + 100, {string_key(latch("r1"), "1", kLatchTtl)})});
+  c.push_back({"FasterMultiRelease_OtherOwnersValuesStay", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0"), kT, nil()), step(fm_acquire(kB, kC, "1"), kT, nil()),
+                step(fm_release(kA, "r1", kC + 100, "0"), kT + 100, num(1), {unlocked(ch)})},
+               final_at(kT + 100, {hash_key(kLock, fm_hash({{"1", kB, kC + kLease, 1}}), kLease - 100),
+                                   string_key(latch("r1"), "1", kLatchTtl)})});
+  c.push_back({"FasterMultiRelease_ReentrantHoldStaysAndItsDeadlineRises", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0,1"), kT, nil()), step(fm_acquire(kA, kC, "0,1"), kT, nil()),
+                step(fm_release(kA, "r1", kC + 5'000, "0,1"), kT + 5'000, num(0))},
+               final_at(kT + 5'000, {hash_key(kLock,
+                                              fm_hash({{"0", kA, kC + 5'000 + kLease, 1},
+                                                       {"1", kA, kC + 5'000 + kLease, 1}}),
+                                              kLease),
+                                     string_key(latch("r1"), "0", kLatchTtl)})});
+  c.push_back({"FasterMultiRelease_SomeValuesFreedOthersStillHeld", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0"), kT, nil()), step(fm_acquire(kA, kC, "0,1"), kT, nil()),
+                step(fm_release(kA, "r1", kC + 100, "0,1"), kT + 100, num(0), {unlocked(ch)})},
+               final_at(kT + 100, {hash_key(kLock, fm_hash({{"0", kA, kC + 100 + kLease, 1}}), kLease),
+                                   string_key(latch("r1"), "0", kLatchTtl)})});
+  // A correct release checks every value before it changes any.
+  c.push_back({"FasterMultiRelease_AValueNotTheCallersChangesNothing", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0"), kT, nil()), step(fm_acquire(kB, kC, "1"), kT, nil()),
+                step(fm_release(kA, "r1", kC + 100, "0,1"), kT + 100, nil())},
+               final_at(kT + 100, {hash_key(kLock, fm_hash({{"0", kA, kC + kLease, 1}, {"1", kB, kC + kLease, 1}}),
+                                            kLease - 100)})});
+  c.push_back({"FasterMultiRelease_PastTheDeadlineInTheCallersClockChangesNothing", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0,1"), kT, nil()),
+                step(fm_release(kA, "r1", kC + kLease + 1, "0,1"), kT + 100, nil())},
+               final_at(kT + 100, {hash_key(kLock, fm_hash({{"0", kA, kC + kLease, 1}, {"1", kA, kC + kLease, 1}}),
+                                            kLease - 100)})});
+  c.push_back({"FasterMultiRelease_GoneHashPublishesAndAnswersNil", ModelVariant::Correct,
+               {step(fm_release(kA, "r1", kC, "0,1"), kT, nil(), {unlocked(ch)})}, final_at(kT, {})});
+  c.push_back({"FasterMultiRelease_LatchReplaysWithoutSideEffects", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0,1"), kT, nil()),
+                step(fm_release(kA, "r1", kC + 100, "0,1"), kT + 100, num(1), {unlocked(ch)}),
+                step(fm_acquire(kB, kC + 200, "0"), kT + 200, nil()),
+                step(fm_release(kA, "r1", kC + 300, "0,1"), kT + 300, num(1))},
+               final_at(kT + 300, {hash_key(kLock, fm_hash({{"0", kB, kC + 200 + kLease, 1}}), kLease - 100),
+                                   string_key(latch("r1"), "1", kLatchTtl - 200)})});
+  c.push_back({"FasterMultiRelease_ZeroLatchTtlFailsAfterFreeingAndPublishing", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0"), kT, nil()),
+                step(fm_release(kA, "r1", kC + 100, "0", kLease, 0), kT + 100, err(), {unlocked(ch)}),
+                step(fm_release(kA, "r1", kC + 200, "0", kLease, 0), kT + 200, nil(), {unlocked(ch)})},
+               final_at(kT + 200, {})});
+  // -- faster_multi_renew
+  c.push_back({"FasterMultiRenew_RaisesTheDeadlinesAndTheHashsExpiry", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0,1"), kT, nil()), step(fm_renew(kA, kC + 10'000, "0,1"), kT + 10'000, num(1))},
+               final_at(kT + 10'000, {hash_key(kLock,
+                                               fm_hash({{"0", kA, kC + 10'000 + kLease, 1},
+                                                        {"1", kA, kC + 10'000 + kLease, 1}}),
+                                               kLease)})});
+  c.push_back({"FasterMultiRenew_AValueNotTheCallersChangesNothing", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0"), kT, nil()), step(fm_acquire(kB, kC, "1"), kT, nil()),
+                step(fm_renew(kA, kC + 10'000, "0,1"), kT + 10'000, num(0))},
+               final_at(kT + 10'000, {hash_key(kLock, fm_hash({{"0", kA, kC + kLease, 1}, {"1", kB, kC + kLease, 1}}),
+                                               kLease - 10'000)})});
+  c.push_back({"FasterMultiRenew_GoneHashGetsZero", ModelVariant::Correct,
+               {step(fm_renew(kA, kC, "0"), kT, num(0))}, final_at(kT, {})});
+  // -- faster_multi_force_release
+  c.push_back({"FasterMultiForceRelease_DeletesTheGroupAndPublishes", ModelVariant::Correct,
+               {step(fm_acquire(kA, kC, "0"), kT, nil()), step(fm_acquire(kB, kC, "1"), kT, nil()),
+                step(fm_force_release(), kT + 100, num(1), {unlocked(ch)})},
+               final_at(kT + 100, {})});
+  c.push_back({"FasterMultiForceRelease_AbsentHashGetsZero", ModelVariant::Correct,
+               {step(fm_force_release(), kT, num(0))}, final_at(kT, {})});
+  return c;
+}
+
+// Every case: reentrant, fair, spin, faster multi, then variants.
 std::vector<ScriptCase> all_cases() {
   std::vector<ScriptCase> out = reentrant_cases();
   for (auto& c : fair_cases()) out.push_back(std::move(c));
   for (auto& c : spin_cases()) out.push_back(std::move(c));
+  for (auto& c : faster_multi_cases()) out.push_back(std::move(c));
   for (auto& c : variant_cases()) out.push_back(std::move(c));
   return out;
 }

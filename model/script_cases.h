@@ -126,6 +126,53 @@ inline ScriptCall spin_force_release() {
   p.lock = kLock;
   return make(ScriptKind::SpinForceRelease, p);
 }
+// The faster multi-lock (section 4b): kLock is the group's hash, client_now_ms
+// the caller's clock, `values` comma-separated.
+inline ScriptParams faster_multi_params(const std::string& owner, int64_t client_now_ms, const std::string& values,
+                                        int64_t lease_ms) {
+  ScriptParams p;
+  p.lock = kLock;
+  p.owner = owner;
+  p.now_ms = client_now_ms;
+  p.values = values;
+  p.lease_ms = lease_ms;
+  return p;
+}
+inline ScriptCall fm_acquire(const std::string& owner, int64_t client_now_ms, const std::string& values,
+                             int64_t lease_ms = kLease) {
+  return make(ScriptKind::FasterMultiAcquire, faster_multi_params(owner, client_now_ms, values, lease_ms));
+}
+inline ScriptCall fm_release(const std::string& owner, const std::string& rid, int64_t client_now_ms,
+                             const std::string& values, int64_t lease_ms = kLease, int64_t latch_ttl_ms = kLatchTtl) {
+  ScriptParams p = faster_multi_params(owner, client_now_ms, values, lease_ms);
+  p.channel = channel();
+  p.latch = latch(rid);
+  p.latch_ttl_ms = latch_ttl_ms;
+  return make(ScriptKind::FasterMultiRelease, p);
+}
+inline ScriptCall fm_renew(const std::string& owner, int64_t client_now_ms, const std::string& values,
+                           int64_t lease_ms = kLease) {
+  return make(ScriptKind::FasterMultiRenew, faster_multi_params(owner, client_now_ms, values, lease_ms));
+}
+inline ScriptCall fm_force_release() {
+  ScriptParams p;
+  p.lock = kLock;
+  p.channel = channel();
+  return make(ScriptKind::FasterMultiForceRelease, p);
+}
+// One value of a faster multi-lock's hash: its owner, the owner's deadline
+// (caller's clock) and hold count.
+struct FmHold {
+  std::string value;
+  std::string owner;
+  int64_t deadline_ms = 0;
+  int64_t count = 0;
+};
+// The hash's fields as a final state renders them (sorted by field).
+// `extra`: fields beside the holds' (field, value), as a broken script leaves them.
+std::string fm_hash(const std::vector<FmHold>& holds,
+                    const std::vector<std::pair<std::string, std::string>>& extra = {});
+
 inline ScriptParams fair_params(const std::string& owner, int64_t client_now_ms, int64_t lease_ms,
                                 int64_t wait_ms) {
   ScriptParams p;
@@ -208,11 +255,14 @@ std::vector<ScriptCase> reentrant_cases();
 std::vector<ScriptCase> fair_cases();
 // The spin lock's own scripts (its acquire and renewal are the reentrant lock's).
 std::vector<ScriptCase> spin_cases();
+// The faster multi-lock's scripts.
+std::vector<ScriptCase> faster_multi_cases();
 // Cases for the script mutants (variant != Correct, differs_from_correct).
 std::vector<ScriptCase> variant_cases();
 // Cases for the design variants (impl/variants/).
 std::vector<ScriptCase> design_variant_cases();
-// Every case: reentrant, fair, spin, then variants (design variants not included).
+// Every case: reentrant, fair, spin, faster multi, then variants (design
+// variants not included).
 std::vector<ScriptCase> all_cases();
 
 }  // namespace locksim::cases

@@ -1,5 +1,6 @@
 #include "model/scripts.h"
 
+#include "model/faster_multi_fields.h"
 #include "model/script_branches.h"
 
 #include <algorithm>
@@ -53,6 +54,10 @@ class Execution {
       case ScriptKind::FairForceRelease: return fair_force_release();
       case ScriptKind::SpinRelease: return spin_release();
       case ScriptKind::SpinForceRelease: return spin_force_release();
+      case ScriptKind::FasterMultiAcquire: return faster_multi_acquire();
+      case ScriptKind::FasterMultiRelease: return faster_multi_release();
+      case ScriptKind::FasterMultiRenew: return faster_multi_renew();
+      case ScriptKind::FasterMultiForceRelease: return faster_multi_force_release();
     }
     assert(false && "unknown script kind");
     return Reply::error("ERR unknown script");
@@ -154,6 +159,159 @@ class Execution {
       return Reply::of_int(1);
     }
     took(ScriptBranch::SpinForceReleaseAbsent);
+    return Reply::of_int(0);
+  }
+
+  // ---- faster multi-lock (section 4b): one hash per group ----
+
+  // `tonumber(HGET(...))` of a deadline our scripts wrote; a field that is no
+  // number fails the comparison in Lua, so it fails the script here.
+  static double deadline_number(const std::string& text) {
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) {
+      throw StoreError("ERR attempt to compare nil with number");
+    }
+    return v;
+  }
+
+  // HSET(lock, field, now_ms + lease_ms) unless the field already holds a
+  // later deadline.
+  void raise_deadline(const std::string& field) {
+    const int64_t deadline = p_.now_ms + p_.lease_ms;
+    const auto current = s_.hget(p_.lock, field, now_);
+    if (!current || deadline_number(*current) < static_cast<double>(deadline)) {
+      s_.hset(p_.lock, field, std::to_string(deadline), now_);
+    }
+  }
+
+  void pexpire_if_shorter() {
+    if (s_.pttl(p_.lock, now_) < p_.lease_ms) s_.pexpire(p_.lock, p_.lease_ms, now_);
+  }
+
+  Reply faster_multi_acquire() {
+    const std::vector<std::string> values = split_values(p_.values);
+    const bool absent = !s_.exists(p_.lock, now_);
+    if (!absent) {  // 1. refuse while another owner's deadline is ahead of the caller's clock
+      for (const std::string& v : values) {
+        const auto other = s_.hget(p_.lock, v, now_);
+        if (!other || *other == p_.owner) continue;
+        const auto deadline = s_.hget(p_.lock, value_expire_field(v, *other), now_);
+        const bool live = deadline && (is(ModelVariant::FasterMultiExpiryInverted)
+                                           ? static_cast<double>(p_.now_ms) >= deadline_number(*deadline)
+                                           : deadline_number(*deadline) > static_cast<double>(p_.now_ms));
+        if (live) {
+          took(ScriptBranch::FasterMultiAcquireRefused);
+          return Reply::of_int(s_.pttl(p_.lock, now_));
+        }
+      }
+    }
+    bool took_expired = false;  // 2. take every value
+    for (const std::string& v : values) {
+      const auto other = s_.hget(p_.lock, v, now_);
+      if (other && *other != p_.owner) {
+        s_.hdel(p_.lock, value_expire_field(v, *other), now_);
+        s_.hdel(p_.lock, value_count_field(v, *other), now_);
+        took_expired = true;
+      }
+      s_.hset(p_.lock, v, p_.owner, now_);
+      raise_deadline(value_expire_field(v, p_.owner));
+      s_.hincrby(p_.lock, value_count_field(v, p_.owner), 1, now_);
+    }
+    pexpire_if_shorter();  // 3.
+    took(absent         ? ScriptBranch::FasterMultiAcquireNew
+         : took_expired ? ScriptBranch::FasterMultiAcquireTookExpired
+                        : ScriptBranch::FasterMultiAcquireGranted);
+    return Reply::nil();
+  }
+
+  Reply faster_multi_release() {
+    if (auto v = s_.get(p_.latch, now_)) {  // 1.
+      took(ScriptBranch::FasterMultiReleaseLatch);
+      return latch_reply(*v);
+    }
+    if (!s_.exists(p_.lock, now_)) {  // 2.
+      took(ScriptBranch::FasterMultiReleaseGone);
+      s_.publish(p_.channel, p_.message);
+      return Reply::nil();
+    }
+    const std::vector<std::string> values = split_values(p_.values);
+    auto owned = [this](const std::string& v) {
+      const auto deadline = s_.hget(p_.lock, value_expire_field(v, p_.owner), now_);
+      return deadline && deadline_number(*deadline) >= static_cast<double>(p_.now_ms);
+    };
+    const bool frees_early = is(ModelVariant::FasterMultiReleaseFreesEarly);
+    if (!frees_early) {
+      for (const std::string& v : values) {  // 3. every value the caller's, or nothing changes
+        if (!owned(v)) {
+          took(ScriptBranch::FasterMultiReleaseNotOwned);
+          return Reply::nil();
+        }
+      }
+    }
+    bool freed_any = false;  // 4.
+    bool freed_all = true;
+    for (const std::string& v : values) {
+      if (frees_early && !owned(v)) {  // the earlier values are already given back
+        took(ScriptBranch::FasterMultiReleaseNotOwned);
+        return Reply::nil();
+      }
+      if (s_.hincrby(p_.lock, value_count_field(v, p_.owner), -1, now_) > 0) {
+        raise_deadline(value_expire_field(v, p_.owner));
+        freed_all = false;
+        continue;
+      }
+      s_.hdel(p_.lock, v, now_);
+      s_.hdel(p_.lock, value_expire_field(v, p_.owner), now_);
+      s_.hdel(p_.lock, value_count_field(v, p_.owner), now_);
+      freed_any = true;
+    }
+    if (freed_any) s_.publish(p_.channel, p_.message);  // 5.
+    if (freed_all) {
+      took(ScriptBranch::FasterMultiReleaseReleased);
+      set_latch("1");
+      return Reply::of_int(1);
+    }
+    took(ScriptBranch::FasterMultiReleaseStillHeld);
+    pexpire_if_shorter();
+    set_latch("0");
+    return Reply::of_int(0);
+  }
+
+  Reply faster_multi_renew() {
+    const std::vector<std::string> values = split_values(p_.values);
+    if (is(ModelVariant::FasterMultiRenewUnheld)) {
+      if (values.empty() || !s_.exists(p_.lock, now_)) {
+        took(ScriptBranch::FasterMultiRenewRefused);
+        return Reply::of_int(0);
+      }
+      took(ScriptBranch::FasterMultiRenewRenewed);
+      for (const std::string& v : values) raise_deadline(value_expire_field(v, p_.owner));
+      s_.pexpire(p_.lock, p_.lease_ms, now_);
+      return Reply::of_int(1);
+    }
+    bool all_held = !values.empty();
+    for (const std::string& v : values) {
+      const auto holder = s_.hget(p_.lock, v, now_);
+      if (!holder || *holder != p_.owner) all_held = false;
+    }
+    if (!all_held) {
+      took(ScriptBranch::FasterMultiRenewRefused);
+      return Reply::of_int(0);
+    }
+    took(ScriptBranch::FasterMultiRenewRenewed);
+    for (const std::string& v : values) raise_deadline(value_expire_field(v, p_.owner));
+    s_.pexpire(p_.lock, p_.lease_ms, now_);
+    return Reply::of_int(1);
+  }
+
+  Reply faster_multi_force_release() {
+    if (s_.del(p_.lock, now_) == 1) {
+      took(ScriptBranch::FasterMultiForceReleaseDeleted);
+      s_.publish(p_.channel, p_.message);
+      return Reply::of_int(1);
+    }
+    took(ScriptBranch::FasterMultiForceReleaseAbsent);
     return Reply::of_int(0);
   }
 

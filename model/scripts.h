@@ -96,6 +96,46 @@
 //   if DEL(lock) == 1: return 1
 //   return 0
 // The spin scripts take no mutant: every variant runs them as written here.
+//
+// The faster multi-lock (section 4b; field names in model/faster_multi_fields.h:
+// F(v) = "<v>", E(v, o) = "<v>:<o>:expire_time", C(v, o) = "<v>:<o>:lock_count").
+// `values` is split at ',' and visited in its order; now_ms is the caller's
+// clock; deadlines are compared as numbers and written as now_ms + lease_ms.
+// raise(f) = if HGET(lock, f) == nil or its number < now_ms + lease_ms:
+//              HSET(lock, f, now_ms + lease_ms)
+// pexpire_if_shorter = if PTTL(lock) < lease_ms: PEXPIRE(lock, lease_ms)
+//
+// faster_multi_acquire(lock, owner, lease_ms, now_ms, values):
+//   1. if EXISTS(lock) == 1: for v in values:
+//        o = HGET(lock, F(v)); if o != nil and o != owner
+//           and (d = HGET(lock, E(v, o))) != nil and d > now_ms: return PTTL(lock)
+//   2. for v in values:
+//        o = HGET(lock, F(v)); if o != nil and o != owner:
+//          HDEL(lock, E(v, o)); HDEL(lock, C(v, o))      (an expired value taken over)
+//        HSET(lock, F(v), owner); raise(E(v, owner)); HINCRBY(lock, C(v, owner), 1)
+//   3. pexpire_if_shorter; return nil
+//
+// faster_multi_release(lock, channel, latch, owner, lease_ms, now_ms,
+//                      latch_ttl_ms, message, values):
+//   1. v = GET(latch); if v != nil: return v as an integer
+//   2. if EXISTS(lock) == 0: PUBLISH(channel, message); return nil
+//   3. for v in values: d = HGET(lock, E(v, owner))
+//        if d == nil or d < now_ms: return nil          (nothing changed)
+//   4. for v in values:
+//        if HINCRBY(lock, C(v, owner), -1) > 0: raise(E(v, owner))
+//        else: HDEL(lock, F(v)); HDEL(lock, E(v, owner)); HDEL(lock, C(v, owner))
+//   5. if a value was freed: PUBLISH(channel, message)
+//      every value freed: SET(latch, "1", PX latch_ttl_ms); return 1
+//      else: pexpire_if_shorter; SET(latch, "0", PX latch_ttl_ms); return 0
+//
+// faster_multi_renew(lock, owner, lease_ms, now_ms, values):
+//   if values is empty or some HGET(lock, F(v)) != owner: return 0  (nothing changed)
+//   for v in values: raise(E(v, owner))
+//   PEXPIRE(lock, lease_ms); return 1
+//
+// faster_multi_force_release(lock, channel, message):
+//   if DEL(lock) == 1: PUBLISH(channel, message); return 1
+//   return 0
 #pragma once
 
 #include <cstdint>

@@ -82,6 +82,22 @@
 //            return max(0, PTTL(lock))
 //   The purge just ran, so h > now_ms unless the head has no deadline (then
 //   the answer is the current one, 0). Deadlines are the clients' clocks.
+//
+// FasterMultiReleaseFreesEarly (faster_multi_release only): steps 3 and 4
+//   are one loop, as the original library's release: for v in values:
+//     d = HGET(lock, E(v, owner)); if d == nil or d < now_ms: return nil
+//     (the values before v are already given back, nothing published, no latch)
+//     then v's step 4. Steps 1, 2 and 5 unchanged.
+//
+// FasterMultiExpiryInverted (faster_multi_acquire only): step 1 compares the
+//   other owner's deadline the wrong way round: it refuses when
+//   now_ms >= d (the deadline has passed) and takes a value whose deadline
+//   is still ahead. Steps 2-3 unchanged.
+//
+// FasterMultiRenewUnheld (faster_multi_renew only): no ownership check:
+//   if EXISTS(lock) == 0 or values is empty: return 0
+//   for v in values: raise(E(v, owner))   (also values another owner holds)
+//   PEXPIRE(lock, lease_ms); return 1
 #pragma once
 
 #include <optional>
@@ -104,20 +120,30 @@ enum class ModelVariant {
   FairTtlFromDeadline,
   FairNoAcquireFailed,
   FairWaitForHead,  // design variant
+  FasterMultiReleaseFreesEarly,
+  FasterMultiExpiryInverted,
+  FasterMultiRenewUnheld,
 };
 
 // Stable snake_case names: "correct", "renew_no_owner_check",
 // "release_no_owner_check", "reentry_no_expiry_reset", "fair_no_stale_purge",
 // "fair_same_deadline", "release_no_publish", "fair_ttl_from_deadline",
-// "fair_no_acquire_failed", "fair_wait_for_head".
+// "fair_no_acquire_failed", "fair_wait_for_head",
+// "faster_multi_release_frees_early", "faster_multi_expiry_inverted",
+// "faster_multi_renew_unheld".
 std::string_view variant_name(ModelVariant variant);
 std::optional<ModelVariant> variant_from_name(std::string_view name);
 std::vector<ModelVariant> all_variants();  // Correct first, then declaration order
 
 // An alternative design (pack in impl/variants/), not a mutant.
 bool is_design_variant(ModelVariant variant);
-// The script mutants: all_variants() without Correct and the design variants.
+// The faster multi-lock's mutants (section 4b of lock-semantics.md).
+bool is_faster_multi_mutant(ModelVariant variant);
+// The script mutants that `locksim mutants` runs: all_variants() without
+// Correct, the design variants and the faster multi-lock's mutants, which
+// the case table and `pack check` tell apart (faster_multi_mutant_variants()).
 std::vector<ModelVariant> mutant_variants();
+std::vector<ModelVariant> faster_multi_mutant_variants();
 // The design variants, in declaration order.
 std::vector<ModelVariant> design_variants();
 

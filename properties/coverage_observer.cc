@@ -64,6 +64,10 @@ std::vector<ReplyClass> expected_replies(ScriptKind kind) {
     case ScriptKind::FairForceRelease: return {R::Zero, R::One};
     case ScriptKind::SpinRelease: return {R::Nil, R::Zero, R::One};
     case ScriptKind::SpinForceRelease: return {R::Zero, R::One};
+    case ScriptKind::FasterMultiAcquire: return {R::Nil, R::Ttl};
+    case ScriptKind::FasterMultiRelease: return {R::Nil, R::Zero, R::One};
+    case ScriptKind::FasterMultiRenew: return {R::Zero, R::One};
+    case ScriptKind::FasterMultiForceRelease: return {R::Zero, R::One};
   }
   return {};
 }

@@ -242,6 +242,18 @@ std::string describe_call(const ScriptCall& call) {
     case ScriptKind::FairForceRelease:
       add("lock", p.lock), add_int("now_ms", p.now_ms);
       break;
+    case ScriptKind::FasterMultiAcquire:
+    case ScriptKind::FasterMultiRenew:
+      add("lock", p.lock), add("owner", p.owner), add_int("lease_ms", p.lease_ms), add_int("now_ms", p.now_ms),
+          add("values", p.values);
+      break;
+    case ScriptKind::FasterMultiRelease:
+      add("lock", p.lock), add("owner", p.owner), add("latch", p.latch), add_int("lease_ms", p.lease_ms),
+          add_int("now_ms", p.now_ms), add_int("latch_ttl_ms", p.latch_ttl_ms), add("values", p.values);
+      break;
+    case ScriptKind::FasterMultiForceRelease:
+      add("lock", p.lock);
+      break;
   }
   return out;
 }

@@ -35,13 +35,14 @@ std::string describe_script(const PackScript& s) {
 
 // The first script in which `pack` differs from `reference` (its Lua text,
 // or how it runs: KEYS, ARGV and the other conventions); nullopt if none does.
-// A pack without the spin lock's scripts is compared on the others (--lock
-// spin refuses it: apply_scenario_pack).
+// A pack without the spin lock's or the faster multi-lock's scripts is
+// compared on the others (the lock kind that needs them refuses it:
+// apply_scenario_pack).
 std::optional<ScriptKind> first_difference(const ScriptPack& pack, const ScriptPack& reference) {
   for (ScriptKind kind : all_script_kinds()) {
     const PackScript& mine = pack.script(kind);
     const PackScript& theirs = reference.script(kind);
-    if (is_spin_script(kind) && mine.form == PackForm::Absent) continue;
+    if (is_optional_script(kind) && mine.form == PackForm::Absent) continue;
     if (mine.source != theirs.source || mine.conventions_text() != theirs.conventions_text()) return kind;
   }
   return std::nullopt;

@@ -95,6 +95,10 @@ TEST(ScriptCaseTable, NamesUniqueAndEveryScriptAndVariantCovered) {
   for (ModelVariant v : mutant_variants()) {
     EXPECT_TRUE(distinguished.count(v)) << variant_name(v) << " has no distinguishing case";
   }
+  EXPECT_EQ(faster_multi_mutant_variants().size(), 3u);
+  for (ModelVariant v : faster_multi_mutant_variants()) {
+    EXPECT_TRUE(distinguished.count(v)) << variant_name(v) << " has no distinguishing case";
+  }
   // Design variants: their own table, every case of it for a design variant.
   std::set<ModelVariant> designs;
   for (const auto& c : cases::design_variant_cases()) {

@@ -34,12 +34,15 @@ const fs::path kSource = LOCKSIM_SOURCE_DIR;
 using Catch = locksim::testing::MutantCatch;
 const std::vector<Catch>& kCatches = locksim::testing::mutant_catches();
 
+// (The faster multi-lock's mutant packs are told apart by the script case
+// table on live, tests/sim/test_backends_live_cases.cc, not by campaigns.)
 TEST(LiveMutantCatch, EveryMutantPackIsListed) {
   size_t packs = 0;
   for (const auto& entry : fs::directory_iterator(kSource / "impl" / "mutants")) {
     if (!entry.is_directory()) continue;
-    ++packs;
     const std::string name = entry.path().filename().string();
+    if (name.rfind("faster_multi_", 0) == 0) continue;
+    ++packs;
     bool listed = false;
     for (const Catch& c : kCatches) listed = listed || c.mutant == name;
     EXPECT_TRUE(listed) << name << " has no live catch test";
