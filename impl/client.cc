@@ -29,6 +29,7 @@ struct LockClient::AcquireOp {
   int64_t rounds = 0;
   bool wake_pending = false;  // a message came while not waiting (remember_wakeups)
   BackoffState backoff;       // a spin lock's waiter: its sleeps so far
+  std::vector<uint64_t> value_ids;  // its op ids, one per value (LockClient::value_op_ids)
   // Giving up on a fair lock: acquire_failed was sent and the operation
   // ends when it answers (or times out), so that the task's next acquire,
   // under the same owner, cannot reach the server before it and be taken
@@ -59,6 +60,39 @@ Event LockClient::op_event(EventKind kind, Op op, uint64_t op_id,
   e.owner.assign(owner);
   e.lock.assign(lock);
   return e;
+}
+
+std::vector<uint64_t> LockClient::value_op_ids(const LockSpec& lock, uint64_t op_id) {
+  std::vector<uint64_t> ids = {op_id};
+  if (lock.kind != LockKind::FasterMulti) return ids;
+  assert(!lock.values.empty());
+  for (size_t i = 1; i < lock.values.size(); ++i) ids.push_back(env_.new_op_id());
+  return ids;
+}
+
+void LockClient::emit_op(const Event& e, const std::vector<int>& values, const std::vector<uint64_t>& ids) {
+  if (values.empty()) {
+    env_.emit(e);
+    return;
+  }
+  assert(values.size() == ids.size());
+  const std::string group = e.lock.name();
+  for (size_t i = 0; i < values.size(); ++i) {
+    Event v = e;
+    v.lock = LockRef::member_of(group, values[i]);
+    v.op_id = ids[i];
+    env_.emit(std::move(v));
+  }
+}
+
+// The values of a faster multi-lock as its scripts take them ("0,2").
+static std::string values_param(const LockSpec& lock) {
+  std::string out;
+  for (int v : lock.values) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(v);
+  }
+  return out;
 }
 
 int64_t LockClient::fair_slot_ms(int64_t wait_ms) const {
@@ -112,15 +146,20 @@ void LockClient::start_acquire(int task, const LockSpec& lock, int64_t wait_ms, 
     p.lease_ms = lease_ms;
   }
   p.token = acquire_token(op->owner, lock.name);
+  op->value_ids = value_op_ids(lock, op->op_id);
   if (lock.kind == LockKind::Fair) {
     op->call.kind = once ? ScriptKind::FairTryOnce : ScriptKind::FairAcquire;
     p.line = LockKeys::line(lock.name);
     p.deadlines = LockKeys::deadlines(lock.name);
     p.wait_ms = fair_slot_ms(wait_ms);
+  } else if (lock.kind == LockKind::FasterMulti) {
+    op->call.kind = ScriptKind::FasterMultiAcquire;
+    p.values = values_param(lock);
   } else {
     op->call.kind = ScriptKind::RlockAcquire;
   }
   op->tag = ScriptTag{op->op_name, op->op_id, ""};
+  if (lock.kind == LockKind::FasterMulti) op->tag.value_op_ids = op->value_ids;
   op->done = std::move(done);
   acquires_.emplace(op->op_id, op);
 
@@ -128,7 +167,7 @@ void LockClient::start_acquire(int task, const LockSpec& lock, int64_t wait_ms, 
   e.wait_ms = wait_ms;
   e.lease_ms = lease_ms;
   e.once = once;
-  env_.emit(std::move(e));
+  emit_op(e, lock.values, op->value_ids);
   attempt(op);
 }
 
@@ -151,7 +190,9 @@ void LockClient::attempt(const std::shared_ptr<AcquireOp>& op) {
     return;
   }
   op->wake_pending = false;  // this poll sees every release published so far
-  if (op->lock.kind == LockKind::Fair) op->call.params.now_ms = env_.now_ms();
+  if (op->lock.kind == LockKind::Fair || op->lock.kind == LockKind::FasterMulti) {
+    op->call.params.now_ms = env_.now_ms();
+  }
   // The callbacks name the operation by id (small enough for std::function
   // to keep inline): a finished or crashed one is no longer in acquires_.
   env_.send_script(op->lock.server, op->call, op->tag, config_.request_timeout_ms,
@@ -321,7 +362,7 @@ void LockClient::finish(const std::shared_ptr<AcquireOp>& op, EventKind kind, in
   e.value = value;
   why.set_on(&e);
   if (result == AcquireResult::Acquired && op->call.params.token != op->owner) e.token = op->call.params.token;
-  env_.emit(std::move(e));
+  emit_op(e, op->lock.values, op->value_ids);
   if (result == AcquireResult::Acquired) {
     if (config_.token == TokenMode::FreshPerAcquire) hold_tokens_[op->owner + "\n" + op->lock.name] = op->call.params.token;
     last_lease_[op->owner + "\n" + op->lock.name] =
@@ -339,8 +380,9 @@ void LockClient::unlock(int task, const LockSpec& lock, UnlockDone done) {
   const std::string who = owner(task);
   // Deterministic request id: client uuid + a per-client counter.
   const std::string request_id = config_.client_uuid + "-" + std::to_string(next_request_++);
-  others_[op_id] = OtherOp{Op::Unlock, who, lock.name, request_id, 0};
-  env_.emit(op_event(EventKind::Invoke, Op::Unlock, op_id, who, lock.name));
+  const std::vector<uint64_t> ids = value_op_ids(lock, op_id);
+  others_[op_id] = OtherOp{Op::Unlock, who, lock.name, request_id, 0, lock.values, ids};
+  emit_op(op_event(EventKind::Invoke, Op::Unlock, op_id, who, lock.name), lock.values, ids);
   send_release(op_id, task, lock, request_id, 0, std::move(done));
 }
 
@@ -369,11 +411,18 @@ void LockClient::send_release(uint64_t op_id, int task, const LockSpec& lock,
     p.now_ms = env_.now_ms();
   } else if (lock.kind == LockKind::Spin) {
     call.kind = ScriptKind::SpinRelease;  // publishes nothing: nobody listens
+  } else if (lock.kind == LockKind::FasterMulti) {
+    call.kind = ScriptKind::FasterMultiRelease;
+    p.channel = LockKeys::channel(lock.name) + wrong;
+    p.now_ms = env_.now_ms();
+    p.values = values_param(lock);
   } else {
     call.kind = ScriptKind::RlockRelease;
     p.channel = LockKeys::channel(lock.name) + wrong;
   }
-  env_.send_script(lock.server, call, ScriptTag{Op::Unlock, op_id, request_id},
+  ScriptTag tag{Op::Unlock, op_id, request_id};
+  if (lock.kind == LockKind::FasterMulti) tag.value_op_ids = other->second.value_op_ids;
+  env_.send_script(lock.server, call, tag,
                    config_.request_timeout_ms,
                    [this, op_id, task, lock, request_id, attempt,
                     done = std::move(done)](const ScriptOutcome& out) mutable {
@@ -383,6 +432,7 @@ void LockClient::send_release(uint64_t op_id, int task, const LockSpec& lock,
       return;
     }
     const std::string who = owner(task);
+    const std::vector<uint64_t> ids = others_.at(op_id).value_op_ids;
     others_.erase(op_id);
     Event e = op_event(EventKind::Info, Op::Unlock, op_id, who, lock.name);
     UnlockResult result = UnlockResult::Unknown;
@@ -411,7 +461,7 @@ void LockClient::send_release(uint64_t op_id, int task, const LockSpec& lock,
       e.detail = "error: " + out.reply.to_string();
       watchdog_.release_one(lock.name, who);
     }
-    env_.emit(std::move(e));
+    emit_op(e, lock.values, ids);
     if (done) done(result);
   });
 }
@@ -420,8 +470,9 @@ void LockClient::force_unlock(int task, const LockSpec& lock, std::function<void
   assert(!dead_);
   const uint64_t op_id = env_.new_op_id();
   const std::string who = owner(task);
-  others_[op_id] = OtherOp{Op::ForceUnlock, who, lock.name, "", 0};
-  env_.emit(op_event(EventKind::Invoke, Op::ForceUnlock, op_id, who, lock.name));
+  const std::vector<uint64_t> ids = value_op_ids(lock, op_id);
+  others_[op_id] = OtherOp{Op::ForceUnlock, who, lock.name, "", 0, lock.values, ids};
+  emit_op(op_event(EventKind::Invoke, Op::ForceUnlock, op_id, who, lock.name), lock.values, ids);
   ScriptCall call;
   ScriptParams& p = call.params;
   p.lock = lock.name;
@@ -434,13 +485,18 @@ void LockClient::force_unlock(int task, const LockSpec& lock, std::function<void
     p.now_ms = env_.now_ms();
   } else if (lock.kind == LockKind::Spin) {
     call.kind = ScriptKind::SpinForceRelease;
+  } else if (lock.kind == LockKind::FasterMulti) {
+    call.kind = ScriptKind::FasterMultiForceRelease;
+    p.channel = LockKeys::channel(lock.name);
+    p.values = values_param(lock);  // not the script's: the history records it per value
   } else {
     call.kind = ScriptKind::RlockForceRelease;
     p.channel = LockKeys::channel(lock.name);
   }
-  env_.send_script(lock.server, call, ScriptTag{Op::ForceUnlock, op_id, ""},
-                   config_.request_timeout_ms,
-                   [this, op_id, who, lock, done = std::move(done)](const ScriptOutcome& out) {
+  ScriptTag tag{Op::ForceUnlock, op_id, ""};
+  if (lock.kind == LockKind::FasterMulti) tag.value_op_ids = ids;
+  env_.send_script(lock.server, call, tag, config_.request_timeout_ms,
+                   [this, op_id, ids, who, lock, done = std::move(done)](const ScriptOutcome& out) {
     if (dead_) return;
     others_.erase(op_id);
     Event e = op_event(EventKind::Info, Op::ForceUnlock, op_id, who, lock.name);
@@ -455,7 +511,7 @@ void LockClient::force_unlock(int task, const LockSpec& lock, std::function<void
     } else {
       e.detail = "error: " + out.reply.to_string();
     }
-    env_.emit(std::move(e));
+    emit_op(e, lock.values, ids);
     if (done) done(released);
   });
 }
@@ -496,20 +552,25 @@ void LockClient::crash() {
   if (dead_) return;
   dead_ = true;
   // Every pending operation's outcome is unknown, in op_id order.
-  std::map<uint64_t, Event> notes;
+  struct Note {
+    Event e;
+    std::vector<int> values;
+    std::vector<uint64_t> ids;
+  };
+  std::map<uint64_t, Note> notes;
   for (const auto& [id, op] : acquires_) {
     Event e = op_event(EventKind::Info, op->op_name, id, op->owner, op->lock.name);
     e.wait_ms = op->wait_ms;
     e.lease_ms = op->lease_ms;
     e.reason = EndReason::Crashed;
-    notes.emplace(id, std::move(e));
+    notes.emplace(id, Note{std::move(e), op->lock.values, op->value_ids});
   }
   for (const auto& [id, other] : others_) {
     Event e = op_event(EventKind::Info, other.op, id, other.owner, other.lock);
     e.reason = EndReason::Crashed;
-    notes.emplace(id, std::move(e));
+    notes.emplace(id, Note{std::move(e), other.values, other.value_op_ids});
   }
-  for (auto& [id, e] : notes) env_.emit(std::move(e));
+  for (auto& [id, note] : notes) emit_op(note.e, note.values, note.ids);
   acquires_.clear();
   others_.clear();
 }
@@ -540,6 +601,7 @@ void LockClient::digest(const DigestNames& names, StateDigest* out) const {
       out->add(op->backoff.last_ms);
       if (!saturated) out->add(op->backoff.sleeps);
     }
+    for (int v : op->lock.values) out->add(v);  // a faster multi-lock's values (none otherwise)
   }
   out->add(static_cast<uint64_t>(others_.size()));
   for (const auto& [id, other] : others_) {
@@ -548,6 +610,7 @@ void LockClient::digest(const DigestNames& names, StateDigest* out) const {
     out->add(std::string_view(other.lock));
     out->add(std::string_view(other.request_id));
     out->add(other.attempt);
+    for (int v : other.values) out->add(v);
   }
   out->add(static_cast<uint64_t>(last_lease_.size()));
   for (const auto& [key, lease] : last_lease_) {

@@ -16,6 +16,12 @@
 // A spin lock (LockKind::Spin) is the reentrant lock without pub/sub: its
 // refused waiter sleeps its back-off and tries again; its release and force
 // release are the spin scripts, which publish nothing.
+// A faster multi-lock (LockKind::FasterMulti) takes, renews and gives back
+// the values of LockSpec::values together, by its own scripts on the group's
+// hash, and waits as the reentrant lock's waiters do (on the group's
+// channel). Each operation is recorded once per value, as the lock
+// "<group>@<value>" with an op id of its own (the first value's is the
+// operation's), so that the checkers judge every value as a lock.
 // The acquire script is never retried (a lost reply would count twice).
 // A fair waiter leaves the line with acquire_failed whenever it stops waiting
 // without the lock: budget exhausted, subscribe timeout, acquire timeout.
@@ -110,6 +116,8 @@ class LockClient {
     std::string owner, lock;
     std::string request_id;  // unlock: the latch's request id
     int attempt = 0;         // unlock: retries sent so far
+    std::vector<int> values;              // faster multi-lock: the values it gives back
+    std::vector<uint64_t> value_op_ids;   // ... and their op ids (value_op_ids())
   };
 
   void start_acquire(int task, const LockSpec& lock, int64_t wait_ms, int64_t lease_ms, bool once,
@@ -149,6 +157,12 @@ class LockClient {
   int64_t fair_slot_ms(int64_t wait_ms) const;
   Event op_event(EventKind kind, Op op, uint64_t op_id, const std::string& owner,
                  const std::string& lock) const;
+  // The op ids an operation of `lock` is recorded under: {op_id} for a
+  // lock, one per value (op_id first, then fresh ones) for a faster multi-lock.
+  std::vector<uint64_t> value_op_ids(const LockSpec& lock, uint64_t op_id);
+  // Emits `e` (an op_event of lock.name): as it is, or for a faster
+  // multi-lock once per value, as "<group>@<value>" under its op id.
+  void emit_op(const Event& e, const std::vector<int>& values, const std::vector<uint64_t>& ids);
 
   ClientEnv& env_;
   ClientConfig config_;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "impl/client_mutant.h"
 #include "impl/lock_design.h"
@@ -13,7 +14,10 @@ namespace locksim {
 
 // Spin: the reentrant lock's hash and acquire, released by spin_release, and
 // waited for by backing off (ClientConfig::spin_backoff), never subscribing.
-enum class LockKind { Reentrant, Fair, Spin };
+// FasterMulti: some values of a group taken, renewed and given back together
+// by the faster_multi scripts on the group's hash (`name`); its waiters wait
+// as the reentrant lock's, on the group's channel.
+enum class LockKind { Reentrant, Fair, Spin, FasterMulti };
 
 // A lock as a client is told to use it: its key, its kind, its server. (An
 // event names the lock it concerns by a LockRef, traces/lock_ref.h.)
@@ -21,6 +25,9 @@ struct LockSpec {
   std::string name;  // the lock hash key, e.g. "L0"
   LockKind kind = LockKind::Reentrant;
   int server = 0;    // Redis server index
+  // FasterMulti: the values an operation takes, by index, in the order the
+  // scripts visit them; each is recorded as the lock "<name>@<value>".
+  std::vector<int> values;
 };
 
 struct ClientConfig {

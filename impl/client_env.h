@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "redis/reply.h"
 #include "model/script_call.h"
@@ -42,6 +43,10 @@ struct ScriptTag {
   Op op = Op::None;        // lock, try_lock, unlock, renew, acquire_failed, ...
   uint64_t op_id = 0;
   std::string request_id;  // release latch request id, else empty
+  // A faster multi-lock's script: the operation id of each value it names
+  // (ScriptParams::values, in order; the first is op_id), each value's
+  // execution recorded as its own Script event. Empty for every other lock.
+  std::vector<uint64_t> value_op_ids;
 };
 
 class ClientEnv {

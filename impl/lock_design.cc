@@ -98,6 +98,7 @@ std::vector<DesignKind> kinds_needed_by(ScenarioLockKind lock_kind) {
   switch (lock_kind) {
     case ScenarioLockKind::Rlock:
     case ScenarioLockKind::Spin:  // the reentrant lock's acquire and renewal, and spin_release
+    case ScenarioLockKind::FasterMulti:  // its own scripts, on a hash read as ours
       return {DesignKind::Rlock};
     case ScenarioLockKind::Fair:
       return {DesignKind::Fair};

@@ -9,6 +9,7 @@ namespace {
 constexpr std::pair<ScenarioLockKind, std::string_view> kNames[] = {
     {ScenarioLockKind::Rlock, "rlock"}, {ScenarioLockKind::Fair, "fair"},       {ScenarioLockKind::Mixed, "mixed"},
     {ScenarioLockKind::Multi, "multi"}, {ScenarioLockKind::RedLock, "redlock"}, {ScenarioLockKind::Spin, "spin"},
+    {ScenarioLockKind::FasterMulti, "faster_multi"},
 };
 
 }  // namespace
@@ -31,6 +32,6 @@ std::vector<ScenarioLockKind> all_lock_kinds() {
   return out;
 }
 
-const char* lock_kind_names_text() { return "rlock, fair, mixed, multi, redlock, spin"; }
+const char* lock_kind_names_text() { return "rlock, fair, mixed, multi, redlock, spin, faster_multi"; }
 
 }  // namespace locksim

@@ -123,7 +123,15 @@ void Watchdog::emit_notice(const Entry& entry, Op op, const std::string& owner,
   e.owner.assign(owner);
   e.lock.assign(entry.lock.name);
   e.detail = detail;
-  env_.emit(std::move(e));
+  if (entry.lock.kind != LockKind::FasterMulti) {
+    env_.emit(std::move(e));
+    return;
+  }
+  for (int v : entry.lock.values) {  // a faster multi-lock's notice, once per value
+    Event per_value = e;
+    per_value.lock = LockRef::member_of(entry.lock.name, v);
+    env_.emit(std::move(per_value));
+  }
 }
 
 void Watchdog::renew(const Key& key, uint64_t generation, uint64_t op_id, int attempt) {
@@ -132,6 +140,13 @@ void Watchdog::renew(const Key& key, uint64_t generation, uint64_t op_id, int at
   Entry& entry = it->second;
   assert(!entry.holds.empty());
   assert(shared_entries() || (entry.holds.size() == 1 && entry.holds.front().first == key.second));
+  if (entry.renew_op_id != op_id) {  // a new renewal (a retry keeps its op ids)
+    entry.renew_value_op_ids.clear();
+    if (entry.lock.kind == LockKind::FasterMulti) {
+      entry.renew_value_op_ids.push_back(op_id);
+      for (size_t i = 1; i < entry.lock.values.size(); ++i) entry.renew_value_op_ids.push_back(env_.new_op_id());
+    }
+  }
   entry.renew_op_id = op_id;
   entry.renew_attempt = attempt;
   ScriptCall call;
@@ -141,6 +156,15 @@ void Watchdog::renew(const Key& key, uint64_t generation, uint64_t op_id, int at
   call.params.token = entry.tokens.at(call.params.owner);
   call.params.lease_ms = config_.watchdog_lease_ms;
   ScriptTag tag{Op::Renew, op_id, ""};
+  if (entry.lock.kind == LockKind::FasterMulti) {  // every value of the hold, deadlines in this client's clock
+    call.kind = ScriptKind::FasterMultiRenew;
+    call.params.now_ms = env_.now_ms();
+    for (int v : entry.lock.values) {
+      if (!call.params.values.empty()) call.params.values += ',';
+      call.params.values += std::to_string(v);
+    }
+    tag.value_op_ids = entry.renew_value_op_ids;
+  }
   env_.send_script(entry.lock.server, call, tag, config_.request_timeout_ms,
                    [this, key, generation, op_id, attempt, renewed_for = call.params.owner](
                        const ScriptOutcome& out) {
@@ -153,6 +177,7 @@ void Watchdog::renew(const Key& key, uint64_t generation, uint64_t op_id, int at
     }
     entry.renew_op_id = 0;
     entry.renew_attempt = 0;
+    entry.renew_value_op_ids.clear();
     if (!out.timed_out && out.reply.is_int() && out.reply.integer == 1) {
       schedule(key, entry);
       return;
@@ -185,6 +210,7 @@ void Watchdog::digest(const DigestNames& names, StateDigest* out) const {
     out->add(std::string_view(key.second));
     out->add(entry.lock.server);
     out->add(static_cast<int>(entry.lock.kind));
+    for (int v : entry.lock.values) out->add(v);
     out->add(static_cast<uint64_t>(entry.holds.size()));
     for (const auto& [owner, count] : entry.holds) {
       out->add(std::string_view(owner));

@@ -77,6 +77,7 @@ class Watchdog {
     uint64_t generation = 0;
     uint64_t renew_op_id = 0;  // the renewal in flight (0: none)
     int renew_attempt = 0;     // its retries sent so far
+    std::vector<uint64_t> renew_value_op_ids;  // a faster multi-lock's: one op id per value
   };
   bool shared_entries() const;
   Key key_of(const std::string& lock, const std::string& owner) const;

@@ -139,10 +139,9 @@ std::vector<ModelVariant> all_variants();  // Correct first, then declaration or
 bool is_design_variant(ModelVariant variant);
 // The faster multi-lock's mutants (section 4b of lock-semantics.md).
 bool is_faster_multi_mutant(ModelVariant variant);
-// The script mutants that `locksim mutants` runs: all_variants() without
-// Correct, the design variants and the faster multi-lock's mutants, which
-// the case table and `pack check` tell apart (faster_multi_mutant_variants()).
+// The script mutants: all_variants() without Correct and the design variants.
 std::vector<ModelVariant> mutant_variants();
+// Those of the faster multi-lock (their campaigns run --lock faster_multi).
 std::vector<ModelVariant> faster_multi_mutant_variants();
 // The design variants, in declaration order.
 std::vector<ModelVariant> design_variants();

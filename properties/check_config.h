@@ -44,6 +44,11 @@ struct CheckConfig {
   WakeUp wake;
   // busy_poll: a waiter may poll at most this often in any second.
   int max_polls_per_second = 20;
+  // The locks are a faster multi-lock's values, whose expiry each caller
+  // judges by its own clock (section 4b): any client's clock, not only the
+  // holders', may explain a value taken over (Checker::report widens a
+  // scope that lists clients to every client).
+  bool caller_clock_expiry = false;
   // The properties checked: the other checkers do not run.
   PropertySelection properties;
 };
@@ -66,7 +71,8 @@ inline CheckConfig with_design(CheckConfig c, const LockDesign& d) {
 // (section 4b) their back-off instead of the design's wake-up: a waiter on
 // a free lock tries again within the back-off's longest sleep (+
 // wait_slack_ms), and polls at most as often as its smallest sleeps allow
-// (impl/backoff.h), plus one for a clock that runs fast.
+// (impl/backoff.h), plus one for a clock that runs fast; for a faster
+// multi-lock, caller_clock_expiry.
 inline CheckConfig with_scenario_locks(CheckConfig c, const LockDesign& d, ScenarioLockKind kind,
                                        BackoffKind backoff) {
   c = with_design(c, d);
@@ -75,6 +81,7 @@ inline CheckConfig with_scenario_locks(CheckConfig c, const LockDesign& d, Scena
     c.free_lock_bound_ms = backoff_max_sleep_ms(backoff) + c.wait_slack_ms;
     c.max_polls_per_second = backoff_max_polls_per_second(backoff) + 1;
   }
+  c.caller_clock_expiry = kind == ScenarioLockKind::FasterMulti;
   return c;
 }
 

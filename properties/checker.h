@@ -44,6 +44,13 @@ class Checker {
     const PermitRow& row = permit_row(kind);
     assert(row.property == v.property);
     v.report = kind;
+    // A faster multi-lock's value: the client whose clock ran ahead and took
+    // it over may be none of those the checker names, and its clock may
+    // have been ahead since before the hold began.
+    if (config_.caller_clock_expiry && v.lock.is_member() && v.scope.clients == FaultScope::Who::Listed) {
+      v.scope.clients = FaultScope::Who::All;
+      v.scope.client_from_us = 0;
+    }
     v.scope = bounded_scope(row, std::move(v.scope));
     violations_.push_back(std::move(v));
     if (report_counter_ != nullptr) ++*report_counter_;

@@ -36,6 +36,9 @@ std::vector<ScriptKind> lock_kind_scripts(ScenarioLockKind lock_kind) {
     case ScenarioLockKind::Spin:
       return {ScriptKind::RlockAcquire, ScriptKind::SpinRelease, ScriptKind::RlockRenew,
               ScriptKind::SpinForceRelease};
+    case ScenarioLockKind::FasterMulti:
+      return {ScriptKind::FasterMultiAcquire, ScriptKind::FasterMultiRelease, ScriptKind::FasterMultiRenew,
+              ScriptKind::FasterMultiForceRelease};
   }
   return all_script_kinds();
 }
@@ -593,12 +596,11 @@ struct CoverageObserver::State {
         if (o != me && in_line[static_cast<size_t>(o)] == 0) hit(Fixed::PrePurge);
       for (int o : ls.line) in_line[static_cast<size_t>(o)] = 0;
     }
-    const bool granted_or_kept =
-        (e.reply.is_nil() && (acquire || *kind == ScriptKind::FairTryOnce)) ||
-        (*kind == ScriptKind::RlockRenew && e.reply.is(1)) ||
-        ((*kind == ScriptKind::RlockRelease || *kind == ScriptKind::FairRelease ||
-          *kind == ScriptKind::SpinRelease) &&
-         e.reply.is(0));
+    const bool release = *kind == ScriptKind::RlockRelease || *kind == ScriptKind::FairRelease ||
+                         *kind == ScriptKind::SpinRelease || *kind == ScriptKind::FasterMultiRelease;
+    const bool renew = *kind == ScriptKind::RlockRenew || *kind == ScriptKind::FasterMultiRenew;
+    const bool granted_or_kept = (e.reply.is_nil() && (acquire || *kind == ScriptKind::FairTryOnce)) ||
+                                 (renew && e.reply.is(1)) || (release && e.reply.is(0));
     if (ls.holders.empty()) {
       ls.expiry_server_ms = INT64_MIN;
     } else if (granted_or_kept && e.lease_ms > 0) {
@@ -608,12 +610,8 @@ struct CoverageObserver::State {
     ls.last_server_ms = e.server_ms;
     ls.last_true_us = e.true_us;
     // Preconditions.
-    if ((*kind == ScriptKind::RlockRelease || *kind == ScriptKind::FairRelease ||
-         *kind == ScriptKind::SpinRelease) &&
-        e.reply.is_nil()) {
-      hit(Fixed::PreReleaseByNonOwner);
-    }
-    if (*kind == ScriptKind::RlockRenew && e.reply.is(0)) hit(Fixed::PreRenewalRefused);
+    if (release && e.reply.is_nil()) hit(Fixed::PreReleaseByNonOwner);
+    if (renew && e.reply.is(0)) hit(Fixed::PreRenewalRefused);
     size_t waiters = 0;
     for (int o : group.waiting)
       if (!contains(ls.holders, o) && !dead(o)) ++waiters;

@@ -31,17 +31,23 @@ struct EventFacts {
   std::optional<int64_t> reply_integer;  // e.reply's integer, when it is one
 
   bool script_is(ScriptKind kind) const { return script == kind; }
-  // rlock_acquire, fair_acquire or fair_try_once: the scripts that grant.
+  // rlock_acquire, fair_acquire, fair_try_once or faster_multi_acquire: the
+  // scripts that grant (a faster multi-lock's per value: one event each).
   bool granting_script() const {
     return script == ScriptKind::RlockAcquire || script == ScriptKind::FairAcquire ||
-           script == ScriptKind::FairTryOnce;
+           script == ScriptKind::FairTryOnce || script == ScriptKind::FasterMultiAcquire;
   }
   // fair_acquire or fair_try_once: a fair waiter's poll.
   bool fair_poll() const { return script == ScriptKind::FairAcquire || script == ScriptKind::FairTryOnce; }
-  // rlock_release, fair_release or spin_release.
+  // rlock_release, fair_release, spin_release or faster_multi_release.
   bool release_script() const {
-    return script == ScriptKind::RlockRelease || script == ScriptKind::FairRelease || script == ScriptKind::SpinRelease;
+    return script == ScriptKind::RlockRelease || script == ScriptKind::FairRelease ||
+           script == ScriptKind::SpinRelease || script == ScriptKind::FasterMultiRelease;
   }
+  // rlock_renew or faster_multi_renew: a watchdog's renewal.
+  bool renew_script() const { return script == ScriptKind::RlockRenew || script == ScriptKind::FasterMultiRenew; }
+  // rlock_acquire or faster_multi_acquire: a refusal answers the key's PTTL.
+  bool pttl_acquire() const { return script == ScriptKind::RlockAcquire || script == ScriptKind::FasterMultiAcquire; }
   // The reply is the integer `value`.
   bool reply_is(int64_t value) const { return reply_integer == value; }
 };

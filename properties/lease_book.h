@@ -29,6 +29,7 @@
 
 #include "redis/key_hash.h"
 #include "properties/event_facts.h"
+#include "properties/group_hash_expiry.h"
 #include "properties/lock_table.h"
 #include "traces/event.h"
 
@@ -79,6 +80,7 @@ class LeaseBook {
   int64_t horizon_us_;
   // Looked up and pruned, never iterated for a report: unordered.
   std::unordered_map<uint64_t, KeyLease> keys_;                     // server_lock_key(server, lock)
+  GroupHashExpiry group_expiry_;  // a faster multi-lock's values: their hash's expiry
   std::unordered_map<std::string, int64_t, KeyHash> release_ids_;  // release request id -> first seen (true us)
   int64_t last_prune_us_ = 0;
   std::optional<KeyLease> expired_;

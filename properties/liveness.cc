@@ -24,6 +24,7 @@ void LivenessChecker::on_event(const Event& e) {
         it->second.at_lock = &lock;
         lock.waiters.push_back(&it->second);
         lock.new_waiter = true;
+        note_siblings(e, &it->second);
       }
       break;
     case EventKind::Ok:
@@ -255,6 +256,24 @@ Blame LivenessChecker::blame(const Waiter& w, int64_t now_us) const {
   return best;
 }
 
+void LivenessChecker::note_siblings(const Event& e, Waiter* w) {
+  // One acquire of several values of a group (a faster multi-lock) is
+  // recorded as one Invoke per value, one after the other, at one instant.
+  const bool same_acquire = e.lock.is_member() && !siblings_.empty() && siblings_event_ + 1 == e.id &&
+                            siblings_us_ == e.true_us && siblings_client_ == e.client &&
+                            siblings_.front()->owner == w->owner && siblings_.front()->lock.group() == e.lock.group();
+  if (!same_acquire) siblings_.clear();
+  siblings_event_ = e.id;
+  siblings_us_ = e.true_us;
+  siblings_client_ = e.client;
+  if (!e.lock.is_member()) return;
+  for (Waiter* other : siblings_) {
+    other->siblings.push_back(w->at_lock);
+    w->siblings.push_back(other->at_lock);
+  }
+  siblings_.push_back(w);
+}
+
 void LivenessChecker::check_free_waits(int64_t now_us) {
   // Only waiters of a lock the server shows free can be reported: when no
   // lock with waiters is free (the usual case), there is nothing to walk.
@@ -265,7 +284,12 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
     if (w.free_reported) continue;
     const PerLock& lock = *w.at_lock;
     if (!lock.free) continue;
+    // An acquire of several values waits until every one of them is free.
+    const bool siblings_free =
+        std::all_of(w.siblings.begin(), w.siblings.end(), [](const PerLock* s) { return s->free; });
+    if (!siblings_free) continue;
     int64_t since_us = std::max(lock.free_since_us, w.invoke_us);
+    for (const PerLock* s : w.siblings) since_us = std::max(since_us, s->free_since_us);
     if (ctx_->line().is_fair(w.lock)) {
       if (auto ahead_ms = ctx_->line().latest_deadline_ahead_ms(w.lock, w.owner))
         since_us = std::max(since_us, ms_to_us(*ahead_ms));
@@ -293,10 +317,13 @@ void LivenessChecker::check_free_waits(int64_t now_us) {
 
 void LivenessChecker::check_wake_up(const Event& e, PerLock& lock) {
   // A polling design publishes nothing: its waiters come back on their own.
-  if (config().wake.mode != WakeMode::PubSub || !ctx_->facts().script_is(ScriptKind::RlockRelease)) return;
+  const EventFacts& facts = ctx_->facts();
+  const bool faster_multi = facts.script_is(ScriptKind::FasterMultiRelease);
+  if (config().wake.mode != WakeMode::PubSub || !(facts.script_is(ScriptKind::RlockRelease) || faster_multi)) return;
   const bool replay = !e.request_id.empty() && lock.release_ids.seen_before(e.request_id);
   if (replay || !e.reply.is(1)) return;
-  const std::string channel = LockKeys::channel(e.lock);
+  // A faster multi-lock's value wakes its waiters on the group's channel.
+  const std::string channel = LockKeys::channel(faster_multi ? std::string(e.lock.group()) : e.lock.name());
   const bool woke = std::any_of(e.published.begin(), e.published.end(), [&](const std::string& p) {
     return p.size() > channel.size() && p.compare(0, channel.size() + 1, channel + " ") == 0;
   });

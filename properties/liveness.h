@@ -81,10 +81,16 @@ class LivenessChecker : public Checker {
     int64_t noted_enqueue_us = kNotInLine;
     size_t noted_line_pos = 0;  // its place in the line at the last note (a search hint)
     PerLock* at_lock = nullptr;  // its lock's entry of locks_ (entries stay put)
+    // The other values of the same acquire (a faster multi-lock's): their
+    // entries of locks_. It waits on a free lock only when all are free.
+    std::vector<PerLock*> siblings{};
   };
   static constexpr size_t kMaxAhead = 16;
   void check_budget(const Waiter& w, int64_t now_us, uint64_t completion_event, bool completed);
   void check_free_waits(int64_t now_us);
+  // Links w (whose Invoke is e) with the waiters invoked just before it at
+  // the same instant, by the same owner, on members of the same group.
+  void note_siblings(const Event& e, Waiter* w);
   void check_wake_up(const Event& e, PerLock& lock);
   void note_line_ahead(PerLock& lock, const FairLineMirror::Line& line);
   // Forgets a pending acquire (waiters_ and its lock's waiters).
@@ -123,6 +129,13 @@ class LivenessChecker : public Checker {
   // Indexed by the context's lock id (no name hashed here).
   PerLockId<PerLock> locks_;
   int64_t last_scan_us_ = 0;
+  // The acquire whose values note_siblings() links: its waiters so far
+  // (entries of waiters_, which are erased only after their acquire ends),
+  // and the last Invoke's id, instant and client.
+  std::vector<Waiter*> siblings_;
+  uint64_t siblings_event_ = 0;
+  int64_t siblings_us_ = 0;
+  int siblings_client_ = -1;
 };
 
 }  // namespace locksim

@@ -114,6 +114,7 @@ void ReentrancyChecker::on_event(const Event& e) {
         std::erase_if(counts_, [&](const auto& kv) { return kv.second.client == e.target; });
         std::erase_if(unlock_snapshots_, [&](const auto& kv) { return kv.second.client == e.target; });
       } else if (resets_server_state(e)) {  // restart or failover
+        group_expiry_.forget_server(e.target);
         if (e.op == Op::RedisRestart && e.persistence == Persistence::None) {  // without persistence: every key is gone
           std::erase_if(server_, [&](const auto& kv) { return server_of_key(kv.first) == e.target; });
         } else {  // kept (persistence) or a replica's older copy: unknown until the next script shows it
@@ -141,6 +142,9 @@ void ReentrancyChecker::on_script(const Event& e) {
   // promoted replica's, not the one this checker last saw: unknown until a
   // script resets it (its holders come from each script's own).
   if (s.unknown) s.expire_at_ms = INT64_MAX;
+  // A faster multi-lock's value expires with its group's hash.
+  const bool faster_multi = GroupHashExpiry::applies(facts);
+  if (faster_multi) s.expire_at_ms = group_expiry_.before(e);
   if (e.server_ms > s.expire_at_ms) s.holders.clear();  // the key expired meanwhile
   const bool release = facts.release_script() && !s.unknown;
   s.unknown = false;
@@ -187,12 +191,24 @@ void ReentrancyChecker::on_script(const Event& e) {
       if (config().reentrant) s.releases.add(e.request_id, Release{e.reply, e.id, e.true_us});
     }
   }
+  // A faster multi-lock's release that answers "not owned" changes none of
+  // its values (section 4b: it checks them all before it gives any back).
+  if (release && !latch_replay && facts.script_is(ScriptKind::FasterMultiRelease) && facts.reply_nil) {
+    for (const std::string& h : s.holders)
+      if (!names_contain(e.holders_after, h))
+        contract_break(e, "faster multi-lock release by " + e.owner.str() + " answered nil (not owned) but gave " +
+                              std::string(e.lock.name()) + " back (removed " + h + ")");
+  }
   s.holders = e.holders_after;
   const bool granted = facts.granting_script() && facts.reply_nil && holders_contain(e, e.owner);
-  const bool refreshed = granted || (facts.script_is(ScriptKind::RlockRenew) && facts.reply_is(1)) ||
+  const bool refreshed = granted || (facts.renew_script() && facts.reply_is(1)) ||
                          (release && !latch_replay && facts.reply_is(0));
   if (e.holders_after.empty()) s.expire_at_ms = INT64_MAX;
   else if (refreshed && e.lease_ms >= 0) s.expire_at_ms = sat_add(e.server_ms, e.lease_ms);
+  if (faster_multi) {
+    const int64_t group_ms = group_expiry_.after(e, refreshed, facts.renew_script());
+    if (!e.holders_after.empty()) s.expire_at_ms = group_ms;
+  }
 }
 
 }  // namespace locksim

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "properties/checker.h"
+#include "properties/group_hash_expiry.h"
 #include "properties/history_context.h"
 #include "properties/lock_table.h"
 #include "properties/name_hash.h"
@@ -91,6 +92,7 @@ class ReentrancyChecker : public Checker {
   // Looked up and pruned, never iterated for a report: unordered.
   std::unordered_map<std::pair<std::string, std::string>, Count, NamePairHash, NamePairEq> counts_;  // (lock, owner)
   std::unordered_map<uint64_t, ServerLock> server_;  // server_lock_key(server, context lock id)
+  GroupHashExpiry group_expiry_;                     // faster multi-lock values: their hash's expiry
   std::unordered_map<uint64_t, Count> unlock_snapshots_;  // unlock op_id -> count at invoke
   std::set<uint64_t> absent_lock_releases_;                      // fair releases of an absent lock
   // Groups (multi-lock, RedLock) whose members' scripts were seen: a group's

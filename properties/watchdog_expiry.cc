@@ -140,7 +140,7 @@ void WatchdogExpiryChecker::on_script(const Event& e) {
     if (os != owners_.end() && os->second.lease_ms >= 0) os->second.lease_expiry_us = sat_add(e.true_us, ms_to_us(e.lease_ms));
   }
 
-  if (!facts.script_is(ScriptKind::RlockRenew)) return;
+  if (!facts.renew_script()) return;
   // 2. Renewal succeeds only for a holder.
   if (renewed && !holders_contain(e, e.owner)) {
     Violation v;

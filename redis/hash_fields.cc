@@ -66,8 +66,11 @@ bool HashFields::erase(std::string_view field) {
   if (e == nullptr) return false;
   if (!slots_.empty()) slots_[slot_of(field)] = kErasedSlot;
   e->live = false;
-  e->field = std::string();
-  e->value = std::string();
+  // Swapped out, not assigned: an assignment keeps the old heap buffer, and
+  // a short field compact() later moves into this entry would keep it too,
+  // so the store would count fewer bytes than the entry holds.
+  std::string().swap(e->field);
+  std::string().swap(e->value);
   --live_;
   if (live_ == 0) {
     clear();

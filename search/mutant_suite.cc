@@ -20,6 +20,7 @@ CampaignOptions tmpl(ScenarioLockKind lock_kind, const std::string& profile) {
   CampaignOptions o;
   o.scenario.lock_kind = lock_kind;
   o.scenario.profile = Profile::named(profile);
+  if (lock_kind == ScenarioLockKind::FasterMulti) o.scenario.values = kDefaultValues;
   o.scenario.clients = 4;
   o.scenario.duration_ms = 60'000;
   return o;
@@ -67,6 +68,16 @@ CampaignOptions template_for(const std::string& name) {
     return o;
   }
   if (name == "spin_watchdog_not_cancelled") return tmpl(ScenarioLockKind::Spin, "none");
+  // The faster multi-lock's (three values, each task takes two): an
+  // acquire that compares deadlines the wrong way round takes a value its
+  // holder is within, with no fault at all; a release that gives values back
+  // before it finds one not the caller's, and a renewal that writes into
+  // values the caller does not hold, need a value taken over first: by a
+  // client whose clock runs ahead of the holder's (skew), or from a
+  // watchdog's holder paused past its lease (pauses).
+  if (name == "faster_multi_expiry_inverted") return tmpl(ScenarioLockKind::FasterMulti, "none");
+  if (name == "faster_multi_release_frees_early") return tmpl(ScenarioLockKind::FasterMulti, "skew");
+  if (name == "faster_multi_renew_unheld") return tmpl(ScenarioLockKind::FasterMulti, "pauses");
   if (name == "watchdog_first_thread_entry") {
     CampaignOptions o = tmpl(ScenarioLockKind::Rlock, "pauses");
     o.scenario.clients = 1;

@@ -98,7 +98,28 @@ ExplicitPlan plan_from_history(const Scenario& scenario, const std::vector<Event
   std::vector<int> incarnation(static_cast<size_t>(scenario.clients), 0);
   std::vector<int64_t> started_us(static_cast<size_t>(scenario.clients), 0);
 
+  // A faster multi-lock's operation is one Invoke per value of its window,
+  // one after the other: the first (its group's lock) stands for it.
+  const size_t window = scenario.lock_kind == ScenarioLockKind::FasterMulti
+                            ? operation_values(scenario.values, 0, 1).size()
+                            : 1;
+  const Event* operation_first = nullptr;  // the current operation's first value Invoke
+  size_t operation_values_seen = 0;
+  uint64_t last_invoke_id = 0;
   for (const Event& e : history) {
+    if (e.kind == EventKind::Invoke && window > 1 && e.lock.is_member()) {
+      const bool same_operation = operation_first != nullptr && operation_values_seen < window &&
+                                  last_invoke_id + 1 == e.id && operation_first->client == e.client &&
+                                  operation_first->owner == e.owner && operation_first->true_us == e.true_us &&
+                                  operation_first->op == e.op;
+      last_invoke_id = e.id;
+      if (same_operation) {
+        ++operation_values_seen;
+        continue;
+      }
+      operation_first = &e;
+      operation_values_seen = 1;
+    }
     if (e.kind == EventKind::Fault && e.op == Op::Restart && e.client >= 0) {
       incarnation.at(static_cast<size_t>(e.client))++;
       started_us.at(static_cast<size_t>(e.client)) = e.true_us;
@@ -106,7 +127,8 @@ ExplicitPlan plan_from_history(const Scenario& scenario, const std::vector<Event
     }
     if (e.kind == EventKind::Invoke && e.client >= 0) {
       const std::optional<int> task = e.owner.task();
-      auto li = lock_index.find(e.lock);
+      auto li = lock_index.find(std::string(scenario.lock_kind == ScenarioLockKind::FasterMulti ? e.lock.group()
+                                                                                                : e.lock.name()));
       if (!task || li == lock_index.end()) continue;
       const Key key{e.client, incarnation.at(static_cast<size_t>(e.client)), *task};
       ExplicitOp op;

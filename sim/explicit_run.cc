@@ -148,7 +148,7 @@ class ExplicitRun::Driver final : public TaskRunner {
                                            [this, run, &op, last](bool) { unlocked(run, op, last); });
       return;
     }
-    world_.client(t.client).unlock(t.task, locks_[static_cast<size_t>(op.lock)],
+    world_.client(t.client).unlock(t.task, operation_lock(locks_[static_cast<size_t>(op.lock)], t.client, t.task),
                                    [this, run, &op, last](UnlockResult) { unlocked(run, op, last); });
   }
 
@@ -158,7 +158,7 @@ class ExplicitRun::Driver final : public TaskRunner {
     const ExplicitOp& op = t.ops[index];
     touch();
     assert(op.lock >= 0 && op.lock < static_cast<int>(locks_.size()));
-    const LockSpec& lock = locks_[static_cast<size_t>(op.lock)];
+    const LockSpec lock = operation_lock(locks_[static_cast<size_t>(op.lock)], t.client, t.task);
     auto on_acquire = [this, run, lock_index = op.lock](AcquireResult result) {
       if (result == AcquireResult::Acquired) {
         run->held++;

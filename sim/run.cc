@@ -102,6 +102,15 @@ void apply_scenario_pack(Scenario* scenario, const ScriptPack& pack, BackendKind
     throw ScenarioError("script pack " + dir + " has no spin_release script, which --lock spin needs (the spin "
                         "lock's release: the reentrant lock's without its publish; spin_force_release may be absent)");
   }
+  if (scenario->lock_kind == ScenarioLockKind::FasterMulti) {
+    for (ScriptKind kind : {ScriptKind::FasterMultiAcquire, ScriptKind::FasterMultiRelease,
+                            ScriptKind::FasterMultiRenew}) {
+      if (pack.script(kind).form != PackForm::Absent) continue;
+      throw ScenarioError("script pack " + dir + " has no " + std::string(script_name(kind)) +
+                          " script, which --lock faster_multi needs (faster_multi_acquire, faster_multi_release "
+                          "and faster_multi_renew; faster_multi_force_release may be absent)");
+    }
+  }
   if (pack.model_variant()) {
     scenario->model_variant = *pack.model_variant();
   } else if (is_our_pack(pack)) {

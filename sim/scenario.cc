@@ -1,5 +1,7 @@
 #include "sim/scenario.h"
 
+#include <cassert>
+
 #include "impl/client_mutant.h"
 #include "model/variant.h"
 #include "sim/profiles.h"
@@ -39,6 +41,18 @@ void validate_scenario(const Scenario& s) {
     throw ScenarioError("the back-off is a spin lock option (lock kind spin), not " +
                         std::string(lock_kind_name(s.lock_kind)));
   }
+  if (s.lock_kind == ScenarioLockKind::FasterMulti) {
+    if (s.values < 1 || s.values > kMaxValues) {
+      throw ScenarioError("a faster multi-lock's values must be in [1, " + std::to_string(kMaxValues) + "], got " +
+                          std::to_string(s.values));
+    }
+    if (s.servers != 1) {
+      throw ScenarioError("a faster multi-lock runs on one server, got " + std::to_string(s.servers) + " servers");
+    }
+  } else if (s.values != 0) {
+    throw ScenarioError("values are a faster multi-lock option (lock kind faster_multi), not " +
+                        std::string(lock_kind_name(s.lock_kind)));
+  }
   if (s.validity && s.lock_kind != ScenarioLockKind::RedLock) {
     throw ScenarioError("the validity check is a RedLock option (lock kind redlock), not " +
                         std::string(lock_kind_name(s.lock_kind)));
@@ -74,6 +88,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   if (s.validity) j["validity"] = true;
   if (s.fair_slot_ms != 0) j["fair_slot_ms"] = s.fair_slot_ms;
   if (s.backoff != BackoffKind::Exponential) j["backoff"] = std::string(backoff_name(s.backoff));
+  if (s.lock_kind == ScenarioLockKind::FasterMulti) j["values"] = s.values;
   if (s.design != LockDesign{}) j["design"] = design_to_json(s.design);
   if (s.lost_wakeups) j["wakeups"] = "lost";
   if (s.focus) j["focus"] = focus_to_json(*s.focus);
@@ -85,7 +100,7 @@ namespace {
 constexpr const char* kScenarioFields[] = {"seed",    "clients", "locks",   "servers", "lock",
                                            "duration_ms", "profile", "mutant", "scripts", "model_variant",
                                            "persistence", "restart_delay_ms", "validity", "fair_slot_ms", "design",
-                                           "wakeups", "focus", "backoff"};
+                                           "wakeups", "focus", "backoff", "values"};
 
 const nlohmann::json& field(const nlohmann::json& j, const char* name) {
   auto it = j.find(name);
@@ -186,6 +201,7 @@ Scenario scenario_from_json(const nlohmann::json& j) {
     if (!b) throw ScenarioError("scenario: field 'backoff' must be exponential or constant, got '" + name + "'");
     s.backoff = *b;
   }
+  if (j.contains("values")) s.values = static_cast<int>(integer_field(j, "values", 0, kMaxValues));
   if (j.contains("design")) {
     try {
       s.design = design_from_json(j["design"], false);
@@ -221,7 +237,7 @@ std::vector<GroupRef> scenario_groups(const Scenario& s) {
     g.name = lock_name(i);
     g.kind = s.lock_kind == ScenarioLockKind::RedLock ? GroupKind::RedLock : GroupKind::Multi;
     for (int m = 0; m < s.servers; ++m) {
-      g.members.push_back(LockSpec{LockRef::member_of(g.name, m).name(), LockKind::Reentrant, m});
+      g.members.push_back(LockSpec{LockRef::member_of(g.name, m).name(), LockKind::Reentrant, m, {}});
     }
     out.push_back(std::move(g));
   }
@@ -231,7 +247,7 @@ std::vector<GroupRef> scenario_groups(const Scenario& s) {
 std::vector<LockSpec> scenario_locks(const Scenario& s) {
   std::vector<LockSpec> out;
   if (is_group_kind(s.lock_kind)) {
-    for (int i = 0; i < s.locks; ++i) out.push_back(LockSpec{lock_name(i), LockKind::Reentrant, 0});
+    for (int i = 0; i < s.locks; ++i) out.push_back(LockSpec{lock_name(i), LockKind::Reentrant, 0, {}});
     return out;
   }
   for (int i = 0; i < s.locks; ++i) {
@@ -240,8 +256,27 @@ std::vector<LockSpec> scenario_locks(const Scenario& s) {
     const bool fair = s.lock_kind == ScenarioLockKind::Fair || (s.lock_kind == ScenarioLockKind::Mixed && i % 2 == 1);
     r.kind = fair ? LockKind::Fair : s.lock_kind == ScenarioLockKind::Spin ? LockKind::Spin : LockKind::Reentrant;
     r.server = i % s.servers;
+    if (s.lock_kind == ScenarioLockKind::FasterMulti) {
+      r.kind = LockKind::FasterMulti;
+      for (int v = 0; v < s.values; ++v) r.values.push_back(v);
+    }
     out.push_back(r);
   }
+  return out;
+}
+
+std::vector<int> operation_values(int values, int client, int task) {
+  assert(values >= 1 && client >= 0 && task >= 0);
+  const int taken = values == 1 ? 1 : values - 1;
+  std::vector<int> out;
+  for (int i = 0; i < taken; ++i) out.push_back((client + task + i) % values);
+  return out;
+}
+
+LockSpec operation_lock(const LockSpec& lock, int client, int task) {
+  if (lock.kind != LockKind::FasterMulti) return lock;
+  LockSpec out = lock;
+  out.values = operation_values(static_cast<int>(lock.values.size()), client, task);
   return out;
 }
 

@@ -17,12 +17,16 @@
 //   whose scenarios read so; default "kept", ClientConfig::remember_wakeups),
 //   "focus":{...} (a focused run's trigger, sim/focus.h; default none),
 //   "backoff":"constant" (a spin lock's waiters back off by a constant
-//   64 ms + jitter, impl/backoff.h; default "exponential").
+//   64 ms + jitter, impl/backoff.h; default "exponential"),
+//   "values":N (a faster multi-lock's values per group; present exactly when
+//   the lock is "faster_multi").
 // Locks are named "lsim:L<i>"; lock i lives on server i % servers; with
 // "mixed", even locks are reentrant and odd locks fair. With "multi" or
 // "redlock", lock i is a group of `servers` reentrant members, member j named
 // "lsim:L<i>@<j>" on server j (lock-semantics.md section 4). With "spin",
-// every lock is a spin lock (section 4b).
+// every lock is a spin lock (section 4b). With "faster_multi" (one server),
+// lock i is a group hash of `values` values; a task takes the window of
+// values operation_values() gives it, each recorded as "lsim:L<i>@<v>".
 #pragma once
 
 #include <cstdint>
@@ -68,6 +72,7 @@ struct Scenario {
   bool lost_wakeups = false;                    // the header's "wakeups":"lost" (see above)
   std::optional<Focus> focus;                   // a focused run's trigger (sim/focus.h); none: a plain run
   BackoffKind backoff = BackoffKind::Exponential;  // spin lock: how a refused waiter sleeps
+  int values = 0;  // faster multi-lock: values per group (0 for every other kind)
 
   bool operator==(const Scenario&) const = default;
 };
@@ -78,6 +83,8 @@ constexpr int kMaxServers = 16;
 constexpr int64_t kMaxDurationMs = 7LL * 24 * 3600 * 1000;
 constexpr int64_t kMaxRestartDelayMs = 24LL * 3600 * 1000;
 constexpr int64_t kMaxFairSlotMs = 24LL * 3600 * 1000;
+constexpr int kMaxValues = 16;
+constexpr int kDefaultValues = 3;
 
 // Throws ScenarioError naming the first bad field, or the lock kind the
 // design does not provide.
@@ -95,5 +102,12 @@ constexpr const char* kKeyPrefix = "lsim:";
 std::vector<LockSpec> scenario_locks(const Scenario& s);
 // The groups of a multi / redlock scenario (empty for other kinds).
 std::vector<GroupRef> scenario_groups(const Scenario& s);
+// Faster multi-lock: the values a task of `client` takes of a group of
+// `values` values: values - 1 of them (all of a group of one) in a window
+// that starts at (client + task) % values, so that tasks' windows overlap.
+std::vector<int> operation_values(int values, int client, int task);
+// The lock a task of `client` operates on: `lock` itself, or for a faster
+// multi-lock the group with the task's window of values.
+LockSpec operation_lock(const LockSpec& lock, int client, int task);
 
 }  // namespace locksim

@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "sim/scenario.h"
+
 namespace locksim {
 
 Workload::Workload(World& world, std::vector<LockSpec> locks, int64_t stop_us, const Rng& rng,
@@ -79,7 +81,7 @@ void Workload::next(const TaskPtr& t) {
   Rng& r = t->rng;
   size_t index = r.below(locks_.size());
   if (only_lock_ >= 0) index = static_cast<size_t>(only_lock_);
-  t->lock = locks_[index];
+  t->lock = operation_lock(locks_[index], t->client, t->task);
   t->depth = 0;
   t->lease_ms = -1;
   t->reentries = r.chance(mix_ == OpMix::Nested ? 0.8 : 0.2) ? 1 + static_cast<int>(r.below(2)) : 0;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "impl/script_event_fields.h"
+#include "model/faster_multi_fields.h"
 #include "sim/world_node.h"
 #include "sim/replicated_backend.h"
 
@@ -597,8 +598,13 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
     e.published[i].assign(result.published[i].channel).append(" ").append(result.published[i].payload);
   }
   set_script_call_fields(call, &e);
-  const bool lose = lose_reply && lose_reply(e);
-  emit_in_place(e);
+  bool lose = false;
+  if (!tag.value_op_ids.empty()) {
+    lose = emit_per_value(call, tag, &e);
+  } else {
+    lose = lose_reply && lose_reply(e);
+    emit_in_place(e);
+  }
   // A shared line is let go of, so that the next change of it on this
   // server can overwrite it in place (a sink that kept a copy keeps it).
   if (result.line_token != 0) e.line_after.clear();
@@ -617,6 +623,25 @@ bool World::execute_at_server(int c, int s, const ScriptCall& call, const Script
   *back_us = now_us_ + link_delay_us(c, draw == LinkDraw::Spared);
   *reply = result.reply;
   return true;
+}
+
+bool World::emit_per_value(const ScriptCall& call, const ScriptTag& tag, Event* e) {
+  assert(is_faster_multi_script(call.kind));
+  const std::vector<std::string> values = split_values(call.params.values);
+  assert(values.size() == tag.value_op_ids.size());
+  const std::vector<std::string> fields = e->holders_after;  // the hash's field names
+  const std::string group = e->lock.name();
+  bool lose = false;
+  for (size_t i = 0; i < values.size(); ++i) {
+    e->lock.assign(group + "@" + values[i]);
+    e->op_id = tag.value_op_ids[i];
+    e->holders_after = value_owners(fields, values[i]);
+    const bool lost = lose_reply && lose_reply(*e);
+    lose = lose || lost;
+    emit_in_place(*e);
+  }
+  e->lock.assign(group);
+  return lose;
 }
 
 void World::route_published(int s, const std::vector<Published>& published) {

@@ -279,6 +279,12 @@ class World {
   void run(agenda::Resume& e);
   void run(agenda::Heal& e);
   void route_published(int s, const std::vector<Published>& published);
+  // A faster multi-lock's script event *e, emitted once per value of the
+  // call (as "<group>@<value>", under the value's op id from the tag, with
+  // the value's owners read from the hash's fields as its holders). Returns
+  // whether lose_reply chose the reply of any of them. *e's lock is the
+  // group again afterwards.
+  bool emit_per_value(const ScriptCall& call, const ScriptTag& tag, Event* e);
   void drop_subscriptions(int c);
   // A message the link dropped at random (not a partition): counted, and
   // recorded as a Fault event "lost" (detail: what was lost, e.g.

@@ -68,9 +68,12 @@ int fingerprint_kind(EntryKind kind) {
   return 0;
 }
 
+// The calls whose now_ms is the caller's clock (the fair lock's, the faster
+// multi-lock's).
 bool is_fair_call(ScriptKind kind) {
   return kind == ScriptKind::FairAcquire || kind == ScriptKind::FairTryOnce || kind == ScriptKind::FairRelease ||
-         kind == ScriptKind::FairForceRelease;
+         kind == ScriptKind::FairForceRelease || kind == ScriptKind::FasterMultiAcquire ||
+         kind == ScriptKind::FasterMultiRelease || kind == ScriptKind::FasterMultiRenew;
 }
 
 // The parts of a request that stay while it is queued; the now_ms of a
@@ -90,6 +93,7 @@ void add_fixed_call(const ScriptCall& call, StateDigest* d) {
   d->add(p.wait_ms);
   if (!is_fair_call(call.kind)) d->add(p.now_ms);
   d->add(p.latch_ttl_ms);
+  if (!p.values.empty()) d->add(std::string_view(p.values));  // a faster multi-lock's
 }
 
 }  // namespace

@@ -104,10 +104,14 @@ step ./build/tools/locksim run --seed 3 --profile safe --lock spin --trace spin3
 step ./build/tools/locksim timeline spin3.jsonl --around 20 -o spin-backoff.png
 step ./build/tools/locksim explore --lock spin --clients 2 --ops lock,unlock --faults pause --max-faults 0 --hold-ms 200 --mutant backoff_no_growth --fail-on busy_poll --out spinbusy
 step ./build/tools/locksim timeline spinbusy/failures/busy_poll.jsonl --property busy_poll -o spin-backoff-no-growth.png
+# docs/faster-multi-lock.md: a value taken by a client whose clock runs ahead.
+step ./build/tools/locksim run --seed 2 --profile skew --lock faster_multi --trace fm2.jsonl
+step ./build/tools/locksim timeline fm2.jsonl --around 171 -o faster-multi-skew.png
 
 pictures=(pause-counterexample pause-violation-window around-paused-holder mutual-exclusion-overlap fifo-purge-by-skew
           busy-poll liveness-free-lock watchdog-not-cancelled renewal-of-anothers-lock fair-line-ghost
-          explore-mutual-exclusion explore-retried-release redlock-three-servers spin-backoff spin-backoff-no-growth)
+          explore-mutual-exclusion explore-retried-release redlock-three-servers spin-backoff spin-backoff-no-growth
+          faster-multi-skew)
 
 if [ "$screenshots" = 1 ]; then
   # docs/timelines-and-reports.md: report.html of mixed9; docs/coverage.md:

@@ -87,9 +87,9 @@ RedisLockClient::~RedisLockClient() {
   env_->close();
 }
 
-RLock RedisLockClient::get_lock(const std::string& name) { return RLock(this, LockSpec{name, LockKind::Reentrant, 0}); }
+RLock RedisLockClient::get_lock(const std::string& name) { return RLock(this, LockSpec{name, LockKind::Reentrant, 0, {}}); }
 
-RLock RedisLockClient::get_fair_lock(const std::string& name) { return RLock(this, LockSpec{name, LockKind::Fair, 0}); }
+RLock RedisLockClient::get_fair_lock(const std::string& name) { return RLock(this, LockSpec{name, LockKind::Fair, 0, {}}); }
 
 // A number per thread of the process, never reused (std::thread::id values
 // are reused once a thread ends, and a new thread must not inherit holds).

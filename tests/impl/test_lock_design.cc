@@ -270,9 +270,11 @@ TEST(LockDesign, KindsNeededByEachLockOption) {
   // The spin lock runs the reentrant lock's acquire and renewal (and its own
   // release, which a pack may lack: apply_scenario_pack refuses it then).
   EXPECT_EQ(kinds_needed_by(ScenarioLockKind::Spin), std::vector<DesignKind>{DesignKind::Rlock});
+  // The faster multi-lock runs scripts of its own on a hash read as ours.
+  EXPECT_EQ(kinds_needed_by(ScenarioLockKind::FasterMulti), std::vector<DesignKind>{DesignKind::Rlock});
   // Every lock kind by its name, and back; "spinlock" is none.
   for (ScenarioLockKind k : all_lock_kinds()) EXPECT_EQ(lock_kind_from_name(lock_kind_name(k)), k);
-  EXPECT_EQ(all_lock_kinds().size(), 6u);
+  EXPECT_EQ(all_lock_kinds().size(), 7u);
   EXPECT_FALSE(lock_kind_from_name("spinlock").has_value());
   LockDesign d;
   d.kinds = 0b0001;

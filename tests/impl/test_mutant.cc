@@ -42,7 +42,7 @@ TEST(Mutant, EveryMutantIsReadBackByItsName) {
     EXPECT_EQ(parsed.name(), variant_name(v));
     ++count;
   }
-  EXPECT_EQ(count, 15);  // the mutants `locksim mutants` runs (watchdog_not_cancelled on two lock kinds)
+  EXPECT_EQ(count, 18);  // the mutants `locksim mutants` runs (watchdog_not_cancelled on two lock kinds)
 }
 
 TEST(Mutant, DesignVariantsAndUnknownNamesAreRefused) {

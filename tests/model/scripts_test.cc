@@ -129,8 +129,7 @@ TEST(Variant, DesignVariantsAreNotMutants) {
   EXPECT_FALSE(is_design_variant(ModelVariant::FairTtlFromDeadline));
   EXPECT_EQ(design_variants(), std::vector<ModelVariant>{ModelVariant::FairWaitForHead});
   const auto mutants = mutant_variants();
-  EXPECT_EQ(mutants.size(),
-            all_variants().size() - 1 - design_variants().size() - faster_multi_mutant_variants().size());
+  EXPECT_EQ(mutants.size(), all_variants().size() - 1 - design_variants().size());
   for (ModelVariant v : mutants) {
     EXPECT_NE(v, ModelVariant::Correct);
     EXPECT_FALSE(is_design_variant(v)) << variant_name(v);

@@ -274,5 +274,33 @@ TEST(ScoreFormat, ParseIsInverseAndRejectsJunk) {
   EXPECT_FALSE(parse_score("nan", &v));
 }
 
+// A hash whose long fields are deleted and whose short fields are then
+// moved by the field table's compaction (a faster multi-lock's group hash:
+// "<value>:<owner>:expire_time" fields beside one-character values) gives
+// every byte back: the account is at zero once the key is gone.
+TEST(StoreMemory, AHashGivesEveryByteBackAfterDeletesAndCompaction) {
+  MemoryAccount account;
+  Store s;
+  s.set_memory_account(&account);
+  const std::string owner = "c2fc5f09-c5d7-0ea1-7959-85eab70ff5aa:1";
+  for (int round = 0; round < 3; ++round) {
+    for (int v = 0; v < 12; ++v) {
+      const std::string value = std::to_string(v);
+      s.hset("G", value, owner, 1);
+      s.hset("G", value + ":" + owner + ":expire_time", "1000000030000", 1);
+      s.hincrby("G", value + ":" + owner + ":lock_count", 1, 1);
+    }
+    for (int v = 0; v < 12; ++v) {  // the long fields first: the short ones move down
+      const std::string value = std::to_string(v);
+      EXPECT_EQ(s.hdel("G", value + ":" + owner + ":expire_time", 1), 1);
+      EXPECT_EQ(s.hdel("G", value + ":" + owner + ":lock_count", 1), 1);
+    }
+    for (int v = 0; v < 12; ++v) EXPECT_EQ(s.hdel("G", std::to_string(v), 1), 1);
+    EXPECT_FALSE(s.exists("G", 1));
+  }
+  s.set_memory_account(nullptr);
+  EXPECT_EQ(account.used_bytes(), 0u);
+}
+
 }  // namespace
 }  // namespace locksim

@@ -17,8 +17,8 @@
 
 namespace locksim::testing {
 
-inline LockSpec rlock(const std::string& name = "lsim:A") { return LockSpec{name, LockKind::Reentrant, 0}; }
-inline LockSpec fair(const std::string& name = "lsim:F") { return LockSpec{name, LockKind::Fair, 0}; }
+inline LockSpec rlock(const std::string& name = "lsim:A") { return LockSpec{name, LockKind::Reentrant, 0, {}}; }
+inline LockSpec fair(const std::string& name = "lsim:F") { return LockSpec{name, LockKind::Fair, 0, {}}; }
 
 constexpr int64_t kMs = 1000;  // µs per ms
 constexpr int64_t kSec = 1'000'000;

@@ -26,7 +26,7 @@ double waiter_deadline(int64_t fair_slot_fixed_ms) {
   World w(wc, backend, sink);
   testing::Steps steps;
   steps.attach(w);
-  const LockSpec lock{"lsim:F", LockKind::Fair, 0};
+  const LockSpec lock{"lsim:F", LockKind::Fair, 0, {}};
   steps.at(0, [&] { w.client(0).lock(1, lock, -1, nullptr); });
   steps.at(100 * kMs, [&] { w.client(1).try_lock(1, lock, 60'000, -1, nullptr); });
   w.run_until(200 * kMs);

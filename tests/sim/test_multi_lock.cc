@@ -32,7 +32,7 @@ struct GroupHarness {
     world = std::make_unique<World>(wc, backend, sink);
     group.name = "lsim:G";
     group.kind = kind;
-    for (int s = 0; s < servers; ++s) group.members.push_back(LockSpec{"lsim:G@" + std::to_string(s), LockKind::Reentrant, s});
+    for (int s = 0; s < servers; ++s) group.members.push_back(LockSpec{"lsim:G@" + std::to_string(s), LockKind::Reentrant, s, {}});
   }
 
   // Another owner takes member m directly on its server (30 s lease).

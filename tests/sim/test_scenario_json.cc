@@ -71,14 +71,25 @@ TEST(ScenarioJson, StringsMissingAndUnknownFieldsAreNamed) {
 TEST(ScenarioJson, NamesAreParsedOnceIntoTheirTypes) {
   auto j = good();
   j["lock"] = "spinlock";
-  EXPECT_EQ(error_of(j), "scenario: unknown lock kind 'spinlock' (rlock, fair, mixed, multi, redlock, spin)");
+  EXPECT_EQ(error_of(j),
+            "scenario: unknown lock kind 'spinlock' (rlock, fair, mixed, multi, redlock, spin, faster_multi)");
   for (ScenarioLockKind k : all_lock_kinds()) {
     Scenario s;
     s.lock_kind = k;
     if (is_group_kind(k)) s.servers = 3;
+    if (k == ScenarioLockKind::FasterMulti) s.values = 5;
     EXPECT_EQ(scenario_to_json(s)["lock"], std::string(lock_kind_name(k)));
     EXPECT_EQ(scenario_from_json(scenario_to_json(s)), s);
   }
+  // A faster multi-lock's values: present exactly for that kind, in [1, 16].
+  j = good();
+  j["values"] = 3;
+  EXPECT_EQ(error_of(j), "values are a faster multi-lock option (lock kind faster_multi), not rlock");
+  j["lock"] = "faster_multi";
+  j["values"] = 17;
+  EXPECT_EQ(error_of(j), "scenario: field 'values' must be in [0, 16], got 17");
+  j.erase("values");
+  EXPECT_EQ(error_of(j), "a faster multi-lock's values must be in [1, 16], got 0");
   j = good();
   j["profile"] = "pauses+pauses";
   EXPECT_EQ(error_of(j),

@@ -72,7 +72,7 @@ TEST(ServerFaults, RestartLosesDataWithoutPersistenceAndKeepsItWith) {
     f.persistence = p;
     ServerWorld w(f);
     std::optional<AcquireResult> got;
-    const LockSpec lock{"lsim:A", LockKind::Reentrant, 0};
+    const LockSpec lock{"lsim:A", LockKind::Reentrant, 0, {}};
     w.world->client(0).lock(1, lock, -1, [&](AcquireResult r) { got = r; });
     w.world->run_until(100'000);
     ASSERT_EQ(got, AcquireResult::Acquired);
@@ -93,7 +93,7 @@ TEST(ServerFaults, ADownServerRefusesRequestsUntilItIsBack) {
   EXPECT_EQ(w.sink.events.back().duration_ms, 5'000);
   EXPECT_TRUE(w.world->server_down(0));
   std::optional<AcquireResult> got;
-  const LockSpec lock{"lsim:A", LockKind::Reentrant, 0};
+  const LockSpec lock{"lsim:A", LockKind::Reentrant, 0, {}};
   w.world->client(0).try_lock_once(1, lock, -1, [&](AcquireResult r) { got = r; });
   w.world->run_until(100'000);
   EXPECT_EQ(got, AcquireResult::Unknown);  // answered at once with an error, nothing ran

@@ -112,6 +112,7 @@ std::string explore_command_line(const ExploreArgs& a, const std::string& backen
   if (a.fair_slot_ms >= 0) c += " --fair-slot-ms " + std::to_string(a.fair_slot_ms);
   if (a.validity) c += " --validity";
   if (a.backoff != ExploreArgs{}.backoff) c += " --backoff " + shell_word(a.backoff);
+  if (a.values >= 0) c += " --values " + std::to_string(a.values);
   if (!a.scripts.empty())
     c += " --scripts " + shell_word(is_builtin_name(a.scripts) ? a.scripts : absolute_path_text(a.scripts));
   if (!a.mutant.empty() && a.mutant != "none") c += " --mutant " + shell_word(a.mutant);
@@ -450,6 +451,11 @@ ExploreRequest validate_explore(const ExploreArgs& a) {
   s.restart_delay_ms = a.restart_delay_ms;
   s.validity = a.validity;
   s.backoff = backoff_option(a.backoff);
+  if (s.lock_kind == ScenarioLockKind::FasterMulti) {
+    s.values = a.values >= 0 ? a.values : kDefaultValues;
+  } else if (a.values >= 0) {
+    throw UsageError("--values is a faster multi-lock option (--lock faster_multi), not --lock " + a.lock);
+  }
   // Not given: the pack's settings decide, as for a campaign (search/campaign.h).
   s.fair_slot_ms = std::max<int64_t>(a.fair_slot_ms, 0);
   q.campaign.fair_slot_given = a.fair_slot_ms >= 0;
@@ -516,7 +522,9 @@ void add_explore_command(CLI::App& app, CliContext* ctx) {
   auto a = std::make_shared<ExploreArgs>();
   CLI::App* cmd = app.add_subcommand(
       "explore", "Explore every schedule of a small configuration (breadth first, states merged) and check every property");
-  cmd->add_option("--lock", a->lock, "Lock kind: rlock, fair, mixed, multi or redlock (a group of one member per server), or spin")
+  cmd->add_option("--lock", a->lock,
+                  "Lock kind: rlock, fair, mixed, multi or redlock (a group of one member per server), spin, or "
+                  "faster_multi (one server)")
       ->capture_default_str();
   cmd->add_option("--clients", a->clients, "Client processes")->capture_default_str()->transform(integer_in(1, kMaxExploreClients));
   cmd->add_option("--locks", a->locks, "Locks (lock i lives on server i % servers)")
@@ -563,6 +571,8 @@ void add_explore_command(CLI::App& app, CliContext* ctx) {
                   "Spin lock: how a refused waiter sleeps: exponential (1 ms, doubling plus a small random "
                   "amount, up to 128 ms) or constant (64 ms plus a small random amount)")
       ->capture_default_str();
+  cmd->add_option("--values", a->values, "Faster multi-lock: values per group (default 3)")
+      ->transform(integer_in(1, kMaxValues));
   cmd->add_flag("--validity", a->validity,
                 "RedLock: check the validity (lease - elapsed - drift) and believe the hold only until it ends");
   cmd->add_flag("--dfs", a->dfs, "Depth first instead of breadth first");

@@ -28,6 +28,7 @@ struct ExploreArgs {
   int64_t fair_slot_ms = -1;  // not given: the pack's "settings" (fair_slot_ms), else 0
   bool validity = false;      // RedLock: the client checks its validity
   std::string backoff = "exponential";  // spin lock: its waiters' back-off
+  int values = -1;                      // faster multi-lock: values per group; -1: not given (3)
   std::string scripts;
   std::string mutant = "none";
   std::string ops = "lock,unlock";

@@ -25,8 +25,9 @@ void add_scenario_flags(CLI::App* cmd, ScenarioFlags* f) {
       ->capture_default_str()->transform(integer_in(1, kMaxServers));
   cmd->add_option("--lock", f->lock,
                   "Lock kind: rlock, fair, mixed, multi (multi-lock: one member per server, all needed), "
-                  "redlock (RedLock: a majority of the servers) or spin (the reentrant lock without pub/sub: "
-                  "waiters back off and poll)")
+                  "redlock (RedLock: a majority of the servers), spin (the reentrant lock without pub/sub: "
+                  "waiters back off and poll) or faster_multi (several values of a group in one hash, on one "
+                  "server, their deadlines in the caller's clock)")
       ->capture_default_str();
   cmd->add_option("--profile", f->profile,
                   "Fault profile: none, safe, pauses, skew, hostile, restarts, failover, server-clock, or a '+' "
@@ -54,6 +55,9 @@ void add_scenario_flags(CLI::App* cmd, ScenarioFlags* f) {
                   "Spin lock: how a refused waiter sleeps: exponential (1 ms, doubling plus a small random "
                   "amount, up to 128 ms) or constant (64 ms plus a small random amount)")
       ->capture_default_str();
+  cmd->add_option("--values", f->values,
+                  "Faster multi-lock: values per group (default 3); each operation takes all but one of them")
+      ->transform(integer_in(1, kMaxValues));
   cmd->add_option("--scripts", f->scripts,
                   std::string(kScriptsHelp) + "; on the model its model_variant stands for it, lua and live run its "
                                               "own Lua");
@@ -103,6 +107,11 @@ void ScenarioFlags::apply(CampaignOptions* o) const {
   s.fair_slot_ms = std::max<int64_t>(fair_slot_ms, 0);
   s.validity = validity;
   s.backoff = backoff_option(backoff);
+  if (s.lock_kind == ScenarioLockKind::FasterMulti) {
+    s.values = values >= 0 ? values : kDefaultValues;
+  } else if (values >= 0) {
+    throw UsageError("--values is a faster multi-lock option (--lock faster_multi), not --lock " + lock);
+  }
   s.scripts = scripts;
   const Mutant m = mutant_option(mutant);
   s.mutant = m.client();
@@ -137,6 +146,7 @@ std::string scenario_command_text(const CampaignOptions& o) {
   if (o.fair_slot_given) c += " --fair-slot-ms " + std::to_string(s.fair_slot_ms);
   if (s.validity) c += " --validity";
   if (s.backoff != BackoffKind::Exponential) c += " --backoff " + std::string(backoff_name(s.backoff));
+  if (s.lock_kind == ScenarioLockKind::FasterMulti) c += " --values " + std::to_string(s.values);
   // A pack directory by its absolute path: the command runs from anywhere.
   if (!s.scripts.empty())
     c += " --scripts " + shell_word(is_builtin_name(s.scripts) ? s.scripts : absolute_path_text(s.scripts));

@@ -4,7 +4,7 @@
 //
 //   --clients N  --locks K  --servers M  --lock KIND  --profile NAME
 //   --duration-ms D | --duration-s S  --persistence none|always
-//   --restart-delay-ms D  --fair-slot-ms S  --validity  --backoff KIND  --scripts DIR
+//   --restart-delay-ms D  --fair-slot-ms S  --validity  --backoff KIND  --values N  --scripts DIR
 //   --mutant NAME (client or script mutant)
 //
 // apply() parses them into CampaignOptions::scenario (which
@@ -34,6 +34,7 @@ struct ScenarioFlags {
   int64_t fair_slot_ms = -1;  // not given: the pack's settings, else 0
   bool validity = false;
   std::string backoff = "exponential";
+  int values = -1;  // faster multi-lock: values per group; -1: not given (kDefaultValues)
   std::string scripts;
   std::string mutant = "none";
 
