@@ -1,5 +1,7 @@
 #include "impl/client.h"
 
+#include "model/faster_multi_fields.h"
+
 #include <algorithm>
 #include <cassert>
 #include <vector>
@@ -85,16 +87,6 @@ void LockClient::emit_op(const Event& e, const std::vector<int>& values, const s
   }
 }
 
-// The values of a faster multi-lock as its scripts take them ("0,2").
-static std::string values_param(const LockSpec& lock) {
-  std::string out;
-  for (int v : lock.values) {
-    if (!out.empty()) out += ',';
-    out += std::to_string(v);
-  }
-  return out;
-}
-
 int64_t LockClient::fair_slot_ms(int64_t wait_ms) const {
   if (config_.fair_slot_fixed_ms > 0) return config_.fair_slot_fixed_ms;
   return wait_ms > 0 ? wait_ms : config_.fair_wait_default_ms;
@@ -154,7 +146,7 @@ void LockClient::start_acquire(int task, const LockSpec& lock, int64_t wait_ms, 
     p.wait_ms = fair_slot_ms(wait_ms);
   } else if (lock.kind == LockKind::FasterMulti) {
     op->call.kind = ScriptKind::FasterMultiAcquire;
-    p.values = values_param(lock);
+    p.values = values_text(lock.values);
   } else {
     op->call.kind = ScriptKind::RlockAcquire;
   }
@@ -415,7 +407,7 @@ void LockClient::send_release(uint64_t op_id, int task, const LockSpec& lock,
     call.kind = ScriptKind::FasterMultiRelease;
     p.channel = LockKeys::channel(lock.name) + wrong;
     p.now_ms = env_.now_ms();
-    p.values = values_param(lock);
+    p.values = values_text(lock.values);
   } else {
     call.kind = ScriptKind::RlockRelease;
     p.channel = LockKeys::channel(lock.name) + wrong;
@@ -488,7 +480,7 @@ void LockClient::force_unlock(int task, const LockSpec& lock, std::function<void
   } else if (lock.kind == LockKind::FasterMulti) {
     call.kind = ScriptKind::FasterMultiForceRelease;
     p.channel = LockKeys::channel(lock.name);
-    p.values = values_param(lock);  // not the script's: the history records it per value
+    p.values = values_text(lock.values);  // not the script's: the history records it per value
   } else {
     call.kind = ScriptKind::RlockForceRelease;
     p.channel = LockKeys::channel(lock.name);

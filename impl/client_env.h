@@ -46,7 +46,7 @@ struct ScriptTag {
   // A faster multi-lock's script: the operation id of each value it names
   // (ScriptParams::values, in order; the first is op_id), each value's
   // execution recorded as its own Script event. Empty for every other lock.
-  std::vector<uint64_t> value_op_ids;
+  std::vector<uint64_t> value_op_ids{};
 };
 
 class ClientEnv {

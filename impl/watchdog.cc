@@ -1,5 +1,7 @@
 #include "impl/watchdog.h"
 
+#include "model/faster_multi_fields.h"
+
 #include <algorithm>
 #include <cassert>
 
@@ -159,10 +161,7 @@ void Watchdog::renew(const Key& key, uint64_t generation, uint64_t op_id, int at
   if (entry.lock.kind == LockKind::FasterMulti) {  // every value of the hold, deadlines in this client's clock
     call.kind = ScriptKind::FasterMultiRenew;
     call.params.now_ms = env_.now_ms();
-    for (int v : entry.lock.values) {
-      if (!call.params.values.empty()) call.params.values += ',';
-      call.params.values += std::to_string(v);
-    }
+    call.params.values = values_text(entry.lock.values);
     tag.value_op_ids = entry.renew_value_op_ids;
   }
   env_.send_script(entry.lock.server, call, tag, config_.request_timeout_ms,

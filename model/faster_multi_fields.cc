@@ -16,6 +16,15 @@ std::vector<std::string> split_values(std::string_view values) {
   }
 }
 
+std::string values_text(const std::vector<int>& values) {
+  std::string out;
+  for (int v : values) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(v);
+  }
+  return out;
+}
+
 std::string value_expire_field(std::string_view value, std::string_view owner) {
   std::string out;
   out.reserve(value.size() + owner.size() + 13);

@@ -18,6 +18,8 @@ namespace locksim {
 // "0,2" -> {"0", "2"}; "" -> {}. Empty items are kept as empty values (a
 // script given them fails the same way on every backend).
 std::vector<std::string> split_values(std::string_view values);
+// The `values` parameter of value indexes: {0, 2} -> "0,2".
+std::string values_text(const std::vector<int>& values);
 
 std::string value_expire_field(std::string_view value, std::string_view owner);
 std::string value_count_field(std::string_view value, std::string_view owner);
